@@ -1,0 +1,17 @@
+/** Finds a PostgreSQL error code on an error or its causes (Drizzle wraps driver errors). */
+function postgresError(error: unknown): { code?: string; constraint?: string; constraint_name?: string } | undefined {
+  for (let current = error; current && typeof current === 'object'; current = (current as { cause?: unknown }).cause) {
+    if (typeof (current as { code?: unknown }).code === 'string') return current as { code: string };
+  }
+  return undefined;
+}
+
+/** True for a unique-constraint violation, optionally of one named constraint. */
+export function isUniqueViolation(error: unknown, constraint?: string): boolean {
+  const pg = postgresError(error);
+  if (pg?.code !== '23505') return false;
+  if (constraint === undefined) return true;
+  const name = pg.constraint_name ?? pg.constraint;
+  // PGlite does not always report the constraint name; fall back to the message.
+  return name === undefined ? String((error as Error).message ?? '').includes(constraint) || JSON.stringify(pg).includes(constraint) : name === constraint;
+}

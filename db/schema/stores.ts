@@ -1,0 +1,34 @@
+import { boolean, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { timestamptz } from './columns';
+
+/** A merchant account. Its flags are switched by the operator (admin router / CLI). */
+export const stores = pgTable('stores', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  suspended: boolean('suspended').notNull().default(false),
+  liveApi: boolean('live_api').notNull().default(true),
+  amountMode: boolean('amount_mode').notNull().default(false),
+  taxCalculation: boolean('tax_calculation').notNull().default(false),
+  subscriptions: boolean('subscriptions').notNull().default(false),
+  createdAt: timestamptz('created_at').notNull().defaultNow(),
+  updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+});
+
+/** API keys, stored only as SHA-256 hashes of the full key (spec 5). */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    kind: text('kind').$type<'secret' | 'publishable'>().notNull(),
+    livemode: boolean('livemode').notNull(),
+    keyHash: text('key_hash').notNull().unique(),
+    /** Prefix and last four characters, for audit lines and the dashboard; never the key. */
+    keyHint: text('key_hint').notNull(),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    revokedAt: timestamptz('revoked_at'),
+  },
+  (t) => [index('api_keys_store_idx').on(t.storeId)],
+);

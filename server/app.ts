@@ -1,0 +1,34 @@
+import { migrateDatabase, openDatabase, type DatabaseHandle } from '@/db/client';
+import { systemClock } from './clock';
+import { loadConfig, type Config } from './config';
+import type { Services } from './context';
+import { createApiHandler } from './http/api-handler';
+import { createRateLimits } from './rate-limit/service';
+
+/** Opens the database, applies migrations and wires the services of one process. */
+export async function createServices(config: Config): Promise<{ services: Services; database: DatabaseHandle }> {
+  const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
+  await migrateDatabase(database, config.databaseUrl);
+  const rateLimits = createRateLimits(config.rateLimits, database.driver === 'postgres' ? { db: database.db } : undefined);
+  return { services: { db: database.db, clock: systemClock, config, rateLimits }, database };
+}
+
+interface AppSingleton {
+  services: Promise<Services>;
+  apiHandler: Promise<(request: Request) => Promise<Response>>;
+}
+
+// On globalThis so that Next's separately bundled route modules share one database client
+// (PGlite must never open its data directory twice).
+const holder = globalThis as typeof globalThis & { __paymentsApp?: AppSingleton };
+
+function app(): AppSingleton {
+  if (!holder.__paymentsApp) {
+    const services = createServices(loadConfig()).then((created) => created.services);
+    holder.__paymentsApp = { services, apiHandler: services.then(createApiHandler) };
+  }
+  return holder.__paymentsApp;
+}
+
+export const getAppServices = (): Promise<Services> => app().services;
+export const getApiHandler = () => app().apiHandler;

@@ -1,0 +1,19 @@
+import { auditEvents } from '@/db/schema';
+import type { Executor } from '@/db/client';
+
+export interface AuditEntry {
+  action: string;
+  code?: string;
+  storeId?: string;
+  livemode?: boolean;
+  keyHint?: string;
+  ip?: string;
+  method?: string;
+  path?: string;
+  details?: Record<string, unknown>;
+}
+
+/** Appends to the audit trail (spec 5). Runs inside the caller's transaction when given one. */
+export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void> {
+  await db.insert(auditEvents).values(entry);
+}

@@ -1,0 +1,126 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { apiKeys, stores } from '@/db/schema';
+import type { Context } from '../context';
+import { ApiError, type ErrorCode } from '../errors';
+import { digestsEqual, sha256Hex } from '../ids';
+import { recordAudit } from '../audit/service';
+
+export type KeyKind = 'secret' | 'publishable';
+
+export interface StoreFlags {
+  suspended: boolean;
+  liveApi: boolean;
+  amountMode: boolean;
+  taxCalculation: boolean;
+  subscriptions: boolean;
+}
+
+/** Who is calling: one store in one environment. Every query is scoped by it. */
+export interface Subject {
+  storeId: string;
+  storeName: string;
+  livemode: boolean;
+  keyId: string;
+  keyKind: KeyKind;
+  flags: StoreFlags;
+}
+
+export interface KeyAcceptance {
+  kinds: KeyKind[];
+  allowXApiKey: boolean;
+}
+
+const KEY_PATTERN = /^(sk|pk)_(test|live)_[0-9A-Za-z]{24,128}$/;
+
+/** `sk_test_…abcd`: enough to tell keys apart in an audit line, never enough to use one. */
+export function keyHint(key: string): string {
+  const match = /^((?:sk|pk)_(?:test|live)_)/.exec(key);
+  return match ? `${match[1]}…${key.slice(-4)}` : 'malformed';
+}
+
+function presentedKey(headers: Headers, allowXApiKey: boolean): string | undefined {
+  const authorization = headers.get('authorization');
+  if (authorization !== null) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    // A malformed Authorization header is a wrong key, not a missing one.
+    return match?.[1] ?? authorization;
+  }
+  if (allowXApiKey) return headers.get('x-api-key') ?? undefined;
+  return undefined;
+}
+
+async function fail(ctx: Context, code: ErrorCode, message: string, key?: string, subject?: Pick<Subject, 'storeId' | 'livemode'>): Promise<never> {
+  await recordAudit(ctx.db, {
+    action: 'auth.failed',
+    code,
+    storeId: subject?.storeId,
+    livemode: subject?.livemode,
+    keyHint: key === undefined ? undefined : keyHint(key),
+    ip: ctx.request.ip,
+    method: ctx.request.method,
+    path: ctx.request.path,
+  });
+  throw new ApiError(code, message);
+}
+
+/** Spec 5: resolves the key to its store and environment, or fails with the right 401/403. */
+export async function authenticateRequest(ctx: Context, accept: KeyAcceptance): Promise<Subject> {
+  const key = presentedKey(ctx.request.headers, accept.allowXApiKey);
+  if (key === undefined || key === '') {
+    const where = accept.allowXApiKey ? 'an `Authorization: Bearer` or `X-Api-Key` header' : 'an `Authorization: Bearer <API_KEY>` header';
+    return fail(ctx, 'missing_api_key', `No API key provided. Send your secret key in ${where}.`);
+  }
+  if (!KEY_PATTERN.test(key)) return fail(ctx, 'invalid_api_key', 'Invalid API key provided.', key);
+
+  const hash = sha256Hex(key);
+  const [row] = await ctx.db
+    .select({
+      keyId: apiKeys.id,
+      keyHash: apiKeys.keyHash,
+      kind: apiKeys.kind,
+      livemode: apiKeys.livemode,
+      storeId: stores.id,
+      storeName: stores.name,
+      suspended: stores.suspended,
+      liveApi: stores.liveApi,
+      amountMode: stores.amountMode,
+      taxCalculation: stores.taxCalculation,
+      subscriptions: stores.subscriptions,
+    })
+    .from(apiKeys)
+    .innerJoin(stores, eq(stores.id, apiKeys.storeId))
+    .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
+    .limit(1);
+  // The index finds the row by hash; the constant-time compare keeps the final check timing-flat.
+  if (!row || !digestsEqual(row.keyHash, hash)) return fail(ctx, 'invalid_api_key', 'Invalid API key provided.', key);
+
+  const subject: Subject = {
+    storeId: row.storeId,
+    storeName: row.storeName,
+    livemode: row.livemode,
+    keyId: row.keyId,
+    keyKind: row.kind,
+    flags: {
+      suspended: row.suspended,
+      liveApi: row.liveApi,
+      amountMode: row.amountMode,
+      taxCalculation: row.taxCalculation,
+      subscriptions: row.subscriptions,
+    },
+  };
+
+  if (!accept.kinds.includes(row.kind)) {
+    const message =
+      row.kind === 'publishable'
+        ? 'This endpoint requires a secret key (sk_test_… or sk_live_…); publishable keys are for the browser only.'
+        : 'This endpoint requires a publishable key (pk_test_… or pk_live_…).';
+    return fail(ctx, 'wrong_key_type', message, key, subject);
+  }
+  if (row.livemode && row.kind === 'secret' && row.suspended) {
+    return fail(ctx, 'account_suspended', 'This account is suspended; live mode requests are refused. Test mode keeps working.', key, subject);
+  }
+  if (row.livemode && !row.liveApi) {
+    return fail(ctx, 'capability_disabled', 'The Payments API channel is disabled for live mode on this account.', key, subject);
+  }
+  return subject;
+}

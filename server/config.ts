@@ -1,0 +1,52 @@
+import path from 'node:path';
+
+export interface RateLimitConfig {
+  /** Requests per IP per window, on every API request, before authentication. */
+  perIp: number;
+  /** Requests per API key per window. */
+  perKey: number;
+  /** Product create/update/delete per key per window (spec 8: stricter). */
+  productWritesPerKey: number;
+  windowSeconds: number;
+}
+
+export interface Config {
+  port: number;
+  publicBaseUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  pgliteDir: string;
+  subscriptionsEnabled: boolean;
+  adminToken: string | undefined;
+  rateLimits: RateLimitConfig;
+  /** CONTRACT 3: at most this many products per store and environment. */
+  maxProductsPerStore: number;
+}
+
+function positiveInt(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`${name} must be a positive integer, got "${value}"`);
+  return parsed;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const port = positiveInt(env.PORT, 3000, 'PORT');
+  const dataDir = path.resolve(env.DATA_DIR || '.data');
+  return {
+    port,
+    publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
+    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir,
+    pgliteDir: path.resolve(env.PGLITE_DIR || path.join(dataDir, 'pglite')),
+    subscriptionsEnabled: env.SUBSCRIPTIONS_ENABLED === 'true' || env.SUBSCRIPTIONS_ENABLED === '1',
+    adminToken: env.ADMIN_TOKEN || undefined,
+    rateLimits: {
+      perIp: positiveInt(env.RATE_LIMIT_PER_IP, 200, 'RATE_LIMIT_PER_IP'),
+      perKey: positiveInt(env.RATE_LIMIT_PER_KEY, 100, 'RATE_LIMIT_PER_KEY'),
+      productWritesPerKey: positiveInt(env.RATE_LIMIT_PRODUCT_WRITES_PER_KEY, 25, 'RATE_LIMIT_PRODUCT_WRITES_PER_KEY'),
+      windowSeconds: positiveInt(env.RATE_LIMIT_WINDOW_SECONDS, 1, 'RATE_LIMIT_WINDOW_SECONDS'),
+    },
+    maxProductsPerStore: positiveInt(env.MAX_PRODUCTS_PER_STORE, 10_000, 'MAX_PRODUCTS_PER_STORE'),
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * The one table of error codes (spec 7, CONTRACT 3). Domain code throws `new ApiError(code, …)`
+ * and never picks a status; the HTTP layer and the OpenAPI document both read this table.
+ */
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'card_error'
+  | 'rate_limit_error'
+  | 'api_error';
+
+const invalid = (status: number) => ({ status, type: 'invalid_request_error' as const });
+const auth = { status: 401, type: 'authentication_error' as const };
+const card = { status: 402, type: 'card_error' as const };
+
+export const ERROR_CATALOG = {
+  parameter_invalid: invalid(400),
+  invalid_json: invalid(400),
+  session_expired: invalid(400),
+  invalid_success_url: invalid(400),
+  invalid_cancel_url: invalid(400),
+  unsupported_test_card: invalid(400),
+  price_inactive: invalid(400),
+  price_mode_unsupported: invalid(400),
+  currency_unsupported: invalid(400),
+  amount_mode_unsupported: invalid(400),
+  metadata_invalid: invalid(400),
+  idempotency_key_invalid: invalid(400),
+  three_d_secure_required: invalid(400),
+  missing_api_key: auth,
+  invalid_api_key: auth,
+  wrong_key_type: auth,
+  invalid_client_secret: auth,
+  environment_mismatch: auth,
+  card_declined: card,
+  invalid_card_number: card,
+  invalid_expiry: card,
+  expired_card: card,
+  invalid_cvc: card,
+  capability_disabled: invalid(403),
+  account_suspended: invalid(403),
+  test_mode_only: invalid(403),
+  resource_missing: invalid(404),
+  session_already_complete: invalid(409),
+  session_payment_failed: invalid(409),
+  order_already_processed: invalid(409),
+  idempotency_key_reused: invalid(409),
+  product_has_active_subscriptions: invalid(409),
+  product_has_licenses: invalid(409),
+  sku_unavailable: invalid(409),
+  product_limit_reached: invalid(409),
+  payload_too_large: invalid(413),
+  unsupported_media_type: invalid(415),
+  rate_limited: { status: 429, type: 'rate_limit_error' },
+  too_many_attempts: { status: 429, type: 'rate_limit_error' },
+  internal_error: { status: 500, type: 'api_error' },
+  payment_outcome_unknown: { status: 500, type: 'api_error' },
+  settlement_failed: { status: 500, type: 'api_error' },
+  feature_unavailable: { status: 503, type: 'api_error' },
+} as const satisfies Record<string, { status: number; type: ErrorType }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOG;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CATALOG, value);
+}
+
+export interface ErrorBody {
+  error: { type: ErrorType; code: ErrorCode; message: string; param?: string };
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly param: string | undefined;
+  /** Seconds, sent as `Retry-After` on 429 and 503. */
+  readonly retryAfter: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: { param?: string; retryAfter?: number } = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.param = options.param;
+    this.retryAfter = options.retryAfter;
+  }
+
+  get status(): number {
+    return ERROR_CATALOG[this.code].status;
+  }
+
+  toBody(): ErrorBody {
+    const error: ErrorBody['error'] = { type: ERROR_CATALOG[this.code].type, code: this.code, message: this.message };
+    if (this.param !== undefined) error.param = this.param;
+    return { error };
+  }
+}
+
+/** The answer for every id that is unknown, foreign or of the other environment: identical bytes. */
+export function resourceMissing(kind: string, id: string, param = 'id'): ApiError {
+  return new ApiError('resource_missing', `No such ${kind}: '${id}'`, { param });
+}

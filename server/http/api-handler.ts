@@ -1,0 +1,140 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { TRPCError } from '@trpc/server';
+import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import { recordAudit } from '../audit/service';
+import { keyHint } from '../auth/service';
+import { createContextInner, type RequestState, type Services } from '../context';
+import { ApiError } from '../errors';
+import { randomBase62 } from '../ids';
+import { appRouter } from '../router';
+import { readJsonBody } from './body';
+import { apiErrorFromZod } from './zod-errors';
+
+export const API_PREFIX = '/api/v1';
+
+/** The first address in `X-Forwarded-For`: the service's own front server sets it (see scripts/serve.ts). */
+export function clientIp(headers: Headers): string {
+  return headers.get('x-forwarded-for')?.split(',')[0]?.trim() || 'unknown';
+}
+
+const QUERY_KEY_NAMES = new Set(['api_key', 'apikey', 'key']);
+
+/** CONTRACT 3: a key in the query string is refused even beside a valid header. */
+function keyInQuery(url: URL): string | undefined {
+  for (const [name, value] of url.searchParams) {
+    if (QUERY_KEY_NAMES.has(name.toLowerCase()) || /^(sk|pk)_/.test(value)) return value;
+  }
+  return undefined;
+}
+
+function toApiError(error: TRPCError, state: RequestState): ApiError {
+  const cause = error.cause;
+  if (cause instanceof ApiError) return cause;
+  if (error.code === 'BAD_REQUEST' && cause && 'issues' in cause && Array.isArray(cause.issues)) {
+    return apiErrorFromZod(cause as Parameters<typeof apiErrorFromZod>[0]);
+  }
+  switch (error.code) {
+    case 'NOT_FOUND':
+      return new ApiError('resource_missing', `Unrecognized request URL (${state.method} ${state.path}).`);
+    case 'PARSE_ERROR':
+      return new ApiError('invalid_json', 'The request body is not valid JSON.');
+    case 'UNSUPPORTED_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type', 'Send JSON with `Content-Type: application/json`.');
+    case 'PAYLOAD_TOO_LARGE':
+      return new ApiError('payload_too_large', 'The request body is too large.');
+    default:
+      // Never leak a stack, SQL or driver message: log it under the request id instead.
+      console.error(`[${state.id}] ${state.method} ${state.path} failed:`, cause ?? error);
+      return new ApiError('internal_error', `An internal error occurred. Request id: ${state.id}.`);
+  }
+}
+
+function jsonResponse(body: string, status: number, state: RequestState, extra: Record<string, string> = {}): Response {
+  return new Response(body, {
+    status,
+    headers: {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+      'request-id': state.id,
+      ...state.responseHeaders,
+      ...extra,
+    },
+  });
+}
+
+function errorResponse(error: ApiError, state: RequestState): Response {
+  const extra: Record<string, string> = {};
+  if (error.retryAfter !== undefined) extra['retry-after'] = String(error.retryAfter);
+  return jsonResponse(JSON.stringify(error.toBody()), error.status, state, extra);
+}
+
+/**
+ * The public REST surface: trpc-to-openapi routes `/api/v1/*` to the procedures; around it this
+ * adapter owns what the library does not do as the spec wants (body limits and parsing, the
+ * error envelope, statuses, headers). The library's handler is built once, not per request.
+ */
+export function createApiHandler(services: Services): (request: Request) => Promise<Response> {
+  const states = new WeakMap<object, RequestState>();
+  const handleOpenApi = createOpenApiNodeHttpHandler({
+    router: appRouter,
+    createContext: ({ req }: { req: object }) => createContextInner(services, states.get(req) as RequestState),
+    onError: ({ error, req }: { error: TRPCError; req: object }) => {
+      const state = states.get(req);
+      if (state && !state.error) state.error = toApiError(error, state);
+    },
+  } as Parameters<typeof createOpenApiNodeHttpHandler>[0]);
+
+  return async function handleApiRequest(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const state: RequestState = {
+      id: `req_${randomBase62(16)}`,
+      ip: clientIp(request.headers),
+      method: request.method,
+      path: url.pathname,
+      headers: request.headers,
+      body: undefined,
+      successStatus: undefined,
+      error: undefined,
+      responseHeaders: {},
+    };
+    try {
+      const queryKey = keyInQuery(url);
+      if (queryKey !== undefined) {
+        await recordAudit(services.db, { action: 'auth.failed', code: 'invalid_api_key', keyHint: keyHint(queryKey), ip: state.ip, method: state.method, path: state.path });
+        throw new ApiError('invalid_api_key', 'API keys must be sent in the Authorization header, never in the query string. Roll this key: it may have been logged.');
+      }
+      await services.rateLimits.consume('ip', state.ip);
+      const body = await readJsonBody(request);
+      state.body = body;
+
+      const routedUrl = new URL(url);
+      routedUrl.pathname = url.pathname.slice(API_PREFIX.length) || '/';
+      const headers = new Headers(request.headers);
+      if (body !== undefined) headers.set('content-type', 'application/json');
+      const routed = new Proxy(request, {
+        get(target, prop) {
+          if (prop === 'url') return routedUrl.toString();
+          if (prop === 'headers') return headers;
+          if (prop === 'body') return body ?? {};
+          const value: unknown = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      states.set(routed, state);
+
+      const payload = await new Promise<string | undefined>((resolve, reject) => {
+        const res = {
+          statusCode: 200,
+          setHeader: () => {},
+          end: (chunk?: string) => resolve(chunk),
+        };
+        Promise.resolve(handleOpenApi(routed as unknown as IncomingMessage, res as unknown as ServerResponse)).catch(reject);
+      });
+      if (state.error) return errorResponse(state.error, state);
+      return jsonResponse(payload ?? '{}', state.successStatus ?? 200, state);
+    } catch (error) {
+      const apiError = error instanceof ApiError ? error : toApiError(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: error }), state);
+      return errorResponse(apiError, state);
+    }
+  };
+}

@@ -1,0 +1,38 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** Uniform base62 from a CSPRNG (rejection sampling keeps every character equally likely). */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export type IdPrefix = 'prod' | 'price' | 'cs' | 'subchk' | 'sub' | 'portal' | 'cus' | 'ord' | 'evt' | 'we' | 're' | 'lic';
+
+/** `<prefix>_<test|live>_<24 base62>` (CONTRACT 2). */
+export function newId(prefix: IdPrefix, livemode: boolean): string {
+  return `${prefix}_${livemode ? 'live' : 'test'}_${randomBase62(24)}`;
+}
+
+/** Ids of objects that belong to no environment (stores, API key records). */
+export function newPlatformId(prefix: 'acct' | 'key'): string {
+  return `${prefix}_${randomBase62(24)}`;
+}
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+/** Constant-time equality of two hex digests of equal length. */
+export function digestsEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}

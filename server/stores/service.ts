@@ -1,0 +1,94 @@
+import { eq } from 'drizzle-orm';
+import type { Database } from '@/db/client';
+import { apiKeys, stores } from '@/db/schema';
+import { keyHint } from '../auth/service';
+import { resourceMissing } from '../errors';
+import { newPlatformId, randomBase62, sha256Hex } from '../ids';
+
+export interface StoreFlagsInput {
+  suspended?: boolean;
+  liveApi?: boolean;
+  amountMode?: boolean;
+  taxCalculation?: boolean;
+  subscriptions?: boolean;
+}
+
+export interface StoreKeys {
+  sk_test: string;
+  pk_test: string;
+  sk_live: string;
+  pk_live: string;
+}
+
+export interface StoreView {
+  id: string;
+  name: string;
+  flags: { suspended: boolean; live_api: boolean; amount_mode: boolean; tax_calculation: boolean; subscriptions: boolean };
+  created: number;
+}
+
+type StoreRow = typeof stores.$inferSelect;
+
+export function storeView(row: StoreRow): StoreView {
+  return {
+    id: row.id,
+    name: row.name,
+    flags: {
+      suspended: row.suspended,
+      live_api: row.liveApi,
+      amount_mode: row.amountMode,
+      tax_calculation: row.taxCalculation,
+      subscriptions: row.subscriptions,
+    },
+    created: Math.floor(row.createdAt.getTime() / 1000),
+  };
+}
+
+const KEY_SLOTS = [
+  ['sk_test', 'secret', false],
+  ['pk_test', 'publishable', false],
+  ['sk_live', 'secret', true],
+  ['pk_live', 'publishable', true],
+] as const;
+
+/** Creates a store with its four keys. The keys are returned here once; only hashes are kept. */
+export async function createStore(db: Database, input: { name: string } & StoreFlagsInput): Promise<StoreView & { keys: StoreKeys }> {
+  const storeId = newPlatformId('acct');
+  const keys = Object.fromEntries(KEY_SLOTS.map(([slot]) => [slot, `${slot}_${randomBase62(32)}`])) as unknown as StoreKeys;
+  const row = await db.transaction(async (tx) => {
+    const [created] = await tx
+      .insert(stores)
+      .values({ id: storeId, name: input.name, ...flagColumns(input) })
+      .returning();
+    await tx.insert(apiKeys).values(
+      KEY_SLOTS.map(([slot, kind, livemode]) => ({
+        id: newPlatformId('key'),
+        storeId,
+        kind,
+        livemode,
+        keyHash: sha256Hex(keys[slot]),
+        keyHint: keyHint(keys[slot]),
+      })),
+    );
+    return created!;
+  });
+  return { ...storeView(row), keys };
+}
+
+function flagColumns(input: StoreFlagsInput): Partial<StoreRow> {
+  const columns: Partial<StoreRow> = {};
+  if (input.suspended !== undefined) columns.suspended = input.suspended;
+  if (input.liveApi !== undefined) columns.liveApi = input.liveApi;
+  if (input.amountMode !== undefined) columns.amountMode = input.amountMode;
+  if (input.taxCalculation !== undefined) columns.taxCalculation = input.taxCalculation;
+  if (input.subscriptions !== undefined) columns.subscriptions = input.subscriptions;
+  return columns;
+}
+
+/** Switches store flags (operator only). Takes effect on the next request: auth reads them each time. */
+export async function updateStore(db: Database, id: string, input: StoreFlagsInput & { name?: string }): Promise<StoreView> {
+  const changes = { ...flagColumns(input), ...(input.name !== undefined ? { name: input.name } : {}), updatedAt: new Date() };
+  const [row] = await db.update(stores).set(changes).where(eq(stores.id, id)).returning();
+  if (!row) throw resourceMissing('store', id);
+  return storeView(row);
+}

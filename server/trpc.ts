@@ -1,0 +1,45 @@
+/**
+ * tRPC setup, read top to bottom: the context every procedure sees, the meta each public
+ * operation carries (its OpenAPI route and success status), and the procedure bases that
+ * add authentication and rate limits.
+ */
+import { initTRPC } from '@trpc/server';
+import type { OpenApiMeta } from 'trpc-to-openapi';
+import { authenticateRequest, type KeyAcceptance } from './auth/service';
+import type { Context } from './context';
+
+export interface ApiMeta extends OpenApiMeta {
+  /** Status of a successful answer; 201 on creates (CONTRACT 3). */
+  successStatus?: 200 | 201;
+  /** Which bucket of the stricter write limit this operation spends, if any (spec 8). */
+  writeLimit?: 'product';
+}
+
+const t = initTRPC.context<Context>().meta<ApiMeta>().create();
+
+export const createRouter = t.router;
+export const createCallerFactory = t.createCallerFactory;
+
+const recordSuccessStatus = t.middleware(({ meta, ctx, next }) => {
+  if (meta?.successStatus && ctx.request.successStatus === undefined) ctx.request.successStatus = meta.successStatus;
+  return next();
+});
+
+/** No API key: the admin router adds its own token check. */
+export const publicProcedure = t.procedure.use(recordSuccessStatus);
+
+function keyProcedure(accept: KeyAcceptance) {
+  return publicProcedure.use(async ({ ctx, meta, next }) => {
+    const subject = await authenticateRequest(ctx, accept);
+    await ctx.rateLimits.consume('key', subject.keyId);
+    if (meta?.writeLimit === 'product') await ctx.rateLimits.consume('productWrite', subject.keyId);
+    return next({ ctx: { subject } });
+  });
+}
+
+/** Catalog and other server-side operations: secret keys only (spec 5). */
+export const secretKeyProcedure = keyProcedure({ kinds: ['secret'], allowXApiKey: false });
+/** Checkout session endpoints also accept `X-Api-Key` (spec 5). */
+export const checkoutSecretKeyProcedure = keyProcedure({ kinds: ['secret'], allowXApiKey: true });
+/** Browser-side operations (embedded confirm). */
+export const publishableKeyProcedure = keyProcedure({ kinds: ['publishable'], allowXApiKey: false });

@@ -1,0 +1,32 @@
+import postgres from 'postgres';
+import { migrateDatabase, openDatabase, type DatabaseHandle } from '@/db/client';
+import { randomBase62 } from '@/server/ids';
+
+/**
+ * A fresh, migrated database for one test file: in-memory PGlite by default, or a new database
+ * on the server named by DATABASE_URL (dropped again by `close`).
+ */
+export async function createTestDatabase(): Promise<DatabaseHandle & { url: string | undefined }> {
+  const serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    const handle = await openDatabase({});
+    await migrateDatabase(handle);
+    return { ...handle, url: undefined };
+  }
+  const name = `test_${randomBase62(12).toLowerCase()}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database "${name}"`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const handle = await openDatabase({ url: url.toString(), poolSize: 5 });
+  await migrateDatabase(handle, url.toString());
+  return {
+    ...handle,
+    url: url.toString(),
+    async close() {
+      await handle.close();
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end({ timeout: 5 });
+    },
+  };
+}
