@@ -7,12 +7,22 @@ import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { authenticateRequest, type KeyAcceptance } from './auth/service';
 import type { Context } from './context';
+import type { ErrorCode } from './errors';
 
 export interface ApiMeta extends OpenApiMeta {
   /** Status of a successful answer; 201 on creates (CONTRACT 3). */
   successStatus?: 200 | 201;
   /** Which bucket of the stricter write limit this operation spends, if any (spec 8). */
   writeLimit?: 'product';
+  /** The keys this operation accepts; set by the procedure base, so the OpenAPI security cannot drift from it. */
+  auth?: KeyAcceptance;
+  /**
+   * Codes this operation answers beyond those server/openapi/errors.ts derives for every
+   * operation of its kind (auth, validation, body, lookup by id, rate limit): e.g. `sku_unavailable`.
+   */
+  errors?: ErrorCode[];
+  /** Accepts the `Idempotency-Key` header (spec 1): a replay answers 200, a reused key 409. */
+  idempotent?: true;
 }
 
 const t = initTRPC.context<Context>().meta<ApiMeta>().create();
@@ -29,7 +39,7 @@ const recordSuccessStatus = t.middleware(({ meta, ctx, next }) => {
 export const publicProcedure = t.procedure.use(recordSuccessStatus);
 
 function keyProcedure(accept: KeyAcceptance) {
-  return publicProcedure.use(async ({ ctx, meta, next }) => {
+  return publicProcedure.meta({ auth: accept }).use(async ({ ctx, meta, next }) => {
     const subject = await authenticateRequest(ctx, accept);
     await ctx.rateLimits.consume('key', subject.keyId);
     if (meta?.writeLimit === 'product') await ctx.rateLimits.consume('productWrite', subject.keyId);
