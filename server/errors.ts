@@ -94,7 +94,15 @@ export class ApiError extends Error {
   }
 }
 
-/** The answer for every id that is unknown, foreign or of the other environment: identical bytes. */
-export function resourceMissing(kind: string, id: string, param = 'id'): ApiError {
-  return new ApiError('resource_missing', `No such ${kind}: '${id}'`, { param });
+/**
+ * The answer for every id that is unknown, foreign or of the other environment: identical bytes
+ * (spec 4.1, 5). The id is deliberately not echoed, so the body cannot depend on which id was
+ * asked for; callers still pass it so the call site reads as what was looked up.
+ */
+export function resourceMissing(kind: string, _id: string, param = 'id'): ApiError {
+  return new ApiError(
+    'resource_missing',
+    `No such ${kind}. Check the id, and that it belongs to this account and to the mode (test or live) of the key used.`,
+    { param },
+  );
 }

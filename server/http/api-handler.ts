@@ -1,12 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
-import { createOpenApiNodeHttpHandler } from 'trpc-to-openapi';
+import { createOpenApiNodeHttpHandler, forEachOpenApiProcedure, getPathRegExp, normalizePath, type OpenApiProcedureRecord } from 'trpc-to-openapi';
 import { recordAudit } from '../audit/service';
-import { keyHint } from '../auth/service';
+import { authenticateRequest, keyHint, type KeyAcceptance } from '../auth/service';
 import { createContextInner, type RequestState, type Services } from '../context';
 import { ApiError } from '../errors';
 import { randomBase62 } from '../ids';
 import { appRouter } from '../router';
+import type { ApiMeta } from '../trpc';
 import { readJsonBody } from './body';
 import { apiErrorFromZod } from './zod-errors';
 
@@ -27,6 +28,30 @@ function keyInQuery(url: URL): string | undefined {
   return undefined;
 }
 
+const unknownRoute = (state: RequestState) => new ApiError('resource_missing', `Unrecognized request URL (${state.method} ${state.path}).`);
+
+interface Route {
+  method: string;
+  pattern: RegExp;
+  /** The keys the operation accepts (its procedure base sets this meta). */
+  auth: KeyAcceptance | undefined;
+}
+
+/**
+ * Finds the public operation a method and path name, matched as the library matches them. The
+ * route is decided before the body is read, so an unknown route or method is 404 whatever its body.
+ */
+function createRouteMatcher(): (method: string, path: string) => Route | undefined {
+  const routes: Route[] = [];
+  forEachOpenApiProcedure<ApiMeta>(appRouter._def.procedures as OpenApiProcedureRecord, ({ meta }) => {
+    routes.push({ method: meta.openapi.method, pattern: getPathRegExp(normalizePath(meta.openapi.path)), auth: meta.auth });
+  });
+  return (method, path) => {
+    const normalized = normalizePath(path);
+    return routes.find((route) => route.method === method && route.pattern.test(normalized));
+  };
+}
+
 function toApiError(error: TRPCError, state: RequestState): ApiError {
   const cause = error.cause;
   if (cause instanceof ApiError) return cause;
@@ -35,7 +60,7 @@ function toApiError(error: TRPCError, state: RequestState): ApiError {
   }
   switch (error.code) {
     case 'NOT_FOUND':
-      return new ApiError('resource_missing', `Unrecognized request URL (${state.method} ${state.path}).`);
+      return unknownRoute(state);
     case 'PARSE_ERROR':
       return new ApiError('invalid_json', 'The request body is not valid JSON.');
     case 'UNSUPPORTED_MEDIA_TYPE':
@@ -75,6 +100,7 @@ function errorResponse(error: ApiError, state: RequestState): Response {
  */
 export function createApiHandler(services: Services): (request: Request) => Promise<Response> {
   const states = new WeakMap<object, RequestState>();
+  const findRoute = createRouteMatcher();
   const handleOpenApi = createOpenApiNodeHttpHandler({
     router: appRouter,
     createContext: ({ req }: { req: object }) => createContextInner(services, states.get(req) as RequestState),
@@ -98,22 +124,36 @@ export function createApiHandler(services: Services): (request: Request) => Prom
       responseHeaders: {},
     };
     try {
+      // First, so that nothing (not even an audited refusal) is free of the per-IP limit.
+      await services.rateLimits.consume('ip', state.ip);
       const queryKey = keyInQuery(url);
       if (queryKey !== undefined) {
         await recordAudit(services.db, { action: 'auth.failed', code: 'invalid_api_key', keyHint: keyHint(queryKey), ip: state.ip, method: state.method, path: state.path });
         throw new ApiError('invalid_api_key', 'API keys must be sent in the Authorization header, never in the query string. Roll this key: it may have been logged.');
       }
-      await services.rateLimits.consume('ip', state.ip);
-      const body = await readJsonBody(request);
-      state.body = body;
-
       const routedUrl = new URL(url);
       routedUrl.pathname = url.pathname.slice(API_PREFIX.length) || '/';
+      // HEAD is a GET without the body (the server drops it); Next hands HEAD to this handler too.
+      const method = request.method === 'HEAD' ? 'GET' : request.method;
+      const route = findRoute(method, routedUrl.pathname);
+      if (!route) throw unknownRoute(state);
+
+      let body: Record<string, unknown> | undefined;
+      try {
+        body = await readJsonBody(request);
+      } catch (bodyError) {
+        // Credentials are judged before the body (as the procedure would): a caller without a
+        // valid key learns nothing about its request. Only on this path, so auth runs once.
+        if (route.auth) await authenticateRequest(createContextInner(services, state), route.auth);
+        throw bodyError;
+      }
+      state.body = body;
       const headers = new Headers(request.headers);
       if (body !== undefined) headers.set('content-type', 'application/json');
       const routed = new Proxy(request, {
         get(target, prop) {
           if (prop === 'url') return routedUrl.toString();
+          if (prop === 'method') return method;
           if (prop === 'headers') return headers;
           if (prop === 'body') return body ?? {};
           const value: unknown = Reflect.get(target, prop, target);
