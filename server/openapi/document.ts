@@ -1,0 +1,167 @@
+/**
+ * The public OpenAPI 3.1 document: trpc-to-openapi generates paths and schemas from the
+ * routers, then this file adds what the library cannot know (notes/trpc-to-openapi.md): our
+ * success statuses, the error envelope and per-operation error codes, the security schemes the
+ * procedure bases enforce, `Idempotency-Key`, and the document's own metadata.
+ */
+import {
+  forEachOpenApiProcedure,
+  generateOpenApiDocument,
+  getInputOutputParsers,
+  normalizePath,
+  type OpenApiProcedureRecord,
+  type OpenApiRouter,
+} from 'trpc-to-openapi';
+import packageJson from '../../package.json';
+import type { KeyAcceptance } from '../auth/service';
+import { API_PREFIX } from '../http/api-handler';
+import { appRouter } from '../router';
+import type { ApiMeta } from '../trpc';
+import { errorResponses, errorSchema, operationErrorCodes, retryAfterHeader, type OperationFacts } from './errors';
+import { isReference, type HttpMethod, type OpenAPIObject, type OperationObject, type ParameterObject, type ResponseObject, type SecuritySchemeObject } from './types';
+
+const API_DESCRIPTION = `The HTTP API of an open-source payments service that acts as merchant of record.
+
+Send JSON with \`Content-Type: application/json\` and authenticate with your secret key in an \`Authorization: Bearer sk_test_…\` header (\`sk_live_…\` in live mode). Test and live mode are fully isolated: a key only ever sees its own store's objects of its own mode. Never put a key in a query string: such requests are refused with \`invalid_api_key\`.
+
+- Amounts are integers in cents: 1999 means EUR 19.99. Floats and numeric strings are rejected. The currency is always \`eur\`.
+- Timestamps are integer epoch seconds.
+- Lists answer \`{ "object": "list", "data": […], "has_more": … }\`; pass the last id as \`starting_after\` to get the next page.
+- Every error answers \`{ "error": { "type", "code", "message", "param"? } }\` with the HTTP status of its \`code\`. Match on \`code\`, not on \`message\`.
+- Too many requests answer 429 \`rate_limited\` with a \`Retry-After\` header in seconds.`;
+
+/** Shown beside each tag; a tag without an entry is still listed. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Products: 'The catalog. Each product carries exactly one price, which checkout sessions and subscriptions sell.',
+};
+
+const SECURITY_SCHEMES = {
+  secretKey: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'sk_test_… or sk_live_…',
+    description: 'Your secret key as `Authorization: Bearer sk_test_…` (or `sk_live_…`). Server-side only: never in a browser, never in a query string.',
+  },
+  apiKeyHeader: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Api-Key',
+    description: 'The same secret key in an `X-Api-Key` header instead of `Authorization`.',
+  },
+  publishableKey: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'pk_test_… or pk_live_…',
+    description: 'Your publishable key as `Authorization: Bearer pk_test_…` (or `pk_live_…`), for calls from the browser.',
+  },
+} satisfies Record<string, SecuritySchemeObject>;
+type SecuritySchemeName = keyof typeof SECURITY_SCHEMES;
+
+const IDEMPOTENCY_KEY_PARAMETER: ParameterObject = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes a retry safe: a repeat with the same key and body replays the original answer with status 200; the same key with a different body is 409 `idempotency_key_reused`.',
+  schema: { type: 'string', minLength: 1, maxLength: 191 },
+};
+
+/** The keys the procedure base accepts (ApiMeta.auth), as OpenAPI alternatives. */
+function securityOf(auth: KeyAcceptance | undefined): Record<string, string[]>[] {
+  if (!auth) return [];
+  const names: SecuritySchemeName[] = [];
+  if (auth.kinds.includes('secret')) names.push('secretKey');
+  if (auth.allowXApiKey) names.push('apiKeyHeader');
+  if (auth.kinds.includes('publishable')) names.push('publishableKey');
+  return names.map((name) => ({ [name]: [] }));
+}
+
+function collectOperations(router: OpenApiRouter): OperationFacts[] {
+  const operations: OperationFacts[] = [];
+  forEachOpenApiProcedure(router._def.procedures as OpenApiProcedureRecord, ({ procedure, meta }) => {
+    operations.push({
+      method: meta.openapi.method.toLowerCase(),
+      path: normalizePath(meta.openapi.path),
+      meta: meta as ApiMeta,
+      hasInput: getInputOutputParsers(procedure).hasInputsDefined,
+    });
+  });
+  return operations;
+}
+
+/** Success statuses from `successStatus` meta (the library always says 200), then our errors. */
+function responsesOf(generated: OperationObject, facts: OperationFacts): Record<string, ResponseObject> {
+  const success = generated.responses?.['200'] as ResponseObject;
+  const status = facts.meta.successStatus ?? 200;
+  const responses: Record<string, ResponseObject> = {};
+  const description = facts.meta.openapi?.successDescription ?? (status === 201 ? 'Created.' : 'OK.');
+  responses[String(status)] = { ...success, description };
+  if (status === 201 && facts.meta.idempotent) {
+    responses['200'] = { ...success, description: 'Replay of an earlier request with the same `Idempotency-Key`: the original object.' };
+  }
+  return { ...responses, ...errorResponses(operationErrorCodes(facts)) };
+}
+
+function postProcessOperation(operation: OperationObject, facts: OperationFacts): void {
+  operation.security = securityOf(facts.meta.auth);
+  operation.responses = responsesOf(operation, facts);
+  // The library describes query parameters only inside their schema; tools read the parameter's.
+  const parameters = (operation.parameters ?? []).map((parameter) =>
+    isReference(parameter) || parameter.description || !parameter.schema || isReference(parameter.schema) || !parameter.schema.description
+      ? parameter
+      : { ...parameter, description: parameter.schema.description },
+  );
+  if (facts.meta.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  if (parameters.length > 0) operation.parameters = parameters;
+  else delete operation.parameters;
+}
+
+/**
+ * Builds the document for a service reachable at `baseUrl` (its origin, `PUBLIC_BASE_URL`).
+ * Paths are the procedures' (`/products`) and the server URL carries `/api/v1`, which is
+ * exactly how app/api/v1/[...path] strips the prefix before routing.
+ */
+export function buildOpenApiDocument(baseUrl: string, router: OpenApiRouter = appRouter): OpenAPIObject {
+  const operations = collectOperations(router);
+  const document = generateOpenApiDocument(router, {
+    title: 'Payments service API',
+    version: packageJson.version,
+    description: API_DESCRIPTION,
+    license: { name: 'MIT', identifier: 'MIT' },
+    baseUrl: `${baseUrl.replace(/\/+$/, '')}${API_PREFIX}`,
+    securitySchemes: SECURITY_SCHEMES,
+  });
+
+  const usedSchemes = new Set<string>();
+  for (const facts of operations) {
+    const operation = document.paths?.[facts.path]?.[facts.method as HttpMethod];
+    if (!operation) throw new Error(`OpenAPI document: no operation for ${facts.method.toUpperCase()} ${facts.path}`);
+    postProcessOperation(operation, facts);
+    for (const requirement of operation.security ?? []) Object.keys(requirement).forEach((name) => usedSchemes.add(name));
+  }
+
+  const components = document.components ?? {};
+  // The library's own error schemas (`error.BAD_REQUEST`, …) are replaced by our envelope.
+  const schemas = Object.fromEntries(Object.entries(components.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
+  document.components = {
+    schemas: { ...schemas, Error: errorSchema },
+    headers: { RetryAfter: retryAfterHeader },
+    ...(operations.some((facts) => facts.meta.idempotent) ? { parameters: { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER } } : {}),
+    securitySchemes: Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => usedSchemes.has(name))),
+  };
+  const tags = [...new Set(operations.flatMap((facts) => facts.meta.openapi?.tags ?? []))];
+  document.tags = tags.map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name }));
+  return document;
+}
+
+const documents = new Map<string, OpenAPIObject>();
+
+/** Built once per process (and base URL): generation walks every schema and costs milliseconds. */
+export function getOpenApiDocument(baseUrl: string): OpenAPIObject {
+  let document = documents.get(baseUrl);
+  if (!document) {
+    document = buildOpenApiDocument(baseUrl);
+    documents.set(baseUrl, document);
+  }
+  return document;
+}
