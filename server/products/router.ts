@@ -1,28 +1,92 @@
-import { z } from 'zod';
+import type { Context } from '../context';
+import { ApiError } from '../errors';
 import { createRouter, secretKeyProcedure } from '../trpc';
-import { createProductInput, productIdParam, productSchema } from './schemas';
-import { createProduct, getProduct } from './service';
+import {
+  createProductInput,
+  deletedProductSchema,
+  deleteProductInput,
+  listProductsInput,
+  productListSchema,
+  productSchema,
+  retrieveProductInput,
+  updateProductInput,
+} from './schemas';
+import { createProduct, deleteProduct, getProduct, listProducts, updateProduct, type ProductDeps } from './service';
 
 const TAGS = ['Products'];
 
-const deps = (ctx: { db: import('@/db/client').Database; clock: import('../clock').Clock; config: import('../config').Config }) => ({
-  db: ctx.db,
-  clock: ctx.clock,
-  maxProductsPerStore: ctx.config.maxProductsPerStore,
-});
+const deps = (ctx: Context): ProductDeps => ({ db: ctx.db, clock: ctx.clock, maxProductsPerStore: ctx.config.maxProductsPerStore });
+
+/**
+ * trpc-to-openapi lays the path `id` over the body's fields, so an `id` in the body would vanish
+ * silently; spec 4.1 never ignores a field.
+ */
+function refuseBodyId(body: unknown): void {
+  if (typeof body === 'object' && body !== null && Object.hasOwn(body, 'id')) {
+    throw new ApiError('parameter_invalid', '`id` cannot be changed: the product is named by the id in the URL path.', { param: 'id' });
+  }
+}
+
+/** PATCH and its POST alias: two routes, one operation (spec 4.1). */
+function updateProcedure(method: 'PATCH' | 'POST', summary: string) {
+  return secretKeyProcedure
+    .meta({
+      openapi: { method, path: '/products/{id}', tags: TAGS, summary, protect: true },
+      writeLimit: 'product',
+      errors: ['sku_unavailable'],
+    })
+    .input(updateProductInput)
+    .output(productSchema)
+    .mutation(({ ctx, input: { id, ...body } }) => {
+      refuseBodyId(ctx.request.body);
+      return updateProduct(deps(ctx), ctx.subject, id, body);
+    });
+}
 
 export const productsRouter = createRouter({
   // POST /api/v1/products: create a product and its price.
   create: secretKeyProcedure
-    .meta({ openapi: { method: 'POST', path: '/products', tags: TAGS, summary: 'Create a product', protect: true }, successStatus: 201, writeLimit: 'product' })
+    .meta({
+      openapi: { method: 'POST', path: '/products', tags: TAGS, summary: 'Create a product', protect: true },
+      successStatus: 201,
+      writeLimit: 'product',
+      errors: ['sku_unavailable', 'product_limit_reached'],
+    })
     .input(createProductInput)
     .output(productSchema)
     .mutation(({ ctx, input }) => createProduct(deps(ctx), ctx.subject, input)),
 
+  // GET /api/v1/products: this store's products in this environment, newest first.
+  list: secretKeyProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/products', tags: TAGS, summary: 'List products', protect: true },
+      errors: ['resource_missing'],
+    })
+    .input(listProductsInput)
+    .output(productListSchema)
+    .query(({ ctx, input }) => listProducts(ctx, ctx.subject, input)),
+
   // GET /api/v1/products/{id}: retrieve a product of this store and environment.
   retrieve: secretKeyProcedure
     .meta({ openapi: { method: 'GET', path: '/products/{id}', tags: TAGS, summary: 'Retrieve a product', protect: true } })
-    .input(z.object({ id: productIdParam }))
+    .input(retrieveProductInput)
     .output(productSchema)
     .query(({ ctx, input }) => getProduct(ctx, ctx.subject, input.id)),
+
+  // PATCH /api/v1/products/{id}: partial update of a product and its price.
+  update: updateProcedure('PATCH', 'Update a product'),
+
+  // POST /api/v1/products/{id}: the same update, for clients that cannot send PATCH.
+  updateViaPost: updateProcedure('POST', 'Update a product (POST alias of PATCH)'),
+
+  // DELETE /api/v1/products/{id}: delete a product, guarded by its subscriptions and license keys.
+  delete: secretKeyProcedure
+    .meta({
+      openapi: { method: 'DELETE', path: '/products/{id}', tags: TAGS, summary: 'Delete a product', protect: true },
+      writeLimit: 'product',
+      errors: ['product_has_active_subscriptions', 'product_has_licenses'],
+    })
+    .input(deleteProductInput)
+    .output(deletedProductSchema)
+    .mutation(({ ctx, input }) => deleteProduct(ctx, ctx.subject, input.id, { force: input.force === 'true' })),
 });

@@ -1,5 +1,9 @@
+/**
+ * The public contract of the catalog (spec 2.1–2.3, 4.1): request schemas with their field rules,
+ * and response schemas as explicit allowlists, so a new column (e.g. `file_url`) never leaks.
+ */
 import { z } from 'zod';
-import { strict } from '../http/json-schema';
+import { queryBoolean, strict } from '../http/json-schema';
 
 export const PRODUCT_TYPES = ['digital', 'physical'] as const;
 export const PRICE_MODES = ['one_time', 'recurring'] as const;
@@ -10,23 +14,34 @@ const REJECTED_FIELDS: Record<string, string> = {
   has_license: '`has_license` is read-only: licenses are attached by the platform.',
   has_file: '`has_file` is read-only: delivery files are attached by the platform.',
   file_url: '`file_url` cannot be set through the API: delivery files are attached by the platform.',
+  // Spec 4.1: `price` and `currency` are refused with a message that points at `amount`.
   price: '`price` cannot be set: send the price as `amount`, an integer in cents (1999 = EUR 19.99).',
   currency: '`currency` cannot be set: every price is in EUR. Send `amount`, an integer in cents (1999 = EUR 19.99).',
 };
 
-function unknownFieldMessage(issue: z.core.$ZodRawIssue): string | undefined {
-  if (issue.code !== 'unrecognized_keys') return undefined;
-  const keys = (issue as unknown as { keys: string[] }).keys;
-  const rejected = keys.find((key) => key in REJECTED_FIELDS);
-  return rejected ? REJECTED_FIELDS[rejected] : `Received unknown parameter: ${keys[0]}.`;
+/**
+ * Spec 4.1: these fields are refused with their own message, checked before any other rule so
+ * that `{ name, price: 1999 }` hears about `amount` rather than about a missing field.
+ */
+function refusingReadOnlyFields<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value, ctx) => {
+    if (typeof value !== 'object' || value === null) return value;
+    const field = Object.keys(REJECTED_FIELDS).find((key) => Object.hasOwn(value, key));
+    if (field !== undefined) {
+      // Naming the code keeps the message verbatim (server/http/zod-errors.ts) instead of "Invalid price: …".
+      ctx.issues.push({ code: 'custom', message: REJECTED_FIELDS[field]!, path: [field], input: value, params: { apiCode: 'parameter_invalid' } });
+    }
+    return value;
+  }, schema);
 }
 
 const SKU_PATTERN = /^[A-Za-z0-9._-]{3,64}$/;
 
+/** Spec 2.1: absolute http(s) URLs only (no `http:foo`, no `javascript:`). */
 function isHttpUrl(value: string): boolean {
+  if (!/^https?:\/\//i.test(value)) return false;
   try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
+    return new URL(value).hostname !== '';
   } catch {
     return false;
   }
@@ -36,68 +51,90 @@ function isHttpUrl(value: string): boolean {
 export const MAX_PRODUCT_AMOUNT = 99_999_999;
 
 const productFields = {
-  name: z.string().trim().min(1).max(255).describe('Product name, 1–255 characters.'),
-  amount: strict(z.number().int().min(0).max(MAX_PRODUCT_AMOUNT)).describe('Price in cents (minor units): 1999 means EUR 19.99.'),
+  name: z
+    .string()
+    .min(1)
+    .max(255)
+    .refine((name) => name.trim() !== '', 'must not be blank')
+    .describe('Product name, 1–255 characters.'),
+  amount: strict(z.number().int().min(0).max(MAX_PRODUCT_AMOUNT)).describe(
+    `Price in cents (minor units): 1999 means EUR 19.99. At most ${MAX_PRODUCT_AMOUNT}.`,
+  ),
   description: z.string().max(2000).nullable().describe('Up to 2000 characters.'),
   type: z.enum(PRODUCT_TYPES).describe('`digital` (default) or `physical`.'),
   sku: z
     .string()
     .regex(SKU_PATTERN, 'must be 3–64 letters, digits, ".", "_" or "-"')
-    .describe('Unique across the platform; generated when omitted.'),
+    .describe('3–64 letters, digits, `.`, `_`, `-`. Unique across the platform; generated when omitted.'),
   show_in_store: strict(z.boolean()).describe('Visible on the public storefront; default true.'),
   images: z
     .array(z.string().max(2000).refine(isHttpUrl, 'must be an absolute http(s) URL'))
     .max(10)
     .describe('Up to 10 absolute http(s) image URLs.'),
-  tax_rate: strict(z.number().int().min(0).max(100)).nullable().describe('VAT percentage 0–100; omitted or 0 means no tax.'),
-  tax_inclusive: strict(z.boolean()).describe('Whether `amount` includes tax; effective only with a non-zero `tax_rate` and tax calculation enabled on the account.'),
+  tax_rate: strict(z.number().int().min(0).max(100)).nullable().describe('VAT percentage 0–100; omitted, null or 0 means no tax.'),
+  tax_inclusive: strict(z.boolean()).describe(
+    'Whether `amount` includes tax; effective only with a non-zero `tax_rate` and tax calculation enabled on the account.',
+  ),
   mode: z.enum(PRICE_MODES).describe('`one_time` (default) or `recurring`.'),
   interval: z.enum(PRICE_INTERVALS).describe('Billing interval; required when `mode` is `recurring`, rejected otherwise.'),
-  interval_count: strict(z.number().int().min(1).max(365)).describe('Intervals between charges, 1–365; default 1.'),
+  interval_count: strict(z.number().int().min(1).max(365)).describe(
+    'Intervals between charges, 1–365; default 1. Recurring prices only.',
+  ),
   active: strict(z.boolean()).describe('Whether the price can be used for new sales; default true.'),
 };
 
-export const createProductInput = z.strictObject(
-  {
-    name: productFields.name,
-    amount: productFields.amount,
-    description: productFields.description.optional(),
-    type: productFields.type.optional(),
-    sku: productFields.sku.optional(),
-    show_in_store: productFields.show_in_store.optional(),
-    images: productFields.images.optional(),
-    tax_rate: productFields.tax_rate.optional(),
-    tax_inclusive: productFields.tax_inclusive.optional(),
-    mode: productFields.mode.optional(),
-    interval: productFields.interval.optional(),
-    interval_count: productFields.interval_count.optional(),
-    active: productFields.active.optional(),
-  },
-  { error: unknownFieldMessage },
+/** Every field but the required two, optional: the create body's tail and the whole update body. */
+const optionalFields = {
+  description: productFields.description.optional(),
+  type: productFields.type.optional(),
+  sku: productFields.sku.optional(),
+  show_in_store: productFields.show_in_store.optional(),
+  images: productFields.images.optional(),
+  tax_rate: productFields.tax_rate.optional(),
+  tax_inclusive: productFields.tax_inclusive.optional(),
+  mode: productFields.mode.optional(),
+  interval: productFields.interval.optional(),
+  interval_count: productFields.interval_count.optional(),
+  active: productFields.active.optional(),
+};
+
+export const createProductInput = refusingReadOnlyFields(
+  z.strictObject({ name: productFields.name, amount: productFields.amount, ...optionalFields }),
 );
 export type CreateProductInput = z.infer<typeof createProductInput>;
 
-export const updateProductBody = z.strictObject(
-  {
+export const productIdParam = z.string().min(1).describe('The product id, `prod_…`.');
+
+/** Spec 4.1 PATCH: the create body with every field optional; `id` comes from the path. */
+export const updateProductInput = refusingReadOnlyFields(
+  z.strictObject({
+    id: productIdParam,
     name: productFields.name.optional(),
     amount: productFields.amount.optional(),
-    description: productFields.description.optional(),
-    type: productFields.type.optional(),
-    sku: productFields.sku.optional(),
-    show_in_store: productFields.show_in_store.optional(),
-    images: productFields.images.optional(),
-    tax_rate: productFields.tax_rate.optional(),
-    tax_inclusive: productFields.tax_inclusive.optional(),
-    mode: productFields.mode.optional(),
-    interval: productFields.interval.optional(),
-    interval_count: productFields.interval_count.optional(),
-    active: productFields.active.optional(),
-  },
-  { error: unknownFieldMessage },
+    ...optionalFields,
+  }),
 );
-export type UpdateProductBody = z.infer<typeof updateProductBody>;
+export type UpdateProductBody = Omit<z.infer<typeof updateProductInput>, 'id'>;
 
-export const productIdParam = z.string().min(1).max(255).describe('The product id, `prod_…`.');
+export const retrieveProductInput = z.strictObject({ id: productIdParam });
+
+export const deleteProductInput = z.strictObject({
+  id: productIdParam,
+  force: queryBoolean()
+    .optional()
+    .describe('`true` also deletes a product with issued license keys, revoking them at once.'),
+});
+
+/** Spec 4.1 list query. Unknown parameters are refused so a mistyped filter never reads as "no filter". */
+export const listProductsInput = z.strictObject({
+  limit: z.number().int().min(1).max(100).default(10).describe('Page size, 1–100; default 10.'),
+  starting_after: z.string().min(1).optional().describe('The id of the last product of the previous page.'),
+  type: z.enum(PRODUCT_TYPES).optional().describe('Only products of this type.'),
+  mode: z.enum(PRICE_MODES).optional().describe('Only products whose price has this mode.'),
+  show_in_store: queryBoolean().optional().describe('`true` or `false`: only products with this storefront visibility.'),
+  sku: z.string().min(1).optional().describe('Only the product with exactly this sku.'),
+});
+export type ListProductsQuery = z.infer<typeof listProductsInput>;
 
 export const priceSchema = z
   .object({
@@ -109,7 +146,7 @@ export const priceSchema = z
     mode: z.enum(PRICE_MODES),
     interval: z.enum(PRICE_INTERVALS).nullable(),
     interval_count: z.number().int().nullable(),
-    active: z.boolean(),
+    active: z.boolean().describe('Whether the price can be used for new sales.'),
     created: z.number().int(),
     updated: z.number().int(),
   })
@@ -127,12 +164,12 @@ export const productSchema = z
     show_in_store: z.boolean(),
     images: z.array(z.string()),
     amount: z.number().int(),
-    amount_decimal: z.string(),
+    amount_decimal: z.string().describe('The amount in euros with two decimals, e.g. "19.99".'),
     currency: z.literal('eur'),
     tax_rate: z.number().int().nullable(),
     tax_inclusive: z.boolean(),
-    has_license: z.boolean(),
-    has_file: z.boolean(),
+    has_license: z.boolean().describe('Read-only: set by the platform.'),
+    has_file: z.boolean().describe('Read-only: true when a delivery file is attached.'),
     license_duration: z.string().nullable(),
     price_id: z.string(),
     price: priceSchema,
@@ -142,6 +179,18 @@ export const productSchema = z
   .meta({ id: 'Product' });
 export type Product = z.infer<typeof productSchema>;
 
+export const productListSchema = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(productSchema),
+    has_more: z.boolean().describe('Whether another page follows; fetch it with `starting_after` = the last id of `data`.'),
+    url: z.literal('/api/v1/products'),
+    livemode: z.boolean(),
+  })
+  .meta({ id: 'ProductList' });
+export type ProductList = z.infer<typeof productListSchema>;
+
 export const deletedProductSchema = z
   .object({ id: z.string(), object: z.literal('product'), deleted: z.literal(true), livemode: z.boolean() })
   .meta({ id: 'DeletedProduct' });
+export type DeletedProduct = z.infer<typeof deletedProductSchema>;

@@ -1,15 +1,24 @@
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Database, Executor } from '@/db/client';
 import { isUniqueViolation } from '@/db/errors';
-import { products } from '@/db/schema';
+import { licenseKeys, PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES, products, subscriptions } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import type { Clock } from '../clock';
 import { epochSeconds } from '../clock';
 import { ApiError, resourceMissing } from '../errors';
 import { newId, randomBase62 } from '../ids';
-import type { CreateProductInput, Product } from './schemas';
+import type {
+  CreateProductInput,
+  DeletedProduct,
+  ListProductsQuery,
+  Product,
+  ProductList,
+  UpdateProductBody,
+} from './schemas';
 
 type ProductRow = typeof products.$inferSelect;
+type Scope = Pick<Subject, 'storeId' | 'livemode'>;
 
 export interface ProductDeps {
   db: Database;
@@ -23,7 +32,7 @@ export function amountDecimal(amount: number): string {
   return `${amount < 0 ? '-' : ''}${Math.trunc(Math.abs(amount) / 100)}.${cents}`;
 }
 
-/** The API shape of a product row: an explicit allowlist, so `file_url` can never leak. */
+/** The API shape of a product row: an explicit allowlist, so `file_url` can never leak (spec 2.1). */
 export function productView(row: ProductRow): Product {
   return {
     id: row.id,
@@ -63,7 +72,7 @@ export function productView(row: ProductRow): Product {
 }
 
 /** Tenant and environment, in the same WHERE as every lookup (spec 5). */
-export function ownedBy(subject: Pick<Subject, 'storeId' | 'livemode'>) {
+export function ownedBy(subject: Scope) {
   return and(eq(products.storeId, subject.storeId), eq(products.livemode, subject.livemode));
 }
 
@@ -74,11 +83,15 @@ export interface ResolvedPrice {
 }
 
 /**
- * Spec 4.1 update rule 1: the resulting price is validated as a whole. `interval` is required
- * with `recurring` and rejected with `one_time`; rule 2: switching to one_time clears both.
+ * Spec 4.1: the price that results from a create or an update, validated as a whole (update
+ * rule 1). `interval` is required with `recurring` and refused with `one_time`; `interval_count`
+ * is refused with `one_time` too, rather than silently dropped. Sending `mode` restates the
+ * price: `mode: recurring` needs its `interval` in the same request even when the product is
+ * already recurring, and `interval_count` falls back to its default of 1. Without `mode`, the
+ * current interval and count are kept. Switching to `one_time` clears both (rule 2).
  */
 export function resolvePrice(
-  requested: { mode?: 'one_time' | 'recurring'; interval?: ResolvedPrice['interval'] | undefined; interval_count?: number | undefined },
+  requested: { mode?: ResolvedPrice['mode']; interval?: ResolvedPrice['interval']; interval_count?: number },
   current?: ResolvedPrice,
 ): ResolvedPrice {
   const mode = requested.mode ?? current?.mode ?? 'one_time';
@@ -91,19 +104,24 @@ export function resolvePrice(
     }
     return { mode, interval: null, intervalCount: null };
   }
-  // Setting `mode: recurring` explicitly needs its interval in the same request (rule 1).
-  const interval = requested.interval ?? (requested.mode === undefined ? current?.interval : undefined) ?? null;
+  const restated = requested.mode !== undefined;
+  const interval = requested.interval ?? (restated ? undefined : current?.interval) ?? null;
   if (interval === null) {
     throw new ApiError('parameter_invalid', '`interval` is required when `mode` is `recurring` (day, week, month or year).', { param: 'interval' });
   }
-  const intervalCount = requested.interval_count ?? (requested.mode === undefined ? current?.intervalCount : undefined) ?? 1;
+  const intervalCount = requested.interval_count ?? (restated ? undefined : current?.intervalCount) ?? 1;
   return { mode, interval, intervalCount };
 }
 
-const skuTaken = () =>
-  new ApiError('sku_unavailable', 'This sku is not available. Choose another one.', { param: 'sku' });
+/** Spec 7: the same answer whether the sku is this product's store's, another store's or the other environment's. */
+const skuTaken = () => new ApiError('sku_unavailable', 'This sku is not available. Choose another one.', { param: 'sku' });
 
-/** SKUs the platform generates: recognisable and far from any collision. */
+function rethrowSkuCollision(error: unknown): never {
+  if (isUniqueViolation(error, 'products_sku_unique')) throw skuTaken();
+  throw error;
+}
+
+/** SKUs the platform generates (spec 2.1): recognisable, and 36^16 values keep collisions out of reach. */
 function generateSku(): string {
   return `SKU-${randomBase62(16).toUpperCase()}`;
 }
@@ -114,7 +132,7 @@ export async function createProduct(deps: ProductDeps, subject: Subject, input: 
   const now = deps.clock.now();
   try {
     const row = await deps.db.transaction(async (tx) => {
-      // Serialises creates of one store and environment so the limit is exact under concurrency.
+      // Serialises creates of one store and environment so the limit is exact under concurrency (CONTRACT 3).
       await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`products:${subject.storeId}:${subject.livemode}`}))`);
       await assertBelowProductLimit(tx, subject, deps.maxProductsPerStore);
       const [created] = await tx
@@ -129,6 +147,8 @@ export async function createProduct(deps: ProductDeps, subject: Subject, input: 
           type: input.type ?? 'digital',
           showInStore: input.show_in_store ?? true,
           images: input.images ?? [],
+          // Kept as sent: 0 stays 0 and null stays null, both meaning "no tax" (spec 4.1), so a
+          // merchant reads back exactly what it wrote.
           taxRate: input.tax_rate ?? null,
           taxInclusive: input.tax_inclusive ?? false,
           priceId: newId('price', subject.livemode),
@@ -147,21 +167,183 @@ export async function createProduct(deps: ProductDeps, subject: Subject, input: 
     });
     return productView(row);
   } catch (error) {
-    if (isUniqueViolation(error, 'products_sku_unique')) throw skuTaken();
-    throw error;
+    // The unique index decides races between stores: the loser waits for the winner's commit, then fails here.
+    return rethrowSkuCollision(error);
   }
 }
 
-async function assertBelowProductLimit(tx: Executor, subject: Subject, max: number): Promise<void> {
+async function assertBelowProductLimit(tx: Executor, subject: Scope, max: number): Promise<void> {
   const [row] = await tx.select({ total: count() }).from(products).where(ownedBy(subject));
   if ((row?.total ?? 0) >= max) {
-    throw new ApiError('product_limit_reached', `This store has reached the limit of ${max} products in ${subject.livemode ? 'live' : 'test'} mode. Delete products you no longer sell.`);
+    throw new ApiError(
+      'product_limit_reached',
+      `This store has reached the limit of ${max} products in ${subject.livemode ? 'live' : 'test'} mode. Delete products you no longer sell.`,
+    );
   }
 }
 
-/** GET /products/{id}: unknown, foreign and other-environment ids answer alike. */
-export async function getProduct(deps: Pick<ProductDeps, 'db'>, subject: Subject, id: string): Promise<Product> {
+/** GET /products/{id}: unknown, foreign and other-environment ids answer alike (spec 4.1). */
+export async function getProduct(deps: Pick<ProductDeps, 'db'>, subject: Scope, id: string): Promise<Product> {
   const [row] = await deps.db.select().from(products).where(and(eq(products.id, id), ownedBy(subject))).limit(1);
   if (!row) throw resourceMissing('product', id);
   return productView(row);
+}
+
+/**
+ * Spelled as products_list_idx is declared (drizzle-kit writes `DESC NULLS LAST`): a plain `desc`
+ * means NULLS FIRST, which the index cannot return in order, and PostgreSQL would then sort the
+ * store's whole catalog for every page. The columns are NOT NULL, so the order is the same.
+ */
+const NEWEST_FIRST = [sql`${products.createdAt} desc nulls last`, sql`${products.id} desc nulls last`];
+
+const cursorProduct = alias(products, 'cursor_product');
+
+function cursorPosition(db: Database, subject: Scope, id: string) {
+  return db
+    .select({ createdAt: cursorProduct.createdAt, id: cursorProduct.id })
+    .from(cursorProduct)
+    .where(and(eq(cursorProduct.id, id), eq(cursorProduct.storeId, subject.storeId), eq(cursorProduct.livemode, subject.livemode)));
+}
+
+/**
+ * GET /products: newest first, then by id, and `starting_after` continues strictly after the
+ * cursor product (CONTRACT 3). The cursor is looked up inside the page query, scoped like any
+ * lookup, so a page is one round trip; `limit + 1` rows tell whether another page follows.
+ * The LIMIT is a bound parameter: PostgreSQL connections run with `plan_cache_mode =
+ * force_generic_plan` (db/client.ts), so it does not force a re-plan (notes/performance.md).
+ */
+export async function listProducts(deps: Pick<ProductDeps, 'db'>, subject: Scope, query: ListProductsQuery): Promise<ProductList> {
+  const conditions: (SQL | undefined)[] = [ownedBy(subject)];
+  if (query.type !== undefined) conditions.push(eq(products.type, query.type));
+  if (query.mode !== undefined) conditions.push(eq(products.priceMode, query.mode));
+  if (query.show_in_store !== undefined) conditions.push(eq(products.showInStore, query.show_in_store === 'true'));
+  if (query.sku !== undefined) conditions.push(eq(products.sku, query.sku));
+  if (query.starting_after !== undefined) {
+    const cursor = cursorPosition(deps.db, subject, query.starting_after);
+    conditions.push(sql`(${products.createdAt}, ${products.id}) < (${cursor})`);
+  }
+  const rows = await deps.db
+    .select()
+    .from(products)
+    .where(and(...conditions))
+    .orderBy(...NEWEST_FIRST)
+    .limit(query.limit + 1);
+  // An unknown cursor matches nothing; only an empty page needs the second look to tell it from the last page.
+  if (rows.length === 0 && query.starting_after !== undefined) {
+    const [found] = await cursorPosition(deps.db, subject, query.starting_after);
+    if (!found) throw resourceMissing('product', query.starting_after, 'starting_after');
+  }
+  return {
+    object: 'list',
+    data: rows.slice(0, query.limit).map(productView),
+    has_more: rows.length > query.limit,
+    url: '/api/v1/products',
+    livemode: subject.livemode,
+  };
+}
+
+/** The columns an update writes, or null when the request changes nothing. */
+function productChanges(current: ProductRow, input: UpdateProductBody, now: Date): Partial<ProductRow> | null {
+  const price = resolvePrice(input, { mode: current.priceMode, interval: current.priceInterval, intervalCount: current.priceIntervalCount });
+  const priceColumns = {
+    amount: input.amount ?? current.amount,
+    priceMode: price.mode,
+    priceInterval: price.interval,
+    priceIntervalCount: price.intervalCount,
+    priceActive: input.active ?? current.priceActive,
+  };
+  const productColumns: Partial<ProductRow> = {};
+  if (input.name !== undefined) productColumns.name = input.name;
+  if (input.description !== undefined) productColumns.description = input.description;
+  if (input.type !== undefined) productColumns.type = input.type;
+  if (input.sku !== undefined) productColumns.sku = input.sku;
+  if (input.show_in_store !== undefined) productColumns.showInStore = input.show_in_store;
+  if (input.images !== undefined) productColumns.images = input.images;
+  if (input.tax_rate !== undefined) productColumns.taxRate = input.tax_rate;
+  if (input.tax_inclusive !== undefined) productColumns.taxInclusive = input.tax_inclusive;
+
+  const differs = (columns: Partial<ProductRow>) =>
+    Object.entries(columns).some(([column, value]) => JSON.stringify(value) !== JSON.stringify(current[column as keyof ProductRow]));
+  const priceChanged = differs(priceColumns);
+  if (!priceChanged && !differs(productColumns)) return null;
+  // Spec 2.2: the price's `updated` moves only when the price itself changes.
+  return { ...productColumns, ...priceColumns, updatedAt: now, ...(priceChanged ? { priceUpdatedAt: now } : {}) };
+}
+
+/**
+ * PATCH /products/{id} (and its POST alias): a partial update. The row is locked first, so two
+ * concurrent updates each validate the price against the other's result (spec 4.1 rule 1).
+ */
+export async function updateProduct(deps: ProductDeps, subject: Subject, id: string, input: UpdateProductBody): Promise<Product> {
+  const now = deps.clock.now();
+  try {
+    const row = await deps.db.transaction(async (tx) => {
+      const [current] = await tx.select().from(products).where(and(eq(products.id, id), ownedBy(subject))).for('update');
+      if (!current) throw resourceMissing('product', id);
+      const changes = productChanges(current, input, now);
+      if (changes === null) return current;
+      const [updated] = await tx.update(products).set(changes).where(and(eq(products.id, id), ownedBy(subject))).returning();
+      return updated!;
+    });
+    return productView(row);
+  } catch (error) {
+    return rethrowSkuCollision(error);
+  }
+}
+
+/**
+ * DELETE /products/{id}: the guards of spec 4.1, in one transaction with the product row locked.
+ * Issuing a license key or creating a subscription references the product, and that foreign key
+ * check takes a share lock on the product row, which conflicts with ours: so no key or
+ * subscription can appear between the guard and the delete. Subscriptions and keys keep their
+ * rows: `on delete set null` detaches them from the product, as it must for orders and payment
+ * links once those tables exist.
+ */
+export async function deleteProduct(deps: Pick<ProductDeps, 'db' | 'clock'>, subject: Subject, id: string, options: { force: boolean }): Promise<DeletedProduct> {
+  await deps.db.transaction(async (tx) => {
+    const [locked] = await tx.select({ id: products.id }).from(products).where(and(eq(products.id, id), ownedBy(subject))).for('update');
+    if (!locked) throw resourceMissing('product', id);
+
+    const liveKeys = and(
+      eq(licenseKeys.productId, id),
+      eq(licenseKeys.storeId, subject.storeId),
+      eq(licenseKeys.livemode, subject.livemode),
+      isNull(licenseKeys.revokedAt),
+    );
+    const [guards] = await tx
+      .select({
+        hasActiveSubscriptions: sql<boolean>`exists (${tx
+          .select({ id: subscriptions.id })
+          .from(subscriptions)
+          .where(
+            and(
+              eq(subscriptions.productId, id),
+              eq(subscriptions.storeId, subject.storeId),
+              eq(subscriptions.livemode, subject.livemode),
+              inArray(subscriptions.status, PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES),
+            ),
+          )})`,
+        hasLicenses: sql<boolean>`exists (${tx.select({ id: licenseKeys.id }).from(licenseKeys).where(liveKeys)})`,
+      })
+      .from(products)
+      .where(and(eq(products.id, id), ownedBy(subject)));
+    if (guards?.hasActiveSubscriptions) {
+      throw new ApiError(
+        'product_has_active_subscriptions',
+        'This product has subscriptions that are pending, active, past due or suspended. Cancel them before deleting the product.',
+      );
+    }
+    if (guards?.hasLicenses) {
+      if (!options.force) {
+        throw new ApiError(
+          'product_has_licenses',
+          'License keys have been issued for this product. Delete with `force=true` to revoke them and delete the product.',
+        );
+      }
+      // Spec 4.1: with force the keys stop validating at once, in the same commit as the delete.
+      await tx.update(licenseKeys).set({ revokedAt: deps.clock.now() }).where(liveKeys);
+    }
+    await tx.delete(products).where(and(eq(products.id, id), ownedBy(subject)));
+  });
+  return { id, object: 'product', deleted: true, livemode: subject.livemode };
 }
