@@ -149,6 +149,43 @@ describe('5 publishable keys on catalog endpoints', () => {
   });
 });
 
+describe('5 every catalog operation refuses what the probes refuse', () => {
+  const operations = (id: string): [string, string, object | undefined][] => [
+    ['GET', '/api/v1/products', undefined],
+    ['GET', `/api/v1/products/${id}`, undefined],
+    ['POST', '/api/v1/products', { name: 'Nope', amount: 100 }],
+    ['PATCH', `/api/v1/products/${id}`, { name: 'Changed' }],
+    ['POST', `/api/v1/products/${id}`, { name: 'Changed' }],
+    ['DELETE', `/api/v1/products/${id}`, undefined],
+  ];
+
+  it('5 no key, X-Api-Key, publishable keys and query-string keys on list, retrieve, create, update and delete', async () => {
+    const store = await createStore(api.services);
+    const id = await createProductFor(store.keys.sk_test);
+    const before = await api.request('GET', `/api/v1/products/${id}`, { key: store.keys.sk_test });
+    const refusals: [Record<string, string>, string, string, number][] = [
+      [{}, '', 'missing_api_key', 401],
+      [{ 'x-api-key': store.keys.sk_test }, '', 'missing_api_key', 401],
+      [bearer(store.keys.pk_test), '', 'wrong_key_type', 401],
+      [bearer(store.keys.pk_live), '', 'wrong_key_type', 401],
+      [bearer(store.keys.sk_test), `?api_key=${store.keys.sk_test}`, 'invalid_api_key', 401],
+    ];
+    for (const [method, path, body] of operations(id)) {
+      for (const [headers, query, code, status] of refusals) {
+        const ip = nextIp();
+        const response = await api.request(method, `${path}${query}`, { headers: { 'x-forwarded-for': ip, ...headers }, body });
+        expect({ method, path, code: response.body?.error?.code }).toEqual({ method, path, code });
+        expectApiError(response, status, code);
+        await expectAudited(ip, code, { rawKeys: Object.values(store.keys) });
+      }
+    }
+    const after = await api.request('GET', `/api/v1/products/${id}`, { key: store.keys.sk_test });
+    expect(after.body).toEqual(before.body);
+    const stored = await api.services.db.select({ id: products.id }).from(products).where(eq(products.storeId, store.id));
+    expect(stored).toHaveLength(1);
+  });
+});
+
 describe('CONTRACT 3 keys in the query string', () => {
   it.each([
     ['api_key', (key: string) => `?api_key=${key}`],

@@ -78,6 +78,59 @@ describe('5 tenant and environment isolation on GET /products/{id}', () => {
     }
   });
 
+  it('5 updates and deletes of another store’s or environment’s product answer like an unknown id and change nothing', async () => {
+    const [a, b] = tenants as [Tenant, Tenant];
+    const send = (method: string, key: string, id: string, body?: object) =>
+      rawRequest(api.baseUrl, method, `/api/v1/products/${id}`, {
+        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    // Seen from A's test key: B's test and live products, and A's own live product.
+    const targets = [
+      { id: b.products.sk_test, ownerKey: b.keys.sk_test },
+      { id: b.products.sk_live, ownerKey: b.keys.sk_live },
+      { id: a.products.sk_live, ownerKey: a.keys.sk_live },
+    ];
+    const before = await Promise.all(targets.map(({ id, ownerKey }) => get(ownerKey, id)));
+    for (const [method, body] of [['PATCH', { name: 'Hijacked' }], ['POST', { name: 'Hijacked' }], ['DELETE', undefined]] as const) {
+      const reference = await send(method, a.keys.sk_test, newId('prod', false), body);
+      expectApiError(reference, 404, 'resource_missing');
+      for (const { id } of targets) {
+        const response = await send(method, a.keys.sk_test, id, body);
+        expect({ method, id, ...observable(response) }).toEqual({ method, id, ...observable(reference) });
+      }
+    }
+    const after = await Promise.all(targets.map(({ id, ownerKey }) => get(ownerKey, id)));
+    expect(after.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(after.map((r) => r.text)).toEqual(before.map((r) => r.text));
+  });
+
+  it('5 a list shows only the key’s own store and environment', async () => {
+    for (const tenant of tenants) {
+      for (const slot of ['sk_test', 'sk_live'] as const) {
+        const list = await rawRequest(api.baseUrl, 'GET', '/api/v1/products?limit=100', { headers: { authorization: `Bearer ${tenant.keys[slot]}` } });
+        expect(list.status).toBe(200);
+        expect(list.body).toMatchObject({ object: 'list', livemode: slot === 'sk_live', has_more: false });
+        expect(list.body.data.map((product: { id: string }) => product.id)).toEqual([tenant.products[slot]]);
+      }
+    }
+  });
+
+  it('5 starting_after with a foreign or other-environment id answers like an unknown id', async () => {
+    const [a, b] = tenants as [Tenant, Tenant];
+    const list = (after: string) =>
+      rawRequest(api.baseUrl, 'GET', `/api/v1/products?starting_after=${encodeURIComponent(after)}`, { headers: { authorization: `Bearer ${a.keys.sk_test}` } });
+    const own = await list(a.products.sk_test);
+    expect(own.status).toBe(200);
+    const reference = await list(newId('prod', false));
+    for (const id of [b.products.sk_test, b.products.sk_live, a.products.sk_live]) {
+      const response = await list(id);
+      expect(observable(response)).toEqual(observable(reference));
+    }
+    expect(reference.status).toBe(404);
+    expectApiError(reference, 404, 'resource_missing');
+  });
+
   it('5 a foreign id is never revealed by the message, only the generic 404', async () => {
     const [a, b] = tenants as [Tenant, Tenant];
     const response = await get(a.keys.sk_test, b.products.sk_test);

@@ -61,7 +61,7 @@ async function serve(services: Services) {
         headers: { 'x-forwarded-for': ip, authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ name: 'Limited', amount: 900, sku: uniqueSku('RL') }),
       }),
-    raw: (method: string, urlPath: string, headers: Record<string, string>) => rawRequest(server.baseUrl, method, urlPath, { headers }),
+    raw: (method: string, urlPath: string, headers: Record<string, string>, body?: string) => rawRequest(server.baseUrl, method, urlPath, { headers, body }),
   };
 }
 
@@ -165,6 +165,34 @@ describe('8 product write limit', () => {
     }
     // Another key (the same store's live key) writes on its own budget.
     expect((await instance.create(store.keys.sk_live, nextIp())).status).toBe(201);
+  });
+
+
+  it('8 update (PATCH and its POST alias) and delete spend the same write budget; list and retrieve do not', async () => {
+    const instance = await startInstance({ perKey: 50, productWritesPerKey: 4 });
+    const { store } = await storeWithProduct(instance.services);
+    const key = store.keys.sk_test;
+    const send = (method: string, urlPath: string, body?: object) =>
+      instance.raw(method, urlPath, {
+        'x-forwarded-for': nextIp(),
+        authorization: `Bearer ${key}`,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      }, body ? JSON.stringify(body) : undefined);
+    const created = await instance.create(key, nextIp());
+    expect(created.status).toBe(201);
+    const id: string = created.body.id;
+    expect((await send('PATCH', `/api/v1/products/${id}`, { name: 'Renamed' })).status).toBe(200);
+    expect((await send('POST', `/api/v1/products/${id}`, { name: 'Renamed again' })).status).toBe(200);
+    const second = await instance.create(key, nextIp());
+    expect(second.status).toBe(201);
+    expectRateLimited(await send('DELETE', `/api/v1/products/${id}`));
+    expectRateLimited(await send('PATCH', `/api/v1/products/${id}`, { name: 'Too many' }));
+    for (let i = 0; i < 5; i += 1) {
+      expect((await send('GET', `/api/v1/products/${id}`)).status).toBe(200);
+      expect((await send('GET', '/api/v1/products')).status).toBe(200);
+    }
+    // The refused writes changed nothing.
+    expect((await send('GET', `/api/v1/products/${id}`)).body.name).toBe('Renamed again');
   });
 });
 
