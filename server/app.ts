@@ -15,6 +15,7 @@ export async function createServices(config: Config): Promise<{ services: Servic
 
 interface AppSingleton {
   services: Promise<Services>;
+  database: Promise<DatabaseHandle>;
   apiHandler: Promise<(request: Request) => Promise<Response>>;
 }
 
@@ -24,11 +25,20 @@ const holder = globalThis as typeof globalThis & { __paymentsApp?: AppSingleton 
 
 function app(): AppSingleton {
   if (!holder.__paymentsApp) {
-    const services = createServices(loadConfig()).then((created) => created.services);
-    holder.__paymentsApp = { services, apiHandler: services.then(createApiHandler) };
+    const created = createServices(loadConfig());
+    const services = created.then((result) => result.services);
+    holder.__paymentsApp = { services, database: created.then((result) => result.database), apiHandler: services.then(createApiHandler) };
   }
   return holder.__paymentsApp;
 }
 
 export const getAppServices = (): Promise<Services> => app().services;
 export const getApiHandler = () => app().apiHandler;
+
+/** On shutdown (scripts/serve.ts): closes the database if this process opened it, so PGlite stops cleanly. */
+export async function closeAppServices(): Promise<void> {
+  const opened = holder.__paymentsApp;
+  if (!opened) return;
+  delete holder.__paymentsApp;
+  await (await opened.database).close();
+}

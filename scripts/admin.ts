@@ -1,0 +1,186 @@
+/**
+ * The operator CLI (CONTRACT 1): `npm run admin -- <command> [--flag value]`.
+ * Calls the running service's admin router over tRPC and prints exactly one JSON object on
+ * stdout. Exit codes: 0 success, 1 the call failed, 2 the command line is wrong.
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import type { AdminRouter } from '../server/admin/router';
+import { ADMIN_ENDPOINT, ADMIN_TOKEN_FILE } from '../server/admin/constants';
+
+type AdminClient = ReturnType<typeof createTRPCClient<AdminRouter>>;
+
+class UsageError extends Error {}
+
+type FlagKind = 'string' | 'boolean';
+type FlagValues = Record<string, string | boolean | undefined>;
+
+interface Command {
+  usage: string;
+  flags: Record<string, { kind: FlagKind; required?: boolean }>;
+  run(client: AdminClient, flags: FlagValues): Promise<unknown>;
+}
+
+const bool = (value: FlagValues[string]) => value as boolean | undefined;
+const text = (value: FlagValues[string]) => value as string;
+
+const COMMANDS: Record<string, Command> = {
+  'store:create': {
+    usage: 'store:create --name NAME [--amount-mode] [--tax-calculation] [--subscriptions]',
+    flags: {
+      name: { kind: 'string', required: true },
+      'amount-mode': { kind: 'boolean' },
+      'tax-calculation': { kind: 'boolean' },
+      subscriptions: { kind: 'boolean' },
+    },
+    run: (client, flags) =>
+      client.store.create.mutate({
+        name: text(flags.name),
+        amountMode: bool(flags['amount-mode']),
+        taxCalculation: bool(flags['tax-calculation']),
+        subscriptions: bool(flags.subscriptions),
+      }),
+  },
+  'store:update': {
+    usage:
+      'store:update --id ID [--suspended true|false] [--live-api true|false] [--amount-mode true|false] [--tax-calculation true|false] [--subscriptions true|false]',
+    flags: {
+      id: { kind: 'string', required: true },
+      suspended: { kind: 'boolean' },
+      'live-api': { kind: 'boolean' },
+      'amount-mode': { kind: 'boolean' },
+      'tax-calculation': { kind: 'boolean' },
+      subscriptions: { kind: 'boolean' },
+    },
+    run: (client, flags) => {
+      if (Object.keys(flags).length === 1) throw new UsageError('store:update needs at least one flag to change.');
+      return client.store.update.mutate({
+        id: text(flags.id),
+        suspended: bool(flags.suspended),
+        liveApi: bool(flags['live-api']),
+        amountMode: bool(flags['amount-mode']),
+        taxCalculation: bool(flags['tax-calculation']),
+        subscriptions: bool(flags.subscriptions),
+      });
+    },
+  },
+  'product:attach-license': {
+    usage: 'product:attach-license --id PRODUCT_ID',
+    flags: { id: { kind: 'string', required: true } },
+    run: (client, flags) => client.product.attachLicense.mutate({ id: text(flags.id) }),
+  },
+  'product:attach-file': {
+    usage: 'product:attach-file --id PRODUCT_ID --url URL',
+    flags: { id: { kind: 'string', required: true }, url: { kind: 'string', required: true } },
+    run: (client, flags) => client.product.attachFile.mutate({ id: text(flags.id), url: text(flags.url) }),
+  },
+};
+
+function usage(): string {
+  return ['Usage: npm run admin -- <command> [--flag value]', '', 'Commands:', ...Object.values(COMMANDS).map((c) => `  ${c.usage}`)].join('\n');
+}
+
+/** `--flag value` or `--flag=value`; a boolean flag alone means true. */
+function parseFlags(command: string, spec: Command, args: string[]): FlagValues {
+  const values: FlagValues = {};
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const match = /^--([a-z][a-z-]*)(?:=(.*))?$/s.exec(arg);
+    if (!match) throw new UsageError(`Unexpected argument "${arg}". Usage: ${spec.usage}`);
+    const name = match[1]!;
+    const flag = spec.flags[name];
+    if (!flag) throw new UsageError(`Unknown flag --${name} for ${command}. Usage: ${spec.usage}`);
+    if (name in values) throw new UsageError(`--${name} is given twice.`);
+    let value = match[2];
+    const next = args[i + 1];
+    if (value === undefined && next !== undefined && !next.startsWith('--')) {
+      value = next;
+      i++;
+    }
+    if (flag.kind === 'boolean') {
+      if (value === undefined || value === 'true') values[name] = true;
+      else if (value === 'false') values[name] = false;
+      else throw new UsageError(`--${name} takes true or false, not "${value}".`);
+    } else {
+      if (value === undefined || value === '') throw new UsageError(`--${name} needs a value. Usage: ${spec.usage}`);
+      values[name] = value;
+    }
+  }
+  for (const [name, flag] of Object.entries(spec.flags)) {
+    if (flag.required && values[name] === undefined) throw new UsageError(`--${name} is required. Usage: ${spec.usage}`);
+  }
+  return values;
+}
+
+/** ADMIN_TOKEN, else the token the service generated on its first start. */
+async function readAdminToken(): Promise<string> {
+  if (process.env.ADMIN_TOKEN) return process.env.ADMIN_TOKEN;
+  const file = path.resolve(process.env.DATA_DIR || '.data', ADMIN_TOKEN_FILE);
+  try {
+    const token = (await readFile(file, 'utf8')).trim();
+    if (token) return token;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  throw new Error(`No admin token: set ADMIN_TOKEN, or start the service once with \`npm start\` so that it writes ${file}.`);
+}
+
+/** Zod issues arrive as a JSON array in the message; one line per issue reads better. */
+function describeMessage(message: string): string {
+  try {
+    const issues: unknown = JSON.parse(message);
+    if (Array.isArray(issues)) {
+      return issues.map((issue: { path?: unknown[]; message?: string }) => `${issue.path?.length ? `${issue.path.join('.')}: ` : ''}${issue.message}`).join('; ');
+    }
+  } catch {
+    // A plain message.
+  }
+  return message;
+}
+
+function describeFailure(error: unknown, serviceUrl: string): string {
+  if (error instanceof TRPCClientError) {
+    const data = error.data as { code?: string; httpStatus?: number } | undefined;
+    if (data?.code === 'UNAUTHORIZED') {
+      return `The service at ${serviceUrl} refused the admin token (401). Use the ADMIN_TOKEN it runs with, or unset ADMIN_TOKEN to use the token file of its data dir.`;
+    }
+    if (data?.code) return `${data.code} (${data.httpStatus}): ${describeMessage(error.message)}`;
+    const cause = (error.cause as { cause?: { code?: string; message?: string } } | undefined)?.cause;
+    if (cause?.code) {
+      return `Cannot reach the service at ${serviceUrl} (${cause.code}). Is it running? Start it with \`npm start\`, or point SERVICE_URL at it.`;
+    }
+    return `Unexpected answer from ${serviceUrl}: ${error.message}`;
+  }
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stderr.write(`${usage()}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`Unknown command "${name}".\n\n${usage()}\n`);
+    return 2;
+  }
+  // Defaults to the local `npm start`, on the PORT it was started with.
+  const serviceUrl = (process.env.SERVICE_URL || `http://127.0.0.1:${process.env.PORT || 3000}`).replace(/\/+$/, '');
+  try {
+    const flags = parseFlags(name, command, args);
+    const token = await readAdminToken();
+    const client = createTRPCClient<AdminRouter>({
+      links: [httpLink({ url: `${serviceUrl}${ADMIN_ENDPOINT}`, headers: { authorization: `Bearer ${token}` } })],
+    });
+    const result = await command.run(client, flags);
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    process.stderr.write(`Error: ${describeFailure(error, serviceUrl)}\n`);
+    return error instanceof UsageError ? 2 : 1;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

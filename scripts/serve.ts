@@ -1,0 +1,112 @@
+/**
+ * The production server behind `npm start` (scripts/start.mjs runs it after building):
+ * migrations and bootstrap first, then Next behind a small node:http front.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import next from 'next';
+import { migrateDatabase, openDatabase } from '@/db/client';
+import { closeAppServices } from '@/server/app';
+import { bootstrapDemoStore, ensureSecrets, formatDemoStoreBanner } from '@/server/bootstrap';
+import { systemClock } from '@/server/clock';
+import { loadConfig } from '@/server/config';
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+const config = loadConfig();
+const trustProxy = process.env.TRUST_PROXY === 'true';
+
+// Route handlers (bundled by Next, in this process) read both from the environment.
+const secrets = await ensureSecrets(config);
+process.env.ADMIN_TOKEN = secrets.adminToken;
+process.env.AUTH_SECRET = secrets.authSecret;
+
+/**
+ * Per-IP rate limits read the first X-Forwarded-For entry (server/http/api-handler.ts), so a
+ * client must not choose it: it is the socket's address unless a trusted proxy in front sets it.
+ */
+function setClientAddress(req: IncomingMessage): void {
+  if (!trustProxy || req.headers['x-forwarded-for'] === undefined) {
+    req.headers['x-forwarded-for'] = req.socket.remoteAddress ?? 'unknown';
+  }
+}
+
+let handleReady: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+const server = createServer((req, res) => {
+  if (handleReady) return handleReady(req, res);
+  res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '1' });
+  res.end('Starting, try again in a moment.\n');
+});
+
+// The port is taken first: a second `npm start` then stops here, before it opens the data dir
+// that the running one owns (PGlite does not guard against two processes).
+await new Promise<void>((resolve, reject) => {
+  server.once('error', reject);
+  server.listen(config.port, () => resolve());
+}).catch((error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EADDRINUSE') throw error;
+  console.error(`Port ${config.port} is already in use (is the service running already?). Set PORT to use another.`);
+  process.exit(1);
+});
+
+/** Migrations and bootstrap, then Next; resolves once requests are served. */
+async function startApp() {
+  // PGlite allows one owner of its data dir: this connection is closed before Next starts, and
+  // the route handlers then open the app singleton (server/app.ts) lazily on their first request.
+  const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir, poolSize: 1 });
+  try {
+    await migrateDatabase(database, config.databaseUrl);
+    const demo = await bootstrapDemoStore({ db: database.db, clock: systemClock, maxProductsPerStore: config.maxProductsPerStore });
+    if (demo) console.log(formatDemoStoreBanner(demo, config.publicBaseUrl));
+  } finally {
+    await database.close();
+  }
+  if (stopping) return undefined;
+
+  const app = next({ dev: false, dir: process.cwd(), hostname: 'localhost', port: config.port });
+  await app.prepare();
+  const handle = app.getRequestHandler();
+  handleReady = (req, res) => {
+    setClientAddress(req);
+    handle(req, res).catch((error: unknown) => {
+      console.error(`${req.method} ${req.url} failed:`, error);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { type: 'api_error', code: 'internal_error', message: 'An internal error occurred.' } }));
+    });
+  };
+  console.log(`Payments service ready on http://localhost:${config.port} (database: ${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.pgliteDir}`})`);
+  return app;
+}
+
+let stopping = false;
+async function shutdown(signal: NodeJS.Signals): Promise<void> {
+  if (stopping) {
+    console.log(`${signal} again: exiting now.`);
+    process.exit(1);
+  }
+  stopping = true;
+  console.log(`${signal}: finishing requests in flight, then stopping.`);
+  // A signal during start-up waits for it, so that a migration is never cut off halfway.
+  const app = await starting.catch(() => undefined);
+  // Idle keep-alive sockets would hold close() open; busy ones get the grace period.
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+  await closed;
+  clearTimeout(grace);
+  try {
+    await app?.close();
+    await closeAppServices();
+  } catch (error) {
+    console.error('Error while stopping:', error);
+    process.exitCode = 1;
+  }
+  console.log('Stopped.');
+  // Timers Next keeps would otherwise hold the process open.
+  process.exit();
+}
+
+process.on('SIGINT', (signal) => void shutdown(signal));
+process.on('SIGTERM', (signal) => void shutdown(signal));
+
+const starting = startApp();
+await starting;

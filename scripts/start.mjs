@@ -1,0 +1,52 @@
+/**
+ * `npm start` (CONTRACT 1): builds when needed, then runs scripts/serve.ts in this process,
+ * which applies migrations, bootstraps and serves on PORT.
+ * Plain JavaScript because it runs before anything is compiled; tsx loads the TypeScript.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+process.env.NODE_ENV = 'production';
+const root = path.resolve(import.meta.dirname, '..');
+process.chdir(root);
+
+/** What the build does not read: changes here never call for a new build. */
+const IGNORED = new Set(['node_modules', '.next', '.data', 'test', 'scripts', 'coverage', 'test-results', 'next-env.d.ts']);
+const IGNORED_EXTENSIONS = new Set(['.md', '.tsbuildinfo', '.log']);
+
+function newestSourceTime(directory) {
+  let newest = 0;
+  for (const entry of readdirSync(directory, { withFileTypes: true })) {
+    if (entry.name.startsWith('.') || IGNORED.has(entry.name)) continue;
+    const full = path.join(directory, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSourceTime(full));
+    else if (entry.isFile() && !IGNORED_EXTENSIONS.has(path.extname(entry.name))) newest = Math.max(newest, statSync(full).mtimeMs);
+  }
+  return newest;
+}
+
+function buildReason() {
+  let built;
+  try {
+    built = statSync(path.join(root, '.next', 'BUILD_ID')).mtimeMs;
+  } catch {
+    return 'no production build yet';
+  }
+  return newestSourceTime(root) > built ? 'sources changed since the last build' : undefined;
+}
+
+const reason = buildReason();
+if (reason) {
+  console.log(`Building (${reason})…`);
+  const nextBin = createRequire(import.meta.url).resolve('next/dist/bin/next');
+  const build = spawnSync(process.execPath, [nextBin, 'build'], { stdio: 'inherit' });
+  if (build.status !== 0) {
+    console.error('The build failed; not starting.');
+    process.exit(build.status ?? 1);
+  }
+}
+
+const { tsImport } = await import('tsx/esm/api');
+await tsImport('./serve.ts', import.meta.url);

@@ -1,0 +1,82 @@
+import { TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import { ApiError } from '../errors';
+import { productSchema } from '../products/schemas';
+import { createRouter, publicProcedure } from '../trpc';
+import {
+  attachFileInput,
+  attachLicenseInput,
+  createdStoreSchema,
+  createStoreInput,
+  storeSchema,
+  updateStoreInput,
+} from './schemas';
+import {
+  attachFileAsOperator,
+  attachLicenseAsOperator,
+  createStoreAsOperator,
+  updateStoreAsOperator,
+  verifyAdminRequest,
+} from './service';
+
+const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  429: 'TOO_MANY_REQUESTS',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+/**
+ * Operator-only procedures. No OpenAPI meta, so they never appear in the public document.
+ * The per-IP limit comes first so that unauthenticated callers cannot flood the audit table.
+ */
+const adminProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  await ctx.rateLimits.consume('ip', ctx.request.ip).catch((error: unknown) => {
+    if (error instanceof ApiError) throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: error.message, cause: error });
+    throw error;
+  });
+  if (!(await verifyAdminRequest(ctx))) {
+    throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Send the operator token as `Authorization: Bearer <ADMIN_TOKEN>`.' });
+  }
+  const result = await next();
+  // Domain errors (e.g. resource_missing) keep their message and get the matching tRPC code.
+  if (!result.ok && result.error.cause instanceof ApiError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: TRPC_CODE_BY_STATUS[cause.status] ?? 'INTERNAL_SERVER_ERROR', message: cause.message, cause });
+  }
+  return result;
+});
+
+export const adminRouter = createRouter({
+  store: createRouter({
+    // store.create: a store with its four keys, returned this once.
+    create: adminProcedure
+      .input(createStoreInput)
+      .output(createdStoreSchema)
+      .mutation(({ ctx, input }) => createStoreAsOperator(ctx, input)),
+
+    // store.update: switch flags; authentication reads them on the next request.
+    update: adminProcedure
+      .input(updateStoreInput)
+      .output(storeSchema)
+      .mutation(({ ctx, input }) => updateStoreAsOperator(ctx, input)),
+  }),
+  product: createRouter({
+    // product.attachLicense: paid lines of this product issue license keys from now on.
+    attachLicense: adminProcedure
+      .input(attachLicenseInput)
+      .output(productSchema)
+      .mutation(({ ctx, input }) => attachLicenseAsOperator(ctx, input.id)),
+
+    // product.attachFile: set the delivery file; the url is never returned.
+    attachFile: adminProcedure
+      .input(attachFileInput)
+      .output(productSchema)
+      .mutation(({ ctx, input }) => attachFileAsOperator(ctx, input.id, input.url)),
+  }),
+});
+
+export type AdminRouter = typeof adminRouter;

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+
+/**
+ * The operator's admin router (CONTRACT 1). Inputs are camelCase tRPC arguments; outputs are the
+ * same JSON the public API uses (snake_case flags), as explicit allowlists.
+ */
+
+const storeId = z.string().min(1).max(255).describe('The store id, `acct_…`.');
+const productId = z.string().min(1).max(255).describe('The product id, `prod_…`, of any store.');
+
+function isAbsoluteHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+export const createStoreInput = z.strictObject({
+  name: z.string().trim().min(1).max(255),
+  amountMode: z.boolean().optional(),
+  taxCalculation: z.boolean().optional(),
+  subscriptions: z.boolean().optional(),
+});
+
+const storeFlagChanges = {
+  suspended: z.boolean().optional(),
+  liveApi: z.boolean().optional(),
+  amountMode: z.boolean().optional(),
+  taxCalculation: z.boolean().optional(),
+  subscriptions: z.boolean().optional(),
+};
+
+export const updateStoreInput = z
+  .strictObject({ id: storeId, ...storeFlagChanges })
+  .refine((input) => Object.keys(storeFlagChanges).some((flag) => input[flag as keyof typeof storeFlagChanges] !== undefined), {
+    message: 'Give at least one flag to change: suspended, liveApi, amountMode, taxCalculation or subscriptions.',
+  });
+
+export const attachLicenseInput = z.strictObject({ id: productId });
+
+export const attachFileInput = z.strictObject({
+  id: productId,
+  url: z.string().max(2048).refine(isAbsoluteHttpUrl, 'must be an absolute http(s) URL'),
+});
+
+export const storeSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  flags: z.object({
+    suspended: z.boolean(),
+    live_api: z.boolean(),
+    amount_mode: z.boolean(),
+    tax_calculation: z.boolean(),
+    subscriptions: z.boolean(),
+  }),
+  created: z.number().int(),
+});
+export type Store = z.infer<typeof storeSchema>;
+
+/** The only answer that ever carries the raw keys: they are stored as hashes. Fields in CONTRACT 1's order. */
+export const createdStoreSchema = z.object({
+  id: storeSchema.shape.id,
+  name: storeSchema.shape.name,
+  keys: z.object({ sk_test: z.string(), pk_test: z.string(), sk_live: z.string(), pk_live: z.string() }),
+  flags: storeSchema.shape.flags,
+  created: storeSchema.shape.created,
+});

@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import type { Database } from '@/db/client';
+import { stores } from '@/db/schema';
+import { ADMIN_TOKEN_FILE } from './admin/constants';
+import type { Clock } from './clock';
+import type { Config } from './config';
+import { randomBase62 } from './ids';
+import { attachLicense } from './products/operator-service';
+import { createProduct } from './products/service';
+import { createStore, type StoreKeys, type StoreView } from './stores/service';
+
+const AUTH_SECRET_FILE = 'auth-secret';
+
+export interface Secrets {
+  adminToken: string;
+  authSecret: string;
+}
+
+/**
+ * Reads a secret kept in the data dir, or creates it. The new value is written to a private
+ * temporary file and published with link(), which fails when the name exists: of two instances
+ * starting at once exactly one creates the file, and no reader ever sees it half written.
+ */
+async function readOrCreateSecret(dataDir: string, name: string, generate: () => string): Promise<string> {
+  const file = path.join(dataDir, name);
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const temporary = `${file}.${process.pid}.${randomBase62(8)}.tmp`;
+  await writeFile(temporary, `${generate()}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    await link(temporary, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await unlink(temporary);
+  }
+  return (await readFile(file, 'utf8')).trim();
+}
+
+/** The operator token and the session/link signing secret: from the env, else generated once (CONTRACT 1). */
+export async function ensureSecrets(config: Pick<Config, 'dataDir' | 'adminToken'>, env: Record<string, string | undefined> = process.env): Promise<Secrets> {
+  const adminToken = config.adminToken ?? (await readOrCreateSecret(config.dataDir, ADMIN_TOKEN_FILE, () => `adm_${randomBase62(40)}`));
+  const authSecret = env.AUTH_SECRET || (await readOrCreateSecret(config.dataDir, AUTH_SECRET_FILE, () => randomBytes(32).toString('base64url')));
+  return { adminToken, authSecret };
+}
+
+const DEMO_STORE_NAME = 'Demo Store';
+
+const DEMO_PRODUCTS = [
+  { name: 'Demo ebook', description: 'A downloadable book; each purchase issues a license key.', amount: 1999, license: true },
+  { name: 'Demo video course', description: 'Six hours of video lessons.', amount: 4900, license: false },
+  { name: 'Demo monthly membership', description: 'Billed every month.', amount: 999, mode: 'recurring', interval: 'month', license: false },
+] as const;
+
+/**
+ * On an empty database: the demo store with a few test-mode products. Returns its keys, which
+ * exist nowhere else (only hashes are stored), or undefined when the database already has stores.
+ * The transaction-scoped advisory lock makes a second instance starting at the same moment wait
+ * and then find the store, so exactly one demo store is ever created.
+ */
+export async function bootstrapDemoStore(deps: { db: Database; clock: Clock; maxProductsPerStore: number }): Promise<(StoreView & { keys: StoreKeys }) | undefined> {
+  return deps.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('payments-service:bootstrap'))`);
+    const [existing] = await tx.select({ id: stores.id }).from(stores).limit(1);
+    if (existing) return undefined;
+    const store = await createStore(tx, { name: DEMO_STORE_NAME });
+    const subject = {
+      storeId: store.id,
+      storeName: store.name,
+      livemode: false,
+      keyId: 'bootstrap',
+      keyKind: 'secret' as const,
+      flags: { suspended: false, liveApi: true, amountMode: false, taxCalculation: false, subscriptions: false },
+    };
+    for (const { license, ...product } of DEMO_PRODUCTS) {
+      const created = await createProduct({ db: tx, clock: deps.clock, maxProductsPerStore: deps.maxProductsPerStore }, subject, product);
+      if (license) await attachLicense({ db: tx, clock: deps.clock }, created.id);
+    }
+    return store;
+  });
+}
+
+/** The one place keys are ever printed: the demo store's, right after they were created. */
+export function formatDemoStoreBanner(store: StoreView & { keys: StoreKeys }, publicBaseUrl: string): string {
+  const rule = '─'.repeat(72);
+  return [
+    rule,
+    `Created "${store.name}" (${store.id}) with demo products. Its API keys, shown only this once:`,
+    '',
+    `  sk_test  ${store.keys.sk_test}`,
+    `  pk_test  ${store.keys.pk_test}`,
+    `  sk_live  ${store.keys.sk_live}`,
+    `  pk_live  ${store.keys.pk_live}`,
+    '',
+    `Try: curl ${publicBaseUrl}/api/v1/products -H "Authorization: Bearer ${store.keys.sk_test}"`,
+    rule,
+  ].join('\n');
+}

@@ -1,0 +1,187 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_ENDPOINT } from '@/server/admin/constants';
+import { createAdminHandler } from '@/server/admin/handler';
+import { randomBase62 } from '@/server/ids';
+import { uniqueSku } from '../support/factories';
+import { serveFetchHandler, useTestApi } from '../support/server';
+
+const api = useTestApi();
+const TOKEN = `adm_${randomBase62(40)}`;
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const TSX_CLI = createRequire(import.meta.url).resolve('tsx/cli');
+let serviceUrl = '';
+let closeAdmin: () => Promise<void> = async () => {};
+
+beforeAll(async () => {
+  const server = await serveFetchHandler(createAdminHandler(api.services, TOKEN));
+  serviceUrl = server.baseUrl;
+  closeAdmin = server.close;
+});
+afterAll(() => closeAdmin());
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** `npm run admin -- …` is `tsx scripts/admin.ts …`; run the same thing, asynchronously (the service lives in this process). */
+function runCli(args: string[], env: Record<string, string | undefined> = { SERVICE_URL: serviceUrl, ADMIN_TOKEN: TOKEN }): Promise<CliResult> {
+  const { ADMIN_TOKEN: _token, SERVICE_URL: _url, DATA_DIR: _dir, PORT: _port, ...inherited } = process.env;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [TSX_CLI, 'scripts/admin.ts', ...args], { cwd: ROOT, env: { ...inherited, ...env }, timeout: 30_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Success: exit 0, nothing on stderr, exactly one JSON object on stdout. */
+function expectJson(result: CliResult): any {
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  const parsed = JSON.parse(result.stdout);
+  expect(typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)).toBe(true);
+  return parsed;
+}
+
+/** Failure: the given exit code, nothing on stdout, the reason on stderr. */
+function expectFailure(result: CliResult, code: number, message: RegExp) {
+  expect(result.stdout).toBe('');
+  expect(result.code).toBe(code);
+  expect(result.stderr).toMatch(message);
+}
+
+const defaultFlags = { suspended: false, live_api: true, amount_mode: false, tax_calculation: false, subscriptions: false };
+
+describe('npm run admin (CONTRACT 1)', { timeout: 60_000 }, () => {
+  it('store:create prints id, name, keys and flags; the keys work', async () => {
+    const store = expectJson(await runCli(['store:create', '--name', 'Acme Books']));
+    expect(store).toEqual({
+      id: expect.stringMatching(/^acct_/),
+      name: 'Acme Books',
+      keys: {
+        sk_test: expect.stringMatching(/^sk_test_[0-9A-Za-z]{32}$/),
+        pk_test: expect.stringMatching(/^pk_test_[0-9A-Za-z]{32}$/),
+        sk_live: expect.stringMatching(/^sk_live_[0-9A-Za-z]{32}$/),
+        pk_live: expect.stringMatching(/^pk_live_[0-9A-Za-z]{32}$/),
+      },
+      flags: defaultFlags,
+      created: expect.any(Number),
+    });
+    const listed = await api.request('POST', '/api/v1/products', { key: store.keys.sk_test, body: { name: 'Ebook', amount: 1999, sku: uniqueSku() } });
+    expect(listed.status).toBe(201);
+  });
+
+  it('store:create --amount-mode --tax-calculation --subscriptions (also --flag=value) sets those flags', async () => {
+    const store = expectJson(await runCli(['store:create', '--name=Flags', '--amount-mode', '--tax-calculation', '--subscriptions=true']));
+    expect(store.flags).toEqual({ ...defaultFlags, amount_mode: true, tax_calculation: true, subscriptions: true });
+  });
+
+  it('store:update switches flags with true|false, which take effect on the public API', async () => {
+    const store = expectJson(await runCli(['store:create', '--name', 'Update me']));
+    const updated = expectJson(await runCli(['store:update', '--id', store.id, '--suspended', 'true', '--live-api', 'false', '--amount-mode', 'true', '--tax-calculation', 'true', '--subscriptions', 'true']));
+    expect(updated).toEqual({
+      id: store.id,
+      name: 'Update me',
+      flags: { suspended: true, live_api: false, amount_mode: true, tax_calculation: true, subscriptions: true },
+      created: store.created,
+    });
+    const live = await api.request('GET', '/api/v1/products/prod_live_000000000000000000000000', { key: store.keys.sk_live });
+    expect(live.status).toBe(403);
+    expect(live.body.error.code).toBe('account_suspended');
+
+    const resumed = expectJson(await runCli(['store:update', '--id', store.id, '--suspended', 'false']));
+    expect(resumed.flags).toEqual({ suspended: false, live_api: false, amount_mode: true, tax_calculation: true, subscriptions: true });
+    const disabled = await api.request('GET', '/api/v1/products/prod_live_000000000000000000000000', { key: store.keys.sk_live });
+    expect(disabled.status).toBe(403);
+    expect(disabled.body.error.code).toBe('capability_disabled');
+  });
+
+  it('product:attach-license and product:attach-file print the product; the url is never printed', async () => {
+    const store = expectJson(await runCli(['store:create', '--name', 'Products']));
+    const created = await api.request('POST', '/api/v1/products', { key: store.keys.sk_test, body: { name: 'Ebook', amount: 1999, sku: uniqueSku() } });
+    const licensed = expectJson(await runCli(['product:attach-license', '--id', created.body.id]));
+    expect(licensed).toEqual({ ...created.body, has_license: true, updated: expect.any(Number) });
+    const url = 'https://files.example.com/private/book.pdf';
+    const result = await runCli(['product:attach-file', '--id', created.body.id, '--url', url]);
+    const withFile = expectJson(result);
+    expect(withFile).toEqual({ ...created.body, has_license: true, has_file: true, updated: expect.any(Number) });
+    expect(result.stdout).not.toContain('files.example.com');
+  });
+
+  it('reads the token the service generated in DATA_DIR when ADMIN_TOKEN is unset', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'admin-cli-'));
+    try {
+      await writeFile(path.join(dataDir, 'admin-token'), `${TOKEN}\n`, { mode: 0o600 });
+      const store = expectJson(await runCli(['store:create', '--name', 'From file'], { SERVICE_URL: serviceUrl, DATA_DIR: dataDir }));
+      expect(store.name).toBe('From file');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('SERVICE_URL defaults to 127.0.0.1 on PORT', async () => {
+    const port = new URL(serviceUrl).port;
+    const store = expectJson(await runCli(['store:create', '--name', 'Default url'], { PORT: port, ADMIN_TOKEN: TOKEN }));
+    expect(store.name).toBe('Default url');
+  });
+});
+
+describe('npm run admin failures: non-zero exit, stderr, nothing on stdout', { timeout: 60_000 }, () => {
+  it('bad command lines exit 2', async () => {
+    const cases: [string[], RegExp][] = [
+      [[], /Usage: npm run admin -- <command>/],
+      [['store:delete', '--id', 'x'], /Unknown command "store:delete"/],
+      [['store:create'], /--name is required/],
+      [['store:create', '--name'], /--name needs a value/],
+      [['store:create', '--name', 'X', '--colour', 'red'], /Unknown flag --colour/],
+      [['store:create', '--name', 'X', 'extra'], /Unexpected argument "extra"/],
+      [['store:update', '--id', 'acct_x', '--suspended', 'maybe'], /--suspended takes true or false, not "maybe"/],
+      [['store:update', '--id', 'acct_x'], /at least one flag/],
+      [['store:update', '--id', 'a', '--id', 'b', '--suspended', 'true'], /--id is given twice/],
+      [['product:attach-file', '--id', 'prod_test_x'], /--url is required/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => runCli(args)));
+    results.forEach((result, i) => expectFailure(result, 2, cases[i]![1]));
+  });
+
+  it('wrong token → exit 1 naming the 401', async () => {
+    expectFailure(await runCli(['store:create', '--name', 'X'], { SERVICE_URL: serviceUrl, ADMIN_TOKEN: 'adm_wrong' }), 1, /refused the admin token \(401\)/);
+  });
+
+  it('no token anywhere → exit 1 saying how to get one', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'admin-cli-'));
+    try {
+      expectFailure(await runCli(['store:create', '--name', 'X'], { SERVICE_URL: serviceUrl, DATA_DIR: dataDir }), 1, /No admin token: set ADMIN_TOKEN, or start the service once/);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('service down → exit 1 saying it cannot be reached', async () => {
+    const down = await serveFetchHandler(async () => new Response('unused'));
+    await down.close();
+    expectFailure(await runCli(['store:create', '--name', 'X'], { SERVICE_URL: down.baseUrl, ADMIN_TOKEN: TOKEN }), 1, new RegExp(`Cannot reach the service at ${down.baseUrl} \\(ECONNREFUSED\\)`));
+  });
+
+  it('something else at SERVICE_URL → exit 1', async () => {
+    const other = await serveFetchHandler(async () => new Response('<html>not here</html>', { status: 404, headers: { 'content-type': 'text/html' } }));
+    try {
+      expectFailure(await runCli(['store:create', '--name', 'X'], { SERVICE_URL: other.baseUrl, ADMIN_TOKEN: TOKEN }), 1, new RegExp(`Unexpected answer from ${other.baseUrl}`));
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('errors of the service → exit 1 with its code and message', async () => {
+    expectFailure(await runCli(['store:update', '--id', 'acct_missing', '--suspended', 'true']), 1, /NOT_FOUND \(404\): No store with id 'acct_missing'\./);
+    expectFailure(await runCli(['product:attach-license', '--id', 'prod_test_missing']), 1, /NOT_FOUND \(404\): No product with id 'prod_test_missing' in any store\./);
+    expectFailure(await runCli(['product:attach-file', '--id', 'prod_test_missing', '--url', 'ftp://x/y']), 1, /BAD_REQUEST \(400\): url: must be an absolute http\(s\) URL/);
+    expectFailure(await runCli(['store:create', '--name', '   ']), 1, /BAD_REQUEST \(400\): name: /);
+  });
+});
