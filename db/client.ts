@@ -21,7 +21,7 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-export const MIGRATIONS_FOLDER = path.join(process.cwd(), 'db', 'migrations');
+export const MIGRATIONS_FOLDER = path.join(/* turbopackIgnore: true */ process.cwd(), 'db', 'migrations');
 
 /**
  * A real PostgreSQL when `url` is given, otherwise embedded PGlite in `pgliteDir`

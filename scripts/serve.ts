@@ -22,12 +22,14 @@ process.env.AUTH_SECRET = secrets.authSecret;
 
 /**
  * Per-IP rate limits read the first X-Forwarded-For entry (server/http/api-handler.ts), so a
- * client must not choose it: it is the socket's address unless a trusted proxy in front sets it.
+ * client must not choose it. Without a trusted proxy it is the socket's address. Behind one, it
+ * is the last entry: the address the proxy itself appended (earlier entries are the client's own
+ * words, e.g. nginx's $proxy_add_x_forwarded_for keeps whatever the client sent).
  */
 function setClientAddress(req: IncomingMessage): void {
-  if (!trustProxy || req.headers['x-forwarded-for'] === undefined) {
-    req.headers['x-forwarded-for'] = req.socket.remoteAddress ?? 'unknown';
-  }
+  const forwarded = req.headers['x-forwarded-for'];
+  const appendedByProxy = trustProxy ? String(forwarded ?? '').split(',').pop()?.trim() : undefined;
+  req.headers['x-forwarded-for'] = appendedByProxy || req.socket.remoteAddress || 'unknown';
 }
 
 let handleReady: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;

@@ -32,13 +32,14 @@ function positiveInt(value: string | undefined, fallback: number, name: string):
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const port = positiveInt(env.PORT, 3000, 'PORT');
-  const dataDir = path.resolve(env.DATA_DIR || '.data');
+  // turbopackIgnore: these are run-time locations, not files for the build to trace.
+  const dataDir = path.resolve(/* turbopackIgnore: true */ env.DATA_DIR || '.data');
   return {
     port,
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
     databaseUrl: env.DATABASE_URL || undefined,
     dataDir,
-    pgliteDir: path.resolve(env.PGLITE_DIR || path.join(dataDir, 'pglite')),
+    pgliteDir: path.resolve(/* turbopackIgnore: true */ env.PGLITE_DIR || path.join(dataDir, 'pglite')),
     subscriptionsEnabled: env.SUBSCRIPTIONS_ENABLED === 'true' || env.SUBSCRIPTIONS_ENABLED === '1',
     adminToken: env.ADMIN_TOKEN || undefined,
     rateLimits: {
