@@ -21,7 +21,7 @@ process.env.ADMIN_TOKEN = secrets.adminToken;
 process.env.AUTH_SECRET = secrets.authSecret;
 
 /**
- * Per-IP rate limits read the first X-Forwarded-For entry (server/http/api-handler.ts), so a
+ * Per-IP rate limits read the first X-Forwarded-For entry (clientIp in server/context.ts), so a
  * client must not choose it. Without a trusted proxy it is the socket's address. Behind one, it
  * is the last entry: the address the proxy itself appended (earlier entries are the client's own
  * words, e.g. nginx's $proxy_add_x_forwarded_for keeps whatever the client sent).

@@ -2,6 +2,7 @@ import type { Database } from '@/db/client';
 import type { Clock } from './clock';
 import type { Config } from './config';
 import type { ApiError } from './errors';
+import { randomBase62 } from './ids';
 import type { RateLimits } from './rate-limit/service';
 
 /** Long-lived dependencies, built once per process (or per test file). */
@@ -34,4 +35,24 @@ export interface Context extends Services {
 /** Pure context construction, so tests can build one without HTTP. */
 export function createContextInner(services: Services, request: RequestState): Context {
   return { ...services, request };
+}
+
+/** The first address in `X-Forwarded-For`: the service's own front server sets it (scripts/serve.ts). */
+export function clientIp(headers: Headers): string {
+  return headers.get('x-forwarded-for')?.split(',')[0]?.trim() || 'unknown';
+}
+
+/** A new request's state, before any procedure has run. */
+export function createRequestState(request: Request): RequestState {
+  return {
+    id: `req_${randomBase62(16)}`,
+    ip: clientIp(request.headers),
+    method: request.method,
+    path: new URL(request.url).pathname,
+    headers: request.headers,
+    body: undefined,
+    successStatus: undefined,
+    error: undefined,
+    responseHeaders: {},
+  };
 }

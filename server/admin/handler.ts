@@ -1,8 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
-import { createContextInner, type RequestState, type Services } from '../context';
-import { clientIp } from '../http/api-handler';
-import { randomBase62 } from '../ids';
+import { createContextInner, createRequestState, type Services } from '../context';
 import { ADMIN_ENDPOINT } from './constants';
 import { adminRouter } from './router';
 
@@ -16,18 +14,7 @@ const MAX_ADMIN_BODY_BYTES = 16 * 1024;
 export function createAdminHandler(services: Services, adminToken: string | undefined): (request: Request) => Promise<Response> {
   const adminServices: Services = { ...services, config: { ...services.config, adminToken } };
   return (request) => {
-    const url = new URL(request.url);
-    const state: RequestState = {
-      id: `req_${randomBase62(16)}`,
-      ip: clientIp(request.headers),
-      method: request.method,
-      path: url.pathname,
-      headers: request.headers,
-      body: undefined,
-      successStatus: undefined,
-      error: undefined,
-      responseHeaders: {},
-    };
+    const state = createRequestState(request);
     return fetchRequestHandler({
       endpoint: ADMIN_ENDPOINT,
       req: request,

@@ -3,20 +3,14 @@ import { TRPCError } from '@trpc/server';
 import { createOpenApiNodeHttpHandler, forEachOpenApiProcedure, getPathRegExp, normalizePath, type OpenApiProcedureRecord } from 'trpc-to-openapi';
 import { recordAudit } from '../audit/service';
 import { authenticateRequest, keyHint, type KeyAcceptance } from '../auth/service';
-import { createContextInner, type RequestState, type Services } from '../context';
+import { createContextInner, createRequestState, type RequestState, type Services } from '../context';
 import { ApiError } from '../errors';
-import { randomBase62 } from '../ids';
 import { appRouter } from '../router';
 import type { ApiMeta } from '../trpc';
 import { readJsonBody } from './body';
 import { apiErrorFromZod } from './zod-errors';
 
 export const API_PREFIX = '/api/v1';
-
-/** The first address in `X-Forwarded-For`: the service's own front server sets it (see scripts/serve.ts). */
-export function clientIp(headers: Headers): string {
-  return headers.get('x-forwarded-for')?.split(',')[0]?.trim() || 'unknown';
-}
 
 const QUERY_KEY_NAMES = new Set(['api_key', 'apikey', 'key']);
 
@@ -112,17 +106,7 @@ export function createApiHandler(services: Services): (request: Request) => Prom
 
   return async function handleApiRequest(request: Request): Promise<Response> {
     const url = new URL(request.url);
-    const state: RequestState = {
-      id: `req_${randomBase62(16)}`,
-      ip: clientIp(request.headers),
-      method: request.method,
-      path: url.pathname,
-      headers: request.headers,
-      body: undefined,
-      successStatus: undefined,
-      error: undefined,
-      responseHeaders: {},
-    };
+    const state = createRequestState(request);
     try {
       // First, so that nothing (not even an audited refusal) is free of the per-IP limit.
       await services.rateLimits.consume('ip', state.ip);
