@@ -2,11 +2,14 @@ import { migrateDatabase, openDatabase, type DatabaseHandle } from '@/db/client'
 import { systemClock } from './clock';
 import { loadConfig, type Config } from './config';
 import type { Services } from './context';
+import { ensureSecrets } from './bootstrap';
 import { createApiHandler } from './http/api-handler';
 import { createRateLimits } from './rate-limit/service';
 
 /** Opens the database, applies migrations and wires the services of one process. */
-export async function createServices(config: Config): Promise<{ services: Services; database: DatabaseHandle }> {
+export async function createServices(configured: Config): Promise<{ services: Services; database: DatabaseHandle }> {
+  // Hosted links and client secrets are signed with AUTH_SECRET, generated once when unset.
+  const config = configured.authSecret ? configured : { ...configured, authSecret: (await ensureSecrets(configured)).authSecret };
   const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
   await migrateDatabase(database, config.databaseUrl);
   const rateLimits = createRateLimits(config.rateLimits, database.driver === 'postgres' ? { db: database.db } : undefined);

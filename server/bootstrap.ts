@@ -77,6 +77,7 @@ export async function bootstrapDemoStore(deps: { db: Database; clock: Clock; max
       livemode: false,
       keyId: 'bootstrap',
       keyKind: 'secret' as const,
+      testClockOffsetSeconds: 0,
       flags: { suspended: false, liveApi: true, amountMode: false, taxCalculation: false, subscriptions: false },
     };
     for (const { license, ...product } of DEMO_PRODUCTS) {

@@ -8,3 +8,16 @@ export const systemClock: Clock = { now: () => new Date() };
 export function epochSeconds(date: Date): number {
   return Math.floor(date.getTime() / 1000);
 }
+
+/** What a store's clock depends on: test mode reads the store's test clock (CONTRACT 3). */
+export interface ClockScope {
+  livemode: boolean;
+  testClockOffsetSeconds: number;
+}
+
+/** The clock of one store and environment: wall time in live mode, the test clock in test mode. */
+export function storeClock(clock: Clock, scope: ClockScope): Clock {
+  if (scope.livemode || scope.testClockOffsetSeconds === 0) return clock;
+  const offsetMs = scope.testClockOffsetSeconds * 1000;
+  return { now: () => new Date(clock.now().getTime() + offsetMs) };
+}

@@ -18,6 +18,8 @@ export interface Config {
   pgliteDir: string;
   subscriptionsEnabled: boolean;
   adminToken: string | undefined;
+  /** Signs hosted-page links and derives client secrets; generated into DATA_DIR when unset (server/bootstrap.ts). */
+  authSecret: string | undefined;
   rateLimits: RateLimitConfig;
   /** CONTRACT 3: at most this many products per store and environment. */
   maxProductsPerStore: number;
@@ -42,6 +44,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     pgliteDir: path.resolve(/* turbopackIgnore: true */ env.PGLITE_DIR || path.join(dataDir, 'pglite')),
     subscriptionsEnabled: env.SUBSCRIPTIONS_ENABLED === 'true' || env.SUBSCRIPTIONS_ENABLED === '1',
     adminToken: env.ADMIN_TOKEN || undefined,
+    authSecret: env.AUTH_SECRET || undefined,
     rateLimits: {
       perIp: positiveInt(env.RATE_LIMIT_PER_IP, 200, 'RATE_LIMIT_PER_IP'),
       perKey: positiveInt(env.RATE_LIMIT_PER_KEY, 100, 'RATE_LIMIT_PER_KEY'),

@@ -4,3 +4,6 @@ export * from './licenses';
 export * from './subscriptions';
 export * from './audit';
 export * from './rate-limits';
+export * from './customers';
+export * from './orders';
+export * from './checkout';

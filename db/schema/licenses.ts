@@ -17,6 +17,7 @@ export const licenseKeys = pgTable(
     livemode: boolean('livemode').notNull(),
     productId: text('product_id').references(() => products.id, { onDelete: 'set null' }),
     orderId: text('order_id'),
+    orderLineId: text('order_line_id'),
     key: text('key').notNull().unique(),
     createdAt: timestamptz('created_at').notNull(),
     revokedAt: timestamptz('revoked_at'),

@@ -1,4 +1,4 @@
-import { boolean, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestamptz } from './columns';
 
 /** A merchant account. Its flags are switched by the operator (admin router / CLI). */
@@ -10,6 +10,8 @@ export const stores = pgTable('stores', {
   amountMode: boolean('amount_mode').notNull().default(false),
   taxCalculation: boolean('tax_calculation').notNull().default(false),
   subscriptions: boolean('subscriptions').notNull().default(false),
+  /** The store's test clock (CONTRACT 3): test-mode time is wall time plus this offset. */
+  testClockOffsetSeconds: integer('test_clock_offset_seconds').notNull().default(0),
   createdAt: timestamptz('created_at').notNull().defaultNow(),
   updatedAt: timestamptz('updated_at').notNull().defaultNow(),
 });

@@ -22,6 +22,8 @@ export interface Subject {
   livemode: boolean;
   keyId: string;
   keyKind: KeyKind;
+  /** The store's test clock offset; read with storeClock() (server/clock.ts). */
+  testClockOffsetSeconds: number;
   flags: StoreFlags;
 }
 
@@ -86,6 +88,7 @@ export async function authenticateRequest(ctx: Context, accept: KeyAcceptance): 
       amountMode: stores.amountMode,
       taxCalculation: stores.taxCalculation,
       subscriptions: stores.subscriptions,
+      testClockOffsetSeconds: stores.testClockOffsetSeconds,
     })
     .from(apiKeys)
     .innerJoin(stores, eq(stores.id, apiKeys.storeId))
@@ -100,6 +103,7 @@ export async function authenticateRequest(ctx: Context, accept: KeyAcceptance): 
     livemode: row.livemode,
     keyId: row.keyId,
     keyKind: row.kind,
+    testClockOffsetSeconds: row.testClockOffsetSeconds,
     flags: {
       suspended: row.suspended,
       liveApi: row.liveApi,

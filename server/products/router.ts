@@ -1,3 +1,5 @@
+import type { Subject } from '../auth/service';
+import { storeClock } from '../clock';
 import type { Context } from '../context';
 import { ApiError } from '../errors';
 import { createRouter, secretKeyProcedure } from '../trpc';
@@ -15,7 +17,11 @@ import { createProduct, deleteProduct, getProduct, listProducts, updateProduct, 
 
 const TAGS = ['Products'];
 
-const deps = (ctx: Context): ProductDeps => ({ db: ctx.db, clock: ctx.clock, maxProductsPerStore: ctx.config.maxProductsPerStore });
+const deps = (ctx: Context & { subject: Subject }): ProductDeps => ({
+  db: ctx.db,
+  clock: storeClock(ctx.clock, ctx.subject),
+  maxProductsPerStore: ctx.config.maxProductsPerStore,
+});
 
 /**
  * trpc-to-openapi lays the path `id` over the body's fields, so an `id` in the body would vanish

@@ -78,6 +78,7 @@ export function useTestApi(overrides: Partial<Config> = {}): TestApi {
     const config: Config = {
       ...base,
       databaseUrl: database.url,
+      authSecret: 'test-auth-secret',
       rateLimits: { perIp: 100_000, perKey: 100_000, productWritesPerKey: 100_000, windowSeconds: 1 },
       ...overrides,
     };

@@ -1,0 +1,99 @@
+import { boolean, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { timestamptz } from './columns';
+import { customers } from './customers';
+import { orders } from './orders';
+import { stores } from './stores';
+
+export type CheckoutStatus = 'open' | 'complete' | 'expired';
+export type PaymentStatus = 'unpaid' | 'paid' | 'failed';
+
+/** Checkout sessions (spec 2.7, 3.4). Amounts and lines live on the session's order. */
+export const checkoutSessions = pgTable(
+  'checkout_sessions',
+  {
+    id: text('id').primaryKey(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    livemode: boolean('livemode').notNull(),
+    status: text('status').$type<CheckoutStatus>().notNull(),
+    paymentStatus: text('payment_status').$type<PaymentStatus>().notNull(),
+    /** SHA-256 of the client secret; the secret itself is derived again for idempotent replays. */
+    clientSecretHash: text('client_secret_hash').notNull(),
+    orderId: text('order_id')
+      .notNull()
+      .references(() => orders.id),
+    mode: text('mode').$type<'price' | 'line_items' | 'amount'>().notNull(),
+    quantity: integer('quantity').notNull(),
+    priceId: text('price_id'),
+    productId: text('product_id'),
+    description: text('description'),
+    amountSubtotal: integer('amount_subtotal').notNull(),
+    amountTax: integer('amount_tax').notNull(),
+    amountTotal: integer('amount_total').notNull(),
+    customerEmail: text('customer_email'),
+    customerId: text('customer_id').references(() => customers.id),
+    successUrl: text('success_url'),
+    cancelUrl: text('cancel_url'),
+    /** `json`, not `jsonb`: metadata is echoed verbatim, key order included (notes/performance.md). */
+    metadata: json('metadata').$type<Record<string, string>>().notNull(),
+    /** Hosted-page payment attempts so far (per-session limit, 429 too_many_attempts). */
+    attemptCount: integer('attempt_count').notNull().default(0),
+    failureCode: text('failure_code'),
+    createdAt: timestamptz('created_at').notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
+    completedAt: timestamptz('completed_at'),
+  },
+  (t) => [index('checkout_sessions_store_idx').on(t.storeId, t.livemode, t.createdAt)],
+);
+
+export type PaymentAttemptStatus = 'processing' | 'succeeded' | 'declined' | 'unknown';
+
+/**
+ * Every charge sent to the gateway, written before the call with a deterministic idempotency
+ * key (`charge:<session id>:<attempt>`), so a crash or timeout between the call and the commit
+ * is reconciled against the gateway instead of charging twice.
+ */
+export const paymentAttempts = pgTable(
+  'payment_attempts',
+  {
+    id: text('id').primaryKey(),
+    checkoutSessionId: text('checkout_session_id')
+      .notNull()
+      .references(() => checkoutSessions.id, { onDelete: 'cascade' }),
+    storeId: text('store_id').notNull(),
+    livemode: boolean('livemode').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    amount: integer('amount').notNull(),
+    status: text('status').$type<PaymentAttemptStatus>().notNull(),
+    failureCode: text('failure_code'),
+    cardBrand: text('card_brand'),
+    cardLast4: text('card_last4'),
+    gatewayPaymentId: text('gateway_payment_id'),
+    createdAt: timestamptz('created_at').notNull(),
+    updatedAt: timestamptz('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('payment_attempts_idempotency_unique').on(t.idempotencyKey),
+    index('payment_attempts_session_idx').on(t.checkoutSessionId),
+  ],
+);
+
+/**
+ * Idempotency records of create operations, per store and environment, kept at least 24 hours.
+ * The primary key makes racing requests with one key wait for the first and then replay it.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    storeId: text('store_id').notNull(),
+    livemode: boolean('livemode').notNull(),
+    operation: text('operation').notNull(),
+    key: text('key').notNull(),
+    /** SHA-256 of the canonical request (body, metadata included). */
+    requestHash: text('request_hash').notNull(),
+    resourceId: text('resource_id').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.storeId, t.livemode, t.operation, t.key] }), index('idempotency_keys_created_idx').on(t.createdAt)],
+);

@@ -1,0 +1,28 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { timestamptz } from './columns';
+import { stores } from './stores';
+
+/**
+ * Customers, created or matched by email within one store and environment when a payment
+ * settles (CONTRACT 3). Deleting one keeps the row (orders point at it) but frees its email.
+ */
+export const customers = pgTable(
+  'customers',
+  {
+    id: text('id').primaryKey(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    livemode: boolean('livemode').notNull(),
+    /** Lower-cased, so matching by email is case-insensitive. */
+    email: text('email').notNull(),
+    name: text('name'),
+    createdAt: timestamptz('created_at').notNull(),
+    deletedAt: timestamptz('deleted_at'),
+  },
+  (t) => [
+    uniqueIndex('customers_email_unique').on(t.storeId, t.livemode, t.email).where(sql`${t.deletedAt} is null`),
+    index('customers_store_idx').on(t.storeId, t.livemode),
+  ],
+);

@@ -1,0 +1,86 @@
+import { boolean, check, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { timestamptz } from './columns';
+import { customers } from './customers';
+import { products } from './products';
+import { stores } from './stores';
+
+export type OrderStatus = 'pending' | 'paid' | 'partially_refunded' | 'refunded';
+
+/** One order per checkout session (CONTRACT 3): `pending` until paid. Amounts in cents. */
+export const orders = pgTable(
+  'orders',
+  {
+    id: text('id').primaryKey(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    livemode: boolean('livemode').notNull(),
+    status: text('status').$type<OrderStatus>().notNull(),
+    customerId: text('customer_id').references(() => customers.id),
+    customerEmail: text('customer_email'),
+    amountSubtotal: integer('amount_subtotal').notNull(),
+    amountTax: integer('amount_tax').notNull(),
+    amountTotal: integer('amount_total').notNull(),
+    amountRefunded: integer('amount_refunded').notNull().default(0),
+    /** Card brand and last 4 only: card numbers are never stored. */
+    cardBrand: text('card_brand'),
+    cardLast4: text('card_last4'),
+    gatewayPaymentId: text('gateway_payment_id'),
+    createdAt: timestamptz('created_at').notNull(),
+    paidAt: timestamptz('paid_at'),
+  },
+  (t) => [
+    index('orders_store_idx').on(t.storeId, t.livemode, t.createdAt),
+    index('orders_customer_idx').on(t.customerId),
+    check('orders_refund_within_total', sql`${t.amountRefunded} >= 0 and ${t.amountRefunded} <= ${t.amountTotal}`),
+  ],
+);
+
+/** The lines of an order, priced and taxed when the session was created (a snapshot of the catalog). */
+export const orderLines = pgTable(
+  'order_lines',
+  {
+    id: text('id').primaryKey(),
+    orderId: text('order_id')
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    /** Detached (null) when the product is deleted (spec 4.1). */
+    productId: text('product_id').references(() => products.id, { onDelete: 'set null' }),
+    priceId: text('price_id'),
+    description: text('description').notNull(),
+    quantity: integer('quantity').notNull(),
+    unitAmount: integer('unit_amount').notNull(),
+    amountSubtotal: integer('amount_subtotal').notNull(),
+    amountTax: integer('amount_tax').notNull(),
+    amountTotal: integer('amount_total').notNull(),
+    taxRate: integer('tax_rate'),
+    taxInclusive: boolean('tax_inclusive').notNull(),
+    /** Whether license keys are issued for this line when paid (the product's flag at sale time). */
+    hasLicense: boolean('has_license').notNull(),
+  },
+  (t) => [index('order_lines_order_idx').on(t.orderId, t.position)],
+);
+
+export type RefundStatus = 'succeeded' | 'pending' | 'failed';
+
+/** Refunds of paid orders, full or partial up to what remains (CONTRACT 3). */
+export const refunds = pgTable(
+  'refunds',
+  {
+    id: text('id').primaryKey(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    livemode: boolean('livemode').notNull(),
+    orderId: text('order_id')
+      .notNull()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    amount: integer('amount').notNull(),
+    status: text('status').$type<RefundStatus>().notNull(),
+    gatewayRefundId: text('gateway_refund_id'),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (t) => [index('refunds_order_idx').on(t.orderId), check('refunds_amount_positive', sql`${t.amount} > 0`)],
+);

@@ -1,0 +1,66 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { ApiError } from '../errors';
+import { sha256Hex, digestsEqual } from '../ids';
+
+/** The key behind every signature; createServices() always resolves one (server/app.ts). */
+export function signingSecret(config: { authSecret: string | undefined }): string {
+  if (!config.authSecret) throw new ApiError('internal_error', 'The service has no AUTH_SECRET to sign links with.');
+  return config.authSecret;
+}
+
+function hmac(secret: string, message: string): Buffer {
+  return createHmac('sha256', secret).update(message).digest();
+}
+
+/**
+ * `cs_…_secret_<random>` (CONTRACT 2). Derived from the session id under the server key, so an
+ * idempotent replay can return the original secret while only its SHA-256 is stored
+ * (notes/performance.md).
+ */
+export function clientSecretFor(secret: string, sessionId: string): string {
+  return `${sessionId}_secret_${hmac(secret, `client_secret:${sessionId}`).toString('base64url').replace(/[-_]/g, '').slice(0, 32)}`;
+}
+
+export function clientSecretHash(clientSecret: string): string {
+  return sha256Hex(clientSecret);
+}
+
+/** Constant-time check of a presented client secret against the stored hash. */
+export function clientSecretMatches(presented: string, storedHash: string): boolean {
+  return digestsEqual(sha256Hex(presented), storedHash);
+}
+
+export type LinkPurpose = 'checkout' | 'subscription_checkout';
+
+const LINK_PATHS: Record<LinkPurpose, string> = { checkout: '/checkout', subscription_checkout: '/subscribe' };
+
+function linkSignature(secret: string, purpose: LinkPurpose, id: string, expires: number): string {
+  return hmac(secret, `${purpose}:${id}:${expires}`).toString('base64url');
+}
+
+/** A hosted-page URL, signed (HMAC-SHA256) and valid until `expires` (epoch seconds). */
+export function signedLink(baseUrl: string, secret: string, purpose: LinkPurpose, id: string, expires: number): string {
+  const signature = linkSignature(secret, purpose, id, expires);
+  return `${baseUrl}${LINK_PATHS[purpose]}/${encodeURIComponent(id)}?expires=${expires}&signature=${signature}`;
+}
+
+export type LinkCheck = 'valid' | 'invalid' | 'expired';
+
+/**
+ * Verifies a hosted link: the signature first (a tampered id or expiry fails it), then the
+ * expiry against the store's clock in epoch seconds.
+ */
+export function checkLink(
+  secret: string,
+  purpose: LinkPurpose,
+  id: string,
+  expires: string | undefined,
+  signature: string | undefined,
+  nowSeconds: number,
+): LinkCheck {
+  if (expires === undefined || signature === undefined || !/^\d{1,12}$/.test(expires)) return 'invalid';
+  const expected = Buffer.from(linkSignature(secret, purpose, id, Number(expires)));
+  const presented = Buffer.from(signature);
+  if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) return 'invalid';
+  return nowSeconds >= Number(expires) ? 'expired' : 'valid';
+}
