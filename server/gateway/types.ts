@@ -1,0 +1,76 @@
+/**
+ * The payment gateway boundary (issue 3): the one interface through which money moves. Two
+ * implementations: the test-mode simulator (CONTRACT 4 test cards) and the live adapter to a
+ * real acquirer. Every call that can move money carries a deterministic idempotency key
+ * (`<purpose>:<object id>:<attempt>`), so a retry after a timeout or crash never charges twice.
+ */
+
+/** Card data exists only in memory for one call: it is never stored or logged. */
+export interface CardInput {
+  number: string;
+  expMonth: number;
+  /** Four digits. */
+  expYear: number;
+  cvc: string;
+}
+
+export type CardErrorCode = 'card_declined' | 'invalid_card_number' | 'invalid_expiry' | 'expired_card' | 'invalid_cvc';
+
+export interface ChargeRequest {
+  idempotencyKey: string;
+  /** Cents, EUR. */
+  amount: number;
+  description: string;
+  card: CardInput;
+  /** Where a 3-D Secure challenge returns the customer to (live mode). */
+  returnUrl: string;
+  /** Set up a recurring contract with this first charge (subscriptions). */
+  recurring?: boolean;
+}
+
+export type ChargeResult =
+  | { status: 'succeeded'; paymentId: string; brand: string; last4: string; recurringId?: string }
+  | { status: 'declined'; code: CardErrorCode | 'unsupported_test_card'; paymentId?: string; brand: string; last4: string }
+  /** 3-D Secure challenge: send the customer to `redirectUrl`, then call `retrieveCharge`. */
+  | { status: 'requires_action'; paymentId: string; redirectUrl: string; brand: string; last4: string };
+
+export interface RecurringChargeRequest {
+  idempotencyKey: string;
+  recurringId: string;
+  amount: number;
+  description: string;
+}
+
+export interface RefundRequest {
+  idempotencyKey: string;
+  paymentId: string;
+  amount: number;
+}
+
+export interface RefundResult {
+  refundId: string;
+  status: 'succeeded' | 'pending' | 'failed';
+}
+
+/** The outcome is unknown (timeout, connection lost): reconcile with `retrieveCharge`, never re-charge blindly. */
+export class GatewayTimeoutError extends Error {
+  constructor(message = 'The payment gateway did not answer in time.') {
+    super(message);
+    this.name = 'GatewayTimeoutError';
+  }
+}
+
+export interface PaymentGateway {
+  charge(request: ChargeRequest): Promise<ChargeResult>;
+  /** The charge made under this idempotency key, or null when the gateway never received it. */
+  retrieveCharge(idempotencyKey: string): Promise<ChargeResult | null>;
+  chargeRecurring(request: RecurringChargeRequest): Promise<ChargeResult>;
+  cancelRecurring(recurringId: string): Promise<void>;
+  refund(request: RefundRequest): Promise<RefundResult>;
+}
+
+/** Test and live never mix (spec 5): each environment has its own gateway. */
+export interface Gateways {
+  test: PaymentGateway;
+  live: PaymentGateway;
+}
