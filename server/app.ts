@@ -3,6 +3,7 @@ import { systemClock } from './clock';
 import { loadConfig, type Config } from './config';
 import type { Services } from './context';
 import { ensureSecrets } from './bootstrap';
+import { createGateways } from './gateway';
 import { createApiHandler } from './http/api-handler';
 import { createRateLimits } from './rate-limit/service';
 
@@ -13,7 +14,8 @@ export async function createServices(configured: Config): Promise<{ services: Se
   const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
   await migrateDatabase(database, config.databaseUrl);
   const rateLimits = createRateLimits(config.rateLimits, database.driver === 'postgres' ? { db: database.db } : undefined);
-  return { services: { db: database.db, clock: systemClock, config, rateLimits }, database };
+  const gateways = createGateways({ db: database.db, clock: systemClock, config });
+  return { services: { db: database.db, clock: systemClock, config, rateLimits, gateways }, database };
 }
 
 interface AppSingleton {

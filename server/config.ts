@@ -23,6 +23,17 @@ export interface Config {
   rateLimits: RateLimitConfig;
   /** CONTRACT 3: at most this many products per store and environment. */
   maxProductsPerStore: number;
+  /** The live-mode acquirer (server/gateway/live.ts); test mode always uses the simulator. */
+  gateway: GatewayConfig;
+}
+
+export interface GatewayConfig {
+  /** GATEWAY_SECRET_KEY: the acquirer's secret API key; live payments fail closed without it. */
+  secretKey: string | undefined;
+  /** GATEWAY_BASE_URL: the acquirer's API origin, overridable for tests. */
+  baseUrl: string;
+  /** GATEWAY_TIMEOUT_MS: after this the outcome of a call is unknown (payment_outcome_unknown). */
+  timeoutMs: number;
 }
 
 function positiveInt(value: string | undefined, fallback: number, name: string): number {
@@ -52,5 +63,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       windowSeconds: positiveInt(env.RATE_LIMIT_WINDOW_SECONDS, 1, 'RATE_LIMIT_WINDOW_SECONDS'),
     },
     maxProductsPerStore: positiveInt(env.MAX_PRODUCTS_PER_STORE, 10_000, 'MAX_PRODUCTS_PER_STORE'),
+    gateway: {
+      secretKey: env.GATEWAY_SECRET_KEY || undefined,
+      baseUrl: (env.GATEWAY_BASE_URL || 'https://api.stripe.com').replace(/\/+$/, ''),
+      timeoutMs: positiveInt(env.GATEWAY_TIMEOUT_MS, 15_000, 'GATEWAY_TIMEOUT_MS'),
+    },
   };
 }

@@ -2,6 +2,7 @@ import type { Database } from '@/db/client';
 import type { Clock } from './clock';
 import type { Config } from './config';
 import type { ApiError } from './errors';
+import type { Gateways } from './gateway/types';
 import { randomBase62 } from './ids';
 import type { RateLimits } from './rate-limit/service';
 
@@ -11,6 +12,8 @@ export interface Services {
   clock: Clock;
   config: Config;
   rateLimits: RateLimits;
+  /** The payment gateway of each environment (server/gateway). */
+  gateways: Gateways;
 }
 
 /** What the HTTP layer knows about one request, and what procedures hand back to it. */

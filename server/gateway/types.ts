@@ -60,10 +60,25 @@ export class GatewayTimeoutError extends Error {
   }
 }
 
+/**
+ * The gateway refused the request before any money moved (no credentials configured, a request
+ * the acquirer rejects as invalid). Unlike a timeout the outcome is known: nothing was charged.
+ */
+export class GatewayRejectedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GatewayRejectedError';
+  }
+}
+
 export interface PaymentGateway {
   charge(request: ChargeRequest): Promise<ChargeResult>;
-  /** The charge made under this idempotency key, or null when the gateway never received it. */
-  retrieveCharge(idempotencyKey: string): Promise<ChargeResult | null>;
+  /**
+   * The charge made under this idempotency key, or null when the gateway never received it.
+   * `paymentId`, when the caller already knows it (a 3-D Secure return), lets an acquirer
+   * without look-up by key fetch the payment directly.
+   */
+  retrieveCharge(idempotencyKey: string, paymentId?: string): Promise<ChargeResult | null>;
   chargeRecurring(request: RecurringChargeRequest): Promise<ChargeResult>;
   cancelRecurring(recurringId: string): Promise<void>;
   refund(request: RefundRequest): Promise<RefundResult>;

@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '@/server/config';
 import type { Services } from '@/server/context';
+import { createGateways } from '@/server/gateway';
 import { createApiHandler } from '@/server/http/api-handler';
 import { MAX_JSON_BODY_BYTES } from '@/server/http/body';
 import { createRateLimits } from '@/server/rate-limit/service';
@@ -227,7 +228,7 @@ describe('7 unexpected exceptions → 500 internal_error', () => {
       },
     });
     const config = loadConfig({});
-    const services: Services = { db: failing, clock: createTestClock(), config, rateLimits: createRateLimits(config.rateLimits, undefined) };
+    const services: Services = { db: failing, clock: createTestClock(), config, rateLimits: createRateLimits(config.rateLimits, undefined), gateways: createGateways({ db: failing, clock: createTestClock(), config }) };
     const server = await serveFetchHandler(createApiHandler(services));
     try {
       const headers = { authorization: `Bearer ${key}` };
@@ -242,7 +243,7 @@ describe('7 unexpected exceptions → 500 internal_error', () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     const database = await createTestDatabase();
     const config = loadConfig({});
-    const services: Services = { db: database.db, clock: createTestClock(), config, rateLimits: createRateLimits(config.rateLimits, undefined) };
+    const services: Services = { db: database.db, clock: createTestClock(), config, rateLimits: createRateLimits(config.rateLimits, undefined), gateways: createGateways({ db: database.db, clock: createTestClock(), config }) };
     const store = await createStore(services);
     const server = await serveFetchHandler(createApiHandler(services));
     try {
@@ -264,7 +265,7 @@ describe('7 unexpected exceptions → 500 internal_error', () => {
       },
     });
     const config = loadConfig({});
-    const services: Services = { db: failing, clock: createTestClock(), config, rateLimits: createRateLimits(config.rateLimits, undefined) };
+    const services: Services = { db: failing, clock: createTestClock(), config, rateLimits: createRateLimits(config.rateLimits, undefined), gateways: createGateways({ db: failing, clock: createTestClock(), config }) };
     const server = await serveFetchHandler(createApiHandler(services));
     try {
       const response = await rawRequest(server.baseUrl, 'GET', `/api/v1/products/prod_test_x?api_key=${key}`);

@@ -8,6 +8,7 @@ import { products, rateLimits as rateLimitsTable } from '@/db/schema';
 import { createServices } from '@/server/app';
 import { loadConfig, type Config, type RateLimitConfig } from '@/server/config';
 import type { Services } from '@/server/context';
+import { createGateways } from '@/server/gateway';
 import { createApiHandler } from '@/server/http/api-handler';
 import { createRateLimits } from '@/server/rate-limit/service';
 import { createTestDatabase } from '../support/database';
@@ -45,6 +46,7 @@ async function startInstance(limits: Partial<RateLimitConfig>, store: LimiterSto
     clock: createTestClock(),
     config,
     rateLimits: createRateLimits(config.rateLimits, store === 'memory' ? undefined : store),
+    gateways: createGateways({ db, clock: createTestClock(), config }),
   };
   return serve(services);
 }

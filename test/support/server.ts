@@ -5,6 +5,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { Clock } from '@/server/clock';
 import { loadConfig, type Config } from '@/server/config';
 import type { Services } from '@/server/context';
+import { createGateways } from '@/server/gateway';
 import { createApiHandler } from '@/server/http/api-handler';
 import { createRateLimits } from '@/server/rate-limit/service';
 import { createTestDatabase } from './database';
@@ -88,6 +89,7 @@ export function useTestApi(overrides: Partial<Config> = {}): TestApi {
       clock,
       config,
       rateLimits: createRateLimits(config.rateLimits, database.driver === 'postgres' ? { db: database.db } : undefined),
+      gateways: createGateways({ db: database.db, clock, config }),
     };
     const server = await serveFetchHandler(createApiHandler(services));
     Object.assign(api, {

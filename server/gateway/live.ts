@@ -1,0 +1,259 @@
+import type { GatewayConfig } from '../config';
+import { cardBrand, last4 } from '../payments/card-number';
+import {
+  GatewayRejectedError,
+  GatewayTimeoutError,
+  type CardErrorCode,
+  type ChargeRequest,
+  type ChargeResult,
+  type PaymentGateway,
+  type RecurringChargeRequest,
+  type RefundRequest,
+  type RefundResult,
+} from './types';
+
+/**
+ * The live-mode adapter: Stripe's PaymentIntents API (https://docs.stripe.com/api/payment_intents).
+ *
+ * Why Stripe: it is the most widely documented acquirer API; every POST takes an
+ * `Idempotency-Key` header (replays answer the original response for 24 h), which is exactly
+ * the guarantee our `<purpose>:<object id>:<attempt>` keys rely on; 3-D Secure is a plain
+ * `requires_action` status with `next_action.redirect_to_url`, which fits a hosted page that
+ * works without client-side JavaScript; recurring charges are off-session PaymentIntents on a
+ * saved PaymentMethod, and refunds are one call.
+ *
+ * Assumption: the account is enabled for raw card data in the server API (Stripe grants this to
+ * PCI DSS level 1 merchants), so the hosted page may forward the PAN to Stripe in
+ * `payment_method_data[card]`. The card goes nowhere else: it is never logged, stored or put in
+ * an error message, and the request body is built only here.
+ */
+
+interface StripeCard {
+  brand?: string;
+  last4?: string;
+}
+
+interface StripePaymentIntent {
+  id: string;
+  object: 'payment_intent';
+  status: 'requires_payment_method' | 'requires_confirmation' | 'requires_action' | 'processing' | 'requires_capture' | 'canceled' | 'succeeded';
+  customer?: string | null;
+  payment_method?: string | { id: string; card?: StripeCard } | null;
+  next_action?: { type: string; redirect_to_url?: { url: string; return_url?: string } } | null;
+  last_payment_error?: { code?: string; decline_code?: string; payment_method?: { card?: StripeCard } } | null;
+}
+
+interface StripeError {
+  error: { type: string; code?: string; decline_code?: string; message?: string; payment_intent?: StripePaymentIntent };
+}
+
+type Form = Array<[string, string]>;
+
+/** Stripe's error codes → ours (spec 7 card errors); anything else a card refused is a decline. */
+function cardErrorCode(code: string | undefined): CardErrorCode {
+  switch (code) {
+    case 'incorrect_number':
+    case 'invalid_number':
+      return 'invalid_card_number';
+    case 'invalid_expiry_month':
+    case 'invalid_expiry_year':
+      return 'invalid_expiry';
+    case 'expired_card':
+      return 'expired_card';
+    case 'incorrect_cvc':
+    case 'invalid_cvc':
+      return 'invalid_cvc';
+    default:
+      return 'card_declined';
+  }
+}
+
+function paymentMethodId(intent: StripePaymentIntent): string | undefined {
+  const pm = intent.payment_method;
+  return typeof pm === 'string' ? pm : pm?.id;
+}
+
+/** `recurringId` packs what an off-session charge needs: the Stripe customer and payment method. */
+function recurringIdOf(intent: StripePaymentIntent): string | undefined {
+  const pm = paymentMethodId(intent);
+  return intent.customer && pm ? `${intent.customer}/${pm}` : undefined;
+}
+
+function cardOf(intent: StripePaymentIntent, fallback?: { brand: string; last4: string }): { brand: string; last4: string } {
+  const card = (typeof intent.payment_method === 'object' && intent.payment_method?.card) || intent.last_payment_error?.payment_method?.card;
+  return { brand: card?.brand ?? fallback?.brand ?? 'unknown', last4: card?.last4 ?? fallback?.last4 ?? '' };
+}
+
+/** A PaymentIntent in our terms; `processing` and other in-between states mean "not known yet". */
+function intentResult(intent: StripePaymentIntent, fallback?: { brand: string; last4: string }, recurring = false): ChargeResult {
+  const card = cardOf(intent, fallback);
+  switch (intent.status) {
+    case 'succeeded': {
+      const result: ChargeResult = { status: 'succeeded', paymentId: intent.id, ...card };
+      const recurringId = recurring ? recurringIdOf(intent) : undefined;
+      if (recurringId) result.recurringId = recurringId;
+      return result;
+    }
+    case 'requires_action': {
+      const url = intent.next_action?.redirect_to_url?.url;
+      if (!url) throw new GatewayRejectedError(`Stripe asked for an action this page cannot perform (${intent.next_action?.type ?? 'none'}).`);
+      return { status: 'requires_action', paymentId: intent.id, redirectUrl: url, ...card };
+    }
+    case 'requires_payment_method':
+    case 'canceled':
+      // A failed 3-D Secure challenge or a refused card leaves the intent needing a new method.
+      return { status: 'declined', code: cardErrorCode(intent.last_payment_error?.code), paymentId: intent.id, ...card };
+    default:
+      throw new GatewayTimeoutError(`Stripe payment ${intent.id} is still ${intent.status}.`);
+  }
+}
+
+export interface LiveGatewayOptions extends GatewayConfig {
+  fetch?: typeof fetch;
+}
+
+export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
+  const doFetch = options.fetch ?? fetch;
+
+  /**
+   * One Stripe call. Anything that leaves the outcome open (no answer within the timeout, a
+   * dropped connection, a 5xx, which Stripe documents as indeterminate) is a GatewayTimeoutError,
+   * so the caller reconciles instead of re-charging. A 4xx other than a card error means the
+   * request was refused before any money moved.
+   */
+  async function call<T>(method: 'GET' | 'POST', path: string, form: Form, idempotencyKey?: string): Promise<{ status: number; body: T | StripeError }> {
+    if (!options.secretKey) throw new GatewayRejectedError('Live payments are not configured (GATEWAY_SECRET_KEY is unset).');
+    const body = new URLSearchParams(form).toString();
+    const headers: Record<string, string> = { authorization: `Bearer ${options.secretKey}` };
+    if (method === 'POST') headers['content-type'] = 'application/x-www-form-urlencoded';
+    if (idempotencyKey) headers['idempotency-key'] = idempotencyKey;
+    const url = method === 'GET' && body ? `${options.baseUrl}${path}?${body}` : `${options.baseUrl}${path}`;
+    let response: Response;
+    let text: string;
+    try {
+      response = await doFetch(url, { method, headers, body: method === 'POST' ? body : undefined, signal: AbortSignal.timeout(options.timeoutMs) });
+      text = await response.text();
+    } catch {
+      // The error may quote the request; it is dropped so card data can never reach a log.
+      throw new GatewayTimeoutError();
+    }
+    if (response.status >= 500) throw new GatewayTimeoutError(`Stripe answered ${response.status}; the outcome is unknown.`);
+    let parsed: T | StripeError;
+    try {
+      parsed = JSON.parse(text) as T | StripeError;
+    } catch {
+      throw new GatewayTimeoutError('Stripe answered something that is not JSON; the outcome is unknown.');
+    }
+    if (response.status >= 400 && response.status !== 402) {
+      const error = (parsed as StripeError).error;
+      throw new GatewayRejectedError(`Stripe refused the request (${response.status} ${error?.type ?? ''} ${error?.code ?? ''}).`);
+    }
+    return { status: response.status, body: parsed };
+  }
+
+  /** A 200 with an intent, or a 402 card error that carries the refused intent. */
+  function chargeOutcome(answer: { status: number; body: StripePaymentIntent | StripeError }, fallback?: { brand: string; last4: string }, recurring = false): ChargeResult {
+    if (answer.status === 402) {
+      const error = (answer.body as StripeError).error;
+      const intent = error.payment_intent;
+      const card = intent ? cardOf(intent, fallback) : { brand: fallback?.brand ?? 'unknown', last4: fallback?.last4 ?? '' };
+      const result: ChargeResult = { status: 'declined', code: cardErrorCode(error.code), ...card };
+      if (intent) result.paymentId = intent.id;
+      return result;
+    }
+    return intentResult(answer.body as StripePaymentIntent, fallback, recurring);
+  }
+
+  return {
+    async charge(request: ChargeRequest): Promise<ChargeResult> {
+      const digits = request.card.number;
+      const known = { brand: cardBrand(digits), last4: last4(digits) };
+      const form: Form = [
+        ['amount', String(request.amount)],
+        ['currency', 'eur'],
+        ['description', request.description],
+        ['confirm', 'true'],
+        ['return_url', request.returnUrl],
+        // Lets retrieveCharge find the intent by our key after a timeout (search by metadata).
+        ['metadata[idempotency_key]', request.idempotencyKey],
+        ['payment_method_data[type]', 'card'],
+        ['payment_method_data[card][number]', digits],
+        ['payment_method_data[card][exp_month]', String(request.card.expMonth)],
+        ['payment_method_data[card][exp_year]', String(request.card.expYear)],
+        ['payment_method_data[card][cvc]', request.card.cvc],
+        ['expand[]', 'payment_method'],
+      ];
+      if (request.recurring) {
+        // An off-session PaymentMethod must belong to a customer; the customer is created under
+        // a key derived from the charge's, so a retried charge reuses it.
+        const customer = await call<{ id: string }>('POST', '/v1/customers', [['description', request.description]], `${request.idempotencyKey}:customer`);
+        form.push(['customer', (customer.body as { id: string }).id], ['setup_future_usage', 'off_session']);
+      }
+      const answer = await call<StripePaymentIntent>('POST', '/v1/payment_intents', form, request.idempotencyKey);
+      return chargeOutcome(answer, known, request.recurring === true);
+    },
+
+    async retrieveCharge(idempotencyKey: string, paymentId?: string): Promise<ChargeResult | null> {
+      if (paymentId) {
+        const answer = await call<StripePaymentIntent>('GET', `/v1/payment_intents/${encodeURIComponent(paymentId)}`, [['expand[]', 'payment_method']]);
+        return intentResult(answer.body as StripePaymentIntent, undefined, true);
+      }
+      // Stripe has no look-up by idempotency key; the key is in the intent's metadata. Search is
+      // eventually consistent (Stripe: usually under a minute), so the caller treats "not found"
+      // as final only for attempts older than that (server/payments/reconcile.ts).
+      const query = `metadata['idempotency_key']:'${idempotencyKey.replace(/'/g, "\\'")}'`;
+      const answer = await call<{ data: StripePaymentIntent[] }>('GET', '/v1/payment_intents/search', [
+        ['query', query],
+        ['expand[]', 'data.payment_method'],
+      ]);
+      const intent = (answer.body as { data: StripePaymentIntent[] }).data[0];
+      if (!intent) return null;
+      // Created but never confirmed means the card never reached the acquirer: nothing charged.
+      if (intent.status === 'requires_payment_method' && !intent.last_payment_error) return null;
+      return intentResult(intent, undefined, true);
+    },
+
+    async chargeRecurring(request: RecurringChargeRequest): Promise<ChargeResult> {
+      const [customer, paymentMethod] = request.recurringId.split('/');
+      if (!customer || !paymentMethod) throw new GatewayRejectedError('Malformed recurring contract id.');
+      const answer = await call<StripePaymentIntent>(
+        'POST',
+        '/v1/payment_intents',
+        [
+          ['amount', String(request.amount)],
+          ['currency', 'eur'],
+          ['description', request.description],
+          ['customer', customer],
+          ['payment_method', paymentMethod],
+          ['off_session', 'true'],
+          ['confirm', 'true'],
+          ['metadata[idempotency_key]', request.idempotencyKey],
+          ['expand[]', 'payment_method'],
+        ],
+        request.idempotencyKey,
+      );
+      return chargeOutcome(answer);
+    },
+
+    async cancelRecurring(recurringId: string): Promise<void> {
+      const paymentMethod = recurringId.split('/')[1];
+      if (!paymentMethod) throw new GatewayRejectedError('Malformed recurring contract id.');
+      await call('POST', `/v1/payment_methods/${encodeURIComponent(paymentMethod)}/detach`, [], `detach:${recurringId}`);
+    },
+
+    async refund(request: RefundRequest): Promise<RefundResult> {
+      const answer = await call<{ id: string; status: string }>(
+        'POST',
+        '/v1/refunds',
+        [
+          ['payment_intent', request.paymentId],
+          ['amount', String(request.amount)],
+        ],
+        request.idempotencyKey,
+      );
+      const refund = answer.body as { id: string; status: string };
+      const status: RefundResult['status'] = refund.status === 'succeeded' ? 'succeeded' : refund.status === 'failed' || refund.status === 'canceled' ? 'failed' : 'pending';
+      return { refundId: refund.id, status };
+    },
+  };
+}

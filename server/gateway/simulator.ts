@@ -1,0 +1,165 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Database } from '@/db/client';
+import { simulatorCharges, simulatorRecurring, simulatorRefunds } from '@/db/schema';
+import type { Clock } from '../clock';
+import { randomBase62 } from '../ids';
+import { cardBrand, last4 } from '../payments/card-number';
+import type { ChargeRequest, ChargeResult, PaymentGateway, RecurringChargeRequest, RefundRequest, RefundResult } from './types';
+
+/**
+ * The test-mode gateway (CONTRACT 4). It moves no money; the outcome follows from the test card.
+ *
+ * Its ledger is in the database (db/schema/simulator.ts) rather than in memory or derived from
+ * the key: an idempotent replay must answer the same result after a restart and on another
+ * instance sharing the database, recurring contracts must outlive the process that created
+ * them, and tests count the rows to prove a session was charged exactly once.
+ */
+
+type Scenario = 'approve' | 'decline' | 'decline_recurring' | 'decline_first_recurring';
+
+const TEST_CARDS: Record<string, Scenario> = {
+  '4242424242424242': 'approve',
+  '4000000000000002': 'decline',
+  '4000000000000341': 'decline_recurring',
+  '4000000000003063': 'decline_first_recurring',
+};
+
+type ChargeRow = typeof simulatorCharges.$inferSelect;
+
+function toResult(row: ChargeRow): ChargeResult {
+  if (row.status === 'succeeded') {
+    const result: ChargeResult = { status: 'succeeded', paymentId: row.paymentId, brand: row.brand, last4: row.last4 };
+    if (row.recurringId && row.kind === 'charge') result.recurringId = row.recurringId;
+    return result;
+  }
+  return {
+    status: 'declined',
+    code: (row.failureCode ?? 'card_declined') as Extract<ChargeResult, { status: 'declined' }>['code'],
+    paymentId: row.paymentId,
+    brand: row.brand,
+    last4: row.last4,
+  };
+}
+
+export function createSimulatorGateway(deps: { db: Database; clock: Clock }): PaymentGateway {
+  const { db, clock } = deps;
+
+  async function findCharge(idempotencyKey: string): Promise<ChargeRow | undefined> {
+    const [row] = await db.select().from(simulatorCharges).where(eq(simulatorCharges.idempotencyKey, idempotencyKey));
+    return row;
+  }
+
+  /**
+   * Records a charge under its key, or returns the one already there. Two calls racing with one
+   * key both reach the insert; `on conflict do nothing` lets exactly one row win and the loser
+   * reads the winner's row, so a key is charged at most once whatever the interleaving.
+   */
+  async function recordOnce(row: ChargeRow, recurring?: typeof simulatorRecurring.$inferInsert): Promise<ChargeResult> {
+    const inserted = await db.transaction(async (tx) => {
+      const rows = await tx.insert(simulatorCharges).values(row).onConflictDoNothing().returning();
+      if (rows.length > 0 && recurring) await tx.insert(simulatorRecurring).values(recurring);
+      return rows[0];
+    });
+    const stored = inserted ?? (await findCharge(row.idempotencyKey));
+    if (!stored) throw new Error(`simulator: charge ${row.idempotencyKey} vanished`);
+    return toResult(stored);
+  }
+
+  return {
+    async charge(request: ChargeRequest): Promise<ChargeResult> {
+      const existing = await findCharge(request.idempotencyKey);
+      if (existing) return toResult(existing);
+      const digits = request.card.number;
+      const scenario = TEST_CARDS[digits];
+      const base = {
+        idempotencyKey: request.idempotencyKey,
+        paymentId: `sim_pay_${randomBase62(24)}`,
+        kind: 'charge' as const,
+        amount: request.amount,
+        description: request.description,
+        brand: cardBrand(digits),
+        last4: last4(digits),
+        recurringId: null,
+        createdAt: clock.now(),
+      };
+      if (!scenario) return recordOnce({ ...base, status: 'declined', failureCode: 'unsupported_test_card' });
+      if (scenario === 'decline') return recordOnce({ ...base, status: 'declined', failureCode: 'card_declined' });
+      if (!request.recurring) return recordOnce({ ...base, status: 'succeeded', failureCode: null });
+      const recurringId = `sim_rec_${randomBase62(24)}`;
+      return recordOnce(
+        { ...base, status: 'succeeded', failureCode: null, recurringId },
+        { id: recurringId, scenario, brand: base.brand, last4: base.last4, createdAt: base.createdAt },
+      );
+    },
+
+    async retrieveCharge(idempotencyKey: string): Promise<ChargeResult | null> {
+      const row = await findCharge(idempotencyKey);
+      return row ? toResult(row) : null;
+    },
+
+    async chargeRecurring(request: RecurringChargeRequest): Promise<ChargeResult> {
+      const existing = await findCharge(request.idempotencyKey);
+      if (existing) return toResult(existing);
+      const [contract] = await db.select().from(simulatorRecurring).where(eq(simulatorRecurring.id, request.recurringId));
+      if (!contract) throw new Error(`simulator: no recurring contract ${request.recurringId}`);
+      // Recurring charges made on this contract so far (declined ones count: "the first recurring
+      // charge declined, every later one approved" is about attempts, retries included).
+      const [made] = await db
+        .select({ count: sql<number>`count(*)::int` })
+        .from(simulatorCharges)
+        .where(and(eq(simulatorCharges.recurringId, contract.id), eq(simulatorCharges.kind, 'recurring')));
+      const declined =
+        contract.canceledAt !== null ||
+        contract.scenario === 'decline_recurring' ||
+        (contract.scenario === 'decline_first_recurring' && (made?.count ?? 0) === 0);
+      return recordOnce({
+        idempotencyKey: request.idempotencyKey,
+        paymentId: `sim_pay_${randomBase62(24)}`,
+        kind: 'recurring',
+        status: declined ? 'declined' : 'succeeded',
+        failureCode: declined ? 'card_declined' : null,
+        amount: request.amount,
+        description: request.description,
+        brand: contract.brand,
+        last4: contract.last4,
+        recurringId: contract.id,
+        createdAt: clock.now(),
+      });
+    },
+
+    async cancelRecurring(recurringId: string): Promise<void> {
+      await db
+        .update(simulatorRecurring)
+        .set({ canceledAt: clock.now() })
+        .where(and(eq(simulatorRecurring.id, recurringId), sql`${simulatorRecurring.canceledAt} is null`));
+    },
+
+    async refund(request: RefundRequest): Promise<RefundResult> {
+      // One transaction with the charge row locked: two refunds racing on one payment cannot
+      // together exceed what was charged.
+      return db.transaction(async (tx) => {
+        const [charge] = await tx.select().from(simulatorCharges).where(eq(simulatorCharges.paymentId, request.paymentId)).for('update');
+        const [replay] = await tx.select().from(simulatorRefunds).where(eq(simulatorRefunds.idempotencyKey, request.idempotencyKey));
+        if (replay) return { refundId: replay.refundId, status: replay.status };
+        const [sums] = await tx
+          .select({ refunded: sql<number>`coalesce(sum(${simulatorRefunds.amount}), 0)::int` })
+          .from(simulatorRefunds)
+          .where(and(eq(simulatorRefunds.paymentId, request.paymentId), eq(simulatorRefunds.status, 'succeeded')));
+        const ok = !!charge && charge.status === 'succeeded' && request.amount > 0 && (sums?.refunded ?? 0) + request.amount <= charge.amount;
+        const row = {
+          idempotencyKey: request.idempotencyKey,
+          refundId: `sim_re_${randomBase62(24)}`,
+          paymentId: request.paymentId,
+          amount: request.amount,
+          status: ok ? ('succeeded' as const) : ('failed' as const),
+          createdAt: clock.now(),
+        };
+        // Unknown payment ids lock nothing, so a racing replay of the same key may insert first.
+        const [inserted] = await tx.insert(simulatorRefunds).values(row).onConflictDoNothing().returning();
+        if (inserted) return { refundId: inserted.refundId, status: inserted.status };
+        const [winner] = await tx.select().from(simulatorRefunds).where(eq(simulatorRefunds.idempotencyKey, request.idempotencyKey));
+        return { refundId: winner!.refundId, status: winner!.status };
+      });
+    },
+  };
+}
