@@ -33,6 +33,8 @@ Send JSON with \`Content-Type: application/json\` and authenticate with your sec
 /** Shown beside each tag; a tag without an entry is still listed. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
   Products: 'The catalog. Each product carries exactly one price, which checkout sessions and subscriptions sell.',
+  'Checkout sessions': 'One payment on the hosted page: for a catalog price, a cart of line items, or a free amount. Fulfil when `status` is `complete` and `payment_status` is `paid`.',
+  'Test helpers': "Test mode only: move a store's test clock to make expiries and other deadlines happen now.",
 };
 
 const SECURITY_SCHEMES = {

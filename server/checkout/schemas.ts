@@ -1,0 +1,194 @@
+/**
+ * The public contract of checkout sessions (spec 2.7, 4.4; CONTRACT 3): request schemas with
+ * their field rules, and the response schema as an explicit allowlist.
+ *
+ * Check order of a create, first failure wins:
+ * 1. the key (procedure base);
+ * 2. `Idempotency-Key` format, then `amount` without the store's permission →
+ *    `amount_mode_unsupported` whatever else the body holds (CONTRACT 3; server/checkout/router.ts);
+ * 3. fields with their own code: `currency`, `metadata`, `success_url`, `cancel_url` (below);
+ * 4. the shape: unknown fields, types and ranges → `parameter_invalid`;
+ * 5. how the fields combine (one mode selector, `quantity` and `description` rules);
+ * 6. what needs the database or the environment (prices, https in live mode; the service).
+ */
+import { z } from 'zod';
+import { strict } from '../http/json-schema';
+import type { ErrorCode } from '../errors';
+import { metadataProblem, METADATA_MAX_KEYS } from './metadata';
+
+export const MAX_QUANTITY = 100;
+export const MAX_LINE_ITEMS = 100;
+export const MIN_AMOUNT = 50;
+export const MAX_AMOUNT = 1_000_000;
+export const MAX_URL_LENGTH = 2000;
+export const MAX_EMAIL_LENGTH = 254;
+
+type IssueSink = { issues: z.core.$ZodRawIssue[] };
+
+function refuse(ctx: IssueSink, input: unknown, apiCode: ErrorCode, path: PropertyKey[], message: string): void {
+  ctx.issues.push({ code: 'custom', message, path, input, params: { apiCode } });
+}
+
+/** Spec 4.4: an absolute http(s) URL of at most 2000 characters (https in live mode is checked by the service). */
+export function isAbsoluteHttpUrl(value: string): boolean {
+  if (value.length > MAX_URL_LENGTH || !/^https?:\/\/[^\s]+$/i.test(value)) return false;
+  try {
+    return new URL(value).hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+const URL_FIELDS = [
+  ['success_url', 'invalid_success_url'],
+  ['cancel_url', 'invalid_cancel_url'],
+] as const;
+
+/**
+ * Step 3: the fields spec 4.4 gives their own code are judged before the shape, so that
+ * `{ price_id, currency: "usd" }` hears `currency_unsupported`, not about an unknown field.
+ */
+function checkingOwnCodeFields<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value, ctx) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    const body = value as Record<string, unknown>;
+    if (Object.hasOwn(body, 'currency')) {
+      refuse(ctx, value, 'currency_unsupported', ['currency'], 'Checkout sessions are always in EUR: remove `currency`. Amounts are integers in euro cents.');
+      return value;
+    }
+    const problem = metadataProblem(body.metadata);
+    if (problem) {
+      refuse(ctx, value, 'metadata_invalid', problem.key === undefined ? ['metadata'] : ['metadata', problem.key], problem.message);
+      return value;
+    }
+    for (const [field, code] of URL_FIELDS) {
+      const url = body[field];
+      if (url !== undefined && (typeof url !== 'string' || !isAbsoluteHttpUrl(url))) {
+        refuse(ctx, value, code, [field], `\`${field}\` must be an absolute http(s) URL of at most ${MAX_URL_LENGTH} characters.`);
+        return value;
+      }
+    }
+    return value;
+  }, schema);
+}
+
+const quantity = strict(z.number().int().min(1).max(MAX_QUANTITY));
+const priceId = z.string().min(1).max(255);
+
+/** Spec 4.4 description: plain text, so no control characters and nothing that reads as markup. */
+function isPlainText(value: string): boolean {
+  return value.trim() !== '' && !/[\u0000-\u001f\u007f]/.test(value) && !/<[A-Za-z/!?]/.test(value);
+}
+
+const createFields = z.strictObject({
+  price_id: priceId.optional().describe('Price mode: the price to sell, `price_test_…` (the `price_` prefix may be left out).'),
+  quantity: quantity.optional().describe(`Price mode only: 1–${MAX_QUANTITY}, default 1.`),
+  line_items: z
+    .array(
+      z.strictObject({
+        price_id: priceId.describe('The price of this line (the `price_` prefix may be left out).'),
+        quantity: quantity.optional().describe(`1–${MAX_QUANTITY}, default 1.`),
+      }),
+    )
+    .min(1)
+    .max(MAX_LINE_ITEMS)
+    .optional()
+    .describe(`Line items mode: 1–${MAX_LINE_ITEMS} entries; \`amount_total\` is their sum.`),
+  amount: strict(z.number().int().min(MIN_AMOUNT).max(MAX_AMOUNT))
+    .optional()
+    .describe(`Amount mode (needs the account's amount-mode permission): ${MIN_AMOUNT}–${MAX_AMOUNT} cents.`),
+  description: z
+    .string()
+    .min(1)
+    .max(255)
+    .refine(isPlainText, 'must be plain text')
+    .optional()
+    .describe('Amount mode only, and required there: 1–255 characters of plain text.'),
+  success_url: z
+    .string()
+    .optional()
+    .describe(`Absolute URL (https in live mode), at most ${MAX_URL_LENGTH} characters; \`?session_id=…\` is appended after payment.`),
+  cancel_url: z.string().optional().describe(`Absolute URL (https in live mode), at most ${MAX_URL_LENGTH} characters.`),
+  customer_email: z.email().max(MAX_EMAIL_LENGTH).optional().describe(`Prefills the customer's email; at most ${MAX_EMAIL_LENGTH} characters.`),
+  metadata: z
+    .record(z.string(), z.union([z.string(), strict(z.number()), strict(z.boolean())]))
+    .nullable()
+    .optional()
+    .describe(
+      `Up to ${METADATA_MAX_KEYS} keys of 1–40 characters; values are strings of at most 500 characters (numbers and booleans are turned into strings). Echoed verbatim.`,
+    ),
+  expires_at: strict(z.number().int())
+    .optional()
+    .describe('Epoch seconds; clamped to between 30 minutes and 24 hours from now (never rejected). Default: 24 hours.'),
+});
+
+/** Step 5: exactly one mode selector, and the fields that belong to one mode only (spec 4.4). */
+function checkCombination(body: z.infer<typeof createFields>, ctx: IssueSink): void {
+  const selectors = (['price_id', 'line_items', 'amount'] as const).filter((field) => body[field] !== undefined);
+  if (selectors.length !== 1) {
+    const message =
+      selectors.length === 0
+        ? 'Send exactly one of `price_id`, `line_items` or `amount`.'
+        : `Send exactly one of \`price_id\`, \`line_items\` or \`amount\`, not ${selectors.map((field) => `\`${field}\``).join(' and ')}.`;
+    refuse(ctx, body, 'parameter_invalid', selectors.length === 0 ? [] : [selectors[1]!], message);
+    return;
+  }
+  if (body.quantity !== undefined && body.price_id === undefined) {
+    refuse(ctx, body, 'parameter_invalid', ['quantity'], '`quantity` is for price mode only: give each line item its own `quantity`, or leave it out with `amount`.');
+    return;
+  }
+  if (body.amount !== undefined && body.description === undefined) {
+    refuse(ctx, body, 'parameter_invalid', ['description'], '`description` is required with `amount`: it tells the customer what they pay for.');
+    return;
+  }
+  if (body.amount === undefined && body.description !== undefined) {
+    refuse(ctx, body, 'parameter_invalid', ['description'], '`description` is only valid with `amount`: in price and line items mode the catalog describes what is sold.');
+  }
+}
+
+export const createCheckoutSessionInput = checkingOwnCodeFields(createFields.superRefine(checkCombination));
+export type CreateCheckoutSessionInput = z.infer<typeof createCheckoutSessionInput>;
+
+export const checkoutSessionIdParam = z.string().min(1).max(255).describe('The checkout session id, `cs_…`.');
+
+export const retrieveCheckoutSessionInput = z.strictObject({ id: checkoutSessionIdParam });
+
+/**
+ * Spec 4.4 confirm: the body is not strict, so injected fields (amounts among them) are
+ * accepted and ignored; they can never change what the session charges.
+ */
+export const confirmCheckoutSessionInput = z.object({
+  id: checkoutSessionIdParam,
+  client_secret: z.string().max(512).describe('The session’s `client_secret`, from the creation response.'),
+});
+
+export const checkoutSessionSchema = z
+  .object({
+    id: z.string().describe('`cs_test_…` or `cs_live_…`.'),
+    object: z.literal('checkout.session'),
+    url: z.string().nullable().describe('The hosted payment page: a signed link valid until `expires_at`; null once the session is no longer open.'),
+    client_secret: z
+      .string()
+      .nullable()
+      .describe('Returned by the creation (and by its idempotent replay) only; null on every read. For the embedded confirm call.'),
+    status: z.enum(['open', 'complete', 'expired']),
+    payment_status: z.enum(['unpaid', 'paid', 'failed']).describe('Fulfil only when `status` is `complete` and this is `paid`.'),
+    livemode: z.boolean(),
+    currency: z.literal('eur'),
+    amount_subtotal: z.number().int().describe('Cents, before tax.'),
+    amount_tax: z.number().int().describe('Cents; 0 unless tax calculation is enabled on the account and the price has a tax rate.'),
+    amount_total: z.number().int().describe('Cents; in line items mode the sum of the lines.'),
+    quantity: z.number().int().describe('Units sold; in line items mode the sum of the lines’ quantities, in amount mode 1.'),
+    price_id: z.string().nullable().describe('Price mode: the price sold. Null in line items and amount mode (the lines are on the order).'),
+    product_id: z.string().nullable().describe('Price mode: the product sold. Null in line items and amount mode.'),
+    description: z.string().nullable().describe('Amount mode: what the customer pays for. Null otherwise.'),
+    order_id: z.string().describe('The order (`ord_…`) created with the session, `pending` until paid.'),
+    customer_email: z.string().nullable(),
+    success_url: z.string().nullable(),
+    cancel_url: z.string().nullable(),
+    metadata: z.record(z.string(), z.string()).describe('As sent, values as strings; `{}` when none.'),
+    created: z.number().int(),
+    expires_at: z.number().int(),
+  })
+  .meta({ id: 'CheckoutSession' });
+export type CheckoutSession = z.infer<typeof checkoutSessionSchema>;

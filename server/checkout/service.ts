@@ -1,0 +1,388 @@
+import { and, eq, inArray, lte } from 'drizzle-orm';
+import type { Database, Executor } from '@/db/client';
+import { checkoutSessions, orderLines, orders, products } from '@/db/schema';
+import type { Subject } from '../auth/service';
+import { epochSeconds, type Clock } from '../clock';
+import type { Config } from '../config';
+import { ApiError, resourceMissing } from '../errors';
+import { newId } from '../ids';
+import { clientSecretFor, clientSecretHash, clientSecretMatches, signedLink, signingSecret } from './links';
+import { createIdempotently, requestHash } from './idempotency';
+import { normalizeMetadata } from './metadata';
+import type { CheckoutSession, CreateCheckoutSessionInput } from './schemas';
+import { lineTax, sumLines, type LineAmounts } from './tax';
+
+export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
+type Scope = Pick<Subject, 'storeId' | 'livemode'>;
+
+export interface CheckoutDeps {
+  db: Database;
+  /** The store's clock (server/clock.ts storeClock): test mode reads the store's test clock. */
+  clock: Clock;
+  config: Pick<Config, 'publicBaseUrl' | 'authSecret'>;
+}
+
+export const CREATE_OPERATION = 'checkout_session.create';
+
+/** Spec 4.4 expires_at: clamped to [now + 30 minutes, now + 24 hours], default 24 hours. */
+const MIN_LIFETIME_SECONDS = 30 * 60;
+const MAX_LIFETIME_SECONDS = 24 * 60 * 60;
+
+/**
+ * Totals stay within the 32-bit amount columns: 100 lines of 100 units of the dearest product
+ * would overflow them. No real cart comes near a million euros.
+ */
+export const MAX_SESSION_TOTAL = 99_999_999;
+
+/** Tenant and environment, in the same WHERE as every lookup (spec 5). */
+function sessionOwnedBy(scope: Scope) {
+  return and(eq(checkoutSessions.storeId, scope.storeId), eq(checkoutSessions.livemode, scope.livemode));
+}
+
+/** Status as of `now`: an open session whose deadline has passed is expired (spec 3.4), even before that is written. */
+export function isDue(row: Pick<CheckoutSessionRow, 'status' | 'expiresAt'>, now: Date): boolean {
+  return row.status === 'open' && now.getTime() >= row.expiresAt.getTime();
+}
+
+/** The API shape of a session (spec 2.7): `url` only while open, `client_secret` only for creation and its replay. */
+export function checkoutSessionView(row: CheckoutSessionRow, deps: Pick<CheckoutDeps, 'config'>, options: { withClientSecret?: boolean } = {}): CheckoutSession {
+  const secret = signingSecret(deps.config);
+  const expiresAt = epochSeconds(row.expiresAt);
+  return {
+    id: row.id,
+    object: 'checkout.session',
+    url: row.status === 'open' ? signedLink(deps.config.publicBaseUrl, secret, 'checkout', row.id, expiresAt) : null,
+    client_secret: options.withClientSecret ? clientSecretFor(secret, row.id) : null,
+    status: row.status,
+    payment_status: row.paymentStatus,
+    livemode: row.livemode,
+    currency: 'eur',
+    amount_subtotal: row.amountSubtotal,
+    amount_tax: row.amountTax,
+    amount_total: row.amountTotal,
+    quantity: row.quantity,
+    price_id: row.priceId,
+    product_id: row.productId,
+    description: row.description,
+    order_id: row.orderId,
+    customer_email: row.customerEmail,
+    success_url: row.successUrl,
+    cancel_url: row.cancelUrl,
+    metadata: row.metadata ?? {},
+    created: epochSeconds(row.createdAt),
+    expires_at: expiresAt,
+  };
+}
+
+/**
+ * Spec 3.4: `open` → `expired` once the deadline passes, written lazily when a session is read.
+ * Conditional on `open`, so a payment that completes at the same moment is never overwritten.
+ */
+async function withExpiryApplied(db: Database, row: CheckoutSessionRow, now: Date): Promise<CheckoutSessionRow> {
+  if (!isDue(row, now)) return row;
+  const [expired] = await db
+    .update(checkoutSessions)
+    .set({ status: 'expired' })
+    .where(and(eq(checkoutSessions.id, row.id), eq(checkoutSessions.status, 'open'), lte(checkoutSessions.expiresAt, now)))
+    .returning();
+  if (expired) return expired;
+  const [current] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, row.id));
+  return current ?? row;
+}
+
+/**
+ * Every open session of one store and environment whose deadline has passed becomes `expired`
+ * (spec 3.4); run by the test clock when it moves. Returns how many changed.
+ */
+export async function expireDueCheckoutSessions(db: Executor, scope: Scope, now: Date): Promise<number> {
+  const expired = await db
+    .update(checkoutSessions)
+    .set({ status: 'expired' })
+    .where(and(sessionOwnedBy(scope), eq(checkoutSessions.status, 'open'), lte(checkoutSessions.expiresAt, now)))
+    .returning({ id: checkoutSessions.id });
+  return expired.length;
+}
+
+/** A session of this store and environment with its expiry applied, or 404 for unknown, foreign and other-environment ids alike. */
+export async function findCheckoutSession(deps: Pick<CheckoutDeps, 'db' | 'clock'>, scope: Scope, id: string): Promise<CheckoutSessionRow> {
+  const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), sessionOwnedBy(scope))).limit(1);
+  if (!row) throw resourceMissing('checkout session', id);
+  return withExpiryApplied(deps.db, row, deps.clock.now());
+}
+
+/** GET /checkout/sessions/{id}: never the client secret (spec 2.7). */
+export async function getCheckoutSession(deps: CheckoutDeps, scope: Scope, id: string): Promise<CheckoutSession> {
+  return checkoutSessionView(await findCheckoutSession(deps, scope, id), deps);
+}
+
+/** `test_…` and `price_test_…` name the same price (CONTRACT 2). */
+export function normalizePriceId(id: string): string {
+  return id.startsWith('price_') ? id : `price_${id}`;
+}
+
+interface LineRequest {
+  priceId: string;
+  quantity: number;
+  /** The field to blame when the price is refused: `price_id` or `line_items[2].price_id`. */
+  param: string;
+}
+
+interface ResolvedLine extends LineAmounts {
+  productId: string | null;
+  priceId: string | null;
+  description: string;
+  quantity: number;
+  unitAmount: number;
+  taxRate: number | null;
+  taxInclusive: boolean;
+  hasLicense: boolean;
+}
+
+/**
+ * Spec 4.4: every price in one query, scoped to the store and environment; unknown, foreign and
+ * other-environment ids are 404, recurring prices `price_mode_unsupported`, inactive ones
+ * `price_inactive`, in the order the lines were sent.
+ */
+async function resolvePriceLines(executor: Executor, subject: Subject, requests: LineRequest[]): Promise<ResolvedLine[]> {
+  const ids = [...new Set(requests.map((line) => line.priceId))];
+  const rows = await executor
+    .select({
+      id: products.id,
+      name: products.name,
+      priceId: products.priceId,
+      amount: products.amount,
+      priceMode: products.priceMode,
+      priceActive: products.priceActive,
+      taxRate: products.taxRate,
+      taxInclusive: products.taxInclusive,
+      hasLicense: products.hasLicense,
+    })
+    .from(products)
+    .where(and(inArray(products.priceId, ids), eq(products.storeId, subject.storeId), eq(products.livemode, subject.livemode)));
+  const byPrice = new Map(rows.map((row) => [row.priceId, row]));
+  return requests.map((line) => {
+    const product = byPrice.get(line.priceId);
+    if (!product) throw resourceMissing('price', line.priceId, line.param);
+    if (product.priceMode !== 'one_time') {
+      throw new ApiError('price_mode_unsupported', 'This price is recurring: sell it with a subscription checkout, not a checkout session.', {
+        param: line.param,
+      });
+    }
+    if (!product.priceActive) throw new ApiError('price_inactive', 'This price is not active: activate it or sell another one.', { param: line.param });
+    // Tax settings count only where tax is calculated (spec 4.1 tax_inclusive); the line records what was applied.
+    const taxed = subject.flags.taxCalculation && product.taxRate !== null && product.taxRate > 0;
+    const inclusive = taxed && product.taxInclusive;
+    return {
+      productId: product.id,
+      priceId: product.priceId,
+      description: product.name,
+      quantity: line.quantity,
+      unitAmount: product.amount,
+      taxRate: taxed ? product.taxRate : null,
+      taxInclusive: inclusive,
+      hasLicense: product.hasLicense,
+      ...lineTax(product.amount * line.quantity, product.taxRate, inclusive, taxed),
+    };
+  });
+}
+
+async function resolveLines(executor: Executor, subject: Subject, input: CreateCheckoutSessionInput): Promise<ResolvedLine[]> {
+  if (input.amount !== undefined) {
+    // Amount mode: one line the merchant describes; no product, no catalog tax.
+    return [
+      {
+        productId: null,
+        priceId: null,
+        description: input.description!,
+        quantity: 1,
+        unitAmount: input.amount,
+        taxRate: null,
+        taxInclusive: false,
+        hasLicense: false,
+        subtotal: input.amount,
+        tax: 0,
+        total: input.amount,
+      },
+    ];
+  }
+  const requests: LineRequest[] =
+    input.line_items !== undefined
+      ? input.line_items.map((item, index) => ({
+          priceId: normalizePriceId(item.price_id),
+          quantity: item.quantity ?? 1,
+          param: `line_items[${index}].price_id`,
+        }))
+      : [{ priceId: normalizePriceId(input.price_id!), quantity: input.quantity ?? 1, param: 'price_id' }];
+  return resolvePriceLines(executor, subject, requests);
+}
+
+/** Spec 4.4: https is required in live mode; test mode allows http too (the schema checked the rest). */
+function assertUrlsAllowed(subject: Subject, input: CreateCheckoutSessionInput): void {
+  if (!subject.livemode) return;
+  for (const [field, code] of [
+    ['success_url', 'invalid_success_url'],
+    ['cancel_url', 'invalid_cancel_url'],
+  ] as const) {
+    const url = input[field];
+    if (url !== undefined && !/^https:/i.test(url)) {
+      throw new ApiError(code, `\`${field}\` must use https in live mode.`, { param: field });
+    }
+  }
+}
+
+function clampExpiry(requested: number | undefined, nowSeconds: number): number {
+  if (requested === undefined) return nowSeconds + MAX_LIFETIME_SECONDS;
+  return Math.min(Math.max(requested, nowSeconds + MIN_LIFETIME_SECONDS), nowSeconds + MAX_LIFETIME_SECONDS);
+}
+
+export interface CreateCheckoutOptions {
+  idempotencyKey: string | undefined;
+  /** The request body as received, for the idempotency hash (metadata included, spec 4.4 rule 6). */
+  rawBody: unknown;
+}
+
+/**
+ * POST /checkout/sessions (spec 4.4). The prices are read and the order, its lines and the
+ * session written inside the idempotency key's transaction, so a replay never depends on the
+ * catalog as it is now. The three inserts are one statement (data-modifying CTEs): atomic
+ * without a transaction of its own, and one round trip (notes/performance.md).
+ */
+export async function createCheckoutSession(
+  deps: CheckoutDeps,
+  subject: Subject,
+  input: CreateCheckoutSessionInput,
+  options: CreateCheckoutOptions,
+): Promise<{ session: CheckoutSession; replayed: boolean }> {
+  assertUrlsAllowed(subject, input);
+  const now = deps.clock.now();
+  const nowSeconds = epochSeconds(now);
+  const sessionId = newId('cs', subject.livemode);
+  const orderId = newId('ord', subject.livemode);
+  const secret = signingSecret(deps.config);
+
+  const { result, replayed } = await createIdempotently({
+    db: deps.db,
+    scope: { storeId: subject.storeId, livemode: subject.livemode },
+    operation: CREATE_OPERATION,
+    key: options.idempotencyKey,
+    requestHash: requestHash(options.rawBody, ['metadata']),
+    now,
+    resourceId: sessionId,
+    create: async (executor) => {
+      const lines = await resolveLines(executor, subject, input);
+      const amounts = sumLines(lines);
+      if (amounts.total > MAX_SESSION_TOTAL) {
+        throw new ApiError('parameter_invalid', `The session total may be at most ${MAX_SESSION_TOTAL} cents.`, {
+          param: input.line_items !== undefined ? 'line_items' : 'quantity',
+        });
+      }
+      const priceMode = input.price_id !== undefined;
+      const newOrder = executor.$with('new_order').as(
+        executor
+          .insert(orders)
+          .values({
+            id: orderId,
+            storeId: subject.storeId,
+            livemode: subject.livemode,
+            status: 'pending',
+            customerEmail: input.customer_email ?? null,
+            amountSubtotal: amounts.subtotal,
+            amountTax: amounts.tax,
+            amountTotal: amounts.total,
+            createdAt: now,
+          })
+          .returning({ id: orders.id }),
+      );
+      const newLines = executor.$with('new_lines').as(
+        executor
+          .insert(orderLines)
+          .values(
+            lines.map((line, position) => ({
+              id: `${orderId}_l${position}`,
+              orderId,
+              position,
+              productId: line.productId,
+              priceId: line.priceId,
+              description: line.description,
+              quantity: line.quantity,
+              unitAmount: line.unitAmount,
+              amountSubtotal: line.subtotal,
+              amountTax: line.tax,
+              amountTotal: line.total,
+              taxRate: line.taxRate,
+              taxInclusive: line.taxInclusive,
+              hasLicense: line.hasLicense,
+            })),
+          )
+          .returning({ id: orderLines.id }),
+      );
+      const [row] = await executor
+        .with(newOrder, newLines)
+        .insert(checkoutSessions)
+        .values({
+          id: sessionId,
+          storeId: subject.storeId,
+          livemode: subject.livemode,
+          status: 'open',
+          paymentStatus: 'unpaid',
+          clientSecretHash: clientSecretHash(clientSecretFor(secret, sessionId)),
+          orderId,
+          mode: input.amount !== undefined ? 'amount' : priceMode ? 'price' : 'line_items',
+          quantity: lines.reduce((sum, line) => sum + line.quantity, 0),
+          // Line items mode names no single price or product: its lines are on the order.
+          priceId: priceMode ? lines[0]!.priceId : null,
+          productId: priceMode ? lines[0]!.productId : null,
+          description: input.amount !== undefined ? input.description! : null,
+          amountSubtotal: amounts.subtotal,
+          amountTax: amounts.tax,
+          amountTotal: amounts.total,
+          customerEmail: input.customer_email ?? null,
+          successUrl: input.success_url ?? null,
+          cancelUrl: input.cancel_url ?? null,
+          metadata: normalizeMetadata(input.metadata),
+          createdAt: now,
+          expiresAt: new Date(clampExpiry(input.expires_at, nowSeconds) * 1000),
+        })
+        .returning();
+      return row!;
+    },
+    replay: async (id) => {
+      const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), sessionOwnedBy(subject)));
+      if (!row) throw resourceMissing('checkout session', id);
+      return withExpiryApplied(deps.db, row, now);
+    },
+  });
+  // Spec 2.7: the client secret is returned by the creation and by its replay, never by reads.
+  return { session: checkoutSessionView(result, deps, { withClientSecret: true }), replayed };
+}
+
+/**
+ * POST /checkout/sessions/{id}/confirm (spec 4.4, CONTRACT 3 check order). The session is looked
+ * up within the key's store across both environments, so a matching secret of the other
+ * environment answers `environment_mismatch`; an unknown id answers like a wrong secret, so the
+ * endpoint never tells which sessions exist. Embedded confirmation always ends in
+ * `three_d_secure_required`: the card is entered on the hosted page.
+ */
+export async function confirmCheckoutSession(deps: CheckoutDeps, subject: Subject, id: string, clientSecret: string): Promise<never> {
+  const [row] = await deps.db
+    .select()
+    .from(checkoutSessions)
+    .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.storeId, subject.storeId)))
+    .limit(1);
+  if (!row || !clientSecretMatches(clientSecret, row.clientSecretHash)) {
+    throw new ApiError('invalid_client_secret', 'The client secret does not match this checkout session.', { param: 'client_secret' });
+  }
+  if (row.livemode !== subject.livemode) {
+    throw new ApiError('environment_mismatch', 'This session belongs to the other mode: use the publishable key of the same mode (test or live) as the session.');
+  }
+  const session = await withExpiryApplied(deps.db, row, deps.clock.now());
+  if (session.status === 'expired') throw new ApiError('session_expired', 'This checkout session has expired. Create a new one.');
+  if (session.status === 'complete') throw new ApiError('session_already_complete', 'This checkout session is already complete.');
+  if (session.paymentStatus === 'failed') {
+    throw new ApiError('session_payment_failed', 'A payment attempt on this session was declined; it cannot be retried. Create a new session.');
+  }
+  throw new ApiError(
+    'three_d_secure_required',
+    'This payment needs 3-D Secure authentication: send the customer to the session’s hosted `url` to enter the card there.',
+  );
+}
