@@ -47,7 +47,12 @@ export const checkoutSessions = pgTable(
   (t) => [index('checkout_sessions_store_idx').on(t.storeId, t.livemode, t.createdAt)],
 );
 
-export type PaymentAttemptStatus = 'processing' | 'succeeded' | 'declined' | 'unknown';
+/**
+ * `requires_action`: waiting for the customer's 3-D Secure challenge. `abandoned`: the gateway
+ * never received the charge (refused up front, or reconciliation found nothing), so nothing was
+ * charged and the session may be paid by a new attempt.
+ */
+export type PaymentAttemptStatus = 'processing' | 'succeeded' | 'declined' | 'unknown' | 'requires_action' | 'abandoned';
 
 /**
  * Every charge sent to the gateway, written before the call with a deterministic idempotency

@@ -64,3 +64,19 @@ export function checkLink(
   if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) return 'invalid';
   return nowSeconds >= Number(expires) ? 'expired' : 'valid';
 }
+
+/**
+ * The receipt page's signature (server/payments/receipt.ts): proof that the holder is the
+ * browser that paid, since session ids themselves are not secret (they reach the merchant's
+ * success_url). It has no expiry: a receipt stays readable.
+ */
+export function receiptSignature(secret: string, sessionId: string): string {
+  return hmac(secret, `receipt:${sessionId}`).toString('base64url');
+}
+
+export function receiptSignatureMatches(secret: string, sessionId: string, presented: string | undefined): boolean {
+  if (presented === undefined) return false;
+  const expected = Buffer.from(receiptSignature(secret, sessionId));
+  const given = Buffer.from(presented);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}

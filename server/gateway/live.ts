@@ -113,7 +113,9 @@ export interface LiveGatewayOptions extends GatewayConfig {
 }
 
 export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
-  const doFetch = options.fetch ?? fetch;
+  // Looked up per call, not captured: instrumentation that wraps the global fetch (msw in
+  // tests, tracing in production) must see these requests.
+  const doFetch: typeof fetch = (input, init) => (options.fetch ?? globalThis.fetch)(input, init);
 
   /**
    * One Stripe call. Anything that leaves the outcome open (no answer within the timeout, a

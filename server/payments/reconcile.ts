@@ -1,0 +1,89 @@
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import type { Database } from '@/db/client';
+import { paymentAttempts } from '@/db/schema';
+import type { Clock } from '../clock';
+import type { Gateways } from '../gateway/types';
+import { OPEN_ATTEMPT_STATUSES, settleAttempt, type AttemptRow, type SessionRow } from './settle';
+
+export interface ReconcileSettings {
+  /**
+   * A `processing` attempt older than this (wall clock) belongs to a request that died between
+   * committing the attempt and settling it: well above the gateway timeout, so a live request is
+   * never second-guessed while it still waits for the gateway.
+   */
+  staleAfterSeconds: number;
+  /**
+   * "The gateway has no such charge" is trusted only for attempts older than this: an acquirer's
+   * look-up may lag behind its writes (Stripe's search is eventually consistent).
+   */
+  notFoundAfterSeconds: number;
+}
+
+export const DEFAULT_RECONCILE_SETTINGS: ReconcileSettings = { staleAfterSeconds: 60, notFoundAfterSeconds: 120 };
+
+export interface ReconcileDeps {
+  db: Database;
+  clock: Clock;
+  gateways: Gateways;
+  settings?: Partial<ReconcileSettings>;
+}
+
+function settingsOf(deps: ReconcileDeps): ReconcileSettings {
+  return { ...DEFAULT_RECONCILE_SETTINGS, ...deps.settings };
+}
+
+function ageSeconds(attempt: AttemptRow, now: Date): number {
+  return (now.getTime() - attempt.createdAt.getTime()) / 1000;
+}
+
+export type Resolution = { settled: true; attempt: AttemptRow; session: SessionRow; redirectUrl?: string } | { settled: false; attempt: AttemptRow };
+
+/**
+ * Asks the gateway what became of one open attempt and records it (exactly once, settle.ts).
+ * Never charges: it only reads the charge made under the attempt's idempotency key.
+ * A young `processing` attempt is left alone (its own request is still waiting for the gateway);
+ * so is anything the gateway cannot answer about right now.
+ */
+export async function resolveAttempt(deps: ReconcileDeps, attempt: AttemptRow): Promise<Resolution> {
+  const settings = settingsOf(deps);
+  const age = ageSeconds(attempt, deps.clock.now());
+  if (attempt.status === 'processing' && age < settings.staleAfterSeconds) return { settled: false, attempt };
+  const gateway = deps.gateways[attempt.livemode ? 'live' : 'test'];
+  let found;
+  try {
+    found = await gateway.retrieveCharge(attempt.idempotencyKey, attempt.gatewayPaymentId ?? undefined);
+  } catch {
+    // Still unreachable or still undecided: stays open, tried again later.
+    return { settled: false, attempt };
+  }
+  if (found === null && age < settings.notFoundAfterSeconds) return { settled: false, attempt };
+  const { attempt: settled, session } = await settleAttempt(deps.db, deps.clock, attempt.id, found);
+  // A challenge still pending: the customer is sent back to it.
+  if (settled.status === 'requires_action' && found?.status === 'requires_action') return { settled: true, attempt: settled, session, redirectUrl: found.redirectUrl };
+  if (settled.status === 'requires_action') return { settled: false, attempt: settled };
+  return { settled: true, attempt: settled, session };
+}
+
+/**
+ * The background sweep (and the start of every submit, for its own session): settles attempts
+ * whose outcome was never recorded, a timeout (`unknown`), a crash (`processing` gone stale) or a
+ * 3-D Secure challenge the customer never returned from, by looking the charge up at the gateway.
+ * A session is completed or failed exactly once however many sweeps and submits race.
+ * Returns how many attempts were settled.
+ */
+export async function reconcilePaymentAttempts(deps: ReconcileDeps, options: { sessionId?: string; limit?: number } = {}): Promise<number> {
+  const conditions = [inArray(paymentAttempts.status, [...OPEN_ATTEMPT_STATUSES])];
+  if (options.sessionId) conditions.push(eq(paymentAttempts.checkoutSessionId, options.sessionId));
+  const open = await deps.db
+    .select()
+    .from(paymentAttempts)
+    .where(and(...conditions))
+    .orderBy(asc(paymentAttempts.createdAt))
+    .limit(options.limit ?? 100);
+  let settled = 0;
+  for (const attempt of open) {
+    const resolution = await resolveAttempt(deps, attempt);
+    if (resolution.settled && resolution.attempt.status !== 'requires_action') settled += 1;
+  }
+  return settled;
+}

@@ -1,0 +1,161 @@
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import type { Database, Transaction } from '@/db/client';
+import { checkoutSessions, customers, licenseKeys, orderLines, orders, paymentAttempts, stores } from '@/db/schema';
+import type { PaymentAttemptStatus } from '@/db/schema';
+import { storeClock, type Clock } from '../clock';
+import { newId } from '../ids';
+import type { ChargeResult } from '../gateway/types';
+import { generateLicenseKey } from './license-keys';
+
+export type AttemptRow = typeof paymentAttempts.$inferSelect;
+export type SessionRow = typeof checkoutSessions.$inferSelect;
+
+/** Attempts whose outcome is not settled yet: at most one per session at a time (service.ts). */
+export const OPEN_ATTEMPT_STATUSES: readonly PaymentAttemptStatus[] = ['processing', 'unknown', 'requires_action'];
+
+export function isOpen(status: PaymentAttemptStatus): boolean {
+  return OPEN_ATTEMPT_STATUSES.includes(status);
+}
+
+/**
+ * Gateway answers that are about what was typed, not a refusal by the bank: the attempt fails but
+ * the session stays payable (within its attempt limit). Only `card_declined` fails the session
+ * (CONTRACT 3 "after a declined attempt", spec 3.4).
+ */
+const RETRYABLE_DECLINES = new Set(['unsupported_test_card', 'invalid_card_number', 'invalid_expiry', 'expired_card', 'invalid_cvc']);
+
+export function declineFailsSession(code: string | null): boolean {
+  return !RETRYABLE_DECLINES.has(code ?? 'card_declined');
+}
+
+/** The outcome to record: a gateway result, or `null` when the gateway never received the charge. */
+export type AttemptOutcome = ChargeResult | null;
+
+/**
+ * Records an attempt's outcome and everything that follows from it, in one transaction with the
+ * session row locked, exactly once: the attempt is re-read under the lock and only an attempt
+ * that is still open changes. The submitting request, a retried submit, the 3-D Secure return
+ * and the background reconciler may all settle the same attempt at once; one wins, the others
+ * read its result.
+ */
+export async function settleAttempt(db: Database, clock: Clock, attemptId: string, outcome: AttemptOutcome): Promise<{ attempt: AttemptRow; session: SessionRow }> {
+  return db.transaction(async (tx) => {
+    const [attemptRef] = await tx.select().from(paymentAttempts).where(eq(paymentAttempts.id, attemptId));
+    if (!attemptRef) throw new Error(`payment attempt ${attemptId} vanished`);
+    const [locked] = await tx
+      .select({ session: checkoutSessions, offset: stores.testClockOffsetSeconds })
+      .from(checkoutSessions)
+      .innerJoin(stores, eq(stores.id, checkoutSessions.storeId))
+      .where(and(eq(checkoutSessions.id, attemptRef.checkoutSessionId), eq(checkoutSessions.storeId, attemptRef.storeId), eq(checkoutSessions.livemode, attemptRef.livemode)))
+      .for('update', { of: checkoutSessions });
+    if (!locked) throw new Error(`checkout session of attempt ${attemptId} vanished`);
+    // Re-read under the session lock: whoever settled it first decided.
+    const [attempt] = await tx.select().from(paymentAttempts).where(eq(paymentAttempts.id, attemptId));
+    if (!attempt || !isOpen(attempt.status)) return { attempt: attempt!, session: locked.session };
+
+    const wallNow = clock.now();
+    const storeNow = storeClock(clock, { livemode: locked.session.livemode, testClockOffsetSeconds: locked.offset }).now();
+    const session = locked.session;
+
+    if (outcome === null) {
+      const [updated] = await tx.update(paymentAttempts).set({ status: 'abandoned', updatedAt: wallNow }).where(eq(paymentAttempts.id, attemptId)).returning();
+      return { attempt: updated!, session };
+    }
+    const card = { cardBrand: outcome.brand, cardLast4: outcome.last4, gatewayPaymentId: outcome.paymentId ?? null };
+    if (outcome.status === 'requires_action') {
+      const [updated] = await tx.update(paymentAttempts).set({ status: 'requires_action', ...card, updatedAt: wallNow }).where(eq(paymentAttempts.id, attemptId)).returning();
+      return { attempt: updated!, session };
+    }
+    if (outcome.status === 'declined') {
+      const [updated] = await tx
+        .update(paymentAttempts)
+        .set({ status: 'declined', failureCode: outcome.code, ...card, updatedAt: wallNow })
+        .where(eq(paymentAttempts.id, attemptId))
+        .returning();
+      if (!declineFailsSession(outcome.code)) return { attempt: updated!, session };
+      // CONTRACT 3: status stays `open` until expires_at; only payment_status moves.
+      const [failed] = await tx
+        .update(checkoutSessions)
+        .set({ paymentStatus: 'failed', failureCode: outcome.code })
+        .where(eq(checkoutSessions.id, session.id))
+        .returning();
+      return { attempt: updated!, session: failed! };
+    }
+
+    const [updated] = await tx
+      .update(paymentAttempts)
+      .set({ status: 'succeeded', failureCode: null, ...card, updatedAt: wallNow })
+      .where(eq(paymentAttempts.id, attemptId))
+      .returning();
+    const completed = await fulfil(tx, session, storeNow, { brand: outcome.brand, last4: outcome.last4, paymentId: outcome.paymentId });
+    return { attempt: updated!, session: completed };
+  });
+}
+
+/**
+ * Money has moved: the session completes, the order is paid, the customer is created or matched,
+ * license keys are issued. This runs even when the session passed its deadline meanwhile (a
+ * charge in flight at expiry, or reconciled later): the customer paid, so they get what they paid for.
+ */
+async function fulfil(tx: Transaction, session: SessionRow, now: Date, payment: { brand: string; last4: string; paymentId: string }): Promise<SessionRow> {
+  const scope = and(eq(orders.storeId, session.storeId), eq(orders.livemode, session.livemode));
+  const [order] = await tx.select().from(orders).where(and(eq(orders.id, session.orderId), scope)).for('update');
+  if (!order) throw new Error(`order ${session.orderId} of checkout session ${session.id} vanished`);
+
+  // The session's customer_email, else the address typed on the hosted page (kept on the order
+  // when the attempt began, so a later reconciliation still knows it).
+  const email = (session.customerEmail ?? order.customerEmail)?.toLowerCase() ?? null;
+  const customerId = email ? await customerFor(tx, session, email, now) : null;
+
+  await tx
+    .update(orders)
+    .set({ status: 'paid', paidAt: now, customerId, customerEmail: email, cardBrand: payment.brand, cardLast4: payment.last4, gatewayPaymentId: payment.paymentId })
+    .where(eq(orders.id, order.id));
+
+  const licensed = await tx
+    .select({ id: orderLines.id, productId: orderLines.productId })
+    .from(orderLines)
+    .where(and(eq(orderLines.orderId, order.id), eq(orderLines.hasLicense, true)))
+    .orderBy(asc(orderLines.position));
+  if (licensed.length > 0) {
+    // One key per paid order line of a licensed product (CONTRACT 3), not per unit.
+    await tx.insert(licenseKeys).values(
+      licensed.map((line) => ({
+        id: newId('lic', session.livemode),
+        storeId: session.storeId,
+        livemode: session.livemode,
+        productId: line.productId,
+        orderId: order.id,
+        orderLineId: line.id,
+        key: generateLicenseKey(),
+        createdAt: now,
+      })),
+    );
+  }
+
+  const [completed] = await tx
+    .update(checkoutSessions)
+    .set({ status: 'complete', paymentStatus: 'paid', completedAt: now, customerId, failureCode: null })
+    .where(eq(checkoutSessions.id, session.id))
+    .returning();
+  return completed!;
+}
+
+/**
+ * Created or matched by lower-cased email within the store and environment (CONTRACT 3). Two
+ * sessions of one customer may complete at once: both inserts reach the partial unique index,
+ * the second waits for the first to commit and then does nothing, and its select (a new
+ * statement, so a new snapshot under READ COMMITTED) finds the winner's row.
+ */
+async function customerFor(tx: Transaction, session: SessionRow, email: string, now: Date): Promise<string> {
+  await tx
+    .insert(customers)
+    .values({ id: newId('cus', session.livemode), storeId: session.storeId, livemode: session.livemode, email, createdAt: now })
+    .onConflictDoNothing();
+  const [customer] = await tx
+    .select({ id: customers.id })
+    .from(customers)
+    .where(and(eq(customers.storeId, session.storeId), eq(customers.livemode, session.livemode), eq(customers.email, email), isNull(customers.deletedAt)));
+  if (!customer) throw new Error('customer vanished after insert');
+  return customer.id;
+}

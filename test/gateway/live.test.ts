@@ -1,0 +1,159 @@
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createLiveGateway } from '@/server/gateway/live';
+import { GatewayRejectedError, GatewayTimeoutError, type ChargeRequest } from '@/server/gateway/types';
+import { randomBase62 } from '@/server/ids';
+import { createStripeReplay, STRIPE_BASE_URL, STRIPE_KEY } from './stripe-api';
+
+const stripe = createStripeReplay();
+const server = setupServer(...stripe.handlers);
+// Any request that is not to the acquirer fails the test: card data goes nowhere else.
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => {
+  stripe.calls.length = 0;
+});
+afterAll(() => server.close());
+
+const gateway = createLiveGateway({ secretKey: STRIPE_KEY, baseUrl: STRIPE_BASE_URL, timeoutMs: 300 });
+
+const request = (number: string, extra: Partial<ChargeRequest> = {}): ChargeRequest => ({
+  idempotencyKey: `charge:cs_live_${randomBase62(24)}:1`,
+  amount: 2500,
+  description: 'Store order ord_live_1',
+  card: { number, expMonth: 12, expYear: 2030, cvc: '123' },
+  returnUrl: 'https://pay.example.test/checkout/cs_live_1/return?signature=abc',
+  ...extra,
+});
+
+describe('Stripe PaymentIntents adapter (msw replay of the documented API)', () => {
+  it('approve: one confirmed PaymentIntent, form-encoded, with the Idempotency-Key header', async () => {
+    const req = request('4242424242424242');
+    const result = await gateway.charge(req);
+    expect(result).toEqual({ status: 'succeeded', paymentId: expect.stringMatching(/^pi_/), brand: 'visa', last4: '4242' });
+    expect(stripe.calls).toHaveLength(1);
+    const [call] = stripe.calls;
+    expect(call!.method).toBe('POST');
+    expect(call!.path).toBe('/v1/payment_intents');
+    expect(call!.headers['idempotency-key']).toBe(req.idempotencyKey);
+    expect(call!.headers.authorization).toBe(`Bearer ${STRIPE_KEY}`);
+    expect(call!.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(Object.fromEntries(call!.form)).toEqual({
+      amount: '2500',
+      currency: 'eur',
+      description: 'Store order ord_live_1',
+      confirm: 'true',
+      return_url: req.returnUrl,
+      'metadata[idempotency_key]': req.idempotencyKey,
+      'payment_method_data[type]': 'card',
+      'payment_method_data[card][number]': '4242424242424242',
+      'payment_method_data[card][exp_month]': '12',
+      'payment_method_data[card][exp_year]': '2030',
+      'payment_method_data[card][cvc]': '123',
+      'expand[]': 'payment_method',
+    });
+  });
+
+  it('a retry with the same key is answered from Stripe\'s idempotency cache: same payment', async () => {
+    const req = request('4242424242424242');
+    const first = await gateway.charge(req);
+    const second = await gateway.charge(req);
+    expect(second).toEqual(first);
+    expect(stripe.calls.map((call) => call.headers['idempotency-key'])).toEqual([req.idempotencyKey, req.idempotencyKey]);
+  });
+
+  it('decline: 402 card_error card_declined → declined card_declined, with the refused intent', async () => {
+    expect(await gateway.charge(request('4000000000000002'))).toEqual({
+      status: 'declined',
+      code: 'card_declined',
+      paymentId: expect.stringMatching(/^pi_/),
+      brand: 'visa',
+      last4: '0002',
+    });
+  });
+
+  it('Stripe error codes map to ours: incorrect_cvc → invalid_cvc', async () => {
+    expect(await gateway.charge(request('4000000000000127'))).toMatchObject({ status: 'declined', code: 'invalid_cvc', last4: '0127' });
+  });
+
+  it('3-D Secure: requires_action → redirect URL; retrieveCharge follows the intent to succeeded', async () => {
+    const req = request('4000000000003220');
+    const challenged = await gateway.charge(req);
+    expect(challenged).toEqual({
+      status: 'requires_action',
+      paymentId: expect.stringMatching(/^pi_/),
+      redirectUrl: 'https://hooks.stripe.com/3d_secure_2/hosted?merchant=acct_1&payment_intent=pi_3ds',
+      brand: 'visa',
+      last4: '3220',
+    });
+    const paymentId = (challenged as { paymentId: string }).paymentId;
+    expect(await gateway.retrieveCharge(req.idempotencyKey, paymentId)).toMatchObject({ status: 'requires_action', paymentId });
+    stripe.completeChallenge(paymentId, 'succeeded');
+    expect(await gateway.retrieveCharge(req.idempotencyKey, paymentId)).toEqual({ status: 'succeeded', paymentId, brand: 'visa', last4: '3220' });
+    expect(stripe.calls.at(-1)).toMatchObject({ method: 'GET', path: `/v1/payment_intents/${paymentId}` });
+  });
+
+  it('3-D Secure failed: the intent needs a new payment method → declined card_declined', async () => {
+    const req = request('4000000000003220');
+    const challenged = (await gateway.charge(req)) as { paymentId: string };
+    stripe.completeChallenge(challenged.paymentId, 'failed');
+    expect(await gateway.retrieveCharge(req.idempotencyKey, challenged.paymentId)).toMatchObject({ status: 'declined', code: 'card_declined' });
+  });
+
+  it('timeout: no answer within the configured time → GatewayTimeoutError, without the card in its message', async () => {
+    const error = await gateway.charge(request('4000000000000259')).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(GatewayTimeoutError);
+    expect(String((error as Error).message)).not.toContain('4000000000000259');
+  });
+
+  it('a 5xx leaves the outcome open → GatewayTimeoutError', async () => {
+    await expect(gateway.charge(request('4000000000000119'))).rejects.toBeInstanceOf(GatewayTimeoutError);
+  });
+
+  it('refused credentials (401) and no credentials are GatewayRejectedError: nothing was charged', async () => {
+    const wrongKey = createLiveGateway({ secretKey: 'sk_live_wrong', baseUrl: STRIPE_BASE_URL, timeoutMs: 300 });
+    await expect(wrongKey.charge(request('4242424242424242'))).rejects.toBeInstanceOf(GatewayRejectedError);
+    const unconfigured = createLiveGateway({ secretKey: undefined, baseUrl: STRIPE_BASE_URL, timeoutMs: 300 });
+    stripe.calls.length = 0;
+    await expect(unconfigured.charge(request('4242424242424242'))).rejects.toBeInstanceOf(GatewayRejectedError);
+    expect(stripe.calls).toEqual([]);
+  });
+
+  it('retrieveCharge by key searches the intent metadata; null when Stripe never saw the key', async () => {
+    const req = request('4242424242424242');
+    const charged = await gateway.charge(req);
+    expect(await gateway.retrieveCharge(req.idempotencyKey)).toEqual(charged);
+    const search = stripe.calls.at(-1)!;
+    expect(search.path).toBe('/v1/payment_intents/search');
+    expect(search.form.get('query')).toBe(`metadata['idempotency_key']:'${req.idempotencyKey}'`);
+    expect(await gateway.retrieveCharge('charge:cs_live_never:1')).toBeNull();
+  });
+
+  it('recurring: a customer under a derived key, setup_future_usage, then off-session charges and detach', async () => {
+    const req = request('4242424242424242', { recurring: true });
+    const first = await gateway.charge(req);
+    expect(first).toMatchObject({ status: 'succeeded', recurringId: expect.stringMatching(/^cus_\d+\/pm_\d+$/) });
+    expect(stripe.calls[0]).toMatchObject({ path: '/v1/customers', headers: expect.objectContaining({ 'idempotency-key': `${req.idempotencyKey}:customer` }) });
+    expect(stripe.calls[1]!.form.get('setup_future_usage')).toBe('off_session');
+    const recurringId = (first as { recurringId: string }).recurringId;
+    const [customer, paymentMethod] = recurringId.split('/');
+    expect(stripe.calls[1]!.form.get('customer')).toBe(customer);
+
+    const renewal = await gateway.chargeRecurring({ idempotencyKey: `recurring:sub_live_1:2`, recurringId, amount: 900, description: 'Plan' });
+    expect(renewal).toMatchObject({ status: 'succeeded', paymentId: expect.stringMatching(/^pi_/) });
+    const renewalCall = stripe.calls.at(-1)!;
+    expect(Object.fromEntries(renewalCall.form)).toMatchObject({ customer, payment_method: paymentMethod, off_session: 'true', confirm: 'true', amount: '900' });
+    expect(renewalCall.headers['idempotency-key']).toBe('recurring:sub_live_1:2');
+
+    await gateway.cancelRecurring(recurringId);
+    expect(stripe.calls.at(-1)).toMatchObject({ method: 'POST', path: `/v1/payment_methods/${paymentMethod}/detach` });
+  });
+
+  it('refund: POST /v1/refunds with the payment, the amount and the Idempotency-Key', async () => {
+    const result = await gateway.refund({ idempotencyKey: 'refund:re_live_1:1', paymentId: 'pi_123', amount: 700 });
+    expect(result).toEqual({ refundId: expect.stringMatching(/^re_/), status: 'succeeded' });
+    const [call] = stripe.calls;
+    expect(call!.headers['idempotency-key']).toBe('refund:re_live_1:1');
+    expect(Object.fromEntries(call!.form)).toEqual({ payment_intent: 'pi_123', amount: '700' });
+    expect(await gateway.refund({ idempotencyKey: 'refund:re_live_1:1', paymentId: 'pi_123', amount: 700 })).toEqual(result);
+  });
+});

@@ -1,0 +1,161 @@
+import { delay, http, HttpResponse } from 'msw';
+
+/**
+ * An msw replay of the parts of Stripe's API the live adapter uses, with response bodies shaped
+ * as Stripe documents them (https://docs.stripe.com/api/payment_intents/object,
+ * https://docs.stripe.com/error-codes, https://docs.stripe.com/payments/3d-secure). The card
+ * number picks the scenario, like Stripe's own test cards:
+ *   4242424242424242 approved · 4000000000000002 card_declined · 4000000000000127 incorrect_cvc
+ *   4000000000003220 3-D Secure challenge · 4000000000000259 never answers (timeout)
+ *   4000000000000119 500 processing error (outcome unknown)
+ */
+export const STRIPE_BASE_URL = 'https://api.stripe.test';
+export const STRIPE_KEY = 'sk_live_gatewaytest';
+
+export interface RecordedCall {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  form: URLSearchParams;
+}
+
+type Intent = Record<string, unknown> & { id: string; status: string; metadata: Record<string, string> };
+
+export function createStripeReplay() {
+  const calls: RecordedCall[] = [];
+  const intents = new Map<string, Intent>();
+  /** Stripe answers an idempotent replay with the first response (https://docs.stripe.com/api/idempotent_requests). */
+  const idempotent = new Map<string, { status: number; body: unknown }>();
+  let counter = 0;
+
+  const paymentMethod = (last4: string, brand = 'visa') => ({
+    id: `pm_${++counter}`,
+    object: 'payment_method',
+    type: 'card',
+    card: { brand, last4, exp_month: 12, exp_year: 2030, funding: 'credit', country: 'US' },
+  });
+
+  function intent(form: URLSearchParams, status: string, extra: Record<string, unknown> = {}): Intent {
+    const id = `pi_${++counter}${'x'.repeat(20)}`;
+    const created: Intent = {
+      id,
+      object: 'payment_intent',
+      amount: Number(form.get('amount')),
+      amount_received: status === 'succeeded' ? Number(form.get('amount')) : 0,
+      currency: form.get('currency'),
+      description: form.get('description'),
+      capture_method: 'automatic',
+      confirmation_method: 'automatic',
+      client_secret: `${id}_secret_abc`,
+      created: 1780000000,
+      customer: form.get('customer'),
+      livemode: true,
+      metadata: { idempotency_key: form.get('metadata[idempotency_key]') ?? '' },
+      next_action: null,
+      last_payment_error: null,
+      payment_method: paymentMethod((form.get('payment_method_data[card][number]') ?? '0000').slice(-4)),
+      setup_future_usage: form.get('setup_future_usage'),
+      status,
+      ...extra,
+    };
+    intents.set(id, created);
+    return created;
+  }
+
+  async function record(request: Request, path: string): Promise<RecordedCall> {
+    const form = new URLSearchParams(request.method === 'GET' ? new URL(request.url).search : await request.text());
+    const call = { method: request.method, path, headers: Object.fromEntries(request.headers), form };
+    calls.push(call);
+    return call;
+  }
+
+  const unauthorized = () =>
+    HttpResponse.json({ error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_live_****' } }, { status: 401 });
+
+  const handlers = [
+    http.post(`${STRIPE_BASE_URL}/v1/payment_intents`, async ({ request }) => {
+      const call = await record(request, '/v1/payment_intents');
+      if (call.headers.authorization !== `Bearer ${STRIPE_KEY}`) return unauthorized();
+      const key = call.headers['idempotency-key'];
+      const replay = key ? idempotent.get(key) : undefined;
+      if (replay) return HttpResponse.json(replay.body as object, { status: replay.status, headers: { 'idempotent-replayed': 'true' } });
+      const number = call.form.get('payment_method_data[card][number]');
+      let answer: { status: number; body: unknown };
+      if (number === '4000000000000259') {
+        await delay('infinite');
+        return HttpResponse.json({});
+      } else if (number === '4000000000000119') {
+        answer = { status: 500, body: { error: { type: 'api_error', message: 'An unknown error occurred' } } };
+      } else if (number === '4000000000000002' || number === '4000000000000127') {
+        const code = number.endsWith('0002') ? 'card_declined' : 'incorrect_cvc';
+        const lastPaymentError = { type: 'card_error', code, decline_code: code === 'card_declined' ? 'generic_decline' : undefined, message: 'Your card was declined.' };
+        const refused = intent(call.form, 'requires_payment_method', { last_payment_error: lastPaymentError, payment_method: null });
+        answer = { status: 402, body: { error: { ...lastPaymentError, doc_url: `https://docs.stripe.com/error-codes/${code}`, payment_intent: refused } } };
+      } else if (number === '4000000000003220') {
+        const pending = intent(call.form, 'requires_action', {
+          next_action: {
+            type: 'redirect_to_url',
+            redirect_to_url: { url: 'https://hooks.stripe.com/3d_secure_2/hosted?merchant=acct_1&payment_intent=pi_3ds', return_url: call.form.get('return_url') },
+          },
+        });
+        answer = { status: 200, body: pending };
+      } else if (call.form.get('off_session') === 'true') {
+        answer = { status: 200, body: intent(call.form, 'succeeded', { payment_method: paymentMethod('4242') }) };
+      } else {
+        answer = { status: 200, body: intent(call.form, 'succeeded') };
+      }
+      if (key) idempotent.set(key, answer);
+      return HttpResponse.json(answer.body as object, { status: answer.status });
+    }),
+    http.get(`${STRIPE_BASE_URL}/v1/payment_intents/search`, async ({ request }) => {
+      const call = await record(request, '/v1/payment_intents/search');
+      if (call.headers.authorization !== `Bearer ${STRIPE_KEY}`) return unauthorized();
+      const wanted = /metadata\['idempotency_key'\]:'(.*)'$/.exec(call.form.get('query') ?? '')?.[1];
+      const data = [...intents.values()].filter((pi) => pi.metadata.idempotency_key === wanted);
+      return HttpResponse.json({ object: 'search_result', url: '/v1/payment_intents/search', has_more: false, data });
+    }),
+    http.get(`${STRIPE_BASE_URL}/v1/payment_intents/:id`, async ({ request, params }) => {
+      const call = await record(request, `/v1/payment_intents/${params.id}`);
+      if (call.headers.authorization !== `Bearer ${STRIPE_KEY}`) return unauthorized();
+      const found = intents.get(String(params.id));
+      if (!found) return HttpResponse.json({ error: { type: 'invalid_request_error', code: 'resource_missing' } }, { status: 404 });
+      return HttpResponse.json(found);
+    }),
+    http.post(`${STRIPE_BASE_URL}/v1/customers`, async ({ request }) => {
+      await record(request, '/v1/customers');
+      return HttpResponse.json({ id: `cus_${++counter}`, object: 'customer' });
+    }),
+    http.post(`${STRIPE_BASE_URL}/v1/payment_methods/:id/detach`, async ({ request, params }) => {
+      await record(request, `/v1/payment_methods/${params.id}/detach`);
+      return HttpResponse.json({ id: params.id, object: 'payment_method', customer: null });
+    }),
+    http.post(`${STRIPE_BASE_URL}/v1/refunds`, async ({ request }) => {
+      const call = await record(request, '/v1/refunds');
+      const key = call.headers['idempotency-key'];
+      const replay = key ? idempotent.get(key) : undefined;
+      if (replay) return HttpResponse.json(replay.body as object, { status: replay.status });
+      const body = { id: `re_${++counter}`, object: 'refund', amount: Number(call.form.get('amount')), payment_intent: call.form.get('payment_intent'), status: 'succeeded', currency: 'eur' };
+      if (key) idempotent.set(key, { status: 200, body });
+      return HttpResponse.json(body);
+    }),
+  ];
+
+  return {
+    handlers,
+    calls,
+    intents,
+    /** The customer passed the 3-D Secure challenge: the intent moves on as Stripe's would. */
+    completeChallenge(id: string, outcome: 'succeeded' | 'failed') {
+      const pending = intents.get(id)!;
+      if (outcome === 'succeeded') intents.set(id, { ...pending, status: 'succeeded', next_action: null, amount_received: pending.amount });
+      else {
+        intents.set(id, {
+          ...pending,
+          status: 'requires_payment_method',
+          next_action: null,
+          last_payment_error: { type: 'card_error', code: 'payment_intent_authentication_failure', message: 'The provided PaymentMethod has failed authentication.' },
+        });
+      }
+    },
+  };
+}
