@@ -68,7 +68,7 @@ export function checkoutSessionView(row: CheckoutSessionRow, deps: Pick<Checkout
     customer_email: row.customerEmail,
     success_url: row.successUrl,
     cancel_url: row.cancelUrl,
-    metadata: row.metadata ?? {},
+    metadata: row.metadata,
     created: epochSeconds(row.createdAt),
     expires_at: expiresAt,
   };
