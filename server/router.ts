@@ -1,5 +1,9 @@
 import { checkoutRouter } from './checkout/router';
+import { customersRouter } from './customers/router';
+import { licensesRouter } from './licenses/router';
+import { ordersRouter } from './orders/router';
 import { productsRouter } from './products/router';
+import { refundsRouter } from './refunds/router';
 import { testClockRouter } from './test-clock/router';
 import { createRouter } from './trpc';
 
@@ -8,6 +12,10 @@ export const appRouter = createRouter({
   products: productsRouter,
   checkout: checkoutRouter,
   testHelpers: testClockRouter,
+  orders: ordersRouter,
+  customers: customersRouter,
+  licenses: licensesRouter,
+  refunds: refundsRouter,
 });
 
 export type AppRouter = typeof appRouter;

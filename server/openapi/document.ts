@@ -35,6 +35,10 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Products: 'The catalog. Each product carries exactly one price, which checkout sessions and subscriptions sell.',
   'Checkout sessions': 'One payment on the hosted page: for a catalog price, a cart of line items, or a free amount. Fulfil when `status` is `complete` and `payment_status` is `paid`.',
   'Test helpers': "Test mode only: move a store's test clock to make expiries and other deadlines happen now.",
+  Orders: 'One order per checkout session: pending until paid, then with its customer, refunds and license keys.',
+  Customers: 'Created or matched by email within a store and mode when a payment settles.',
+  Licenses: 'License keys issued for paid lines of licensed products, and their validation.',
+  Refunds: 'Full or partial refunds of paid orders, up to what remains, through the payment gateway.',
 };
 
 const SECURITY_SCHEMES = {

@@ -1,0 +1,27 @@
+/**
+ * The public contract of customers (CONTRACT 3): created or matched by email at payment, read and
+ * deleted by id. Response schemas are explicit allowlists.
+ */
+import { z } from 'zod';
+
+export const customerIdParam = z.string().min(1).describe('The customer id, `cus_…`.');
+
+export const retrieveCustomerInput = z.strictObject({ id: customerIdParam });
+export const deleteCustomerInput = z.strictObject({ id: customerIdParam });
+
+export const customerSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('customer'),
+    livemode: z.boolean(),
+    email: z.string().describe('Lower-cased; customers are matched by email within a store and mode.'),
+    name: z.string().nullable(),
+    created: z.number().int(),
+  })
+  .meta({ id: 'Customer' });
+export type Customer = z.infer<typeof customerSchema>;
+
+export const deletedCustomerSchema = z
+  .object({ id: z.string(), object: z.literal('customer'), deleted: z.literal(true), livemode: z.boolean() })
+  .meta({ id: 'DeletedCustomer' });
+export type DeletedCustomer = z.infer<typeof deletedCustomerSchema>;

@@ -1,0 +1,56 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Database } from '@/db/client';
+import { customers } from '@/db/schema';
+import type { Subject } from '../auth/service';
+import { epochSeconds, type Clock } from '../clock';
+import { resourceMissing } from '../errors';
+import type { Customer, DeletedCustomer } from './schemas';
+
+type CustomerRow = typeof customers.$inferSelect;
+type Scope = Pick<Subject, 'storeId' | 'livemode'>;
+
+export function customerView(row: CustomerRow): Customer {
+  return {
+    id: row.id,
+    object: 'customer',
+    livemode: row.livemode,
+    email: row.email,
+    name: row.name,
+    created: epochSeconds(row.createdAt),
+  };
+}
+
+/**
+ * Tenant, environment and "not deleted", in the same WHERE as every lookup (spec 5): a deleted
+ * customer answers exactly like an unknown one.
+ */
+function liveCustomer(subject: Scope, id: string) {
+  return and(eq(customers.id, id), eq(customers.storeId, subject.storeId), eq(customers.livemode, subject.livemode), isNull(customers.deletedAt));
+}
+
+/** GET /customers/{id}. */
+export async function getCustomer(db: Database, subject: Scope, id: string): Promise<Customer> {
+  const [row] = await db.select().from(customers).where(liveCustomer(subject, id)).limit(1);
+  if (!row) throw resourceMissing('customer', id);
+  return customerView(row);
+}
+
+/**
+ * DELETE /customers/{id}: a soft delete. The row stays because orders point at it; its email is
+ * freed (customers_email_unique only covers rows not deleted), so a later payment with the same
+ * address creates a new customer rather than reviving this one.
+ */
+export async function deleteCustomer(deps: { db: Database; clock: Clock }, subject: Scope, id: string): Promise<DeletedCustomer> {
+  await deps.db.transaction(async (tx) => {
+    const [deleted] = await tx
+      .update(customers)
+      .set({ deletedAt: deps.clock.now() })
+      .where(liveCustomer(subject, id))
+      .returning({ id: customers.id });
+    if (!deleted) throw resourceMissing('customer', id);
+    // Hook for portal sessions (issue 4): CONTRACT 3 says deleting a customer revokes that
+    // customer's portal sessions at once, so revoke them here, in this transaction, so the
+    // delete and the revocation commit together.
+  });
+  return { id, object: 'customer', deleted: true, livemode: subject.livemode };
+}

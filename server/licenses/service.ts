@@ -1,0 +1,40 @@
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '@/db/client';
+import { licenseKeys } from '@/db/schema';
+import type { Subject } from '../auth/service';
+import { epochSeconds } from '../clock';
+import type { LicenseValidation } from './schemas';
+
+type Scope = Pick<Subject, 'storeId' | 'livemode'>;
+
+/** Keys are issued upper-case; customers paste them with stray spaces or in lower case. */
+export function normalizeLicenseKey(key: string): string {
+  return key.trim().toUpperCase();
+}
+
+/**
+ * POST /licenses/validate. The lookup is scoped like every other (spec 5), so another store's or
+ * the other environment's key reads as not found: the answer never reveals that a key exists
+ * elsewhere. A revoked key (its product force-deleted, spec 4.1) is refused from the commit of the
+ * revocation on, since nothing is cached.
+ */
+export async function validateLicenseKey(db: Database, subject: Scope, rawKey: string): Promise<LicenseValidation> {
+  const key = normalizeLicenseKey(rawKey);
+  const [row] = await db
+    .select()
+    .from(licenseKeys)
+    .where(and(eq(licenseKeys.key, key), eq(licenseKeys.storeId, subject.storeId), eq(licenseKeys.livemode, subject.livemode)))
+    .limit(1);
+  const base = { object: 'license_key_validation' as const, livemode: subject.livemode, key };
+  if (!row) return { ...base, valid: false, status: 'not_found', product_id: null, order_id: null, created: null, revoked_at: null };
+  const revoked = row.revokedAt !== null;
+  return {
+    ...base,
+    valid: !revoked,
+    status: revoked ? 'revoked' : 'active',
+    product_id: row.productId,
+    order_id: row.orderId,
+    created: epochSeconds(row.createdAt),
+    revoked_at: row.revokedAt === null ? null : epochSeconds(row.revokedAt),
+  };
+}

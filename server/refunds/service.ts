@@ -1,0 +1,196 @@
+import { and, count, eq } from 'drizzle-orm';
+import type { Database, Executor, Transaction } from '@/db/client';
+import { orders, refunds, type OrderStatus } from '@/db/schema';
+import type { Subject } from '../auth/service';
+import { epochSeconds, type Clock } from '../clock';
+import { ApiError, resourceMissing } from '../errors';
+import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway, type RefundResult } from '../gateway/types';
+import { createIdempotently, requestHash } from '../checkout/idempotency';
+import { newId } from '../ids';
+import type { CreateRefundInput, Refund } from './schemas';
+
+type RefundRow = typeof refunds.$inferSelect;
+type Scope = Pick<Subject, 'storeId' | 'livemode'>;
+
+export interface RefundDeps {
+  db: Database;
+  clock: Clock;
+  /** The gateway of the subject's environment: test refunds never reach the live acquirer (spec 5). */
+  gateway: PaymentGateway;
+}
+
+export function refundView(row: RefundRow): Refund {
+  return {
+    id: row.id,
+    object: 'refund',
+    livemode: row.livemode,
+    order_id: row.orderId,
+    amount: row.amount,
+    currency: 'eur',
+    status: row.status,
+    created: epochSeconds(row.createdAt),
+  };
+}
+
+function lockOrder(tx: Transaction, subject: Scope, orderId: string) {
+  return tx
+    .select()
+    .from(orders)
+    .where(and(eq(orders.id, orderId), eq(orders.storeId, subject.storeId), eq(orders.livemode, subject.livemode)))
+    .for('update');
+}
+
+const statusAfterRefunds = (refunded: number, total: number): OrderStatus =>
+  refunded === 0 ? 'paid' : refunded >= total ? 'refunded' : 'partially_refunded';
+
+/**
+ * Step 1 of a refund, under the order's row lock: checks the request against what remains and
+ * reserves the amount with a `pending` refund row. Two concurrent refunds of one order take the
+ * lock in turn and the second sees the first's reservation, so together they never exceed the
+ * total (orders_refund_within_total is the last line of defence).
+ *
+ * Error codes: an order that is not paid yet is 400 `parameter_invalid` on `order_id` (the request
+ * names an order that cannot be refunded); a fully refunded order is 409 `order_already_processed`
+ * (spec 7's code for an order whose processing is over: nothing remains to refund); an amount above
+ * the remainder is 400 `parameter_invalid` on `amount`, with the remainder in the message.
+ */
+async function reserveRefund(executor: Executor, deps: RefundDeps, subject: Scope, input: CreateRefundInput, refundId: string) {
+  // A savepoint inside the idempotency key's transaction, or a transaction of its own without a key.
+  return executor.transaction(async (tx) => {
+    const [order] = await lockOrder(tx, subject, input.order_id);
+    if (!order) throw resourceMissing('order', input.order_id, 'order_id');
+    if (order.status === 'pending') {
+      throw new ApiError('parameter_invalid', 'This order is not paid: only paid orders can be refunded.', { param: 'order_id' });
+    }
+    const remaining = order.amountTotal - order.amountRefunded;
+    if (remaining <= 0) {
+      throw new ApiError('order_already_processed', 'This order has already been refunded in full: nothing remains to refund.');
+    }
+    const amount = input.amount ?? remaining;
+    if (amount > remaining) {
+      throw new ApiError('parameter_invalid', `\`amount\` exceeds what remains to refund on this order: at most ${remaining} cents.`, {
+        param: 'amount',
+      });
+    }
+    if (order.gatewayPaymentId === null) throw new Error(`Order ${order.id} is ${order.status} but has no gateway payment id`);
+
+    const [previous] = await tx.select({ total: count() }).from(refunds).where(eq(refunds.orderId, order.id));
+    const [refund] = await tx
+      .insert(refunds)
+      .values({
+        id: refundId,
+        storeId: subject.storeId,
+        livemode: subject.livemode,
+        orderId: order.id,
+        amount,
+        status: 'pending',
+        createdAt: deps.clock.now(),
+      })
+      .returning();
+    const refunded = order.amountRefunded + amount;
+    await tx.update(orders).set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order.amountTotal) }).where(eq(orders.id, order.id));
+    return {
+      refund: refund!,
+      paymentId: order.gatewayPaymentId,
+      // Deterministic per order and refund number (STYLE: `<purpose>:<object id>:<attempt>`).
+      idempotencyKey: `refund:${order.id}:${(previous?.total ?? 0) + 1}`,
+    };
+  });
+}
+
+/** Step 3: the gateway's answer recorded; a failed refund moved no money, so its reservation is released. */
+async function settleRefund(
+  deps: RefundDeps,
+  subject: Scope,
+  refund: RefundRow,
+  result: { status: RefundResult['status']; refundId: string | null },
+): Promise<RefundRow> {
+  return deps.db.transaction(async (tx) => {
+    if (result.status === 'failed') {
+      const [order] = await lockOrder(tx, subject, refund.orderId);
+      const refunded = order!.amountRefunded - refund.amount;
+      await tx.update(orders).set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order!.amountTotal) }).where(eq(orders.id, refund.orderId));
+    }
+    const [settled] = await tx
+      .update(refunds)
+      .set({ status: result.status, gatewayRefundId: result.refundId })
+      .where(eq(refunds.id, refund.id))
+      .returning();
+    return settled!;
+  });
+}
+
+const CREATE_OPERATION = 'refund.create';
+
+export interface CreateRefundOptions {
+  /** The `Idempotency-Key` header, already checked (server/checkout/idempotency.ts). */
+  idempotencyKey: string | undefined;
+  /** The body as sent: its canonical hash tells a replay from a reuse with another body. */
+  rawBody: unknown;
+}
+
+async function readRefund(db: Database, subject: Scope, id: string): Promise<RefundRow> {
+  const [row] = await db
+    .select()
+    .from(refunds)
+    .where(and(eq(refunds.id, id), eq(refunds.storeId, subject.storeId), eq(refunds.livemode, subject.livemode)));
+  if (!row) throw new Error(`Refund ${id} recorded under an idempotency key is missing`);
+  return row;
+}
+
+/**
+ * POST /refunds: full when `amount` is omitted, partial up to what remains (CONTRACT 3).
+ *
+ * Three steps, so that no transaction stays open across the gateway call (a slow acquirer would
+ * otherwise hold the order's lock and a connection, and PGlite's single connection entirely):
+ * reserve under the order lock, call the gateway, record its answer. The refund row exists before
+ * the call with status `pending`, so a crash or a timeout in between leaves the amount reserved,
+ * never over-refundable, and the call can be repeated with the same idempotency key: the gateway
+ * replays its refund instead of paying the customer twice.
+ *
+ * With an `Idempotency-Key` the reservation commits together with the key (CONTRACT 3: a replay
+ * answers the original refund as it is now, with 200; another body is 409). A request that fails
+ * its checks commits nothing, so the key stays free for a corrected retry.
+ */
+export async function createRefund(
+  deps: RefundDeps,
+  subject: Scope,
+  input: CreateRefundInput,
+  options: CreateRefundOptions = { idempotencyKey: undefined, rawBody: input },
+): Promise<{ refund: Refund; replayed: boolean }> {
+  let reserved: Awaited<ReturnType<typeof reserveRefund>> | undefined;
+  const refundId = newId('re', subject.livemode);
+  const { result: refundRow, replayed } = await createIdempotently({
+    db: deps.db,
+    scope: { storeId: subject.storeId, livemode: subject.livemode },
+    operation: CREATE_OPERATION,
+    key: options.idempotencyKey,
+    requestHash: requestHash(options.rawBody),
+    now: deps.clock.now(),
+    resourceId: refundId,
+    create: async (executor) => {
+      reserved = await reserveRefund(executor, deps, subject, input, refundId);
+      return reserved.refund;
+    },
+    replay: (id) => readRefund(deps.db, subject, id),
+  });
+  if (replayed || reserved === undefined) return { refund: refundView(refundRow), replayed: true };
+
+  let result: { status: RefundResult['status']; refundId: string | null };
+  try {
+    result = await deps.gateway.refund({ idempotencyKey: reserved.idempotencyKey, paymentId: reserved.paymentId, amount: reserved.refund.amount });
+  } catch (error) {
+    // Refused before any money moved (e.g. no acquirer credentials): a known outcome, recorded as failed.
+    if (error instanceof GatewayRejectedError) {
+      return { refund: refundView(await settleRefund(deps, subject, reserved.refund, { status: 'failed', refundId: null })), replayed: false };
+    }
+    if (error instanceof GatewayTimeoutError) {
+      throw new ApiError(
+        'payment_outcome_unknown',
+        `The payment gateway did not confirm refund ${reserved.refund.id}. It stays pending, with its amount reserved, until the gateway's answer is known.`,
+      );
+    }
+    throw error;
+  }
+  return { refund: refundView(await settleRefund(deps, subject, reserved.refund, result)), replayed: false };
+}

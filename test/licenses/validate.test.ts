@@ -1,0 +1,117 @@
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { expectError } from '../products/support';
+import { createStore } from '../support/factories';
+import { useTestApi } from '../support/server';
+import { epoch, insertOrder, T0 } from '../orders/fixtures';
+
+const api = useTestApi();
+let store: Awaited<ReturnType<typeof createStore>>;
+let key: string;
+
+beforeAll(async () => {
+  store = await createStore(api.services);
+  key = store.keys.sk_test;
+});
+beforeEach(() => api.clock.set(T0));
+
+const VALIDATE = '/api/v1/licenses/validate';
+const validate = (body: unknown, withKey = key) => api.request('POST', VALIDATE, { key: withKey, body });
+
+async function licensedOrder(options: { livemode?: boolean } = {}) {
+  const withKey = options.livemode ? store.keys.sk_live : key;
+  const created = await api.request('POST', '/api/v1/products', { key: withKey, body: { name: 'App', amount: 4900 } });
+  expect(created.status).toBe(201);
+  const order = await insertOrder(api, store, { livemode: options.livemode, lines: [{ productId: created.body.id, licenseKeys: 1 }] });
+  return { product: created.body, order, licenseKey: order.licenseKeys[0]! };
+}
+
+const notFound = (licenseKey: string, livemode = false) => ({
+  object: 'license_key_validation',
+  livemode,
+  valid: false,
+  key: licenseKey,
+  status: 'not_found',
+  product_id: null,
+  order_id: null,
+  created: null,
+  revoked_at: null,
+});
+
+describe('POST /api/v1/licenses/validate (CONTRACT 3)', () => {
+  it('CONTRACT 3 an issued key of this store and mode → 200 valid true, every field', async () => {
+    const { product, order, licenseKey } = await licensedOrder();
+    const response = await validate({ key: licenseKey });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      object: 'license_key_validation',
+      livemode: false,
+      valid: true,
+      key: licenseKey,
+      status: 'active',
+      product_id: product.id,
+      order_id: order.id,
+      created: epoch(T0),
+      revoked_at: null,
+    });
+  });
+
+  it('CONTRACT 3 case and surrounding spaces are ignored: the key as typed by a customer validates', async () => {
+    const { licenseKey } = await licensedOrder();
+    const response = await validate({ key: `  ${licenseKey.toLowerCase()}\n` });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ valid: true, key: licenseKey, status: 'active' });
+  });
+
+  it('CONTRACT 3 an unknown key → 200 valid false, never 404', async () => {
+    const response = await validate({ key: 'LK-AAAAA-BBBBB-CCCCC-DDDDD' });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual(notFound('LK-AAAAA-BBBBB-CCCCC-DDDDD'));
+  });
+
+  it('5 another store’s key and the other environment’s key answer exactly like an unknown key', async () => {
+    const other = await createStore(api.services);
+    const { licenseKey } = await licensedOrder();
+    const live = await licensedOrder({ livemode: true });
+    expect((await validate({ key: licenseKey }, other.keys.sk_test)).body).toEqual(notFound(licenseKey));
+    expect((await validate({ key: licenseKey }, store.keys.sk_live)).body).toEqual(notFound(licenseKey, true));
+    expect((await validate({ key: live.licenseKey }, key)).body).toEqual(notFound(live.licenseKey));
+    // The live key validates with the live secret key.
+    expect((await validate({ key: live.licenseKey }, store.keys.sk_live)).body).toMatchObject({ valid: true, livemode: true });
+  });
+
+  it('4.1 force-deleting the product revokes its keys: the next validation is valid false, status revoked', async () => {
+    const { order, licenseKey } = await licensedOrder();
+    const product = (await validate({ key: licenseKey })).body.product_id;
+    api.clock.advance(120);
+    expect((await api.request('DELETE', `/api/v1/products/${product}?force=true`, { key })).status).toBe(200);
+    const response = await validate({ key: licenseKey });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({
+      object: 'license_key_validation',
+      livemode: false,
+      valid: false,
+      key: licenseKey,
+      status: 'revoked',
+      product_id: null,
+      order_id: order.id,
+      created: epoch(T0),
+      revoked_at: epoch(T0) + 120,
+    });
+  });
+
+  it.each([
+    ['a missing key', {}, 'key'],
+    ['an empty key', { key: '' }, 'key'],
+    ['a number', { key: 12345 }, 'key'],
+    ['a key over 64 characters', { key: 'LK-'.padEnd(65, 'A') }, 'key'],
+    ['an unknown field', { key: 'LK-AAAAA-BBBBB-CCCCC-DDDDD', product_id: 'prod_x' }, 'product_id'],
+  ])('CONTRACT 3 %s → 400 parameter_invalid', async (_name, body, param) => {
+    expectError(await validate(body), 400, 'parameter_invalid', param);
+  });
+
+  it('5 without a key → 401 missing_api_key; with a publishable key → 401 wrong_key_type', async () => {
+    const { licenseKey } = await licensedOrder();
+    expectError(await api.request('POST', VALIDATE, { body: { key: licenseKey } }), 401, 'missing_api_key');
+    expectError(await validate({ key: licenseKey }, store.keys.pk_test), 401, 'wrong_key_type');
+  });
+});
