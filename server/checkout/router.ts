@@ -90,5 +90,5 @@ export const checkoutRouter = createRouter({
     })
     .input(confirmCheckoutSessionInput)
     .output(checkoutSessionSchema)
-    .mutation(({ ctx, input }) => confirmCheckoutSession(deps(ctx), ctx.subject, input.id, input.client_secret)),
+    .mutation(({ ctx, input }) => confirmCheckoutSession(deps(ctx), ctx.subject, ctx.request, input.id, input.client_secret)),
 });

@@ -1,9 +1,11 @@
 import { and, eq, inArray, lte } from 'drizzle-orm';
 import type { Database, Executor } from '@/db/client';
 import { checkoutSessions, orderLines, orders, products } from '@/db/schema';
+import { recordAudit } from '../audit/service';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
+import type { RequestState } from '../context';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
 import { clientSecretFor, clientSecretHash, clientSecretMatches, signedLink, signingSecret } from './links';
@@ -363,17 +365,30 @@ export async function createCheckoutSession(
  * endpoint never tells which sessions exist. Embedded confirmation always ends in
  * `three_d_secure_required`: the card is entered on the hosted page.
  */
-export async function confirmCheckoutSession(deps: CheckoutDeps, subject: Subject, id: string, clientSecret: string): Promise<never> {
+export async function confirmCheckoutSession(
+  deps: CheckoutDeps,
+  subject: Subject,
+  request: Pick<RequestState, 'ip' | 'method' | 'path'>,
+  id: string,
+  clientSecret: string,
+): Promise<never> {
   const [row] = await deps.db
     .select()
     .from(checkoutSessions)
     .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.storeId, subject.storeId)))
     .limit(1);
+  // Spec 5: every authentication failure is audited, these two included.
+  const refuse = async (error: ApiError): Promise<never> => {
+    await recordAudit(deps.db, { action: 'auth.failed', code: error.code, storeId: subject.storeId, livemode: subject.livemode, ip: request.ip, method: request.method, path: request.path });
+    throw error;
+  };
   if (!row || !clientSecretMatches(clientSecret, row.clientSecretHash)) {
-    throw new ApiError('invalid_client_secret', 'The client secret does not match this checkout session.', { param: 'client_secret' });
+    return refuse(new ApiError('invalid_client_secret', 'The client secret does not match this checkout session.', { param: 'client_secret' }));
   }
   if (row.livemode !== subject.livemode) {
-    throw new ApiError('environment_mismatch', 'This session belongs to the other mode: use the publishable key of the same mode (test or live) as the session.');
+    return refuse(
+      new ApiError('environment_mismatch', 'This session belongs to the other mode: use the publishable key of the same mode (test or live) as the session.'),
+    );
   }
   const session = await withExpiryApplied(deps.db, row, deps.clock.now());
   if (session.status === 'expired') throw new ApiError('session_expired', 'This checkout session has expired. Create a new one.');

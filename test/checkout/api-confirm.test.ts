@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { checkoutSessions } from '@/db/schema';
+import { auditEvents, checkoutSessions } from '@/db/schema';
+import { nextIp } from '../http/helpers';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { createProduct, epoch, expectError, HOUR, readSessionRow, SESSIONS, T0 } from './api-support';
@@ -70,6 +71,22 @@ describe('POST /api/v1/checkout/sessions/{id}/confirm (spec 4.4, CONTRACT 3 chec
     expectError(await confirm(session.id, { client_secret: session.client_secret }, store.keys.pk_live), 401, 'environment_mismatch');
     // The secret is checked first: a wrong one is invalid_client_secret whatever the environment.
     expectError(await confirm(session.id, { client_secret: 'nope' }, store.keys.pk_live), 401, 'invalid_client_secret', 'client_secret');
+  });
+
+  it('5 invalid_client_secret and environment_mismatch are audited as authentication failures, without the secret', async () => {
+    const session = await createSession();
+    const send = async (body: unknown, key: string) => {
+      const ip = nextIp();
+      await api.request('POST', `${SESSIONS}/${session.id}/confirm`, { key, body, headers: { 'x-forwarded-for': ip } });
+      return api.services.db.select().from(auditEvents).where(eq(auditEvents.ip, ip));
+    };
+    const wrongSecret = await send({ client_secret: `${session.id}_secret_guess` }, store.keys.pk_test);
+    expect(wrongSecret).toEqual([
+      expect.objectContaining({ action: 'auth.failed', code: 'invalid_client_secret', storeId: store.id, livemode: false, method: 'POST', path: `${SESSIONS}/${session.id}/confirm` }),
+    ]);
+    const mismatch = await send({ client_secret: session.client_secret }, store.keys.pk_live);
+    expect(mismatch).toEqual([expect.objectContaining({ action: 'auth.failed', code: 'environment_mismatch', storeId: store.id, livemode: true })]);
+    expect(JSON.stringify([...wrongSecret, ...mismatch])).not.toContain(session.client_secret);
   });
 
   it('CONTRACT 3 an expired session → 400 session_expired (before a failed payment)', async () => {
