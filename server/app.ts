@@ -5,6 +5,7 @@ import type { Services } from './context';
 import { ensureSecrets } from './bootstrap';
 import { createGateways } from './gateway';
 import { createApiHandler } from './http/api-handler';
+import { startPaymentReconciler, type PaymentReconciler } from './payments/sweeper';
 import { createRateLimits } from './rate-limit/service';
 
 /** Opens the database, applies migrations and wires the services of one process. */
@@ -20,6 +21,7 @@ export async function createServices(configured: Config): Promise<{ services: Se
 
 interface AppSingleton {
   services: Promise<Services>;
+  reconciler?: PaymentReconciler;
   database: Promise<DatabaseHandle>;
   apiHandler: Promise<(request: Request) => Promise<Response>>;
 }
@@ -32,7 +34,12 @@ function app(): AppSingleton {
   if (!holder.__paymentsApp) {
     const created = createServices(loadConfig());
     const services = created.then((result) => result.services);
-    holder.__paymentsApp = { services, database: created.then((result) => result.database), apiHandler: services.then(createApiHandler) };
+    const singleton: AppSingleton = { services, database: created.then((result) => result.database), apiHandler: services.then(createApiHandler) };
+    holder.__paymentsApp = singleton;
+    // Settles payments whose outcome the gateway never confirmed (server/payments/sweeper.ts).
+    services.then((ready) => {
+      if (holder.__paymentsApp === singleton) singleton.reconciler = startPaymentReconciler(ready);
+    }, () => {});
   }
   return holder.__paymentsApp;
 }
@@ -45,5 +52,6 @@ export async function closeAppServices(): Promise<void> {
   const opened = holder.__paymentsApp;
   if (!opened) return;
   delete holder.__paymentsApp;
+  await opened.reconciler?.stop();
   await (await opened.database).close();
 }

@@ -65,11 +65,12 @@ export async function resolveAttempt(deps: ReconcileDeps, attempt: AttemptRow): 
 }
 
 /**
- * The background sweep (and the start of every submit, for its own session): settles attempts
- * whose outcome was never recorded, a timeout (`unknown`), a crash (`processing` gone stale) or a
- * 3-D Secure challenge the customer never returned from, by looking the charge up at the gateway.
+ * The background sweep (server/payments/sweeper.ts; a submit does the same for its own session):
+ * settles attempts whose outcome was never recorded, a timeout (`unknown`), a crash
+ * (`processing` gone stale) or a 3-D Secure challenge, by looking the charge up at the gateway.
  * A session is completed or failed exactly once however many sweeps and submits race.
- * Returns how many attempts were settled.
+ * Least recently checked first, and every attempt left open is marked checked, so challenges
+ * customers never finish cannot crowd out newer attempts. Returns how many attempts were settled.
  */
 export async function reconcilePaymentAttempts(deps: ReconcileDeps, options: { sessionId?: string; limit?: number } = {}): Promise<number> {
   const conditions = [inArray(paymentAttempts.status, [...OPEN_ATTEMPT_STATUSES])];
@@ -78,12 +79,19 @@ export async function reconcilePaymentAttempts(deps: ReconcileDeps, options: { s
     .select()
     .from(paymentAttempts)
     .where(and(...conditions))
-    .orderBy(asc(paymentAttempts.createdAt))
+    .orderBy(asc(paymentAttempts.updatedAt))
     .limit(options.limit ?? 100);
   let settled = 0;
   for (const attempt of open) {
     const resolution = await resolveAttempt(deps, attempt);
-    if (resolution.settled && resolution.attempt.status !== 'requires_action') settled += 1;
+    if (resolution.settled && resolution.attempt.status !== 'requires_action') {
+      settled += 1;
+      continue;
+    }
+    await deps.db
+      .update(paymentAttempts)
+      .set({ updatedAt: deps.clock.now() })
+      .where(and(eq(paymentAttempts.id, attempt.id), inArray(paymentAttempts.status, [...OPEN_ATTEMPT_STATUSES])));
   }
   return settled;
 }
