@@ -84,6 +84,7 @@ export const checkoutRouter = createRouter({
         summary: 'Confirm a checkout session (embedded)',
         description:
           'Uses a publishable key and the session’s `client_secret`. Always refused with `three_d_secure_required` once the session is checked: the card is entered on the hosted page. Amount fields sent here are ignored.',
+        successDescription: 'Not answered today: every confirmation that passes the checks is refused with 400 `three_d_secure_required`.',
         protect: true,
       },
       errors: ['invalid_client_secret', 'environment_mismatch', 'session_expired', 'session_already_complete', 'session_payment_failed', 'three_d_secure_required'],

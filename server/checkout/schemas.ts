@@ -58,7 +58,8 @@ function checkingOwnCodeFields<T extends z.ZodType>(schema: T) {
     }
     const problem = metadataProblem(body.metadata);
     if (problem) {
-      refuse(ctx, value, 'metadata_invalid', problem.key === undefined ? ['metadata'] : ['metadata', problem.key], problem.message);
+      // An empty key cannot be named in `param`: blame the object itself.
+      refuse(ctx, value, 'metadata_invalid', problem.key ? ['metadata', problem.key] : ['metadata'], problem.message);
       return value;
     }
     for (const [field, code] of URL_FIELDS) {

@@ -1,6 +1,6 @@
-import { and, eq, inArray, lte } from 'drizzle-orm';
+import { and, eq, lte } from 'drizzle-orm';
 import type { Database, Executor } from '@/db/client';
-import { checkoutSessions, orderLines, orders, products } from '@/db/schema';
+import { checkoutSessions, orderLines, orders } from '@/db/schema';
 import { recordAudit } from '../audit/service';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
@@ -12,7 +12,8 @@ import { clientSecretFor, clientSecretHash, clientSecretMatches, signedLink, sig
 import { createIdempotently, requestHash } from './idempotency';
 import { normalizeMetadata } from './metadata';
 import type { CheckoutSession, CreateCheckoutSessionInput } from './schemas';
-import { lineTax, sumLines, type LineAmounts } from './tax';
+import { MAX_SESSION_TOTAL, resolveLines } from './lines';
+import { sumLines } from './tax';
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 type Scope = Pick<Subject, 'storeId' | 'livemode'>;
@@ -29,12 +30,6 @@ export const CREATE_OPERATION = 'checkout_session.create';
 /** Spec 4.4 expires_at: clamped to [now + 30 minutes, now + 24 hours], default 24 hours. */
 const MIN_LIFETIME_SECONDS = 30 * 60;
 const MAX_LIFETIME_SECONDS = 24 * 60 * 60;
-
-/**
- * Totals stay within the 32-bit amount columns: 100 lines of 100 units of the dearest product
- * would overflow them. No real cart comes near a million euros.
- */
-export const MAX_SESSION_TOTAL = 99_999_999;
 
 /** Tenant and environment, in the same WHERE as every lookup (spec 5). */
 function sessionOwnedBy(scope: Scope) {
@@ -115,107 +110,6 @@ export async function findCheckoutSession(deps: Pick<CheckoutDeps, 'db' | 'clock
 /** GET /checkout/sessions/{id}: never the client secret (spec 2.7). */
 export async function getCheckoutSession(deps: CheckoutDeps, scope: Scope, id: string): Promise<CheckoutSession> {
   return checkoutSessionView(await findCheckoutSession(deps, scope, id), deps);
-}
-
-/** `test_…` and `price_test_…` name the same price (CONTRACT 2). */
-export function normalizePriceId(id: string): string {
-  return id.startsWith('price_') ? id : `price_${id}`;
-}
-
-interface LineRequest {
-  priceId: string;
-  quantity: number;
-  /** The field to blame when the price is refused: `price_id` or `line_items[2].price_id`. */
-  param: string;
-}
-
-interface ResolvedLine extends LineAmounts {
-  productId: string | null;
-  priceId: string | null;
-  description: string;
-  quantity: number;
-  unitAmount: number;
-  taxRate: number | null;
-  taxInclusive: boolean;
-  hasLicense: boolean;
-}
-
-/**
- * Spec 4.4: every price in one query, scoped to the store and environment; unknown, foreign and
- * other-environment ids are 404, recurring prices `price_mode_unsupported`, inactive ones
- * `price_inactive`, in the order the lines were sent.
- */
-async function resolvePriceLines(executor: Executor, subject: Subject, requests: LineRequest[]): Promise<ResolvedLine[]> {
-  const ids = [...new Set(requests.map((line) => line.priceId))];
-  const rows = await executor
-    .select({
-      id: products.id,
-      name: products.name,
-      priceId: products.priceId,
-      amount: products.amount,
-      priceMode: products.priceMode,
-      priceActive: products.priceActive,
-      taxRate: products.taxRate,
-      taxInclusive: products.taxInclusive,
-      hasLicense: products.hasLicense,
-    })
-    .from(products)
-    .where(and(inArray(products.priceId, ids), eq(products.storeId, subject.storeId), eq(products.livemode, subject.livemode)));
-  const byPrice = new Map(rows.map((row) => [row.priceId, row]));
-  return requests.map((line) => {
-    const product = byPrice.get(line.priceId);
-    if (!product) throw resourceMissing('price', line.priceId, line.param);
-    if (product.priceMode !== 'one_time') {
-      throw new ApiError('price_mode_unsupported', 'This price is recurring: sell it with a subscription checkout, not a checkout session.', {
-        param: line.param,
-      });
-    }
-    if (!product.priceActive) throw new ApiError('price_inactive', 'This price is not active: activate it or sell another one.', { param: line.param });
-    // Tax settings count only where tax is calculated (spec 4.1 tax_inclusive); the line records what was applied.
-    const taxed = subject.flags.taxCalculation && product.taxRate !== null && product.taxRate > 0;
-    const inclusive = taxed && product.taxInclusive;
-    return {
-      productId: product.id,
-      priceId: product.priceId,
-      description: product.name,
-      quantity: line.quantity,
-      unitAmount: product.amount,
-      taxRate: taxed ? product.taxRate : null,
-      taxInclusive: inclusive,
-      hasLicense: product.hasLicense,
-      ...lineTax(product.amount * line.quantity, product.taxRate, inclusive, taxed),
-    };
-  });
-}
-
-async function resolveLines(executor: Executor, subject: Subject, input: CreateCheckoutSessionInput): Promise<ResolvedLine[]> {
-  if (input.amount !== undefined) {
-    // Amount mode: one line the merchant describes; no product, no catalog tax.
-    return [
-      {
-        productId: null,
-        priceId: null,
-        description: input.description!,
-        quantity: 1,
-        unitAmount: input.amount,
-        taxRate: null,
-        taxInclusive: false,
-        hasLicense: false,
-        subtotal: input.amount,
-        tax: 0,
-        total: input.amount,
-      },
-    ];
-  }
-  const requests: LineRequest[] =
-    input.line_items !== undefined
-      ? input.line_items.map((item, index) => ({
-          priceId: normalizePriceId(item.price_id),
-          quantity: item.quantity ?? 1,
-          param: `line_items[${index}].price_id`,
-        }))
-      : [{ priceId: normalizePriceId(input.price_id!), quantity: input.quantity ?? 1, param: 'price_id' }];
-  return resolvePriceLines(executor, subject, requests);
 }
 
 /** Spec 4.4: https is required in live mode; test mode allows http too (the schema checked the rest). */

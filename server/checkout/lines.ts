@@ -1,0 +1,118 @@
+/**
+ * What a checkout session sells (spec 4.4): its lines, priced from the catalog (price and line
+ * items mode) or described by the merchant (amount mode), each taxed per CONTRACT 3.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { products } from '@/db/schema';
+import type { Subject } from '../auth/service';
+import { ApiError, resourceMissing } from '../errors';
+import type { CreateCheckoutSessionInput } from './schemas';
+import { lineTax, type LineAmounts } from './tax';
+
+/**
+ * Totals stay within the 32-bit amount columns: 100 lines of 100 units of the dearest product
+ * would overflow them. No real cart comes near a million euros.
+ */
+export const MAX_SESSION_TOTAL = 99_999_999;
+
+/** `test_…` and `price_test_…` name the same price (CONTRACT 2). */
+export function normalizePriceId(id: string): string {
+  return id.startsWith('price_') ? id : `price_${id}`;
+}
+
+interface LineRequest {
+  priceId: string;
+  quantity: number;
+  /** The field to blame when the price is refused: `price_id` or `line_items[2].price_id`. */
+  param: string;
+}
+
+export interface ResolvedLine extends LineAmounts {
+  productId: string | null;
+  priceId: string | null;
+  description: string;
+  quantity: number;
+  unitAmount: number;
+  taxRate: number | null;
+  taxInclusive: boolean;
+  hasLicense: boolean;
+}
+
+/**
+ * Spec 4.4: every price in one query, scoped to the store and environment; unknown, foreign and
+ * other-environment ids are 404, recurring prices `price_mode_unsupported`, inactive ones
+ * `price_inactive`, in the order the lines were sent.
+ */
+async function resolvePriceLines(executor: Executor, subject: Subject, requests: LineRequest[]): Promise<ResolvedLine[]> {
+  const ids = [...new Set(requests.map((line) => line.priceId))];
+  const rows = await executor
+    .select({
+      id: products.id,
+      name: products.name,
+      priceId: products.priceId,
+      amount: products.amount,
+      priceMode: products.priceMode,
+      priceActive: products.priceActive,
+      taxRate: products.taxRate,
+      taxInclusive: products.taxInclusive,
+      hasLicense: products.hasLicense,
+    })
+    .from(products)
+    .where(and(inArray(products.priceId, ids), eq(products.storeId, subject.storeId), eq(products.livemode, subject.livemode)));
+  const byPrice = new Map(rows.map((row) => [row.priceId, row]));
+  return requests.map((line) => {
+    const product = byPrice.get(line.priceId);
+    if (!product) throw resourceMissing('price', line.priceId, line.param);
+    if (product.priceMode !== 'one_time') {
+      throw new ApiError('price_mode_unsupported', 'This price is recurring: sell it with a subscription checkout, not a checkout session.', {
+        param: line.param,
+      });
+    }
+    if (!product.priceActive) throw new ApiError('price_inactive', 'This price is not active: activate it or sell another one.', { param: line.param });
+    // Tax settings count only where tax is calculated (spec 4.1 tax_inclusive); the line records what was applied.
+    const taxed = subject.flags.taxCalculation && product.taxRate !== null && product.taxRate > 0;
+    const inclusive = taxed && product.taxInclusive;
+    return {
+      productId: product.id,
+      priceId: product.priceId,
+      description: product.name,
+      quantity: line.quantity,
+      unitAmount: product.amount,
+      taxRate: taxed ? product.taxRate : null,
+      taxInclusive: inclusive,
+      hasLicense: product.hasLicense,
+      ...lineTax(product.amount * line.quantity, product.taxRate, inclusive, taxed),
+    };
+  });
+}
+
+export async function resolveLines(executor: Executor, subject: Subject, input: CreateCheckoutSessionInput): Promise<ResolvedLine[]> {
+  if (input.amount !== undefined) {
+    // Amount mode: one line the merchant describes; no product, no catalog tax.
+    return [
+      {
+        productId: null,
+        priceId: null,
+        description: input.description!,
+        quantity: 1,
+        unitAmount: input.amount,
+        taxRate: null,
+        taxInclusive: false,
+        hasLicense: false,
+        subtotal: input.amount,
+        tax: 0,
+        total: input.amount,
+      },
+    ];
+  }
+  const requests: LineRequest[] =
+    input.line_items !== undefined
+      ? input.line_items.map((item, index) => ({
+          priceId: normalizePriceId(item.price_id),
+          quantity: item.quantity ?? 1,
+          param: `line_items[${index}].price_id`,
+        }))
+      : [{ priceId: normalizePriceId(input.price_id!), quantity: input.quantity ?? 1, param: 'price_id' }];
+  return resolvePriceLines(executor, subject, requests);
+}
