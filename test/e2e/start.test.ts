@@ -1,97 +1,21 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import postgres from 'postgres';
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBase62 } from '@/server/ids';
+import { freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService as startProductionService, stopService, type Service } from '../support/production-server';
 
 /**
  * CONTRACT 1 end to end: the real `npm start` (a production build, made only when missing or
  * stale), on PGlite in a temporary DATA_DIR, or on a fresh database when DATABASE_URL is set.
  */
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const READY = /Payments service ready on http:\/\/localhost:(\d+)/;
-// A `next build` takes one to two minutes here; a start without one a few seconds.
-const START_TIMEOUT_MS = 540_000;
 // The per-IP limit is lowered so that one test can show a client cannot pick its own address.
 const PER_IP_LIMIT = 40;
 
-interface Service {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<void>;
-}
-
 let port = 0;
-let dataDir = '';
 let env = {} as NodeJS.ProcessEnv;
-let dropDatabase: () => Promise<void> = async () => {};
+let cleanupStorage: () => Promise<void> = async () => {};
 let service: Service;
 let keys: Record<'sk_test' | 'pk_test' | 'sk_live' | 'pk_live', string>;
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port: free } = server.address() as { port: number };
-      server.close(() => resolve(free));
-    });
-  });
-}
-
-/** A clean environment: nothing of vitest's or of the developer's own service settings. */
-function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const drop = /^(VITEST|ADMIN_TOKEN$|AUTH_SECRET$|SERVICE_URL$|PGLITE_DIR$|DATABASE_URL$|PUBLIC_BASE_URL$|RATE_LIMIT_|TRUST_PROXY$|NODE_ENV$)/;
-  return { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !drop.test(name))), ...extra } as NodeJS.ProcessEnv;
-}
-
-async function startService(): Promise<Service> {
-  const started = Date.now();
-  // Its own process group, so that a signal reaches npm and the node process it runs.
-  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (READY.test(output)) {
-        clearInterval(timer);
-        resolve();
-      } else if (child.exitCode !== null || Date.now() - started > START_TIMEOUT_MS) {
-        clearInterval(timer);
-        reject(new Error(`npm start did not become ready:\n${output}`));
-      }
-    }, 100);
-  });
-  const built = output.includes('Building (');
-  console.log(`npm start ready after ${((Date.now() - started) / 1000).toFixed(1)} s (${built ? 'with' : 'without'} a next build)`);
-  return { child, output: () => output, exited };
-}
-
-function groupAlive(pid: number): boolean {
-  try {
-    process.kill(-pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** SIGTERM to npm and the node process it runs (as Ctrl-C would), then waits until all are gone. */
-async function stopService(target: Service): Promise<void> {
-  const pid = target.child.pid!;
-  if (groupAlive(pid)) process.kill(-pid, 'SIGTERM');
-  const deadline = Date.now() + 30_000;
-  while (groupAlive(pid)) {
-    if (Date.now() > deadline) throw new Error(`npm start did not stop within 30 s:\n${target.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  await target.exited;
-}
+const startService = () => startProductionService(env);
 
 async function api(method: string, route: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
   const headers: Record<string, string> = { ...options.headers };
@@ -115,35 +39,20 @@ function runAdmin(args: string[]): Promise<{ code: number | null; stdout: string
 
 beforeAll(async () => {
   port = await freePort();
-  dataDir = await mkdtemp(path.join(tmpdir(), 'npm-start-'));
-  const extra: Record<string, string> = {
+  const storage = await serviceStorage('npm-start');
+  cleanupStorage = storage.cleanup;
+  env = serviceEnv({
+    ...storage.env,
     PORT: String(port),
-    DATA_DIR: dataDir,
     RATE_LIMIT_PER_IP: String(PER_IP_LIMIT),
     RATE_LIMIT_WINDOW_SECONDS: '600',
-  };
-  const serverUrl = process.env.DATABASE_URL;
-  if (serverUrl) {
-    // An empty database, so that `npm start` itself applies the migrations.
-    const name = `e2e_${randomBase62(12).toLowerCase()}`;
-    const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database "${name}"`);
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
-    extra.DATABASE_URL = url.toString();
-    dropDatabase = async () => {
-      await admin.unsafe(`drop database if exists "${name}" with (force)`);
-      await admin.end({ timeout: 5 });
-    };
-  }
-  env = serviceEnv(extra);
+  });
   service = await startService();
 }, START_TIMEOUT_MS + 30_000);
 
 afterAll(async () => {
   if (service) await stopService(service);
-  await dropDatabase();
-  await rm(dataDir, { recursive: true, force: true });
+  await cleanupStorage();
 }, 60_000);
 
 describe('npm start (CONTRACT 1)', () => {

@@ -1,0 +1,186 @@
+import { notFound } from 'next/navigation';
+import { getAppServices } from '@/server/app';
+import { hostedPagePath, loadHostedCheckout, type HostedCheckoutView } from '@/server/checkout/hosted';
+import { failureMessage, hostedMessage, type HostedField } from '@/server/checkout/hosted-messages';
+import { paidRedirectUrl, receiptUrl as signedReceiptUrl } from '@/server/payments/receipt';
+import { CheckoutShell, formatEur, Notice, OrderSummary } from '../parts';
+
+// Every view reads the session and the store's clock at request time.
+export const dynamic = 'force-dynamic';
+
+const FIELD_LABELS: Record<HostedField, string> = { email: 'email address', card_number: 'card number', expiry: 'expiry date', cvc: 'security code (CVC)' };
+
+type SearchParams = Record<string, string | string[] | undefined>;
+
+function single(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** GET /checkout/{id}?expires&signature: the hosted payment page (CONTRACT 5). */
+export default async function CheckoutPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
+  const { id } = await params;
+  const query = await searchParams;
+  const services = await getAppServices();
+  const link = { id, expires: single(query.expires), signature: single(query.signature) };
+  const hosted = await loadHostedCheckout(services, link);
+
+  if (hosted.state === 'invalid') notFound();
+  if (hosted.state === 'expired') {
+    return (
+      <CheckoutShell storeName={hosted.storeName}>
+        <Notice title="This checkout has expired" tone="info">
+          <p>The time to pay on this page has run out, and nothing was charged. Go back to {hosted.storeName} to start a new checkout.</p>
+          {hosted.cancelUrl ? <BackLink href={hosted.cancelUrl} storeName={hosted.storeName} /> : null}
+        </Notice>
+      </CheckoutShell>
+    );
+  }
+
+  const { view } = hosted;
+  if (hosted.state === 'complete') {
+    const receiptUrl = signedReceiptUrl(services.config, view.id);
+    return (
+      <CheckoutShell storeName={view.storeName} livemode={view.livemode}>
+        <Notice title="Already paid" tone="success">
+          <p>
+            This checkout was paid: {formatEur(view.amountTotal)} to {view.storeName}. Nothing more is due.
+          </p>
+          <p className="co-actions">
+            <a className="co-button co-button-secondary" href={receiptUrl}>
+              View receipt
+            </a>
+            {view.successUrl ? (
+              <a className="co-link" href={paidRedirectUrl(services.config, view)}>
+                Continue to {view.storeName}
+              </a>
+            ) : null}
+          </p>
+        </Notice>
+      </CheckoutShell>
+    );
+  }
+
+  if (hosted.state === 'failed') {
+    return (
+      <CheckoutShell storeName={view.storeName} livemode={view.livemode}>
+        <Notice title="Payment failed" tone="error">
+          <div role="alert" className="co-alert">
+            <p>{failureMessage(view.failureCode)}</p>
+          </div>
+          <p>This checkout cannot be paid again. Go back to {view.storeName} to start a new one.</p>
+          {view.cancelUrl ? <BackLink href={view.cancelUrl} storeName={view.storeName} /> : null}
+        </Notice>
+      </CheckoutShell>
+    );
+  }
+
+  const error = hostedMessage(single(query.error));
+  // Verified by loadHostedCheckout: both are present.
+  const action = hostedPagePath({ id: view.id, expires: link.expires!, signature: link.signature! }, {}, '/pay');
+  return (
+    <CheckoutShell storeName={view.storeName} livemode={view.livemode}>
+      <div className="co-grid">
+        <div className="co-intro">
+          <h1 className="co-h1">
+            <span className="co-h1-label">Pay {view.storeName}</span>
+            <span className="co-amount">{formatEur(view.amountTotal)}</span>
+          </h1>
+          <OrderSummary amounts={view} heading="Order summary" headingId="summary-heading" />
+        </div>
+        <PaymentForm view={view} action={action} error={error} />
+      </div>
+    </CheckoutShell>
+  );
+}
+
+function BackLink({ href, storeName }: { href: string; storeName: string }) {
+  return (
+    <p>
+      <a className="co-link" href={href}>
+        Return to {storeName}
+      </a>
+    </p>
+  );
+}
+
+function PaymentForm({ view, action, error }: { view: HostedCheckoutView; action: string; error: ReturnType<typeof hostedMessage> }) {
+  const fieldError = (name: HostedField) => (error?.field === name ? error.message : undefined);
+  return (
+    <section className="co-card co-pay" aria-labelledby="pay-heading">
+      <h2 id="pay-heading" className="co-h2">
+        Payment details
+      </h2>
+      {error ? (
+        <div role="alert" className="co-alert" id="form-error">
+          <p>{error.field ? `Please correct the ${FIELD_LABELS[error.field]} below.` : error.message}</p>
+        </div>
+      ) : null}
+      {/* A plain POST: paying works without client-side JavaScript (issue 3). */}
+      <form method="post" action={action} className="co-form">
+        {view.customerEmail ? (
+          <p className="co-prefilled">
+            Receipt to <strong>{view.customerEmail}</strong>
+          </p>
+        ) : (
+          <Field name="email" label="Email" error={fieldError('email')}>
+            {(props) => <input {...props} type="email" autoComplete="email" inputMode="email" spellCheck={false} maxLength={254} required />}
+          </Field>
+        )}
+        <Field name="card_number" label="Card number" error={fieldError('card_number')}>
+          {(props) => (
+            <input {...props} type="text" autoComplete="cc-number" inputMode="numeric" placeholder="1234 1234 1234 1234" maxLength={23} spellCheck={false} required />
+          )}
+        </Field>
+        <div className="co-row">
+          <Field name="expiry" label="Expiry" hint="MM/YY" error={fieldError('expiry')}>
+            {(props) => <input {...props} type="text" autoComplete="cc-exp" inputMode="numeric" placeholder="MM/YY" maxLength={7} required />}
+          </Field>
+          <Field name="cvc" label="CVC" hint="3 digits" error={fieldError('cvc')}>
+            {(props) => <input {...props} type="text" autoComplete="cc-csc" inputMode="numeric" placeholder="123" maxLength={4} required />}
+          </Field>
+        </div>
+        <button type="submit" className="co-button co-pay-button">
+          Pay {formatEur(view.amountTotal)}
+        </button>
+        {view.cancelUrl ? (
+          <p className="co-cancel">
+            <a className="co-link" href={view.cancelUrl}>
+              Cancel and return to {view.storeName}
+            </a>
+          </p>
+        ) : null}
+      </form>
+    </section>
+  );
+}
+
+interface InputProps {
+  id: string;
+  name: string;
+  'aria-invalid'?: true;
+  'aria-describedby'?: string;
+  className: string;
+}
+
+/** A labelled input with its hint and, after a failed attempt, its error tied by aria-describedby. */
+function Field({ name, label, hint, error, children }: { name: HostedField; label: string; hint?: string; error?: string; children: (props: InputProps) => React.ReactNode }) {
+  const hintId = hint ? `${name}-hint` : undefined;
+  const errorId = error ? `${name}-error` : undefined;
+  const describedBy = [hintId, errorId].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={error ? 'co-field co-field-invalid' : 'co-field'}>
+      <label htmlFor={name}>{label}</label>
+      {hint ? (
+        <span id={hintId} className="co-hint">
+          {hint}
+        </span>
+      ) : null}
+      {children({ id: name, name, className: 'co-input', 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
+      {error ? (
+        <p id={errorId} className="co-field-error">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,33 @@
+import { getAppServices } from '@/server/app';
+import { invalidLinkResponse } from '@/server/checkout/hosted-invalid';
+import { submitHostedPayment } from '@/server/checkout/hosted-submit';
+import { payCheckoutSession } from '@/server/payments/service';
+
+export const dynamic = 'force-dynamic';
+
+/**
+ * POST /checkout/{id}/pay?expires&signature: the hosted form's target. Always 303 (to the
+ * merchant, the receipt, or back to the page with an error code) so a reload never resubmits.
+ * The body is form-encoded card data: it is read once here and never logged.
+ */
+export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const url = new URL(request.url);
+  const services = await getAppServices();
+  let form: FormData;
+  try {
+    form = await request.formData();
+  } catch {
+    form = new FormData();
+  }
+  const outcome = await submitHostedPayment(services, payCheckoutSession, {
+    id,
+    expires: url.searchParams.get('expires') ?? undefined,
+    signature: url.searchParams.get('signature') ?? undefined,
+    form,
+  });
+  if (outcome.kind === 'not_found') {
+    return invalidLinkResponse();
+  }
+  return new Response(null, { status: 303, headers: { location: outcome.location, 'cache-control': 'no-store' } });
+}

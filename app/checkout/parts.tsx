@@ -1,0 +1,147 @@
+import type { ReactNode } from 'react';
+
+/** One format for every amount on the hosted pages: EUR in Irish English ("€1,234.50"). */
+const EUR = new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' });
+
+export function formatEur(cents: number): string {
+  return EUR.format(cents / 100);
+}
+
+/** Header with the merchant's name, the main landmark, and a footer saying who processes the payment. */
+export function CheckoutShell({ storeName, livemode, children }: { storeName?: string; livemode?: boolean; children: ReactNode }) {
+  return (
+    <>
+      <a className="co-skip" href="#main">
+        Skip to content
+      </a>
+      {livemode === false ? <TestModeBanner /> : null}
+      <header className="co-header">
+        <div className="co-header-inner">
+          {storeName ? (
+            <p className="co-merchant">
+              <span className="co-merchant-mark" aria-hidden="true">
+                {storeName.trim().charAt(0).toUpperCase()}
+              </span>
+              <span>{storeName}</span>
+            </p>
+          ) : (
+            <p className="co-merchant">Checkout</p>
+          )}
+          <p className="co-secure">
+            <LockIcon /> Secure checkout
+          </p>
+        </div>
+      </header>
+      <main id="main" className="co-main">
+        {children}
+      </main>
+      <footer className="co-footer">
+        <p>Payments are processed by the payments service as merchant of record. Card details are used for this payment only and never stored.</p>
+      </footer>
+    </>
+  );
+}
+
+function LockIcon() {
+  return (
+    <svg className="co-lock" viewBox="0 0 16 16" width="14" height="14" aria-hidden="true" focusable="false">
+      <path
+        fill="currentColor"
+        d="M8 1a3.5 3.5 0 0 0-3.5 3.5V6H4a1.5 1.5 0 0 0-1.5 1.5v6A1.5 1.5 0 0 0 4 15h8a1.5 1.5 0 0 0 1.5-1.5v-6A1.5 1.5 0 0 0 12 6h-.5V4.5A3.5 3.5 0 0 0 8 1Zm2 5H6V4.5a2 2 0 1 1 4 0V6Z"
+      />
+    </svg>
+  );
+}
+
+/** CONTRACT 4: in test mode the page says so and lists the cards that simulate each outcome. */
+export function TestModeBanner() {
+  return (
+    <aside className="co-test" aria-label="Test mode">
+      <p>
+        <strong>Test mode.</strong> No real money moves. Use card <code>4242 4242 4242 4242</code> to approve or{' '}
+        <code>4000 0000 0000 0002</code> to decline, any future expiry (MM/YY) and any 3-digit CVC.
+      </p>
+    </aside>
+  );
+}
+
+export interface SummaryLine {
+  description: string;
+  quantity: number;
+  /** Cents; the line's amount shown is quantity × unit price, before tax added on top. */
+  unitAmount: number;
+}
+
+export interface SummaryAmounts {
+  lines: SummaryLine[];
+  amountSubtotal: number;
+  amountTax: number;
+  amountTotal: number;
+  taxInclusive: boolean;
+}
+
+/** The order: its lines (name, quantity, unit price), then subtotal, tax and total. */
+export function OrderSummary({ amounts, headingId, heading, totalLabel = 'Total due' }: { amounts: SummaryAmounts; headingId: string; heading: string; totalLabel?: string }) {
+  return (
+    <section className="co-card co-summary" aria-labelledby={headingId}>
+      <h2 id={headingId} className="co-h2">
+        {heading}
+      </h2>
+      <table className="co-lines">
+        <caption className="co-visually-hidden">Items, quantities and prices</caption>
+        <thead>
+          <tr>
+            <th scope="col">Item</th>
+            <th scope="col" className="co-num">
+              Qty
+            </th>
+            <th scope="col" className="co-num">
+              Unit price
+            </th>
+            <th scope="col" className="co-num">
+              Amount
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {amounts.lines.map((line, index) => (
+            <tr key={index}>
+              <th scope="row" className="co-line-name">
+                {line.description}
+              </th>
+              <td className="co-num">{line.quantity}</td>
+              <td className="co-num">{formatEur(line.unitAmount)}</td>
+              <td className="co-num">{formatEur(line.unitAmount * line.quantity)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <dl className="co-totals">
+        <div>
+          <dt>Subtotal</dt>
+          <dd>{formatEur(amounts.amountSubtotal)}</dd>
+        </div>
+        <div>
+          <dt>{amounts.taxInclusive ? 'Tax (included)' : 'Tax'}</dt>
+          <dd>{formatEur(amounts.amountTax)}</dd>
+        </div>
+        <div className="co-total">
+          <dt>{totalLabel}</dt>
+          <dd>{formatEur(amounts.amountTotal)}</dd>
+        </div>
+      </dl>
+    </section>
+  );
+}
+
+/** A page with one message and at most a way back (expired, invalid, declined, paid). */
+export function Notice({ title, tone, children }: { title: string; tone: 'info' | 'error' | 'success'; children: ReactNode }) {
+  return (
+    <section className={`co-card co-notice co-notice-${tone}`} aria-labelledby="notice-heading">
+      <h1 id="notice-heading" className="co-h1">
+        {title}
+      </h1>
+      {children}
+    </section>
+  );
+}

@@ -1,0 +1,44 @@
+/**
+ * The answer to a tampered or unknown hosted link: a 404 with a small self-contained page.
+ *
+ * Served by proxy.ts rather than by Next's notFound(): with that, Next 16 sends an empty HTML
+ * shell and draws the not-found UI with client-side JavaScript, which these pages never run
+ * (script-src 'none'). The inline stylesheet is allowed by its hash, nothing else inline is.
+ */
+import { createHash } from 'node:crypto';
+import { hostedContentSecurityPolicy, hostedPageHeaders } from './hosted-headers';
+
+const STYLE = `body{margin:0;background:#f4f5f7;color:#16191d;font:1rem/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif}
+header{background:#fff;border-bottom:1px solid #c9ced6}header p{max-width:60rem;margin:0 auto;padding:.85rem 1.25rem;font-weight:600}
+main{max-width:36rem;margin:2.5rem auto;padding:0 1.25rem}section{background:#fff;border:1px solid #c9ced6;border-radius:12px;padding:1.5rem}
+h1{margin:0 0 1rem;font-size:1.35rem;line-height:1.25;color:#a3161b}p{margin:0 0 .9rem}
+@media (prefers-color-scheme:dark){body{background:#111418;color:#eceff3}header,section{background:#1b1f25;border-color:#3a414b}h1{color:#ffb4b0}}`;
+
+const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
+
+const HTML = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex, noarchive">
+<title>Checkout link not valid</title>
+<style>${STYLE}</style>
+</head>
+<body>
+<header><p>Checkout</p></header>
+<main>
+<section aria-labelledby="notice-heading">
+<h1 id="notice-heading">This checkout link is not valid</h1>
+<p>The link may have been copied incompletely or changed. Nothing was charged.</p>
+<p>Go back to the shop and start the checkout again to get a new link.</p>
+</section>
+</main>
+</body>
+</html>
+`;
+
+export function invalidLinkResponse(): Response {
+  const policy = hostedContentSecurityPolicy().replace("style-src 'self'", `style-src 'self' ${STYLE_HASH}`);
+  return new Response(HTML, { status: 404, headers: { ...hostedPageHeaders(policy), 'content-type': 'text/html; charset=utf-8' } });
+}

@@ -1,0 +1,61 @@
+/**
+ * What the hosted checkout page says for each outcome of a submission. The form handler puts
+ * only the code in the page's URL (Post/Redirect/Get); the page looks the words up here, so a
+ * crafted URL can never make the page show text of someone else's choosing.
+ */
+export type HostedField = 'email' | 'card_number' | 'expiry' | 'cvc';
+
+export const HOSTED_ERROR_CODES = [
+  'card_declined',
+  'invalid_card_number',
+  'unsupported_test_card',
+  'invalid_expiry',
+  'expired_card',
+  'invalid_cvc',
+  'email_invalid',
+  'session_expired',
+  'session_payment_failed',
+  'too_many_attempts',
+  'payment_outcome_unknown',
+  'internal_error',
+] as const;
+
+export type HostedErrorCode = (typeof HOSTED_ERROR_CODES)[number];
+
+export interface HostedMessage {
+  message: string;
+  /** The field the customer should correct, when there is one. */
+  field?: HostedField;
+}
+
+const MESSAGES: Record<HostedErrorCode, HostedMessage> = {
+  // CONTRACT 5: a decline shows an alert containing the word "declined".
+  card_declined: { message: 'Your card was declined. No payment was taken.' },
+  invalid_card_number: { message: 'This card number is not valid. Check it and try again.', field: 'card_number' },
+  unsupported_test_card: { message: 'This card number is not one of the test cards. Use a test card listed above.', field: 'card_number' },
+  invalid_expiry: { message: 'Enter the expiry date as MM/YY.', field: 'expiry' },
+  expired_card: { message: 'This card has expired. Use another card.', field: 'expiry' },
+  invalid_cvc: { message: 'Enter the 3-digit security code from the back of the card.', field: 'cvc' },
+  email_invalid: { message: 'Enter a valid email address for your receipt.', field: 'email' },
+  session_expired: { message: 'This checkout has expired.' },
+  session_payment_failed: { message: 'A payment on this checkout was declined, so it cannot be retried.' },
+  too_many_attempts: { message: 'Too many payment attempts. Wait a moment and try again.' },
+  payment_outcome_unknown: {
+    message: 'We could not confirm whether your payment went through. Please do not pay again: check your email or contact the merchant.',
+  },
+  internal_error: { message: 'We could not complete the payment because of a problem on our side. Please try again in a moment.' },
+};
+
+export function hostedMessage(code: string | undefined): (HostedMessage & { code: HostedErrorCode }) | undefined {
+  if (code === undefined || !(HOSTED_ERROR_CODES as readonly string[]).includes(code)) return undefined;
+  return { code: code as HostedErrorCode, ...MESSAGES[code as HostedErrorCode] };
+}
+
+/** Why a failed session failed, in words; the word "declined" stays in every decline (CONTRACT 5). */
+export function failureMessage(failureCode: string | null): string {
+  if (failureCode && failureCode !== 'card_declined') {
+    const known = hostedMessage(failureCode);
+    if (known?.field) return `The payment was declined: ${known.message.charAt(0).toLowerCase()}${known.message.slice(1)}`;
+  }
+  return 'Your card was declined. No payment was taken.';
+}

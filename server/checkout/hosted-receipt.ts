@@ -1,0 +1,85 @@
+/**
+ * The receipt page's read model (CONTRACT 3, 5): where a paid session without success_url lands.
+ * The link is signed by server/payments/receipt.ts; a session id alone is not enough, since ids
+ * reach the merchant's success_url.
+ */
+import { and, asc, eq, isNull } from 'drizzle-orm';
+import type { Database } from '@/db/client';
+import { checkoutSessions, licenseKeys, orderLines, orders, stores } from '@/db/schema';
+import { epochSeconds } from '../clock';
+import type { Config } from '../config';
+import { receiptSignatureValid } from '../payments/receipt';
+
+export interface HostedReceipt {
+  sessionId: string;
+  livemode: boolean;
+  storeName: string;
+  orderId: string;
+  customerEmail: string | null;
+  cardBrand: string | null;
+  cardLast4: string | null;
+  paidAt: number | null;
+  lines: { description: string; quantity: number; unitAmount: number }[];
+  amountSubtotal: number;
+  amountTax: number;
+  amountTotal: number;
+  amountRefunded: number;
+  taxInclusive: boolean;
+  licenseKeys: string[];
+  successUrl: string | null;
+}
+
+export type HostedReceiptResult = { state: 'invalid' } | { state: 'unpaid'; storeName: string } | { state: 'paid'; receipt: HostedReceipt };
+
+const SESSION_ID = /^cs_(test|live)_[0-9A-Za-z]{1,64}$/;
+
+export async function loadHostedReceipt(
+  deps: { db: Database; config: Pick<Config, 'authSecret'> },
+  params: { id: string; signature: string | undefined },
+): Promise<HostedReceiptResult> {
+  if (!SESSION_ID.test(params.id) || !receiptSignatureValid(deps.config, params.id, params.signature)) return { state: 'invalid' };
+  const [row] = await deps.db
+    .select({ session: checkoutSessions, order: orders, storeName: stores.name })
+    .from(checkoutSessions)
+    .innerJoin(orders, eq(orders.id, checkoutSessions.orderId))
+    .innerJoin(stores, eq(stores.id, checkoutSessions.storeId))
+    .where(eq(checkoutSessions.id, params.id))
+    .limit(1);
+  if (!row) return { state: 'invalid' };
+  const { session, order } = row;
+  if (session.paymentStatus !== 'paid') return { state: 'unpaid', storeName: row.storeName };
+
+  const [lines, keys] = await Promise.all([
+    deps.db
+      .select({ description: orderLines.description, quantity: orderLines.quantity, unitAmount: orderLines.unitAmount, amountTax: orderLines.amountTax, taxInclusive: orderLines.taxInclusive })
+      .from(orderLines)
+      .where(eq(orderLines.orderId, order.id))
+      .orderBy(asc(orderLines.position)),
+    deps.db
+      .select({ key: licenseKeys.key })
+      .from(licenseKeys)
+      .where(and(eq(licenseKeys.orderId, order.id), isNull(licenseKeys.revokedAt)))
+      .orderBy(asc(licenseKeys.createdAt), asc(licenseKeys.key)),
+  ]);
+  return {
+    state: 'paid',
+    receipt: {
+      sessionId: session.id,
+      livemode: session.livemode,
+      storeName: row.storeName,
+      orderId: order.id,
+      customerEmail: order.customerEmail ?? session.customerEmail,
+      cardBrand: order.cardBrand,
+      cardLast4: order.cardLast4,
+      paidAt: order.paidAt ? epochSeconds(order.paidAt) : null,
+      lines: lines.map(({ description, quantity, unitAmount }) => ({ description, quantity, unitAmount })),
+      amountSubtotal: order.amountSubtotal,
+      amountTax: order.amountTax,
+      amountTotal: order.amountTotal,
+      amountRefunded: order.amountRefunded,
+      taxInclusive: order.amountTax > 0 && lines.every((line) => line.amountTax === 0 || line.taxInclusive),
+      licenseKeys: keys.map((entry) => entry.key),
+      successUrl: session.successUrl,
+    },
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * The hosted checkout form's POST (issue 3): verify the link again, hand the card to the payment
+ * service, and answer with where the browser goes next (always a 303, Post/Redirect/Get, so a
+ * reload never resubmits and the page needs no client-side JavaScript).
+ *
+ * Card data lives only in this call's memory: it is never put in a URL, a log line or a page.
+ */
+import { ApiError } from '../errors';
+import type { Services } from '../context';
+import { paidRedirectUrl } from '../payments/receipt';
+import { hostedPagePath, loadHostedCheckout } from './hosted';
+import { HOSTED_ERROR_CODES, type HostedErrorCode } from './hosted-messages';
+
+export interface PayInput {
+  sessionId: string;
+  card: { number: string; expiry: string; cvc: string };
+  email?: string;
+}
+
+export type PayFn = (deps: Services, input: PayInput) => Promise<{ status: 'paid' | 'requires_action'; redirectUrl: string }>;
+
+export type SubmitOutcome = { kind: 'redirect'; location: string } | { kind: 'not_found' };
+
+export interface SubmitInput {
+  id: string;
+  expires: string | undefined;
+  signature: string | undefined;
+  form: FormData;
+}
+
+/** RFC 5321 caps a path at 254; the shape check is the usual pragmatic one (one @, a dot after it). */
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+function field(form: FormData, name: string): string {
+  const value = form.get(name);
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+/** `pay` is the payment service's payCheckoutSession; tests pass their own. */
+export async function submitHostedPayment(services: Services, pay: PayFn, input: SubmitInput): Promise<SubmitOutcome> {
+  const link = { id: input.id, expires: input.expires, signature: input.signature };
+  const hosted = await loadHostedCheckout(services, link);
+  if (hosted.state === 'invalid') return { kind: 'not_found' };
+  // Verified above, so both are present from here on.
+  const page = (error?: HostedErrorCode) => ({
+    kind: 'redirect' as const,
+    location: hostedPagePath({ id: input.id, expires: input.expires!, signature: input.signature! }, error ? { error } : {}),
+  });
+  if (hosted.state === 'expired' || hosted.state === 'failed') return page();
+  // A second submission (another tab, a double click) of a paid session lands where the first did.
+  if (hosted.state === 'complete') return { kind: 'redirect', location: paidRedirectUrl(services.config, hosted.view) };
+
+  let email: string | undefined;
+  if (!hosted.view.customerEmail) {
+    email = field(input.form, 'email');
+    if (email.length > 254 || !EMAIL.test(email)) return page('email_invalid');
+  }
+
+  try {
+    const result = await pay(services, {
+      sessionId: hosted.view.id,
+      card: { number: field(input.form, 'card_number').replace(/[\s-]/g, ''), expiry: field(input.form, 'expiry'), cvc: field(input.form, 'cvc') },
+      email,
+    });
+    return { kind: 'redirect', location: result.redirectUrl };
+  } catch (error) {
+    if (error instanceof ApiError) {
+      if (error.code === 'session_already_complete') {
+        const again = await loadHostedCheckout(services, link);
+        if (again.state === 'complete') return { kind: 'redirect', location: paidRedirectUrl(services.config, again.view) };
+        return page();
+      }
+      return page(pageErrorFor(error));
+    }
+    // Only the error itself: the form body (card data) must never reach a log.
+    console.error(`hosted checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+    return page('internal_error');
+  }
+}
+
+function pageErrorFor(error: ApiError): HostedErrorCode {
+  if (error.code === 'parameter_invalid' && error.param === 'email') return 'email_invalid';
+  return (HOSTED_ERROR_CODES as readonly string[]).includes(error.code) ? (error.code as HostedErrorCode) : 'internal_error';
+}

@@ -1,0 +1,162 @@
+/**
+ * The read model of the hosted checkout page (issue 3, CONTRACT 5): what a customer holding a
+ * signed link may see. The page and its form handler call this; neither touches the database.
+ */
+import { asc, eq } from 'drizzle-orm';
+import type { Database } from '@/db/client';
+import { checkoutSessions, orderLines, stores, type CheckoutStatus, type PaymentStatus } from '@/db/schema';
+import { epochSeconds, storeClock, type Clock } from '../clock';
+import type { Config } from '../config';
+import { checkLink, signedLink, signingSecret } from './links';
+
+export interface HostedLine {
+  description: string;
+  quantity: number;
+  /** Cents, as priced when the session was created. */
+  unitAmount: number;
+  amountTotal: number;
+}
+
+export interface HostedCheckoutView {
+  id: string;
+  livemode: boolean;
+  storeName: string;
+  status: CheckoutStatus;
+  paymentStatus: PaymentStatus;
+  failureCode: string | null;
+  orderId: string;
+  lines: HostedLine[];
+  amountSubtotal: number;
+  amountTax: number;
+  amountTotal: number;
+  /** Tax already contained in the prices (inclusive) rather than added on top. */
+  taxInclusive: boolean;
+  /** When set, the page asks for no email (CONTRACT 5). */
+  customerEmail: string | null;
+  successUrl: string | null;
+  cancelUrl: string | null;
+  expiresAt: number;
+}
+
+/**
+ * What a hosted link resolves to. `invalid` covers a tampered signature, expiry or id and an
+ * unknown session alike, so the answer never tells whether an id exists.
+ */
+export type HostedCheckout =
+  | { state: 'invalid' }
+  | { state: 'expired'; storeName: string; cancelUrl: string | null }
+  | { state: 'open' | 'failed' | 'complete'; view: HostedCheckoutView };
+
+export interface HostedLinkParams {
+  id: string;
+  expires: string | undefined;
+  signature: string | undefined;
+}
+
+interface HostedDeps {
+  db: Database;
+  clock: Clock;
+  config: Pick<Config, 'authSecret' | 'publicBaseUrl'>;
+}
+
+/** Session ids are `cs_<env>_<base62>` (CONTRACT 2); anything else is never looked up. */
+const SESSION_ID = /^cs_(test|live)_[0-9A-Za-z]{1,64}$/;
+
+async function findSession(db: Database, id: string) {
+  const [row] = await db
+    .select({ session: checkoutSessions, storeName: stores.name, testClockOffsetSeconds: stores.testClockOffsetSeconds })
+    .from(checkoutSessions)
+    .innerJoin(stores, eq(stores.id, checkoutSessions.storeId))
+    .where(eq(checkoutSessions.id, id))
+    .limit(1);
+  return row;
+}
+
+/** Verifies the signed link against the store's clock, then reads the session for the page. */
+export async function loadHostedCheckout(deps: HostedDeps, params: HostedLinkParams): Promise<HostedCheckout> {
+  if (!SESSION_ID.test(params.id)) return { state: 'invalid' };
+  const row = await findSession(deps.db, params.id);
+  if (!row) return { state: 'invalid' };
+  const { session } = row;
+  const now = epochSeconds(storeClock(deps.clock, { livemode: session.livemode, testClockOffsetSeconds: row.testClockOffsetSeconds }).now());
+  const link = checkLink(signingSecret(deps.config), 'checkout', session.id, params.expires, params.signature, now);
+  if (link === 'invalid') return { state: 'invalid' };
+
+  // A paid session stays viewable (with its receipt) after the link's deadline: the customer
+  // holding it has paid and should see so, not "expired".
+  if (session.status !== 'complete' && (link === 'expired' || session.status === 'expired' || epochSeconds(session.expiresAt) <= now)) {
+    return { state: 'expired', storeName: row.storeName, cancelUrl: session.cancelUrl };
+  }
+
+  const lines = await deps.db
+    .select({
+      description: orderLines.description,
+      quantity: orderLines.quantity,
+      unitAmount: orderLines.unitAmount,
+      amountTotal: orderLines.amountTotal,
+      taxInclusive: orderLines.taxInclusive,
+      amountTax: orderLines.amountTax,
+    })
+    .from(orderLines)
+    .where(eq(orderLines.orderId, session.orderId))
+    .orderBy(asc(orderLines.position));
+
+  const view: HostedCheckoutView = {
+    id: session.id,
+    livemode: session.livemode,
+    storeName: row.storeName,
+    status: session.status,
+    paymentStatus: session.paymentStatus,
+    failureCode: session.failureCode,
+    orderId: session.orderId,
+    lines: lines.map(({ description, quantity, unitAmount, amountTotal }) => ({ description, quantity, unitAmount, amountTotal })),
+    amountSubtotal: session.amountSubtotal,
+    amountTax: session.amountTax,
+    amountTotal: session.amountTotal,
+    taxInclusive: session.amountTax > 0 && lines.every((line) => line.amountTax === 0 || line.taxInclusive),
+    customerEmail: session.customerEmail,
+    successUrl: session.successUrl,
+    cancelUrl: session.cancelUrl,
+    expiresAt: epochSeconds(session.expiresAt),
+  };
+  if (session.status === 'complete') return { state: 'complete', view };
+  if (session.paymentStatus === 'failed') return { state: 'failed', view };
+  return { state: 'open', view };
+}
+
+/**
+ * The page's own signed URL again (path and query only), or one below it (`/pay`, the form's
+ * target): the form posts the link along, and the handler comes back to the page after a POST.
+ */
+export function hostedPagePath(params: { id: string; expires: string; signature: string }, extra: Record<string, string> = {}, below = ''): string {
+  const query = new URLSearchParams({ expires: params.expires, signature: params.signature, ...extra });
+  return `/checkout/${encodeURIComponent(params.id)}${below}?${query}`;
+}
+
+/**
+ * The session's hosted page again, signed as the API's `url` is (until the session's deadline),
+ * for a customer who comes back without that link: the 3-D Secure return.
+ */
+export async function hostedCheckoutUrl(deps: { db: Database; config: Pick<Config, 'authSecret' | 'publicBaseUrl'> }, id: string, extra: Record<string, string> = {}): Promise<string | undefined> {
+  if (!SESSION_ID.test(id)) return undefined;
+  const [row] = await deps.db.select({ expiresAt: checkoutSessions.expiresAt }).from(checkoutSessions).where(eq(checkoutSessions.id, id)).limit(1);
+  if (!row) return undefined;
+  const url = new URL(signedLink(deps.config.publicBaseUrl, signingSecret(deps.config), 'checkout', id, epochSeconds(row.expiresAt)));
+  for (const [name, value] of Object.entries(extra)) url.searchParams.set(name, value);
+  return url.toString();
+}
+
+/**
+ * Origins a checkout page's form may end up at: the form posts to the service itself, and on
+ * approval the 303 continues to the merchant's success_url, which browsers check against
+ * `form-action` as part of the same navigation.
+ */
+export function hostedFormTargets(view: Pick<HostedCheckoutView, 'successUrl'>): string[] {
+  if (!view.successUrl) return [];
+  try {
+    const { origin } = new URL(view.successUrl);
+    return origin === 'null' ? [] : [origin];
+  } catch {
+    return [];
+  }
+}

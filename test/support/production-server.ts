@@ -1,0 +1,114 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+import { randomBase62 } from '@/server/ids';
+
+/**
+ * The real `npm start` (a production build, made only when missing or stale) for end-to-end and
+ * browser tests: PGlite in a temporary DATA_DIR, or a fresh database when DATABASE_URL is set.
+ */
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+const READY = /Payments service ready on http:\/\/localhost:(\d+)/;
+// A `next build` takes one to two minutes here; a start without one a few seconds.
+export const START_TIMEOUT_MS = 540_000;
+
+export interface Service {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port: free } = server.address() as { port: number };
+      server.close(() => resolve(free));
+    });
+  });
+}
+
+/** A clean environment: nothing of vitest's or of the developer's own service settings. */
+export function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const drop = /^(VITEST|ADMIN_TOKEN$|AUTH_SECRET$|SERVICE_URL$|PGLITE_DIR$|DATABASE_URL$|PUBLIC_BASE_URL$|RATE_LIMIT_|TRUST_PROXY$|NODE_ENV$)/;
+  return { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !drop.test(name))), ...extra } as NodeJS.ProcessEnv;
+}
+
+export async function startService(env: NodeJS.ProcessEnv): Promise<Service> {
+  const started = Date.now();
+  // Its own process group, so that a signal reaches npm and the node process it runs.
+  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (READY.test(output)) {
+        clearInterval(timer);
+        resolve();
+      } else if (child.exitCode !== null || Date.now() - started > START_TIMEOUT_MS) {
+        clearInterval(timer);
+        reject(new Error(`npm start did not become ready:\n${output}`));
+      }
+    }, 100);
+  });
+  const built = output.includes('Building (');
+  console.log(`npm start ready after ${((Date.now() - started) / 1000).toFixed(1)} s (${built ? 'with' : 'without'} a next build)`);
+  return { child, output: () => output, exited };
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(-pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** SIGTERM to npm and the node process it runs (as Ctrl-C would), then waits until all are gone. */
+export async function stopService(target: Service): Promise<void> {
+  const pid = target.child.pid!;
+  if (groupAlive(pid)) process.kill(-pid, 'SIGTERM');
+  const deadline = Date.now() + 30_000;
+  while (groupAlive(pid)) {
+    if (Date.now() > deadline) throw new Error(`npm start did not stop within 30 s:\n${target.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await target.exited;
+}
+
+/**
+ * Where the service keeps its data for one test file: a temporary DATA_DIR, and with
+ * DATABASE_URL an empty database of its own, so that `npm start` itself applies the migrations.
+ */
+export async function serviceStorage(prefix: string): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), `${prefix}-`));
+  const env: Record<string, string> = { DATA_DIR: dataDir };
+  let dropDatabase = async () => {};
+  const serverUrl = process.env.DATABASE_URL;
+  if (serverUrl) {
+    const name = `e2e_${randomBase62(12).toLowerCase()}`;
+    const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+    await admin.unsafe(`create database "${name}"`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    env.DATABASE_URL = url.toString();
+    dropDatabase = async () => {
+      await admin.unsafe(`drop database if exists "${name}" with (force)`);
+      await admin.end({ timeout: 5 });
+    };
+  }
+  return {
+    env,
+    cleanup: async () => {
+      await dropDatabase();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
