@@ -1,10 +1,11 @@
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { DatabaseHandle } from '@/db/client';
 import { checkoutSessions, orderLines, orders, products, simulatorCharges } from '@/db/schema';
 import type { Subject } from '@/server/auth/service';
 import { clientSecretFor, clientSecretHash } from '@/server/checkout/links';
 import { loadConfig, type Config } from '@/server/config';
+import { ApiError } from '@/server/errors';
 import { createGateways } from '@/server/gateway';
 import type { Gateways } from '@/server/gateway/types';
 import { newId } from '@/server/ids';
@@ -156,13 +157,11 @@ export async function chargesOf(fx: Pick<PaymentFixture, 'db'>, sessionId: strin
 
 /** The ApiError a payment call must fail with: code, HTTP status, and the field or Retry-After when given. */
 export async function expectPaymentError(promise: Promise<unknown>, code: string, status: number, extra: { param?: string; retryAfter?: number } = {}) {
-  const { ApiError } = await import('@/server/errors');
   const error = await promise.then(
     () => undefined,
     (caught: unknown) => caught,
   );
   if (!(error instanceof ApiError)) throw new Error(`expected ApiError ${code}, got ${error === undefined ? 'success' : String(error)}`);
-  const { expect } = await import('vitest');
   expect({ code: error.code, status: error.status, param: error.param, retryAfter: error.retryAfter }).toEqual({
     code,
     status,
