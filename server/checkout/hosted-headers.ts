@@ -9,7 +9,8 @@
  * (an injected or compromised script). It also keeps Next's client runtime, and its route
  * announcer (a second role=alert element), off these pages. `form-action` lists the origins
  * a payment may redirect to after the POST, because browsers check a form submission's
- * redirects against it.
+ * redirects against it (Chromium 156 stops a 303 to another origin under `form-action 'self'`:
+ * the page just stays put).
  */
 export function hostedContentSecurityPolicy(formTargets: string[] = []): string {
   return [

@@ -19,7 +19,10 @@ export interface PayInput {
 
 export type PayFn = (deps: Services, input: PayInput) => Promise<{ status: 'paid' | 'requires_action'; redirectUrl: string }>;
 
-export type SubmitOutcome = { kind: 'redirect'; location: string } | { kind: 'not_found' };
+export type SubmitOutcome =
+  /** `email`: what the customer typed, to prefill the form again after a card error (never card data). */
+  | { kind: 'redirect'; location: string; email?: string }
+  | { kind: 'not_found' };
 
 export interface SubmitInput {
   id: string;
@@ -44,7 +47,8 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
   // Verified above, so both are present from here on.
   const page = (error?: HostedErrorCode) => ({
     kind: 'redirect' as const,
-    location: hostedPagePath({ id: input.id, expires: input.expires!, signature: input.signature! }, error ? { error } : {}),
+    // With an error, the fragment scrolls the page to the message (no script needed).
+    location: hostedPagePath({ id: input.id, expires: input.expires!, signature: input.signature! }, error ? { error } : {}) + (error ? '#form-error' : ''),
   });
   if (hosted.state === 'expired' || hosted.state === 'failed') return page();
   // A second submission (another tab, a double click) of a paid session lands where the first did.
@@ -70,7 +74,7 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
         if (again.state === 'complete') return { kind: 'redirect', location: paidRedirectUrl(services.config, again.view) };
         return page();
       }
-      return page(pageErrorFor(error));
+      return { ...page(pageErrorFor(error)), ...(email ? { email } : {}) };
     }
     // Only the error itself: the form body (card data) must never reach a log.
     console.error(`hosted checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);

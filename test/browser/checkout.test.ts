@@ -188,13 +188,13 @@ describe('hosted checkout in Chromium (issue 3, CONTRACT 5)', () => {
     await context.close();
   });
 
-  it('field errors: a Luhn-invalid number is flagged on its field, with aria-invalid and the card number not echoed', async () => {
-    const session = await createSession({ email: 'typo@example.com' });
+  it('field errors: a Luhn-invalid number is flagged on its field, with aria-invalid; the card number is not echoed, the email is kept', async () => {
+    const session = await createSession({});
     const context = await newContext(browser, { width: 390, height: 844 });
     const page = await context.newPage();
     await page.goto(session.url);
     await screenshot(page, 'checkout-mobile');
-    await fillCard(page, '4242 4242 4242 4241');
+    await fillCard(page, '4242 4242 4242 4241', { email: 'typo@example.com' });
     await page.getByRole('button', { name: /^Pay/ }).click();
     await expect.poll(() => page.getByRole('alert').count()).toBe(1);
     const input = page.getByLabel('Card number');
@@ -203,6 +203,7 @@ describe('hosted checkout in Chromium (issue 3, CONTRACT 5)', () => {
     expect(await page.locator(`#${describedBy.split(' ').pop()}`).textContent()).toMatch(/not valid/);
     expect(await input.inputValue()).toBe('');
     expect(await page.content()).not.toContain('4241');
+    expect(await page.getByLabel('Email').inputValue()).toBe('typo@example.com');
     await screenshot(page, 'field-error-mobile');
 
     // The session is still payable after a local validation failure.

@@ -129,6 +129,9 @@ describe('hosted form submission', () => {
       expect(outcome.kind === 'redirect' && new URL(outcome.location, 'http://localhost').searchParams.get('error')).toBe('email_invalid');
     }
     expect((await loadHostedCheckout(api.services, session.link)).state).toBe('open');
+    // After a card error the typed email comes back for the form (card fields never do).
+    const cardError = await submitHostedPayment(api.services, payCheckoutSession, { ...session.link, form: form({ ...card('4242 4242 4242 4241'), email: 'kept@example.com' }) });
+    expect(cardError).toMatchObject({ kind: 'redirect', email: 'kept@example.com' });
   });
 
   it('approve: success_url with session_id; a second submission lands there too and charges nothing more', async () => {

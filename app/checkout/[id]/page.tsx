@@ -1,6 +1,8 @@
+import { cookies } from 'next/headers';
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
 import { hostedPagePath, loadHostedCheckout, type HostedCheckoutView } from '@/server/checkout/hosted';
+import { REMEMBERED_EMAIL_COOKIE, rememberedEmail } from '@/server/checkout/hosted-email';
 import { failureMessage, hostedMessage, type HostedField } from '@/server/checkout/hosted-messages';
 import { paidRedirectUrl, receiptUrl as signedReceiptUrl } from '@/server/payments/receipt';
 import { CheckoutShell, formatEur, Notice, OrderSummary } from '../parts';
@@ -75,6 +77,8 @@ export default async function CheckoutPage({ params, searchParams }: { params: P
   }
 
   const error = hostedMessage(single(query.error));
+  // Only after a failed attempt: a fresh visit starts with an empty form.
+  const email = error ? rememberedEmail((await cookies()).get(REMEMBERED_EMAIL_COOKIE)?.value) : undefined;
   // Verified by loadHostedCheckout: both are present.
   const action = hostedPagePath({ id: view.id, expires: link.expires!, signature: link.signature! }, {}, '/pay');
   return (
@@ -87,7 +91,7 @@ export default async function CheckoutPage({ params, searchParams }: { params: P
           </h1>
           <OrderSummary amounts={view} heading="Order summary" headingId="summary-heading" />
         </div>
-        <PaymentForm view={view} action={action} error={error} />
+        <PaymentForm view={view} action={action} error={error} email={error?.field === 'email' ? undefined : email} />
       </div>
     </CheckoutShell>
   );
@@ -103,7 +107,7 @@ function BackLink({ href, storeName }: { href: string; storeName: string }) {
   );
 }
 
-function PaymentForm({ view, action, error }: { view: HostedCheckoutView; action: string; error: ReturnType<typeof hostedMessage> }) {
+function PaymentForm({ view, action, error, email }: { view: HostedCheckoutView; action: string; error: ReturnType<typeof hostedMessage>; email: string | undefined }) {
   const fieldError = (name: HostedField) => (error?.field === name ? error.message : undefined);
   return (
     <section className="co-card co-pay" aria-labelledby="pay-heading">
@@ -123,7 +127,7 @@ function PaymentForm({ view, action, error }: { view: HostedCheckoutView; action
           </p>
         ) : (
           <Field name="email" label="Email" error={fieldError('email')}>
-            {(props) => <input {...props} type="email" autoComplete="email" inputMode="email" spellCheck={false} maxLength={254} required />}
+            {(props) => <input {...props} type="email" autoComplete="email" inputMode="email" spellCheck={false} maxLength={254} defaultValue={email} required />}
           </Field>
         )}
         <Field name="card_number" label="Card number" error={fieldError('card_number')}>

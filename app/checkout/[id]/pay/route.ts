@@ -1,5 +1,6 @@
 import { getAppServices } from '@/server/app';
 import { invalidLinkResponse } from '@/server/checkout/hosted-invalid';
+import { rememberedEmailCookie } from '@/server/checkout/hosted-email';
 import { submitHostedPayment } from '@/server/checkout/hosted-submit';
 import { payCheckoutSession } from '@/server/payments/service';
 
@@ -29,5 +30,7 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
   if (outcome.kind === 'not_found') {
     return invalidLinkResponse();
   }
-  return new Response(null, { status: 303, headers: { location: outcome.location, 'cache-control': 'no-store' } });
+  const headers = new Headers({ location: outcome.location, 'cache-control': 'no-store' });
+  if (outcome.email) headers.append('set-cookie', rememberedEmailCookie(id, outcome.email, url.protocol === 'https:'));
+  return new Response(null, { status: 303, headers });
 }
