@@ -13,7 +13,8 @@
  * Environment: BENCH_DATABASE_URL (or DATABASE_URL) names the PostgreSQL server, default
  * postgres://postgres@127.0.0.1:5432/postgres; a database bench_<random> is created on it and
  * dropped afterwards. BENCH_DURATION (seconds per cell, default 5), BENCH_WARMUP (default 2),
- * BENCH_CONNECTIONS (default 1,16,64). Not part of `npm test` or CI.
+ * BENCH_CONNECTIONS (default 1,16,64), BENCH_TARGETS (default postgres,floor,pglite: a subset
+ * makes a quicker loop while profiling). Not part of `npm test` or CI.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -31,6 +32,7 @@ const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,16,64').split(',').map(
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** A `next build` takes one to two minutes here when the sources changed since the last one. */
 const START_TIMEOUT_MS = 480_000;
+const TARGETS = new Set((process.env.BENCH_TARGETS ?? 'postgres,floor,pglite').split(','));
 const LIST_PAGE = 10;
 const BIG = '1000000000';
 
@@ -245,37 +247,42 @@ async function main(): Promise<void> {
   };
   const cells: Cell[] = [];
   try {
-    // 1. The service on PostgreSQL: its first start migrates and creates the demo store.
+    // 1. The service on PostgreSQL: its first start migrates and creates the demo store, whose
+    // key and catalog the floor then uses too.
     const servicePort = await freePort();
     const service = await startService(servicePort, { DATABASE_URL: databaseUrl.toString(), DATA_DIR: dataDirs[0]! });
     running.add(service);
     const key = demoSecretKey(service.output());
     const serviceUrl = `http://127.0.0.1:${servicePort}`;
     const priceId = await prepareCatalog(serviceUrl, key);
-    cells.push(...(await measure('service (PostgreSQL)', serviceUrl, key, priceId)));
+    if (TARGETS.has('postgres')) cells.push(...(await measure('service (PostgreSQL)', serviceUrl, key, priceId)));
     await stop(service);
 
     // 2. The floor, alone on the machine, on the same database, store and catalog.
-    const floorPort = await freePort();
-    const floor = await startProcess(
-      process.execPath,
-      ['--import', 'tsx', 'test/bench/floor.ts'],
-      cleanEnv({ DATABASE_URL: databaseUrl.toString(), PORT: String(floorPort), NODE_ENV: 'production' }),
-      /floor ready/,
-    );
-    running.add(floor);
-    cells.push(...(await measure('floor', `http://127.0.0.1:${floorPort}`, key, priceId)));
-    await stop(floor);
+    if (TARGETS.has('floor')) {
+      const floorPort = await freePort();
+      const floor = await startProcess(
+        process.execPath,
+        ['--import', 'tsx', 'test/bench/floor.ts'],
+        cleanEnv({ DATABASE_URL: databaseUrl.toString(), PORT: String(floorPort), NODE_ENV: 'production' }),
+        /floor ready/,
+      );
+      running.add(floor);
+      cells.push(...(await measure('floor', `http://127.0.0.1:${floorPort}`, key, priceId)));
+      await stop(floor);
+    }
 
     // 3. The service on embedded PGlite (no DATABASE_URL), in a fresh data directory.
-    const pglitePort = await freePort();
-    const embedded = await startService(pglitePort, { DATA_DIR: dataDirs[1]! });
-    running.add(embedded);
-    const pgliteKey = demoSecretKey(embedded.output());
-    const pgliteUrl = `http://127.0.0.1:${pglitePort}`;
-    const pglitePrice = await prepareCatalog(pgliteUrl, pgliteKey);
-    cells.push(...(await measure('service (PGlite)', pgliteUrl, pgliteKey, pglitePrice)));
-    await stop(embedded);
+    if (TARGETS.has('pglite')) {
+      const pglitePort = await freePort();
+      const embedded = await startService(pglitePort, { DATA_DIR: dataDirs[1]! });
+      running.add(embedded);
+      const pgliteKey = demoSecretKey(embedded.output());
+      const pgliteUrl = `http://127.0.0.1:${pglitePort}`;
+      const pglitePrice = await prepareCatalog(pgliteUrl, pgliteKey);
+      cells.push(...(await measure('service (PGlite)', pgliteUrl, pgliteKey, pglitePrice)));
+      await stop(embedded);
+    }
   } finally {
     for (const target of running) await stopProcess(target).catch(() => {});
     await admin.unsafe(`drop database if exists "${name}" with (force)`).catch((error: unknown) => log(`could not drop ${name}: ${String(error)}`));

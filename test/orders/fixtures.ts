@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { customers, licenseKeys, orderLines, orders } from '@/db/schema';
 import { newId, randomBase62 } from '@/server/ids';
+import { generateLicenseKey } from '@/server/payments/license-keys';
 import type { TestApi } from '../support/server';
 
 /**
@@ -36,13 +37,6 @@ export interface OrderInput {
   /** Matched or created like the payment path does: lower-cased, per store and environment. */
   customerEmail?: string | null;
   customerName?: string | null;
-}
-
-/** `LK-` and four groups of five upper-case base32 characters (CONTRACT 2). */
-export function licenseKeyString(): string {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  const group = () => Array.from(randomBase62(5), (c) => alphabet[c.charCodeAt(0) % 32]).join('');
-  return `LK-${group()}-${group()}-${group()}-${group()}`;
 }
 
 export async function insertCustomer(api: TestApi, store: { id: string }, options: { email?: string; name?: string | null; livemode?: boolean } = {}) {
@@ -134,7 +128,7 @@ export async function insertOrder(api: TestApi, store: { id: string }, input: Or
     if (status !== 'paid') return;
     for (const [index, line] of lines.entries()) {
       for (let n = 0; n < (lineInputs[index]!.licenseKeys ?? 0); n++) {
-        const key = licenseKeyString();
+        const key = generateLicenseKey();
         keys.push(key);
         await tx.insert(licenseKeys).values({
           id: newId('lic', livemode),
