@@ -92,10 +92,10 @@ export function OrderSummary({ amounts, headingId, heading, totalLabel = 'Total 
         <thead>
           <tr>
             <th scope="col">Item</th>
-            <th scope="col" className="co-num">
+            <th scope="col" className="co-num co-wide">
               Qty
             </th>
-            <th scope="col" className="co-num">
+            <th scope="col" className="co-num co-wide">
               Unit price
             </th>
             <th scope="col" className="co-num">
@@ -108,9 +108,13 @@ export function OrderSummary({ amounts, headingId, heading, totalLabel = 'Total 
             <tr key={index}>
               <th scope="row" className="co-line-name">
                 {line.description}
+                {/* Narrow screens drop the two columns and show them here instead. */}
+                <span className="co-line-meta">
+                  {line.quantity} × {formatEur(line.unitAmount)}
+                </span>
               </th>
-              <td className="co-num">{line.quantity}</td>
-              <td className="co-num">{formatEur(line.unitAmount)}</td>
+              <td className="co-num co-wide">{line.quantity}</td>
+              <td className="co-num co-wide">{formatEur(line.unitAmount)}</td>
               <td className="co-num">{formatEur(line.unitAmount * line.quantity)}</td>
             </tr>
           ))}
