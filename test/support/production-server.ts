@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -38,7 +39,37 @@ export function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !drop.test(name))), ...extra } as NodeJS.ProcessEnv;
 }
 
+/**
+ * Test files run in parallel workers, and each `npm start` builds when the build is stale: two
+ * builds in one .next would break each other. So starts take turns (a lock directory, shared by
+ * the workers, held until the server is ready); the second then finds the build fresh.
+ */
+async function startLock(): Promise<() => Promise<void>> {
+  const lock = path.join(tmpdir(), `payments-npm-start-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
+  for (;;) {
+    try {
+      await mkdir(lock);
+      return () => rm(lock, { recursive: true, force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      // A lock left by a killed run is older than any start can take.
+      const since = await stat(lock).then((info) => Date.now() - info.mtimeMs, () => 0);
+      if (since > START_TIMEOUT_MS) await rm(lock, { recursive: true, force: true });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
 export async function startService(env: NodeJS.ProcessEnv): Promise<Service> {
+  const release = await startLock();
+  try {
+    return await startServiceNow(env);
+  } finally {
+    await release();
+  }
+}
+
+async function startServiceNow(env: NodeJS.ProcessEnv): Promise<Service> {
   const started = Date.now();
   // Its own process group, so that a signal reaches npm and the node process it runs.
   const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
