@@ -16,22 +16,20 @@
  * BENCH_CONNECTIONS (default 1,16,64), BENCH_TARGETS (default postgres,floor,pglite: a subset
  * makes a quicker loop while profiling). Not part of `npm test` or CI.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { randomBase62 } from '@/server/ids';
+import { freePort, ROOT, serviceEnv, startService as startNpmStart, stopService, type Service } from '../support/production-server';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,16,64').split(',').map(Number);
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-/** A `next build` takes one to two minutes here when the sources changed since the last one. */
-const START_TIMEOUT_MS = 480_000;
+const FLOOR_START_TIMEOUT_MS = 60_000;
 const TARGETS = new Set((process.env.BENCH_TARGETS ?? 'postgres,floor,pglite').split(','));
 const LIST_PAGE = 10;
 const BIG = '1000000000';
@@ -50,82 +48,36 @@ interface Cell {
   errors: number;
 }
 
-interface Running {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<void>;
-}
-
 const log = (message: string) => console.error(`[bench] ${message}`);
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Nothing of the caller's own service settings leaks into the processes under test. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const drop = /^(ADMIN_TOKEN$|AUTH_SECRET$|SERVICE_URL$|PGLITE_DIR$|DATA_DIR$|DATABASE_URL$|PUBLIC_BASE_URL$|RATE_LIMIT_|TRUST_PROXY$|NODE_ENV$|PORT$)/;
-  return { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !drop.test(name))), ...extra } as NodeJS.ProcessEnv;
-}
-
-/** Starts a process in its own group (so it and its children stop together) and waits for `ready`. */
-async function startProcess(command: string, args: string[], env: NodeJS.ProcessEnv, ready: RegExp): Promise<Running> {
+/**
+ * The production service as `npm start` runs it (test/support/production-server.ts: starts take
+ * turns with the e2e and browser tests, so a stale build is rebuilt once), limits raised so that
+ * the benchmark measures the work, not the 429s.
+ */
+async function startService(port: number, extra: Record<string, string>): Promise<Service> {
   const started = Date.now();
-  const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const service = await startNpmStart(
+    serviceEnv({ PORT: String(port), RATE_LIMIT_PER_IP: BIG, RATE_LIMIT_PER_KEY: BIG, RATE_LIMIT_PRODUCT_WRITES_PER_KEY: BIG, ...extra }),
+  );
+  log(`npm start ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return service;
+}
+
+/** The floor in its own process (and process group, like the service), ready once it says so. */
+async function startFloor(port: number, databaseUrl: string): Promise<Service> {
+  const env = serviceEnv({ DATABASE_URL: databaseUrl, PORT: String(port), NODE_ENV: 'production' });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/floor.ts'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (ready.test(output)) {
-        clearInterval(timer);
-        resolve();
-      } else if (child.exitCode !== null || Date.now() - started > START_TIMEOUT_MS) {
-        clearInterval(timer);
-        reject(new Error(`${command} ${args.join(' ')} did not become ready:\n${output}`));
-      }
-    }, 100);
-  });
-  log(`${args.at(-1)} ready after ${((Date.now() - started) / 1000).toFixed(1)} s${output.includes('Building (') ? ' (with a next build)' : ''}`);
-  return { child, output: () => output, exited };
-}
-
-async function stopProcess(target: Running): Promise<void> {
-  const pid = target.child.pid!;
-  try {
-    process.kill(-pid, 'SIGTERM');
-  } catch {
-    // Already gone.
+  const started = Date.now();
+  while (!output.includes('floor ready')) {
+    if (child.exitCode !== null || Date.now() - started > FLOOR_START_TIMEOUT_MS) throw new Error(`the floor did not start:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const timeout = setTimeout(() => {
-    try {
-      process.kill(-pid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }, 20_000);
-  await target.exited;
-  clearTimeout(timeout);
-}
-
-/** The production service through scripts/start.mjs (what `npm start` runs), limits raised. */
-function startService(port: number, extra: Record<string, string>): Promise<Running> {
-  const env = cleanEnv({
-    PORT: String(port),
-    RATE_LIMIT_PER_IP: BIG,
-    RATE_LIMIT_PER_KEY: BIG,
-    RATE_LIMIT_PRODUCT_WRITES_PER_KEY: BIG,
-    ...extra,
-  });
-  return startProcess(process.execPath, ['scripts/start.mjs'], env, /Payments service ready on http:\/\/localhost:\d+/);
+  return { child, output: () => output, exited };
 }
 
 /** The demo store's test secret key, from the banner a first start prints (CONTRACT 1). */
@@ -240,10 +192,10 @@ async function main(): Promise<void> {
   const databaseUrl = new URL(SERVER_URL);
   databaseUrl.pathname = `/${name}`;
   const dataDirs = [await mkdtemp(path.join(tmpdir(), 'bench-pg-')), await mkdtemp(path.join(tmpdir(), 'bench-pglite-'))];
-  const running = new Set<Running>();
-  const stop = async (target: Running) => {
+  const running = new Set<Service>();
+  const stop = async (target: Service) => {
     running.delete(target);
-    await stopProcess(target);
+    await stopService(target);
   };
   const cells: Cell[] = [];
   try {
@@ -261,12 +213,7 @@ async function main(): Promise<void> {
     // 2. The floor, alone on the machine, on the same database, store and catalog.
     if (TARGETS.has('floor')) {
       const floorPort = await freePort();
-      const floor = await startProcess(
-        process.execPath,
-        ['--import', 'tsx', 'test/bench/floor.ts'],
-        cleanEnv({ DATABASE_URL: databaseUrl.toString(), PORT: String(floorPort), NODE_ENV: 'production' }),
-        /floor ready/,
-      );
+      const floor = await startFloor(floorPort, databaseUrl.toString());
       running.add(floor);
       cells.push(...(await measure('floor', `http://127.0.0.1:${floorPort}`, key, priceId)));
       await stop(floor);
@@ -284,7 +231,7 @@ async function main(): Promise<void> {
       await stop(embedded);
     }
   } finally {
-    for (const target of running) await stopProcess(target).catch(() => {});
+    for (const target of running) await stopService(target).catch(() => {});
     await admin.unsafe(`drop database if exists "${name}" with (force)`).catch((error: unknown) => log(`could not drop ${name}: ${String(error)}`));
     await admin.end({ timeout: 5 });
     for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
