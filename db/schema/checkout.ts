@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { boolean, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamptz } from './columns';
 import { customers } from './customers';
@@ -81,6 +82,8 @@ export const paymentAttempts = pgTable(
   (t) => [
     uniqueIndex('payment_attempts_idempotency_unique').on(t.idempotencyKey),
     index('payment_attempts_session_idx').on(t.checkoutSessionId),
+    // The reconciler scans attempts whose outcome is still open; they are few, so a partial index.
+    index('payment_attempts_open_idx').on(t.createdAt).where(sql`${t.status} in ('processing', 'unknown', 'requires_action')`),
   ],
 );
 

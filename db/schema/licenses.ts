@@ -22,5 +22,5 @@ export const licenseKeys = pgTable(
     createdAt: timestamptz('created_at').notNull(),
     revokedAt: timestamptz('revoked_at'),
   },
-  (t) => [index('license_keys_product_idx').on(t.productId)],
+  (t) => [index('license_keys_product_idx').on(t.productId), index('license_keys_order_idx').on(t.orderId)],
 );

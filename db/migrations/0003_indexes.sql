@@ -1,0 +1,2 @@
+CREATE INDEX "license_keys_order_idx" ON "license_keys" USING btree ("order_id");--> statement-breakpoint
+CREATE INDEX "payment_attempts_open_idx" ON "payment_attempts" USING btree ("created_at") WHERE "payment_attempts"."status" in ('processing', 'unknown', 'requires_action');
