@@ -17,6 +17,7 @@ export const HOSTED_ERROR_CODES = [
   'session_payment_failed',
   'too_many_attempts',
   'payment_outcome_unknown',
+  'merchant_unavailable',
   'internal_error',
 ] as const;
 
@@ -43,6 +44,7 @@ const MESSAGES: Record<HostedErrorCode, HostedMessage> = {
   payment_outcome_unknown: {
     message: 'We could not confirm whether your payment went through. Please do not pay again: check your email or contact the merchant.',
   },
+  merchant_unavailable: { message: 'This merchant cannot accept payments at the moment. No payment was taken.' },
   internal_error: { message: 'We could not complete the payment because of a problem on our side. Please try again in a moment.' },
 };
 

@@ -84,5 +84,6 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
 
 function pageErrorFor(error: ApiError): HostedErrorCode {
   if (error.code === 'parameter_invalid' && error.param === 'email') return 'email_invalid';
+  if (error.code === 'account_suspended' || error.code === 'capability_disabled') return 'merchant_unavailable';
   return (HOSTED_ERROR_CODES as readonly string[]).includes(error.code) ? (error.code as HostedErrorCode) : 'internal_error';
 }

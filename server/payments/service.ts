@@ -62,11 +62,19 @@ interface LoadedSession {
   session: SessionRow;
   storeName: string;
   offset: number;
+  suspended: boolean;
+  liveApi: boolean;
 }
 
 async function loadSession(db: Database, sessionId: string): Promise<LoadedSession | undefined> {
   const [row] = await db
-    .select({ session: checkoutSessions, storeName: stores.name, offset: stores.testClockOffsetSeconds })
+    .select({
+      session: checkoutSessions,
+      storeName: stores.name,
+      offset: stores.testClockOffsetSeconds,
+      suspended: stores.suspended,
+      liveApi: stores.liveApi,
+    })
     .from(checkoutSessions)
     .innerJoin(stores, eq(stores.id, checkoutSessions.storeId))
     .where(eq(checkoutSessions.id, sessionId));
@@ -267,6 +275,14 @@ export async function payCheckoutSession(deps: PaymentDeps, input: PayInput): Pr
   if (await expireIfDue(deps.db, loaded.session, now)) throw sessionStateError({ ...loaded.session, status: 'expired' })!;
   const stateError = sessionStateError(loaded.session);
   if (stateError) throw stateError;
+  // Spec 5: a suspended store, or one whose live channel is off, takes no live money on its
+  // hosted pages either; test mode keeps working, as for its keys.
+  if (loaded.session.livemode && loaded.suspended) {
+    throw new ApiError('account_suspended', 'This merchant cannot accept payments at the moment. No payment was taken.');
+  }
+  if (loaded.session.livemode && !loaded.liveApi) {
+    throw new ApiError('capability_disabled', 'This merchant cannot accept live payments at the moment. No payment was taken.');
+  }
 
   const card = validateCard(input.card, now);
   let email: string | undefined;
