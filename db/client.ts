@@ -41,6 +41,22 @@ export async function openDatabase(options: { url?: string; pgliteDir?: string; 
   return { db: drizzlePglite(client, { schema }), driver: 'pglite', close: () => client.close() };
 }
 
+/**
+ * A small pool of its own for the shared rate-limit counters (server/rate-limit/service.ts): they
+ * must be shared by every instance, so they live in PostgreSQL, but they need not survive a crash.
+ * `synchronous_commit = off` spares each counter upsert the wait for its WAL flush; a crash of
+ * the database can lose the last moments of counts, never the service's own data (its pool keeps
+ * the default).
+ */
+export function openRateLimitDatabase(url: string, poolSize = 4): { db: Database; close(): Promise<void> } {
+  const client = postgres(url, {
+    max: poolSize,
+    onnotice: () => {},
+    connection: { synchronous_commit: 'off', application_name: 'payments-service:rate-limits' },
+  });
+  return { db: drizzlePostgres(client, { schema }), close: () => client.end({ timeout: 5 }) };
+}
+
 /** Applies the committed drizzle-kit migrations; safe when several instances start at once. */
 export async function migrateDatabase(handle: DatabaseHandle, url?: string): Promise<void> {
   if (handle.driver === 'pglite') {

@@ -1,4 +1,4 @@
-import { migrateDatabase, openDatabase, type DatabaseHandle } from '@/db/client';
+import { migrateDatabase, openDatabase, openRateLimitDatabase, type DatabaseHandle } from '@/db/client';
 import { systemClock } from './clock';
 import { loadConfig, type Config } from './config';
 import type { Services } from './context';
@@ -12,9 +12,20 @@ import { createRateLimits } from './rate-limit/service';
 export async function createServices(configured: Config): Promise<{ services: Services; database: DatabaseHandle }> {
   // Hosted links and client secrets are signed with AUTH_SECRET, generated once when unset.
   const config = configured.authSecret ? configured : { ...configured, authSecret: (await ensureSecrets(configured)).authSecret };
-  const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
-  await migrateDatabase(database, config.databaseUrl);
-  const rateLimits = createRateLimits(config.rateLimits, database.driver === 'postgres' ? { db: database.db } : undefined);
+  const opened = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
+  await migrateDatabase(opened, config.databaseUrl);
+  // PostgreSQL: counters shared by every instance, on their own non-durable pool (db/client.ts).
+  const counters = opened.driver === 'postgres' && config.databaseUrl ? openRateLimitDatabase(config.databaseUrl) : undefined;
+  const database: DatabaseHandle = counters
+    ? {
+        ...opened,
+        async close() {
+          await counters.close();
+          await opened.close();
+        },
+      }
+    : opened;
+  const rateLimits = createRateLimits(config.rateLimits, counters ? { db: counters.db } : undefined);
   const gateways = createGateways({ db: database.db, clock: systemClock, config });
   return { services: { db: database.db, clock: systemClock, config, rateLimits, gateways }, database };
 }
