@@ -1,4 +1,5 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { Database } from '@/db/client';
 import { apiKeys, stores } from '@/db/schema';
 import type { Context } from '../context';
 import { ApiError, type ErrorCode } from '../errors';
@@ -65,17 +66,14 @@ async function fail(ctx: Context, code: ErrorCode, message: string, key?: string
   throw new ApiError(code, message);
 }
 
-/** Spec 5: resolves the key to its store and environment, or fails with the right 401/403. */
-export async function authenticateRequest(ctx: Context, accept: KeyAcceptance): Promise<Subject> {
-  const key = presentedKey(ctx.request.headers, accept.allowXApiKey);
-  if (key === undefined || key === '') {
-    const where = accept.allowXApiKey ? 'an `Authorization: Bearer` or `X-Api-Key` header' : 'an `Authorization: Bearer <API_KEY>` header';
-    return fail(ctx, 'missing_api_key', `No API key provided. Send your secret key in ${where}.`);
-  }
-  if (!KEY_PATTERN.test(key)) return fail(ctx, 'invalid_api_key', 'Invalid API key provided.', key);
+/**
+ * The key lookup runs on every authenticated request: prepared once per database client, so Drizzle
+ * does not rebuild its SQL each time (notes/performance.md).
+ */
+const keyLookups = new WeakMap<Database, ReturnType<typeof prepareKeyLookup>>();
 
-  const hash = sha256Hex(key);
-  const [row] = await ctx.db
+function prepareKeyLookup(db: Database) {
+  return db
     .select({
       keyId: apiKeys.id,
       keyHash: apiKeys.keyHash,
@@ -92,8 +90,31 @@ export async function authenticateRequest(ctx: Context, accept: KeyAcceptance): 
     })
     .from(apiKeys)
     .innerJoin(stores, eq(stores.id, apiKeys.storeId))
-    .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
-    .limit(1);
+    .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt)))
+    .limit(1)
+    .prepare('auth_key_lookup');
+}
+
+function keyLookup(db: Database) {
+  let prepared = keyLookups.get(db);
+  if (!prepared) {
+    prepared = prepareKeyLookup(db);
+    keyLookups.set(db, prepared);
+  }
+  return prepared;
+}
+
+/** Spec 5: resolves the key to its store and environment, or fails with the right 401/403. */
+export async function authenticateRequest(ctx: Context, accept: KeyAcceptance): Promise<Subject> {
+  const key = presentedKey(ctx.request.headers, accept.allowXApiKey);
+  if (key === undefined || key === '') {
+    const where = accept.allowXApiKey ? 'an `Authorization: Bearer` or `X-Api-Key` header' : 'an `Authorization: Bearer <API_KEY>` header';
+    return fail(ctx, 'missing_api_key', `No API key provided. Send your secret key in ${where}.`);
+  }
+  if (!KEY_PATTERN.test(key)) return fail(ctx, 'invalid_api_key', 'Invalid API key provided.', key);
+
+  const hash = sha256Hex(key);
+  const [row] = await keyLookup(ctx.db).execute({ hash });
   // The index finds the row by hash; the constant-time compare keeps the final check timing-flat.
   if (!row || !digestsEqual(row.keyHash, hash)) return fail(ctx, 'invalid_api_key', 'Invalid API key provided.', key);
 

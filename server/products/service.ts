@@ -206,6 +206,31 @@ function cursorPosition(db: Database, subject: Scope, id: string) {
 }
 
 /**
+ * The unfiltered first page (the common list call) as a statement prepared once per database
+ * client: the same query as below, without Drizzle rebuilding it on every request.
+ */
+const firstPages = new WeakMap<Database, ReturnType<typeof prepareFirstPage>>();
+
+function prepareFirstPage(db: Database) {
+  return db
+    .select()
+    .from(products)
+    .where(and(eq(products.storeId, sql.placeholder('storeId')), eq(products.livemode, sql.placeholder('livemode'))))
+    .orderBy(...NEWEST_FIRST)
+    .limit(sql.placeholder('limit'))
+    .prepare('products_first_page');
+}
+
+function firstPage(db: Database) {
+  let prepared = firstPages.get(db);
+  if (!prepared) {
+    prepared = prepareFirstPage(db);
+    firstPages.set(db, prepared);
+  }
+  return prepared;
+}
+
+/**
  * GET /products: newest first, then by id, and `starting_after` continues strictly after the
  * cursor product (CONTRACT 3). The cursor is looked up inside the page query, scoped like any
  * lookup, so a page is one round trip; `limit + 1` rows tell whether another page follows.
@@ -222,12 +247,15 @@ export async function listProducts(deps: Pick<ProductDeps, 'db'>, subject: Scope
     const cursor = cursorPosition(deps.db, subject, query.starting_after);
     conditions.push(sql`(${products.createdAt}, ${products.id}) < (${cursor})`);
   }
-  const rows = await deps.db
-    .select()
-    .from(products)
-    .where(and(...conditions))
-    .orderBy(...NEWEST_FIRST)
-    .limit(query.limit + 1);
+  const unfiltered = conditions.length === 1;
+  const rows = unfiltered
+    ? await firstPage(deps.db).execute({ storeId: subject.storeId, livemode: subject.livemode, limit: query.limit + 1 })
+    : await deps.db
+        .select()
+        .from(products)
+        .where(and(...conditions))
+        .orderBy(...NEWEST_FIRST)
+        .limit(query.limit + 1);
   // An unknown cursor matches nothing; only an empty page needs the second look to tell it from the last page.
   if (rows.length === 0 && query.starting_after !== undefined) {
     const [found] = await cursorPosition(deps.db, subject, query.starting_after);
