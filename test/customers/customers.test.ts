@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { customers } from '@/db/schema';
-import { expectError, rawApiRequest } from '../products/support';
+import { expectError, expectIdenticalMissing, rawApiRequest } from '../products/support';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { epoch, insertCustomer, insertOrder, T0 } from '../orders/fixtures';
@@ -55,9 +55,7 @@ describe('GET /api/v1/customers/{id} (CONTRACT 3)', () => {
     const foreign = await rawApiRequest(api, 'GET', path, other.keys.sk_test);
     const otherEnvironment = await rawApiRequest(api, 'GET', path, store.keys.sk_live);
     const unknown = await rawApiRequest(api, 'GET', `${CUSTOMERS}/cus_test_000000000000000000000000`, key);
-    for (const response of [foreign, otherEnvironment, unknown]) expectError(response, 404, 'resource_missing', 'id');
-    expect(foreign.text).toBe(unknown.text);
-    expect(otherEnvironment.text).toBe(unknown.text);
+    expectIdenticalMissing([foreign, otherEnvironment, unknown], 'id');
   });
 
   it('5 without a key → 401 missing_api_key; with a publishable key → 401 wrong_key_type', async () => {
@@ -108,9 +106,7 @@ describe('DELETE /api/v1/customers/{id} (CONTRACT 3)', () => {
     const foreign = await rawApiRequest(api, 'DELETE', path, other.keys.sk_test);
     const otherEnvironment = await rawApiRequest(api, 'DELETE', path, store.keys.sk_live);
     const unknown = await rawApiRequest(api, 'DELETE', `${CUSTOMERS}/cus_test_000000000000000000000000`, key);
-    for (const response of [foreign, otherEnvironment, unknown]) expectError(response, 404, 'resource_missing', 'id');
-    expect(foreign.text).toBe(unknown.text);
-    expect(otherEnvironment.text).toBe(unknown.text);
+    expectIdenticalMissing([foreign, otherEnvironment, unknown], 'id');
     expect((await readRow(customer.id)).deletedAt).toBeNull();
     expect((await get(customer.id)).status).toBe(200);
   });

@@ -1,5 +1,5 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectError, rawApiRequest } from '../products/support';
+import { expectError, expectIdenticalMissing, rawApiRequest } from '../products/support';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { epoch, insertOrder, T0 } from './fixtures';
@@ -133,9 +133,7 @@ describe('GET /api/v1/orders/{id} (CONTRACT 3)', () => {
     const foreign = await rawApiRequest(api, 'GET', path, other.keys.sk_test);
     const otherEnvironment = await rawApiRequest(api, 'GET', path, store.keys.sk_live);
     const unknown = await rawApiRequest(api, 'GET', `${ORDERS}/ord_test_000000000000000000000000`, key);
-    for (const response of [foreign, otherEnvironment, unknown]) expectError(response, 404, 'resource_missing', 'id');
-    expect(foreign.text).toBe(unknown.text);
-    expect(otherEnvironment.text).toBe(unknown.text);
+    expectIdenticalMissing([foreign, otherEnvironment, unknown], 'id');
   });
 
   it('5 without a key → 401 missing_api_key; with a publishable key → 401 wrong_key_type', async () => {

@@ -25,6 +25,15 @@ export function expectError(response: { status: number; body: any; headers: Head
   expect(response.body.error.param).toBe(param);
 }
 
+/**
+ * Spec 5: an id of another store, of the other environment, and an unknown id all answer 404
+ * `resource_missing`, byte for byte (the request id is a header, not in the body).
+ */
+export function expectIdenticalMissing(responses: { status: number; body: any; headers: Headers; text: string }[], param: string) {
+  for (const response of responses) expectError(response, 404, 'resource_missing', param);
+  for (const response of responses.slice(1)) expect(response.text).toBe(responses[0]!.text);
+}
+
 /** A request whose raw text is kept, for byte-identical comparisons. */
 export function rawApiRequest(api: TestApi, method: string, path: string, key: string, body?: unknown) {
   const headers: Record<string, string> = { authorization: `Bearer ${key}` };

@@ -1,5 +1,5 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { expectError, rawApiRequest } from '../products/support';
+import { expectError, expectIdenticalMissing, rawApiRequest } from '../products/support';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { epoch, insertOrder, readOrder, T0 } from '../orders/fixtures';
@@ -103,9 +103,7 @@ describe('POST /api/v1/refunds (CONTRACT 3)', () => {
     const foreign = await rawApiRequest(api, 'POST', REFUNDS, other.keys.sk_test, body);
     const otherEnvironment = await rawApiRequest(api, 'POST', REFUNDS, store.keys.sk_live, body);
     const unknown = await rawApiRequest(api, 'POST', REFUNDS, key, { order_id: 'ord_test_000000000000000000000000' });
-    for (const response of [foreign, otherEnvironment, unknown]) expectError(response, 404, 'resource_missing', 'order_id');
-    expect(foreign.text).toBe(unknown.text);
-    expect(otherEnvironment.text).toBe(unknown.text);
+    expectIdenticalMissing([foreign, otherEnvironment, unknown], 'order_id');
     expect(await readOrder(api, order.id)).toMatchObject({ status: 'paid', amountRefunded: 0 });
   });
 
