@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { apiKeys, stores } from '@/db/schema';
 import { keyHint } from '../auth/service';
+import { epochSeconds } from '../clock';
 import { resourceMissing } from '../errors';
 import { newPlatformId, randomBase62, sha256Hex } from '../ids';
 
@@ -40,7 +41,7 @@ export function storeView(row: StoreRow): StoreView {
       tax_calculation: row.taxCalculation,
       subscriptions: row.subscriptions,
     },
-    created: Math.floor(row.createdAt.getTime() / 1000),
+    created: epochSeconds(row.createdAt),
   };
 }
 

@@ -11,9 +11,7 @@ import type { TestApi } from '../support/server';
  * go through the same gateway call as in production.
  */
 
-/** A fixed, whole-second instant, so `created` and `paid_at` can be asserted exactly. */
-export const T0 = new Date('2026-03-01T12:00:00.000Z');
-export const epoch = (date: Date) => Math.floor(date.getTime() / 1000);
+export { epoch, T0 } from '../support/api';
 
 const APPROVED_CARD = { number: '4242424242424242', expMonth: 12, expYear: 2099, cvc: '123' };
 
