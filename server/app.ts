@@ -5,7 +5,8 @@ import type { Services } from './context';
 import { ensureSecrets } from './bootstrap';
 import { createGateways } from './gateway';
 import { createApiHandler } from './http/api-handler';
-import { startPaymentReconciler, type PaymentReconciler } from './payments/sweeper';
+import { startBackgroundTasks, type PeriodicTask } from './background';
+import { BACKGROUND_TASKS } from './background-tasks';
 import { createRateLimits } from './rate-limit/service';
 
 /** Opens the database, applies migrations and wires the services of one process. */
@@ -32,7 +33,7 @@ export async function createServices(configured: Config): Promise<{ services: Se
 
 interface AppSingleton {
   services: Promise<Services>;
-  reconciler?: PaymentReconciler;
+  background?: PeriodicTask;
   database: Promise<DatabaseHandle>;
   apiHandler: Promise<(request: Request) => Promise<Response>>;
 }
@@ -47,9 +48,10 @@ function app(): AppSingleton {
     const services = created.then((result) => result.services);
     const singleton: AppSingleton = { services, database: created.then((result) => result.database), apiHandler: services.then(createApiHandler) };
     holder.__paymentsApp = singleton;
-    // Settles payments whose outcome the gateway never confirmed (server/payments/sweeper.ts).
+    // Reconciliation, billing, webhook delivery (server/background-tasks.ts), unless a separate
+    // `npm run worker` does them (BACKGROUND_WORK=false).
     services.then((ready) => {
-      if (holder.__paymentsApp === singleton) singleton.reconciler = startPaymentReconciler(ready);
+      if (holder.__paymentsApp === singleton && ready.config.backgroundWork) singleton.background = startBackgroundTasks(ready, BACKGROUND_TASKS);
     }, () => {});
   }
   return holder.__paymentsApp;
@@ -63,6 +65,6 @@ export async function closeAppServices(): Promise<void> {
   const opened = holder.__paymentsApp;
   if (!opened) return;
   delete holder.__paymentsApp;
-  await opened.reconciler?.stop();
+  await opened.background?.stop();
   await (await opened.database).close();
 }

@@ -17,6 +17,8 @@ export interface Config {
   dataDir: string;
   pgliteDir: string;
   subscriptionsEnabled: boolean;
+  /** BACKGROUND_WORK (default true): run background tasks in this process; false when `npm run worker` runs them. */
+  backgroundWork: boolean;
   adminToken: string | undefined;
   /** Signs hosted-page links and derives client secrets; generated into DATA_DIR when unset (server/bootstrap.ts). */
   authSecret: string | undefined;
@@ -54,6 +56,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir,
     pgliteDir: path.resolve(/* turbopackIgnore: true */ env.PGLITE_DIR || path.join(dataDir, 'pglite')),
     subscriptionsEnabled: env.SUBSCRIPTIONS_ENABLED === 'true' || env.SUBSCRIPTIONS_ENABLED === '1',
+    backgroundWork: env.BACKGROUND_WORK !== 'false' && env.BACKGROUND_WORK !== '0',
     adminToken: env.ADMIN_TOKEN || undefined,
     authSecret: env.AUTH_SECRET || undefined,
     rateLimits: {

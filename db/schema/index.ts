@@ -8,3 +8,5 @@ export * from './customers';
 export * from './orders';
 export * from './checkout';
 export * from './simulator';
+export * from './portal';
+export * from './webhooks';

@@ -1,4 +1,5 @@
-import { boolean, index, integer, json, pgTable, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { timestamptz } from './columns';
 import { products } from './products';
 import { stores } from './stores';
@@ -35,6 +36,11 @@ export const subscriptions = pgTable(
     interval: text('interval').$type<PriceInterval>().notNull(),
     intervalCount: integer('interval_count').notNull(),
     totalPayments: integer('total_payments').notNull(),
+    /** Successful charges so far, the first included (CONTRACT 3); `expired` when it reaches total_payments. */
+    paymentsMade: integer('payments_made').notNull().default(0),
+    planName: text('plan_name').notNull().default(''),
+    /** The subscription checkout it was created from. */
+    checkoutId: text('checkout_id'),
     recurringId: text('recurring_id').notNull(),
     customerId: text('customer_id'),
     customerEmail: text('customer_email').notNull(),
@@ -47,11 +53,88 @@ export const subscriptions = pgTable(
     nextBillingAt: timestamptz('next_billing_at').notNull(),
     canceledAt: timestamptz('canceled_at'),
     endedAt: timestamptz('ended_at'),
+    /** `reason` of the cancel request, kept for the audit trail. */
+    cancelReason: text('cancel_reason'),
     metadata: json('metadata').$type<Record<string, string>>().notNull(),
     createdAt: timestamptz('created_at').notNull(),
   },
   (t) => [
     index('subscriptions_product_idx').on(t.productId),
     index('subscriptions_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
+    index('subscriptions_customer_idx').on(t.customerId),
+    // The billing job's queue: subscriptions that can fall due, by due time.
+    index('subscriptions_due_idx').on(t.nextBillingAt).where(sql`${t.status} in ('active', 'past_due')`),
+  ],
+);
+
+export type SubscriptionCheckoutStatus = 'open' | 'complete' | 'expired';
+
+/** Subscription checkouts (spec 2.5): the hosted link that starts a subscription. */
+export const subscriptionCheckouts = pgTable(
+  'subscription_checkouts',
+  {
+    id: text('id').primaryKey(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    livemode: boolean('livemode').notNull(),
+    status: text('status').$type<SubscriptionCheckoutStatus>().notNull(),
+    amount: integer('amount').notNull(),
+    interval: text('interval').$type<PriceInterval>().notNull(),
+    intervalCount: integer('interval_count').notNull(),
+    totalPayments: integer('total_payments').notNull(),
+    planName: text('plan_name').notNull(),
+    priceId: text('price_id'),
+    productId: text('product_id').references(() => products.id, { onDelete: 'set null' }),
+    customerEmail: text('customer_email').notNull(),
+    customerName: text('customer_name'),
+    successUrl: text('success_url'),
+    metadata: json('metadata').$type<Record<string, string>>().notNull(),
+    subscriptionId: text('subscription_id'),
+    /** Set by the first payment attempt: the link is single-use (spec 5). */
+    consumedAt: timestamptz('consumed_at'),
+    createdAt: timestamptz('created_at').notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
+  },
+  (t) => [index('subscription_checkouts_store_idx').on(t.storeId, t.livemode, t.createdAt)],
+);
+
+export type SubscriptionChargeStatus = 'processing' | 'succeeded' | 'declined' | 'unknown';
+
+/**
+ * Every charge of a subscription (the first on the hosted page, then one per cycle and retry),
+ * written before the gateway call with a deterministic idempotency key
+ * (`subscription:<sub id>:<cycle>:<attempt>`); the unique (subscription, cycle, attempt) makes a
+ * second charge of the same cycle impossible however workers race or crash.
+ */
+export const subscriptionCharges = pgTable(
+  'subscription_charges',
+  {
+    id: text('id').primaryKey(),
+    subscriptionId: text('subscription_id')
+      .notNull()
+      .references(() => subscriptions.id, { onDelete: 'cascade' }),
+    storeId: text('store_id').notNull(),
+    livemode: boolean('livemode').notNull(),
+    /** 1 for the first charge; cycle n covers the n-th period. */
+    cycle: integer('cycle').notNull(),
+    /** 0 for the scheduled charge, 1–4 for the retries of CONTRACT 3. */
+    attempt: integer('attempt').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    amount: integer('amount').notNull(),
+    status: text('status').$type<SubscriptionChargeStatus>().notNull(),
+    failureCode: text('failure_code'),
+    cardBrand: text('card_brand'),
+    cardLast4: text('card_last4'),
+    gatewayPaymentId: text('gateway_payment_id'),
+    /** When this charge was due (store clock). */
+    scheduledAt: timestamptz('scheduled_at').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+    settledAt: timestamptz('settled_at'),
+  },
+  (t) => [
+    uniqueIndex('subscription_charges_cycle_unique').on(t.subscriptionId, t.cycle, t.attempt),
+    uniqueIndex('subscription_charges_idempotency_unique').on(t.idempotencyKey),
+    index('subscription_charges_open_idx').on(t.createdAt).where(sql`${t.status} in ('processing', 'unknown')`),
   ],
 );

@@ -1,0 +1,38 @@
+import { boolean, index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { timestamptz } from './columns';
+import { customers } from './customers';
+import { stores } from './stores';
+
+export type PortalScope = 'customer' | 'order' | 'subscription';
+
+/**
+ * Portal sessions (spec 2.4, 3.2). The link's token is stored only as its SHA-256 hash; `status`
+ * keeps `active` or `revoked`, and `expired` is read from `expires_at` against the store clock.
+ */
+export const portalSessions = pgTable(
+  'portal_sessions',
+  {
+    id: text('id').primaryKey(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    livemode: boolean('livemode').notNull(),
+    scope: text('scope').$type<PortalScope>().notNull(),
+    /** Set for every scope: the customer whose data the portal may show (null only for a subscription/order without one). */
+    customerId: text('customer_id').references(() => customers.id),
+    orderId: text('order_id'),
+    subscriptionId: text('subscription_id'),
+    /** SHA-256 hex of the 43-character token. */
+    tokenHash: text('token_hash').notNull(),
+    metadata: json('metadata').$type<Record<string, string>>().notNull(),
+    accessCount: integer('access_count').notNull().default(0),
+    lastAccessedAt: timestamptz('last_accessed_at'),
+    revokedAt: timestamptz('revoked_at'),
+    createdAt: timestamptz('created_at').notNull(),
+    expiresAt: timestamptz('expires_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('portal_sessions_token_unique').on(t.tokenHash),
+    index('portal_sessions_customer_idx').on(t.customerId),
+  ],
+);

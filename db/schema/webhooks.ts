@@ -1,0 +1,102 @@
+import { sql } from 'drizzle-orm';
+import { bigserial, boolean, index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { timestamptz } from './columns';
+import { stores } from './stores';
+
+/**
+ * Webhook endpoints (CONTRACT 3). The signing secret is not stored: it is derived from AUTH_SECRET
+ * and the endpoint id (server/webhooks/secrets.ts), so the database never holds it.
+ */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    livemode: boolean('livemode').notNull(),
+    url: text('url').notNull(),
+    /** Event types this endpoint receives; null means every type. */
+    events: json('events').$type<string[] | null>(),
+    createdAt: timestamptz('created_at').notNull(),
+    deletedAt: timestamptz('deleted_at'),
+  },
+  (t) => [index('webhook_endpoints_store_idx').on(t.storeId, t.livemode)],
+);
+
+/**
+ * The outbox: one row per event, written in the same transaction as the state change that
+ * causes it (server/webhooks/events.ts). `payload` is the envelope exactly as delivered.
+ * `sequence` orders the events of one object.
+ */
+export const webhookEvents = pgTable(
+  'webhook_events',
+  {
+    id: text('id').primaryKey(),
+    sequence: bigserial('sequence', { mode: 'number' }).notNull(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    livemode: boolean('livemode').notNull(),
+    type: text('type').notNull(),
+    objectId: text('object_id').notNull(),
+    payload: json('payload').$type<Record<string, unknown>>().notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('webhook_events_sequence_unique').on(t.sequence), index('webhook_events_object_idx').on(t.objectId, t.sequence)],
+);
+
+export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+/**
+ * One delivery per (event, endpoint), fanned out when the event is written. It is the job:
+ * workers claim due rows with FOR UPDATE SKIP LOCKED. `objectId`/`sequence` are copied from the
+ * event so that ordering per object per endpoint is one index lookup.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => webhookEvents.id, { onDelete: 'cascade' }),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    storeId: text('store_id').notNull(),
+    livemode: boolean('livemode').notNull(),
+    objectId: text('object_id').notNull(),
+    sequence: integer('sequence').notNull(),
+    status: text('status').$type<WebhookDeliveryStatus>().notNull(),
+    /** Attempts made so far (0 before the first). */
+    attempts: integer('attempts').notNull().default(0),
+    /** Wall-clock time of the next attempt while pending. */
+    nextAttemptAt: timestamptz('next_attempt_at'),
+    lastResponseStatus: integer('last_response_status'),
+    lastError: text('last_error'),
+    createdAt: timestamptz('created_at').notNull(),
+    completedAt: timestamptz('completed_at'),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_event_endpoint_unique').on(t.eventId, t.endpointId),
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('webhook_deliveries_order_idx').on(t.endpointId, t.objectId, t.sequence),
+  ],
+);
+
+/** The delivery log: every attempt with its outcome (GET /api/v1/webhook_endpoints/{id}/deliveries). */
+export const webhookDeliveryAttempts = pgTable(
+  'webhook_delivery_attempts',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    deliveryId: text('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    attempt: integer('attempt').notNull(),
+    responseStatus: integer('response_status'),
+    error: text('error'),
+    durationMs: integer('duration_ms').notNull(),
+    attemptedAt: timestamptz('attempted_at').notNull(),
+  },
+  (t) => [uniqueIndex('webhook_delivery_attempts_unique').on(t.deliveryId, t.attempt)],
+);

@@ -1,0 +1,8 @@
+/**
+ * The registry of background tasks (server/background.ts). Billing and webhook delivery add
+ * their starters here; server/app.ts and scripts/worker.ts start the whole list.
+ */
+import type { BackgroundStarter } from './background';
+import { startPaymentReconciler } from './payments/sweeper';
+
+export const BACKGROUND_TASKS: readonly BackgroundStarter[] = [(services) => startPaymentReconciler(services)];

@@ -1,0 +1,48 @@
+/**
+ * The Subscription object of the API (spec 2.6), shared by the REST responses, the billing
+ * engine and the webhook payloads (spec 6: `data.object` is exactly what the REST API returns).
+ */
+import type { Transaction } from '@/db/client';
+import type { subscriptions } from '@/db/schema';
+import { epochSeconds } from '../clock';
+import { recordEvent, type EventType } from '../webhooks/events';
+
+export type SubscriptionRow = typeof subscriptions.$inferSelect;
+
+export function subscriptionObject(row: SubscriptionRow) {
+  return {
+    id: row.id,
+    object: 'subscription' as const,
+    status: row.status,
+    livemode: row.livemode,
+    currency: 'eur' as const,
+    amount: row.amount,
+    interval: row.interval,
+    interval_count: row.intervalCount,
+    total_payments: row.totalPayments,
+    recurring_id: row.recurringId,
+    customer_id: row.customerId,
+    customer_email: row.customerEmail,
+    customer_name: row.customerName,
+    product_id: row.productId,
+    price_id: row.priceId,
+    failure_count: row.failureCount,
+    current_period_start: epochSeconds(row.currentPeriodStart),
+    current_period_end: epochSeconds(row.currentPeriodEnd),
+    next_billing_at: epochSeconds(row.nextBillingAt),
+    canceled_at: row.canceledAt ? epochSeconds(row.canceledAt) : null,
+    ended_at: row.endedAt ? epochSeconds(row.endedAt) : null,
+    metadata: row.metadata,
+    created: epochSeconds(row.createdAt),
+  };
+}
+
+export type SubscriptionObject = ReturnType<typeof subscriptionObject>;
+
+/**
+ * Writes a subscription event to the outbox in the caller's transaction, carrying the
+ * subscription as it is after the change (metadata included, spec 6).
+ */
+export function emitSubscriptionEvent(tx: Transaction, row: SubscriptionRow, type: EventType, times: { now: Date; wallNow: Date }) {
+  return recordEvent(tx, { storeId: row.storeId, livemode: row.livemode, type, object: subscriptionObject(row), now: times.now, wallNow: times.wallNow });
+}
