@@ -24,6 +24,12 @@ export const portalSessions = pgTable(
     subscriptionId: text('subscription_id'),
     /** SHA-256 hex of the 43-character token. */
     tokenHash: text('token_hash').notNull(),
+    /**
+     * AES-256-GCM ciphertext of the token, kept only when the create carried an Idempotency-Key,
+     * so a replay can hand back the same URL while the link is active (server/portal/token.ts);
+     * cleared on revocation.
+     */
+    tokenCiphertext: text('token_ciphertext'),
     metadata: json('metadata').$type<Record<string, string>>().notNull(),
     accessCount: integer('access_count').notNull().default(0),
     lastAccessedAt: timestamptz('last_accessed_at'),
