@@ -3,18 +3,19 @@
  * retries, webhook scheduling), run in this order before advance_clock answers. Billing and
  * webhooks add their own job here.
  */
-import type { Database } from '@/db/client';
 import { expireDueCheckoutSessions } from '../checkout/service';
+import type { Services } from '../context';
 
 export interface DueJobScope {
   storeId: string;
   livemode: boolean;
 }
 
-export type DueJob = (db: Database, scope: DueJobScope, now: Date) => Promise<unknown>;
+/** `now` is the store's test clock after the move; jobs that call the gateway take it from `services`. */
+export type DueJob = (services: Services, scope: DueJobScope, now: Date) => Promise<unknown>;
 
-export const DUE_JOBS: readonly DueJob[] = [expireDueCheckoutSessions];
+export const DUE_JOBS: readonly DueJob[] = [({ db }, scope, now) => expireDueCheckoutSessions(db, scope, now)];
 
-export async function runDueJobs(db: Database, scope: DueJobScope, now: Date): Promise<void> {
-  for (const job of DUE_JOBS) await job(db, scope, now);
+export async function runDueJobs(services: Services, scope: DueJobScope, now: Date): Promise<void> {
+  for (const job of DUE_JOBS) await job(services, scope, now);
 }

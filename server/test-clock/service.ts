@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import type { Database } from '@/db/client';
 import { stores } from '@/db/schema';
 import type { Subject } from '../auth/service';
-import { epochSeconds, storeClock, type Clock } from '../clock';
+import { epochSeconds, storeClock } from '../clock';
+import type { Services } from '../context';
 import { ApiError } from '../errors';
 import { runDueJobs } from './jobs';
 import type { TestClockView } from './schemas';
@@ -14,7 +14,7 @@ const MAX_OFFSET_SECONDS = 2_147_483_647;
  * POST /test_helpers/advance_clock (CONTRACT 3): adds to the store's offset in one UPDATE, so two
  * concurrent advances both count, then runs what fell due before answering with the new time.
  */
-export async function advanceTestClock(deps: { db: Database; clock: Clock }, subject: Subject, seconds: number): Promise<TestClockView> {
+export async function advanceTestClock(deps: Services, subject: Subject, seconds: number): Promise<TestClockView> {
   if (subject.livemode) {
     throw new ApiError('test_mode_only', 'The test clock exists in test mode only: use a test secret key (sk_test_…).');
   }
@@ -25,6 +25,6 @@ export async function advanceTestClock(deps: { db: Database; clock: Clock }, sub
     .returning({ offset: stores.testClockOffsetSeconds });
   if (!row) throw new ApiError('parameter_invalid', 'The test clock cannot move that far: it is at its limit.', { param: 'seconds' });
   const now = storeClock(deps.clock, { livemode: false, testClockOffsetSeconds: row.offset }).now();
-  await runDueJobs(deps.db, { storeId: subject.storeId, livemode: false }, now);
+  await runDueJobs(deps, { storeId: subject.storeId, livemode: false }, now);
   return { object: 'test_clock', now: epochSeconds(now) };
 }
