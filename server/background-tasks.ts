@@ -4,5 +4,9 @@
  */
 import type { BackgroundStarter } from './background';
 import { startPaymentReconciler } from './payments/sweeper';
+import { startWebhookDelivery } from './webhooks/delivery';
 
-export const BACKGROUND_TASKS: readonly BackgroundStarter[] = [(services) => startPaymentReconciler(services)];
+export const BACKGROUND_TASKS: readonly BackgroundStarter[] = [
+  (services) => startPaymentReconciler(services),
+  (services) => startWebhookDelivery(services),
+];

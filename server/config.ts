@@ -27,6 +27,8 @@ export interface Config {
   maxProductsPerStore: number;
   /** The live-mode acquirer (server/gateway/live.ts); test mode always uses the simulator. */
   gateway: GatewayConfig;
+  /** WEBHOOK_DELIVERY_INTERVAL_MS (default 1000): how often the delivery worker looks for due webhooks. */
+  webhookDeliveryIntervalMs: number;
 }
 
 export interface GatewayConfig {
@@ -71,5 +73,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       baseUrl: (env.GATEWAY_BASE_URL || 'https://api.stripe.com').replace(/\/+$/, ''),
       timeoutMs: positiveInt(env.GATEWAY_TIMEOUT_MS, 15_000, 'GATEWAY_TIMEOUT_MS'),
     },
+    webhookDeliveryIntervalMs: positiveInt(env.WEBHOOK_DELIVERY_INTERVAL_MS, 1000, 'WEBHOOK_DELIVERY_INTERVAL_MS'),
   };
 }

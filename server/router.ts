@@ -6,6 +6,7 @@ import { productsRouter } from './products/router';
 import { refundsRouter } from './refunds/router';
 import { testClockRouter } from './test-clock/router';
 import { createRouter } from './trpc';
+import { webhooksRouter } from './webhooks/router';
 
 /** The public API: every procedure here carries OpenAPI meta and is served under /api/v1. */
 export const appRouter = createRouter({
@@ -16,6 +17,7 @@ export const appRouter = createRouter({
   customers: customersRouter,
   licenses: licensesRouter,
   refunds: refundsRouter,
+  webhookEndpoints: webhooksRouter,
 });
 
 export type AppRouter = typeof appRouter;

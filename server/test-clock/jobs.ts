@@ -5,6 +5,7 @@
  */
 import { expireDueCheckoutSessions } from '../checkout/service';
 import type { Services } from '../context';
+import { requestDeliveryRun } from '../webhooks/delivery';
 
 export interface DueJobScope {
   storeId: string;
@@ -18,4 +19,7 @@ export const DUE_JOBS: readonly DueJob[] = [({ db }, scope, now) => expireDueChe
 
 export async function runDueJobs(services: Services, scope: DueJobScope, now: Date): Promise<void> {
   for (const job of DUE_JOBS) await job(services, scope, now);
+  // The events those jobs wrote are already in the outbox; delivery runs on the wall clock, so
+  // the worker is only woken here, never awaited (a slow receiver must not hold the answer).
+  requestDeliveryRun();
 }

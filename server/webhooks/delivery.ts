@@ -1,0 +1,199 @@
+/**
+ * The webhook delivery worker (CONTRACT 3). Each webhook_deliveries row is a job: a pass claims
+ * the due ones with FOR UPDATE SKIP LOCKED, leases them (pushes next_attempt_at past the request
+ * timeout and counts the attempt) and commits, then sends outside any transaction and records
+ * the outcome. A worker that dies mid-attempt leaves the lease to expire, and the delivery is
+ * sent again under the same `webhook-id` (receivers dedupe on it). Any number of workers may
+ * run side by side.
+ *
+ * Order per object: a delivery is due only when no earlier delivery of the same object to the
+ * same endpoint is still pending (delivered or given up both unblock it). Sequences follow the
+ * order of the state changes, which write their events under the object's row lock.
+ */
+import { and, asc, eq, inArray, isNull, lt, lte, notExists, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { Database } from '@/db/client';
+import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEvents } from '@/db/schema';
+import { startPeriodic, type PeriodicTask } from '../background';
+import { epochSeconds, type Clock } from '../clock';
+import type { Config } from '../config';
+import type { Services } from '../context';
+import type { HostResolver } from './destinations';
+import { endpointSecret, signPayload } from './secrets';
+import { sendWebhook, type WebhookResponse } from './sender';
+
+/** CONTRACT 3: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery is given up. */
+export const RETRY_DELAYS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
+/** CONTRACT 3: a delivery succeeds on a 2xx within 15 s. */
+export const DELIVERY_TIMEOUT_MS = 15_000;
+/** How long past the timeout a claimed delivery stays leased before another worker may retry it. */
+const LEASE_MARGIN_MS = 45_000;
+const BATCH_SIZE = 32;
+
+export interface DeliveryDeps {
+  db: Database;
+  /** Wall clock: deliveries are scheduled in real time, also in test mode (CONTRACT 3). */
+  clock: Clock;
+  config: Pick<Config, 'authSecret'>;
+  timeoutMs?: number;
+  resolveHost?: HostResolver;
+}
+
+interface ClaimedDelivery {
+  id: string;
+  attempt: number;
+  endpointId: string;
+  url: string;
+  livemode: boolean;
+  eventId: string;
+  payload: Record<string, unknown>;
+}
+
+const earlier = alias(webhookDeliveries, 'earlier_delivery');
+
+/** Leases up to one batch of due deliveries: at most the oldest pending one per object and endpoint. */
+async function claimDueDeliveries(deps: DeliveryDeps): Promise<ClaimedDelivery[]> {
+  const now = deps.clock.now();
+  const leaseUntil = new Date(now.getTime() + (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + LEASE_MARGIN_MS);
+  return deps.db.transaction(async (tx) => {
+    const due = await tx
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+      .where(
+        and(
+          eq(webhookDeliveries.status, 'pending'),
+          lte(webhookDeliveries.nextAttemptAt, now),
+          isNull(webhookEndpoints.deletedAt),
+          notExists(
+            tx
+              .select({ id: earlier.id })
+              .from(earlier)
+              .where(
+                and(
+                  eq(earlier.endpointId, webhookDeliveries.endpointId),
+                  eq(earlier.objectId, webhookDeliveries.objectId),
+                  eq(earlier.status, 'pending'),
+                  lt(earlier.sequence, webhookDeliveries.sequence),
+                ),
+              ),
+          ),
+        ),
+      )
+      .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.sequence))
+      .limit(BATCH_SIZE)
+      .for('update', { of: webhookDeliveries, skipLocked: true });
+    if (due.length === 0) return [];
+    const leased = await tx
+      .update(webhookDeliveries)
+      .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, nextAttemptAt: leaseUntil })
+      .where(inArray(webhookDeliveries.id, due.map((row) => row.id)))
+      .returning({ id: webhookDeliveries.id, attempt: webhookDeliveries.attempts });
+    const attemptOf = new Map(leased.map((row) => [row.id, row.attempt]));
+    const rows = await tx
+      .select({
+        id: webhookDeliveries.id,
+        endpointId: webhookEndpoints.id,
+        url: webhookEndpoints.url,
+        livemode: webhookEndpoints.livemode,
+        eventId: webhookEvents.id,
+        payload: webhookEvents.payload,
+      })
+      .from(webhookDeliveries)
+      .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+      .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+      .where(inArray(webhookDeliveries.id, [...attemptOf.keys()]));
+    return rows.map((row) => ({ ...row, attempt: attemptOf.get(row.id)! }));
+  });
+}
+
+/** Standard Webhooks headers for one attempt: same id every time, the attempt's own wall-clock timestamp. */
+export function webhookHeaders(secret: string, eventId: string, timestamp: number, body: string): Record<string, string> {
+  return {
+    'webhook-id': eventId,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': signPayload(secret, eventId, timestamp, body),
+  };
+}
+
+async function attemptDelivery(deps: DeliveryDeps, delivery: ClaimedDelivery): Promise<void> {
+  const attemptedAt = deps.clock.now();
+  // The stored envelope, serialised once: these are exactly the bytes signed and sent.
+  const body = JSON.stringify(delivery.payload);
+  const headers = webhookHeaders(endpointSecret(deps.config, delivery.endpointId), delivery.eventId, epochSeconds(attemptedAt), body);
+  const response = await sendWebhook(
+    { url: delivery.url, livemode: delivery.livemode, headers, body, timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS },
+    deps.resolveHost,
+  );
+  await recordOutcome(deps, delivery, attemptedAt, response);
+}
+
+const succeeded = (response: WebhookResponse) => response.status !== null && response.status >= 200 && response.status < 300;
+
+/**
+ * Logs the attempt and moves the delivery on: succeeded, the next retry of the schedule, or
+ * given up after the last one. Only the lease holder (same attempt number, still pending) may
+ * move it, so a deleted endpoint's delivery or one re-claimed after a lost lease stays put.
+ */
+async function recordOutcome(deps: DeliveryDeps, delivery: ClaimedDelivery, attemptedAt: Date, response: WebhookResponse): Promise<void> {
+  const now = deps.clock.now();
+  const error = succeeded(response) ? null : (response.error ?? `The endpoint answered ${response.status}; only a 2xx counts as delivered.`);
+  const retryDelay = RETRY_DELAYS_SECONDS[delivery.attempt - 1];
+  const next =
+    error === null
+      ? { status: 'succeeded' as const, nextAttemptAt: null, completedAt: now }
+      : retryDelay !== undefined
+        ? { status: 'pending' as const, nextAttemptAt: new Date(now.getTime() + retryDelay * 1000), completedAt: null }
+        : { status: 'failed' as const, nextAttemptAt: null, completedAt: now };
+  await deps.db.transaction(async (tx) => {
+    await tx
+      .insert(webhookDeliveryAttempts)
+      .values({ deliveryId: delivery.id, attempt: delivery.attempt, responseStatus: response.status, error, durationMs: response.durationMs, attemptedAt })
+      .onConflictDoNothing();
+    await tx
+      .update(webhookDeliveries)
+      .set({ ...next, lastResponseStatus: response.status, lastError: error })
+      .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, 'pending'), eq(webhookDeliveries.attempts, delivery.attempt)));
+  });
+}
+
+/**
+ * One pass: claims and sends batch after batch until nothing is due, so the next event of an
+ * object goes out as soon as the one before it is delivered. A batch holds at most one delivery
+ * per object and endpoint, so sending it in parallel keeps the order.
+ */
+export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
+  let handled = 0;
+  for (;;) {
+    const claimed = await claimDueDeliveries(deps);
+    if (claimed.length === 0) return handled;
+    await Promise.all(claimed.map((delivery) => attemptDelivery(deps, delivery)));
+    handled += claimed.length;
+  }
+}
+
+const wakers = new Set<() => void>();
+
+/** Starts a pass of every running delivery worker now, without waiting for it (e.g. after advance_clock). */
+export function requestDeliveryRun(): void {
+  for (const wake of wakers) wake();
+}
+
+/** The background task (server/background-tasks.ts): a pass every WEBHOOK_DELIVERY_INTERVAL_MS. */
+export function startWebhookDelivery(services: Pick<Services, 'db' | 'clock' | 'config'>, options: Partial<Pick<DeliveryDeps, 'timeoutMs' | 'resolveHost'>> = {}): PeriodicTask {
+  const deps: DeliveryDeps = { db: services.db, clock: services.clock, config: services.config, ...options };
+  const onError = (error: unknown) => console.error(`webhook delivery failed: ${error instanceof Error ? error.message : String(error)}`);
+  const task = startPeriodic('webhook delivery', () => deliverDueWebhooks(deps), { intervalMs: services.config.webhookDeliveryIntervalMs, onError });
+  const wake = () => {
+    task.runOnce().catch(onError);
+  };
+  wakers.add(wake);
+  return {
+    runOnce: task.runOnce,
+    async stop() {
+      wakers.delete(wake);
+      await task.stop();
+    },
+  };
+}

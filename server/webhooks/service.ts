@@ -1,0 +1,189 @@
+/**
+ * Webhook endpoints (CONTRACT 3): create (the secret is answered once), list, retrieve, delete,
+ * and each endpoint's delivery log. Every lookup is scoped by store and environment in the same
+ * WHERE, so a foreign, other-environment or unknown id is the same 404.
+ */
+import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { Database } from '@/db/client';
+import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEvents } from '@/db/schema';
+import type { Subject } from '../auth/service';
+import { epochSeconds, type Clock } from '../clock';
+import type { Config } from '../config';
+import { ApiError, resourceMissing } from '../errors';
+import { newId } from '../ids';
+import { endpointUrlProblem, type HostResolver } from './destinations';
+import type { EventType } from './events';
+import { endpointSecret } from './secrets';
+import type {
+  CreatedWebhookEndpoint,
+  CreateEndpointInput,
+  DeletedWebhookEndpoint,
+  ListDeliveriesQuery,
+  ListEndpointsQuery,
+  WebhookDelivery,
+  WebhookDeliveryList,
+  WebhookEndpoint,
+  WebhookEndpointList,
+} from './schemas';
+
+type Scope = Pick<Subject, 'storeId' | 'livemode'>;
+type EndpointRow = typeof webhookEndpoints.$inferSelect;
+
+export interface EndpointDeps {
+  db: Database;
+  /** The store's clock: an endpoint's `created`. */
+  clock: Clock;
+  config: Pick<Config, 'authSecret'>;
+  resolveHost?: HostResolver;
+}
+
+function endpointView(row: EndpointRow): WebhookEndpoint {
+  return {
+    id: row.id,
+    object: 'webhook_endpoint',
+    url: row.url,
+    events: row.events as EventType[] | null,
+    livemode: row.livemode,
+    created: epochSeconds(row.createdAt),
+  };
+}
+
+/** A live endpoint of this store and environment. */
+function activeEndpoint(scope: Scope, id: string) {
+  return and(
+    eq(webhookEndpoints.id, id),
+    eq(webhookEndpoints.storeId, scope.storeId),
+    eq(webhookEndpoints.livemode, scope.livemode),
+    isNull(webhookEndpoints.deletedAt),
+  );
+}
+
+/** POST /webhook_endpoints: the only answer that carries the secret. */
+export async function createEndpoint(deps: EndpointDeps, subject: Scope, input: CreateEndpointInput): Promise<CreatedWebhookEndpoint> {
+  const problem = await endpointUrlProblem(input.url, subject.livemode, deps.resolveHost);
+  if (problem) throw new ApiError('parameter_invalid', `Invalid url: ${problem}.`, { param: 'url' });
+  const [row] = await deps.db
+    .insert(webhookEndpoints)
+    .values({
+      id: newId('we', subject.livemode),
+      storeId: subject.storeId,
+      livemode: subject.livemode,
+      url: input.url,
+      events: input.events ? [...new Set(input.events)] : null,
+      createdAt: deps.clock.now(),
+    })
+    .returning();
+  return { ...endpointView(row!), secret: endpointSecret(deps.config, row!.id) };
+}
+
+export async function getEndpoint(db: Database, subject: Scope, id: string): Promise<WebhookEndpoint> {
+  const [row] = await db.select().from(webhookEndpoints).where(activeEndpoint(subject, id)).limit(1);
+  if (!row) throw resourceMissing('webhook endpoint', id);
+  return endpointView(row);
+}
+
+const cursorEndpoint = alias(webhookEndpoints, 'cursor_endpoint');
+
+/** GET /webhook_endpoints: newest first, then by id; `starting_after` continues after that endpoint. */
+export async function listEndpoints(db: Database, subject: Scope, query: ListEndpointsQuery): Promise<WebhookEndpointList> {
+  const conditions = [eq(webhookEndpoints.storeId, subject.storeId), eq(webhookEndpoints.livemode, subject.livemode), isNull(webhookEndpoints.deletedAt)];
+  if (query.starting_after !== undefined) {
+    const [cursor] = await db
+      .select({ createdAt: cursorEndpoint.createdAt, id: cursorEndpoint.id })
+      .from(cursorEndpoint)
+      .where(and(eq(cursorEndpoint.id, query.starting_after), eq(cursorEndpoint.storeId, subject.storeId), eq(cursorEndpoint.livemode, subject.livemode)));
+    if (!cursor) throw resourceMissing('webhook endpoint', query.starting_after, 'starting_after');
+    conditions.push(sql`(${webhookEndpoints.createdAt}, ${webhookEndpoints.id}) < (${cursor.createdAt.toISOString()}::timestamptz, ${cursor.id})`);
+  }
+  const rows = await db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(...conditions))
+    .orderBy(desc(webhookEndpoints.createdAt), desc(webhookEndpoints.id))
+    .limit(query.limit + 1);
+  return {
+    object: 'list',
+    data: rows.slice(0, query.limit).map(endpointView),
+    has_more: rows.length > query.limit,
+    url: '/api/v1/webhook_endpoints',
+    livemode: subject.livemode,
+  };
+}
+
+/**
+ * DELETE /webhook_endpoints/{id}: soft delete (the delivery log stays). Its pending deliveries
+ * are given up in the same transaction, so no worker sends another one; an attempt already in
+ * flight finishes but cannot put its delivery back to pending (server/webhooks/delivery.ts).
+ */
+export async function deleteEndpoint(db: Database, subject: Scope, id: string, wallNow: Date): Promise<DeletedWebhookEndpoint> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.update(webhookEndpoints).set({ deletedAt: wallNow }).where(activeEndpoint(subject, id)).returning({ id: webhookEndpoints.id });
+    if (!row) throw resourceMissing('webhook endpoint', id);
+    await tx
+      .update(webhookDeliveries)
+      .set({ status: 'failed', nextAttemptAt: null, lastError: 'The endpoint was deleted.', completedAt: wallNow })
+      .where(and(eq(webhookDeliveries.endpointId, row.id), eq(webhookDeliveries.status, 'pending')));
+    return { id: row.id, object: 'webhook_endpoint', deleted: true };
+  });
+}
+
+const cursorDelivery = alias(webhookDeliveries, 'cursor_delivery');
+
+/** GET /webhook_endpoints/{id}/deliveries: the delivery log, newest event first, each with its attempts. */
+export async function listDeliveries(db: Database, subject: Scope, endpointId: string, query: ListDeliveriesQuery): Promise<WebhookDeliveryList> {
+  const [endpoint] = await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(activeEndpoint(subject, endpointId));
+  if (!endpoint) throw resourceMissing('webhook endpoint', endpointId);
+  const conditions = [eq(webhookDeliveries.endpointId, endpoint.id)];
+  if (query.starting_after !== undefined) {
+    const [cursor] = await db
+      .select({ sequence: cursorDelivery.sequence })
+      .from(cursorDelivery)
+      .where(and(eq(cursorDelivery.id, query.starting_after), eq(cursorDelivery.endpointId, endpoint.id)));
+    if (!cursor) throw resourceMissing('webhook delivery', query.starting_after, 'starting_after');
+    conditions.push(sql`${webhookDeliveries.sequence} < ${cursor.sequence}`);
+  }
+  const rows = await db
+    .select({ delivery: webhookDeliveries, eventType: webhookEvents.type })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .where(and(...conditions))
+    .orderBy(desc(webhookDeliveries.sequence))
+    .limit(query.limit + 1);
+  const page = rows.slice(0, query.limit);
+  const attempts =
+    page.length === 0
+      ? []
+      : await db
+          .select()
+          .from(webhookDeliveryAttempts)
+          .where(inArray(webhookDeliveryAttempts.deliveryId, page.map((row) => row.delivery.id)))
+          .orderBy(asc(webhookDeliveryAttempts.attempt));
+  return {
+    object: 'list',
+    data: page.map(({ delivery, eventType }): WebhookDelivery => ({
+      id: delivery.id,
+      object: 'webhook_delivery',
+      event_id: delivery.eventId,
+      event_type: eventType as EventType,
+      status: delivery.status,
+      attempts: delivery.attempts,
+      last_response_status: delivery.lastResponseStatus,
+      last_error: delivery.lastError,
+      next_attempt_at: delivery.status === 'pending' && delivery.nextAttemptAt ? epochSeconds(delivery.nextAttemptAt) : null,
+      created: epochSeconds(delivery.createdAt),
+      attempt_log: attempts
+        .filter((attempt) => attempt.deliveryId === delivery.id)
+        .map((attempt) => ({
+          attempt: attempt.attempt,
+          attempted_at: epochSeconds(attempt.attemptedAt),
+          response_status: attempt.responseStatus,
+          error: attempt.error,
+          duration_ms: attempt.durationMs,
+        })),
+    })),
+    has_more: rows.length > query.limit,
+    url: `/api/v1/webhook_endpoints/${endpoint.id}/deliveries`,
+    livemode: subject.livemode,
+  };
+}
