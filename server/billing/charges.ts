@@ -1,0 +1,197 @@
+/**
+ * The two transactions around every recurring gateway call (server/billing/engine.ts):
+ * `claimDueCharges` writes the charge row `processing` before the call, `settleCharge` records
+ * the outcome and moves the subscription after it.
+ *
+ * The subscriptions table is the job queue. Due rows are claimed with `FOR UPDATE SKIP LOCKED`
+ * over the partial index subscriptions_due_idx instead of a queue library (pg-boss needs the `pg`
+ * driver and does not run on PGlite; graphile-worker needs Node 22): it behaves the same on PGlite
+ * and PostgreSQL, and there is no second table whose jobs could drift from the domain state (a
+ * job enqueued but its subscription canceled, or the reverse). Exactly-once does not rest on the
+ * lock: the charge row's unique (subscription, cycle, attempt) and its idempotency key
+ * `subscription:<id>:<cycle>:<attempt>`, sent to the gateway, make a second charge of one cycle
+ * impossible however workers race, crash or see the clock jump.
+ */
+import { and, asc, eq, inArray, lte, notExists, sql, type SQL } from 'drizzle-orm';
+import type { Database, Transaction } from '@/db/client';
+import { stores, subscriptionCharges, subscriptions, type SubscriptionChargeStatus } from '@/db/schema';
+import { storeClock, type Clock } from '../clock';
+import type { ChargeResult } from '../gateway/types';
+import { randomBase62 } from '../ids';
+import type { EventType } from '../webhooks/events';
+import { emitSubscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
+import { awaitsCharge, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, type Transition } from './transitions';
+
+export type ChargeRow = typeof subscriptionCharges.$inferSelect;
+
+/** Charges whose outcome is not recorded yet; a subscription with one is not claimed again. */
+export const OPEN_CHARGE_STATUSES: readonly SubscriptionChargeStatus[] = ['processing', 'unknown'];
+
+export interface BillingDeps {
+  db: Database;
+  /** Wall clock; a test-mode store's clock adds its offset (server/clock.ts). */
+  clock: Clock;
+}
+
+/** Which due subscriptions a pass bills: every store on its own clock, or one store and environment at `now` (advance_clock). */
+export type BillingScope = { kind: 'all' } | { kind: 'store'; storeId: string; livemode: boolean; now: Date };
+
+/** A claimed charge with what the gateway call needs. */
+export interface ClaimedCharge {
+  charge: ChargeRow;
+  recurringId: string;
+  description: string;
+}
+
+export function chargeIdempotencyKey(subscriptionId: string, cycle: number, attempt: number): string {
+  return `subscription:${subscriptionId}:${cycle}:${attempt}`;
+}
+
+function dueCondition(scope: BillingScope, wallNow: Date): SQL {
+  if (scope.kind === 'store') {
+    return and(eq(subscriptions.storeId, scope.storeId), eq(subscriptions.livemode, scope.livemode), lte(subscriptions.nextBillingAt, scope.now))!;
+  }
+  const wall = wallNow.toISOString();
+  // Live mode runs on wall time, test mode on each store's test clock.
+  return sql`${subscriptions.nextBillingAt} <= case when ${subscriptions.livemode} then ${wall}::timestamptz
+    else ${wall}::timestamptz + make_interval(secs => ${stores.testClockOffsetSeconds}) end`;
+}
+
+function storeNow(clock: Clock, livemode: boolean, offset: number): Date {
+  return storeClock(clock, { livemode, testClockOffsetSeconds: offset }).now();
+}
+
+async function applyTransition(tx: Transaction, subscription: SubscriptionRow, transition: Transition, now: Date, wallNow: Date): Promise<SubscriptionRow> {
+  const [updated] = await tx.update(subscriptions).set(transition.changes).where(eq(subscriptions.id, subscription.id)).returning();
+  for (const type of transition.events) await emitSubscriptionEvent(tx, updated!, type, { now, wallNow });
+  return updated!;
+}
+
+/**
+ * One short transaction: locks up to `limit` due subscriptions that no other worker holds and
+ * that have no charge in flight, and writes the charge each owes as `processing`. A subscription
+ * whose payments are all made expires here without a charge. Committed before any gateway call.
+ */
+export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, limit: number): Promise<{ claimed: ClaimedCharge[]; expired: number }> {
+  return deps.db.transaction(async (tx) => {
+    const wallNow = deps.clock.now();
+    const openCharge = tx
+      .select({ one: sql`1` })
+      .from(subscriptionCharges)
+      .where(and(eq(subscriptionCharges.subscriptionId, subscriptions.id), inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES])));
+    const due = await tx
+      .select({ subscription: subscriptions, offset: stores.testClockOffsetSeconds })
+      .from(subscriptions)
+      .innerJoin(stores, eq(stores.id, subscriptions.storeId))
+      .where(and(inArray(subscriptions.status, ['active', 'past_due']), dueCondition(scope, wallNow), notExists(openCharge)))
+      .orderBy(asc(subscriptions.nextBillingAt))
+      .limit(limit)
+      .for('update', { of: subscriptions, skipLocked: true });
+
+    let expired = 0;
+    const rows: ChargeRow[] = [];
+    const byId = new Map<string, SubscriptionRow>();
+    for (const { subscription, offset } of due) {
+      const now = storeNow(deps.clock, subscription.livemode, offset);
+      if (subscription.paymentsMade >= subscription.totalPayments) {
+        await applyTransition(tx, subscription, scheduleCompleted(now), now, wallNow);
+        expired += 1;
+        continue;
+      }
+      const owed = owedCharge(subscription);
+      byId.set(subscription.id, subscription);
+      rows.push({
+        id: `subch_${randomBase62(24)}`,
+        subscriptionId: subscription.id,
+        storeId: subscription.storeId,
+        livemode: subscription.livemode,
+        cycle: owed.cycle,
+        attempt: owed.attempt,
+        idempotencyKey: chargeIdempotencyKey(subscription.id, owed.cycle, owed.attempt),
+        amount: subscription.amount,
+        status: 'processing',
+        failureCode: null,
+        cardBrand: null,
+        cardLast4: null,
+        gatewayPaymentId: null,
+        scheduledAt: owed.scheduledAt,
+        // Wall time: the reconciler's grace period is measured on it.
+        createdAt: wallNow,
+        settledAt: null,
+      });
+    }
+    // A worker whose snapshot predates another's commit may still pick the same subscription:
+    // the unique key turns its insert into nothing, and it leaves that charge to the winner.
+    const inserted = rows.length > 0 ? await tx.insert(subscriptionCharges).values(rows).onConflictDoNothing().returning() : [];
+    const claimed = inserted.map((charge) => {
+      const subscription = byId.get(charge.subscriptionId)!;
+      return { charge, recurringId: subscription.recurringId, description: chargeDescription(subscription, charge.cycle) };
+    });
+    return { claimed, expired };
+  });
+}
+
+export function chargeDescription(subscription: Pick<SubscriptionRow, 'id' | 'planName' | 'totalPayments'>, cycle: number): string {
+  return `${subscription.planName || 'Subscription'} ${subscription.id}, payment ${cycle} of ${subscription.totalPayments}`;
+}
+
+export interface Settlement {
+  /** False when someone else had already recorded this charge. */
+  settled: boolean;
+  charge: ChargeRow;
+  subscription: SubscriptionRow;
+  /** The events this settlement wrote (none when the subscription no longer waited for the charge). */
+  events: EventType[];
+}
+
+/**
+ * Records a charge's outcome and applies its transition (transitions.ts) with its events, in one
+ * transaction with the subscription row locked, exactly once: the charge is re-read under the
+ * lock and only an open one changes, so the worker, a retry and the reconciler may race freely.
+ * A charge the subscription no longer waits for (it was canceled meanwhile) is recorded only.
+ */
+export async function settleCharge(deps: BillingDeps, chargeId: string, result: ChargeResult): Promise<Settlement> {
+  return deps.db.transaction(async (tx) => {
+    const [ref] = await tx.select({ subscriptionId: subscriptionCharges.subscriptionId }).from(subscriptionCharges).where(eq(subscriptionCharges.id, chargeId));
+    if (!ref) throw new Error(`subscription charge ${chargeId} vanished`);
+    const [locked] = await tx
+      .select({ subscription: subscriptions, offset: stores.testClockOffsetSeconds })
+      .from(subscriptions)
+      .innerJoin(stores, eq(stores.id, subscriptions.storeId))
+      .where(eq(subscriptions.id, ref.subscriptionId))
+      .for('update', { of: subscriptions });
+    if (!locked) throw new Error(`subscription of charge ${chargeId} vanished`);
+    const [charge] = await tx.select().from(subscriptionCharges).where(eq(subscriptionCharges.id, chargeId));
+    if (!charge || !OPEN_CHARGE_STATUSES.includes(charge.status)) return { settled: false, charge: charge!, subscription: locked.subscription, events: [] };
+
+    const wallNow = deps.clock.now();
+    const now = storeNow(deps.clock, locked.subscription.livemode, locked.offset);
+    // A recurring charge cannot be authenticated by the absent customer: a challenge is a decline.
+    const succeeded = result.status === 'succeeded';
+    const [settledCharge] = await tx
+      .update(subscriptionCharges)
+      .set({
+        status: succeeded ? 'succeeded' : 'declined',
+        failureCode: result.status === 'declined' ? result.code : result.status === 'requires_action' ? 'authentication_required' : null,
+        cardBrand: result.brand,
+        cardLast4: result.last4,
+        gatewayPaymentId: result.paymentId ?? null,
+        settledAt: now,
+      })
+      .where(eq(subscriptionCharges.id, chargeId))
+      .returning();
+
+    if (!awaitsCharge(locked.subscription, charge)) return { settled: true, charge: settledCharge!, subscription: locked.subscription, events: [] };
+    const transition = succeeded ? chargeSucceeded(locked.subscription, charge, now) : chargeDeclined(charge, now);
+    const subscription = await applyTransition(tx, locked.subscription, transition, now, wallNow);
+    return { settled: true, charge: settledCharge!, subscription, events: transition.events };
+  });
+}
+
+/** A gateway call whose outcome is unknown (timeout, crash of the call): the reconciler asks later. */
+export async function markChargeUnknown(db: Database, chargeId: string): Promise<void> {
+  await db
+    .update(subscriptionCharges)
+    .set({ status: 'unknown' })
+    .where(and(eq(subscriptionCharges.id, chargeId), eq(subscriptionCharges.status, 'processing')));
+}

@@ -1,0 +1,96 @@
+/**
+ * Recurring billing (issue 5, spec 3.3, CONTRACT 3): every charge of a subscription after the
+ * first. Per due subscription: (1) claim it and write the charge `processing` (charges.ts, one
+ * short transaction); (2) call the gateway's recurring contract with the charge's idempotency
+ * key, outside any transaction; (3) settle the charge and move the subscription in one
+ * transaction. A crash between (2) and (3) leaves the charge open; the reconciler
+ * (reconcile.ts) asks the gateway under the same key and settles it, so it is never charged twice.
+ *
+ * A pass repeats claiming until nothing is due: a subscription whose clock jumped several
+ * cycles is charged once per missed cycle, in order (each its own charge row and events), until
+ * one fails (the retries of CONTRACT 3 take over, also in order) or the schedule ends.
+ */
+import { GatewayRejectedError, GatewayTimeoutError, type ChargeResult, type Gateways } from '../gateway/types';
+import type { SubscriptionRow } from '../subscriptions/representation';
+import { claimDueCharges, markChargeUnknown, settleCharge, type BillingDeps, type BillingScope, type ClaimedCharge } from './charges';
+
+export interface BillingEngineDeps extends BillingDeps {
+  gateways: Gateways;
+}
+
+export interface BillingOptions {
+  /** Subscriptions claimed per transaction. */
+  batchSize?: number;
+  /** Gateway calls in flight at once per pass. */
+  concurrency?: number;
+}
+
+const DEFAULTS = { batchSize: 50, concurrency: 8 };
+
+/**
+ * Calls the gateway for one claimed charge and settles it. A timeout or an unexpected failure
+ * leaves the outcome unknown (the reconciler settles it); a refusal before any money moved
+ * (GatewayRejectedError) is a failed charge like a decline.
+ */
+export async function executeCharge(deps: BillingEngineDeps, claimed: ClaimedCharge): Promise<boolean> {
+  const { charge } = claimed;
+  const gateway = deps.gateways[charge.livemode ? 'live' : 'test'];
+  let result: ChargeResult;
+  try {
+    result = await gateway.chargeRecurring({ idempotencyKey: charge.idempotencyKey, recurringId: claimed.recurringId, amount: charge.amount, description: claimed.description });
+  } catch (error) {
+    if (!(error instanceof GatewayRejectedError)) {
+      if (!(error instanceof GatewayTimeoutError)) console.error(`billing: charge ${charge.idempotencyKey} failed: ${error instanceof Error ? error.message : String(error)}`);
+      await markChargeUnknown(deps.db, charge.id);
+      return false;
+    }
+    result = { status: 'declined', code: 'card_declined', brand: '', last4: '' };
+  }
+  return recordChargeOutcome(deps, charge.id, result);
+}
+
+/** Settles a charge (charges.ts); when that exhausted the retries, the contract ends too. True if this call settled it. */
+export async function recordChargeOutcome(deps: BillingEngineDeps, chargeId: string, result: ChargeResult): Promise<boolean> {
+  const settlement = await settleCharge(deps, chargeId, result);
+  if (settlement.events.includes('subscription.canceled')) await endRecurringContract(deps, settlement.subscription);
+  return settlement.settled;
+}
+
+/**
+ * Retries exhausted (CONTRACT 3): the recurring contract is cancelled at the gateway too, after
+ * the commit. Best effort: the subscription is canceled either way and is never charged again.
+ */
+async function endRecurringContract(deps: BillingEngineDeps, subscription: SubscriptionRow): Promise<void> {
+  try {
+    await deps.gateways[subscription.livemode ? 'live' : 'test'].cancelRecurring(subscription.recurringId);
+  } catch (error) {
+    console.error(`billing: cancelling contract of ${subscription.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Runs `work` over `items` with at most `limit` in flight. */
+async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await work(items[next++]!);
+  });
+  await Promise.all(lanes);
+}
+
+/**
+ * Bills every subscription due in `scope` until none is left. Returns how many charges were
+ * settled plus how many subscriptions expired uncharged. Any number of passes may run at once,
+ * in one process or many.
+ */
+export async function billDueSubscriptions(deps: BillingEngineDeps, scope: BillingScope = { kind: 'all' }, options: BillingOptions = {}): Promise<number> {
+  const { batchSize, concurrency } = { ...DEFAULTS, ...options };
+  let handled = 0;
+  for (;;) {
+    const { claimed, expired } = await claimDueCharges(deps, scope, batchSize);
+    handled += expired;
+    if (claimed.length === 0 && expired === 0) return handled;
+    await forEachLimited(claimed, concurrency, async (charge) => {
+      if (await executeCharge(deps, charge)) handled += 1;
+    });
+  }
+}

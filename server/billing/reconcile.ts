@@ -1,0 +1,66 @@
+/**
+ * Settles subscription charges whose outcome was never recorded: a worker that died between the
+ * gateway call and the commit (`processing` gone stale) or a call that timed out (`unknown`).
+ * It asks the gateway for the charge made under the charge's idempotency key; when the gateway
+ * never received it, it re-issues the recurring charge with the SAME key, which the gateway
+ * answers at most once, then settles (charges.ts, exactly once).
+ */
+import { and, asc, eq, gt, inArray, lte } from 'drizzle-orm';
+import { subscriptionCharges, subscriptions } from '@/db/schema';
+import type { ChargeResult } from '../gateway/types';
+import { chargeDescription, OPEN_CHARGE_STATUSES, type ChargeRow } from './charges';
+import { recordChargeOutcome, type BillingEngineDeps } from './engine';
+
+export interface BillingReconcileSettings {
+  /**
+   * An open charge younger than this (wall clock) may still have its worker waiting for the
+   * gateway: well above the gateway timeout (GATEWAY_TIMEOUT_MS, 15 s by default).
+   */
+  staleAfterSeconds: number;
+  /** Open charges looked at per run, oldest first. */
+  limit: number;
+}
+
+export const DEFAULT_BILLING_RECONCILE_SETTINGS: BillingReconcileSettings = { staleAfterSeconds: 60, limit: 100 };
+
+/** What the gateway did with this charge's key, charging it now under that key if it never arrived. */
+async function gatewayOutcome(deps: BillingEngineDeps, charge: ChargeRow): Promise<ChargeResult | null> {
+  const gateway = deps.gateways[charge.livemode ? 'live' : 'test'];
+  const found = await gateway.retrieveCharge(charge.idempotencyKey, charge.gatewayPaymentId ?? undefined);
+  if (found) return found;
+  const [subscription] = await deps.db.select().from(subscriptions).where(eq(subscriptions.id, charge.subscriptionId));
+  if (!subscription) return null;
+  return gateway.chargeRecurring({
+    idempotencyKey: charge.idempotencyKey,
+    recurringId: subscription.recurringId,
+    amount: charge.amount,
+    description: chargeDescription(subscription, charge.cycle),
+  });
+}
+
+/** Returns how many open charges it settled; the rest stay open for the next run. */
+export async function reconcileSubscriptionCharges(deps: BillingEngineDeps, settings: Partial<BillingReconcileSettings> = {}): Promise<number> {
+  const { staleAfterSeconds, limit } = { ...DEFAULT_BILLING_RECONCILE_SETTINGS, ...settings };
+  const staleBefore = new Date(deps.clock.now().getTime() - staleAfterSeconds * 1000);
+  const open = await deps.db
+    .select()
+    .from(subscriptionCharges)
+    // Recurring charges only: the first charge (cycle 1) was made with the customer's card on the
+    // hosted page and is settled by the subscription checkout (server/subscriptions).
+    .where(and(inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES]), gt(subscriptionCharges.cycle, 1), lte(subscriptionCharges.createdAt, staleBefore)))
+    .orderBy(asc(subscriptionCharges.createdAt))
+    .limit(limit);
+  let settled = 0;
+  for (const charge of open) {
+    let outcome: ChargeResult | null;
+    try {
+      outcome = await gatewayOutcome(deps, charge);
+    } catch {
+      // Gateway unreachable or undecided: the charge stays open and is asked about again.
+      continue;
+    }
+    if (!outcome) continue;
+    if (await recordChargeOutcome(deps, charge.id, outcome)) settled += 1;
+  }
+  return settled;
+}

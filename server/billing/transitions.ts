@@ -1,0 +1,97 @@
+/**
+ * What one settled recurring charge does to its subscription (spec 3.3, CONTRACT 3), as a pure
+ * function of the subscription, the charge and the store's clock: the engine applies the result
+ * in the transaction that settles the charge.
+ *
+ * Cycle n covers the period [boundary(n-1), boundary(n)) counted from the anchor (the start of
+ * the first period, which the subscription's `created_at` is: schedule.ts). The period fields
+ * always describe the last paid cycle; a cycle is billed at the end of the one before it.
+ *
+ * Events, in this order, each carrying the subscription as it is after the whole change:
+ *
+ * | Outcome | Status | Events |
+ * |---|---|---|
+ * | charge succeeded, payments left | `active` | payment_succeeded, updated |
+ * | charge succeeded, it was payment `total_payments` | `expired` | payment_succeeded, expired, updated |
+ * | scheduled charge declined | `past_due` | payment_failed, past_due, updated |
+ * | retry 1–3 declined | `past_due` | payment_failed, updated |
+ * | retry 4 declined | `canceled` | payment_failed, canceled, updated |
+ * | an active subscription with every payment made falls due (no charge) | `expired` | expired, updated |
+ *
+ * `subscription.updated` closes every transition because each one changes the status or
+ * `next_billing_at` (spec 6: "state changed (status, next billing, metadata)").
+ */
+import type { EventType } from '../webhooks/events';
+import { periodBoundary } from '../subscriptions/schedule';
+import type { SubscriptionRow } from '../subscriptions/representation';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** CONTRACT 3: retries at +1, +3, +5 and +7 days from the failed scheduled charge. */
+export const RETRY_OFFSET_DAYS = [1, 3, 5, 7] as const;
+
+/** Attempt 0 is the scheduled charge of a cycle, attempts 1–4 its retries. */
+export const LAST_ATTEMPT = RETRY_OFFSET_DAYS.length;
+
+export interface ChargePosition {
+  cycle: number;
+  attempt: number;
+  /** When this attempt fell due (the subscription's `next_billing_at` when it was claimed). */
+  scheduledAt: Date;
+}
+
+export interface Transition {
+  changes: Partial<SubscriptionRow>;
+  events: EventType[];
+}
+
+/** The start of period `n` of this subscription (n = 0 is the anchor). */
+export function boundary(subscription: SubscriptionRow, n: number): Date {
+  return periodBoundary(subscription.createdAt, subscription.interval, subscription.intervalCount, n);
+}
+
+/** The charge a due subscription owes now: the next unpaid cycle, at its current attempt. */
+export function owedCharge(subscription: SubscriptionRow): ChargePosition {
+  return { cycle: subscription.paymentsMade + 1, attempt: subscription.failureCount, scheduledAt: subscription.nextBillingAt };
+}
+
+/** True while `charge` is still the charge the subscription waits for (not canceled meanwhile, not settled twice). */
+export function awaitsCharge(subscription: SubscriptionRow, charge: Pick<ChargePosition, 'cycle' | 'attempt'>): boolean {
+  const owed = owedCharge(subscription);
+  return (subscription.status === 'active' || subscription.status === 'past_due') && owed.cycle === charge.cycle && owed.attempt === charge.attempt;
+}
+
+export function chargeSucceeded(subscription: SubscriptionRow, charge: ChargePosition, now: Date): Transition {
+  const paid = {
+    paymentsMade: charge.cycle,
+    failureCount: 0,
+    currentPeriodStart: boundary(subscription, charge.cycle - 1),
+    currentPeriodEnd: boundary(subscription, charge.cycle),
+    nextBillingAt: boundary(subscription, charge.cycle),
+  };
+  if (charge.cycle >= subscription.totalPayments) {
+    return { changes: { ...paid, status: 'expired', endedAt: now }, events: ['subscription.payment_succeeded', 'subscription.expired', 'subscription.updated'] };
+  }
+  return { changes: { ...paid, status: 'active' }, events: ['subscription.payment_succeeded', 'subscription.updated'] };
+}
+
+export function chargeDeclined(charge: ChargePosition, now: Date): Transition {
+  const failureCount = charge.attempt + 1;
+  if (charge.attempt === 0) {
+    return {
+      changes: { status: 'past_due', failureCount, nextBillingAt: new Date(now.getTime() + RETRY_OFFSET_DAYS[0] * DAY_MS) },
+      events: ['subscription.payment_failed', 'subscription.past_due', 'subscription.updated'],
+    };
+  }
+  if (charge.attempt >= LAST_ATTEMPT) {
+    return { changes: { status: 'canceled', failureCount, canceledAt: now, endedAt: now }, events: ['subscription.payment_failed', 'subscription.canceled', 'subscription.updated'] };
+  }
+  // Retry k ran at failure + offset[k-1] days (its scheduled time), so the next one is the gap later.
+  const gapDays = RETRY_OFFSET_DAYS[charge.attempt]! - RETRY_OFFSET_DAYS[charge.attempt - 1]!;
+  return { changes: { failureCount, nextBillingAt: new Date(charge.scheduledAt.getTime() + gapDays * DAY_MS) }, events: ['subscription.payment_failed', 'subscription.updated'] };
+}
+
+/** A due subscription whose payments are all made (total_payments = 1 left active at creation): it ends, uncharged. */
+export function scheduleCompleted(now: Date): Transition {
+  return { changes: { status: 'expired', endedAt: now }, events: ['subscription.expired', 'subscription.updated'] };
+}
