@@ -48,6 +48,11 @@ export const subscriptions = pgTable(
     productId: text('product_id').references(() => products.id, { onDelete: 'set null' }),
     priceId: text('price_id'),
     failureCount: integer('failure_count').notNull().default(0),
+    /**
+     * The start of the first period, from which every period boundary is counted (schedule.ts).
+     * Null until billing first moves the subscription: until then it is current_period_start.
+     */
+    billingAnchor: timestamptz('billing_anchor'),
     currentPeriodStart: timestamptz('current_period_start').notNull(),
     currentPeriodEnd: timestamptz('current_period_end').notNull(),
     nextBillingAt: timestamptz('next_billing_at').notNull(),

@@ -1,0 +1,1 @@
+ALTER TABLE "subscriptions" ADD COLUMN "billing_anchor" timestamp with time zone;
