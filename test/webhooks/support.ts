@@ -16,6 +16,10 @@ export interface Receiver {
   received: ReceivedWebhook[];
   /** The status of each next answer, in order; 200 once the list is used up. */
   answers: number[];
+  /** When set, decides every answer instead of `answers` (e.g. by the event in the body). */
+  respond?: (webhook: ReceivedWebhook) => number;
+  /** The webhooks answered with a 2xx, in order: what the merchant's handler acknowledged. */
+  acknowledged: ReceivedWebhook[];
   /** Answers only after this many ms (timeouts). */
   delayMs: number;
   close(): Promise<void>;
@@ -27,15 +31,18 @@ function plainHeaders(headers: IncomingHttpHeaders): Record<string, string> {
 
 /** A real HTTP receiver on 127.0.0.1 (node:http), like a merchant's webhook handler. */
 export async function startReceiver(): Promise<Receiver> {
-  const receiver = { received: [] as ReceivedWebhook[], answers: [] as number[], delayMs: 0 } as Receiver;
+  const receiver = { received: [] as ReceivedWebhook[], acknowledged: [] as ReceivedWebhook[], answers: [] as number[], delayMs: 0 } as Receiver;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      receiver.received.push({ body: Buffer.concat(chunks).toString('utf8'), headers: plainHeaders(req.headers) });
-      const status = receiver.answers.shift() ?? 200;
+      const webhook = { body: Buffer.concat(chunks).toString('utf8'), headers: plainHeaders(req.headers) };
+      receiver.received.push(webhook);
+      const status = receiver.respond ? receiver.respond(webhook) : (receiver.answers.shift() ?? 200);
       const answer = () => {
-        if (!res.destroyed) res.writeHead(status, { 'content-type': 'text/plain' }).end('ok');
+        if (res.destroyed) return;
+        if (status >= 200 && status < 300) receiver.acknowledged.push(webhook);
+        res.writeHead(status, { 'content-type': 'text/plain', location: 'http://127.0.0.1:9/elsewhere' }).end('ok');
       };
       if (receiver.delayMs > 0) setTimeout(answer, receiver.delayMs).unref();
       else answer();

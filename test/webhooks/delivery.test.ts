@@ -1,0 +1,318 @@
+import { and, eq } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
+import { epochSeconds } from '@/server/clock';
+import { deliverDueWebhooks, MAX_ATTEMPTS, RETRY_DELAYS_SECONDS, type DeliveryDeps } from '@/server/webhooks/delivery';
+import { newId } from '@/server/ids';
+import { createStore } from '../support/factories';
+import { createTestClock, useTestApi, type TestClock } from '../support/server';
+import { createEndpoint, startReceiver, subscriptionLike, writeEvent, type ReceivedWebhook, type Receiver } from './support';
+
+const api = useTestApi();
+let store: Awaited<ReturnType<typeof createStore>>;
+let receiver: Receiver;
+let endpoint: { id: string; secret: string };
+/** The worker's wall clock, starting at the real time so `standardwebhooks` accepts the timestamps. */
+let wall: TestClock;
+let deps: DeliveryDeps;
+
+const deliver = () => deliverDueWebhooks(deps);
+/** An event written now by the worker's wall clock (the store's clock is the API's test clock). */
+const write = (input: Parameters<typeof writeEvent>[2] = {}) => writeEvent(api, store, { wallNow: wall.now(), ...input });
+const eventIds = (webhooks: ReceivedWebhook[]) => webhooks.map((webhook) => webhook.headers['webhook-id']);
+const log = async (id = endpoint.id, query = '') => (await api.request('GET', `/api/v1/webhook_endpoints/${id}/deliveries${query}`, { key: store.keys.sk_test })).body;
+
+beforeAll(async () => {
+  store = await createStore(api.services);
+});
+beforeEach(async () => {
+  wall = createTestClock(new Date(Math.floor(Date.now() / 1000) * 1000));
+  deps = { db: api.services.db, clock: wall, config: api.services.config, timeoutMs: 2_000 };
+  receiver = await startReceiver();
+  store = await createStore(api.services);
+  endpoint = await createEndpoint(api, store.keys.sk_test, { url: receiver.url });
+});
+afterEach(async () => {
+  await receiver.close();
+  // The worker serves every store: what a test leaves pending must not be due in the next one.
+  await api.services.db.update(webhookDeliveries).set({ status: 'failed', nextAttemptAt: null }).where(eq(webhookDeliveries.status, 'pending'));
+});
+
+describe('delivery to a real receiver (CONTRACT 3)', () => {
+  it('CONTRACT 3 signs with Standard Webhooks: standardwebhooks verifies the body and headers a receiver got', async () => {
+    const event = await write({ type: 'subscription.created' });
+    expect(await deliver()).toBe(1);
+    expect(receiver.received).toHaveLength(1);
+    const [webhook] = receiver.received;
+    expect(new Webhook(endpoint.secret).verify(webhook!.body, webhook!.headers)).toEqual(event);
+    expect(webhook!.headers).toMatchObject({
+      'webhook-id': event.id,
+      'webhook-timestamp': String(epochSeconds(wall.now())),
+      'webhook-signature': expect.stringMatching(/^v1,[A-Za-z0-9+/]+=*$/),
+      'content-type': 'application/json',
+      'user-agent': expect.stringContaining('webhooks'),
+    });
+  });
+
+  it('CONTRACT 3 a wrong secret or a tampered body fails verification', async () => {
+    await write();
+    await deliver();
+    const [webhook] = receiver.received;
+    const other = await createEndpoint(api, store.keys.sk_test, { url: 'http://127.0.0.1:9/unused' });
+    expect(() => new Webhook(other.secret).verify(webhook!.body, webhook!.headers)).toThrow();
+    expect(() => new Webhook(endpoint.secret).verify(webhook!.body.replace('"active"', '"canceled"'), webhook!.headers)).toThrow();
+  });
+
+  it('CONTRACT 3 envelope { id, object: "event", type, created (store clock), livemode, data.object } with the subscription’s metadata echoed verbatim', async () => {
+    const storeNow = new Date('2027-05-04T03:02:01.000Z');
+    const subscription = subscriptionLike({ metadata: { zeta: 'last', alpha: 'first', note: 'ünïcode ✓' } });
+    await write({ type: 'subscription.payment_succeeded', object: subscription, now: storeNow });
+    await deliver();
+    const body = receiver.received[0]!.body;
+    const envelope = JSON.parse(body);
+    expect(envelope).toEqual({
+      id: expect.stringMatching(/^evt_test_[0-9A-Za-z]{24}$/),
+      object: 'event',
+      type: 'subscription.payment_succeeded',
+      created: epochSeconds(storeNow),
+      livemode: false,
+      data: { object: subscription },
+    });
+    expect(Object.keys(envelope.data.object.metadata)).toEqual(['zeta', 'alpha', 'note']);
+    expect(body.indexOf('"id"')).toBeLessThan(body.indexOf('"object":"event"'));
+  });
+
+  it('CONTRACT 3 only endpoints of the event’s store and environment that want its type receive it', async () => {
+    const other = await createStore(api.services);
+    const foreign = await startReceiver();
+    const picky = await startReceiver();
+    try {
+      await createEndpoint(api, other.keys.sk_test, { url: foreign.url });
+      await createEndpoint(api, store.keys.sk_test, { url: picky.url, events: ['subscription.canceled'] });
+      const updated = await write({ type: 'subscription.updated' });
+      const canceled = await write({ type: 'subscription.canceled' });
+      await write({ type: 'subscription.updated', livemode: true });
+      await deliver();
+      expect(eventIds(receiver.received).sort()).toEqual([updated.id, canceled.id].sort());
+      expect(eventIds(picky.received)).toEqual([canceled.id]);
+      expect(foreign.received).toEqual([]);
+    } finally {
+      await foreign.close();
+      await picky.close();
+    }
+  });
+
+  it('CONTRACT 3 the delivery log: status, attempts, last response status and each attempt', async () => {
+    const event = await write({ type: 'subscription.created' });
+    await deliver();
+    expect(await log()).toEqual({
+      object: 'list',
+      data: [
+        {
+          id: expect.stringMatching(/^whd_/),
+          object: 'webhook_delivery',
+          event_id: event.id,
+          event_type: 'subscription.created',
+          status: 'succeeded',
+          attempts: 1,
+          last_response_status: 200,
+          last_error: null,
+          next_attempt_at: null,
+          created: epochSeconds(wall.now()),
+          attempt_log: [{ attempt: 1, attempted_at: epochSeconds(wall.now()), response_status: 200, error: null, duration_ms: expect.any(Number) }],
+        },
+      ],
+      has_more: false,
+      url: `/api/v1/webhook_endpoints/${endpoint.id}/deliveries`,
+      livemode: false,
+    });
+  });
+
+  it('CONTRACT 3 the delivery log pages newest event first with limit and starting_after', async () => {
+    const events = [];
+    for (let n = 0; n < 3; n += 1) events.push(await write());
+    const first = await log(endpoint.id, '?limit=2');
+    expect(first.data.map((delivery: { event_id: string }) => delivery.event_id)).toEqual([events[2]!.id, events[1]!.id]);
+    expect(first.has_more).toBe(true);
+    expect(first.data[0].status).toBe('pending');
+    expect(first.data[0].next_attempt_at).toBe(epochSeconds(wall.now()));
+    const second = await log(endpoint.id, `?limit=2&starting_after=${first.data[1].id}`);
+    expect(second.data.map((delivery: { event_id: string }) => delivery.event_id)).toEqual([events[0]!.id]);
+    expect(second.has_more).toBe(false);
+  });
+});
+
+describe('retries (CONTRACT 3: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)', () => {
+  it('CONTRACT 3 a failing receiver is retried on the schedule, with the same webhook-id and a fresh timestamp each time, then given up', async () => {
+    receiver.respond = () => 500;
+    const event = await write();
+    const webhook = new Webhook(endpoint.secret);
+    expect(await deliver()).toBe(1);
+    for (const [index, delay] of RETRY_DELAYS_SECONDS.entries()) {
+      const delivery = (await log()).data[0];
+      expect(delivery).toMatchObject({ status: 'pending', attempts: index + 1, last_response_status: 500, next_attempt_at: epochSeconds(wall.now()) + delay });
+      wall.advance(delay - 1);
+      expect(await deliver()).toBe(0);
+      wall.advance(1);
+      expect(await deliver()).toBe(1);
+    }
+    expect(receiver.received).toHaveLength(MAX_ATTEMPTS);
+    const timestamps = new Set<string>();
+    for (const attempt of receiver.received) {
+      expect(attempt.headers['webhook-id']).toBe(event.id);
+      const timestamp = attempt.headers['webhook-timestamp']!;
+      timestamps.add(timestamp);
+      expect(attempt.headers['webhook-signature']).toBe(webhook.sign(event.id, new Date(Number(timestamp) * 1000), attempt.body));
+      expect(attempt.body).toBe(receiver.received[0]!.body);
+    }
+    expect(timestamps.size).toBe(MAX_ATTEMPTS);
+    const delivery = (await log()).data[0];
+    expect(delivery).toMatchObject({ status: 'failed', attempts: 8, next_attempt_at: null, last_response_status: 500 });
+    expect(delivery.attempt_log.map((attempt: { attempt: number }) => attempt.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    wall.advance(365 * 24 * 3600);
+    expect(await deliver()).toBe(0);
+  });
+
+  it('issue 5 a receiver that fails and then recovers acknowledges every event exactly once; the log shows each attempt', async () => {
+    receiver.answers = [500, 503, 500, 500];
+    const events = [await write(), await write()];
+    await deliver();
+    wall.advance(5);
+    await deliver();
+    expect(receiver.acknowledged).toEqual([]);
+    wall.advance(300);
+    await deliver();
+    expect(receiver.received).toHaveLength(6);
+    wall.advance(7 * 24 * 3600);
+    expect(await deliver()).toBe(0);
+    expect(eventIds(receiver.acknowledged).sort()).toEqual(events.map((event) => event.id).sort());
+    const deliveries = (await log()).data;
+    const attempts = deliveries.flatMap((delivery: { attempt_log: { response_status: number }[] }) => delivery.attempt_log.map((attempt) => attempt.response_status));
+    expect(attempts.sort()).toEqual([200, 200, 500, 500, 500, 503]);
+    expect(deliveries.every((delivery: { status: string }) => delivery.status === 'succeeded')).toBe(true);
+  });
+
+  it('CONTRACT 3 any status outside 2xx fails, a redirect is not followed; no answer within the timeout fails with an error', async () => {
+    receiver.answers = [302, 404];
+    await write();
+    await deliver();
+    expect((await log()).data[0]).toMatchObject({ status: 'pending', last_response_status: 302, last_error: expect.stringContaining('302') });
+    wall.advance(5);
+    await deliver();
+    receiver.delayMs = 1_000;
+    deps = { ...deps, timeoutMs: 100 };
+    wall.advance(300);
+    await deliver();
+    const delivery = (await log()).data[0];
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 3, last_response_status: null, last_error: 'No response within 100 ms.' });
+    expect(delivery.attempt_log.map((attempt: { response_status: number | null }) => attempt.response_status)).toEqual([302, 404, null]);
+    expect(receiver.received).toHaveLength(3);
+  });
+
+  it('CONTRACT 3 an attempt whose worker died is sent again once its lease ends, under the same webhook-id', async () => {
+    const event = await write();
+    // What a claim leaves behind when its worker dies before sending: the attempt counted, the row leased.
+    await api.services.db
+      .update(webhookDeliveries)
+      .set({ attempts: 1, nextAttemptAt: new Date(wall.now().getTime() + 60_000) })
+      .where(eq(webhookDeliveries.eventId, event.id));
+    expect(await deliver()).toBe(0);
+    wall.advance(60);
+    expect(await deliver()).toBe(1);
+    expect(eventIds(receiver.received)).toEqual([event.id]);
+    expect((await log()).data[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
+  });
+
+  it('CONTRACT 3 two workers at once send each event once', async () => {
+    const events = [];
+    for (let n = 0; n < 12; n += 1) events.push(await write());
+    const handled = await Promise.all([deliver(), deliver(), deliver()]);
+    expect(handled.reduce((sum, count) => sum + count, 0)).toBe(12);
+    expect(eventIds(receiver.received).sort()).toEqual(events.map((event) => event.id).sort());
+  });
+});
+
+describe('order per object (CONTRACT 3)', () => {
+  it('CONTRACT 3 a failing first event holds back the later events of its object, not those of other objects', async () => {
+    const subscription = subscriptionLike();
+    const first = await write({ type: 'subscription.created', object: subscription });
+    const second = await write({ type: 'subscription.updated', object: subscription });
+    const third = await write({ type: 'subscription.canceled', object: subscription });
+    const unrelated = await write({ type: 'subscription.created' });
+    let failFirst = true;
+    receiver.respond = (webhook) => (webhook.headers['webhook-id'] === first.id && failFirst ? 500 : 200);
+    await deliver();
+    expect(eventIds(receiver.received).sort()).toEqual([first.id, unrelated.id].sort());
+    wall.advance(4);
+    expect(await deliver()).toBe(0);
+    failFirst = false;
+    wall.advance(1);
+    // One pass: once the first is delivered the next one is due, then the one after it.
+    expect(await deliver()).toBe(3);
+    const ofSubscription = receiver.received.filter((webhook) => JSON.parse(webhook.body).data.object.id === subscription.id);
+    expect(eventIds(ofSubscription)).toEqual([first.id, first.id, second.id, third.id]);
+  });
+
+  it('CONTRACT 3 an event given up after the last retry lets the next event of its object go', async () => {
+    const subscription = subscriptionLike();
+    const doomed = await write({ object: subscription });
+    const next = await write({ object: subscription });
+    receiver.respond = (webhook) => (webhook.headers['webhook-id'] === doomed.id ? 500 : 200);
+    await deliver();
+    for (const delay of RETRY_DELAYS_SECONDS) {
+      expect(eventIds(receiver.acknowledged)).toEqual([]);
+      wall.advance(delay);
+      await deliver();
+    }
+    expect(eventIds(receiver.received)).toEqual([...Array(MAX_ATTEMPTS).fill(doomed.id), next.id]);
+    expect(eventIds(receiver.acknowledged)).toEqual([next.id]);
+  });
+
+  it('CONTRACT 3 order is per endpoint: a failing endpoint does not hold back another endpoint', async () => {
+    const healthy = await startReceiver();
+    try {
+      await createEndpoint(api, store.keys.sk_test, { url: healthy.url });
+      receiver.respond = () => 500;
+      const subscription = subscriptionLike();
+      const events = [await write({ object: subscription }), await write({ object: subscription })];
+      await deliver();
+      expect(eventIds(healthy.received)).toEqual(events.map((event) => event.id));
+      expect(eventIds(receiver.received)).toEqual([events[0]!.id]);
+    } finally {
+      await healthy.close();
+    }
+  });
+});
+
+describe('deleted endpoints and unsafe destinations', () => {
+  it('issue 5 deleting an endpoint stops its pending deliveries', async () => {
+    receiver.respond = () => 500;
+    const event = await write();
+    await deliver();
+    const response = await api.request('DELETE', `/api/v1/webhook_endpoints/${endpoint.id}`, { key: store.keys.sk_test });
+    expect(response.status).toBe(200);
+    wall.advance(24 * 3600);
+    expect(await deliver()).toBe(0);
+    expect(eventIds(receiver.received)).toEqual([event.id]);
+    const [row] = await api.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, event.id));
+    expect(row).toMatchObject({ status: 'failed', attempts: 1, nextAttemptAt: null, lastError: 'The endpoint was deleted.' });
+    await write();
+    expect(await deliver()).toBe(0);
+  });
+
+  it('issue 5 SSRF at delivery: a live endpoint whose host now resolves to loopback is refused, logged, and never reached', async () => {
+    // As if the name pointed at a public address when the endpoint was created (DNS rebinding).
+    const id = newId('we', true);
+    const port = new URL(receiver.url).port;
+    await api.services.db.insert(webhookEndpoints).values({ id, storeId: store.id, livemode: true, url: `https://localhost:${port}/webhooks`, createdAt: wall.now() });
+    await api.services.db.update(webhookEndpoints).set({ deletedAt: wall.now() }).where(and(eq(webhookEndpoints.id, endpoint.id)));
+    await write({ livemode: true });
+    expect(await deliver()).toBe(1);
+    expect(receiver.received).toEqual([]);
+    const [row] = await api.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.endpointId, id));
+    expect(row).toMatchObject({ status: 'pending', attempts: 1, lastResponseStatus: null, lastError: expect.stringContaining('127.0.0.1') });
+    const log = await api.request('GET', `/api/v1/webhook_endpoints/${id}/deliveries`, { key: store.keys.sk_live });
+    expect(log.body.data[0].attempt_log[0]).toMatchObject({ response_status: null, error: expect.stringContaining('not a public address') });
+  });
+});
