@@ -4,6 +4,10 @@ import { hostedFormTargets, loadHostedCheckout } from '@/server/checkout/hosted'
 import { hostedContentSecurityPolicy, hostedPageHeaders } from '@/server/checkout/hosted-headers';
 import { invalidLinkResponse } from '@/server/checkout/hosted-invalid';
 import { receiptSignatureValid } from '@/server/payments/receipt';
+import { clientIp } from '@/server/context';
+import { ApiError } from '@/server/errors';
+import { portalLinkResolves } from '@/server/portal/page';
+import { portalHeaders, portalLinkInvalidResponse, portalRateLimitedResponse } from '@/server/portal/responses';
 
 const SESSION_ID = /^cs_(test|live)_[0-9A-Za-z]{1,64}$/;
 
@@ -13,6 +17,7 @@ const SESSION_ID = /^cs_(test|live)_[0-9A-Za-z]{1,64}$/;
  * server's own process (Node runtime), so it shares the app's database client.
  */
 export async function proxy(request: NextRequest) {
+  if (request.nextUrl.pathname.startsWith('/portal/')) return portalProxy(request);
   const [, , id = '', below, extra] = request.nextUrl.pathname.split('/');
   let formTargets: string[] = [];
   if (request.method === 'GET' && below === undefined) {
@@ -31,6 +36,29 @@ export async function proxy(request: NextRequest) {
   return response;
 }
 
+/**
+ * The customer portal (issue 4): lookups are limited per IP (429 with Retry-After), and a link
+ * that does not resolve now (unknown, expired, revoked) is a 404 page. The page itself counts
+ * the view in one atomic statement and re-checks the link there. Every answer carries the
+ * portal's headers (noindex, noarchive, no-store, no referrer, no script).
+ */
+async function portalProxy(request: NextRequest) {
+  const [, , token = '', below] = request.nextUrl.pathname.split('/');
+  if ((request.method === 'GET' || request.method === 'HEAD') && below === undefined) {
+    const services = await getAppServices();
+    try {
+      await services.rateLimits.consume('portalIp', clientIp(request.headers));
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'rate_limited') return portalRateLimitedResponse(error.retryAfter ?? 1);
+      throw error;
+    }
+    if (!(await portalLinkResolves(services, token))) return portalLinkInvalidResponse();
+  }
+  const response = NextResponse.next();
+  for (const [name, value] of Object.entries(portalHeaders())) response.headers.set(name, value);
+  return response;
+}
+
 export const config = {
-  matcher: ['/checkout/:path*'],
+  matcher: ['/checkout/:path*', '/portal/:path*'],
 };

@@ -7,8 +7,15 @@ export interface RateLimitConfig {
   perKey: number;
   /** Product create/update/delete per key per window (spec 8: stricter). */
   productWritesPerKey: number;
+  /**
+   * Portal page lookups per IP per window (spec 8); loadConfig always sets it, a config built by
+   * hand without it gets DEFAULT_PORTAL_PER_IP.
+   */
+  portalPerIp?: number;
   windowSeconds: number;
 }
+
+export const DEFAULT_PORTAL_PER_IP = 20;
 
 export interface Config {
   port: number;
@@ -65,6 +72,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       perIp: positiveInt(env.RATE_LIMIT_PER_IP, 200, 'RATE_LIMIT_PER_IP'),
       perKey: positiveInt(env.RATE_LIMIT_PER_KEY, 100, 'RATE_LIMIT_PER_KEY'),
       productWritesPerKey: positiveInt(env.RATE_LIMIT_PRODUCT_WRITES_PER_KEY, 25, 'RATE_LIMIT_PRODUCT_WRITES_PER_KEY'),
+      portalPerIp: positiveInt(env.RATE_LIMIT_PORTAL_PER_IP, DEFAULT_PORTAL_PER_IP, 'RATE_LIMIT_PORTAL_PER_IP'),
       windowSeconds: positiveInt(env.RATE_LIMIT_WINDOW_SECONDS, 1, 'RATE_LIMIT_WINDOW_SECONDS'),
     },
     maxProductsPerStore: positiveInt(env.MAX_PRODUCTS_PER_STORE, 10_000, 'MAX_PRODUCTS_PER_STORE'),

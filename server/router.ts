@@ -2,6 +2,7 @@ import { checkoutRouter } from './checkout/router';
 import { customersRouter } from './customers/router';
 import { licensesRouter } from './licenses/router';
 import { ordersRouter } from './orders/router';
+import { portalRouter } from './portal/router';
 import { productsRouter } from './products/router';
 import { refundsRouter } from './refunds/router';
 import { testClockRouter } from './test-clock/router';
@@ -17,6 +18,7 @@ export const appRouter = createRouter({
   customers: customersRouter,
   licenses: licensesRouter,
   refunds: refundsRouter,
+  portal: portalRouter,
   webhookEndpoints: webhooksRouter,
 });
 

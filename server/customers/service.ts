@@ -4,6 +4,7 @@ import { customers } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import { resourceMissing } from '../errors';
+import { revokeCustomerPortalSessions } from '../portal/service';
 import type { Customer, DeletedCustomer } from './schemas';
 
 type CustomerRow = typeof customers.$inferSelect;
@@ -48,9 +49,9 @@ export async function deleteCustomer(deps: { db: Database; clock: Clock }, subje
       .where(liveCustomer(subject, id))
       .returning({ id: customers.id });
     if (!deleted) throw resourceMissing('customer', id);
-    // Hook for portal sessions (issue 4): CONTRACT 3 says deleting a customer revokes that
-    // customer's portal sessions at once, so revoke them here, in this transaction, so the
-    // delete and the revocation commit together.
+    // CONTRACT 3: deleting a customer revokes their portal sessions at once, in this
+    // transaction, so the delete and the revocation commit together.
+    await revokeCustomerPortalSessions(tx, subject, id, deps.clock.now());
   });
   return { id, object: 'customer', deleted: true, livemode: subject.livemode };
 }

@@ -1,10 +1,10 @@
 import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Database } from '@/db/client';
 import { rateLimits as rateLimitsTable } from '@/db/schema';
-import type { RateLimitConfig } from '../config';
+import { DEFAULT_PORTAL_PER_IP, type RateLimitConfig } from '../config';
 import { ApiError } from '../errors';
 
-export type RateLimitBucket = 'ip' | 'key' | 'productWrite';
+export type RateLimitBucket = 'ip' | 'key' | 'productWrite' | 'portalIp';
 
 export interface RateLimits {
   /** Spends one request of `bucket` for `subject`; throws 429 `rate_limited` with `Retry-After` when spent out. */
@@ -15,6 +15,7 @@ const MESSAGES: Record<RateLimitBucket, string> = {
   ip: 'Too many requests from this address. Retry after the time given in Retry-After.',
   key: 'Too many requests with this API key. Retry after the time given in Retry-After.',
   productWrite: 'Too many product writes with this API key. Retry after the time given in Retry-After.',
+  portalIp: 'Too many portal page requests from this address. Retry after the time given in Retry-After.',
 };
 
 /**
@@ -26,6 +27,7 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
     ip: config.perIp,
     key: config.perKey,
     productWrite: config.productWritesPerKey,
+    portalIp: config.portalPerIp ?? DEFAULT_PORTAL_PER_IP,
   };
   const limiters = Object.fromEntries(
     (Object.keys(points) as RateLimitBucket[]).map((bucket) => {

@@ -1,0 +1,93 @@
+import { headers } from 'next/headers';
+import { notFound } from 'next/navigation';
+import { getAppServices } from '@/server/app';
+import { openPortal, type PortalPage as PortalData } from '@/server/portal/page';
+import { formattersFor, visitorLocale, type Formatters } from '../format';
+import { DateText, EmptyState, OrderCard, PortalShell, SubscriptionCard } from '../parts';
+
+// Every view counts and re-checks the link: never prerendered, never cached.
+export const dynamic = 'force-dynamic';
+
+const HEADING_ID = 'portal-heading';
+
+/**
+ * GET /portal/{token}: a customer's read-only payment history (issue 4, spec 2.4). proxy.ts has
+ * already answered unknown, expired and revoked links with a 404 page; openPortal checks again
+ * in the statement that counts this view, so a revocation in between still wins.
+ */
+export default async function PortalPage({ params }: { params: Promise<{ token: string }> }) {
+  const { token } = await params;
+  const portal = await openPortal(await getAppServices(), token);
+  if (!portal) notFound();
+  const format = formattersFor(visitorLocale((await headers()).get('accept-language')));
+  return (
+    <PortalShell storeName={portal.storeName} livemode={portal.livemode} headingId={HEADING_ID}>
+      <div className="pt-intro">
+        <h1 id={HEADING_ID} className="co-h1">
+          <span className="co-h1-label">{portal.storeName}</span>
+          {portal.scope === 'customer' ? 'Your orders and subscriptions' : portal.scope === 'order' ? 'Your order' : 'Your subscription'}
+        </h1>
+        <p className="pt-lede">
+          A read-only view of your payments. This link works until <DateText at={portal.expiresAt} format={format} />.
+        </p>
+      </div>
+      {portal.scope === 'customer' ? <CustomerView portal={portal} format={format} /> : null}
+      {portal.scope === 'order' ? portal.orders.map((order) => <OrderCard key={order.id} order={order} format={format} headingLevel={2} />) : null}
+      {portal.scope === 'subscription'
+        ? portal.subscriptions.map((subscription, index) => <SubscriptionCard key={index} index={index} subscription={subscription} format={format} headingLevel={2} />)
+        : null}
+    </PortalShell>
+  );
+}
+
+function CustomerView({ portal, format }: { portal: PortalData; format: Formatters }) {
+  const paid = portal.orders.reduce((sum, order) => sum + order.amountTotal, 0);
+  const refunded = portal.orders.reduce((sum, order) => sum + order.amountRefunded, 0);
+  return (
+    <>
+      <section className="co-card pt-summary" aria-labelledby="summary-heading">
+        <h2 id="summary-heading" className="co-visually-hidden">
+          Summary
+        </h2>
+        <dl className="pt-stats">
+          <div>
+            <dt>Orders</dt>
+            <dd>{portal.orders.length}</dd>
+          </div>
+          <div>
+            <dt>Total paid</dt>
+            <dd>{format.amount(paid)}</dd>
+          </div>
+          <div>
+            <dt>Refunded</dt>
+            <dd>{format.amount(refunded)}</dd>
+          </div>
+          <div>
+            <dt>Subscriptions</dt>
+            <dd>{portal.subscriptions.length}</dd>
+          </div>
+        </dl>
+      </section>
+      <section className="pt-section" aria-labelledby="orders-heading">
+        <h2 id="orders-heading" className="co-h2">
+          Orders
+        </h2>
+        {portal.orders.length === 0 ? (
+          <EmptyState title="No orders yet">Purchases you make at {portal.storeName} will appear here.</EmptyState>
+        ) : (
+          portal.orders.map((order) => <OrderCard key={order.id} order={order} format={format} />)
+        )}
+      </section>
+      <section className="pt-section" aria-labelledby="subscriptions-heading">
+        <h2 id="subscriptions-heading" className="co-h2">
+          Subscriptions
+        </h2>
+        {portal.subscriptions.length === 0 ? (
+          <EmptyState title="No subscriptions">You have no subscriptions with {portal.storeName}.</EmptyState>
+        ) : (
+          portal.subscriptions.map((subscription, index) => <SubscriptionCard key={index} index={index} subscription={subscription} format={format} />)
+        )}
+      </section>
+    </>
+  );
+}

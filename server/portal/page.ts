@@ -1,0 +1,244 @@
+/**
+ * The read model of the customer portal page (issue 4, spec 2.4, CONTRACT 5): what the holder of
+ * a portal link may see. proxy.ts and the page call this; neither touches the database.
+ *
+ * Every request goes to the database: the token's hash is looked up by its unique index and the
+ * session's state is judged in the same statement, so an expired or revoked link stops resolving
+ * on the very next request (nothing is cached, and the page is sent with `no-store`).
+ */
+import { and, asc, desc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
+import type { Database } from '@/db/client';
+import {
+  licenseKeys,
+  orderLines,
+  orders,
+  portalSessions,
+  refunds,
+  stores,
+  subscriptionCharges,
+  subscriptions,
+  type OrderStatus,
+  type PortalScope,
+  type PriceInterval,
+  type RefundStatus,
+  type SubscriptionChargeStatus,
+  type SubscriptionStatus,
+} from '@/db/schema';
+import { epochSeconds, type Clock } from '../clock';
+import { isPortalTokenFormat, portalTokenHash } from './token';
+
+/** Only brand and last 4 of a card are ever shown (spec 2.4). */
+export interface PortalCard {
+  brand: string;
+  last4: string;
+}
+
+export interface PortalOrder {
+  /** The order's reference, for the customer's own records and questions to the merchant. */
+  id: string;
+  status: OrderStatus;
+  created: number;
+  paidAt: number | null;
+  lines: { description: string; quantity: number; unitAmount: number; amountTotal: number }[];
+  amountSubtotal: number;
+  amountTax: number;
+  amountTotal: number;
+  amountRefunded: number;
+  taxInclusive: boolean;
+  card: PortalCard | null;
+  refunds: { amount: number; status: RefundStatus; created: number }[];
+  licenseKeys: string[];
+}
+
+export interface PortalSubscription {
+  planName: string;
+  status: SubscriptionStatus;
+  amount: number;
+  interval: PriceInterval;
+  intervalCount: number;
+  created: number;
+  /** Null when no further payment is scheduled (canceled, expired, not started). */
+  nextBillingAt: number | null;
+  /** Newest first. */
+  payments: { amount: number; status: SubscriptionChargeStatus; date: number; card: PortalCard | null }[];
+}
+
+export interface PortalPage {
+  storeName: string;
+  livemode: boolean;
+  scope: PortalScope;
+  expiresAt: number;
+  orders: PortalOrder[];
+  subscriptions: PortalSubscription[];
+}
+
+interface PortalDeps {
+  db: Database;
+  /** Wall time; the store's test clock is applied in SQL, per session (test mode only). */
+  clock: Clock;
+}
+
+/**
+ * "Now" on the session's store clock, in SQL: wall time, plus the store's test clock offset for
+ * a test-mode session (CONTRACT 3). Judged in the statement itself, so there is no window between
+ * reading the clock and the session.
+ */
+function storeNow(wallNow: Date) {
+  return sql`(${wallNow.toISOString()}::timestamptz + make_interval(secs => case when ${portalSessions.livemode} then 0 else ${stores.testClockOffsetSeconds} end))`;
+}
+
+function resolvable(tokenHash: string, wallNow: Date) {
+  return and(eq(portalSessions.tokenHash, tokenHash), isNull(portalSessions.revokedAt), sql`${portalSessions.expiresAt} > ${storeNow(wallNow)}`);
+}
+
+/** proxy.ts: whether the link resolves now, without counting a view (the page counts it). */
+export async function portalLinkResolves(deps: PortalDeps, token: string): Promise<boolean> {
+  if (!isPortalTokenFormat(token)) return false;
+  const [row] = await deps.db
+    .select({ id: portalSessions.id })
+    .from(portalSessions)
+    .innerJoin(stores, eq(stores.id, portalSessions.storeId))
+    .where(resolvable(portalTokenHash(token), deps.clock.now()))
+    .limit(1);
+  return row !== undefined;
+}
+
+/**
+ * Opens the portal for one page view: a single UPDATE counts the view and sets
+ * `last_accessed_at` (store clock) only if the link still resolves, so concurrent views each
+ * count once and a revocation committed before it is always seen. Undefined: the link does not
+ * resolve (unknown, expired or revoked alike).
+ */
+export async function openPortal(deps: PortalDeps, token: string): Promise<PortalPage | undefined> {
+  if (!isPortalTokenFormat(token)) return undefined;
+  const wallNow = deps.clock.now();
+  const [session] = await deps.db
+    .update(portalSessions)
+    .set({ accessCount: sql`${portalSessions.accessCount} + 1`, lastAccessedAt: sql`${storeNow(wallNow)}` })
+    .from(stores)
+    .where(and(eq(stores.id, portalSessions.storeId), resolvable(portalTokenHash(token), wallNow)))
+    .returning({
+      storeId: portalSessions.storeId,
+      livemode: portalSessions.livemode,
+      scope: portalSessions.scope,
+      customerId: portalSessions.customerId,
+      orderId: portalSessions.orderId,
+      subscriptionId: portalSessions.subscriptionId,
+      expiresAt: portalSessions.expiresAt,
+      storeName: stores.name,
+    });
+  if (!session) return undefined;
+  const owner = { storeId: session.storeId, livemode: session.livemode };
+  const [orderRows, subscriptionRows] = await Promise.all([
+    session.scope === 'subscription' ? [] : loadOrders(deps.db, owner, session.scope === 'order' ? { orderId: session.orderId! } : { customerId: session.customerId! }),
+    session.scope === 'order'
+      ? []
+      : loadSubscriptions(deps.db, owner, session.scope === 'subscription' ? { subscriptionId: session.subscriptionId! } : { customerId: session.customerId! }),
+  ]);
+  return {
+    storeName: session.storeName,
+    livemode: session.livemode,
+    scope: session.scope,
+    expiresAt: epochSeconds(session.expiresAt),
+    orders: orderRows,
+    subscriptions: subscriptionRows,
+  };
+}
+
+type Owner = { storeId: string; livemode: boolean };
+const card = (brand: string | null, last4: string | null): PortalCard | null => (brand && last4 ? { brand, last4 } : null);
+
+/**
+ * One order, or every order the customer paid (pending checkouts are not history), newest
+ * first, with lines, refunds and license keys; every read scoped by store and environment.
+ */
+async function loadOrders(db: Database, owner: Owner, which: { orderId: string } | { customerId: string }): Promise<PortalOrder[]> {
+  const rows = await db
+    .select()
+    .from(orders)
+    .where(
+      and(
+        eq(orders.storeId, owner.storeId),
+        eq(orders.livemode, owner.livemode),
+        'orderId' in which ? eq(orders.id, which.orderId) : and(eq(orders.customerId, which.customerId), ne(orders.status, 'pending')),
+      ),
+    )
+    .orderBy(desc(orders.createdAt), desc(orders.id));
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.id);
+  const [lines, refundRows, keys] = await Promise.all([
+    db.select().from(orderLines).where(inArray(orderLines.orderId, ids)).orderBy(asc(orderLines.position)),
+    db
+      .select()
+      .from(refunds)
+      .where(and(inArray(refunds.orderId, ids), eq(refunds.storeId, owner.storeId), eq(refunds.livemode, owner.livemode)))
+      .orderBy(asc(refunds.createdAt), asc(refunds.id)),
+    db
+      .select({ orderId: licenseKeys.orderId, key: licenseKeys.key })
+      .from(licenseKeys)
+      .where(and(inArray(licenseKeys.orderId, ids), eq(licenseKeys.storeId, owner.storeId), eq(licenseKeys.livemode, owner.livemode), isNull(licenseKeys.revokedAt)))
+      .orderBy(asc(licenseKeys.createdAt), asc(licenseKeys.key)),
+  ]);
+  return rows.map((row) => {
+    const own = lines.filter((line) => line.orderId === row.id);
+    return {
+      id: row.id,
+      status: row.status,
+      created: epochSeconds(row.createdAt),
+      paidAt: row.paidAt === null ? null : epochSeconds(row.paidAt),
+      lines: own.map((line) => ({ description: line.description, quantity: line.quantity, unitAmount: line.unitAmount, amountTotal: line.amountTotal })),
+      amountSubtotal: row.amountSubtotal,
+      amountTax: row.amountTax,
+      amountTotal: row.amountTotal,
+      amountRefunded: row.amountRefunded,
+      taxInclusive: row.amountTax > 0 && own.every((line) => line.amountTax === 0 || line.taxInclusive),
+      card: card(row.cardBrand, row.cardLast4),
+      refunds: refundRows.filter((refund) => refund.orderId === row.id).map((refund) => ({ amount: refund.amount, status: refund.status, created: epochSeconds(refund.createdAt) })),
+      licenseKeys: keys.filter((key) => key.orderId === row.id).map((key) => key.key),
+    };
+  });
+}
+
+/** Statuses in which another payment is scheduled at `next_billing_at`. */
+const BILLING_STATUSES: SubscriptionStatus[] = ['active', 'past_due'];
+
+async function loadSubscriptions(db: Database, owner: Owner, which: { subscriptionId: string } | { customerId: string }): Promise<PortalSubscription[]> {
+  const rows = await db
+    .select()
+    .from(subscriptions)
+    .where(
+      and(
+        eq(subscriptions.storeId, owner.storeId),
+        eq(subscriptions.livemode, owner.livemode),
+        'subscriptionId' in which ? eq(subscriptions.id, which.subscriptionId) : eq(subscriptions.customerId, which.customerId),
+      ),
+    )
+    .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id));
+  if (rows.length === 0) return [];
+  const charges = await db
+    .select()
+    .from(subscriptionCharges)
+    .where(
+      and(
+        inArray(
+          subscriptionCharges.subscriptionId,
+          rows.map((row) => row.id),
+        ),
+        eq(subscriptionCharges.storeId, owner.storeId),
+        eq(subscriptionCharges.livemode, owner.livemode),
+      ),
+    )
+    .orderBy(desc(subscriptionCharges.createdAt), desc(subscriptionCharges.cycle), desc(subscriptionCharges.attempt));
+  return rows.map((row) => ({
+    planName: row.planName,
+    status: row.status,
+    amount: row.amount,
+    interval: row.interval,
+    intervalCount: row.intervalCount,
+    created: epochSeconds(row.createdAt),
+    nextBillingAt: BILLING_STATUSES.includes(row.status) ? epochSeconds(row.nextBillingAt) : null,
+    payments: charges
+      .filter((charge) => charge.subscriptionId === row.id)
+      .map((charge) => ({ amount: charge.amount, status: charge.status, date: epochSeconds(charge.settledAt ?? charge.createdAt), card: card(charge.cardBrand, charge.cardLast4) })),
+  }));
+}

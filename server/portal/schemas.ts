@@ -1,0 +1,98 @@
+/**
+ * The public contract of portal sessions (spec 2.4, 4.2; CONTRACT 3): request schemas with
+ * their field rules, and the response schema as an explicit allowlist.
+ *
+ * Check order of a create, first failure wins: the key, the `Idempotency-Key` format, then
+ * `metadata` (its own code, `metadata_invalid`), then the shape (`parameter_invalid`), then
+ * exactly one selector, then the lookup of what it names (404 `resource_missing`).
+ */
+import { z } from 'zod';
+import { metadataProblem, METADATA_MAX_KEYS } from '../checkout/metadata';
+import { MAX_EMAIL_LENGTH } from '../checkout/schemas';
+import { strict } from '../http/json-schema';
+
+export const PORTAL_SELECTORS = ['customer_id', 'customer_email', 'order_id', 'subscription_id'] as const;
+
+const selectorId = (what: string) => z.string().min(1).max(255).optional().describe(what);
+
+const createFields = z.strictObject({
+  customer_id: selectorId('Customer scope: the customer, `cus_…`.'),
+  customer_email: z
+    .email()
+    .max(MAX_EMAIL_LENGTH)
+    .optional()
+    .describe("Customer scope: the store's customer with this email in this mode (case-insensitive)."),
+  order_id: selectorId('Order scope: the order, `ord_…`.'),
+  subscription_id: selectorId('Subscription scope: the subscription, `sub_…`.'),
+  expires_at: strict(z.number().int())
+    .optional()
+    .describe('Epoch seconds; clamped to between 5 minutes and 30 days from now (never rejected). Default: 24 hours.'),
+  metadata: z
+    .record(z.string(), z.union([z.string(), strict(z.number()), strict(z.boolean())]))
+    .nullable()
+    .optional()
+    .describe(
+      `Up to ${METADATA_MAX_KEYS} keys of 1–40 characters; values are strings of at most 500 characters (numbers and booleans are turned into strings, as on checkout sessions). Echoed verbatim.`,
+    ),
+});
+
+type IssueSink = { issues: z.core.$ZodRawIssue[] };
+
+/** `metadata` has its own code (CONTRACT 3), judged before the shape as on checkout sessions. */
+function checkingMetadata<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value, ctx: IssueSink) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    const problem = metadataProblem((value as Record<string, unknown>).metadata);
+    if (problem) {
+      const path = problem.key ? ['metadata', problem.key] : ['metadata'];
+      ctx.issues.push({ code: 'custom', message: problem.message, path, input: value, params: { apiCode: 'metadata_invalid' } });
+    }
+    return value;
+  }, schema);
+}
+
+/** Spec 4.2: exactly one of the four selectors. */
+function checkOneSelector(body: z.infer<typeof createFields>, ctx: IssueSink): void {
+  const given = PORTAL_SELECTORS.filter((field) => body[field] !== undefined);
+  if (given.length === 1) return;
+  const names = PORTAL_SELECTORS.map((field) => `\`${field}\``).join(', ');
+  ctx.issues.push({
+    code: 'custom',
+    message: given.length === 0 ? `Send exactly one of ${names}.` : `Send exactly one of ${names}, not ${given.map((field) => `\`${field}\``).join(' and ')}.`,
+    path: given.length === 0 ? [] : [given[1]!],
+    input: body,
+    params: { apiCode: 'parameter_invalid' },
+  });
+}
+
+export const createPortalSessionInput = checkingMetadata(createFields.superRefine(checkOneSelector));
+export type CreatePortalSessionInput = z.infer<typeof createPortalSessionInput>;
+
+export const portalSessionIdParam = z.string().min(1).max(255).describe('The portal session id, `portal_…`.');
+export const retrievePortalSessionInput = z.strictObject({ id: portalSessionIdParam });
+export const revokePortalSessionInput = z.strictObject({ id: portalSessionIdParam });
+
+export const portalSessionSchema = z
+  .object({
+    id: z.string().describe('`portal_test_…` or `portal_live_…`.'),
+    object: z.literal('portal.session'),
+    status: z.enum(['active', 'expired', 'revoked']).describe('`expired` once the store clock reaches `expires_at`; `revoked` is permanent.'),
+    scope: z.enum(['customer', 'order', 'subscription']),
+    livemode: z.boolean(),
+    customer_id: z.string().nullable().describe('The customer whose data the portal shows; set for every scope when known.'),
+    order_id: z.string().nullable(),
+    subscription_id: z.string().nullable(),
+    url: z
+      .string()
+      .optional()
+      .describe(
+        'The portal link, `<base>/portal/<43-character token>`. Present only in the creation response (and its idempotent replay while the link is active); absent on every read. Treat it as a password.',
+      ),
+    metadata: z.record(z.string(), z.string()).describe('As sent, values as strings; `{}` when none.'),
+    access_count: z.number().int().describe('Page views so far.'),
+    last_accessed_at: z.number().int().nullable(),
+    created: z.number().int(),
+    expires_at: z.number().int(),
+  })
+  .meta({ id: 'PortalSession' });
+export type PortalSession = z.infer<typeof portalSessionSchema>;

@@ -1,0 +1,206 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import type { Database, Executor } from '@/db/client';
+import { customers, orders, portalSessions, subscriptions, type PortalScope } from '@/db/schema';
+import type { Subject } from '../auth/service';
+import { createIdempotently, requestHash } from '../checkout/idempotency';
+import { normalizeMetadata } from '../checkout/metadata';
+import { epochSeconds, type Clock } from '../clock';
+import type { Config } from '../config';
+import { resourceMissing } from '../errors';
+import { newId } from '../ids';
+import type { CreatePortalSessionInput, PortalSession } from './schemas';
+import { decryptPortalToken, encryptPortalToken, newPortalToken, portalTokenHash, portalUrl } from './token';
+
+export type PortalSessionRow = typeof portalSessions.$inferSelect;
+type Scope = Pick<Subject, 'storeId' | 'livemode'>;
+
+export interface PortalDeps {
+  db: Database;
+  /** The store's clock (server/clock.ts storeClock): expiry follows the test clock in test mode. */
+  clock: Clock;
+  config: Pick<Config, 'publicBaseUrl' | 'authSecret'>;
+}
+
+export const CREATE_OPERATION = 'portal_session.create';
+
+/** Spec 4.2 expires_at: clamped to [now + 5 minutes, now + 30 days], default 24 hours. */
+const MIN_LIFETIME_SECONDS = 5 * 60;
+const MAX_LIFETIME_SECONDS = 30 * 24 * 60 * 60;
+const DEFAULT_LIFETIME_SECONDS = 24 * 60 * 60;
+
+function clampExpiry(requested: number | undefined, nowSeconds: number): number {
+  if (requested === undefined) return nowSeconds + DEFAULT_LIFETIME_SECONDS;
+  return Math.min(Math.max(requested, nowSeconds + MIN_LIFETIME_SECONDS), nowSeconds + MAX_LIFETIME_SECONDS);
+}
+
+/** Tenant and environment, in the same WHERE as every lookup (spec 5). */
+function sessionOwnedBy(scope: Scope, id: string) {
+  return and(eq(portalSessions.id, id), eq(portalSessions.storeId, scope.storeId), eq(portalSessions.livemode, scope.livemode));
+}
+
+/** Spec 3.2: revoked is permanent and wins; otherwise expired once the store clock reaches expires_at. */
+export function portalStatus(row: Pick<PortalSessionRow, 'revokedAt' | 'expiresAt'>, now: Date): PortalSession['status'] {
+  if (row.revokedAt !== null) return 'revoked';
+  return now.getTime() >= row.expiresAt.getTime() ? 'expired' : 'active';
+}
+
+/** The API shape (spec 2.4). `url` is left out entirely unless given (CONTRACT 3: absent, not null). */
+export function portalSessionView(row: PortalSessionRow, now: Date, url?: string): PortalSession {
+  return {
+    id: row.id,
+    object: 'portal.session',
+    status: portalStatus(row, now),
+    scope: row.scope,
+    livemode: row.livemode,
+    customer_id: row.customerId,
+    order_id: row.orderId,
+    subscription_id: row.subscriptionId,
+    ...(url === undefined ? {} : { url }),
+    metadata: row.metadata,
+    access_count: row.accessCount,
+    last_accessed_at: row.lastAccessedAt === null ? null : epochSeconds(row.lastAccessedAt),
+    created: epochSeconds(row.createdAt),
+    expires_at: epochSeconds(row.expiresAt),
+  };
+}
+
+interface Target {
+  scope: PortalScope;
+  customerId: string | null;
+  orderId: string | null;
+  subscriptionId: string | null;
+}
+
+/**
+ * What the selector names, in this store and environment. A deleted customer is never a target,
+ * neither directly nor through their order or subscription: deleting a customer revokes their
+ * portals (spec 3.2), and a new link must not bring the data back.
+ */
+async function resolveTarget(executor: Executor, subject: Scope, input: CreatePortalSessionInput): Promise<Target> {
+  const ownCustomer = and(eq(customers.storeId, subject.storeId), eq(customers.livemode, subject.livemode));
+  if (input.customer_id !== undefined || input.customer_email !== undefined) {
+    const byId = input.customer_id !== undefined;
+    const [row] = await executor
+      .select({ id: customers.id })
+      .from(customers)
+      .where(and(ownCustomer, isNull(customers.deletedAt), byId ? eq(customers.id, input.customer_id!) : eq(customers.email, input.customer_email!.toLowerCase())))
+      .limit(1);
+    if (!row) throw resourceMissing('customer', '', byId ? 'customer_id' : 'customer_email');
+    return { scope: 'customer', customerId: row.id, orderId: null, subscriptionId: null };
+  }
+  if (input.order_id !== undefined) {
+    const [row] = await executor
+      .select({ id: orders.id, customerId: orders.customerId, customerDeletedAt: customers.deletedAt })
+      .from(orders)
+      .leftJoin(customers, eq(customers.id, orders.customerId))
+      .where(and(eq(orders.id, input.order_id), eq(orders.storeId, subject.storeId), eq(orders.livemode, subject.livemode)))
+      .limit(1);
+    if (!row || row.customerDeletedAt !== null) throw resourceMissing('order', input.order_id, 'order_id');
+    return { scope: 'order', customerId: row.customerId, orderId: row.id, subscriptionId: null };
+  }
+  const [row] = await executor
+    .select({ id: subscriptions.id, customerId: customers.id, customerDeletedAt: customers.deletedAt })
+    .from(subscriptions)
+    // subscriptions.customer_id has no foreign key: only a customer of this store and mode counts.
+    .leftJoin(customers, and(eq(customers.id, subscriptions.customerId), ownCustomer))
+    .where(and(eq(subscriptions.id, input.subscription_id!), eq(subscriptions.storeId, subject.storeId), eq(subscriptions.livemode, subject.livemode)))
+    .limit(1);
+  if (!row || row.customerDeletedAt !== null) throw resourceMissing('subscription', input.subscription_id!, 'subscription_id');
+  return { scope: 'subscription', customerId: row.customerId, orderId: null, subscriptionId: row.id };
+}
+
+export interface CreatePortalOptions {
+  idempotencyKey: string | undefined;
+  /** The request body as received, for the idempotency hash (metadata order included). */
+  rawBody: unknown;
+}
+
+/**
+ * POST /portal/sessions (spec 4.2). The URL is returned by the create; a replay returns it only
+ * while the link is active, from the encrypted copy kept for that purpose (server/portal/token.ts).
+ */
+export async function createPortalSession(
+  deps: PortalDeps,
+  subject: Subject,
+  input: CreatePortalSessionInput,
+  options: CreatePortalOptions,
+): Promise<{ session: PortalSession; replayed: boolean }> {
+  const now = deps.clock.now();
+  const id = newId('portal', subject.livemode);
+  const token = newPortalToken();
+
+  const { result, replayed } = await createIdempotently({
+    db: deps.db,
+    scope: { storeId: subject.storeId, livemode: subject.livemode },
+    operation: CREATE_OPERATION,
+    key: options.idempotencyKey,
+    requestHash: requestHash(options.rawBody, ['metadata']),
+    now,
+    resourceId: id,
+    create: async (executor) => {
+      const target = await resolveTarget(executor, subject, input);
+      const [row] = await executor
+        .insert(portalSessions)
+        .values({
+          id,
+          storeId: subject.storeId,
+          livemode: subject.livemode,
+          ...target,
+          tokenHash: portalTokenHash(token),
+          tokenCiphertext: options.idempotencyKey === undefined ? null : encryptPortalToken(deps.config, id, token),
+          metadata: normalizeMetadata(input.metadata),
+          createdAt: now,
+          expiresAt: new Date(clampExpiry(input.expires_at, epochSeconds(now)) * 1000),
+        })
+        .returning();
+      return portalSessionView(row!, now, portalUrl(deps.config.publicBaseUrl, token));
+    },
+    replay: async (replayedId) => {
+      const row = await findPortalSession(deps.db, subject, replayedId);
+      const sealed = portalStatus(row, now) === 'active' ? row.tokenCiphertext : null;
+      const original = sealed === null ? undefined : decryptPortalToken(deps.config, row.id, sealed);
+      return portalSessionView(row, now, original === undefined ? undefined : portalUrl(deps.config.publicBaseUrl, original));
+    },
+  });
+  return { session: result, replayed };
+}
+
+async function findPortalSession(db: Executor, scope: Scope, id: string): Promise<PortalSessionRow> {
+  const [row] = await db.select().from(portalSessions).where(sessionOwnedBy(scope, id)).limit(1);
+  if (!row) throw resourceMissing('portal session', id);
+  return row;
+}
+
+/** GET /portal/sessions/{id}: the state, never the URL (spec 4.2). */
+export async function getPortalSession(deps: Pick<PortalDeps, 'db' | 'clock'>, scope: Scope, id: string): Promise<PortalSession> {
+  return portalSessionView(await findPortalSession(deps.db, scope, id), deps.clock.now());
+}
+
+/**
+ * DELETE /portal/sessions/{id}: permanent (spec 3.2). The page checks `revoked_at` on every
+ * request, so the link stops resolving on the next one. Revoking twice keeps the first time.
+ */
+export async function revokePortalSession(deps: Pick<PortalDeps, 'db' | 'clock'>, scope: Scope, id: string): Promise<PortalSession> {
+  const now = deps.clock.now();
+  const [revoked] = await deps.db
+    .update(portalSessions)
+    .set({ revokedAt: now, tokenCiphertext: null })
+    .where(and(sessionOwnedBy(scope, id), isNull(portalSessions.revokedAt)))
+    .returning();
+  return portalSessionView(revoked ?? (await findPortalSession(deps.db, scope, id)), now);
+}
+
+/** Spec 3.2: deleting a customer revokes their portals at once; called inside the delete's transaction. */
+export async function revokeCustomerPortalSessions(executor: Executor, scope: Scope, customerId: string, now: Date): Promise<void> {
+  await executor
+    .update(portalSessions)
+    .set({ revokedAt: now, tokenCiphertext: null })
+    .where(
+      and(
+        eq(portalSessions.customerId, customerId),
+        eq(portalSessions.storeId, scope.storeId),
+        eq(portalSessions.livemode, scope.livemode),
+        isNull(portalSessions.revokedAt),
+      ),
+    );
+}
