@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
@@ -86,6 +86,39 @@ export async function bootstrapDemoStore(deps: { db: Database; clock: Clock; max
     }
     return store;
   });
+}
+
+const DEMO_KEYS_FILE = 'demo-store-test-keys.json';
+
+export interface DemoStoreTestKeys {
+  storeId: string;
+  sk_test: string;
+  pk_test: string;
+}
+
+/**
+ * The demo merchant page (app/demo) plays the demo store's server, so it needs that store's
+ * test-mode keys, which exist nowhere else. Only the test pair is kept (test mode moves no
+ * money; the live keys never touch the disk), mode 0600 beside the admin token. Deleting the
+ * file turns the demo page off.
+ */
+export async function saveDemoStoreTestKeys(dataDir: string, store: StoreView & { keys: StoreKeys }): Promise<void> {
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(dataDir, DEMO_KEYS_FILE);
+  const temporary = `${file}.${process.pid}.${randomBase62(8)}.tmp`;
+  const keys: DemoStoreTestKeys = { storeId: store.id, sk_test: store.keys.sk_test, pk_test: store.keys.pk_test };
+  await writeFile(temporary, `${JSON.stringify(keys)}\n`, { mode: 0o600, flag: 'wx' });
+  await rename(temporary, file);
+}
+
+/** The demo store's test keys, or undefined when this data dir did not create the demo store. */
+export async function readDemoStoreTestKeys(dataDir: string): Promise<DemoStoreTestKeys | undefined> {
+  try {
+    return JSON.parse(await readFile(path.join(dataDir, DEMO_KEYS_FILE), 'utf8')) as DemoStoreTestKeys;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
 }
 
 /** The one place keys are ever printed: the demo store's, right after they were created. */

@@ -23,6 +23,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
 import { randomBase62 } from '@/server/ids';
+import { printClientLibrarySize } from './client-size';
 import { freePort, ROOT, serviceEnv, startService as startNpmStart, stopService, type Service } from '../support/production-server';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -242,6 +243,7 @@ async function main(): Promise<void> {
       'Errors count every answer that is not 2xx, plus timeouts and socket errors. Ratios: service ÷ floor in this run.\n',
   );
   console.log(formatTable(cells));
+  await printClientLibrarySize();
   if (cells.some((cell) => cell.errors > 0)) process.exitCode = 1;
 }
 

@@ -1,0 +1,41 @@
+import { DEMO_UNAVAILABLE, demoStore } from '../demo-store';
+import { formatCents } from '../format';
+
+export const dynamic = 'force-dynamic';
+
+const SESSION_ID = /^cs_test_[0-9A-Za-z]{1,64}$/;
+
+/**
+ * GET /demo/success?session_id=…: the merchant's success page. The query proves nothing, so the
+ * merchant's server retrieves the session and fulfils only when it is complete and paid (spec 4.4).
+ */
+export default async function DemoSuccessPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const { session_id: sessionId } = await searchParams;
+  const store = await demoStore();
+  if (!store) return <p>{DEMO_UNAVAILABLE}</p>;
+  const retrieved = typeof sessionId === 'string' && SESSION_ID.test(sessionId) ? await store.api('GET', `/checkout/sessions/${sessionId}`) : undefined;
+  if (!retrieved || retrieved.status !== 200) {
+    return (
+      <>
+        <h1>Order not found</h1>
+        <p>
+          There is no checkout with this reference. <a href="/demo">Back to the shop</a>
+        </p>
+      </>
+    );
+  }
+  const session = retrieved.body as { id: string; status: string; payment_status: string; amount_total: number };
+  const paid = session.status === 'complete' && session.payment_status === 'paid';
+  return (
+    <>
+      <h1>{paid ? 'Thank you for your order' : 'Payment not received'}</h1>
+      <p role="status">
+        {paid ? `Paid: ${formatCents(session.amount_total)}. ` : `This checkout is ${session.status} and ${session.payment_status}. `}
+        Checkout <code>{session.id}</code>.
+      </p>
+      <p>
+        <a href="/demo">Back to the shop</a>
+      </p>
+    </>
+  );
+}
