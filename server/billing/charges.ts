@@ -20,7 +20,7 @@ import type { ChargeResult } from '../gateway/types';
 import { randomBase62 } from '../ids';
 import type { EventType } from '../webhooks/events';
 import { emitSubscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
-import { awaitsCharge, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, type Transition } from './transitions';
+import { awaitsCharge, billingAnchor, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, type Transition } from './transitions';
 
 export type ChargeRow = typeof subscriptionCharges.$inferSelect;
 
@@ -62,7 +62,11 @@ function storeNow(clock: Clock, livemode: boolean, offset: number): Date {
 }
 
 async function applyTransition(tx: Transaction, subscription: SubscriptionRow, transition: Transition, now: Date, wallNow: Date): Promise<SubscriptionRow> {
-  const [updated] = await tx.update(subscriptions).set(transition.changes).where(eq(subscriptions.id, subscription.id)).returning();
+  const [updated] = await tx
+    .update(subscriptions)
+    .set({ ...transition.changes, billingAnchor: billingAnchor(subscription) })
+    .where(eq(subscriptions.id, subscription.id))
+    .returning();
   for (const type of transition.events) await emitSubscriptionEvent(tx, updated!, type, { now, wallNow });
   return updated!;
 }

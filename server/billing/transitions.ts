@@ -3,9 +3,10 @@
  * function of the subscription, the charge and the store's clock: the engine applies the result
  * in the transaction that settles the charge.
  *
- * Cycle n covers the period [boundary(n-1), boundary(n)) counted from the anchor (the start of
- * the first period, which the subscription's `created_at` is: schedule.ts). The period fields
- * always describe the last paid cycle; a cycle is billed at the end of the one before it.
+ * Cycle n covers the period [boundary(n-1), boundary(n)) counted from the anchor, the start of
+ * the first period (schedule.ts): `billing_anchor`, which billing fills in from
+ * `current_period_start` the first time it moves a subscription. The period fields always
+ * describe the last paid cycle; a cycle is billed at the end of the one before it.
  *
  * Events, in this order, each carrying the subscription as it is after the whole change:
  *
@@ -45,9 +46,14 @@ export interface Transition {
   events: EventType[];
 }
 
+/** The first period's start; until billing has moved the subscription, its current period is the first. */
+export function billingAnchor(subscription: SubscriptionRow): Date {
+  return subscription.billingAnchor ?? subscription.currentPeriodStart;
+}
+
 /** The start of period `n` of this subscription (n = 0 is the anchor). */
 export function boundary(subscription: SubscriptionRow, n: number): Date {
-  return periodBoundary(subscription.createdAt, subscription.interval, subscription.intervalCount, n);
+  return periodBoundary(billingAnchor(subscription), subscription.interval, subscription.intervalCount, n);
 }
 
 /** The charge a due subscription owes now: the next unpaid cycle, at its current attempt. */

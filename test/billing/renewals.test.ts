@@ -148,6 +148,24 @@ describe('renewal (spec 3.3, CONTRACT 3)', () => {
     expect(await recurringLedger(api.services.db, sub.recurringId)).toHaveLength(3);
   });
 
+  it('month ends do not drift: anchored on 31 January it renews on 28 February, then on 31 March', async () => {
+    const anchor = new Date('2026-01-31T10:00:00Z');
+    api.clock.set(anchor);
+    const store = await newStore();
+    const sub = await createSubscription(api.services, store.id);
+    await advanceClock(api, store.key, 28 * DAY);
+    expect(await retrieveSubscription(api, store.key, sub.id)).toMatchObject({
+      current_period_start: epoch(new Date('2026-02-28T10:00:00Z')),
+      next_billing_at: epoch(new Date('2026-03-31T10:00:00Z')),
+    });
+    await advanceClock(api, store.key, 31 * DAY);
+    expect(await retrieveSubscription(api, store.key, sub.id)).toMatchObject({
+      current_period_start: epoch(new Date('2026-03-31T10:00:00Z')),
+      current_period_end: epoch(new Date('2026-04-30T10:00:00Z')),
+    });
+    expect(await recurringLedger(api.services.db, sub.recurringId)).toHaveLength(2);
+  });
+
   it('a jump past the end of the schedule charges the remaining payments only, then expires', async () => {
     const store = await newStore();
     const sub = await createSubscription(api.services, store.id, { interval: 'day', intervalCount: 2, totalPayments: 3 });

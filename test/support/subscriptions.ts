@@ -68,6 +68,7 @@ export async function createSubscriptions(services: Pick<Services, 'db' | 'clock
     productId: null,
     priceId: null,
     failureCount: 0,
+    billingAnchor: null,
     currentPeriodStart: anchor,
     currentPeriodEnd: periodEnd,
     nextBillingAt: periodEnd,
