@@ -5,8 +5,8 @@
  * address that was checked: a DNS answer that changes between the check and the connect
  * (rebinding) cannot reach a private address.
  */
-import { request as httpRequest, type RequestOptions } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import http, { type RequestOptions } from 'node:http';
+import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
 import { publicAddresses, resolveHost, urlHost, type HostResolver } from './destinations';
@@ -72,7 +72,8 @@ export async function sendWebhook(webhook: WebhookRequest, resolve: HostResolver
     if ('refused' in target) return { status: null, error: target.refused, durationMs: elapsed() };
     options.lookup = pinnedLookup(target.address);
   }
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  // Looked up on the module at call time, so request instrumentation (msw in tests) sees it.
+  const send = url.protocol === 'https:' ? https.request : http.request;
   return new Promise<WebhookResponse>((settle) => {
     const request = send(url, options, (response) => {
       // The status is the answer; the body is not read (a receiver cannot make us buffer it).

@@ -22,6 +22,8 @@ export interface Receiver {
   acknowledged: ReceivedWebhook[];
   /** Answers only after this many ms (timeouts). */
   delayMs: number;
+  /** When set, answers only once it resolves (a receiver that is still working). */
+  gate?: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -44,7 +46,8 @@ export async function startReceiver(): Promise<Receiver> {
         if (status >= 200 && status < 300) receiver.acknowledged.push(webhook);
         res.writeHead(status, { 'content-type': 'text/plain', location: 'http://127.0.0.1:9/elsewhere' }).end('ok');
       };
-      if (receiver.delayMs > 0) setTimeout(answer, receiver.delayMs).unref();
+      if (receiver.gate) void receiver.gate.then(answer);
+      else if (receiver.delayMs > 0) setTimeout(answer, receiver.delayMs).unref();
       else answer();
     });
   });

@@ -1,0 +1,60 @@
+import { http, HttpResponse } from 'msw';
+import { setupServer } from 'msw/node';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { webhookHeaders } from '@/server/webhooks/delivery';
+import { endpointSecret } from '@/server/webhooks/secrets';
+import { sendWebhook } from '@/server/webhooks/sender';
+
+/** Live sending, where a real public https receiver cannot be reached from a test: msw plays it. */
+const received: { url: string; headers: Record<string, string>; body: string }[] = [];
+const server = setupServer(
+  http.post('https://hooks.merchant.example/webhooks', async ({ request }) => {
+    received.push({ url: request.url, headers: Object.fromEntries(request.headers), body: await request.text() });
+    return new HttpResponse('ok', { status: 204 });
+  }),
+);
+
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => {
+  received.length = 0;
+});
+afterAll(() => server.close());
+
+const secret = endpointSecret({ authSecret: 'sender-test-secret' }, 'we_live_000000000000000000000001');
+const body = JSON.stringify({ id: 'evt_live_1', object: 'event', type: 'subscription.updated', created: 1, livemode: true, data: { object: { id: 'sub_live_1' } } });
+const now = () => Math.floor(Date.now() / 1000);
+
+function liveRequest(url: string) {
+  return { url, livemode: true, headers: webhookHeaders(secret, 'evt_live_1', now(), body), body, timeoutMs: 2_000 };
+}
+
+describe('sending one live webhook', () => {
+  it('CONTRACT 3 a host resolving to public addresses gets the exact signed bytes; standardwebhooks verifies them', async () => {
+    const response = await sendWebhook(liveRequest('https://hooks.merchant.example/webhooks'), async () => ['93.184.216.34', '2606:2800:220:1::1']);
+    expect(response).toEqual({ status: 204, error: null, durationMs: expect.any(Number) });
+    expect(received).toHaveLength(1);
+    expect(received[0]!.body).toBe(body);
+    expect(new Webhook(secret).verify(received[0]!.body, received[0]!.headers)).toEqual(JSON.parse(body));
+    expect(received[0]!.headers['content-type']).toBe('application/json');
+  });
+
+  it('issue 5 SSRF: a host with any non-public address is refused before connecting', async () => {
+    for (const addresses of [['10.0.0.7'], ['93.184.216.34', '127.0.0.1'], ['::1'], ['169.254.169.254'], ['::ffff:192.168.0.1']]) {
+      const response = await sendWebhook(liveRequest('https://hooks.merchant.example/webhooks'), async () => addresses);
+      expect(response.status).toBeNull();
+      expect(response.error).toMatch(/^Refused: hooks\.merchant\.example resolves to .+, which is not a public address\.$/);
+    }
+    expect(received).toEqual([]);
+  });
+
+  it('issue 5 a literal private address, plain http, and a failed lookup are refused in live mode', async () => {
+    expect((await sendWebhook(liveRequest('https://127.0.0.1/webhooks'))).error).toBe('Refused: 127.0.0.1 is not a public address.');
+    expect((await sendWebhook(liveRequest('http://hooks.merchant.example/webhooks'), async () => ['93.184.216.34'])).error).toBe('Live webhooks are sent over https only.');
+    const lookupFailed = await sendWebhook(liveRequest('https://hooks.merchant.example/webhooks'), async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND hooks.merchant.example'), { code: 'ENOTFOUND' });
+    });
+    expect(lookupFailed).toMatchObject({ status: null, error: expect.stringContaining('ENOTFOUND') });
+    expect(received).toEqual([]);
+  });
+});
