@@ -1,0 +1,87 @@
+import { eq } from 'drizzle-orm';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { stores } from '@/db/schema';
+import { billDueSubscriptions, type BillingEngineDeps } from '@/server/billing/engine';
+import { reconcileSubscriptionCharges } from '@/server/billing/reconcile';
+import { GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
+import { periodBoundary } from '@/server/subscriptions/schedule';
+import { epoch, T0 } from '../support/api';
+import { createStore } from '../support/factories';
+import { useTestApi } from '../support/server';
+import { CARDS, createSubscription } from '../support/subscriptions';
+import { advanceClock, chargesOf, eventsOf, recurringLedger, retrieveSubscription } from './support';
+
+const api = useTestApi({ subscriptionsEnabled: true });
+beforeEach(() => api.clock.set(T0));
+
+const RENEWAL = epoch(periodBoundary(T0, 'month', 1, 1)) - epoch(T0);
+
+/** The services with a test gateway whose recurring calls time out, after (`reached`) or before reaching the simulator. */
+function timingOut(reached: boolean): BillingEngineDeps {
+  const simulator = api.services.gateways.test;
+  const gateway: PaymentGateway = {
+    ...simulator,
+    async chargeRecurring(request) {
+      if (reached) await simulator.chargeRecurring(request);
+      throw new GatewayTimeoutError();
+    },
+  };
+  return { ...api.services, gateways: { ...api.services.gateways, test: gateway } };
+}
+
+/** A store whose subscription's renewal is due now (the store's clock moved past it, nothing billed yet). */
+async function dueSubscription(card: string = CARDS.approved) {
+  const store = await createStore(api.services, { subscriptions: true });
+  const sub = await createSubscription(api.services, store.id, { card, metadata: { order: 'R-1' } });
+  await api.services.db.update(stores).set({ testClockOffsetSeconds: RENEWAL }).where(eq(stores.id, store.id));
+  return { key: store.keys.sk_test, storeId: store.id, sub };
+}
+
+const storeScope = (storeId: string) => ({ kind: 'store' as const, storeId, livemode: false, now: new Date(T0.getTime() + RENEWAL * 1000) });
+
+describe('open charges are reconciled, never charged twice (issue 5)', () => {
+  it('a timeout after the gateway charged: the charge stays unknown and is not claimed again; the reconciler records the gateway’s charge', async () => {
+    const { key, storeId, sub } = await dueSubscription();
+    expect(await billDueSubscriptions(timingOut(true), storeScope(storeId))).toBe(0);
+    expect((await chargesOf(api.services.db, sub.id)).map((charge) => charge.status)).toEqual(['succeeded', 'unknown']);
+    expect(await retrieveSubscription(api, key, sub.id)).toMatchObject({ status: 'active', current_period_start: epoch(T0) });
+
+    // Billing passes skip a subscription whose charge is in flight.
+    await advanceClock(api, key, 1);
+    expect(await chargesOf(api.services.db, sub.id)).toHaveLength(2);
+
+    // Too young: its worker might still be waiting for the gateway.
+    expect(await reconcileSubscriptionCharges(api.services)).toBe(0);
+    api.clock.advance(61);
+    expect(await reconcileSubscriptionCharges(api.services)).toBe(1);
+    const ledger = await recurringLedger(api.services.db, sub.recurringId);
+    expect(ledger.map((charge) => charge.idempotencyKey)).toEqual([`subscription:${sub.id}:2:0`]);
+    expect((await chargesOf(api.services.db, sub.id))[1]).toMatchObject({ status: 'succeeded', gatewayPaymentId: ledger[0]!.paymentId });
+    expect(await retrieveSubscription(api, key, sub.id)).toMatchObject({ status: 'active', current_period_start: RENEWAL + epoch(T0) });
+    expect((await eventsOf(api.services.db, sub.id)).map((event) => event.type)).toEqual(['subscription.payment_succeeded', 'subscription.updated']);
+  });
+
+  it('a charge the gateway never received is re-issued under the same key, once, however many reconcilers race', async () => {
+    const { key, storeId, sub } = await dueSubscription();
+    await billDueSubscriptions(timingOut(false), storeScope(storeId));
+    expect(await recurringLedger(api.services.db, sub.recurringId)).toEqual([]);
+
+    api.clock.advance(61);
+    const settled = await Promise.all([1, 2, 3].map(() => reconcileSubscriptionCharges(api.services)));
+    expect(settled.reduce((sum, count) => sum + count, 0)).toBe(1);
+    expect((await recurringLedger(api.services.db, sub.recurringId)).map((charge) => charge.idempotencyKey)).toEqual([`subscription:${sub.id}:2:0`]);
+    expect((await chargesOf(api.services.db, sub.id)).map((charge) => charge.status)).toEqual(['succeeded', 'succeeded']);
+    expect((await eventsOf(api.services.db, sub.id)).map((event) => event.type)).toEqual(['subscription.payment_succeeded', 'subscription.updated']);
+    expect(await retrieveSubscription(api, key, sub.id)).toMatchObject({ status: 'active', failure_count: 0 });
+  });
+
+  it('a reconciled decline moves the subscription like any decline (past_due)', async () => {
+    const { key, storeId, sub } = await dueSubscription(CARDS.declinesRecurring);
+    await billDueSubscriptions(timingOut(true), storeScope(storeId));
+    api.clock.advance(61);
+    expect(await reconcileSubscriptionCharges(api.services)).toBe(1);
+    expect(await retrieveSubscription(api, key, sub.id)).toMatchObject({ status: 'past_due', failure_count: 1 });
+    expect((await eventsOf(api.services.db, sub.id)).map((event) => event.type)).toEqual(['subscription.payment_failed', 'subscription.past_due', 'subscription.updated']);
+    expect(await recurringLedger(api.services.db, sub.recurringId)).toHaveLength(1);
+  });
+});
