@@ -4,6 +4,7 @@ import { hostedFormTargets, loadHostedCheckout } from '@/server/checkout/hosted'
 import { hostedContentSecurityPolicy, hostedPageHeaders } from '@/server/checkout/hosted-headers';
 import { invalidLinkResponse } from '@/server/checkout/hosted-invalid';
 import { receiptSignatureValid } from '@/server/payments/receipt';
+import { loadHostedSubscriptionCheckout, SUBSCRIPTION_CHECKOUT_ID } from '@/server/subscriptions/hosted';
 import { clientIp } from '@/server/context';
 import { ApiError } from '@/server/errors';
 import { portalLinkResolves } from '@/server/portal/page';
@@ -18,6 +19,7 @@ const SESSION_ID = /^cs_(test|live)_[0-9A-Za-z]{1,64}$/;
  */
 export async function proxy(request: NextRequest) {
   if (request.nextUrl.pathname.startsWith('/portal/')) return portalProxy(request);
+  if (request.nextUrl.pathname.startsWith('/subscribe/')) return subscribeProxy(request);
   const [, , id = '', below, extra] = request.nextUrl.pathname.split('/');
   let formTargets: string[] = [];
   if (request.method === 'GET' && below === undefined) {
@@ -59,6 +61,27 @@ async function portalProxy(request: NextRequest) {
   return response;
 }
 
+/**
+ * The hosted subscription checkout (/subscribe/*): the checkout pages' headers and their 404 for
+ * a link or receipt signature that does not verify, for its own link purpose.
+ */
+async function subscribeProxy(request: NextRequest) {
+  const [, , id = '', below, extra] = request.nextUrl.pathname.split('/');
+  const services = await getAppServices();
+  const params = request.nextUrl.searchParams;
+  let formTargets: string[] = [];
+  if (request.method === 'GET' && below === undefined) {
+    const hosted = await loadHostedSubscriptionCheckout(services, { id, expires: params.get('expires') ?? undefined, signature: params.get('signature') ?? undefined });
+    if (hosted.state === 'invalid') return invalidLinkResponse();
+    if (hosted.state === 'open') formTargets = hostedFormTargets(hosted.view);
+  } else if (request.method === 'GET' && below === 'receipt' && extra === undefined) {
+    if (!SUBSCRIPTION_CHECKOUT_ID.test(id) || !receiptSignatureValid(services.config, id, params.get('signature') ?? undefined)) return invalidLinkResponse();
+  }
+  const response = NextResponse.next();
+  for (const [name, value] of Object.entries(hostedPageHeaders(hostedContentSecurityPolicy(formTargets)))) response.headers.set(name, value);
+  return response;
+}
+
 export const config = {
-  matcher: ['/checkout/:path*', '/portal/:path*'],
+  matcher: ['/checkout/:path*', '/portal/:path*', '/subscribe/:path*'],
 };

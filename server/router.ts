@@ -5,6 +5,7 @@ import { ordersRouter } from './orders/router';
 import { portalRouter } from './portal/router';
 import { productsRouter } from './products/router';
 import { refundsRouter } from './refunds/router';
+import { subscriptionsRouter } from './subscriptions/router';
 import { testClockRouter } from './test-clock/router';
 import { createRouter } from './trpc';
 import { webhooksRouter } from './webhooks/router';
@@ -18,8 +19,9 @@ export const appRouter = createRouter({
   customers: customersRouter,
   licenses: licensesRouter,
   refunds: refundsRouter,
-  portal: portalRouter,
   webhookEndpoints: webhooksRouter,
+  subscriptions: subscriptionsRouter,
+  portal: portalRouter,
 });
 
 export type AppRouter = typeof appRouter;

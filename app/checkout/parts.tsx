@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import type { HostedField } from '@/server/checkout/hosted-messages';
 
 /** One format for every amount on the hosted pages: EUR in Irish English ("€1,234.50"). */
 const EUR = new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' });
@@ -8,13 +9,13 @@ export function formatEur(cents: number): string {
 }
 
 /** Header with the merchant's name, the main landmark, and a footer saying who processes the payment. */
-export function CheckoutShell({ storeName, livemode, children }: { storeName?: string; livemode?: boolean; children: ReactNode }) {
+export function CheckoutShell({ storeName, livemode, recurring, children }: { storeName?: string; livemode?: boolean; recurring?: boolean; children: ReactNode }) {
   return (
     <>
       <a className="co-skip" href="#main">
         Skip to content
       </a>
-      {livemode === false ? <TestModeBanner /> : null}
+      {livemode === false ? <TestModeBanner recurring={recurring} /> : null}
       <header className="co-header">
         <div className="co-header-inner">
           {storeName ? (
@@ -54,13 +55,18 @@ function LockIcon() {
 }
 
 /** CONTRACT 4: in test mode the page says so and lists the cards that simulate each outcome. */
-export function TestModeBanner() {
+export function TestModeBanner({ recurring }: { recurring?: boolean }) {
   return (
     <aside className="co-test" aria-label="Test mode">
       <p>
         <strong>Test mode.</strong> No real money moves. Use card <code>4242 4242 4242 4242</code> to approve or{' '}
         <code>4000 0000 0000 0002</code> to decline, any future expiry (MM/YY) and any 3-digit CVC.
       </p>
+      {recurring ? (
+        <p>
+          For later charges: <code>4000 0000 0000 0341</code> declines every renewal, <code>4000 0000 0000 3063</code> declines the first renewal only.
+        </p>
+      ) : null}
     </aside>
   );
 }
@@ -147,5 +153,58 @@ export function Notice({ title, tone, children }: { title: string; tone: 'info' 
       </h1>
       {children}
     </section>
+  );
+}
+
+/** How the alert above a form names the field to correct. */
+export const FIELD_LABELS: Record<HostedField, string> = { email: 'email address', card_number: 'card number', expiry: 'expiry date', cvc: 'security code (CVC)' };
+
+interface InputProps {
+  id: string;
+  name: string;
+  'aria-invalid'?: true;
+  'aria-describedby'?: string;
+  className: string;
+}
+
+/** A labelled input with its hint and, after a failed attempt, its error tied by aria-describedby. */
+export function Field({ name, label, hint, error, children }: { name: HostedField; label: string; hint?: string; error?: string; children: (props: InputProps) => React.ReactNode }) {
+  const hintId = hint ? `${name}-hint` : undefined;
+  const errorId = error ? `${name}-error` : undefined;
+  const describedBy = [hintId, errorId].filter(Boolean).join(' ') || undefined;
+  return (
+    <div className={error ? 'co-field co-field-invalid' : 'co-field'}>
+      <label htmlFor={name}>{label}</label>
+      {hint ? (
+        <span id={hintId} className="co-hint">
+          {hint}
+        </span>
+      ) : null}
+      {children({ id: name, name, className: 'co-input', 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
+      {error ? (
+        <p id={errorId} className="co-field-error">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** The card inputs of every hosted payment form (CONTRACT 5 labels: `Card number`, `Expiry`, `CVC`). */
+export function CardFields({ fieldError }: { fieldError: (name: HostedField) => string | undefined }) {
+  return (
+    <>
+      <Field name="card_number" label="Card number" error={fieldError('card_number')}>
+        {(props) => <input {...props} type="text" autoComplete="cc-number" inputMode="numeric" placeholder="1234 1234 1234 1234" maxLength={23} spellCheck={false} required />}
+      </Field>
+      <div className="co-row">
+        <Field name="expiry" label="Expiry" hint="MM/YY" error={fieldError('expiry')}>
+          {(props) => <input {...props} type="text" autoComplete="cc-exp" inputMode="numeric" placeholder="MM/YY" maxLength={7} required />}
+        </Field>
+        <Field name="cvc" label="CVC" hint="3 digits" error={fieldError('cvc')}>
+          {(props) => <input {...props} type="text" autoComplete="cc-csc" inputMode="numeric" placeholder="123" maxLength={4} required />}
+        </Field>
+      </div>
+    </>
   );
 }

@@ -74,7 +74,7 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
         if (again.state === 'complete') return { kind: 'redirect', location: paidRedirectUrl(services.config, again.view) };
         return page();
       }
-      return { ...page(pageErrorFor(error)), ...(email ? { email } : {}) };
+      return { ...page(hostedPageErrorFor(error)), ...(email ? { email } : {}) };
     }
     // Only the error itself: the form body (card data) must never reach a log.
     console.error(`hosted checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
@@ -82,7 +82,8 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
   }
 }
 
-function pageErrorFor(error: ApiError): HostedErrorCode {
+/** The page's message code for a refused attempt (also used by the hosted subscription checkout). */
+export function hostedPageErrorFor(error: ApiError): HostedErrorCode {
   if (error.code === 'parameter_invalid' && error.param === 'email') return 'email_invalid';
   if (error.code === 'account_suspended' || error.code === 'capability_disabled') return 'merchant_unavailable';
   return (HOSTED_ERROR_CODES as readonly string[]).includes(error.code) ? (error.code as HostedErrorCode) : 'internal_error';

@@ -1,10 +1,11 @@
 import { and, eq, isNull } from 'drizzle-orm';
-import type { Database } from '@/db/client';
+import type { Database, Transaction } from '@/db/client';
 import { customers } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import { resourceMissing } from '../errors';
 import { revokeCustomerPortalSessions } from '../portal/service';
+import { newId } from '../ids';
 import type { Customer, DeletedCustomer } from './schemas';
 
 type CustomerRow = typeof customers.$inferSelect;
@@ -27,6 +28,27 @@ export function customerView(row: CustomerRow): Customer {
  */
 function liveCustomer(subject: Scope, id: string) {
   return and(eq(customers.id, id), eq(customers.storeId, subject.storeId), eq(customers.livemode, subject.livemode), isNull(customers.deletedAt));
+}
+
+/**
+ * The customer of a payment: created or matched by lower-cased email within the store and
+ * environment (CONTRACT 3), by checkout settlement and by a subscription's first charge. Two
+ * payments of one customer may settle at once: both inserts reach the partial unique index, the
+ * second waits for the first to commit and then does nothing, and its select (a new statement,
+ * so a new snapshot under READ COMMITTED) finds the winner's row.
+ */
+export async function customerFor(tx: Transaction, scope: Scope, email: string, now: Date): Promise<string> {
+  const lowered = email.toLowerCase();
+  await tx
+    .insert(customers)
+    .values({ id: newId('cus', scope.livemode), storeId: scope.storeId, livemode: scope.livemode, email: lowered, createdAt: now })
+    .onConflictDoNothing();
+  const [customer] = await tx
+    .select({ id: customers.id })
+    .from(customers)
+    .where(and(eq(customers.storeId, scope.storeId), eq(customers.livemode, scope.livemode), eq(customers.email, lowered), isNull(customers.deletedAt)));
+  if (!customer) throw new Error('customer vanished after insert');
+  return customer.id;
 }
 
 /** GET /customers/{id}. */

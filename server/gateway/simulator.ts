@@ -24,6 +24,15 @@ const TEST_CARDS: Record<string, Scenario> = {
   '4000000000003063': 'decline_first_recurring',
 };
 
+/**
+ * Whether a (digits-only) number is one of the CONTRACT 4 test cards. Lets a hosted page refuse
+ * any other number with `unsupported_test_card` before it spends something single-use (a
+ * subscription checkout's link) on an attempt the simulator would refuse anyway.
+ */
+export function isTestCard(digits: string): boolean {
+  return Object.hasOwn(TEST_CARDS, digits);
+}
+
 type ChargeRow = typeof simulatorCharges.$inferSelect;
 
 function toResult(row: ChargeRow): ChargeResult {

@@ -1,8 +1,9 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Database, Transaction } from '@/db/client';
-import { checkoutSessions, customers, licenseKeys, orderLines, orders, paymentAttempts, stores } from '@/db/schema';
+import { checkoutSessions, licenseKeys, orderLines, orders, paymentAttempts, stores } from '@/db/schema';
 import type { PaymentAttemptStatus } from '@/db/schema';
 import { storeClock, type Clock } from '../clock';
+import { customerFor } from '../customers/service';
 import { newId } from '../ids';
 import type { ChargeResult } from '../gateway/types';
 import { generateLicenseKey } from './license-keys';
@@ -139,23 +140,4 @@ async function fulfil(tx: Transaction, session: SessionRow, now: Date, payment: 
     .where(eq(checkoutSessions.id, session.id))
     .returning();
   return completed!;
-}
-
-/**
- * Created or matched by lower-cased email within the store and environment (CONTRACT 3). Two
- * sessions of one customer may complete at once: both inserts reach the partial unique index,
- * the second waits for the first to commit and then does nothing, and its select (a new
- * statement, so a new snapshot under READ COMMITTED) finds the winner's row.
- */
-async function customerFor(tx: Transaction, session: SessionRow, email: string, now: Date): Promise<string> {
-  await tx
-    .insert(customers)
-    .values({ id: newId('cus', session.livemode), storeId: session.storeId, livemode: session.livemode, email, createdAt: now })
-    .onConflictDoNothing();
-  const [customer] = await tx
-    .select({ id: customers.id })
-    .from(customers)
-    .where(and(eq(customers.storeId, session.storeId), eq(customers.livemode, session.livemode), eq(customers.email, email), isNull(customers.deletedAt)));
-  if (!customer) throw new Error('customer vanished after insert');
-  return customer.id;
 }

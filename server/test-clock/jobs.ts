@@ -4,7 +4,9 @@
  * webhooks add their own job here.
  */
 import { expireDueCheckoutSessions } from '../checkout/service';
+import { expireDueSubscriptionCheckouts } from '../subscriptions/checkouts';
 import type { Services } from '../context';
+import { billDueTestSubscriptions } from '../billing/worker';
 import { requestDeliveryRun } from '../webhooks/delivery';
 
 export interface DueJobScope {
@@ -15,7 +17,11 @@ export interface DueJobScope {
 /** `now` is the store's test clock after the move; jobs that call the gateway take it from `services`. */
 export type DueJob = (services: Services, scope: DueJobScope, now: Date) => Promise<unknown>;
 
-export const DUE_JOBS: readonly DueJob[] = [({ db }, scope, now) => expireDueCheckoutSessions(db, scope, now)];
+export const DUE_JOBS: readonly DueJob[] = [
+  ({ db }, scope, now) => expireDueCheckoutSessions(db, scope, now),
+  ({ db }, scope, now) => expireDueSubscriptionCheckouts(db, scope, now),
+  billDueTestSubscriptions,
+];
 
 export async function runDueJobs(services: Services, scope: DueJobScope, now: Date): Promise<void> {
   for (const job of DUE_JOBS) await job(services, scope, now);

@@ -5,12 +5,10 @@ import { hostedPagePath, loadHostedCheckout, type HostedCheckoutView } from '@/s
 import { REMEMBERED_EMAIL_COOKIE, rememberedEmail } from '@/server/checkout/hosted-email';
 import { failureMessage, hostedMessage, type HostedField } from '@/server/checkout/hosted-messages';
 import { paidRedirectUrl, receiptUrl as signedReceiptUrl } from '@/server/payments/receipt';
-import { CheckoutShell, formatEur, Notice, OrderSummary } from '../parts';
+import { CardFields, CheckoutShell, Field, FIELD_LABELS, formatEur, Notice, OrderSummary } from '../parts';
 
 // Every view reads the session and the store's clock at request time.
 export const dynamic = 'force-dynamic';
-
-const FIELD_LABELS: Record<HostedField, string> = { email: 'email address', card_number: 'card number', expiry: 'expiry date', cvc: 'security code (CVC)' };
 
 type SearchParams = Record<string, string | string[] | undefined>;
 
@@ -130,19 +128,7 @@ function PaymentForm({ view, action, error, email }: { view: HostedCheckoutView;
             {(props) => <input {...props} type="email" autoComplete="email" inputMode="email" spellCheck={false} maxLength={254} defaultValue={email} required />}
           </Field>
         )}
-        <Field name="card_number" label="Card number" error={fieldError('card_number')}>
-          {(props) => (
-            <input {...props} type="text" autoComplete="cc-number" inputMode="numeric" placeholder="1234 1234 1234 1234" maxLength={23} spellCheck={false} required />
-          )}
-        </Field>
-        <div className="co-row">
-          <Field name="expiry" label="Expiry" hint="MM/YY" error={fieldError('expiry')}>
-            {(props) => <input {...props} type="text" autoComplete="cc-exp" inputMode="numeric" placeholder="MM/YY" maxLength={7} required />}
-          </Field>
-          <Field name="cvc" label="CVC" hint="3 digits" error={fieldError('cvc')}>
-            {(props) => <input {...props} type="text" autoComplete="cc-csc" inputMode="numeric" placeholder="123" maxLength={4} required />}
-          </Field>
-        </div>
+        <CardFields fieldError={fieldError} />
         <button type="submit" className="co-button co-pay-button">
           Pay {formatEur(view.amountTotal)}
         </button>
@@ -155,36 +141,5 @@ function PaymentForm({ view, action, error, email }: { view: HostedCheckoutView;
         ) : null}
       </form>
     </section>
-  );
-}
-
-interface InputProps {
-  id: string;
-  name: string;
-  'aria-invalid'?: true;
-  'aria-describedby'?: string;
-  className: string;
-}
-
-/** A labelled input with its hint and, after a failed attempt, its error tied by aria-describedby. */
-function Field({ name, label, hint, error, children }: { name: HostedField; label: string; hint?: string; error?: string; children: (props: InputProps) => React.ReactNode }) {
-  const hintId = hint ? `${name}-hint` : undefined;
-  const errorId = error ? `${name}-error` : undefined;
-  const describedBy = [hintId, errorId].filter(Boolean).join(' ') || undefined;
-  return (
-    <div className={error ? 'co-field co-field-invalid' : 'co-field'}>
-      <label htmlFor={name}>{label}</label>
-      {hint ? (
-        <span id={hintId} className="co-hint">
-          {hint}
-        </span>
-      ) : null}
-      {children({ id: name, name, className: 'co-input', 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
-      {error ? (
-        <p id={errorId} className="co-field-error">
-          {error}
-        </p>
-      ) : null}
-    </div>
   );
 }

@@ -1,0 +1,30 @@
+import { getAppServices } from '@/server/app';
+import { invalidLinkResponse } from '@/server/checkout/hosted-invalid';
+import { submitHostedSubscription } from '@/server/subscriptions/hosted';
+
+export const dynamic = 'force-dynamic';
+
+/**
+ * POST /subscribe/{id}/pay?expires&signature: the hosted subscription form's target. Always 303
+ * (to the merchant, the receipt, or back to the page) so a reload never resubmits. The body is
+ * form-encoded card data: read once here, never logged.
+ */
+export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const url = new URL(request.url);
+  const services = await getAppServices();
+  let form: FormData;
+  try {
+    form = await request.formData();
+  } catch {
+    form = new FormData();
+  }
+  const outcome = await submitHostedSubscription(services, {
+    id,
+    expires: url.searchParams.get('expires') ?? undefined,
+    signature: url.searchParams.get('signature') ?? undefined,
+    form,
+  });
+  if (outcome.kind === 'not_found') return invalidLinkResponse();
+  return new Response(null, { status: 303, headers: { location: outcome.location, 'cache-control': 'no-store' } });
+}

@@ -1,0 +1,218 @@
+/**
+ * Subscription checkouts (spec 2.5, 3.3, 4.3): the signed, single-use hosted link that starts a
+ * subscription. Created here; consumed by the hosted page's first payment attempt (first-charge.ts).
+ */
+import { and, eq, lte } from 'drizzle-orm';
+import type { Database, Executor } from '@/db/client';
+import { products, subscriptionCheckouts } from '@/db/schema';
+import { recordAudit } from '../audit/service';
+import type { Subject } from '../auth/service';
+import { epochSeconds, type Clock } from '../clock';
+import type { Config } from '../config';
+import type { RequestState } from '../context';
+import { createIdempotently, requestHash } from '../checkout/idempotency';
+import { normalizePriceId } from '../checkout/lines';
+import { signedLink, signingSecret } from '../checkout/links';
+import { normalizeMetadata } from '../checkout/metadata';
+import { ApiError, resourceMissing } from '../errors';
+import { newId } from '../ids';
+import type { CreateSubscriptionInput, SubscriptionCheckout } from './schemas';
+
+export type SubscriptionCheckoutRow = typeof subscriptionCheckouts.$inferSelect;
+type Scope = Pick<Subject, 'storeId' | 'livemode'>;
+
+export interface SubscriptionDeps {
+  db: Database;
+  /** The store's clock (storeClock): test mode reads the store's test clock. */
+  clock: Clock;
+  /** Wall-clock time, for webhook delivery scheduling. */
+  wallClock: Clock;
+  config: Pick<Config, 'publicBaseUrl' | 'authSecret'>;
+}
+
+export const CREATE_OPERATION = 'subscription_checkout.create';
+
+/** Spec 4.3 expires_at: clamped to [now + 30 minutes, now + 24 hours], default 24 hours. */
+const MIN_LIFETIME_SECONDS = 30 * 60;
+const MAX_LIFETIME_SECONDS = 24 * 60 * 60;
+
+function checkoutOwnedBy(scope: Scope) {
+  return and(eq(subscriptionCheckouts.storeId, scope.storeId), eq(subscriptionCheckouts.livemode, scope.livemode));
+}
+
+/** The API shape (spec 2.5): `url` signed afresh on every read while open, null after. */
+export function subscriptionCheckoutView(row: SubscriptionCheckoutRow, config: SubscriptionDeps['config']): SubscriptionCheckout {
+  const expiresAt = epochSeconds(row.expiresAt);
+  return {
+    id: row.id,
+    object: 'subscription.checkout',
+    status: row.status,
+    livemode: row.livemode,
+    url: row.status === 'open' ? signedLink(config.publicBaseUrl, signingSecret(config), 'subscription_checkout', row.id, expiresAt) : null,
+    subscription: row.subscriptionId,
+    amount: row.amount,
+    currency: 'eur',
+    interval: row.interval,
+    interval_count: row.intervalCount,
+    total_payments: row.totalPayments,
+    plan_name: row.planName,
+    price_id: row.priceId,
+    product_id: row.productId,
+    customer_email: row.customerEmail,
+    customer_name: row.customerName,
+    success_url: row.successUrl,
+    metadata: row.metadata,
+    created: epochSeconds(row.createdAt),
+    expires_at: expiresAt,
+  };
+}
+
+/**
+ * Spec 3.3: `open` → `expired` once `expires_at` passes, written lazily when read. Conditional on
+ * `open` and not consumed, so a payment attempt at the same moment is never overwritten.
+ */
+async function withExpiryApplied(db: Database, row: SubscriptionCheckoutRow, now: Date): Promise<SubscriptionCheckoutRow> {
+  if (row.status !== 'open' || now.getTime() < row.expiresAt.getTime()) return row;
+  const [expired] = await db
+    .update(subscriptionCheckouts)
+    .set({ status: 'expired' })
+    .where(and(eq(subscriptionCheckouts.id, row.id), eq(subscriptionCheckouts.status, 'open'), lte(subscriptionCheckouts.expiresAt, now)))
+    .returning();
+  if (expired) return expired;
+  const [current] = await db.select().from(subscriptionCheckouts).where(eq(subscriptionCheckouts.id, row.id));
+  return current ?? row;
+}
+
+/** Every open checkout of one store and environment past its deadline becomes `expired`; run when the test clock moves. */
+export async function expireDueSubscriptionCheckouts(db: Executor, scope: Scope, now: Date): Promise<number> {
+  const expired = await db
+    .update(subscriptionCheckouts)
+    .set({ status: 'expired' })
+    .where(and(checkoutOwnedBy(scope), eq(subscriptionCheckouts.status, 'open'), lte(subscriptionCheckouts.expiresAt, now)))
+    .returning({ id: subscriptionCheckouts.id });
+  return expired.length;
+}
+
+/** GET /subscriptions/checkout/{id}: unknown, foreign and other-environment ids answer alike. */
+export async function getSubscriptionCheckout(deps: SubscriptionDeps, scope: Scope, id: string): Promise<SubscriptionCheckout> {
+  const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, id), checkoutOwnedBy(scope))).limit(1);
+  if (!row) throw resourceMissing('subscription checkout', id);
+  return subscriptionCheckoutView(await withExpiryApplied(deps.db, row, deps.clock.now()), deps.config);
+}
+
+interface Plan {
+  amount: number;
+  interval: SubscriptionCheckoutRow['interval'];
+  intervalCount: number;
+  planName: string;
+  priceId: string | null;
+  productId: string | null;
+}
+
+/**
+ * Price mode reads amount, interval and plan name from the catalog (CONTRACT 3: the product's
+ * name); a one-time price is `price_mode_unsupported`, an inactive one `price_inactive`.
+ */
+async function resolvePlan(executor: Executor, scope: Scope, input: CreateSubscriptionInput): Promise<Plan> {
+  if (input.price_id === undefined) {
+    return { amount: input.amount!, interval: input.interval!, intervalCount: input.interval_count ?? 1, planName: input.plan_name!, priceId: null, productId: null };
+  }
+  const priceId = normalizePriceId(input.price_id);
+  const [product] = await executor
+    .select()
+    .from(products)
+    .where(and(eq(products.priceId, priceId), eq(products.storeId, scope.storeId), eq(products.livemode, scope.livemode)))
+    .limit(1);
+  if (!product) throw resourceMissing('price', priceId, 'price_id');
+  if (product.priceMode !== 'recurring' || product.priceInterval === null) {
+    throw new ApiError('price_mode_unsupported', 'This price is one-time: sell it with a checkout session, or pick a recurring price for a subscription.', { param: 'price_id' });
+  }
+  if (!product.priceActive) throw new ApiError('price_inactive', 'This price is not active: activate it or sell another one.', { param: 'price_id' });
+  if (product.amount < 50) {
+    throw new ApiError('parameter_invalid', 'Subscriptions charge at least 50 cents per cycle: this price is lower.', { param: 'price_id' });
+  }
+  return {
+    amount: product.amount,
+    interval: product.priceInterval,
+    intervalCount: product.priceIntervalCount ?? 1,
+    planName: product.name,
+    priceId: product.priceId,
+    productId: product.id,
+  };
+}
+
+function clampExpiry(requested: number | undefined, nowSeconds: number): number {
+  if (requested === undefined) return nowSeconds + MAX_LIFETIME_SECONDS;
+  return Math.min(Math.max(requested, nowSeconds + MIN_LIFETIME_SECONDS), nowSeconds + MAX_LIFETIME_SECONDS);
+}
+
+export interface CreateOptions {
+  idempotencyKey: string | undefined;
+  /** The body as received, for the idempotency hash (metadata key order included). */
+  rawBody: unknown;
+  request: Pick<RequestState, 'ip' | 'method' | 'path'>;
+}
+
+/**
+ * POST /subscriptions (spec 4.3): the checkout, audited in the same transaction. The catalog is
+ * read inside the idempotency key's transaction, so a replay never depends on the catalog as it is now.
+ */
+export async function createSubscriptionCheckout(
+  deps: SubscriptionDeps,
+  subject: Subject,
+  input: CreateSubscriptionInput,
+  options: CreateOptions,
+): Promise<{ checkout: SubscriptionCheckout; replayed: boolean }> {
+  if (subject.livemode && input.success_url !== undefined && !/^https:/i.test(input.success_url)) {
+    throw new ApiError('invalid_success_url', '`success_url` must use https in live mode.', { param: 'success_url' });
+  }
+  const now = deps.clock.now();
+  const id = newId('subchk', subject.livemode);
+  const { result, replayed } = await createIdempotently({
+    db: deps.db,
+    scope: { storeId: subject.storeId, livemode: subject.livemode },
+    operation: CREATE_OPERATION,
+    key: options.idempotencyKey,
+    requestHash: requestHash(options.rawBody, ['metadata']),
+    now,
+    resourceId: id,
+    // The checkout and its audit line commit together (a savepoint inside the key's transaction).
+    create: (executor) =>
+      executor.transaction(async (tx) => {
+        const plan = await resolvePlan(tx, subject, input);
+        const [row] = await tx
+          .insert(subscriptionCheckouts)
+          .values({
+            id,
+            storeId: subject.storeId,
+            livemode: subject.livemode,
+            status: 'open',
+            ...plan,
+            totalPayments: input.total_payments,
+            customerEmail: input.customer_email,
+            customerName: input.customer_name ?? null,
+            successUrl: input.success_url ?? null,
+            metadata: normalizeMetadata(input.metadata),
+            createdAt: now,
+            expiresAt: new Date(clampExpiry(input.expires_at, epochSeconds(now)) * 1000),
+          })
+          .returning();
+        await recordAudit(tx, {
+          action: 'subscription_checkout.create',
+          storeId: subject.storeId,
+          livemode: subject.livemode,
+          ip: options.request.ip,
+          method: options.request.method,
+          path: options.request.path,
+          details: { subscription_checkout: id, price_id: plan.priceId, amount: plan.amount },
+        });
+        return row!;
+      }),
+    replay: async (existing) => {
+      const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, existing), checkoutOwnedBy(subject)));
+      if (!row) throw resourceMissing('subscription checkout', existing);
+      return withExpiryApplied(deps.db, row, now);
+    },
+  });
+  return { checkout: subscriptionCheckoutView(result, deps.config), replayed };
+}

@@ -1,0 +1,58 @@
+/**
+ * Settles first charges whose outcome was never recorded (a timeout left them `unknown`, a crash
+ * `processing`): the billing reconciler leaves cycle 1 to us, because the first charge was made
+ * with the customer's card, which only the hosted page ever held. So this never charges: it asks
+ * the gateway what happened under the charge's key; a key the gateway never received (after a
+ * grace period, since an acquirer's look-up may lag) means nothing moved, and the subscription
+ * becomes `incomplete`.
+ */
+import { and, asc, eq, inArray, lte } from 'drizzle-orm';
+import { subscriptionCharges } from '@/db/schema';
+import { startPeriodic, type PeriodicTask } from '../background';
+import type { Services } from '../context';
+import { settleFirstCharge } from './first-charge';
+
+export interface FirstChargeReconcileSettings {
+  /** An open charge younger than this (wall clock) may still have its request waiting for the gateway. */
+  staleAfterSeconds: number;
+  /** "The gateway has no such charge" is trusted only for charges older than this. */
+  notFoundAfterSeconds: number;
+}
+
+export const DEFAULT_FIRST_CHARGE_RECONCILE_SETTINGS: FirstChargeReconcileSettings = { staleAfterSeconds: 60, notFoundAfterSeconds: 120 };
+
+/** Returns how many first charges it settled. */
+export async function reconcileFirstCharges(deps: Pick<Services, 'db' | 'clock' | 'gateways'>, settings: Partial<FirstChargeReconcileSettings> = {}): Promise<number> {
+  const { staleAfterSeconds, notFoundAfterSeconds } = { ...DEFAULT_FIRST_CHARGE_RECONCILE_SETTINGS, ...settings };
+  const now = deps.clock.now().getTime();
+  const open = await deps.db
+    .select()
+    .from(subscriptionCharges)
+    .where(
+      and(
+        inArray(subscriptionCharges.status, ['processing', 'unknown']),
+        eq(subscriptionCharges.cycle, 1),
+        eq(subscriptionCharges.attempt, 0),
+        lte(subscriptionCharges.createdAt, new Date(now - staleAfterSeconds * 1000)),
+      ),
+    )
+    .orderBy(asc(subscriptionCharges.createdAt))
+    .limit(100);
+  let settled = 0;
+  for (const charge of open) {
+    let found;
+    try {
+      found = await deps.gateways[charge.livemode ? 'live' : 'test'].retrieveCharge(charge.idempotencyKey, charge.gatewayPaymentId ?? undefined);
+    } catch {
+      continue;
+    }
+    if (found === null && now - charge.createdAt.getTime() < notFoundAfterSeconds * 1000) continue;
+    await settleFirstCharge(deps.db, deps.clock, charge.id, found);
+    settled += 1;
+  }
+  return settled;
+}
+
+export function startFirstChargeReconciler(services: Services, options: { intervalMs?: number } = {}): PeriodicTask {
+  return startPeriodic('first charge reconciliation', () => reconcileFirstCharges(services), { intervalMs: options.intervalMs ?? 30_000 });
+}

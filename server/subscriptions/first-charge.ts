@@ -1,0 +1,270 @@
+/**
+ * The first charge of a subscription, made on the hosted page (spec 3.3, 5; CONTRACT 4).
+ *
+ * The link is single-use: the attempt burns it before the gateway is called, in one transaction
+ * that also creates the subscription (`pending`) and its first charge row (`processing`, with
+ * the deterministic key `subscription:<sub id>:1:0`). So a second submit finds the link used and
+ * never charges, and a crash after the gateway call leaves a charge row to reconcile (the
+ * first-charge reconciler settles open rows by looking the key up at the gateway). Settling moves the subscription to `active` or `incomplete`
+ * and emits `subscription.created`, exactly once.
+ */
+import { and, eq, gt, isNull } from 'drizzle-orm';
+import type { Database } from '@/db/client';
+import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions } from '@/db/schema';
+import { recordAudit } from '../audit/service';
+import { chargeIdempotencyKey } from '../billing/charges';
+import { receiptSignature, signingSecret } from '../checkout/links';
+import { storeClock, type Clock } from '../clock';
+import type { Config } from '../config';
+import { customerFor } from '../customers/service';
+import { ApiError, resourceMissing } from '../errors';
+import { isTestCard } from '../gateway/simulator';
+import { GatewayRejectedError, type ChargeResult, type Gateways } from '../gateway/types';
+import { newId, randomBase62 } from '../ids';
+import { validateCard, type CardFields } from '../payments/card';
+import { emitSubscriptionEvent, type SubscriptionRow } from './representation';
+import { periodBoundary } from './schedule';
+
+export interface FirstChargeDeps {
+  db: Database;
+  /** Wall clock; the store's clock is derived from it (test clocks, CONTRACT 3). */
+  clock: Clock;
+  gateways: Gateways;
+  config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'subscriptionsEnabled'>;
+}
+
+type ChargeRow = typeof subscriptionCharges.$inferSelect;
+
+/** Where a subscription checkout without success_url lands: signed like a checkout receipt (ids are not secret). */
+export function subscriptionReceiptUrl(config: Pick<Config, 'publicBaseUrl' | 'authSecret'>, checkoutId: string): string {
+  return `${config.publicBaseUrl}/subscribe/${encodeURIComponent(checkoutId)}/receipt?signature=${receiptSignature(signingSecret(config), checkoutId)}`;
+}
+
+/** CONTRACT 5: success_url with `checkout_id` and `subscription_id` added (its own query kept), else the receipt page. */
+export function subscribedRedirectUrl(config: Pick<Config, 'publicBaseUrl' | 'authSecret'>, checkout: { id: string; successUrl: string | null }, subscriptionId: string): string {
+  if (!checkout.successUrl) return subscriptionReceiptUrl(config, checkout.id);
+  const url = new URL(checkout.successUrl);
+  url.searchParams.set('checkout_id', checkout.id);
+  url.searchParams.set('subscription_id', subscriptionId);
+  return url.toString();
+}
+
+async function loadCheckout(db: Database, id: string) {
+  const [row] = await db
+    .select({
+      checkout: subscriptionCheckouts,
+      storeName: stores.name,
+      offset: stores.testClockOffsetSeconds,
+      suspended: stores.suspended,
+      liveApi: stores.liveApi,
+      subscriptionsFlag: stores.subscriptions,
+    })
+    .from(subscriptionCheckouts)
+    .innerJoin(stores, eq(stores.id, subscriptionCheckouts.storeId))
+    .where(eq(subscriptionCheckouts.id, id))
+    .limit(1);
+  return row;
+}
+
+const linkUsed = () => new ApiError('session_already_complete', 'This subscription checkout link has already been used. Nothing more was charged.');
+const linkExpired = () => new ApiError('session_expired', 'This subscription checkout has expired. Nothing was charged.');
+
+function outcomeUnknown(): ApiError {
+  return new ApiError(
+    'payment_outcome_unknown',
+    'The payment gateway did not confirm the first payment. It is being checked; do not subscribe again until this subscription shows its result.',
+  );
+}
+
+export interface PaySubscriptionInput {
+  checkoutId: string;
+  card: CardFields;
+}
+
+/**
+ * POST of the hosted subscription form. Every refusal that charges nothing comes before the
+ * link burns (state, merchant, the card's own checks, an unknown test card); after it, the
+ * subscription exists and this resolves with it as settled (`active` or `incomplete`), or
+ * throws `payment_outcome_unknown` with the subscription left `pending` for the reconciler.
+ */
+export async function paySubscriptionCheckout(deps: FirstChargeDeps, input: PaySubscriptionInput): Promise<SubscriptionRow> {
+  const loaded = await loadCheckout(deps.db, input.checkoutId);
+  if (!loaded) throw resourceMissing('subscription checkout', input.checkoutId);
+  const { checkout } = loaded;
+  const now = storeClock(deps.clock, { livemode: checkout.livemode, testClockOffsetSeconds: loaded.offset }).now();
+  if (checkout.consumedAt !== null || checkout.status === 'complete') throw linkUsed();
+  if (checkout.status === 'expired' || now.getTime() >= checkout.expiresAt.getTime()) throw linkExpired();
+  // Spec 5: a suspended store or one with the live channel off takes no live money; nobody
+  // subscribes while subscriptions are switched off for the platform or the store.
+  if ((checkout.livemode && (loaded.suspended || !loaded.liveApi)) || !deps.config.subscriptionsEnabled || !loaded.subscriptionsFlag) {
+    throw new ApiError('capability_disabled', 'This merchant cannot accept subscriptions at the moment. No payment was taken.');
+  }
+  const card = validateCard(input.card, now);
+  if (!checkout.livemode && !isTestCard(card.number)) {
+    throw new ApiError('unsupported_test_card', 'This card number is not one of the test cards.', { param: 'card_number' });
+  }
+
+  const charge = await burnLink(deps, checkout, now);
+  let result: ChargeResult | null;
+  try {
+    result = await deps.gateways[checkout.livemode ? 'live' : 'test'].charge({
+      idempotencyKey: charge.idempotencyKey,
+      amount: charge.amount,
+      description: `${loaded.storeName}: ${checkout.planName} (first payment)`,
+      card,
+      returnUrl: subscriptionReceiptUrl(deps.config, checkout.id),
+      recurring: true,
+    });
+  } catch (error) {
+    if (!(error instanceof GatewayRejectedError)) {
+      // A timeout or anything unexpected: the charge may have happened. The row stays open as
+      // `unknown` and is settled by looking the key up, never by charging again.
+      await deps.db
+        .update(subscriptionCharges)
+        .set({ status: 'unknown' })
+        .where(and(eq(subscriptionCharges.id, charge.id), eq(subscriptionCharges.status, 'processing')));
+      throw outcomeUnknown();
+    }
+    result = null;
+  }
+  return settleFirstCharge(deps.db, deps.clock, charge.id, result);
+}
+
+/**
+ * Consumes the link and records the intent, atomically: the conditional update lets exactly one
+ * attempt through however many submits race (an expired or used link updates nothing).
+ */
+async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionCheckouts.$inferSelect, now: Date): Promise<ChargeRow> {
+  const subscriptionId = newId('sub', checkout.livemode);
+  return deps.db.transaction(async (tx) => {
+    const [burned] = await tx
+      .update(subscriptionCheckouts)
+      .set({ consumedAt: now, status: 'complete', subscriptionId })
+      .where(
+        and(
+          eq(subscriptionCheckouts.id, checkout.id),
+          eq(subscriptionCheckouts.status, 'open'),
+          isNull(subscriptionCheckouts.consumedAt),
+          gt(subscriptionCheckouts.expiresAt, now),
+        ),
+      )
+      .returning();
+    if (!burned) throw linkUsed();
+    await tx
+      .insert(subscriptions)
+      .values({
+        id: subscriptionId,
+        storeId: burned.storeId,
+        livemode: burned.livemode,
+        // Spec 3.3's transitional status: the first charge is on its way.
+        status: 'pending',
+        amount: burned.amount,
+        interval: burned.interval,
+        intervalCount: burned.intervalCount,
+        totalPayments: burned.totalPayments,
+        planName: burned.planName,
+        checkoutId: burned.id,
+        // No contract until the gateway approves the first charge.
+        recurringId: '',
+        customerEmail: burned.customerEmail,
+        customerName: burned.customerName,
+        productId: burned.productId,
+        priceId: burned.priceId,
+        currentPeriodStart: now,
+        currentPeriodEnd: now,
+        nextBillingAt: now,
+        metadata: burned.metadata,
+        createdAt: now,
+      });
+    const [charge] = await tx
+      .insert(subscriptionCharges)
+      .values({
+        id: `subchg_${burned.livemode ? 'live' : 'test'}_${randomBase62(24)}`,
+        subscriptionId,
+        storeId: burned.storeId,
+        livemode: burned.livemode,
+        cycle: 1,
+        attempt: 0,
+        idempotencyKey: chargeIdempotencyKey(subscriptionId, 1, 0),
+        amount: burned.amount,
+        status: 'processing',
+        scheduledAt: now,
+        // Wall clock, as payment attempts: staleness is about real gateway calls.
+        createdAt: deps.clock.now(),
+      })
+      .returning();
+    await recordAudit(tx, {
+      action: 'subscription.create',
+      storeId: burned.storeId,
+      livemode: burned.livemode,
+      details: { subscription: subscriptionId, subscription_checkout: burned.id },
+    });
+    return charge!;
+  });
+}
+
+/** Why a first charge that moved no money failed, kept on its charge row. */
+function failureCodeOf(outcome: ChargeResult | null): string {
+  if (outcome === null) return 'processing_error';
+  if (outcome.status === 'declined') return outcome.code;
+  // Live 3-D Secure is not offered on subscription checkouts: an unanswered challenge captures nothing.
+  return 'three_d_secure_required';
+}
+
+/**
+ * Records the first charge's outcome exactly once, with the subscription row locked: the
+ * submitting request and the reconciler may race; the first to lock decides, the other reads
+ * its result. `outcome` null means the gateway never took the charge (nothing moved).
+ */
+export async function settleFirstCharge(db: Database, clock: Clock, chargeId: string, outcome: ChargeResult | null): Promise<SubscriptionRow> {
+  return db.transaction(async (tx) => {
+    const [ref] = await tx.select().from(subscriptionCharges).where(eq(subscriptionCharges.id, chargeId));
+    if (!ref) throw new Error(`subscription charge ${chargeId} vanished`);
+    const [locked] = await tx
+      .select({ subscription: subscriptions, offset: stores.testClockOffsetSeconds })
+      .from(subscriptions)
+      .innerJoin(stores, eq(stores.id, subscriptions.storeId))
+      .where(and(eq(subscriptions.id, ref.subscriptionId), eq(subscriptions.storeId, ref.storeId), eq(subscriptions.livemode, ref.livemode)))
+      .for('update', { of: subscriptions });
+    if (!locked) throw new Error(`subscription of charge ${chargeId} vanished`);
+    const [charge] = await tx.select().from(subscriptionCharges).where(eq(subscriptionCharges.id, chargeId));
+    if (!charge || (charge.status !== 'processing' && charge.status !== 'unknown')) return locked.subscription;
+
+    const wallNow = clock.now();
+    const now = storeClock(clock, { livemode: ref.livemode, testClockOffsetSeconds: locked.offset }).now();
+    const times = { now, wallNow };
+    const current = locked.subscription;
+    const card = outcome ? { cardBrand: outcome.brand, cardLast4: outcome.last4, gatewayPaymentId: outcome.paymentId ?? null } : {};
+
+    if (outcome?.status !== 'succeeded') {
+      const failureCode = failureCodeOf(outcome);
+      await tx.update(subscriptionCharges).set({ status: 'declined', failureCode, ...card, settledAt: wallNow }).where(eq(subscriptionCharges.id, chargeId));
+      const [incomplete] = await tx.update(subscriptions).set({ status: 'incomplete' }).where(eq(subscriptions.id, current.id)).returning();
+      await emitSubscriptionEvent(tx, incomplete!, 'subscription.created', times);
+      return incomplete!;
+    }
+
+    await tx.update(subscriptionCharges).set({ status: 'succeeded', failureCode: null, ...card, settledAt: wallNow }).where(eq(subscriptionCharges.id, chargeId));
+    const customerId = await customerFor(tx, current, current.customerEmail, now);
+    const periodEnd = periodBoundary(now, current.interval, current.intervalCount, 1);
+    const [active] = await tx
+      .update(subscriptions)
+      .set({
+        status: 'active',
+        paymentsMade: 1,
+        recurringId: outcome.recurringId ?? '',
+        customerId,
+        currentPeriodStart: now,
+        currentPeriodEnd: periodEnd,
+        nextBillingAt: periodEnd,
+      })
+      .where(eq(subscriptions.id, current.id))
+      .returning();
+    await emitSubscriptionEvent(tx, active!, 'subscription.created', times);
+    if (active!.totalPayments > 1) return active!;
+    // Spec 3.3: a schedule of one payment is complete with its first charge.
+    const [expired] = await tx.update(subscriptions).set({ status: 'expired', endedAt: now }).where(eq(subscriptions.id, current.id)).returning();
+    await emitSubscriptionEvent(tx, expired!, 'subscription.expired', times);
+    return expired!;
+  });
+}

@@ -1,0 +1,191 @@
+/**
+ * The hosted subscription checkout (spec 3.3, 5; CONTRACT 5): what a customer holding the signed
+ * link may see, the form's POST, and the receipt. The pages call these; none touches the database.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '@/db/client';
+import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type SubscriptionStatus } from '@/db/schema';
+import { hostedPageErrorFor, type SubmitOutcome } from '../checkout/hosted-submit';
+import { checkLink, signingSecret } from '../checkout/links';
+import { epochSeconds, storeClock, type Clock } from '../clock';
+import type { Config } from '../config';
+import type { Services } from '../context';
+import { ApiError } from '../errors';
+import { receiptSignatureValid } from '../payments/receipt';
+import { paySubscriptionCheckout, subscribedRedirectUrl } from './first-charge';
+
+export interface HostedSubscriptionView {
+  id: string;
+  livemode: boolean;
+  storeName: string;
+  planName: string;
+  amount: number;
+  interval: 'day' | 'week' | 'month' | 'year';
+  intervalCount: number;
+  totalPayments: number;
+  customerEmail: string;
+  customerName: string | null;
+  successUrl: string | null;
+}
+
+/** The subscription the link's payment attempt created, as far as the customer may see it. */
+export interface HostedSubscriptionOutcome {
+  id: string;
+  status: SubscriptionStatus;
+  /** Why the first charge failed (a decline code), when it did. */
+  failureCode: string | null;
+  cardBrand: string | null;
+  cardLast4: string | null;
+  nextBillingAt: number;
+}
+
+/**
+ * What a hosted link resolves to. `invalid` covers a tampered link and an unknown id alike;
+ * `used` is a link whose payment attempt was made (the link is single-use).
+ */
+export type HostedSubscriptionCheckout =
+  | { state: 'invalid' }
+  | { state: 'expired'; storeName: string }
+  | { state: 'open'; view: HostedSubscriptionView }
+  | { state: 'used'; view: HostedSubscriptionView; subscription: HostedSubscriptionOutcome };
+
+interface HostedDeps {
+  db: Database;
+  clock: Clock;
+  config: Pick<Config, 'authSecret' | 'publicBaseUrl'>;
+}
+
+/** Subscription checkout ids are `subchk_<env>_<base62>` (CONTRACT 2); anything else is never looked up. */
+export const SUBSCRIPTION_CHECKOUT_ID = /^subchk_(test|live)_[0-9A-Za-z]{1,64}$/;
+
+async function findCheckout(db: Database, id: string) {
+  const [row] = await db
+    .select({ checkout: subscriptionCheckouts, storeName: stores.name, offset: stores.testClockOffsetSeconds })
+    .from(subscriptionCheckouts)
+    .innerJoin(stores, eq(stores.id, subscriptionCheckouts.storeId))
+    .where(eq(subscriptionCheckouts.id, id))
+    .limit(1);
+  return row;
+}
+
+async function outcomeOf(db: Database, checkout: typeof subscriptionCheckouts.$inferSelect): Promise<HostedSubscriptionOutcome | undefined> {
+  if (!checkout.subscriptionId) return undefined;
+  const [row] = await db
+    .select({ subscription: subscriptions, charge: subscriptionCharges })
+    .from(subscriptions)
+    .leftJoin(subscriptionCharges, and(eq(subscriptionCharges.subscriptionId, subscriptions.id), eq(subscriptionCharges.cycle, 1), eq(subscriptionCharges.attempt, 0)))
+    .where(and(eq(subscriptions.id, checkout.subscriptionId), eq(subscriptions.storeId, checkout.storeId), eq(subscriptions.livemode, checkout.livemode)))
+    .limit(1);
+  if (!row) return undefined;
+  return {
+    id: row.subscription.id,
+    status: row.subscription.status,
+    failureCode: row.charge?.failureCode ?? null,
+    cardBrand: row.charge?.cardBrand ?? null,
+    cardLast4: row.charge?.cardLast4 ?? null,
+    nextBillingAt: epochSeconds(row.subscription.nextBillingAt),
+  };
+}
+
+function viewOf(checkout: typeof subscriptionCheckouts.$inferSelect, storeName: string): HostedSubscriptionView {
+  return {
+    id: checkout.id,
+    livemode: checkout.livemode,
+    storeName,
+    planName: checkout.planName,
+    amount: checkout.amount,
+    interval: checkout.interval,
+    intervalCount: checkout.intervalCount,
+    totalPayments: checkout.totalPayments,
+    customerEmail: checkout.customerEmail,
+    customerName: checkout.customerName,
+    successUrl: checkout.successUrl,
+  };
+}
+
+/** Verifies the signed link against the store's clock, then reads the checkout for the page. */
+export async function loadHostedSubscriptionCheckout(deps: HostedDeps, params: { id: string; expires: string | undefined; signature: string | undefined }): Promise<HostedSubscriptionCheckout> {
+  if (!SUBSCRIPTION_CHECKOUT_ID.test(params.id)) return { state: 'invalid' };
+  const row = await findCheckout(deps.db, params.id);
+  if (!row) return { state: 'invalid' };
+  const { checkout } = row;
+  const now = epochSeconds(storeClock(deps.clock, { livemode: checkout.livemode, testClockOffsetSeconds: row.offset }).now());
+  const link = checkLink(signingSecret(deps.config), 'subscription_checkout', checkout.id, params.expires, params.signature, now);
+  if (link === 'invalid') return { state: 'invalid' };
+  // A used link keeps showing what became of its attempt, even after its deadline.
+  const subscription = await outcomeOf(deps.db, checkout);
+  if (subscription) return { state: 'used', view: viewOf(checkout, row.storeName), subscription };
+  if (link === 'expired' || checkout.status !== 'open' || epochSeconds(checkout.expiresAt) <= now) return { state: 'expired', storeName: row.storeName };
+  return { state: 'open', view: viewOf(checkout, row.storeName) };
+}
+
+/** The page's own signed URL again (path and query only), or one below it (`/pay`, the form's target). */
+export function hostedSubscriptionPath(params: { id: string; expires: string; signature: string }, extra: Record<string, string> = {}, below = ''): string {
+  const query = new URLSearchParams({ expires: params.expires, signature: params.signature, ...extra });
+  return `/subscribe/${encodeURIComponent(params.id)}${below}?${query}`;
+}
+
+/**
+ * The form's POST: verify the link again, hand the card to the first charge, answer where the
+ * browser goes (always a 303, Post/Redirect/Get). Approved: the merchant's success_url (or the
+ * receipt). Anything else: back to the page, which shows the field error (link still unused) or
+ * what became of the attempt (declined, still being confirmed). Card data lives only in this
+ * call's memory.
+ */
+export async function submitHostedSubscription(services: Services, input: { id: string; expires: string | undefined; signature: string | undefined; form: FormData }): Promise<SubmitOutcome> {
+  const link = { id: input.id, expires: input.expires, signature: input.signature };
+  const hosted = await loadHostedSubscriptionCheckout(services, link);
+  if (hosted.state === 'invalid') return { kind: 'not_found' };
+  const page = (error?: string) => ({
+    kind: 'redirect' as const,
+    location: hostedSubscriptionPath({ id: input.id, expires: input.expires!, signature: input.signature! }, error ? { error } : {}) + (error ? '#form-error' : ''),
+  });
+  if (hosted.state === 'used' && hosted.subscription.status === 'active') {
+    return { kind: 'redirect', location: subscribedRedirectUrl(services.config, hosted.view, hosted.subscription.id) };
+  }
+  if (hosted.state !== 'open') return page();
+
+  const field = (name: string) => {
+    const value = input.form.get(name);
+    return typeof value === 'string' ? value.trim() : '';
+  };
+  try {
+    const subscription = await paySubscriptionCheckout(services, {
+      checkoutId: hosted.view.id,
+      card: { number: field('card_number').replace(/[\s-]/g, ''), expiry: field('expiry'), cvc: field('cvc') },
+    });
+    if (subscription.status === 'active' || subscription.status === 'expired') {
+      return { kind: 'redirect', location: subscribedRedirectUrl(services.config, hosted.view, subscription.id) };
+    }
+    return page();
+  } catch (error) {
+    if (error instanceof ApiError) {
+      // The attempt was made (or another submit made it): the page says how it went.
+      if (['session_already_complete', 'session_expired', 'payment_outcome_unknown'].includes(error.code)) return page();
+      return page(hostedPageErrorFor(error));
+    }
+    // Only the error itself: the form body (card data) must never reach a log.
+    console.error(`hosted subscription checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+    return page('internal_error');
+  }
+}
+
+export interface HostedSubscriptionReceipt {
+  view: HostedSubscriptionView;
+  subscription: HostedSubscriptionOutcome;
+}
+
+/** The receipt of an approved subscription checkout without success_url; the link is signed (ids reach merchants). */
+export async function loadHostedSubscriptionReceipt(deps: Pick<HostedDeps, 'db' | 'config'>, params: { id: string; signature: string | undefined }): Promise<HostedSubscriptionReceipt | undefined> {
+  if (!SUBSCRIPTION_CHECKOUT_ID.test(params.id) || !receiptSignatureValid(deps.config, params.id, params.signature)) return undefined;
+  const row = await findCheckout(deps.db, params.id);
+  if (!row) return undefined;
+  const subscription = await outcomeOf(deps.db, row.checkout);
+  if (!subscription) return undefined;
+  return { view: viewOf(row.checkout, row.storeName), subscription };
+}
+
+/** `every month`, `every 3 weeks`. */
+export function intervalPhrase(interval: HostedSubscriptionView['interval'], count: number): string {
+  return count === 1 ? `every ${interval}` : `every ${count} ${interval}s`;
+}

@@ -1,0 +1,153 @@
+import type { Subject } from '../auth/service';
+import { readIdempotencyKey } from '../checkout/idempotency';
+import { storeClock } from '../clock';
+import type { Context } from '../context';
+import { ApiError } from '../errors';
+import { apiErrorFromZod } from '../http/zod-errors';
+import { createRouter, secretKeyProcedure } from '../trpc';
+import { createSubscriptionCheckout, getSubscriptionCheckout, type SubscriptionDeps } from './checkouts';
+import {
+  cancelSubscriptionBody,
+  cancelSubscriptionInput,
+  createSubscriptionInput,
+  listSubscriptionsInput,
+  retrieveSubscriptionCheckoutInput,
+  retrieveSubscriptionInput,
+  subscriptionCheckoutSchema,
+  subscriptionListSchema,
+  subscriptionSchema,
+  updateSubscriptionInput,
+} from './schemas';
+import { cancelSubscription, getSubscription, listSubscriptions, updateSubscription } from './service';
+
+const TAGS = ['Subscriptions'];
+
+const deps = (ctx: Context & { subject: Subject }): SubscriptionDeps => ({
+  db: ctx.db,
+  clock: storeClock(ctx.clock, ctx.subject),
+  wallClock: ctx.clock,
+  config: ctx.config,
+});
+
+const auditRequest = (ctx: Context) => ({ ip: ctx.request.ip, method: ctx.request.method, path: ctx.request.path });
+
+/**
+ * Spec 4.3, CONTRACT 3: creating and cancelling are switched off platform-wide unless
+ * SUBSCRIPTIONS_ENABLED (503), and per store by its `subscriptions` flag (403), in test and live
+ * alike. Checked right after the key, before any lookup or validation of the request.
+ */
+const gatedProcedure = secretKeyProcedure.use(({ ctx, next }) => {
+  if (!ctx.config.subscriptionsEnabled) {
+    throw new ApiError('feature_unavailable', 'Creating and cancelling subscriptions is currently unavailable on this platform.');
+  }
+  if (!ctx.subject.flags.subscriptions) {
+    throw new ApiError('capability_disabled', 'Subscriptions are not enabled for this account.');
+  }
+  return next();
+});
+
+const createProcedure = gatedProcedure.use(({ ctx, next }) => {
+  readIdempotencyKey(ctx.request.headers);
+  return next();
+});
+
+/** trpc-to-openapi lays the path `id` over the body, so an `id` in the body would vanish silently: refuse it. */
+function refuseBodyId(body: unknown): void {
+  if (typeof body === 'object' && body !== null && Object.hasOwn(body, 'id')) {
+    throw new ApiError('parameter_invalid', '`id` cannot be changed: the subscription is named by the id in the URL path.', { param: 'id' });
+  }
+}
+
+export const subscriptionsRouter = createRouter({
+  // POST /api/v1/subscriptions: a subscription checkout (hosted link) for a recurring price or a plan.
+  create: createProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/subscriptions',
+        tags: TAGS,
+        summary: 'Create a subscription checkout',
+        description:
+          'Answers a subscription checkout whose `url` is the hosted page where the customer enters a card. Provide exactly one of `price_id` (a recurring price) or `amount` (plan mode, with `interval` and `plan_name`). 503 `feature_unavailable` while subscriptions are switched off on the platform; 403 `capability_disabled` for an account without subscriptions.',
+        protect: true,
+      },
+      successStatus: 201,
+      idempotent: true,
+      errors: ['feature_unavailable', 'capability_disabled', 'invalid_success_url', 'price_inactive', 'price_mode_unsupported', 'currency_unsupported', 'metadata_invalid', 'resource_missing'],
+    })
+    .input(createSubscriptionInput)
+    .output(subscriptionCheckoutSchema)
+    .mutation(async ({ ctx, input }) => {
+      const { checkout, replayed } = await createSubscriptionCheckout(deps(ctx), ctx.subject, input, {
+        idempotencyKey: readIdempotencyKey(ctx.request.headers),
+        rawBody: ctx.request.body,
+        request: auditRequest(ctx),
+      });
+      if (replayed) ctx.request.successStatus = 200;
+      return checkout;
+    }),
+
+  // GET /api/v1/subscriptions/checkout/{id}: the checkout as it is now; expired once past its deadline.
+  retrieveCheckout: secretKeyProcedure
+    .meta({ openapi: { method: 'GET', path: '/subscriptions/checkout/{id}', tags: TAGS, summary: 'Retrieve a subscription checkout', protect: true } })
+    .input(retrieveSubscriptionCheckoutInput)
+    .output(subscriptionCheckoutSchema)
+    .query(({ ctx, input }) => getSubscriptionCheckout(deps(ctx), ctx.subject, input.id)),
+
+  // GET /api/v1/subscriptions: this store's subscriptions in this environment, newest first.
+  list: secretKeyProcedure
+    .meta({ openapi: { method: 'GET', path: '/subscriptions', tags: TAGS, summary: 'List subscriptions', protect: true }, errors: ['resource_missing'] })
+    .input(listSubscriptionsInput)
+    .output(subscriptionListSchema)
+    .query(({ ctx, input }) => listSubscriptions(deps(ctx), ctx.subject, input)),
+
+  // GET /api/v1/subscriptions/{id}: one subscription.
+  retrieve: secretKeyProcedure
+    .meta({ openapi: { method: 'GET', path: '/subscriptions/{id}', tags: TAGS, summary: 'Retrieve a subscription', protect: true } })
+    .input(retrieveSubscriptionInput)
+    .output(subscriptionSchema)
+    .query(({ ctx, input }) => getSubscription(deps(ctx), ctx.subject, input.id)),
+
+  // POST /api/v1/subscriptions/{id}: replace the metadata (the only mutable field).
+  update: secretKeyProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/subscriptions/{id}',
+        tags: TAGS,
+        summary: 'Update a subscription’s metadata',
+        description: 'Body `{ metadata }`: the sent object replaces the stored one. Amount and schedule cannot change: cancel and create a new subscription. Emits `subscription.updated`.',
+        protect: true,
+      },
+      errors: ['metadata_invalid'],
+    })
+    .input(updateSubscriptionInput)
+    .output(subscriptionSchema)
+    .mutation(({ ctx, input }) => {
+      refuseBodyId(ctx.request.body);
+      return updateSubscription(deps(ctx), ctx.subject, input.id, input.metadata, auditRequest(ctx));
+    }),
+
+  // DELETE /api/v1/subscriptions/{id}: cancel now; the gateway contract first.
+  cancel: gatedProcedure
+    .meta({
+      openapi: {
+        method: 'DELETE',
+        path: '/subscriptions/{id}',
+        tags: TAGS,
+        summary: 'Cancel a subscription',
+        description:
+          'Optional JSON body `{ "reason": "…" }`, kept for the audit trail. Cancels the recurring contract at the payment gateway, then marks the subscription `canceled` (effective immediately, no proration) and emits `subscription.canceled`. A subscription that is already `canceled`, `expired` or `incomplete` is answered unchanged. 409 `subscription_pending` while its first payment is still being confirmed.',
+        protect: true,
+      },
+      errors: ['feature_unavailable', 'capability_disabled', 'subscription_pending'],
+    })
+    .input(cancelSubscriptionInput)
+    .output(subscriptionSchema)
+    .mutation(({ ctx, input }) => {
+      const body = cancelSubscriptionBody.safeParse(ctx.request.body);
+      if (!body.success) throw apiErrorFromZod(body.error);
+      const gateway = ctx.gateways[ctx.subject.livemode ? 'live' : 'test'];
+      return cancelSubscription({ ...deps(ctx), gateway }, ctx.subject, input.id, body.data?.reason, auditRequest(ctx));
+    }),
+});

@@ -1,0 +1,212 @@
+/**
+ * The public contract of subscriptions (spec 2.5, 2.6, 4.3; CONTRACT 3): request schemas with
+ * their field rules, and the response schemas as explicit allowlists.
+ *
+ * Check order of a create, first failure wins:
+ * 1. the key (procedure base), then the availability gates: 503 `feature_unavailable`, 403
+ *    `capability_disabled` (server/subscriptions/router.ts), before any lookup or validation;
+ * 2. the `Idempotency-Key` format;
+ * 3. fields with their own code: `currency`, `metadata`, `success_url` (below);
+ * 4. the shape: unknown fields, types and ranges → `parameter_invalid`;
+ * 5. how the fields combine (one of `price_id` or `amount`, what each mode refuses);
+ * 6. what needs the database or the environment (the price, https in live mode; the service).
+ */
+import { z } from 'zod';
+import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../checkout/schemas';
+import { metadataProblem, METADATA_MAX_KEYS } from '../checkout/metadata';
+import type { ErrorCode } from '../errors';
+import { strict } from '../http/json-schema';
+import { PRICE_INTERVALS } from '../products/schemas';
+
+export const MAX_TOTAL_PAYMENTS = 10_000;
+export const MAX_INTERVAL_COUNT = 365;
+/** Amounts stay within the 32-bit amount columns (as product prices do). */
+export const MAX_SUBSCRIPTION_AMOUNT = 99_999_999;
+export const SUBSCRIPTION_STATUSES = ['active', 'incomplete', 'past_due', 'canceled', 'expired', 'pending', 'suspended'] as const;
+
+type IssueSink = { issues: z.core.$ZodRawIssue[] };
+
+function refuse(ctx: IssueSink, input: unknown, apiCode: ErrorCode, path: PropertyKey[], message: string): void {
+  ctx.issues.push({ code: 'custom', message, path, input, params: { apiCode } });
+}
+
+/** Step 3: `currency`, `metadata` and `success_url` answer their own codes (CONTRACT 3), before the shape. */
+function checkingOwnCodeFields<T extends z.ZodType>(schema: T) {
+  return z.preprocess((value, ctx) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    const body = value as Record<string, unknown>;
+    if (Object.hasOwn(body, 'currency')) {
+      refuse(ctx, value, 'currency_unsupported', ['currency'], 'Subscriptions always bill in EUR: remove `currency`. Amounts are integers in euro cents.');
+      return value;
+    }
+    const problem = metadataProblem(body.metadata);
+    if (problem) {
+      refuse(ctx, value, 'metadata_invalid', problem.key ? ['metadata', problem.key] : ['metadata'], problem.message);
+      return value;
+    }
+    const url = body.success_url;
+    if (url !== undefined && (typeof url !== 'string' || !isAbsoluteHttpUrl(url))) {
+      refuse(ctx, value, 'invalid_success_url', ['success_url'], `\`success_url\` must be an absolute http(s) URL of at most ${MAX_URL_LENGTH} characters.`);
+    }
+    return value;
+  }, schema);
+}
+
+const metadataValue = z.record(z.string(), z.union([z.string(), strict(z.number()), strict(z.boolean())])).nullable();
+
+const metadataField = metadataValue
+  .optional()
+  .describe(`Up to ${METADATA_MAX_KEYS} keys of 1–40 characters; values are strings of at most 500 characters (numbers and booleans are turned into strings). Echoed verbatim.`);
+
+const plainText = (max: number) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((value) => value.trim() !== '' && !/[\u0000-\u001f\u007f]/.test(value), 'must be plain text on one line');
+
+const createFields = z.strictObject({
+  price_id: z.string().min(1).max(255).optional().describe('Price mode: a recurring price of the store, `price_test_…` (the `price_` prefix may be left out).'),
+  amount: strict(z.number().int().min(MIN_AMOUNT).max(MAX_SUBSCRIPTION_AMOUNT))
+    .optional()
+    .describe(`Plan mode: cents charged every cycle, at least ${MIN_AMOUNT}.`),
+  interval: z.enum(PRICE_INTERVALS).optional().describe('Plan mode, required: `day`, `week`, `month` or `year`.'),
+  interval_count: strict(z.number().int().min(1).max(MAX_INTERVAL_COUNT)).optional().describe(`Plan mode: intervals between charges, 1–${MAX_INTERVAL_COUNT}; default 1.`),
+  plan_name: plainText(255).optional().describe('Plan mode, required: shown on the hosted page; 1–255 characters.'),
+  total_payments: strict(z.number().int().min(1).max(MAX_TOTAL_PAYMENTS)).describe(
+    `Required: the number of charges, the first included, before the schedule ends (1–${MAX_TOTAL_PAYMENTS}).`,
+  ),
+  customer_email: z.email().max(MAX_EMAIL_LENGTH).describe('Required: shown prefilled and read-only on the hosted page.'),
+  customer_name: plainText(255).optional().describe('Prefilled on the hosted page; 1–255 characters.'),
+  success_url: z
+    .string()
+    .optional()
+    .describe(`Absolute URL (https in live mode), at most ${MAX_URL_LENGTH} characters; \`checkout_id\` and \`subscription_id\` are appended after payment.`),
+  metadata: metadataField,
+  expires_at: strict(z.number().int())
+    .optional()
+    .describe('Epoch seconds; clamped to between 30 minutes and 24 hours from now (never rejected). Default: 24 hours. The hosted link dies with it.'),
+});
+
+/** Step 5: exactly one of `price_id` (price mode) or `amount` (plan mode), and what each mode needs or refuses (spec 4.3). */
+function checkCombination(body: z.infer<typeof createFields>, ctx: IssueSink): void {
+  if ((body.price_id === undefined) === (body.amount === undefined)) {
+    refuse(ctx, body, 'parameter_invalid', body.price_id === undefined ? [] : ['amount'], 'Send exactly one of `price_id` (price mode) or `amount` (plan mode).');
+    return;
+  }
+  if (body.price_id !== undefined) {
+    for (const field of ['interval', 'interval_count', 'plan_name'] as const) {
+      if (body[field] !== undefined) {
+        refuse(ctx, body, 'parameter_invalid', [field], `\`${field}\` cannot be sent with \`price_id\`: the price's catalog entry decides it.`);
+        return;
+      }
+    }
+    return;
+  }
+  for (const field of ['interval', 'plan_name'] as const) {
+    if (body[field] === undefined) {
+      refuse(ctx, body, 'parameter_invalid', [field], `\`${field}\` is required with \`amount\` (plan mode).`);
+      return;
+    }
+  }
+}
+
+export const createSubscriptionInput = checkingOwnCodeFields(createFields.superRefine(checkCombination));
+export type CreateSubscriptionInput = z.infer<typeof createSubscriptionInput>;
+
+export const subscriptionIdParam = z.string().min(1).max(255).describe('The subscription id, `sub_…`.');
+
+export const retrieveSubscriptionCheckoutInput = z.strictObject({ id: z.string().min(1).max(255).describe('The subscription checkout id, `subchk_…`.') });
+export const retrieveSubscriptionInput = z.strictObject({ id: subscriptionIdParam });
+
+/** Spec 4.3 update: `metadata` is the only mutable field; anything else is refused, never ignored. */
+export const updateSubscriptionInput = z.preprocess(
+  (value, ctx) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    const problem = metadataProblem((value as Record<string, unknown>).metadata);
+    if (problem) refuse(ctx, value, 'metadata_invalid', problem.key ? ['metadata', problem.key] : ['metadata'], problem.message);
+    return value;
+  },
+  z.strictObject({
+    id: subscriptionIdParam,
+    metadata: metadataValue.describe('Required: replaces the stored metadata as a whole (`{}` or null clears it).'),
+  }),
+);
+
+export const cancelSubscriptionInput = z.strictObject({ id: subscriptionIdParam });
+
+/** The DELETE body (it reaches the procedure through the request state; the library drops DELETE bodies). */
+export const cancelSubscriptionBody = z
+  .strictObject({ reason: z.string().max(500).optional().describe('Why, for the audit trail; at most 500 characters.') })
+  .optional();
+
+export const listSubscriptionsInput = z.strictObject({
+  limit: z.number().int().min(1).max(100).default(10).describe('Page size, 1–100; default 10.'),
+  starting_after: z.string().min(1).optional().describe('The id of the last subscription of the previous page.'),
+  status: z.enum(SUBSCRIPTION_STATUSES).optional().describe('Only subscriptions in this status.'),
+  customer_email: z.string().min(1).max(MAX_EMAIL_LENGTH).optional().describe('Only subscriptions of this email address (case-insensitive).'),
+});
+export type ListSubscriptionsQuery = z.infer<typeof listSubscriptionsInput>;
+
+export const subscriptionCheckoutSchema = z
+  .object({
+    id: z.string().describe('`subchk_test_…` or `subchk_live_…`.'),
+    object: z.literal('subscription.checkout'),
+    status: z.enum(['open', 'complete', 'expired']),
+    livemode: z.boolean(),
+    url: z.string().nullable().describe('The hosted page: a signed, single-use link valid until `expires_at`, re-signed on each read while open; null once complete or expired.'),
+    subscription: z.string().nullable().describe('The subscription (`sub_…`) once the customer has made the payment attempt; else null.'),
+    amount: z.number().int().describe('Cents, charged every cycle.'),
+    currency: z.literal('eur'),
+    interval: z.enum(PRICE_INTERVALS),
+    interval_count: z.number().int(),
+    total_payments: z.number().int(),
+    plan_name: z.string(),
+    price_id: z.string().nullable().describe('Price mode: the recurring price. Null in plan mode.'),
+    product_id: z.string().nullable().describe('Price mode: the price’s product. Null in plan mode.'),
+    customer_email: z.string(),
+    customer_name: z.string().nullable(),
+    success_url: z.string().nullable(),
+    metadata: z.record(z.string(), z.string()),
+    created: z.number().int(),
+    expires_at: z.number().int(),
+  })
+  .meta({ id: 'SubscriptionCheckout' });
+export type SubscriptionCheckout = z.infer<typeof subscriptionCheckoutSchema>;
+
+export const subscriptionSchema = z
+  .object({
+    id: z.string().describe('`sub_test_…` or `sub_live_…`.'),
+    object: z.literal('subscription'),
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    livemode: z.boolean(),
+    currency: z.literal('eur'),
+    amount: z.number().int(),
+    interval: z.enum(PRICE_INTERVALS),
+    interval_count: z.number().int(),
+    total_payments: z.number().int().describe('Charges in the whole schedule, the first included.'),
+    recurring_id: z.string().describe('The recurring contract at the payment gateway; empty when the first charge failed.'),
+    customer_id: z.string().nullable(),
+    customer_email: z.string(),
+    customer_name: z.string().nullable(),
+    product_id: z.string().nullable(),
+    price_id: z.string().nullable(),
+    failure_count: z.number().int(),
+    current_period_start: z.number().int(),
+    current_period_end: z.number().int(),
+    next_billing_at: z.number().int().describe('When the next charge is due.'),
+    canceled_at: z.number().int().nullable(),
+    ended_at: z.number().int().nullable(),
+    metadata: z.record(z.string(), z.string()),
+    created: z.number().int(),
+  })
+  .meta({ id: 'Subscription' });
+
+export const subscriptionListSchema = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(subscriptionSchema),
+    has_more: z.boolean().describe('Whether another page follows; fetch it with `starting_after` = the last id of `data`.'),
+  })
+  .meta({ id: 'SubscriptionList' });
+export type SubscriptionList = z.infer<typeof subscriptionListSchema>;

@@ -1,0 +1,151 @@
+/**
+ * Subscriptions through the API (spec 2.6, 3.3, 4.3): read, list, update metadata, cancel.
+ * Every update and cancel is audited and emits its event in the same transaction as the change.
+ */
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { Database } from '@/db/client';
+import { subscriptions } from '@/db/schema';
+import { recordAudit } from '../audit/service';
+import type { Subject } from '../auth/service';
+import type { RequestState } from '../context';
+import { normalizeMetadata } from '../checkout/metadata';
+import { ApiError, resourceMissing } from '../errors';
+import { GatewayRejectedError, type PaymentGateway } from '../gateway/types';
+import type { SubscriptionDeps } from './checkouts';
+import { emitSubscriptionEvent, subscriptionObject, type SubscriptionObject, type SubscriptionRow } from './representation';
+import type { ListSubscriptionsQuery, SubscriptionList } from './schemas';
+
+type Scope = Pick<Subject, 'storeId' | 'livemode'>;
+type AuditRequest = Pick<RequestState, 'ip' | 'method' | 'path'>;
+
+/** Tenant and environment, in the same WHERE as every lookup (spec 5). */
+export function subscriptionOwnedBy(scope: Scope) {
+  return and(eq(subscriptions.storeId, scope.storeId), eq(subscriptions.livemode, scope.livemode));
+}
+
+async function findSubscription(db: Database, scope: Scope, id: string): Promise<SubscriptionRow> {
+  const [row] = await db.select().from(subscriptions).where(and(eq(subscriptions.id, id), subscriptionOwnedBy(scope))).limit(1);
+  if (!row) throw resourceMissing('subscription', id);
+  return row;
+}
+
+/** GET /subscriptions/{id}. */
+export async function getSubscription(deps: Pick<SubscriptionDeps, 'db'>, scope: Scope, id: string): Promise<SubscriptionObject> {
+  return subscriptionObject(await findSubscription(deps.db, scope, id));
+}
+
+/** As subscriptions_list_idx is declared (`DESC NULLS LAST`), so PostgreSQL reads pages from the index (see products' NEWEST_FIRST). */
+const NEWEST_FIRST = [sql`${subscriptions.createdAt} desc nulls last`, sql`${subscriptions.id} desc nulls last`];
+
+const cursorSubscription = alias(subscriptions, 'cursor_subscription');
+
+function cursorPosition(db: Database, scope: Scope, id: string) {
+  return db
+    .select({ createdAt: cursorSubscription.createdAt, id: cursorSubscription.id })
+    .from(cursorSubscription)
+    .where(and(eq(cursorSubscription.id, id), eq(cursorSubscription.storeId, scope.storeId), eq(cursorSubscription.livemode, scope.livemode)));
+}
+
+/**
+ * GET /subscriptions: newest first, then by id; `starting_after` continues strictly after the
+ * cursor, looked up inside the page query; an unknown cursor is 404 as for products.
+ */
+export async function listSubscriptions(deps: Pick<SubscriptionDeps, 'db'>, scope: Scope, query: ListSubscriptionsQuery): Promise<SubscriptionList> {
+  const conditions: (SQL | undefined)[] = [subscriptionOwnedBy(scope)];
+  if (query.status !== undefined) conditions.push(eq(subscriptions.status, query.status));
+  if (query.customer_email !== undefined) conditions.push(sql`lower(${subscriptions.customerEmail}) = ${query.customer_email.toLowerCase()}`);
+  if (query.starting_after !== undefined) {
+    conditions.push(sql`(${subscriptions.createdAt}, ${subscriptions.id}) < (${cursorPosition(deps.db, scope, query.starting_after)})`);
+  }
+  const rows = await deps.db
+    .select()
+    .from(subscriptions)
+    .where(and(...conditions))
+    .orderBy(...NEWEST_FIRST)
+    .limit(query.limit + 1);
+  if (rows.length === 0 && query.starting_after !== undefined) {
+    const [found] = await cursorPosition(deps.db, scope, query.starting_after);
+    if (!found) throw resourceMissing('subscription', query.starting_after, 'starting_after');
+  }
+  return { object: 'list', data: rows.slice(0, query.limit).map(subscriptionObject), has_more: rows.length > query.limit };
+}
+
+/** POST /subscriptions/{id}: `metadata` replaces the stored object whole (spec 4.3); emits `subscription.updated`. */
+export async function updateSubscription(
+  deps: SubscriptionDeps,
+  scope: Scope,
+  id: string,
+  metadata: Record<string, string | number | boolean> | null | undefined,
+  request: AuditRequest,
+): Promise<SubscriptionObject> {
+  const row = await deps.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(subscriptions)
+      .set({ metadata: normalizeMetadata(metadata) })
+      .where(and(eq(subscriptions.id, id), subscriptionOwnedBy(scope)))
+      .returning();
+    if (!updated) throw resourceMissing('subscription', id);
+    await emitSubscriptionEvent(tx, updated, 'subscription.updated', { now: deps.clock.now(), wallNow: deps.wallClock.now() });
+    await recordAudit(tx, { action: 'subscription.update', storeId: scope.storeId, livemode: scope.livemode, ...request, details: { subscription: id, fields: ['metadata'] } });
+    return updated;
+  });
+  return subscriptionObject(row);
+}
+
+/**
+ * Statuses a cancel has nothing to stop in: `canceled` (spec 3.3: a no-op), `expired` (the
+ * schedule ran out) and `incomplete` (the first charge was declined, so no contract exists).
+ * They answer the subscription unchanged, without a gateway call or an event.
+ */
+const ENDED = new Set<SubscriptionRow['status']>(['canceled', 'expired', 'incomplete']);
+
+function pendingError(): ApiError {
+  return new ApiError('subscription_pending', 'The first payment of this subscription is still being confirmed. Retry the cancel in a moment.');
+}
+
+/**
+ * DELETE /subscriptions/{id} (spec 4.3): the gateway's recurring contract is cancelled first,
+ * outside any transaction (a slow acquirer must not hold a row lock), so that no charge can
+ * follow; then, under the row lock, the subscription becomes `canceled`, keeps `reason` for the
+ * audit trail and emits `subscription.canceled`. A concurrent cancel that got there first wins:
+ * the second reads `canceled` under the lock and answers it unchanged.
+ */
+export async function cancelSubscription(
+  deps: SubscriptionDeps & { gateway: PaymentGateway },
+  scope: Scope,
+  id: string,
+  reason: string | undefined,
+  request: AuditRequest,
+): Promise<SubscriptionObject> {
+  const current = await findSubscription(deps.db, scope, id);
+  if (ENDED.has(current.status)) return subscriptionObject(current);
+  if (current.status === 'pending') throw pendingError();
+  try {
+    await deps.gateway.cancelRecurring(current.recurringId);
+  } catch (error) {
+    const message = error instanceof GatewayRejectedError ? error.message : 'The payment gateway did not answer in time.';
+    throw new ApiError('internal_error', `The recurring contract could not be cancelled at the payment gateway (${message}). The subscription is unchanged; retry the cancel.`);
+  }
+  const row = await deps.db.transaction(async (tx) => {
+    const [locked] = await tx.select().from(subscriptions).where(and(eq(subscriptions.id, id), subscriptionOwnedBy(scope))).for('update');
+    if (!locked) throw resourceMissing('subscription', id);
+    if (ENDED.has(locked.status)) return locked;
+    const now = deps.clock.now();
+    const [canceled] = await tx
+      .update(subscriptions)
+      .set({ status: 'canceled', canceledAt: now, endedAt: now, cancelReason: reason ?? null })
+      .where(eq(subscriptions.id, id))
+      .returning();
+    await emitSubscriptionEvent(tx, canceled!, 'subscription.canceled', { now, wallNow: deps.wallClock.now() });
+    await recordAudit(tx, {
+      action: 'subscription.cancel',
+      storeId: scope.storeId,
+      livemode: scope.livemode,
+      ...request,
+      details: { subscription: id, previous_status: locked.status, reason: reason ?? null },
+    });
+    return canceled!;
+  });
+  return subscriptionObject(row);
+}
