@@ -29,7 +29,8 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 export const DELIVERY_TIMEOUT_MS = 15_000;
 /** How long past the timeout a claimed delivery stays leased before another worker may retry it. */
 const LEASE_MARGIN_MS = 45_000;
-const BATCH_SIZE = 32;
+/** Attempts one pass runs at once. */
+const MAX_IN_FLIGHT = 32;
 
 export interface DeliveryDeps {
   db: Database;
@@ -52,8 +53,8 @@ interface ClaimedDelivery {
 
 const earlier = alias(webhookDeliveries, 'earlier_delivery');
 
-/** Leases up to one batch of due deliveries: at most the oldest pending one per object and endpoint. */
-async function claimDueDeliveries(deps: DeliveryDeps): Promise<ClaimedDelivery[]> {
+/** Leases up to `limit` due deliveries: at most the oldest pending one per object and endpoint. */
+async function claimDueDeliveries(deps: DeliveryDeps, limit: number): Promise<ClaimedDelivery[]> {
   const now = deps.clock.now();
   const leaseUntil = new Date(now.getTime() + (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + LEASE_MARGIN_MS);
   return deps.db.transaction(async (tx) => {
@@ -82,7 +83,7 @@ async function claimDueDeliveries(deps: DeliveryDeps): Promise<ClaimedDelivery[]
         ),
       )
       .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.sequence))
-      .limit(BATCH_SIZE)
+      .limit(limit)
       .for('update', { of: webhookDeliveries, skipLocked: true });
     if (due.length === 0) return [];
     const leased = await tx
@@ -159,18 +160,33 @@ async function recordOutcome(deps: DeliveryDeps, delivery: ClaimedDelivery, atte
 }
 
 /**
- * One pass: claims and sends batch after batch until nothing is due, so the next event of an
- * object goes out as soon as the one before it is delivered. A batch holds at most one delivery
- * per object and endpoint, so sending it in parallel keeps the order.
+ * One pass: keeps up to MAX_IN_FLIGHT attempts running, claiming more as they finish, until
+ * nothing is due and nothing is running. A slow receiver holds one slot, not the others; the
+ * next event of an object is claimed as soon as the one before it is delivered. Two attempts of
+ * one object never run together: an attempt in flight stays pending, which keeps its
+ * successor out of every claim.
  */
 export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
+  const inFlight = new Set<Promise<void>>();
   let handled = 0;
+  let failure: { error: unknown } | undefined;
   for (;;) {
-    const claimed = await claimDueDeliveries(deps);
-    if (claimed.length === 0) return handled;
-    await Promise.all(claimed.map((delivery) => attemptDelivery(deps, delivery)));
+    const claimed = failure || inFlight.size >= MAX_IN_FLIGHT ? [] : await claimDueDeliveries(deps, MAX_IN_FLIGHT - inFlight.size);
+    for (const delivery of claimed) {
+      const attempt: Promise<void> = attemptDelivery(deps, delivery)
+        .catch((error: unknown) => {
+          // Recording failed (the database): the lease runs out and another pass retries it.
+          failure ??= { error };
+        })
+        .finally(() => inFlight.delete(attempt));
+      inFlight.add(attempt);
+    }
     handled += claimed.length;
+    if (inFlight.size === 0) break;
+    if (claimed.length === 0 || inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
   }
+  if (failure) throw failure.error;
+  return handled;
 }
 
 const wakers = new Set<() => void>();

@@ -1,15 +1,16 @@
 /**
  * One HTTP attempt of a webhook (CONTRACT 3): a POST of the exact signed bytes, redirects not
- * followed (node:http never follows them), given up after the timeout. In live mode the host is
- * resolved and checked here, at the moment of sending, and the connection goes to the very
- * address that was checked: a DNS answer that changes between the check and the connect
- * (rebinding) cannot reach a private address.
+ * followed (node:http never follows them), given up after the timeout. The host is resolved and
+ * checked here, at the moment of sending, under the rules of the endpoint's mode
+ * (server/webhooks/destinations.ts), and the connection goes to the very address that was
+ * checked: a DNS answer that changes between the check and the connect (rebinding) cannot reach
+ * a refused address.
  */
 import http, { type RequestOptions } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { publicAddresses, resolveHost, urlHost, type HostResolver } from './destinations';
+import { allowedAddresses, resolveHost, urlHost, type HostResolver } from './destinations';
 
 export interface WebhookRequest {
   url: string;
@@ -28,21 +29,22 @@ export interface WebhookResponse {
 
 const USER_AGENT = 'payments-service-webhooks/1 (+https://www.standardwebhooks.com)';
 
-/** A lookup that answers with the one address already checked, whatever the DNS says now. */
-function pinnedLookup(address: string): LookupFunction {
-  const family = isIP(address);
+/** A lookup that answers with the addresses already checked, whatever the DNS says now. */
+function pinnedLookup(addresses: string[]): LookupFunction {
+  const entries = addresses.map((address) => ({ address, family: isIP(address) }));
   return (_hostname, options, callback) => {
-    if (options.all) (callback as (error: null, addresses: { address: string; family: number }[]) => void)(null, [{ address, family }]);
-    else callback(null, address, family);
+    // With `all` (Node's happy eyeballs) every checked address may be tried, IPv6 and IPv4 alike.
+    if (options.all) (callback as (error: null, found: typeof entries) => void)(null, entries);
+    else callback(null, entries[0]!.address, entries[0]!.family);
   };
 }
 
-/** Where a live request may connect, or the refusal to log as the attempt's error. */
-async function liveConnectAddress(url: URL, resolve: HostResolver): Promise<{ address: string } | { refused: string }> {
-  if (url.protocol !== 'https:') return { refused: 'Live webhooks are sent over https only.' };
+/** Where the request may connect, or the refusal to log as the attempt's error. */
+async function connectAddresses(url: URL, livemode: boolean, resolve: HostResolver): Promise<{ addresses: string[] } | { refused: string }> {
+  if (livemode && url.protocol !== 'https:') return { refused: 'Live webhooks are sent over https only.' };
   try {
-    const checked = await publicAddresses(urlHost(url), resolve);
-    return 'refused' in checked ? { refused: `Refused: ${checked.refused}` } : { address: checked.addresses[0]! };
+    const checked = await allowedAddresses(urlHost(url), livemode, resolve);
+    return 'refused' in checked ? { refused: `Refused: ${checked.refused}` } : checked;
   } catch (error) {
     return { refused: `DNS lookup failed: ${describeError(error)}` };
   }
@@ -60,18 +62,16 @@ export async function sendWebhook(webhook: WebhookRequest, resolve: HostResolver
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const url = new URL(webhook.url);
+  const target = await connectAddresses(url, webhook.livemode, resolve);
+  if ('refused' in target) return { status: null, error: target.refused, durationMs: elapsed() };
   const options: RequestOptions = {
     method: 'POST',
     headers: { ...webhook.headers, 'content-type': 'application/json', 'user-agent': USER_AGENT, 'content-length': String(Buffer.byteLength(webhook.body)) },
     // A fresh connection per attempt: no pooled socket outlives the address check it was made under.
     agent: false,
     signal: AbortSignal.timeout(webhook.timeoutMs),
+    lookup: pinnedLookup(target.addresses),
   };
-  if (webhook.livemode) {
-    const target = await liveConnectAddress(url, resolve);
-    if ('refused' in target) return { status: null, error: target.refused, durationMs: elapsed() };
-    options.lookup = pinnedLookup(target.address);
-  }
   // Looked up on the module at call time, so request instrumentation (msw in tests) sees it.
   const send = url.protocol === 'https:' ? https.request : http.request;
   return new Promise<WebhookResponse>((settle) => {

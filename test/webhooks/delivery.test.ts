@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import { epochSeconds } from '@/server/clock';
 import { deliverDueWebhooks, MAX_ATTEMPTS, RETRY_DELAYS_SECONDS, type DeliveryDeps } from '@/server/webhooks/delivery';
@@ -222,6 +222,29 @@ describe('retries (CONTRACT 3: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)', () =>
     expect(await deliver()).toBe(1);
     expect(eventIds(receiver.received)).toEqual([event.id]);
     expect((await log()).data[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
+  });
+
+  it('CONTRACT 3 a receiver still working holds its own deliveries only: another endpoint gets its events in order meanwhile', async () => {
+    const fast = await startReceiver();
+    let release!: () => void;
+    receiver.gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      await createEndpoint(api, store.keys.sk_test, { url: fast.url });
+      const subscription = subscriptionLike();
+      const events = [await write({ object: subscription }), await write({ object: subscription })];
+      const pass = deliver();
+      await vi.waitFor(() => expect(eventIds(fast.acknowledged)).toEqual(events.map((event) => event.id)), { timeout: 10_000 });
+      expect(eventIds(receiver.received)).toEqual([events[0]!.id]);
+      expect(receiver.acknowledged).toEqual([]);
+      release();
+      expect(await pass).toBe(4);
+      expect(eventIds(receiver.acknowledged)).toEqual(events.map((event) => event.id));
+    } finally {
+      release();
+      await fast.close();
+    }
   });
 
   it('CONTRACT 3 two workers at once send each event once', async () => {

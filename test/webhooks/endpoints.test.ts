@@ -46,11 +46,17 @@ describe('POST /api/v1/webhook_endpoints (CONTRACT 3)', () => {
     expect(response.body.events).toEqual(['subscription.canceled', 'subscription.created']);
   });
 
-  it('CONTRACT 3 test mode accepts http, loopback, private and link-local addresses', async () => {
-    for (const url of ['http://127.0.0.1/a', 'http://localhost:3000/a', 'http://192.168.1.20/a', 'http://[::1]:8080/a', 'https://169.254.169.254/a']) {
+  it('CONTRACT 3 test mode accepts http, loopback and private addresses', async () => {
+    for (const url of ['http://127.0.0.1/a', 'http://localhost:3000/a', 'http://192.168.1.20/a', 'http://10.0.0.8/a', 'http://[::1]:8080/a', 'https://[fd00::5]/a']) {
       const response = await post({ url });
       expect(response.status, url).toBe(201);
       expect(response.body.url).toBe(url);
+    }
+  });
+
+  it('issue 5 SSRF: test mode still refuses link-local addresses, where cloud metadata lives', async () => {
+    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[fe80::1]/h', 'http://[::ffff:169.254.169.254]/h']) {
+      expectError(await post({ url }), 400, 'parameter_invalid', 'url');
     }
   });
 

@@ -1,10 +1,11 @@
-import { http, HttpResponse } from 'msw';
+import { http, HttpResponse, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { webhookHeaders } from '@/server/webhooks/delivery';
 import { endpointSecret } from '@/server/webhooks/secrets';
 import { sendWebhook } from '@/server/webhooks/sender';
+import { startReceiver } from './support';
 
 /** Live sending, where a real public https receiver cannot be reached from a test: msw plays it. */
 const received: { url: string; headers: Record<string, string>; body: string }[] = [];
@@ -13,6 +14,8 @@ const server = setupServer(
     received.push({ url: request.url, headers: Object.fromEntries(request.headers), body: await request.text() });
     return new HttpResponse('ok', { status: 204 });
   }),
+  // The test-mode receiver is real (test/webhooks/support.ts).
+  http.post(/^http:\/\/(localhost|rebind\.merchant\.example):\d+\/webhooks$/, () => passthrough()),
 );
 
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
@@ -28,6 +31,41 @@ const now = () => Math.floor(Date.now() / 1000);
 function liveRequest(url: string) {
   return { url, livemode: true, headers: webhookHeaders(secret, 'evt_live_1', now(), body), body, timeoutMs: 2_000 };
 }
+
+describe('sending one test-mode webhook', () => {
+  it('CONTRACT 3 test mode sends to loopback by name: localhost resolves, and the receiver gets the signed bytes', async () => {
+    const receiver = await startReceiver();
+    try {
+      const url = receiver.url.replace('127.0.0.1', 'localhost');
+      const response = await sendWebhook({ url, livemode: false, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 2_000 });
+      expect(response).toEqual({ status: 200, error: null, durationMs: expect.any(Number) });
+      expect(new Webhook(secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers)).toEqual(JSON.parse(body));
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('issue 5 the connection goes to the address that was checked, not to a second DNS answer', async () => {
+    const receiver = await startReceiver();
+    try {
+      // The name exists nowhere: only the checked answer (the receiver's address) can be connected to.
+      const url = receiver.url.replace('127.0.0.1', 'rebind.merchant.example');
+      const response = await sendWebhook({ url, livemode: false, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 2_000 }, async () => ['127.0.0.1']);
+      expect(response).toMatchObject({ status: 200, error: null });
+      expect(receiver.received[0]!.headers.host).toBe(new URL(url).host);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('issue 5 SSRF: a test-mode host that resolves to a link-local address is refused before connecting', async () => {
+    const response = await sendWebhook(
+      { url: 'http://metadata.merchant.example/', livemode: false, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 2_000 },
+      async () => ['169.254.169.254'],
+    );
+    expect(response).toMatchObject({ status: null, error: 'Refused: metadata.merchant.example resolves to 169.254.169.254, which is a link-local address (cloud metadata lives there).' });
+  });
+});
 
 describe('sending one live webhook', () => {
   it('CONTRACT 3 a host resolving to public addresses gets the exact signed bytes; standardwebhooks verifies them', async () => {
