@@ -142,7 +142,6 @@ export function chargeDescription(subscription: Pick<SubscriptionRow, 'id' | 'pl
 export interface Settlement {
   /** False when someone else had already recorded this charge. */
   settled: boolean;
-  charge: ChargeRow;
   subscription: SubscriptionRow;
   /** The events this settlement wrote (none when the subscription no longer waited for the charge). */
   events: EventType[];
@@ -150,29 +149,25 @@ export interface Settlement {
 
 /**
  * Records a charge's outcome and applies its transition (transitions.ts) with its events, in one
- * transaction with the subscription row locked, exactly once: the charge is re-read under the
- * lock and only an open one changes, so the worker, a retry and the reconciler may race freely.
- * A charge the subscription no longer waits for (it was canceled meanwhile) is recorded only.
+ * transaction with the subscription row locked, exactly once: under the lock only a charge that
+ * is still open changes, so the worker, a retry and the reconciler may race freely. A charge the
+ * subscription no longer waits for (it was canceled meanwhile) is recorded only.
  */
-export async function settleCharge(deps: BillingDeps, chargeId: string, result: ChargeResult): Promise<Settlement> {
+export async function settleCharge(deps: BillingDeps, charge: Pick<ChargeRow, 'id' | 'subscriptionId'>, result: ChargeResult): Promise<Settlement> {
   return deps.db.transaction(async (tx) => {
-    const [ref] = await tx.select({ subscriptionId: subscriptionCharges.subscriptionId }).from(subscriptionCharges).where(eq(subscriptionCharges.id, chargeId));
-    if (!ref) throw new Error(`subscription charge ${chargeId} vanished`);
     const [locked] = await tx
       .select({ subscription: subscriptions, offset: stores.testClockOffsetSeconds })
       .from(subscriptions)
       .innerJoin(stores, eq(stores.id, subscriptions.storeId))
-      .where(eq(subscriptions.id, ref.subscriptionId))
+      .where(eq(subscriptions.id, charge.subscriptionId))
       .for('update', { of: subscriptions });
-    if (!locked) throw new Error(`subscription of charge ${chargeId} vanished`);
-    const [charge] = await tx.select().from(subscriptionCharges).where(eq(subscriptionCharges.id, chargeId));
-    if (!charge || !OPEN_CHARGE_STATUSES.includes(charge.status)) return { settled: false, charge: charge!, subscription: locked.subscription, events: [] };
+    if (!locked) throw new Error(`subscription of charge ${charge.id} vanished`);
 
     const wallNow = deps.clock.now();
     const now = storeNow(deps.clock, locked.subscription.livemode, locked.offset);
     // A recurring charge cannot be authenticated by the absent customer: a challenge is a decline.
     const succeeded = result.status === 'succeeded';
-    const [settledCharge] = await tx
+    const [settled] = await tx
       .update(subscriptionCharges)
       .set({
         status: succeeded ? 'succeeded' : 'declined',
@@ -182,13 +177,13 @@ export async function settleCharge(deps: BillingDeps, chargeId: string, result: 
         gatewayPaymentId: result.paymentId ?? null,
         settledAt: now,
       })
-      .where(eq(subscriptionCharges.id, chargeId))
-      .returning();
-
-    if (!awaitsCharge(locked.subscription, charge)) return { settled: true, charge: settledCharge!, subscription: locked.subscription, events: [] };
-    const transition = succeeded ? chargeSucceeded(locked.subscription, charge, now) : chargeDeclined(charge, now);
+      .where(and(eq(subscriptionCharges.id, charge.id), inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES])))
+      .returning({ cycle: subscriptionCharges.cycle, attempt: subscriptionCharges.attempt, scheduledAt: subscriptionCharges.scheduledAt });
+    if (!settled) return { settled: false, subscription: locked.subscription, events: [] };
+    if (!awaitsCharge(locked.subscription, settled)) return { settled: true, subscription: locked.subscription, events: [] };
+    const transition = succeeded ? chargeSucceeded(locked.subscription, settled, now) : chargeDeclined(settled, now);
     const subscription = await applyTransition(tx, locked.subscription, transition, now, wallNow);
-    return { settled: true, charge: settledCharge!, subscription, events: transition.events };
+    return { settled: true, subscription, events: transition.events };
   });
 }
 

@@ -12,7 +12,7 @@
  */
 import { GatewayRejectedError, GatewayTimeoutError, type ChargeResult, type Gateways } from '../gateway/types';
 import type { SubscriptionRow } from '../subscriptions/representation';
-import { claimDueCharges, markChargeUnknown, settleCharge, type BillingDeps, type BillingScope, type ClaimedCharge } from './charges';
+import { claimDueCharges, markChargeUnknown, settleCharge, type BillingDeps, type BillingScope, type ChargeRow, type ClaimedCharge } from './charges';
 
 export interface BillingEngineDeps extends BillingDeps {
   gateways: Gateways;
@@ -46,12 +46,12 @@ export async function executeCharge(deps: BillingEngineDeps, claimed: ClaimedCha
     }
     result = { status: 'declined', code: 'card_declined', brand: '', last4: '' };
   }
-  return recordChargeOutcome(deps, charge.id, result);
+  return recordChargeOutcome(deps, charge, result);
 }
 
 /** Settles a charge (charges.ts); when that exhausted the retries, the contract ends too. True if this call settled it. */
-export async function recordChargeOutcome(deps: BillingEngineDeps, chargeId: string, result: ChargeResult): Promise<boolean> {
-  const settlement = await settleCharge(deps, chargeId, result);
+export async function recordChargeOutcome(deps: BillingEngineDeps, charge: Pick<ChargeRow, 'id' | 'subscriptionId'>, result: ChargeResult): Promise<boolean> {
+  const settlement = await settleCharge(deps, charge, result);
   if (settlement.events.includes('subscription.canceled')) await endRecurringContract(deps, settlement.subscription);
   return settlement.settled;
 }

@@ -60,7 +60,7 @@ export async function reconcileSubscriptionCharges(deps: BillingEngineDeps, sett
       continue;
     }
     if (!outcome) continue;
-    if (await recordChargeOutcome(deps, charge.id, outcome)) settled += 1;
+    if (await recordChargeOutcome(deps, charge, outcome)) settled += 1;
   }
   return settled;
 }

@@ -21,7 +21,13 @@ const WORKER = path.join(import.meta.dirname, 'fixtures', 'crash-worker.ts');
  * The database both processes use: the test database on PostgreSQL; on PGlite a data directory
  * that the parent and the child open one after the other (PGlite allows one process at a time).
  */
-async function sharedDatabase() {
+async function sharedDatabase(): Promise<{
+  database: DatabaseHandle;
+  env: Record<string, string>;
+  beforeChild(): Promise<void>;
+  afterChild(): Promise<DatabaseHandle>;
+  cleanup(): Promise<void>;
+}> {
   if (process.env.DATABASE_URL) {
     const database = await createTestDatabase();
     return { database, env: { DATABASE_URL: database.url! }, beforeChild: async () => {}, afterChild: async () => database, cleanup: () => database.close() };
