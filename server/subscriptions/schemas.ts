@@ -123,6 +123,11 @@ export const retrieveSubscriptionInput = z.strictObject({ id: subscriptionIdPara
 export const updateSubscriptionInput = z.preprocess(
   (value, ctx) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    const other = Object.keys(value).find((field) => field !== 'id' && field !== 'metadata');
+    if (other !== undefined) {
+      refuse(ctx, value, 'parameter_invalid', [other], `\`${other}\` cannot be changed: only \`metadata\` is mutable. To change the amount or schedule, cancel and create a new subscription.`);
+      return value;
+    }
     const problem = metadataProblem((value as Record<string, unknown>).metadata);
     if (problem) refuse(ctx, value, 'metadata_invalid', problem.key ? ['metadata', problem.key] : ['metadata'], problem.message);
     return value;

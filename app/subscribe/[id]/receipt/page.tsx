@@ -15,7 +15,8 @@ export default async function SubscriptionReceiptPage({ params, searchParams }: 
   const receipt = await loadHostedSubscriptionReceipt(services, { id, signature: typeof signature === 'string' ? signature : undefined });
   if (!receipt) notFound();
   const { view, subscription } = receipt;
-  const paid = subscription.status === 'active' || subscription.status === 'expired';
+  // The first charge went through unless the attempt is still unconfirmed or was declined; later states do not undo it.
+  const paid = subscription.status !== 'incomplete' && subscription.status !== 'pending';
   return (
     <CheckoutShell storeName={view.storeName} livemode={view.livemode}>
       <Notice title={paid ? 'Subscription confirmed' : 'No subscription was started'} tone={paid ? 'success' : 'error'}>

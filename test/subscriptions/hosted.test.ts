@@ -1,0 +1,260 @@
+import { count, eq } from 'drizzle-orm';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { simulatorCharges, subscriptionCharges, subscriptionCheckouts } from '@/db/schema';
+import { signedLink } from '@/server/checkout/links';
+import { GatewayTimeoutError } from '@/server/gateway/types';
+import { reconcileFirstCharges } from '@/server/subscriptions/first-charge-reconcile';
+import { loadHostedSubscriptionCheckout, loadHostedSubscriptionReceipt, submitHostedSubscription } from '@/server/subscriptions/hosted';
+import { createStore } from '../support/factories';
+import { useTestApi } from '../support/server';
+import { createProduct, epoch, expectError, T0 } from '../support/api';
+import { auditOf, CARDS, cardForm, createCheckout, eventsOf, PLAN, SUBSCRIPTIONS, submitCard } from './support';
+
+/**
+ * The hosted subscription checkout without a browser (spec 3.3, 5; CONTRACT 4, 5): the signed
+ * single-use link, the first charge (approved → active, declined → incomplete), where each
+ * submission sends the browser, the events written, and the crash window around the gateway call.
+ * test/browser/subscription-checkout.test.ts drives the same pages in Chromium.
+ */
+const api = useTestApi({ subscriptionsEnabled: true });
+let store: Awaited<ReturnType<typeof createStore>>;
+let key = '';
+const HOUR = 3600;
+
+beforeAll(async () => {
+  api.clock.set(T0);
+  store = await createStore(api.services, { subscriptions: true });
+  key = store.keys.sk_test;
+});
+beforeEach(() => api.clock.set(T0));
+afterEach(() => vi.restoreAllMocks());
+
+const checkoutRow = async (id: string) => (await api.services.db.select().from(subscriptionCheckouts).where(eq(subscriptionCheckouts.id, id)))[0]!;
+const gatewayCharges = async () => (await api.services.db.select({ n: count() }).from(simulatorCharges))[0]!.n;
+const readCheckout = async (id: string) => (await api.request('GET', `${SUBSCRIPTIONS}/checkout/${id}`, { key })).body;
+const readSubscription = async (id: string) => (await api.request('GET', `${SUBSCRIPTIONS}/${id}`, { key })).body;
+const pagePath = (checkout: { link: { id: string; expires: string; signature: string } }) =>
+  `/subscribe/${checkout.link.id}?expires=${checkout.link.expires}&signature=${checkout.link.signature}`;
+
+describe('hosted subscription checkout: the link', () => {
+  it('5 an open link shows plan, amount, interval and the prefilled email', async () => {
+    const checkout = await createCheckout(api, key, { ...PLAN, interval_count: 3, customer_name: 'Ada' });
+    const hosted = await loadHostedSubscriptionCheckout(api.services, checkout.link);
+    expect(hosted).toEqual({
+      state: 'open',
+      view: {
+        id: checkout.id,
+        livemode: false,
+        storeName: store.name,
+        planName: 'Pro plan',
+        amount: 990,
+        interval: 'month',
+        intervalCount: 3,
+        totalPayments: 12,
+        customerEmail: 'ada@example.com',
+        customerName: 'Ada',
+        successUrl: null,
+      },
+    });
+  });
+
+  it('5 a tampered signature, expiry or id, an unknown id and a checkout-purpose signature are all `invalid`', async () => {
+    const checkout = await createCheckout(api, key);
+    const other = await createCheckout(api, key);
+    const { id, expires, signature } = checkout.link;
+    const asCheckout = new URL(signedLink('http://x', 'test-auth-secret', 'checkout', id, Number(expires)));
+    for (const link of [
+      { id, expires, signature: `${signature.slice(0, -1)}A` },
+      { id, expires: String(Number(expires) + 60), signature },
+      { id: other.id, expires, signature },
+      { id: 'subchk_test_unknownunknownunknown', expires, signature },
+      { id: 'cs_test_abc', expires, signature },
+      { id, expires: undefined, signature: undefined },
+      { id, expires, signature: asCheckout.searchParams.get('signature')! },
+    ]) {
+      expect(await loadHostedSubscriptionCheckout(api.services, link)).toEqual({ state: 'invalid' });
+      expect(await submitHostedSubscription(api.services, { ...link, form: cardForm() })).toEqual({ kind: 'not_found' });
+    }
+    expect(await gatewayCharges()).toBe(0);
+  });
+
+  it('3.3 past expires_at the link is dead: the page says expired and a submit charges nothing', async () => {
+    const checkout = await createCheckout(api, key, { ...PLAN, expires_at: epoch(T0) + HOUR });
+    api.clock.set(new Date(T0.getTime() + HOUR * 1000));
+    expect(await loadHostedSubscriptionCheckout(api.services, checkout.link)).toEqual({ state: 'expired', storeName: store.name });
+    const before = await gatewayCharges();
+    expect(await submitCard(api, checkout)).toEqual({ kind: 'redirect', location: pagePath(checkout) });
+    expect(await gatewayCharges()).toBe(before);
+    expect((await readCheckout(checkout.id)).status).toBe('expired');
+  });
+});
+
+describe('hosted subscription checkout: the first charge', () => {
+  it('3.3 approved (4242): active, one payment, periods from now; redirect to success_url with checkout_id and subscription_id', async () => {
+    const checkout = await createCheckout(api, key, { ...PLAN, customer_email: 'Ada@Example.com', success_url: 'http://merchant.test/done?plan=pro', metadata: { order: 'A-17' } });
+    const outcome = await submitCard(api, checkout, CARDS.approved);
+    const read = await readCheckout(checkout.id);
+    expect(read).toMatchObject({ status: 'complete', url: null, subscription: expect.stringMatching(/^sub_test_[0-9A-Za-z]{24}$/) });
+    expect(outcome).toEqual({ kind: 'redirect', location: `http://merchant.test/done?plan=pro&checkout_id=${checkout.id}&subscription_id=${read.subscription}` });
+
+    const subscription = await readSubscription(read.subscription);
+    expect(subscription).toEqual({
+      id: read.subscription,
+      object: 'subscription',
+      status: 'active',
+      livemode: false,
+      currency: 'eur',
+      amount: 990,
+      interval: 'month',
+      interval_count: 1,
+      total_payments: 12,
+      recurring_id: expect.stringMatching(/^sim_rec_/),
+      customer_id: expect.stringMatching(/^cus_test_/),
+      customer_email: 'Ada@Example.com',
+      customer_name: null,
+      product_id: null,
+      price_id: null,
+      failure_count: 0,
+      current_period_start: epoch(T0),
+      current_period_end: epoch(new Date('2026-04-01T12:00:00Z')),
+      next_billing_at: epoch(new Date('2026-04-01T12:00:00Z')),
+      canceled_at: null,
+      ended_at: null,
+      metadata: { order: 'A-17' },
+      created: epoch(T0),
+    });
+    // CONTRACT 3: the customer is created or matched by email, lower-cased.
+    const customer = await api.request('GET', `/api/v1/customers/${subscription.customer_id}`, { key });
+    expect(customer.body.email).toBe('ada@example.com');
+
+    const [charge, ...more] = await api.services.db.select().from(subscriptionCharges).where(eq(subscriptionCharges.subscriptionId, subscription.id));
+    expect(more).toEqual([]);
+    expect(charge).toMatchObject({ cycle: 1, attempt: 0, status: 'succeeded', amount: 990, idempotencyKey: `subscription:${subscription.id}:1:0`, cardBrand: 'visa', cardLast4: '4242' });
+
+    // Spec 6: subscription.created carries exactly what GET returns.
+    const events = await eventsOf(api.services.db, subscription.id);
+    expect(events.map((event) => event.type)).toEqual(['subscription.created']);
+    expect(events[0]).toMatchObject({ object: 'event', livemode: false, created: epoch(T0), data: { object: subscription } });
+    expect((await auditOf(api.services.db, store.id)).some((row) => row.action === 'subscription.create' && (row.details as any).subscription === subscription.id)).toBe(true);
+  });
+
+  it('3.3 declined (0002): incomplete, no customer, no contract; the page shows the decline and the link is spent', async () => {
+    const checkout = await createCheckout(api, key, { ...PLAN, success_url: 'http://merchant.test/done' });
+    expect(await submitCard(api, checkout, CARDS.declined)).toEqual({ kind: 'redirect', location: pagePath(checkout) });
+    const read = await readCheckout(checkout.id);
+    expect(read.status).toBe('complete');
+    const subscription = await readSubscription(read.subscription);
+    expect(subscription).toMatchObject({ status: 'incomplete', recurring_id: '', customer_id: null, failure_count: 0 });
+    const hosted = await loadHostedSubscriptionCheckout(api.services, checkout.link);
+    expect(hosted).toMatchObject({ state: 'used', subscription: { id: subscription.id, status: 'incomplete', failureCode: 'card_declined' } });
+    const events = await eventsOf(api.services.db, subscription.id);
+    expect(events.map((event) => [event.type, event.data.object.status])).toEqual([['subscription.created', 'incomplete']]);
+
+    // Single-use: the approved card on the same link charges nothing more.
+    const before = await gatewayCharges();
+    expect(await submitCard(api, checkout, CARDS.approved)).toEqual({ kind: 'redirect', location: pagePath(checkout) });
+    expect(await gatewayCharges()).toBe(before);
+    expect((await readSubscription(read.subscription)).status).toBe('incomplete');
+  });
+
+  it('3.3 a second submit of an approved link lands where the first did, without a charge', async () => {
+    const checkout = await createCheckout(api, key, { ...PLAN, success_url: 'http://merchant.test/done' });
+    const first = await submitCard(api, checkout);
+    const before = await gatewayCharges();
+    expect(await submitCard(api, checkout)).toEqual(first);
+    expect(await gatewayCharges()).toBe(before);
+  });
+
+  it('5 five submits at once: one burn, one charge, one subscription', async () => {
+    const checkout = await createCheckout(api, key);
+    const before = await gatewayCharges();
+    await Promise.all(Array.from({ length: 5 }, () => submitCard(api, checkout)));
+    expect(await gatewayCharges()).toBe(before + 1);
+    const read = await readCheckout(checkout.id);
+    expect((await readSubscription(read.subscription)).status).toBe('active');
+    const charges = await api.services.db.select().from(subscriptionCharges).where(eq(subscriptionCharges.subscriptionId, read.subscription));
+    expect(charges).toHaveLength(1);
+  });
+
+  it.each([
+    ['a Luhn-invalid number', '4242 4242 4242 4241', {}, 'invalid_card_number'],
+    ['a past expiry', CARDS.approved, { expiry: '01/26' }, 'expired_card'],
+    ['a malformed expiry', CARDS.approved, { expiry: '13/30' }, 'invalid_expiry'],
+    ['a 2-digit CVC', CARDS.approved, { cvc: '12' }, 'invalid_cvc'],
+    ['a Luhn-valid number that is no test card', '4111 1111 1111 1111', {}, 'unsupported_test_card'],
+  ])('CONTRACT 4 %s → back to the form with its error; the link is not spent and nothing is charged', async (_name, number, fields, code) => {
+    const checkout = await createCheckout(api, key);
+    const before = await gatewayCharges();
+    expect(await submitCard(api, checkout, number, fields)).toEqual({ kind: 'redirect', location: `${pagePath(checkout)}&error=${code}#form-error` });
+    expect(await gatewayCharges()).toBe(before);
+    expect(await checkoutRow(checkout.id)).toMatchObject({ status: 'open', consumedAt: null, subscriptionId: null });
+    // The customer corrects the card and subscribes on the same link.
+    await submitCard(api, checkout, CARDS.approved);
+    expect((await readSubscription((await readCheckout(checkout.id)).subscription)).status).toBe('active');
+  });
+
+  it('CONTRACT 5 without success_url the approval lands on a signed receipt page on the service origin', async () => {
+    const checkout = await createCheckout(api, key);
+    const outcome = await submitCard(api, checkout);
+    if (outcome.kind !== 'redirect') throw new Error('expected a redirect');
+    const url = new URL(outcome.location);
+    expect(`${url.origin}${url.pathname}`).toBe(`${api.services.config.publicBaseUrl}/subscribe/${checkout.id}/receipt`);
+    const receipt = await loadHostedSubscriptionReceipt(api.services, { id: checkout.id, signature: url.searchParams.get('signature')! });
+    expect(receipt).toMatchObject({ view: { planName: 'Pro plan', amount: 990 }, subscription: { status: 'active', cardBrand: 'visa', cardLast4: '4242' } });
+    expect(await loadHostedSubscriptionReceipt(api.services, { id: checkout.id, signature: 'forged' })).toBeUndefined();
+  });
+
+  it('price mode: the subscription keeps the product and price, and plan_name is the product name', async () => {
+    const product = await createProduct(api, key, { name: 'Moth club', amount: 1500, mode: 'recurring', interval: 'year' });
+    const checkout = await createCheckout(api, key, { price_id: product.price_id, total_payments: 3, customer_email: 'bob@example.com' });
+    await submitCard(api, checkout);
+    const subscription = await readSubscription((await readCheckout(checkout.id)).subscription);
+    expect(subscription).toMatchObject({ status: 'active', amount: 1500, interval: 'year', product_id: product.id, price_id: product.price_id, current_period_end: epoch(new Date('2027-03-01T12:00:00Z')) });
+  });
+
+});
+
+describe('hosted subscription checkout: the crash window', () => {
+  it('a gateway timeout leaves the subscription pending with its charge unknown; the reconciler settles it once from the gateway record', async () => {
+    const gateway = api.services.gateways.test;
+    const charge = gateway.charge.bind(gateway);
+    vi.spyOn(gateway, 'charge').mockImplementation(async (request) => {
+      await charge(request);
+      throw new GatewayTimeoutError();
+    });
+    const checkout = await createCheckout(api, key, { ...PLAN, success_url: 'http://merchant.test/done' });
+    expect(await submitCard(api, checkout)).toEqual({ kind: 'redirect', location: pagePath(checkout) });
+    vi.restoreAllMocks();
+    const id = (await readCheckout(checkout.id)).subscription;
+    expect((await readSubscription(id)).status).toBe('pending');
+    expect(await loadHostedSubscriptionCheckout(api.services, checkout.link)).toMatchObject({ state: 'used', subscription: { status: 'pending' } });
+    const [open] = await api.services.db.select().from(subscriptionCharges).where(eq(subscriptionCharges.subscriptionId, id));
+    expect(open!.status).toBe('unknown');
+    // 5: cancelling while the first payment is unconfirmed is refused, not raced.
+    expectError(await api.request('DELETE', `${SUBSCRIPTIONS}/${id}`, { key }), 409, 'subscription_pending');
+
+    // Young open charges are left to their own request.
+    expect(await reconcileFirstCharges(api.services)).toBe(0);
+    api.clock.set(new Date(T0.getTime() + 61_000));
+    expect(await reconcileFirstCharges(api.services)).toBe(1);
+    expect(await reconcileFirstCharges(api.services)).toBe(0);
+    const settled = await readSubscription(id);
+    expect(settled).toMatchObject({ status: 'active', recurring_id: expect.stringMatching(/^sim_rec_/) });
+    expect((await eventsOf(api.services.db, id)).map((event) => event.type)).toEqual(['subscription.created']);
+  });
+
+  it('a charge the gateway never received is settled incomplete once the grace period is over, without charging', async () => {
+    vi.spyOn(api.services.gateways.test, 'charge').mockRejectedValue(new GatewayTimeoutError());
+    const checkout = await createCheckout(api, key);
+    await submitCard(api, checkout);
+    vi.restoreAllMocks();
+    const id = (await readCheckout(checkout.id)).subscription;
+    const before = await gatewayCharges();
+    api.clock.set(new Date(T0.getTime() + 90_000));
+    expect(await reconcileFirstCharges(api.services)).toBe(0);
+    api.clock.set(new Date(T0.getTime() + 121_000));
+    expect(await reconcileFirstCharges(api.services)).toBe(1);
+    expect(await gatewayCharges()).toBe(before);
+    expect((await readSubscription(id)).status).toBe('incomplete');
+  });
+});
