@@ -1,3 +1,4 @@
+import { readIdempotencyKey } from '../checkout/idempotency';
 import { storeClock } from '../clock';
 import { createRouter, secretKeyProcedure } from '../trpc';
 import {
@@ -19,13 +20,26 @@ const TAGS = ['Webhooks'];
 export const webhooksRouter = createRouter({
   // POST /api/v1/webhook_endpoints: register a receiver; the answer carries its signing secret, once.
   create: secretKeyProcedure
+    .use(({ ctx, next }) => {
+      // The key's format is judged before the body, as on every idempotent create.
+      readIdempotencyKey(ctx.request.headers);
+      return next();
+    })
     .meta({
       openapi: { method: 'POST', path: '/webhook_endpoints', tags: TAGS, summary: 'Create a webhook endpoint', protect: true },
       successStatus: 201,
+      idempotent: true,
     })
     .input(createEndpointInput)
     .output(createdEndpointSchema)
-    .mutation(({ ctx, input }) => createEndpoint({ db: ctx.db, clock: storeClock(ctx.clock, ctx.subject), config: ctx.config }, ctx.subject, input)),
+    .mutation(async ({ ctx, input }) => {
+      const { endpoint, replayed } = await createEndpoint({ db: ctx.db, clock: storeClock(ctx.clock, ctx.subject), config: ctx.config }, ctx.subject, input, {
+        idempotencyKey: readIdempotencyKey(ctx.request.headers),
+        rawBody: ctx.request.body,
+      });
+      if (replayed) ctx.request.successStatus = 200;
+      return endpoint;
+    }),
 
   // GET /api/v1/webhook_endpoints: this store's endpoints in this environment, newest first.
   list: secretKeyProcedure

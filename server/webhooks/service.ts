@@ -10,6 +10,7 @@ import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEv
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
+import { createIdempotently, requestHash } from '../checkout/idempotency';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
 import { endpointUrlProblem, type HostResolver } from './destinations';
@@ -59,22 +60,55 @@ function activeEndpoint(scope: Scope, id: string) {
   );
 }
 
-/** POST /webhook_endpoints: the only answer that carries the secret. */
-export async function createEndpoint(deps: EndpointDeps, subject: Scope, input: CreateEndpointInput): Promise<CreatedWebhookEndpoint> {
+const CREATE_OPERATION = 'webhook_endpoint.create';
+
+/**
+ * POST /webhook_endpoints: the only answer that carries the secret. With an `Idempotency-Key` a
+ * retried create (e.g. after a lost answer) replays the first endpoint and its secret, which can
+ * be derived again, instead of registering a second endpoint that would get every event twice.
+ */
+export async function createEndpoint(
+  deps: EndpointDeps,
+  subject: Scope,
+  input: CreateEndpointInput,
+  options: { idempotencyKey: string | undefined; rawBody: unknown },
+): Promise<{ endpoint: CreatedWebhookEndpoint; replayed: boolean }> {
   const problem = await endpointUrlProblem(input.url, subject.livemode, deps.resolveHost);
   if (problem) throw new ApiError('parameter_invalid', `Invalid url: ${problem}.`, { param: 'url' });
-  const [row] = await deps.db
-    .insert(webhookEndpoints)
-    .values({
-      id: newId('we', subject.livemode),
-      storeId: subject.storeId,
-      livemode: subject.livemode,
-      url: input.url,
-      events: input.events ? [...new Set(input.events)] : null,
-      createdAt: deps.clock.now(),
-    })
-    .returning();
-  return { ...endpointView(row!), secret: endpointSecret(deps.config, row!.id) };
+  const now = deps.clock.now();
+  const id = newId('we', subject.livemode);
+  const { result, replayed } = await createIdempotently({
+    db: deps.db,
+    scope: { storeId: subject.storeId, livemode: subject.livemode },
+    operation: CREATE_OPERATION,
+    key: options.idempotencyKey,
+    requestHash: requestHash(options.rawBody),
+    now,
+    resourceId: id,
+    async create(executor) {
+      const [row] = await executor
+        .insert(webhookEndpoints)
+        .values({
+          id,
+          storeId: subject.storeId,
+          livemode: subject.livemode,
+          url: input.url,
+          events: input.events ? [...new Set(input.events)] : null,
+          createdAt: now,
+        })
+        .returning();
+      return row!;
+    },
+    async replay(firstId) {
+      // The first answer again, also when the endpoint has been deleted since.
+      const [row] = await deps.db
+        .select()
+        .from(webhookEndpoints)
+        .where(and(eq(webhookEndpoints.id, firstId), eq(webhookEndpoints.storeId, subject.storeId), eq(webhookEndpoints.livemode, subject.livemode)));
+      return row!;
+    },
+  });
+  return { endpoint: { ...endpointView(result), secret: endpointSecret(deps.config, result.id) }, replayed };
 }
 
 export async function getEndpoint(db: Database, subject: Scope, id: string): Promise<WebhookEndpoint> {

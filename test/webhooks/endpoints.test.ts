@@ -207,3 +207,19 @@ describe('GET and DELETE /api/v1/webhook_endpoints/{id} (CONTRACT 3)', () => {
     expect((await api.request('GET', ENDPOINTS, { key: own.keys.sk_test })).body.data).toEqual([]);
   });
 });
+
+describe('Idempotency-Key on POST /api/v1/webhook_endpoints', () => {
+  it('CONTRACT 3 a retried create replays the first endpoint and its secret with 200; another body → 409 idempotency_key_reused', async () => {
+    const own = await createStore(api.services);
+    const headers = { 'idempotency-key': 'endpoint-retry-1' };
+    const body = { url: 'http://127.0.0.1/idem', events: ['subscription.created'] };
+    const first = await api.request('POST', ENDPOINTS, { key: own.keys.sk_test, body, headers });
+    expect(first.status).toBe(201);
+    const replay = await api.request('POST', ENDPOINTS, { key: own.keys.sk_test, body, headers });
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual(first.body);
+    expect((await api.request('GET', ENDPOINTS, { key: own.keys.sk_test })).body.data).toHaveLength(1);
+    expectError(await api.request('POST', ENDPOINTS, { key: own.keys.sk_test, body: { ...body, url: 'http://127.0.0.1/other' }, headers }), 409, 'idempotency_key_reused');
+    expectError(await api.request('POST', ENDPOINTS, { key: own.keys.sk_test, body, headers: { 'idempotency-key': 'x'.repeat(192) } }), 400, 'idempotency_key_invalid');
+  });
+});
