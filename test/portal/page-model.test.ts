@@ -1,0 +1,154 @@
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { openPortal, portalLinkResolves } from '@/server/portal/page';
+import { epoch, T0 } from '../support/api';
+import { createStore } from '../support/factories';
+import { useTestApi } from '../support/server';
+import { seedCustomer, seedOrder, seedSubscription } from './factories';
+import { createdPortal, seedOf, SESSIONS, tokenOf } from './support';
+
+/**
+ * Issue 4: the read model behind the portal page (server/portal/page.ts), which proxy.ts and the
+ * page call: what each scope holds, and that it holds nothing of anyone else. The page itself is
+ * driven in Chromium by test/browser/portal.test.ts.
+ */
+const api = useTestApi({ publicBaseUrl: 'https://pay.example.test' });
+let store: Awaited<ReturnType<typeof createStore>>;
+let key: string;
+const deps = () => ({ db: api.services.db, clock: api.clock });
+
+beforeAll(async () => {
+  store = await createStore(api.services, { name: 'Moth Books' });
+  key = store.keys.sk_test;
+});
+beforeEach(() => api.clock.set(T0));
+
+describe('what each scope holds (spec 2.4)', () => {
+  it('customer scope: that customer’s paid orders (newest first) and subscriptions only; not a second customer of the store, not another store’s customer', async () => {
+    const seed = seedOf(api);
+    const ada = await seedCustomer(seed, store, { email: 'ada@example.com' });
+    const bob = await seedCustomer(seed, store, { email: 'bob@example.com' });
+    const other = await createStore(api.services);
+    const stranger = await seedCustomer(seed, other, { email: 'ada@example.com' });
+    const older = await seedOrder(seed, store, { customer: ada, ageSeconds: 86400, lines: [{ description: 'Atlas', unitAmount: 4000, amountTax: 760, licenseKeys: 1 }], refunds: [1000] });
+    const newer = await seedOrder(seed, store, { customer: ada, lines: [{ description: 'Field guide', unitAmount: 1250, quantity: 2 }] });
+    await seedOrder(seed, store, { customer: ada, status: 'pending' });
+    await seedOrder(seed, store, { customer: bob, lines: [{ description: 'Bob’s book', unitAmount: 999 }] });
+    await seedOrder(seed, other, { customer: stranger, lines: [{ description: 'Stranger’s book', unitAmount: 777 }] });
+    await seedSubscription(seed, store, { customer: ada, planName: 'Moth club', payments: [{ status: 'succeeded', ageSeconds: 3600 }] });
+    await seedSubscription(seed, store, { customer: bob, planName: 'Bob’s club' });
+    await seedSubscription(seed, other, { customer: stranger, planName: 'Stranger’s club' });
+
+    const session = await createdPortal(api, key, { customer_id: ada.id });
+    const page = await openPortal(deps(), tokenOf(session.url));
+    expect(page).toMatchObject({ storeName: 'Moth Books', livemode: false, scope: 'customer', expiresAt: session.expires_at });
+    expect(page!.orders.map((order) => order.id)).toEqual([newer.id, older.id]);
+    expect(page!.orders[1]).toEqual({
+      id: older.id,
+      status: 'partially_refunded',
+      created: epoch(T0) - 86400,
+      paidAt: epoch(T0) - 86400,
+      lines: [{ description: 'Atlas', quantity: 1, unitAmount: 4000, amountTotal: 4760 }],
+      amountSubtotal: 4000,
+      amountTax: 760,
+      amountTotal: 4760,
+      amountRefunded: 1000,
+      taxInclusive: false,
+      card: { brand: 'visa', last4: '4242' },
+      refunds: [{ amount: 1000, status: 'succeeded', created: epoch(T0) }],
+      licenseKeys: older.licenseKeys,
+    });
+    expect(page!.subscriptions.map((subscription) => subscription.planName)).toEqual(['Moth club']);
+    const text = JSON.stringify(page);
+    for (const foreign of ['Bob', 'Stranger', 'bob@example.com', 'pi_seed', 'rec_seed', stranger.id, bob.id]) expect(text).not.toContain(foreign);
+  });
+
+  it('order scope: that order only, with amounts, tax, payment and refunds', async () => {
+    const seed = seedOf(api);
+    const customer = await seedCustomer(seed, store);
+    const order = await seedOrder(seed, store, { customer, lines: [{ description: 'Atlas', unitAmount: 4000, amountTax: 760 }], refunds: [4760] });
+    await seedOrder(seed, store, { customer, lines: [{ description: 'Another order', unitAmount: 100 }] });
+    const session = await createdPortal(api, key, { order_id: order.id });
+    const page = await openPortal(deps(), tokenOf(session.url));
+    expect(page!.scope).toBe('order');
+    expect(page!.subscriptions).toEqual([]);
+    expect(page!.orders).toHaveLength(1);
+    expect(page!.orders[0]).toMatchObject({ id: order.id, status: 'refunded', amountTax: 760, amountTotal: 4760, amountRefunded: 4760 });
+  });
+
+  it('subscription scope: plan, status, next billing and every payment attempt, newest first', async () => {
+    const seed = seedOf(api);
+    const customer = await seedCustomer(seed, store);
+    const subscription = await seedSubscription(seed, store, {
+      customer,
+      planName: 'Moth club',
+      status: 'past_due',
+      nextBillingInSeconds: 86400,
+      payments: [
+        { status: 'succeeded', ageSeconds: 60 * 86400 },
+        { status: 'declined', ageSeconds: 30 * 86400, card: { brand: 'mastercard', last4: '4444' } },
+      ],
+    });
+    await seedOrder(seed, store, { customer });
+    const session = await createdPortal(api, key, { subscription_id: subscription.id });
+    const page = await openPortal(deps(), tokenOf(session.url));
+    expect(page!.orders).toEqual([]);
+    expect(page!.subscriptions).toEqual([
+      {
+        planName: 'Moth club',
+        status: 'past_due',
+        amount: 990,
+        interval: 'month',
+        intervalCount: 1,
+        created: epoch(T0) - 30 * 86400,
+        nextBillingAt: epoch(T0) + 86400,
+        payments: [
+          { amount: 990, status: 'declined', date: epoch(T0) - 30 * 86400, card: { brand: 'mastercard', last4: '4444' } },
+          { amount: 990, status: 'succeeded', date: epoch(T0) - 60 * 86400, card: { brand: 'visa', last4: '4242' } },
+        ],
+      },
+    ]);
+  });
+
+  it('a customer with nothing yet: empty lists (the page shows empty states)', async () => {
+    const customer = await seedCustomer(seedOf(api), store);
+    const session = await createdPortal(api, key, { customer_id: customer.id });
+    expect(await openPortal(deps(), tokenOf(session.url))).toMatchObject({ orders: [], subscriptions: [] });
+  });
+});
+
+describe('resolving and counting (spec 2.4, 3.2)', () => {
+  it('each view counts once, also when views run concurrently; last_accessed_at is the store clock', async () => {
+    const customer = await seedCustomer(seedOf(api), store);
+    const session = await createdPortal(api, key, { customer_id: customer.id });
+    api.clock.advance(90);
+    await Promise.all(Array.from({ length: 12 }, () => openPortal(deps(), tokenOf(session.url))));
+    // The proxy's check does not count.
+    expect(await portalLinkResolves(deps(), tokenOf(session.url))).toBe(true);
+    const read = await api.request('GET', `${SESSIONS}/${session.id}`, { key });
+    expect(read.body).toMatchObject({ access_count: 12, last_accessed_at: epoch(T0) + 90 });
+  });
+
+  it('3.2 expired (test clock) and revoked links stop resolving on the next request, and are not counted', async () => {
+    const clockStore = await createStore(api.services);
+    const customer = await seedCustomer(seedOf(api), clockStore);
+    const expiring = await createdPortal(api, clockStore.keys.sk_test, { customer_id: customer.id, expires_at: epoch(T0) + 300 });
+    const revoked = await createdPortal(api, clockStore.keys.sk_test, { customer_id: customer.id });
+    expect(await openPortal(deps(), tokenOf(expiring.url))).toBeDefined();
+    await api.request('POST', '/api/v1/test_helpers/advance_clock', { key: clockStore.keys.sk_test, body: { seconds: 300 } });
+    expect(await portalLinkResolves(deps(), tokenOf(expiring.url))).toBe(false);
+    expect(await openPortal(deps(), tokenOf(expiring.url))).toBeUndefined();
+    expect(await openPortal(deps(), tokenOf(revoked.url))).toBeDefined();
+    await api.request('DELETE', `${SESSIONS}/${revoked.id}`, { key: clockStore.keys.sk_test });
+    expect(await portalLinkResolves(deps(), tokenOf(revoked.url))).toBe(false);
+    expect(await openPortal(deps(), tokenOf(revoked.url))).toBeUndefined();
+    const counts = await Promise.all([expiring, revoked].map((s) => api.request('GET', `${SESSIONS}/${s.id}`, { key: clockStore.keys.sk_test })));
+    expect(counts.map((response) => response.body.access_count)).toEqual([1, 1]);
+  });
+
+  it('unknown and malformed tokens never resolve', async () => {
+    expect(await portalLinkResolves(deps(), 'A'.repeat(43))).toBe(false);
+    expect(await openPortal(deps(), 'A'.repeat(43))).toBeUndefined();
+    expect(await portalLinkResolves(deps(), "' or 1=1 --")).toBe(false);
+    expect(await openPortal(deps(), 'short')).toBeUndefined();
+  });
+});
