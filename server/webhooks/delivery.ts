@@ -171,7 +171,15 @@ export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
   let handled = 0;
   let failure: { error: unknown } | undefined;
   for (;;) {
-    const claimed = failure || inFlight.size >= MAX_IN_FLIGHT ? [] : await claimDueDeliveries(deps, MAX_IN_FLIGHT - inFlight.size);
+    let claimed: ClaimedDelivery[] = [];
+    if (!failure && inFlight.size < MAX_IN_FLIGHT) {
+      try {
+        claimed = await claimDueDeliveries(deps, MAX_IN_FLIGHT - inFlight.size);
+      } catch (error) {
+        // The attempts in flight still finish (and record) before the pass reports the failure.
+        failure = { error };
+      }
+    }
     for (const delivery of claimed) {
       const attempt: Promise<void> = attemptDelivery(deps, delivery)
         .catch((error: unknown) => {
@@ -201,13 +209,19 @@ export function startWebhookDelivery(services: Pick<Services, 'db' | 'clock' | '
   const deps: DeliveryDeps = { db: services.db, clock: services.clock, config: services.config, ...options };
   const onError = (error: unknown) => console.error(`webhook delivery failed: ${error instanceof Error ? error.message : String(error)}`);
   const task = startPeriodic('webhook delivery', () => deliverDueWebhooks(deps), { intervalMs: services.config.webhookDeliveryIntervalMs, onError });
+  let stopped = false;
   const wake = () => {
-    task.runOnce().catch(onError);
+    // A pass under way may have made its last claim before the wake-up's events: one more after it.
+    task
+      .runOnce()
+      .then(() => (stopped ? 0 : task.runOnce()))
+      .catch(onError);
   };
   wakers.add(wake);
   return {
     runOnce: task.runOnce,
     async stop() {
+      stopped = true;
       wakers.delete(wake);
       await task.stop();
     },
