@@ -197,7 +197,10 @@ export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
   return handled;
 }
 
-const wakers = new Set<() => void>();
+// On globalThis: Next bundles route modules separately, and the bundle that started the worker
+// need not be the one whose advance_clock asks for a run (server/app.ts keeps its singleton there too).
+const shared = globalThis as typeof globalThis & { __webhookDeliveryWakers?: Set<() => void> };
+const wakers = (shared.__webhookDeliveryWakers ??= new Set<() => void>());
 
 /** Starts a pass of every running delivery worker now, without waiting for it (e.g. after advance_clock). */
 export function requestDeliveryRun(): void {
