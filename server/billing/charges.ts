@@ -83,14 +83,16 @@ export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, li
       .select({ one: sql`1` })
       .from(subscriptionCharges)
       .where(and(eq(subscriptionCharges.subscriptionId, subscriptions.id), inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES])));
-    const due = await tx
+    const query = tx
       .select({ subscription: subscriptions, offset: stores.testClockOffsetSeconds })
       .from(subscriptions)
       .innerJoin(stores, eq(stores.id, subscriptions.storeId))
       .where(and(inArray(subscriptions.status, ['active', 'past_due']), dueCondition(scope, wallNow), notExists(openCharge)))
-      .orderBy(asc(subscriptions.nextBillingAt))
-      .limit(limit)
-      .for('update', { of: subscriptions, skipLocked: true });
+      .orderBy(asc(subscriptions.nextBillingAt), asc(subscriptions.id))
+      .limit(limit);
+    // Workers skip what another holds; advance_clock waits for it instead, so it never answers
+    // while a due subscription of its store is being claimed elsewhere (worker.ts).
+    const due = await (scope.kind === 'all' ? query.for('update', { of: subscriptions, skipLocked: true }) : query.for('update', { of: subscriptions }));
 
     let expired = 0;
     const rows: ChargeRow[] = [];

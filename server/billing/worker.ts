@@ -3,9 +3,11 @@
  * process, or `npm run worker` when web instances run with BACKGROUND_WORK=false), and the test
  * clock's due job, which bills one store's test mode before advance_clock answers.
  */
+import { and, eq, gt } from 'drizzle-orm';
+import { subscriptionCharges } from '@/db/schema';
 import type { Services } from '../context';
 import { startPeriodic, type PeriodicTask } from '../background';
-import type { DueJob } from '../test-clock/jobs';
+import type { DueJob, DueJobScope } from '../test-clock/jobs';
 import { billDueSubscriptions, type BillingEngineDeps } from './engine';
 import { reconcileSubscriptionCharges, type BillingReconcileSettings } from './reconcile';
 
@@ -20,5 +22,40 @@ export function startBillingWorker(services: Services, options: { intervalMs?: n
   return startPeriodic('recurring billing', () => runBillingPass(services), { intervalMs: options.intervalMs ?? 5_000 });
 }
 
-/** advance_clock (CONTRACT 3): recurring charges and retries of this store's test mode that fell due. */
-export const billDueTestSubscriptions: DueJob = (services, scope, now) => billDueSubscriptions(services, { kind: 'store', ...scope, now });
+const IN_FLIGHT_POLL_MS = 25;
+
+/** Recurring charges of one store and environment at the gateway right now (younger than the gateway timeout). */
+async function chargesInFlight(services: Services, scope: DueJobScope): Promise<boolean> {
+  const since = new Date(services.clock.now().getTime() - services.config.gateway.timeoutMs);
+  const [inFlight] = await services.db
+    .select({ id: subscriptionCharges.id })
+    .from(subscriptionCharges)
+    .where(
+      and(
+        eq(subscriptionCharges.storeId, scope.storeId),
+        eq(subscriptionCharges.livemode, scope.livemode),
+        eq(subscriptionCharges.status, 'processing'),
+        gt(subscriptionCharges.cycle, 1),
+        gt(subscriptionCharges.createdAt, since),
+      ),
+    )
+    .limit(1);
+  return inFlight !== undefined;
+}
+
+/**
+ * advance_clock (CONTRACT 3): the recurring charges and retries of this store's test mode that
+ * fell due, settled before it answers. A background worker may be charging one of them at this
+ * moment: the answer waits until that charge is settled (at most the gateway timeout, measured
+ * in real time), then bills whatever the settlement made due.
+ */
+export const billDueTestSubscriptions: DueJob = async (services, scope, now) => {
+  const billing = { kind: 'store' as const, ...scope, now };
+  let handled = await billDueSubscriptions(services, billing);
+  const deadline = performance.now() + services.config.gateway.timeoutMs;
+  while (performance.now() < deadline && (await chargesInFlight(services, scope))) {
+    await new Promise((resolve) => setTimeout(resolve, IN_FLIGHT_POLL_MS));
+    handled += await billDueSubscriptions(services, billing);
+  }
+  return handled;
+};

@@ -75,6 +75,29 @@ describe('open charges are reconciled, never charged twice (issue 5)', () => {
     expect(await retrieveSubscription(api, key, sub.id)).toMatchObject({ status: 'active', failure_count: 0 });
   });
 
+  it('advance_clock answers only after a charge another worker has at the gateway is settled', async () => {
+    const { key, storeId, sub } = await dueSubscription();
+    const simulator = api.services.gateways.test;
+    let called!: () => void;
+    const gatewayCalled = new Promise<void>((resolve) => (called = resolve));
+    const slow: PaymentGateway = {
+      ...simulator,
+      async chargeRecurring(request) {
+        called();
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        return simulator.chargeRecurring(request);
+      },
+    };
+    const background = billDueSubscriptions({ ...api.services, gateways: { ...api.services.gateways, test: slow } }, storeScope(storeId));
+    await gatewayCalled;
+    const statuses = await advanceClock(api, key, 1)
+      .then(() => chargesOf(api.services.db, sub.id))
+      .finally(() => background);
+    expect(statuses.map((charge) => charge.status)).toEqual(['succeeded', 'succeeded']);
+    expect(await background).toBe(1);
+    expect(await recurringLedger(api.services.db, sub.recurringId)).toHaveLength(1);
+  });
+
   it('a reconciled decline moves the subscription like any decline (past_due)', async () => {
     const { key, storeId, sub } = await dueSubscription(CARDS.declinesRecurring);
     await billDueSubscriptions(timingOut(true), storeScope(storeId));
