@@ -37,10 +37,14 @@ function setClientAddress(req: IncomingMessage): void {
 
 const OPENAPI_DOCUMENT = `${API_PREFIX}/openapi.json`;
 
-/** Everything under /api/v1 but its OpenAPI document, a route of Next's (app/api/v1/openapi.json). */
+// Merchant pages call the embedded confirm from the browser: its route adds CORS
+// (app/api/v1/checkout/sessions/[id]/confirm/route.ts).
+const BROWSER_CONFIRM = /^\/api\/v1\/checkout\/sessions\/[^/]+\/confirm$/;
+
+/** Everything under /api/v1 but two routes of Next's: the OpenAPI document (app/api/v1/openapi.json) and the browser confirm. */
 function isApiRequest(req: IncomingMessage): boolean {
   const path = (req.url ?? '/').split('?', 1)[0]!;
-  return (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) && path !== OPENAPI_DOCUMENT;
+  return (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) && path !== OPENAPI_DOCUMENT && !BROWSER_CONFIRM.test(path);
 }
 
 function answerInternalError(req: IncomingMessage, res: ServerResponse, error: unknown): void {

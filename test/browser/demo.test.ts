@@ -1,3 +1,5 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { Browser, Page, Request as BrowserRequest } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium, newContext, type LaunchedBrowser } from '../support/browser';
@@ -17,6 +19,7 @@ let cleanupStorage: () => Promise<void> = async () => {};
 let chromium: LaunchedBrowser;
 let browser: Browser;
 let sk = '';
+let dataDir = '';
 
 async function api(route: string) {
   const response = await fetch(`${origin}${route}`, { headers: { authorization: `Bearer ${sk}` } });
@@ -37,6 +40,7 @@ beforeAll(async () => {
   origin = `http://localhost:${port}`;
   const storage = await serviceStorage('demo-browser');
   cleanupStorage = storage.cleanup;
+  dataDir = storage.env.DATA_DIR!;
   [service, chromium] = await Promise.all([startService(serviceEnv({ ...storage.env, PORT: String(port), AUTH_SECRET: 'demo-browser-auth-secret' })), launchChromium()]);
   browser = chromium.browser;
   sk = /^ {2}sk_test {2}(\S+)$/m.exec(service.output())![1]!;
@@ -49,6 +53,13 @@ afterAll(async () => {
 }, 60_000);
 
 describe('demo merchant page (issue 6)', () => {
+  it('the demo store’s test keys (and only those) are kept for the demo, mode 0600', async () => {
+    const file = path.join(dataDir, 'demo-store-test-keys.json');
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const kept = JSON.parse(await readFile(file, 'utf8'));
+    expect(kept).toEqual({ storeId: expect.stringMatching(/^acct_/), sk_test: sk, pk_test: /^ {2}pk_test {2}(\S+)$/m.exec(service.output())![1] });
+  });
+
   it('Buy creates a session on the merchant server, redirectToCheckout opens the hosted page, paying with 4242… lands on /demo/success, which reads the session as paid', async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
