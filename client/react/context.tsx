@@ -3,7 +3,8 @@
 import { createContext, useContext, useMemo, type ReactNode } from 'react';
 import { loadService, type LoadServiceOptions, type Service } from '../service';
 
-const ServiceContext = createContext<Service | null>(null);
+// Pure: a page that imports only helpers drops it (and React) when bundling.
+const ServiceContext = /* @__PURE__ */ createContext<Service | null>(null);
 
 export interface ServiceProviderProps {
   publishableKey: string;
