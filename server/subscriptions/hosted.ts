@@ -160,14 +160,37 @@ export async function submitHostedSubscription(services: Services, input: { id: 
     return page();
   } catch (error) {
     if (error instanceof ApiError) {
-      // The attempt was made (or another submit made it): the page says how it went.
-      if (['session_already_complete', 'session_expired', 'payment_outcome_unknown'].includes(error.code)) return page();
+      // Another submit (a second tab, a double click) made the attempt: land where it lands.
+      if (error.code === 'session_already_complete') {
+        const settled = await awaitAttempt(services, link);
+        if (settled?.state === 'used' && settled.subscription.status === 'active') {
+          return { kind: 'redirect', location: subscribedRedirectUrl(services.config, settled.view, settled.subscription.id) };
+        }
+        return page();
+      }
+      // The page says how the attempt went (expired, or still being confirmed).
+      if (error.code === 'session_expired' || error.code === 'payment_outcome_unknown') return page();
       return page(hostedPageErrorFor(error));
     }
     // Only the error itself: the form body (card data) must never reach a log.
     console.error(`hosted subscription checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
     return page('internal_error');
   }
+}
+
+/** Above the live gateway's 15 s timeout: the other submit's charge has settled or failed by then. */
+const IN_FLIGHT_WAIT_MS = 20_000;
+const POLL_INTERVAL_MS = 100;
+
+/** Waits while the link's attempt, made by another request, is still `pending`; polls the database, so it works across instances. */
+async function awaitAttempt(services: Services, link: { id: string; expires: string | undefined; signature: string | undefined }) {
+  const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
+  let hosted = await loadHostedSubscriptionCheckout(services, link);
+  while (hosted.state === 'used' && hosted.subscription.status === 'pending' && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+    hosted = await loadHostedSubscriptionCheckout(services, link);
+  }
+  return hosted;
 }
 
 export interface HostedSubscriptionReceipt {
