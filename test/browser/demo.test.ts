@@ -1,14 +1,18 @@
 import { readFile, stat } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
 import path from 'node:path';
+import { build } from 'esbuild';
 import type { Browser, Page, Request as BrowserRequest } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium, newContext, type LaunchedBrowser } from '../support/browser';
-import { freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
+import { freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
 
 /**
  * Issue 6: the browser client library on the demo merchant pages (/demo), in Debian's Chromium
  * against the real production server (`npm start`): Buy → hosted page → the merchant's success
  * page; the embedded forms end on three_d_secure_required with a way on to the hosted page.
+ * Then on a merchant page of another origin (a second local server with the library bundled
+ * by esbuild, as a merchant's build would): the frame, CORS and origin checks across origins.
  */
 const APPROVED = '4242 4242 4242 4242';
 
@@ -20,10 +24,72 @@ let chromium: LaunchedBrowser;
 let browser: Browser;
 let sk = '';
 let dataDir = '';
+let merchant: Server;
+let merchantOrigin = '';
+const merchantSessions = new Map<string, { client_secret: string; url: string }>();
 
-async function api(route: string) {
-  const response = await fetch(`${origin}${route}`, { headers: { authorization: `Bearer ${sk}` } });
+async function api(route: string, body?: unknown) {
+  const response = await fetch(`${origin}${route}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${sk}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: response.status, body: (await response.json()) as any };
+}
+
+/** The merchant's page script: React and the library from source, bundled for the browser. */
+const MERCHANT_APP = `
+import { createElement as h } from 'react';
+import { createRoot } from 'react-dom/client';
+import { CheckoutForm, SecureCheckoutForm, ServiceProvider } from './client/index.ts';
+const config = JSON.parse(document.getElementById('config').textContent);
+const props = { clientSecret: config.clientSecret, checkoutUrl: config.checkoutUrl };
+createRoot(document.getElementById('root')).render(
+  h(ServiceProvider, { publishableKey: config.publishableKey, apiBaseUrl: config.apiBaseUrl },
+    h('section', { 'aria-label': 'Secure form' }, h(SecureCheckoutForm, props)),
+    h('section', { 'aria-label': 'In-page form' }, h(CheckoutForm, { ...props, submitLabel: 'Pay in page' }))));
+`;
+
+async function startMerchant(publishableKey: string): Promise<void> {
+  const bundled = await build({
+    stdin: { contents: MERCHANT_APP, resolveDir: ROOT, loader: 'ts' },
+    bundle: true,
+    format: 'iife',
+    minify: true,
+    define: { 'process.env.NODE_ENV': '"production"' },
+    write: false,
+  });
+  const script = bundled.outputFiles[0]!.text;
+  const merchantPort = await freePort();
+  merchantOrigin = `http://127.0.0.1:${merchantPort}`;
+  merchant = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', merchantOrigin);
+    const session = merchantSessions.get(url.searchParams.get('session') ?? '');
+    if (url.pathname === '/app.js') {
+      res.writeHead(200, { 'content-type': 'text/javascript' });
+      return res.end(script);
+    }
+    if (url.pathname === '/checkout' && session) {
+      const config = JSON.stringify({ publishableKey, apiBaseUrl: origin, clientSecret: session.client_secret, checkoutUrl: session.url }).replace(/</g, '\\u003c');
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      return res.end(`<!doctype html><html lang="en"><title>Merchant checkout</title><main id="root"></main><script type="application/json" id="config">${config}</script><script src="/app.js"></script></html>`);
+    }
+    if (url.pathname === '/impostor') {
+      // Frames the card page claiming to be another origin.
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      return res.end(`<!doctype html><title>Impostor</title><iframe title="card" src="${origin}/embed/card?origin=${encodeURIComponent('https://shop.example')}"></iframe>`);
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => merchant.listen(merchantPort, '127.0.0.1', resolve));
+}
+
+async function createMerchantSession(): Promise<string> {
+  const listed = await api('/api/v1/products?mode=one_time&limit=1');
+  const created = await api('/api/v1/checkout/sessions', { price_id: listed.body.data[0].price_id, success_url: `${merchantOrigin}/thanks` });
+  expect(created.status).toBe(201);
+  merchantSessions.set(created.body.id, created.body);
+  return created.body.id;
 }
 
 function confirmRequests(page: Page): BrowserRequest[] {
@@ -44,11 +110,13 @@ beforeAll(async () => {
   [service, chromium] = await Promise.all([startService(serviceEnv({ ...storage.env, PORT: String(port), AUTH_SECRET: 'demo-browser-auth-secret' })), launchChromium()]);
   browser = chromium.browser;
   sk = /^ {2}sk_test {2}(\S+)$/m.exec(service.output())![1]!;
+  await startMerchant(/^ {2}pk_test {2}(\S+)$/m.exec(service.output())![1]!);
 }, START_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {
   await chromium?.close();
   if (service) await stopService(service);
+  await new Promise<void>((resolve) => (merchant ? merchant.close(() => resolve()) : resolve()));
   await cleanupStorage();
 }, 60_000);
 
@@ -126,7 +194,8 @@ describe('embedded forms on /demo/embedded (spec 4.5)', () => {
     await frame.getByLabel('Expiry').fill('12/34');
     await frame.getByLabel('CVC').fill('123');
     await pay.click();
-    const alert = page.getByRole('alert');
+    // Next's route announcer is a second role=alert on the page: look inside the form's section.
+    const alert = page.getByRole('region', { name: 'Card in a secure frame (SecureCheckoutForm)' }).getByRole('alert');
     await expect.poll(() => alert.textContent()).toContain('3-D Secure');
     expect(confirms).toHaveLength(1);
     // The card went nowhere: the confirm carries the client secret only, to the service origin.
@@ -186,5 +255,61 @@ describe('embedded forms on /demo/embedded (spec 4.5)', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
     expect(preflight.headers.get('access-control-allow-headers')).toMatch(/authorization/i);
+  });
+});
+
+describe('the library on a merchant page of another origin (spec 4.5)', () => {
+  it('the card frame comes from the service origin; every request with card data goes there only; CORS lets the in-page form confirm; both end on three_d_secure_required', async () => {
+    const sessionId = await createMerchantSession();
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const posts: BrowserRequest[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posts.push(request);
+    });
+    await page.goto(`${merchantOrigin}/checkout?session=${sessionId}`);
+
+    const secure = page.getByRole('region', { name: 'Secure form' });
+    const frame = secure.frameLocator('iframe[title="Secure card payment"]');
+    expect(new URL((await secure.locator('iframe').getAttribute('src'))!).origin).toBe(origin);
+    await expect.poll(() => frame.getByRole('button', { name: 'Pay' }).isEnabled()).toBe(true);
+    await frame.getByLabel('Card number').fill(APPROVED);
+    await frame.getByLabel('Expiry').fill('12/34');
+    await frame.getByLabel('CVC').fill('123');
+    await frame.getByRole('button', { name: 'Pay' }).click();
+    await expect.poll(() => secure.getByRole('alert').textContent()).toContain('3-D Secure');
+
+    const inPage = page.getByRole('region', { name: 'In-page form' });
+    await inPage.getByLabel('Card number').fill(APPROVED);
+    await inPage.getByLabel('Expiry').fill('12/34');
+    await inPage.getByLabel('CVC').fill('123');
+    await inPage.getByRole('button', { name: 'Pay in page' }).click();
+    // A CORS refusal would be a network_error ("could not be reached").
+    await expect.poll(() => inPage.getByRole('alert').textContent()).toContain('3-D Secure');
+
+    expect(posts.map((request) => new URL(request.url()).pathname)).toEqual([`/api/v1/checkout/sessions/${sessionId}/confirm`, `/api/v1/checkout/sessions/${sessionId}/confirm`]);
+    for (const request of posts) {
+      expect(new URL(request.url()).origin).toBe(origin);
+      expect(request.postDataJSON()).toEqual({ client_secret: merchantSessions.get(sessionId)!.client_secret });
+    }
+
+    await Promise.all([page.waitForURL(`${origin}/checkout/${sessionId}?**`), secure.getByRole('button', { name: 'Continue on the secure payment page' }).click()]);
+    expect(await page.getByLabel('Card number').count()).toBe(1);
+    await context.close();
+  });
+
+  it('frame-ancestors: a page framing the card frame under another origin’s name is refused by the browser', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const refusals: string[] = [];
+    page.on('console', (message) => {
+      if (/frame-ancestors/.test(message.text())) refusals.push(message.text());
+    });
+    const framed = page.waitForResponse((response) => new URL(response.url()).pathname === '/embed/card');
+    await page.goto(`${merchantOrigin}/impostor`);
+    expect((await framed).headers()['content-security-policy']).toContain('frame-ancestors https://shop.example');
+    await expect.poll(() => refusals.length).toBeGreaterThan(0);
+    expect(await page.frameLocator('iframe[title="card"]').getByLabel('Card number').count()).toBe(0);
+    await context.close();
   });
 });
