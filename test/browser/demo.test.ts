@@ -157,6 +157,12 @@ describe('demo merchant page (issue 6)', () => {
     expect(await page.getByRole('heading', { name: 'Order not found' }).count()).toBe(1);
     await page.goto(`${origin}/demo/success?session_id=%3Cscript%3E`);
     expect(await page.getByRole('heading', { name: 'Order not found' }).count()).toBe(1);
+    // Landing on the success URL proves nothing: an open, unpaid session reads as such.
+    const listed = await api('/api/v1/products?mode=one_time&limit=1');
+    const unpaid = await api('/api/v1/checkout/sessions', { price_id: listed.body.data[0].price_id });
+    await page.goto(`${origin}/demo/success?session_id=${unpaid.body.id}`);
+    expect(await page.getByRole('heading', { name: 'Payment not received' }).count()).toBe(1);
+    expect(await page.getByRole('status').textContent()).toContain('This checkout is open and unpaid.');
     await context.close();
   });
 });

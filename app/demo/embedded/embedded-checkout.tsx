@@ -24,7 +24,7 @@ export function EmbeddedCheckout() {
     <>
       <section aria-labelledby="secure-form">
         <h2 id="secure-form">Card in a secure frame (SecureCheckoutForm)</h2>
-        <SecureCheckoutForm clientSecret={checkout.clientSecret} checkoutUrl={checkout.url} collectEmail onError={setLastError} />
+        <SecureCheckoutForm className="demo-secure" clientSecret={checkout.clientSecret} checkoutUrl={checkout.url} collectEmail onError={setLastError} />
       </section>
       <section aria-labelledby="page-form">
         <h2 id="page-form">Card fields in this page (CheckoutForm)</h2>
