@@ -141,6 +141,17 @@ export function chargeDescription(subscription: Pick<SubscriptionRow, 'id' | 'pl
   return `${subscription.planName || 'Subscription'} ${subscription.id}, payment ${cycle} of ${subscription.totalPayments}`;
 }
 
+/** What the gateway answered, or null when it refused the call before any money moved (GatewayRejectedError). */
+export type ChargeOutcome = ChargeResult | null;
+
+function failureCodeOf(result: ChargeOutcome): string | null {
+  if (result === null) return 'processing_error';
+  if (result.status === 'declined') return result.code;
+  // A recurring charge cannot be authenticated by the absent customer: a challenge is a decline.
+  if (result.status === 'requires_action') return 'authentication_required';
+  return null;
+}
+
 export interface Settlement {
   /** False when someone else had already recorded this charge. */
   settled: boolean;
@@ -155,7 +166,7 @@ export interface Settlement {
  * is still open changes, so the worker, a retry and the reconciler may race freely. A charge the
  * subscription no longer waits for (it was canceled meanwhile) is recorded only.
  */
-export async function settleCharge(deps: BillingDeps, charge: Pick<ChargeRow, 'id' | 'subscriptionId'>, result: ChargeResult): Promise<Settlement> {
+export async function settleCharge(deps: BillingDeps, charge: Pick<ChargeRow, 'id' | 'subscriptionId'>, result: ChargeOutcome): Promise<Settlement> {
   return deps.db.transaction(async (tx) => {
     const [locked] = await tx
       .select({ subscription: subscriptions, offset: stores.testClockOffsetSeconds })
@@ -167,16 +178,15 @@ export async function settleCharge(deps: BillingDeps, charge: Pick<ChargeRow, 'i
 
     const wallNow = deps.clock.now();
     const now = storeNow(deps.clock, locked.subscription.livemode, locked.offset);
-    // A recurring charge cannot be authenticated by the absent customer: a challenge is a decline.
-    const succeeded = result.status === 'succeeded';
+    const succeeded = result?.status === 'succeeded';
     const [settled] = await tx
       .update(subscriptionCharges)
       .set({
         status: succeeded ? 'succeeded' : 'declined',
-        failureCode: result.status === 'declined' ? result.code : result.status === 'requires_action' ? 'authentication_required' : null,
-        cardBrand: result.brand,
-        cardLast4: result.last4,
-        gatewayPaymentId: result.paymentId ?? null,
+        failureCode: failureCodeOf(result),
+        cardBrand: result?.brand ?? null,
+        cardLast4: result?.last4 ?? null,
+        gatewayPaymentId: result?.paymentId ?? null,
         settledAt: now,
       })
       .where(and(eq(subscriptionCharges.id, charge.id), inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES])))

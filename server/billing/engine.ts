@@ -10,9 +10,9 @@
  * cycles is charged once per missed cycle, in order (each its own charge row and events), until
  * one fails (the retries of CONTRACT 3 take over, also in order) or the schedule ends.
  */
-import { GatewayRejectedError, GatewayTimeoutError, type ChargeResult, type Gateways } from '../gateway/types';
+import { GatewayRejectedError, GatewayTimeoutError, type Gateways } from '../gateway/types';
 import type { SubscriptionRow } from '../subscriptions/representation';
-import { claimDueCharges, markChargeUnknown, settleCharge, type BillingDeps, type BillingScope, type ChargeRow, type ClaimedCharge } from './charges';
+import { claimDueCharges, markChargeUnknown, settleCharge, type BillingDeps, type BillingScope, type ChargeOutcome, type ChargeRow, type ClaimedCharge } from './charges';
 
 export interface BillingEngineDeps extends BillingDeps {
   gateways: Gateways;
@@ -30,28 +30,29 @@ const DEFAULTS = { batchSize: 50, concurrency: 8 };
 /**
  * Calls the gateway for one claimed charge and settles it. A timeout or an unexpected failure
  * leaves the outcome unknown (the reconciler settles it); a refusal before any money moved
- * (GatewayRejectedError) is a failed charge like a decline.
+ * (GatewayRejectedError: no live credentials, a request the acquirer rejects) is a failed charge
+ * like a decline (`processing_error`), and the retries follow.
  */
-export async function executeCharge(deps: BillingEngineDeps, claimed: ClaimedCharge): Promise<boolean> {
+async function executeCharge(deps: BillingEngineDeps, claimed: ClaimedCharge): Promise<boolean> {
   const { charge } = claimed;
   const gateway = deps.gateways[charge.livemode ? 'live' : 'test'];
-  let result: ChargeResult;
+  let outcome: ChargeOutcome;
   try {
-    result = await gateway.chargeRecurring({ idempotencyKey: charge.idempotencyKey, recurringId: claimed.recurringId, amount: charge.amount, description: claimed.description });
+    outcome = await gateway.chargeRecurring({ idempotencyKey: charge.idempotencyKey, recurringId: claimed.recurringId, amount: charge.amount, description: claimed.description });
   } catch (error) {
     if (!(error instanceof GatewayRejectedError)) {
       if (!(error instanceof GatewayTimeoutError)) console.error(`billing: charge ${charge.idempotencyKey} failed: ${error instanceof Error ? error.message : String(error)}`);
       await markChargeUnknown(deps.db, charge.id);
       return false;
     }
-    result = { status: 'declined', code: 'card_declined', brand: '', last4: '' };
+    outcome = null;
   }
-  return recordChargeOutcome(deps, charge, result);
+  return recordChargeOutcome(deps, charge, outcome);
 }
 
 /** Settles a charge (charges.ts); when that exhausted the retries, the contract ends too. True if this call settled it. */
-export async function recordChargeOutcome(deps: BillingEngineDeps, charge: Pick<ChargeRow, 'id' | 'subscriptionId'>, result: ChargeResult): Promise<boolean> {
-  const settlement = await settleCharge(deps, charge, result);
+export async function recordChargeOutcome(deps: BillingEngineDeps, charge: Pick<ChargeRow, 'id' | 'subscriptionId'>, outcome: ChargeOutcome): Promise<boolean> {
+  const settlement = await settleCharge(deps, charge, outcome);
   if (settlement.events.includes('subscription.canceled')) await endRecurringContract(deps, settlement.subscription);
   return settlement.settled;
 }

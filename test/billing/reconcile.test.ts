@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { stores } from '@/db/schema';
 import { billDueSubscriptions, type BillingEngineDeps } from '@/server/billing/engine';
 import { reconcileSubscriptionCharges } from '@/server/billing/reconcile';
-import { GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
+import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
 import { periodBoundary } from '@/server/subscriptions/schedule';
 import { epoch, T0 } from '../support/api';
 import { createStore } from '../support/factories';
@@ -96,6 +96,21 @@ describe('open charges are reconciled, never charged twice (issue 5)', () => {
     expect(statuses.map((charge) => charge.status)).toEqual(['succeeded', 'succeeded']);
     expect(await background).toBe(1);
     expect(await recurringLedger(api.services.db, sub.recurringId)).toHaveLength(1);
+  });
+
+  it('a gateway that refuses the call before any money moved: a failed renewal (processing_error), retried like a decline', async () => {
+    const { key, storeId, sub } = await dueSubscription();
+    const refusing: PaymentGateway = {
+      ...api.services.gateways.test,
+      chargeRecurring: () => Promise.reject(new GatewayRejectedError('no credentials')),
+    };
+    expect(await billDueSubscriptions({ ...api.services, gateways: { ...api.services.gateways, test: refusing } }, storeScope(storeId))).toBe(1);
+    expect((await chargesOf(api.services.db, sub.id))[1]).toMatchObject({ status: 'declined', failureCode: 'processing_error', cardLast4: null, gatewayPaymentId: null });
+    expect(await retrieveSubscription(api, key, sub.id)).toMatchObject({ status: 'past_due', failure_count: 1 });
+    expect(await recurringLedger(api.services.db, sub.recurringId)).toEqual([]);
+    // The retry a day later goes through the real gateway and succeeds.
+    await advanceClock(api, key, 24 * 60 * 60);
+    expect(await retrieveSubscription(api, key, sub.id)).toMatchObject({ status: 'active', failure_count: 0 });
   });
 
   it('a reconciled decline moves the subscription like any decline (past_due)', async () => {
