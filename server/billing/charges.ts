@@ -52,8 +52,10 @@ function dueCondition(scope: BillingScope, wallNow: Date): SQL {
     return and(eq(subscriptions.storeId, scope.storeId), eq(subscriptions.livemode, scope.livemode), lte(subscriptions.nextBillingAt, scope.now))!;
   }
   const wall = wallNow.toISOString();
-  // Live mode runs on wall time, test mode on each store's test clock.
-  return sql`${subscriptions.nextBillingAt} <= case when ${subscriptions.livemode} then ${wall}::timestamptz
+  // Live mode runs on wall time, test mode on each store's test clock. The first bound (the
+  // furthest any clock reads) is what the due index can range over; the second is exact per row.
+  return sql`${subscriptions.nextBillingAt} <= ${wall}::timestamptz + make_interval(secs => (select coalesce(max(${stores.testClockOffsetSeconds}), 0) from ${stores}))
+    and ${subscriptions.nextBillingAt} <= case when ${subscriptions.livemode} then ${wall}::timestamptz
     else ${wall}::timestamptz + make_interval(secs => ${stores.testClockOffsetSeconds}) end`;
 }
 
