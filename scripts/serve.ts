@@ -1,14 +1,11 @@
 /**
  * The production server behind `npm start` (scripts/start.mjs runs it after building):
- * migrations and bootstrap first, then Next behind a small node:http front. The public API goes
- * straight to its handler: Next's request pipeline cost it about a third of its throughput.
+ * migrations and bootstrap first, then Next behind a small node:http front.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import next from 'next';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { closeAppServices } from '@/server/app';
-import { API_PREFIX } from '@/server/http/api-handler';
-import { publishedApiHandler } from '@/server/http/published';
 import { bootstrapDemoStore, ensureSecrets, formatDemoStoreBanner, saveDemoStoreTestKeys } from '@/server/bootstrap';
 import { systemClock } from '@/server/clock';
 import { loadConfig } from '@/server/config';
@@ -33,24 +30,6 @@ function setClientAddress(req: IncomingMessage): void {
   const forwarded = req.headers['x-forwarded-for'];
   const appendedByProxy = trustProxy ? String(forwarded ?? '').split(',').pop()?.trim() : undefined;
   req.headers['x-forwarded-for'] = appendedByProxy || req.socket.remoteAddress || 'unknown';
-}
-
-const OPENAPI_DOCUMENT = `${API_PREFIX}/openapi.json`;
-
-// Merchant pages call the embedded confirm from the browser: its route adds CORS
-// (app/api/v1/checkout/sessions/[id]/confirm/route.ts).
-const BROWSER_CONFIRM = /^\/api\/v1\/checkout\/sessions\/[^/]+\/confirm$/;
-
-/** Everything under /api/v1 but two routes of Next's: the OpenAPI document (app/api/v1/openapi.json) and the browser confirm. */
-function isApiRequest(req: IncomingMessage): boolean {
-  const path = (req.url ?? '/').split('?', 1)[0]!;
-  return (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) && path !== OPENAPI_DOCUMENT && !BROWSER_CONFIRM.test(path);
-}
-
-function answerInternalError(req: IncomingMessage, res: ServerResponse, error: unknown): void {
-  console.error(`${req.method} ${req.url} failed:`, error);
-  if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ error: { type: 'api_error', code: 'internal_error', message: 'An internal error occurred.' } }));
 }
 
 let handleReady: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
@@ -91,14 +70,13 @@ async function startApp() {
   const app = next({ dev: false, dir: process.cwd(), hostname: 'localhost', port: config.port });
   await app.prepare();
   const handle = app.getRequestHandler();
-  // Next's build of the handler, published by instrumentation.ts during prepare(): the one that
-  // app/api/v1/[...path]/route.ts serves under `next dev`.
-  const getApiHandler = publishedApiHandler();
-  if (!getApiHandler) throw new Error('instrumentation.ts did not publish the API handler');
   handleReady = (req, res) => {
     setClientAddress(req);
-    const handled = isApiRequest(req) ? getApiHandler().then((api) => api.node(req, res)) : handle(req, res);
-    handled.catch((error: unknown) => answerInternalError(req, res, error));
+    handle(req, res).catch((error: unknown) => {
+      console.error(`${req.method} ${req.url} failed:`, error);
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { type: 'api_error', code: 'internal_error', message: 'An internal error occurred.' } }));
+    });
   };
   console.log(`Payments service ready on http://localhost:${config.port} (database: ${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.pgliteDir}`})`);
   return app;
