@@ -6,9 +6,8 @@ import { invalidLinkResponse } from '@/server/checkout/hosted-invalid';
 import { receiptSignatureValid } from '@/server/payments/receipt';
 import { loadHostedSubscriptionCheckout, SUBSCRIPTION_CHECKOUT_ID } from '@/server/subscriptions/hosted';
 import { clientIp } from '@/server/context';
-import { ApiError } from '@/server/errors';
 import { portalLinkResolves } from '@/server/portal/page';
-import { portalHeaders, portalLinkInvalidResponse, portalRateLimitedResponse } from '@/server/portal/responses';
+import { portalHeaders, portalLinkInvalidResponse, portalRateLimitedResponse, rateLimitedRetryAfter } from '@/server/portal/responses';
 
 const SESSION_ID = /^cs_(test|live)_[0-9A-Za-z]{1,64}$/;
 
@@ -51,8 +50,9 @@ async function portalProxy(request: NextRequest) {
     try {
       await services.rateLimits.consume('portalIp', clientIp(request.headers));
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'rate_limited') return portalRateLimitedResponse(error.retryAfter ?? 1);
-      throw error;
+      const retryAfter = rateLimitedRetryAfter(error);
+      if (retryAfter === undefined) throw error;
+      return portalRateLimitedResponse(retryAfter);
     }
     if (!(await portalLinkResolves(services, token))) return portalLinkInvalidResponse();
   }

@@ -197,6 +197,7 @@ function billingInterval(subscription: PortalSubscription): string {
 export function SubscriptionCard({ subscription, format, headingLevel = 3, index }: { subscription: PortalSubscription; format: Formatters; headingLevel?: 2 | 3; index: number }) {
   const headingId = `subscription-${index}`;
   const Heading = headingLevel === 2 ? 'h2' : 'h3';
+  const Subheading = headingLevel === 2 ? 'h3' : 'h4';
   return (
     <article className="co-card pt-item" aria-labelledby={headingId}>
       <div className="pt-item-head">
@@ -217,7 +218,7 @@ export function SubscriptionCard({ subscription, format, headingLevel = 3, index
           <DateText at={subscription.created} format={format} />
         </dd>
       </dl>
-      <h4 className="pt-subheading">Payment attempts</h4>
+      <Subheading className="pt-subheading">Payment attempts</Subheading>
       {subscription.payments.length === 0 ? (
         <p className="pt-empty-inline">No payments yet.</p>
       ) : (

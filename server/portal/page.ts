@@ -4,7 +4,8 @@
  *
  * Every request goes to the database: the token's hash is looked up by its unique index and the
  * session's state is judged in the same statement, so an expired or revoked link stops resolving
- * on the very next request (nothing is cached, and the page is sent with `no-store`).
+ * on the very next request (nothing is cached, and the page is sent with `no-store`). The index
+ * compares SHA-256 digests, never the token, so how long a lookup takes tells nothing about it.
  */
 import { and, asc, desc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';

@@ -62,6 +62,18 @@ export function portalLinkInvalidResponse(): Response {
   return htmlResponse(404, NO_LONGER_VALID);
 }
 
+/**
+ * The `Retry-After` of a `rate_limited` refusal, or undefined for any other error. Read by shape,
+ * not `instanceof ApiError`: the rate limiter lives in the app singleton (server/app.ts), which
+ * whichever Next bundle runs first creates with its own copy of the ApiError class.
+ */
+export function rateLimitedRetryAfter(error: unknown): number | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { name, code, retryAfter } = error as { name?: unknown; code?: unknown; retryAfter?: unknown };
+  if (name !== 'ApiError' || code !== 'rate_limited') return undefined;
+  return typeof retryAfter === 'number' ? retryAfter : 1;
+}
+
 export function portalRateLimitedResponse(retryAfterSeconds: number): Response {
   const html = noticePage('Too many requests', ['This page was requested too often from your network. Please wait a moment and reload it.']);
   return htmlResponse(429, html, { 'retry-after': String(retryAfterSeconds) });

@@ -143,6 +143,8 @@ export async function seedSubscription(seed: Seed, store: StoreRef, input: SeedS
   const amount = input.amount ?? 990;
   const nextBillingAt = new Date(seed.now.getTime() + (input.nextBillingInSeconds ?? 30 * 86400) * 1000);
   const start = new Date(seed.now.getTime() - 30 * 86400 * 1000);
+  // Subscribed before its first payment attempt.
+  const created = new Date(Math.min(start.getTime(), ...(input.payments ?? []).map((payment) => seed.now.getTime() - payment.ageSeconds * 1000)));
   await seed.db.transaction(async (tx) => {
     await tx.insert(subscriptions).values({
       id,
@@ -162,7 +164,7 @@ export async function seedSubscription(seed: Seed, store: StoreRef, input: SeedS
       currentPeriodEnd: nextBillingAt,
       nextBillingAt,
       metadata: {},
-      createdAt: start,
+      createdAt: created,
     });
     for (const [index, payment] of (input.payments ?? []).entries()) {
       const at = new Date(seed.now.getTime() - payment.ageSeconds * 1000);

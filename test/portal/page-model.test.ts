@@ -99,7 +99,7 @@ describe('what each scope holds (spec 2.4)', () => {
         amount: 990,
         interval: 'month',
         intervalCount: 1,
-        created: epoch(T0) - 30 * 86400,
+        created: epoch(T0) - 60 * 86400,
         nextBillingAt: epoch(T0) + 86400,
         payments: [
           { amount: 990, status: 'declined', date: epoch(T0) - 30 * 86400, card: { brand: 'mastercard', last4: '4444' } },
