@@ -4,9 +4,9 @@
  * The link is single-use: the attempt burns it before the gateway is called, in one transaction
  * that also creates the subscription (`pending`) and its first charge row (`processing`, with
  * the deterministic key `subscription:<sub id>:1:0`). So a second submit finds the link used and
- * never charges, and a crash after the gateway call leaves a charge row to reconcile (the
- * first-charge reconciler settles open rows by looking the key up at the gateway). Settling moves the subscription to `active` or `incomplete`
- * and emits `subscription.created`, exactly once.
+ * never charges, and a crash after the gateway call leaves a charge row to reconcile
+ * (first-charge-reconcile.ts looks the key up at the gateway). Settling moves the subscription
+ * to `active` or `incomplete` and emits `subscription.created`, exactly once.
  */
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Database } from '@/db/client';
