@@ -1,8 +1,8 @@
 import { count, eq } from 'drizzle-orm';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { simulatorCharges, subscriptionCharges, subscriptionCheckouts } from '@/db/schema';
+import { simulatorCharges, stores, subscriptionCharges, subscriptionCheckouts } from '@/db/schema';
 import { signedLink } from '@/server/checkout/links';
-import { GatewayTimeoutError } from '@/server/gateway/types';
+import { GatewayRejectedError, GatewayTimeoutError } from '@/server/gateway/types';
 import { reconcileFirstCharges } from '@/server/subscriptions/first-charge-reconcile';
 import { loadHostedSubscriptionCheckout, loadHostedSubscriptionReceipt, submitHostedSubscription } from '@/server/subscriptions/hosted';
 import { createStore } from '../support/factories';
@@ -256,5 +256,37 @@ describe('hosted subscription checkout: the crash window', () => {
     expect(await reconcileFirstCharges(api.services)).toBe(1);
     expect(await gatewayCharges()).toBe(before);
     expect((await readSubscription(id)).status).toBe('incomplete');
+  });
+});
+
+describe('hosted subscription checkout: live mode', () => {
+  const liveCheckout = () => createCheckout(api, store.keys.sk_live, { ...PLAN, success_url: 'https://merchant.example/done' });
+  const liveSubscription = async (id: string) => (await api.request('GET', `${SUBSCRIPTIONS}/${(await api.request('GET', `${SUBSCRIPTIONS}/checkout/${id}`, { key: store.keys.sk_live })).body.subscription}`, { key: store.keys.sk_live })).body;
+
+  it('a card asking for 3-D Secure is refused: incomplete, the page says declined and why, nothing captured', async () => {
+    const charge = vi.spyOn(api.services.gateways.live, 'charge').mockResolvedValue({ status: 'requires_action', paymentId: 'pi_1', redirectUrl: 'https://acs.example/1', brand: 'visa', last4: '4242' });
+    const checkout = await liveCheckout();
+    expect(await submitCard(api, checkout)).toEqual({ kind: 'redirect', location: pagePath(checkout) });
+    expect(charge.mock.calls[0]![0]).toMatchObject({ recurring: true, amount: 990 });
+    expect(charge.mock.calls[0]![0].idempotencyKey).toMatch(/^subscription:sub_live_[0-9A-Za-z]{24}:1:0$/);
+    expect(await liveSubscription(checkout.id)).toMatchObject({ status: 'incomplete', livemode: true, recurring_id: '' });
+    expect(await loadHostedSubscriptionCheckout(api.services, checkout.link)).toMatchObject({ state: 'used', subscription: { status: 'incomplete', failureCode: 'three_d_secure_required' } });
+  });
+
+  it('a charge the gateway refuses before any money moves: incomplete with processing_error', async () => {
+    vi.spyOn(api.services.gateways.live, 'charge').mockRejectedValue(new GatewayRejectedError('no credentials'));
+    const checkout = await liveCheckout();
+    await submitCard(api, checkout);
+    expect(await loadHostedSubscriptionCheckout(api.services, checkout.link)).toMatchObject({ state: 'used', subscription: { status: 'incomplete', failureCode: 'processing_error' } });
+  });
+
+  it('5 a suspended store takes no live subscription: the form says so, the link stays unspent', async () => {
+    const suspended = await createStore(api.services, { subscriptions: true });
+    const checkout = await createCheckout(api, suspended.keys.sk_live, { ...PLAN, success_url: 'https://merchant.example/done' });
+    await api.services.db.update(stores).set({ suspended: true }).where(eq(stores.id, suspended.id));
+    const charge = vi.spyOn(api.services.gateways.live, 'charge');
+    expect(await submitCard(api, checkout)).toEqual({ kind: 'redirect', location: `${pagePath(checkout)}&error=merchant_unavailable#form-error` });
+    expect(charge).not.toHaveBeenCalled();
+    expect(await checkoutRow(checkout.id)).toMatchObject({ status: 'open', consumedAt: null });
   });
 });

@@ -141,7 +141,9 @@ function AttemptOutcome({ view, subscription, continueUrl, receiptUrl }: { view:
     const message =
       subscription.failureCode === 'three_d_secure_required'
         ? 'Your card was declined: it needs 3-D Secure authentication, which subscriptions do not support yet. No payment was taken.'
-        : failureMessage(subscription.failureCode);
+        : subscription.failureCode === 'processing_error'
+          ? 'The payment was declined: it could not be sent to the payment network. No payment was taken.'
+          : failureMessage(subscription.failureCode);
     return (
       <Notice title="Payment failed" tone="error">
         <div role="alert" className="co-alert">
