@@ -37,7 +37,7 @@ async function api(method: string, route: string, body?: unknown) {
 function admin(args: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
     execFile(process.execPath, [TSX_CLI, 'scripts/admin.ts', ...args], { cwd: ROOT, env: serviceEnv({ SERVICE_URL: `http://127.0.0.1:${port}`, ADMIN_TOKEN }), timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`admin ${args.join(' ')} failed: ${stderr}`));
+      if (error) reject(new Error(`admin ${args.join(' ')} failed: ${stderr}\nservice output:\n${service.output()}`));
       else resolve(JSON.parse(stdout));
     });
   });
