@@ -81,6 +81,12 @@ async function open(url: string, options: { locale?: string; javaScriptEnabled?:
 
 const mainText = async (page: Page) => (await page.getByRole('main').textContent())!;
 
+/** Responsive: on a small phone nothing is wider than the screen. */
+async function expectFitsPhone(page: Page) {
+  await page.setViewportSize({ width: 360, height: 780 });
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
+}
+
 /** The service's database before `npm start` opens it: migrated, with the test's stores and data. */
 async function seedDatabase(env: Record<string, string>) {
   const url = env.DATABASE_URL;
@@ -193,6 +199,7 @@ describe('the portal page in Chromium, by scope (spec 2.4, CONTRACT 5)', () => {
     expect(await page.getByRole('region', { name: 'Orders' }).count()).toBe(1);
     expect(await page.getByRole('region', { name: 'Subscriptions' }).count()).toBe(1);
     await screenshot(page, 'portal-customer');
+    await expectFitsPhone(page);
     await context.close();
   });
 
@@ -230,6 +237,7 @@ describe('the portal page in Chromium, by scope (spec 2.4, CONTRACT 5)', () => {
     expect(text).not.toContain('Atlas of moths');
     expect(text).not.toContain('Beetle box');
     await screenshot(page, 'portal-subscription');
+    await expectFitsPhone(page);
     await context.close();
   });
 
