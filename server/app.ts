@@ -4,7 +4,7 @@ import { loadConfig, type Config } from './config';
 import type { Services } from './context';
 import { ensureSecrets } from './bootstrap';
 import { createGateways } from './gateway';
-import { createApiHandler } from './http/api-handler';
+import { createApiHandler, type ApiHandler } from './http/api-handler';
 import { startBackgroundTasks, type PeriodicTask } from './background';
 import { BACKGROUND_TASKS } from './background-tasks';
 import { createRateLimits } from './rate-limit/service';
@@ -35,7 +35,7 @@ interface AppSingleton {
   services: Promise<Services>;
   background?: PeriodicTask;
   database: Promise<DatabaseHandle>;
-  apiHandler: Promise<(request: Request) => Promise<Response>>;
+  apiHandler: Promise<ApiHandler>;
 }
 
 // On globalThis so that Next's separately bundled route modules share one database client

@@ -47,12 +47,17 @@ export function clientIp(headers: Headers): string {
 
 /** A new request's state, before any procedure has run. */
 export function createRequestState(request: Request): RequestState {
+  return requestStateOf(request.method, new URL(request.url).pathname, request.headers);
+}
+
+/** The same from its parts, for a request that never became a fetch `Request` (server/http/api-handler.ts). */
+export function requestStateOf(method: string, path: string, headers: Headers): RequestState {
   return {
     id: `req_${randomBase62(16)}`,
-    ip: clientIp(request.headers),
-    method: request.method,
-    path: new URL(request.url).pathname,
-    headers: request.headers,
+    ip: clientIp(headers),
+    method,
+    path,
+    headers,
     body: undefined,
     successStatus: undefined,
     error: undefined,

@@ -3,11 +3,11 @@ import { TRPCError } from '@trpc/server';
 import { createOpenApiNodeHttpHandler, forEachOpenApiProcedure, getPathRegExp, normalizePath, type OpenApiProcedureRecord } from 'trpc-to-openapi';
 import { recordAudit } from '../audit/service';
 import { authenticateRequest, keyHint, type KeyAcceptance } from '../auth/service';
-import { createContextInner, createRequestState, type RequestState, type Services } from '../context';
+import { createContextInner, requestStateOf, type RequestState, type Services } from '../context';
 import { ApiError } from '../errors';
 import { appRouter } from '../router';
 import type { ApiMeta } from '../trpc';
-import { readJsonBody } from './body';
+import { readIncomingText, readJsonBody, readRequestText } from './body';
 import { apiErrorFromZod } from './zod-errors';
 
 export const API_PREFIX = '/api/v1';
@@ -68,8 +68,24 @@ function toApiError(error: TRPCError, state: RequestState): ApiError {
   }
 }
 
-function jsonResponse(body: string, status: number, state: RequestState, extra: Record<string, string> = {}): Response {
-  return new Response(body, {
+/** One API request, whichever server received it: Next's route handler, the test server or scripts/serve.ts. */
+interface ApiRequest {
+  method: string;
+  url: URL;
+  headers: Headers;
+  signal: AbortSignal;
+  /** The capped body text (server/http/body.ts). */
+  readText(): Promise<string>;
+}
+
+interface ApiAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+function jsonAnswer(body: string, status: number, state: RequestState, extra: Record<string, string> = {}): ApiAnswer {
+  return {
     status,
     headers: {
       'content-type': 'application/json; charset=utf-8',
@@ -78,13 +94,47 @@ function jsonResponse(body: string, status: number, state: RequestState, extra: 
       ...state.responseHeaders,
       ...extra,
     },
-  });
+    body,
+  };
 }
 
-function errorResponse(error: ApiError, state: RequestState): Response {
+function errorAnswer(error: ApiError, state: RequestState): ApiAnswer {
   const extra: Record<string, string> = {};
   if (error.retryAfter !== undefined) extra['retry-after'] = String(error.retryAfter);
-  return jsonResponse(JSON.stringify(error.toBody()), error.status, state, extra);
+  return jsonAnswer(JSON.stringify(error.toBody()), error.status, state, extra);
+}
+
+/**
+ * What the library's node handler reads of a request (method, url, headers, body, signal): it
+ * takes the fetch branch for a `Request` instance, and the parsed body as given.
+ */
+function routedRequest(parts: { method: string; url: string; headers: Headers; body: unknown; signal: AbortSignal }): Request {
+  return Object.create(Request.prototype, {
+    method: { value: parts.method },
+    url: { value: parts.url },
+    headers: { value: parts.headers },
+    body: { value: parts.body },
+    signal: { value: parts.signal },
+  }) as Request;
+}
+
+/** Headers of a node:http request as a fetch `Headers` (what procedures read). */
+function headersOf(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  return headers;
+}
+
+/** A node:http request is never aborted for a procedure: nothing here streams or cancels. */
+const NEVER_ABORTED = new AbortController().signal;
+
+export interface ApiHandler {
+  (request: Request): Promise<Response>;
+  /** The same handler straight on node:http, with no fetch Request/Response in between (scripts/serve.ts). */
+  node(req: IncomingMessage, res: ServerResponse): Promise<void>;
 }
 
 /**
@@ -92,7 +142,7 @@ function errorResponse(error: ApiError, state: RequestState): Response {
  * adapter owns what the library does not do as the spec wants (body limits and parsing, the
  * error envelope, statuses, headers). The library's handler is built once, not per request.
  */
-export function createApiHandler(services: Services): (request: Request) => Promise<Response> {
+export function createApiHandler(services: Services): ApiHandler {
   const states = new WeakMap<object, RequestState>();
   const findRoute = createRouteMatcher();
   const handleOpenApi = createOpenApiNodeHttpHandler({
@@ -104,9 +154,9 @@ export function createApiHandler(services: Services): (request: Request) => Prom
     },
   } as Parameters<typeof createOpenApiNodeHttpHandler>[0]);
 
-  return async function handleApiRequest(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    const state = createRequestState(request);
+  async function answer(request: ApiRequest): Promise<ApiAnswer> {
+    const url = request.url;
+    const state = requestStateOf(request.method, url.pathname, request.headers);
     try {
       // First, so that nothing (not even an audited refusal) is free of the per-IP limit.
       await services.rateLimits.consume('ip', state.ip);
@@ -134,16 +184,7 @@ export function createApiHandler(services: Services): (request: Request) => Prom
       state.body = body;
       const headers = new Headers(request.headers);
       if (body !== undefined) headers.set('content-type', 'application/json');
-      const routed = new Proxy(request, {
-        get(target, prop) {
-          if (prop === 'url') return routedUrl.toString();
-          if (prop === 'method') return method;
-          if (prop === 'headers') return headers;
-          if (prop === 'body') return body ?? {};
-          const value: unknown = Reflect.get(target, prop, target);
-          return typeof value === 'function' ? value.bind(target) : value;
-        },
-      });
+      const routed = routedRequest({ method, url: routedUrl.toString(), headers, body: body ?? {}, signal: request.signal });
       states.set(routed, state);
 
       const payload = await new Promise<string | undefined>((resolve, reject) => {
@@ -154,11 +195,37 @@ export function createApiHandler(services: Services): (request: Request) => Prom
         };
         Promise.resolve(handleOpenApi(routed as unknown as IncomingMessage, res as unknown as ServerResponse)).catch(reject);
       });
-      if (state.error) return errorResponse(state.error, state);
-      return jsonResponse(payload ?? '{}', state.successStatus ?? 200, state);
+      if (state.error) return errorAnswer(state.error, state);
+      return jsonAnswer(payload ?? '{}', state.successStatus ?? 200, state);
     } catch (error) {
       const apiError = error instanceof ApiError ? error : toApiError(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: error }), state);
-      return errorResponse(apiError, state);
+      return errorAnswer(apiError, state);
     }
+  }
+
+  const handleApiRequest = async (request: Request): Promise<Response> => {
+    const result = await answer({
+      method: request.method,
+      url: new URL(request.url),
+      headers: request.headers,
+      signal: request.signal,
+      readText: () => readRequestText(request),
+    });
+    return new Response(result.body, { status: result.status, headers: result.headers });
   };
+
+  return Object.assign(handleApiRequest, {
+    async node(req: IncomingMessage, res: ServerResponse): Promise<void> {
+      const headers = headersOf(req);
+      const result = await answer({
+        method: req.method ?? 'GET',
+        url: new URL(`http://localhost${req.url ?? '/'}`),
+        headers,
+        signal: NEVER_ABORTED,
+        readText: () => readIncomingText(req, headers),
+      });
+      res.writeHead(result.status, result.headers);
+      res.end(result.body);
+    },
+  });
 }

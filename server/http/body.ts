@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors';
 
 /** CONTRACT 3: JSON bodies over 64 KiB are refused before they are parsed. */
@@ -12,9 +13,21 @@ export function isJsonContentType(contentType: string | null): boolean {
   return mediaType === 'application/json';
 }
 
-async function readCapped(request: Request): Promise<string> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > MAX_JSON_BODY_BYTES) throw tooLarge();
+/** A request as the body reader sees it: from a fetch `Request` or straight from node:http. */
+export interface BodySource {
+  method: string;
+  headers: Headers;
+  /** The body as text, refused with `payload_too_large` once it passes MAX_JSON_BODY_BYTES. */
+  readText(): Promise<string>;
+}
+
+function assertDeclaredSize(headers: Headers): void {
+  if (Number(headers.get('content-length') ?? '0') > MAX_JSON_BODY_BYTES) throw tooLarge();
+}
+
+/** The capped body of a fetch `Request` (Next's route handler, the test server). */
+export async function readRequestText(request: Request): Promise<string> {
+  assertDeclaredSize(request.headers);
   if (!request.body) return '';
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -33,12 +46,39 @@ async function readCapped(request: Request): Promise<string> {
 }
 
 /**
+ * The capped body of a node:http request (scripts/serve.ts). Past the cap it stops collecting
+ * and lets the rest drain, so that the 413 answer still reaches the client.
+ */
+export function readIncomingText(req: IncomingMessage, headers: Headers): Promise<string> {
+  assertDeclaredSize(headers);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => req.off('data', onData).off('end', onEnd).off('error', reject).off('close', onClose);
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size <= MAX_JSON_BODY_BYTES) return void chunks.push(chunk);
+      stop();
+      req.resume();
+      reject(tooLarge());
+    };
+    const onEnd = () => {
+      stop();
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    };
+    // A client that goes away mid-body: nothing will answer it, but the request must not hang.
+    const onClose = () => reject(new Error('The client closed the connection before the body ended.'));
+    req.on('data', onData).once('end', onEnd).once('error', reject).once('close', onClose);
+  });
+}
+
+/**
  * Reads the JSON object body of a request. `undefined` when a body-less method sent nothing.
  * Methods that carry a body must say `application/json` (spec 1: 415 otherwise).
  */
-export async function readJsonBody(request: Request): Promise<Record<string, unknown> | undefined> {
-  const carriesBody = request.method === 'POST' || request.method === 'PATCH' || request.method === 'PUT';
-  const contentType = request.headers.get('content-type');
+export async function readJsonBody(source: BodySource): Promise<Record<string, unknown> | undefined> {
+  const carriesBody = source.method === 'POST' || source.method === 'PATCH' || source.method === 'PUT';
+  const contentType = source.headers.get('content-type');
   if (!carriesBody && contentType === null) return undefined;
   if (!isJsonContentType(contentType)) {
     if (!carriesBody) return undefined;
@@ -49,7 +89,7 @@ export async function readJsonBody(request: Request): Promise<Record<string, unk
         : `Unsupported Content-Type "${contentType}": send JSON with \`Content-Type: application/json\`.`,
     );
   }
-  const text = await readCapped(request);
+  const text = await source.readText();
   if (text.trim() === '') return carriesBody ? {} : undefined;
   let parsed: unknown;
   try {
