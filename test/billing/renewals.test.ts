@@ -196,6 +196,21 @@ describe('renewal (spec 3.3, CONTRACT 3)', () => {
     }
   });
 
+  it('live mode runs on wall time: the test clock never bills it, the background pass does when its renewal falls due', async () => {
+    const store = await createStore(api.services, { subscriptions: true });
+    const live = await createSubscription(api.services, store.id, { livemode: true });
+    await advanceClock(api, store.keys.sk_test, 60 * DAY);
+    expect(await chargesOf(api.services.db, live.id)).toHaveLength(1);
+
+    api.clock.set(monthly(1));
+    await runBillingPass(api.services);
+    const charges = await chargesOf(api.services.db, live.id);
+    // This process has no live acquirer credentials: the live gateway refuses, nothing moves, and
+    // the renewal fails like a decline.
+    expect(charges[1]).toMatchObject({ cycle: 2, attempt: 0, livemode: true, status: 'declined', failureCode: 'processing_error', settledAt: monthly(1) });
+    expect(await retrieveSubscription(api, store.keys.sk_live, live.id)).toMatchObject({ livemode: true, status: 'past_due', failure_count: 1, next_billing_at: epoch(monthly(1)) + DAY });
+  });
+
   it('the background pass bills every test-mode store on its own clock', async () => {
     const ahead = await newStore();
     const behind = await newStore();
