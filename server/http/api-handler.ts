@@ -224,7 +224,8 @@ export function createApiHandler(services: Services): ApiHandler {
         signal: NEVER_ABORTED,
         readText: () => readIncomingText(req, headers),
       });
-      res.writeHead(result.status, result.headers);
+      // A known length spares the chunked framing: headers and body leave in one write.
+      res.writeHead(result.status, { ...result.headers, 'content-length': String(Buffer.byteLength(result.body)) });
       res.end(result.body);
     },
   });
