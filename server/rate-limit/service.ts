@@ -3,6 +3,7 @@ import type { Database } from '@/db/client';
 import { rateLimits as rateLimitsTable } from '@/db/schema';
 import { DEFAULT_PORTAL_PER_IP, type RateLimitConfig } from '../config';
 import { ApiError } from '../errors';
+import { coalescedConsume } from './coalesce';
 
 export type RateLimitBucket = 'ip' | 'key' | 'productWrite' | 'portalIp';
 
@@ -37,14 +38,14 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
       const limiter: RateLimiterAbstract = shared
         ? new RateLimiterDrizzle({ ...options, storeClient: shared.db, schema: rateLimitsTable, insuranceLimiter: memory })
         : memory;
-      return [bucket, limiter];
+      return [bucket, coalescedConsume(limiter, points[bucket])];
     }),
-  ) as Record<RateLimitBucket, RateLimiterAbstract>;
+  ) as Record<RateLimitBucket, (subject: string) => Promise<void>>;
 
   return {
     async consume(bucket, subject) {
       try {
-        await limiters[bucket].consume(subject);
+        await limiters[bucket](subject);
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) {
           const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));

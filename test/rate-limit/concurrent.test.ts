@@ -1,0 +1,54 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DatabaseHandle } from '@/db/client';
+import { ApiError } from '@/server/errors';
+import { createRateLimits } from '@/server/rate-limit/service';
+import { createTestDatabase } from '../support/database';
+import { nextIp } from '../http/helpers';
+
+/**
+ * Spec 8 under concurrency: requests that arrive together are counted together (server/rate-limit/
+ * coalesce.ts), yet exactly the limit passes and every other one is refused, on the shared store
+ * as in memory.
+ */
+let database: DatabaseHandle;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+});
+
+afterAll(async () => {
+  await database.close();
+});
+
+async function outcomes(store: 'memory' | 'shared', limit: number, requests: number) {
+  const limits = createRateLimits(
+    { perIp: limit, perKey: limit, productWritesPerKey: limit, windowSeconds: 60 },
+    store === 'shared' ? { db: database.db } : undefined,
+  );
+  const ip = nextIp();
+  const settled = await Promise.allSettled(Array.from({ length: requests }, () => limits.consume('ip', ip)));
+  // A later request, alone, is refused too: the counter holds every request of the burst.
+  const after = await limits.consume('ip', ip).then(() => 'passed', (error: unknown) => error);
+  return { settled, after };
+}
+
+describe.each(['memory', 'shared'] as const)('8 a burst of concurrent requests (%s counters)', (store) => {
+  it('8 exactly the limit passes; the rest are 429 rate_limited with Retry-After', async () => {
+    const { settled, after } = await outcomes(store, 7, 20);
+    expect(settled.filter((result) => result.status === 'fulfilled')).toHaveLength(7);
+    const refused = settled.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
+    expect(refused).toHaveLength(13);
+    for (const { reason } of [...refused, { reason: after }]) {
+      expect(reason).toBeInstanceOf(ApiError);
+      expect((reason as ApiError).code).toBe('rate_limited');
+      expect((reason as ApiError).retryAfter).toBeGreaterThanOrEqual(1);
+      expect((reason as ApiError).retryAfter).toBeLessThanOrEqual(60);
+    }
+  });
+
+  it('8 a burst within the limit passes whole', async () => {
+    const { settled, after } = await outcomes(store, 21, 20);
+    expect(settled.every((result) => result.status === 'fulfilled')).toBe(true);
+    expect(after).toBe('passed');
+  });
+});
