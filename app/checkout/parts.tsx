@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { HostedField } from '@/server/checkout/hosted-messages';
+import type { HostedField, HostedMessage } from '@/server/checkout/hosted-messages';
 
 /** One format for every amount on the hosted pages: EUR in Irish English ("€1,234.50"). */
 const EUR = new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' });
@@ -18,16 +18,7 @@ export function CheckoutShell({ storeName, livemode, recurring, children }: { st
       {livemode === false ? <TestModeBanner recurring={recurring} /> : null}
       <header className="co-header">
         <div className="co-header-inner">
-          {storeName ? (
-            <p className="co-merchant">
-              <span className="co-merchant-mark" aria-hidden="true">
-                {storeName.trim().charAt(0).toUpperCase()}
-              </span>
-              <span>{storeName}</span>
-            </p>
-          ) : (
-            <p className="co-merchant">Checkout</p>
-          )}
+          {storeName ? <MerchantName storeName={storeName} /> : <p className="co-merchant">Checkout</p>}
           <p className="co-secure">
             <LockIcon /> Secure checkout
           </p>
@@ -40,6 +31,18 @@ export function CheckoutShell({ storeName, livemode, recurring, children }: { st
         <p>Payments are processed by the payments service as merchant of record. Card details are used for this payment only and never stored.</p>
       </footer>
     </>
+  );
+}
+
+/** The merchant's initial as a mark, then its name: the header of every hosted page. */
+export function MerchantName({ storeName }: { storeName: string }) {
+  return (
+    <p className="co-merchant">
+      <span className="co-merchant-mark" aria-hidden="true">
+        {storeName.trim().charAt(0).toUpperCase()}
+      </span>
+      <span>{storeName}</span>
+    </p>
   );
 }
 
@@ -157,7 +160,33 @@ export function Notice({ title, tone, children }: { title: string; tone: 'info' 
 }
 
 /** How the alert above a form names the field to correct. */
-export const FIELD_LABELS: Record<HostedField, string> = { email: 'email address', card_number: 'card number', expiry: 'expiry date', cvc: 'security code (CVC)' };
+const FIELD_LABELS: Record<HostedField, string> = { email: 'email address', card_number: 'card number', expiry: 'expiry date', cvc: 'security code (CVC)' };
+
+/** The alert above a payment form after a failed attempt: the field to correct, or what went wrong. */
+export function FormAlert({ error }: { error: HostedMessage | undefined }) {
+  if (!error) return null;
+  return (
+    <div role="alert" className="co-alert" id="form-error">
+      <p>{error.field ? `Please correct the ${FIELD_LABELS[error.field]} below.` : error.message}</p>
+    </div>
+  );
+}
+
+/** After a successful payment: the receipt, and the way back to the merchant when it gave one. */
+export function PaidActions({ receiptUrl, continueUrl, storeName }: { receiptUrl: string; continueUrl: string | undefined; storeName: string }) {
+  return (
+    <p className="co-actions">
+      <a className="co-button co-button-secondary" href={receiptUrl}>
+        View receipt
+      </a>
+      {continueUrl ? (
+        <a className="co-link" href={continueUrl}>
+          Continue to {storeName}
+        </a>
+      ) : null}
+    </p>
+  );
+}
 
 interface InputProps {
   id: string;

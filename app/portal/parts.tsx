@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { MerchantName } from '../checkout/parts';
 import type { PortalCard, PortalOrder, PortalSubscription } from '@/server/portal/page';
 import { isoDate, type Formatters } from './format';
 
@@ -61,12 +62,7 @@ export function PortalShell({ storeName, livemode, headingId, children }: { stor
       )}
       <header className="co-header" aria-label="Shop">
         <div className="co-header-inner">
-          <p className="co-merchant">
-            <span className="co-merchant-mark" aria-hidden="true">
-              {storeName.trim().charAt(0).toUpperCase()}
-            </span>
-            <span>{storeName}</span>
-          </p>
+          <MerchantName storeName={storeName} />
           <p className="co-secure">Payment history · read-only</p>
         </div>
       </header>

@@ -5,7 +5,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type SubscriptionStatus } from '@/db/schema';
-import { hostedPageErrorFor, type SubmitOutcome } from '../checkout/hosted-submit';
+import { hostedPageErrorFor, type SubmitInput, type SubmitOutcome } from '../checkout/hosted-submit';
 import { checkLink, signingSecret } from '../checkout/links';
 import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
@@ -132,7 +132,7 @@ export function hostedSubscriptionPath(params: { id: string; expires: string; si
  * what became of the attempt (declined, still being confirmed). Card data lives only in this
  * call's memory.
  */
-export async function submitHostedSubscription(services: Services, input: { id: string; expires: string | undefined; signature: string | undefined; form: FormData }): Promise<SubmitOutcome> {
+export async function submitHostedSubscription(services: Services, input: SubmitInput): Promise<SubmitOutcome> {
   const link = { id: input.id, expires: input.expires, signature: input.signature };
   const hosted = await loadHostedSubscriptionCheckout(services, link);
   if (hosted.state === 'invalid') return { kind: 'not_found' };

@@ -4,24 +4,19 @@ import { getAppServices } from '@/server/app';
 import { hostedPagePath, loadHostedCheckout, type HostedCheckoutView } from '@/server/checkout/hosted';
 import { REMEMBERED_EMAIL_COOKIE, rememberedEmail } from '@/server/checkout/hosted-email';
 import { failureMessage, hostedMessage, type HostedField } from '@/server/checkout/hosted-messages';
+import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/checkout/hosted-request';
 import { paidRedirectUrl, receiptUrl as signedReceiptUrl } from '@/server/payments/receipt';
-import { CardFields, CheckoutShell, Field, FIELD_LABELS, formatEur, Notice, OrderSummary } from '../parts';
+import { CardFields, CheckoutShell, Field, FormAlert, formatEur, Notice, OrderSummary, PaidActions } from '../parts';
 
 // Every view reads the session and the store's clock at request time.
 export const dynamic = 'force-dynamic';
-
-type SearchParams = Record<string, string | string[] | undefined>;
-
-function single(value: string | string[] | undefined): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** GET /checkout/{id}?expires&signature: the hosted payment page (CONTRACT 5). */
 export default async function CheckoutPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
   const { id } = await params;
   const query = await searchParams;
   const services = await getAppServices();
-  const link = { id, expires: single(query.expires), signature: single(query.signature) };
+  const link = hostedLinkFromQuery(id, query);
   const hosted = await loadHostedCheckout(services, link);
 
   if (hosted.state === 'invalid') notFound();
@@ -38,23 +33,13 @@ export default async function CheckoutPage({ params, searchParams }: { params: P
 
   const { view } = hosted;
   if (hosted.state === 'complete') {
-    const receiptUrl = signedReceiptUrl(services.config, view.id);
     return (
       <CheckoutShell storeName={view.storeName} livemode={view.livemode}>
         <Notice title="Already paid" tone="success">
           <p>
             This checkout was paid: {formatEur(view.amountTotal)} to {view.storeName}. Nothing more is due.
           </p>
-          <p className="co-actions">
-            <a className="co-button co-button-secondary" href={receiptUrl}>
-              View receipt
-            </a>
-            {view.successUrl ? (
-              <a className="co-link" href={paidRedirectUrl(services.config, view)}>
-                Continue to {view.storeName}
-              </a>
-            ) : null}
-          </p>
+          <PaidActions receiptUrl={signedReceiptUrl(services.config, view.id)} continueUrl={view.successUrl ? paidRedirectUrl(services.config, view) : undefined} storeName={view.storeName} />
         </Notice>
       </CheckoutShell>
     );
@@ -74,7 +59,7 @@ export default async function CheckoutPage({ params, searchParams }: { params: P
     );
   }
 
-  const error = hostedMessage(single(query.error));
+  const error = hostedMessage(singleParam(query.error));
   // Only after a failed attempt: a fresh visit starts with an empty form.
   const email = error ? rememberedEmail((await cookies()).get(REMEMBERED_EMAIL_COOKIE)?.value) : undefined;
   // Verified by loadHostedCheckout: both are present.
@@ -112,11 +97,7 @@ function PaymentForm({ view, action, error, email }: { view: HostedCheckoutView;
       <h2 id="pay-heading" className="co-h2">
         Payment details
       </h2>
-      {error ? (
-        <div role="alert" className="co-alert" id="form-error">
-          <p>{error.field ? `Please correct the ${FIELD_LABELS[error.field]} below.` : error.message}</p>
-        </div>
-      ) : null}
+      <FormAlert error={error} />
       {/* A plain POST: paying works without client-side JavaScript (issue 3). */}
       <form method="post" action={action} className="co-form">
         {view.customerEmail ? (

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import { headers } from 'next/headers';
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
@@ -68,26 +69,24 @@ function CustomerView({ portal, format }: { portal: PortalData; format: Formatte
           </div>
         </dl>
       </section>
-      <section className="pt-section" aria-labelledby="orders-heading">
-        <h2 id="orders-heading" className="co-h2">
-          Orders
-        </h2>
-        {portal.orders.length === 0 ? (
-          <EmptyState title="No orders yet">Purchases you make at {portal.storeName} will appear here.</EmptyState>
-        ) : (
-          portal.orders.map((order) => <OrderCard key={order.id} order={order} format={format} />)
-        )}
-      </section>
-      <section className="pt-section" aria-labelledby="subscriptions-heading">
-        <h2 id="subscriptions-heading" className="co-h2">
-          Subscriptions
-        </h2>
-        {portal.subscriptions.length === 0 ? (
-          <EmptyState title="No subscriptions">You have no subscriptions with {portal.storeName}.</EmptyState>
-        ) : (
-          portal.subscriptions.map((subscription, index) => <SubscriptionCard key={index} index={index} subscription={subscription} format={format} />)
-        )}
-      </section>
+      <ListSection headingId="orders-heading" heading="Orders" empty={portal.orders.length === 0 ? <EmptyState title="No orders yet">Purchases you make at {portal.storeName} will appear here.</EmptyState> : null}>
+        {portal.orders.map((order) => <OrderCard key={order.id} order={order} format={format} />)}
+      </ListSection>
+      <ListSection headingId="subscriptions-heading" heading="Subscriptions" empty={portal.subscriptions.length === 0 ? <EmptyState title="No subscriptions">You have no subscriptions with {portal.storeName}.</EmptyState> : null}>
+        {portal.subscriptions.map((subscription, index) => <SubscriptionCard key={index} index={index} subscription={subscription} format={format} />)}
+      </ListSection>
     </>
+  );
+}
+
+/** A titled list of the customer's items; `empty` (shown instead) when there are none. */
+function ListSection({ headingId, heading, empty, children }: { headingId: string; heading: string; empty: ReactNode; children: ReactNode }) {
+  return (
+    <section className="pt-section" aria-labelledby={headingId}>
+      <h2 id={headingId} className="co-h2">
+        {heading}
+      </h2>
+      {empty ?? children}
+    </section>
   );
 }

@@ -1,6 +1,7 @@
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
 import { failureMessage, hostedMessage, type HostedField } from '@/server/checkout/hosted-messages';
+import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/checkout/hosted-request';
 import { subscribedRedirectUrl, subscriptionReceiptUrl } from '@/server/subscriptions/first-charge';
 import {
   hostedSubscriptionPath,
@@ -9,23 +10,17 @@ import {
   type HostedSubscriptionOutcome,
   type HostedSubscriptionView,
 } from '@/server/subscriptions/hosted';
-import { CardFields, CheckoutShell, Field, FIELD_LABELS, formatEur, Notice } from '../../checkout/parts';
+import { CardFields, CheckoutShell, Field, FormAlert, formatEur, Notice, PaidActions } from '../../checkout/parts';
 
 // Every view reads the checkout and the store's clock at request time.
 export const dynamic = 'force-dynamic';
-
-type SearchParams = Record<string, string | string[] | undefined>;
-
-function single(value: string | string[] | undefined): string | undefined {
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** GET /subscribe/{id}?expires&signature: the hosted subscription checkout (CONTRACT 5). */
 export default async function SubscribePage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
   const { id } = await params;
   const query = await searchParams;
   const services = await getAppServices();
-  const link = { id, expires: single(query.expires), signature: single(query.signature) };
+  const link = hostedLinkFromQuery(id, query);
   const hosted = await loadHostedSubscriptionCheckout(services, link);
 
   if (hosted.state === 'invalid') notFound();
@@ -47,7 +42,7 @@ export default async function SubscribePage({ params, searchParams }: { params: 
     );
   }
 
-  const error = hostedMessage(single(query.error));
+  const error = hostedMessage(singleParam(query.error));
   // Verified by loadHostedSubscriptionCheckout: both are present.
   const action = hostedSubscriptionPath({ id: view.id, expires: link.expires!, signature: link.signature! }, {}, '/pay');
   const every = intervalPhrase(view.interval, view.intervalCount);
@@ -104,11 +99,7 @@ function SubscribeForm({ view, action, error, every }: { view: HostedSubscriptio
       <h2 id="pay-heading" className="co-h2">
         Payment details
       </h2>
-      {error ? (
-        <div role="alert" className="co-alert" id="form-error">
-          <p>{error.field ? `Please correct the ${FIELD_LABELS[error.field]} below.` : error.message}</p>
-        </div>
-      ) : null}
+      <FormAlert error={error} />
       {/* A plain POST: subscribing works without client-side JavaScript. The link is single-use: the first attempt consumes it. */}
       <form method="post" action={action} className="co-form">
         <Field name="email" label="Email">
@@ -158,16 +149,7 @@ function AttemptOutcome({ view, subscription, continueUrl, receiptUrl }: { view:
       <p>
         {view.planName}: {formatEur(view.amount)} {intervalPhrase(view.interval, view.intervalCount)} to {view.storeName}. This link has been used.
       </p>
-      <p className="co-actions">
-        <a className="co-button co-button-secondary" href={receiptUrl}>
-          View receipt
-        </a>
-        {view.successUrl ? (
-          <a className="co-link" href={continueUrl}>
-            Continue to {view.storeName}
-          </a>
-        ) : null}
-      </p>
+      <PaidActions receiptUrl={receiptUrl} continueUrl={view.successUrl ? continueUrl : undefined} storeName={view.storeName} />
     </Notice>
   );
 }

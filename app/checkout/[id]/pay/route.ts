@@ -1,6 +1,7 @@
 import { getAppServices } from '@/server/app';
 import { invalidLinkResponse } from '@/server/checkout/hosted-invalid';
 import { rememberedEmailCookie } from '@/server/checkout/hosted-email';
+import { readHostedSubmission } from '@/server/checkout/hosted-request';
 import { submitHostedPayment } from '@/server/checkout/hosted-submit';
 import { payCheckoutSession } from '@/server/payments/service';
 
@@ -13,24 +14,13 @@ export const dynamic = 'force-dynamic';
  */
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const url = new URL(request.url);
   const services = await getAppServices();
-  let form: FormData;
-  try {
-    form = await request.formData();
-  } catch {
-    form = new FormData();
-  }
-  const outcome = await submitHostedPayment(services, payCheckoutSession, {
-    id,
-    expires: url.searchParams.get('expires') ?? undefined,
-    signature: url.searchParams.get('signature') ?? undefined,
-    form,
-  });
+  const outcome = await submitHostedPayment(services, payCheckoutSession, await readHostedSubmission(request, id));
   if (outcome.kind === 'not_found') {
     return invalidLinkResponse();
   }
   const headers = new Headers({ location: outcome.location, 'cache-control': 'no-store' });
-  if (outcome.email) headers.append('set-cookie', rememberedEmailCookie(id, outcome.email, url.protocol === 'https:'));
+  const secure = new URL(request.url).protocol === 'https:';
+  if (outcome.email) headers.append('set-cookie', rememberedEmailCookie(id, outcome.email, secure));
   return new Response(null, { status: 303, headers });
 }

@@ -1,5 +1,6 @@
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
+import { singleParam } from '@/server/checkout/hosted-request';
 import { loadHostedReceipt } from '@/server/checkout/hosted-receipt';
 import { CheckoutShell, formatEur, Notice, OrderSummary } from '../../parts';
 
@@ -13,7 +14,7 @@ const DATE = new Intl.DateTimeFormat('en-IE', { dateStyle: 'long', timeStyle: 's
 export default async function ReceiptPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { id } = await params;
   const { signature } = await searchParams;
-  const result = await loadHostedReceipt(await getAppServices(), { id, signature: typeof signature === 'string' ? signature : undefined });
+  const result = await loadHostedReceipt(await getAppServices(), { id, signature: singleParam(signature) });
   if (result.state === 'invalid') notFound();
   if (result.state === 'unpaid') {
     return (

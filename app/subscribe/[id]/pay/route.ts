@@ -1,5 +1,6 @@
 import { getAppServices } from '@/server/app';
 import { invalidLinkResponse } from '@/server/checkout/hosted-invalid';
+import { readHostedSubmission } from '@/server/checkout/hosted-request';
 import { submitHostedSubscription } from '@/server/subscriptions/hosted';
 
 export const dynamic = 'force-dynamic';
@@ -11,20 +12,8 @@ export const dynamic = 'force-dynamic';
  */
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const url = new URL(request.url);
   const services = await getAppServices();
-  let form: FormData;
-  try {
-    form = await request.formData();
-  } catch {
-    form = new FormData();
-  }
-  const outcome = await submitHostedSubscription(services, {
-    id,
-    expires: url.searchParams.get('expires') ?? undefined,
-    signature: url.searchParams.get('signature') ?? undefined,
-    form,
-  });
+  const outcome = await submitHostedSubscription(services, await readHostedSubmission(request, id));
   if (outcome.kind === 'not_found') return invalidLinkResponse();
   return new Response(null, { status: 303, headers: { location: outcome.location, 'cache-control': 'no-store' } });
 }

@@ -1,5 +1,6 @@
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
+import { singleParam } from '@/server/checkout/hosted-request';
 import { intervalPhrase, loadHostedSubscriptionReceipt } from '@/server/subscriptions/hosted';
 import { CheckoutShell, formatEur, Notice } from '../../../checkout/parts';
 
@@ -12,7 +13,7 @@ export default async function SubscriptionReceiptPage({ params, searchParams }: 
   const { id } = await params;
   const { signature } = await searchParams;
   const services = await getAppServices();
-  const receipt = await loadHostedSubscriptionReceipt(services, { id, signature: typeof signature === 'string' ? signature : undefined });
+  const receipt = await loadHostedSubscriptionReceipt(services, { id, signature: singleParam(signature) });
   if (!receipt) notFound();
   const { view, subscription } = receipt;
   // The first charge went through unless the attempt is still unconfirmed or was declined; later states do not undo it.
