@@ -7,6 +7,7 @@ import { normalizeMetadata } from '../checkout/metadata';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
 import { resourceMissing } from '../errors';
+import { clampExpiry, type Lifetime } from '../expiry';
 import { newId } from '../ids';
 import type { CreatePortalSessionInput, PortalSession } from './schemas';
 import { decryptPortalToken, encryptPortalToken, newPortalToken, portalTokenHash, portalUrl } from './token';
@@ -24,14 +25,7 @@ export interface PortalDeps {
 export const CREATE_OPERATION = 'portal_session.create';
 
 /** Spec 4.2 expires_at: clamped to [now + 5 minutes, now + 30 days], default 24 hours. */
-const MIN_LIFETIME_SECONDS = 5 * 60;
-const MAX_LIFETIME_SECONDS = 30 * 24 * 60 * 60;
-const DEFAULT_LIFETIME_SECONDS = 24 * 60 * 60;
-
-function clampExpiry(requested: number | undefined, nowSeconds: number): number {
-  if (requested === undefined) return nowSeconds + DEFAULT_LIFETIME_SECONDS;
-  return Math.min(Math.max(requested, nowSeconds + MIN_LIFETIME_SECONDS), nowSeconds + MAX_LIFETIME_SECONDS);
-}
+const PORTAL_LIFETIME: Lifetime = { min: 5 * 60, max: 30 * 24 * 60 * 60, default: 24 * 60 * 60 };
 
 /** Tenant and environment, in the same WHERE as every lookup (spec 5). */
 function sessionOwnedBy(scope: Scope, id: string) {
@@ -150,7 +144,7 @@ export async function createPortalSession(
           tokenCiphertext: options.idempotencyKey === undefined ? null : encryptPortalToken(deps.config, id, token),
           metadata: normalizeMetadata(input.metadata),
           createdAt: now,
-          expiresAt: new Date(clampExpiry(input.expires_at, epochSeconds(now)) * 1000),
+          expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, PORTAL_LIFETIME) * 1000),
         })
         .returning();
       return portalSessionView(row!, now, portalUrl(deps.config.publicBaseUrl, token));

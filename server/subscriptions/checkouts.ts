@@ -15,6 +15,7 @@ import { normalizePriceId } from '../checkout/lines';
 import { signedLink, signingSecret } from '../checkout/links';
 import { normalizeMetadata } from '../checkout/metadata';
 import { ApiError, resourceMissing } from '../errors';
+import { clampExpiry, type Lifetime } from '../expiry';
 import { newId } from '../ids';
 import type { CreateSubscriptionInput, SubscriptionCheckout } from './schemas';
 
@@ -33,8 +34,7 @@ export interface SubscriptionDeps {
 export const CREATE_OPERATION = 'subscription_checkout.create';
 
 /** Spec 4.3 expires_at: clamped to [now + 30 minutes, now + 24 hours], default 24 hours. */
-const MIN_LIFETIME_SECONDS = 30 * 60;
-const MAX_LIFETIME_SECONDS = 24 * 60 * 60;
+const CHECKOUT_LIFETIME: Lifetime = { min: 30 * 60, max: 24 * 60 * 60, default: 24 * 60 * 60 };
 
 function checkoutOwnedBy(scope: Scope) {
   return and(eq(subscriptionCheckouts.storeId, scope.storeId), eq(subscriptionCheckouts.livemode, scope.livemode));
@@ -141,11 +141,6 @@ async function resolvePlan(executor: Executor, scope: Scope, input: CreateSubscr
   };
 }
 
-function clampExpiry(requested: number | undefined, nowSeconds: number): number {
-  if (requested === undefined) return nowSeconds + MAX_LIFETIME_SECONDS;
-  return Math.min(Math.max(requested, nowSeconds + MIN_LIFETIME_SECONDS), nowSeconds + MAX_LIFETIME_SECONDS);
-}
-
 export interface CreateOptions {
   idempotencyKey: string | undefined;
   /** The body as received, for the idempotency hash (metadata key order included). */
@@ -194,7 +189,7 @@ export async function createSubscriptionCheckout(
             successUrl: input.success_url ?? null,
             metadata: normalizeMetadata(input.metadata),
             createdAt: now,
-            expiresAt: new Date(clampExpiry(input.expires_at, epochSeconds(now)) * 1000),
+            expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, CHECKOUT_LIFETIME) * 1000),
           })
           .returning();
         await recordAudit(tx, {
