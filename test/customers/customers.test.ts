@@ -1,24 +1,18 @@
 import { eq } from 'drizzle-orm';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { customers } from '@/db/schema';
 import { expectError, expectIdenticalMissing, rawApiRequest } from '../products/support';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { epoch, insertCustomer, insertOrder, T0 } from '../orders/fixtures';
 
 const api = useTestApi();
-let store: Awaited<ReturnType<typeof createStore>>;
-let key: string;
-
-beforeAll(async () => {
-  store = await createStore(api.services);
-  key = store.keys.sk_test;
-});
-beforeEach(() => api.clock.set(T0));
+const store = useTestStore(api);
 
 const CUSTOMERS = '/api/v1/customers';
-const get = (id: string, withKey = key) => api.request('GET', `${CUSTOMERS}/${id}`, { key: withKey });
-const remove = (id: string, withKey = key) => api.request('DELETE', `${CUSTOMERS}/${id}`, { key: withKey });
+const get = (id: string, withKey = store.key) => api.request('GET', `${CUSTOMERS}/${id}`, { key: withKey });
+const remove = (id: string, withKey = store.key) => api.request('DELETE', `${CUSTOMERS}/${id}`, { key: withKey });
 
 async function readRow(id: string) {
   const [row] = await api.services.db.select().from(customers).where(eq(customers.id, id));
@@ -54,7 +48,7 @@ describe('GET /api/v1/customers/{id} (CONTRACT 3)', () => {
     const path = `${CUSTOMERS}/${customer.id}`;
     const foreign = await rawApiRequest(api, 'GET', path, other.keys.sk_test);
     const otherEnvironment = await rawApiRequest(api, 'GET', path, store.keys.sk_live);
-    const unknown = await rawApiRequest(api, 'GET', `${CUSTOMERS}/cus_test_000000000000000000000000`, key);
+    const unknown = await rawApiRequest(api, 'GET', `${CUSTOMERS}/cus_test_000000000000000000000000`, store.key);
     expectIdenticalMissing([foreign, otherEnvironment, unknown], 'id');
   });
 
@@ -81,7 +75,7 @@ describe('DELETE /api/v1/customers/{id} (CONTRACT 3)', () => {
     api.clock.advance(60);
     expect((await remove(order.customer!.id)).status).toBe(200);
     expect(await readRow(order.customer!.id)).toMatchObject({ email: 'kept@example.com', deletedAt: api.clock.now() });
-    const read = await api.request('GET', `/api/v1/orders/${order.id}`, { key });
+    const read = await api.request('GET', `/api/v1/orders/${order.id}`, { key: store.key });
     expect(read.body).toMatchObject({ customer_id: order.customer!.id, customer_email: 'kept@example.com' });
   });
 
@@ -105,7 +99,7 @@ describe('DELETE /api/v1/customers/{id} (CONTRACT 3)', () => {
     const path = `${CUSTOMERS}/${customer.id}`;
     const foreign = await rawApiRequest(api, 'DELETE', path, other.keys.sk_test);
     const otherEnvironment = await rawApiRequest(api, 'DELETE', path, store.keys.sk_live);
-    const unknown = await rawApiRequest(api, 'DELETE', `${CUSTOMERS}/cus_test_000000000000000000000000`, key);
+    const unknown = await rawApiRequest(api, 'DELETE', `${CUSTOMERS}/cus_test_000000000000000000000000`, store.key);
     expectIdenticalMissing([foreign, otherEnvironment, unknown], 'id');
     expect((await readRow(customer.id)).deletedAt).toBeNull();
     expect((await get(customer.id)).status).toBe(200);

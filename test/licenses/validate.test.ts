@@ -1,24 +1,18 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectError } from '../products/support';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { epoch, insertOrder, T0 } from '../orders/fixtures';
 
 const api = useTestApi();
-let store: Awaited<ReturnType<typeof createStore>>;
-let key: string;
-
-beforeAll(async () => {
-  store = await createStore(api.services);
-  key = store.keys.sk_test;
-});
-beforeEach(() => api.clock.set(T0));
+const store = useTestStore(api);
 
 const VALIDATE = '/api/v1/licenses/validate';
-const validate = (body: unknown, withKey = key) => api.request('POST', VALIDATE, { key: withKey, body });
+const validate = (body: unknown, withKey = store.key) => api.request('POST', VALIDATE, { key: withKey, body });
 
 async function licensedOrder(options: { livemode?: boolean } = {}) {
-  const withKey = options.livemode ? store.keys.sk_live : key;
+  const withKey = options.livemode ? store.keys.sk_live : store.key;
   const created = await api.request('POST', '/api/v1/products', { key: withKey, body: { name: 'App', amount: 4900 } });
   expect(created.status).toBe(201);
   const order = await insertOrder(api, store, { livemode: options.livemode, lines: [{ productId: created.body.id, licenseKeys: 1 }] });
@@ -74,7 +68,7 @@ describe('POST /api/v1/licenses/validate (CONTRACT 3)', () => {
     const live = await licensedOrder({ livemode: true });
     expect((await validate({ key: licenseKey }, other.keys.sk_test)).body).toEqual(notFound(licenseKey));
     expect((await validate({ key: licenseKey }, store.keys.sk_live)).body).toEqual(notFound(licenseKey, true));
-    expect((await validate({ key: live.licenseKey }, key)).body).toEqual(notFound(live.licenseKey));
+    expect((await validate({ key: live.licenseKey }, store.key)).body).toEqual(notFound(live.licenseKey));
     // The live key validates with the live secret key.
     expect((await validate({ key: live.licenseKey }, store.keys.sk_live)).body).toMatchObject({ valid: true, livemode: true });
   });
@@ -83,7 +77,7 @@ describe('POST /api/v1/licenses/validate (CONTRACT 3)', () => {
     const { order, licenseKey } = await licensedOrder();
     const product = (await validate({ key: licenseKey })).body.product_id;
     api.clock.advance(120);
-    expect((await api.request('DELETE', `/api/v1/products/${product}?force=true`, { key })).status).toBe(200);
+    expect((await api.request('DELETE', `/api/v1/products/${product}?force=true`, { key: store.key })).status).toBe(200);
     const response = await validate({ key: licenseKey });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({

@@ -1,8 +1,9 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { payCheckoutSession } from '@/server/payments/service';
 import { attachLicense } from '@/server/products/operator-service';
-import { createStore, uniqueSku } from '../support/factories';
+import { uniqueSku } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { epoch, T0 } from './fixtures';
 
 /**
@@ -11,21 +12,14 @@ import { epoch, T0 } from './fixtures';
  * HTTP. The other suites set up every state from fixtures; this one proves the two paths agree.
  */
 const api = useTestApi();
-let store: Awaited<ReturnType<typeof createStore>>;
-let key: string;
-
-beforeAll(async () => {
-  store = await createStore(api.services);
-  key = store.keys.sk_test;
-});
-beforeEach(() => api.clock.set(T0));
+const store = useTestStore(api);
 
 async function paidSession(customerEmail: string) {
-  const product = await api.request('POST', '/api/v1/products', { key, body: { name: 'Pro licence', amount: 4900, sku: uniqueSku() } });
+  const product = await api.request('POST', '/api/v1/products', { key: store.key, body: { name: 'Pro licence', amount: 4900, sku: uniqueSku() } });
   expect(product.status).toBe(201);
   await attachLicense({ db: api.services.db, clock: api.clock }, product.body.id);
   const session = await api.request('POST', '/api/v1/checkout/sessions', {
-    key,
+    key: store.key,
     body: { price_id: product.body.price_id, quantity: 2, customer_email: customerEmail },
   });
   expect(session.status).toBe(201);
@@ -40,7 +34,7 @@ async function paidSession(customerEmail: string) {
 describe('records after a real payment (CONTRACT 3)', () => {
   it('CONTRACT 3 the paid order, its customer and license key read back; the key validates; a full refund refunds it', async () => {
     const { product, session } = await paidSession('Payer@Example.com');
-    const order = await api.request('GET', `/api/v1/orders/${session.order_id}`, { key });
+    const order = await api.request('GET', `/api/v1/orders/${session.order_id}`, { key: store.key });
     expect(order.status).toBe(200);
     expect(order.body).toMatchObject({
       id: session.order_id,
@@ -60,25 +54,25 @@ describe('records after a real payment (CONTRACT 3)', () => {
       paid_at: epoch(T0),
     });
 
-    const customer = await api.request('GET', `/api/v1/customers/${order.body.customer_id}`, { key });
+    const customer = await api.request('GET', `/api/v1/customers/${order.body.customer_id}`, { key: store.key });
     expect(customer.status).toBe(200);
     expect(customer.body).toMatchObject({ id: order.body.customer_id, object: 'customer', livemode: false, email: 'payer@example.com' });
 
-    const validation = await api.request('POST', '/api/v1/licenses/validate', { key, body: { key: order.body.license_keys[0] } });
+    const validation = await api.request('POST', '/api/v1/licenses/validate', { key: store.key, body: { key: order.body.license_keys[0] } });
     expect(validation.body).toMatchObject({ valid: true, status: 'active', product_id: product.id, order_id: session.order_id });
 
-    const refund = await api.request('POST', '/api/v1/refunds', { key, body: { order_id: session.order_id } });
+    const refund = await api.request('POST', '/api/v1/refunds', { key: store.key, body: { order_id: session.order_id } });
     expect(refund.status).toBe(201);
     expect(refund.body).toMatchObject({ order_id: session.order_id, amount: 9800, status: 'succeeded' });
-    const refunded = await api.request('GET', `/api/v1/orders/${session.order_id}`, { key });
+    const refunded = await api.request('GET', `/api/v1/orders/${session.order_id}`, { key: store.key });
     expect(refunded.body).toMatchObject({ status: 'refunded', amount_refunded: 9800, refunds: [refund.body] });
   });
 
   it('CONTRACT 3 an order whose session is not paid yet cannot be refunded', async () => {
-    const product = await api.request('POST', '/api/v1/products', { key, body: { name: 'Ebook', amount: 1500, sku: uniqueSku() } });
-    const session = await api.request('POST', '/api/v1/checkout/sessions', { key, body: { price_id: product.body.price_id } });
-    expect((await api.request('GET', `/api/v1/orders/${session.body.order_id}`, { key })).body).toMatchObject({ status: 'pending', customer_id: null });
-    const refund = await api.request('POST', '/api/v1/refunds', { key, body: { order_id: session.body.order_id } });
+    const product = await api.request('POST', '/api/v1/products', { key: store.key, body: { name: 'Ebook', amount: 1500, sku: uniqueSku() } });
+    const session = await api.request('POST', '/api/v1/checkout/sessions', { key: store.key, body: { price_id: product.body.price_id } });
+    expect((await api.request('GET', `/api/v1/orders/${session.body.order_id}`, { key: store.key })).body).toMatchObject({ status: 'pending', customer_id: null });
+    const refund = await api.request('POST', '/api/v1/refunds', { key: store.key, body: { order_id: session.body.order_id } });
     expect(refund.status).toBe(400);
     expect(refund.body.error).toMatchObject({ code: 'parameter_invalid', param: 'order_id' });
   });

@@ -1,23 +1,17 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectError, expectIdenticalMissing, rawApiRequest } from '../products/support';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { epoch, insertOrder, T0 } from './fixtures';
 
 const api = useTestApi();
-let store: Awaited<ReturnType<typeof createStore>>;
-let key: string;
-
-beforeAll(async () => {
-  store = await createStore(api.services);
-  key = store.keys.sk_test;
-});
-beforeEach(() => api.clock.set(T0));
+const store = useTestStore(api);
 
 const ORDERS = '/api/v1/orders';
-const get = (id: string, withKey = key) => api.request('GET', `${ORDERS}/${id}`, { key: withKey });
+const get = (id: string, withKey = store.key) => api.request('GET', `${ORDERS}/${id}`, { key: withKey });
 
-async function createProduct(body: Record<string, unknown> = {}, withKey = key) {
+async function createProduct(body: Record<string, unknown> = {}, withKey = store.key) {
   const response = await api.request('POST', '/api/v1/products', { key: withKey, body: { name: 'Ebook', amount: 1999, ...body } });
   expect(response.status).toBe(201);
   return response.body;
@@ -111,7 +105,7 @@ describe('GET /api/v1/orders/{id} (CONTRACT 3)', () => {
       ],
     });
     expect((await get(order.id)).body.license_keys).toEqual(order.licenseKeys);
-    expect((await api.request('DELETE', `/api/v1/products/${product.id}?force=true`, { key })).status).toBe(200);
+    expect((await api.request('DELETE', `/api/v1/products/${product.id}?force=true`, { key: store.key })).status).toBe(200);
     const after = await get(order.id);
     expect(after.body.license_keys).toEqual(order.licenseKeys);
     // 4.1: deleting a product detaches it from past orders.
@@ -132,7 +126,7 @@ describe('GET /api/v1/orders/{id} (CONTRACT 3)', () => {
     const path = `${ORDERS}/${order.id}`;
     const foreign = await rawApiRequest(api, 'GET', path, other.keys.sk_test);
     const otherEnvironment = await rawApiRequest(api, 'GET', path, store.keys.sk_live);
-    const unknown = await rawApiRequest(api, 'GET', `${ORDERS}/ord_test_000000000000000000000000`, key);
+    const unknown = await rawApiRequest(api, 'GET', `${ORDERS}/ord_test_000000000000000000000000`, store.key);
     expectIdenticalMissing([foreign, otherEnvironment, unknown], 'id');
   });
 
@@ -144,12 +138,12 @@ describe('GET /api/v1/orders/{id} (CONTRACT 3)', () => {
 
   it('CONTRACT 3 an unknown query parameter is refused', async () => {
     const order = await insertOrder(api, store);
-    expectError(await api.request('GET', `${ORDERS}/${order.id}?expand=lines`, { key }), 400, 'parameter_invalid', 'expand');
+    expectError(await api.request('GET', `${ORDERS}/${order.id}?expand=lines`, { key: store.key }), 400, 'parameter_invalid', 'expand');
   });
 
   it('CONTRACT 3 card details and the gateway payment id never appear in the order', async () => {
     const order = await insertOrder(api, store);
-    const raw = await rawApiRequest(api, 'GET', `${ORDERS}/${order.id}`, key);
+    const raw = await rawApiRequest(api, 'GET', `${ORDERS}/${order.id}`, store.key);
     expect(raw.status).toBe(200);
     expect(raw.text).not.toContain(order.gatewayPaymentId!);
     expect(raw.text).not.toContain('4242');

@@ -1,23 +1,17 @@
 import { eq } from 'drizzle-orm';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { portalSessions } from '@/db/schema';
 import { sha256Hex } from '@/server/ids';
 import { epoch, expectError, T0 } from '../support/api';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { seedCustomer, seedOrder, seedSubscription } from './factories';
 import { createdPortal, createPortal, PORTAL_URL, PUBLIC_BASE_URL, seedOf, SESSIONS, tokenOf } from './support';
 
 /** Spec 2.4, 4.2, 8; CONTRACT 2-3: creating portal sessions over HTTP. */
 const api = useTestApi({ publicBaseUrl: PUBLIC_BASE_URL });
-let store: Awaited<ReturnType<typeof createStore>>;
-let key: string;
-
-beforeAll(async () => {
-  store = await createStore(api.services);
-  key = store.keys.sk_test;
-});
-beforeEach(() => api.clock.set(T0));
+const store = useTestStore(api);
 
 async function readRow(id: string) {
   const [row] = await api.services.db.select().from(portalSessions).where(eq(portalSessions.id, id));
@@ -27,7 +21,7 @@ async function readRow(id: string) {
 describe('POST /api/v1/portal/sessions: scopes (spec 2.4, 4.2)', () => {
   it('4.2 customer_id → 201, customer scope, every field; the url holds a 43-character token stored only as its SHA-256', async () => {
     const customer = await seedCustomer(seedOf(api), store);
-    const response = await createPortal(api, key, { customer_id: customer.id });
+    const response = await createPortal(api, store.key, { customer_id: customer.id });
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
       id: expect.stringMatching(/^portal_test_[0-9A-Za-z]{24}$/),
@@ -55,21 +49,21 @@ describe('POST /api/v1/portal/sessions: scopes (spec 2.4, 4.2)', () => {
 
   it('4.2 customer_email is resolved case-insensitively against the store’s customers in this mode', async () => {
     const customer = await seedCustomer(seedOf(api), store, { email: 'Grace.Hopper@example.com' });
-    const session = await createdPortal(api, key, { customer_email: 'GRACE.hopper@EXAMPLE.com' });
+    const session = await createdPortal(api, store.key, { customer_email: 'GRACE.hopper@EXAMPLE.com' });
     expect(session).toMatchObject({ scope: 'customer', customer_id: customer.id, order_id: null, subscription_id: null });
   });
 
   it('4.2 order_id → order scope, recording the order’s customer', async () => {
     const customer = await seedCustomer(seedOf(api), store);
     const order = await seedOrder(seedOf(api), store, { customer });
-    const session = await createdPortal(api, key, { order_id: order.id });
+    const session = await createdPortal(api, store.key, { order_id: order.id });
     expect(session).toMatchObject({ scope: 'order', customer_id: customer.id, order_id: order.id, subscription_id: null });
   });
 
   it('4.2 subscription_id → subscription scope, recording the subscription’s customer', async () => {
     const customer = await seedCustomer(seedOf(api), store);
     const subscription = await seedSubscription(seedOf(api), store, { customer });
-    const session = await createdPortal(api, key, { subscription_id: subscription.id });
+    const session = await createdPortal(api, store.key, { subscription_id: subscription.id });
     expect(session).toMatchObject({ scope: 'subscription', customer_id: customer.id, order_id: null, subscription_id: subscription.id });
   });
 
@@ -82,8 +76,8 @@ describe('POST /api/v1/portal/sessions: scopes (spec 2.4, 4.2)', () => {
 
   it('2.4 every link gets its own token', async () => {
     const customer = await seedCustomer(seedOf(api), store);
-    const first = await createdPortal(api, key, { customer_id: customer.id });
-    const second = await createdPortal(api, key, { customer_id: customer.id });
+    const first = await createdPortal(api, store.key, { customer_id: customer.id });
+    const second = await createdPortal(api, store.key, { customer_id: customer.id });
     expect(second.id).not.toBe(first.id);
     expect(tokenOf(second.url)).not.toBe(tokenOf(first.url));
   });
@@ -91,20 +85,20 @@ describe('POST /api/v1/portal/sessions: scopes (spec 2.4, 4.2)', () => {
 
 describe('POST /api/v1/portal/sessions: selectors and targets (spec 4.2, 5; CONTRACT 3)', () => {
   it('4.2 no selector → 400 parameter_invalid', async () => {
-    expectError(await createPortal(api, key, {}), 400, 'parameter_invalid');
+    expectError(await createPortal(api, store.key, {}), 400, 'parameter_invalid');
   });
 
   it('4.2 two selectors → 400 parameter_invalid naming the second', async () => {
     const customer = await seedCustomer(seedOf(api), store);
     const order = await seedOrder(seedOf(api), store, { customer });
-    expectError(await createPortal(api, key, { customer_id: customer.id, order_id: order.id }), 400, 'parameter_invalid', 'order_id');
+    expectError(await createPortal(api, store.key, { customer_id: customer.id, order_id: order.id }), 400, 'parameter_invalid', 'order_id');
   });
 
   it('CONTRACT 3 unknown targets → 404 resource_missing on the selector', async () => {
-    expectError(await createPortal(api, key, { customer_id: 'cus_test_000000000000000000000000' }), 404, 'resource_missing', 'customer_id');
-    expectError(await createPortal(api, key, { customer_email: 'nobody@example.com' }), 404, 'resource_missing', 'customer_email');
-    expectError(await createPortal(api, key, { order_id: 'ord_test_000000000000000000000000' }), 404, 'resource_missing', 'order_id');
-    expectError(await createPortal(api, key, { subscription_id: 'sub_test_000000000000000000000000' }), 404, 'resource_missing', 'subscription_id');
+    expectError(await createPortal(api, store.key, { customer_id: 'cus_test_000000000000000000000000' }), 404, 'resource_missing', 'customer_id');
+    expectError(await createPortal(api, store.key, { customer_email: 'nobody@example.com' }), 404, 'resource_missing', 'customer_email');
+    expectError(await createPortal(api, store.key, { order_id: 'ord_test_000000000000000000000000' }), 404, 'resource_missing', 'order_id');
+    expectError(await createPortal(api, store.key, { subscription_id: 'sub_test_000000000000000000000000' }), 404, 'resource_missing', 'subscription_id');
   });
 
   it('5 another store’s and the other environment’s targets answer like unknown ones', async () => {
@@ -114,29 +108,29 @@ describe('POST /api/v1/portal/sessions: selectors and targets (spec 4.2, 5; CONT
     const foreignSubscription = await seedSubscription(seedOf(api), other, { customer: foreign });
     const live = await seedCustomer(seedOf(api), store, { livemode: true, email: 'live-only@example.com' });
     const liveOrder = await seedOrder(seedOf(api), store, { customer: live, livemode: true });
-    expectError(await createPortal(api, key, { customer_id: foreign.id }), 404, 'resource_missing', 'customer_id');
-    expectError(await createPortal(api, key, { customer_email: 'shared@example.com' }), 404, 'resource_missing', 'customer_email');
-    expectError(await createPortal(api, key, { order_id: foreignOrder.id }), 404, 'resource_missing', 'order_id');
-    expectError(await createPortal(api, key, { subscription_id: foreignSubscription.id }), 404, 'resource_missing', 'subscription_id');
-    expectError(await createPortal(api, key, { customer_id: live.id }), 404, 'resource_missing', 'customer_id');
-    expectError(await createPortal(api, key, { customer_email: 'live-only@example.com' }), 404, 'resource_missing', 'customer_email');
-    expectError(await createPortal(api, key, { order_id: liveOrder.id }), 404, 'resource_missing', 'order_id');
+    expectError(await createPortal(api, store.key, { customer_id: foreign.id }), 404, 'resource_missing', 'customer_id');
+    expectError(await createPortal(api, store.key, { customer_email: 'shared@example.com' }), 404, 'resource_missing', 'customer_email');
+    expectError(await createPortal(api, store.key, { order_id: foreignOrder.id }), 404, 'resource_missing', 'order_id');
+    expectError(await createPortal(api, store.key, { subscription_id: foreignSubscription.id }), 404, 'resource_missing', 'subscription_id');
+    expectError(await createPortal(api, store.key, { customer_id: live.id }), 404, 'resource_missing', 'customer_id');
+    expectError(await createPortal(api, store.key, { customer_email: 'live-only@example.com' }), 404, 'resource_missing', 'customer_email');
+    expectError(await createPortal(api, store.key, { order_id: liveOrder.id }), 404, 'resource_missing', 'order_id');
   });
 
   it('3.2 a deleted customer is no target, neither directly nor through their order or subscription', async () => {
     const customer = await seedCustomer(seedOf(api), store, { email: 'gone@example.com' });
     const order = await seedOrder(seedOf(api), store, { customer });
     const subscription = await seedSubscription(seedOf(api), store, { customer });
-    expect((await api.request('DELETE', `/api/v1/customers/${customer.id}`, { key })).status).toBe(200);
-    expectError(await createPortal(api, key, { customer_id: customer.id }), 404, 'resource_missing', 'customer_id');
-    expectError(await createPortal(api, key, { customer_email: 'gone@example.com' }), 404, 'resource_missing', 'customer_email');
-    expectError(await createPortal(api, key, { order_id: order.id }), 404, 'resource_missing', 'order_id');
-    expectError(await createPortal(api, key, { subscription_id: subscription.id }), 404, 'resource_missing', 'subscription_id');
+    expect((await api.request('DELETE', `/api/v1/customers/${customer.id}`, { key: store.key })).status).toBe(200);
+    expectError(await createPortal(api, store.key, { customer_id: customer.id }), 404, 'resource_missing', 'customer_id');
+    expectError(await createPortal(api, store.key, { customer_email: 'gone@example.com' }), 404, 'resource_missing', 'customer_email');
+    expectError(await createPortal(api, store.key, { order_id: order.id }), 404, 'resource_missing', 'order_id');
+    expectError(await createPortal(api, store.key, { subscription_id: subscription.id }), 404, 'resource_missing', 'subscription_id');
   });
 
   it('4.2 an order without a customer (not paid yet) is a target; customer_id null', async () => {
     const order = await seedOrder(seedOf(api), store, { status: 'pending', customer: null });
-    expect(await createdPortal(api, key, { order_id: order.id })).toMatchObject({ scope: 'order', customer_id: null, order_id: order.id });
+    expect(await createdPortal(api, store.key, { order_id: order.id })).toMatchObject({ scope: 'order', customer_id: null, order_id: order.id });
   });
 });
 
@@ -148,10 +142,10 @@ describe('POST /api/v1/portal/sessions: fields (spec 4.2, 8; CONTRACT 3)', () =>
 
   it('8 expires_at is clamped to [now + 5 minutes, now + 30 days], never rejected; inside it is kept', async () => {
     const now = epoch(T0);
-    expect((await createdPortal(api, key, { customer_id: customerId, expires_at: now + 10 })).expires_at).toBe(now + 300);
-    expect((await createdPortal(api, key, { customer_id: customerId, expires_at: 0 })).expires_at).toBe(now + 300);
-    expect((await createdPortal(api, key, { customer_id: customerId, expires_at: now + 90 * 86400 })).expires_at).toBe(now + 30 * 86400);
-    expect((await createdPortal(api, key, { customer_id: customerId, expires_at: now + 7200 })).expires_at).toBe(now + 7200);
+    expect((await createdPortal(api, store.key, { customer_id: customerId, expires_at: now + 10 })).expires_at).toBe(now + 300);
+    expect((await createdPortal(api, store.key, { customer_id: customerId, expires_at: 0 })).expires_at).toBe(now + 300);
+    expect((await createdPortal(api, store.key, { customer_id: customerId, expires_at: now + 90 * 86400 })).expires_at).toBe(now + 30 * 86400);
+    expect((await createdPortal(api, store.key, { customer_id: customerId, expires_at: now + 7200 })).expires_at).toBe(now + 7200);
   });
 
   it('8 expires_at follows the store’s test clock', async () => {
@@ -165,35 +159,35 @@ describe('POST /api/v1/portal/sessions: fields (spec 4.2, 8; CONTRACT 3)', () =>
   });
 
   it('4.2 expires_at must be an integer: a numeric string or a float → 400 parameter_invalid', async () => {
-    expectError(await createPortal(api, key, { customer_id: customerId, expires_at: String(epoch(T0) + 3600) }), 400, 'parameter_invalid', 'expires_at');
-    expectError(await createPortal(api, key, { customer_id: customerId, expires_at: epoch(T0) + 0.5 }), 400, 'parameter_invalid', 'expires_at');
+    expectError(await createPortal(api, store.key, { customer_id: customerId, expires_at: String(epoch(T0) + 3600) }), 400, 'parameter_invalid', 'expires_at');
+    expectError(await createPortal(api, store.key, { customer_id: customerId, expires_at: epoch(T0) + 0.5 }), 400, 'parameter_invalid', 'expires_at');
   });
 
   it('2.4 metadata: string pairs echoed in order on create and read; numbers and booleans become strings (as on checkout)', async () => {
-    const session = await createdPortal(api, key, { customer_id: customerId, metadata: { zeta: 'last', alpha: 1, ok: true } });
+    const session = await createdPortal(api, store.key, { customer_id: customerId, metadata: { zeta: 'last', alpha: 1, ok: true } });
     expect(session.metadata).toEqual({ zeta: 'last', alpha: '1', ok: 'true' });
     expect(Object.keys(session.metadata)).toEqual(['zeta', 'alpha', 'ok']);
-    const read = await api.request('GET', `${SESSIONS}/${session.id}`, { key });
+    const read = await api.request('GET', `${SESSIONS}/${session.id}`, { key: store.key });
     expect(JSON.stringify(read.body.metadata)).toBe('{"zeta":"last","alpha":"1","ok":"true"}');
   });
 
   it('8 metadata of 20 pairs is accepted; 21 → 400 metadata_invalid', async () => {
     const pairs = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, `v${i}`]));
-    expect((await createdPortal(api, key, { customer_id: customerId, metadata: pairs(20) })).metadata).toEqual(pairs(20));
-    expectError(await createPortal(api, key, { customer_id: customerId, metadata: pairs(21) }), 400, 'metadata_invalid', 'metadata');
+    expect((await createdPortal(api, store.key, { customer_id: customerId, metadata: pairs(20) })).metadata).toEqual(pairs(20));
+    expectError(await createPortal(api, store.key, { customer_id: customerId, metadata: pairs(21) }), 400, 'metadata_invalid', 'metadata');
   });
 
   it('CONTRACT 3 metadata rules give metadata_invalid: nested values, long keys, long values, a non-object', async () => {
-    expectError(await createPortal(api, key, { customer_id: customerId, metadata: { a: { b: 'c' } } }), 400, 'metadata_invalid', 'metadata.a');
-    expectError(await createPortal(api, key, { customer_id: customerId, metadata: { ['k'.repeat(41)]: 'v' } }), 400, 'metadata_invalid', `metadata.${'k'.repeat(41)}`);
-    expectError(await createPortal(api, key, { customer_id: customerId, metadata: { long: 'v'.repeat(501) } }), 400, 'metadata_invalid', 'metadata.long');
-    expectError(await createPortal(api, key, { customer_id: customerId, metadata: ['a'] }), 400, 'metadata_invalid', 'metadata');
+    expectError(await createPortal(api, store.key, { customer_id: customerId, metadata: { a: { b: 'c' } } }), 400, 'metadata_invalid', 'metadata.a');
+    expectError(await createPortal(api, store.key, { customer_id: customerId, metadata: { ['k'.repeat(41)]: 'v' } }), 400, 'metadata_invalid', `metadata.${'k'.repeat(41)}`);
+    expectError(await createPortal(api, store.key, { customer_id: customerId, metadata: { long: 'v'.repeat(501) } }), 400, 'metadata_invalid', 'metadata.long');
+    expectError(await createPortal(api, store.key, { customer_id: customerId, metadata: ['a'] }), 400, 'metadata_invalid', 'metadata');
   });
 
   it('CONTRACT 3 unknown fields and malformed selectors → 400 parameter_invalid', async () => {
-    expectError(await createPortal(api, key, { customer_id: customerId, return_url: 'https://shop.example' }), 400, 'parameter_invalid', 'return_url');
-    expectError(await createPortal(api, key, { customer_email: 'not-an-email' }), 400, 'parameter_invalid', 'customer_email');
-    expectError(await createPortal(api, key, { customer_id: 42 }), 400, 'parameter_invalid', 'customer_id');
+    expectError(await createPortal(api, store.key, { customer_id: customerId, return_url: 'https://shop.example' }), 400, 'parameter_invalid', 'return_url');
+    expectError(await createPortal(api, store.key, { customer_email: 'not-an-email' }), 400, 'parameter_invalid', 'customer_email');
+    expectError(await createPortal(api, store.key, { customer_id: 42 }), 400, 'parameter_invalid', 'customer_id');
   });
 });
 

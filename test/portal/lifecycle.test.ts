@@ -1,31 +1,25 @@
 import { eq } from 'drizzle-orm';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { portalSessions } from '@/db/schema';
 import { epoch, expectError, expectIdenticalMissing, rawApiRequest, T0 } from '../support/api';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { seedCustomer, seedOrder, seedSubscription } from './factories';
 import { createdPortal, createPortal, PORTAL_URL, PUBLIC_BASE_URL, seedOf, SESSIONS } from './support';
 
 /** Spec 3.2, 4.2; CONTRACT 3: reading, revoking, expiring and replaying portal sessions. */
 const api = useTestApi({ publicBaseUrl: PUBLIC_BASE_URL });
-let store: Awaited<ReturnType<typeof createStore>>;
-let key: string;
+const store = useTestStore(api);
 
-beforeAll(async () => {
-  store = await createStore(api.services);
-  key = store.keys.sk_test;
-});
-beforeEach(() => api.clock.set(T0));
-
-const get = (id: string, withKey = key) => api.request('GET', `${SESSIONS}/${id}`, { key: withKey });
-const revoke = (id: string, withKey = key) => api.request('DELETE', `${SESSIONS}/${id}`, { key: withKey });
+const get = (id: string, withKey = store.key) => api.request('GET', `${SESSIONS}/${id}`, { key: withKey });
+const revoke = (id: string, withKey = store.key) => api.request('DELETE', `${SESSIONS}/${id}`, { key: withKey });
 const advance = (storeKey: string, seconds: number) => api.request('POST', '/api/v1/test_helpers/advance_clock', { key: storeKey, body: { seconds } });
 
 describe('GET /api/v1/portal/sessions/{id} (spec 4.2)', () => {
   it('4.2 the state with every field, and never the url (absent, not null)', async () => {
     const customer = await seedCustomer(seedOf(api), store);
-    const created = await createdPortal(api, key, { customer_id: customer.id, metadata: { ref: 'A-1' } });
+    const created = await createdPortal(api, store.key, { customer_id: customer.id, metadata: { ref: 'A-1' } });
     api.clock.advance(60);
     const read = await get(created.id);
     expect(read.status).toBe(200);
@@ -37,11 +31,11 @@ describe('GET /api/v1/portal/sessions/{id} (spec 4.2)', () => {
   it('5 unknown, another store’s and the other environment’s session → 404 resource_missing, byte-identical', async () => {
     const other = await createStore(api.services);
     const customer = await seedCustomer(seedOf(api), store);
-    const created = await createdPortal(api, key, { customer_id: customer.id });
+    const created = await createdPortal(api, store.key, { customer_id: customer.id });
     const path = `${SESSIONS}/${created.id}`;
     const foreign = await rawApiRequest(api, 'GET', path, other.keys.sk_test);
     const otherEnvironment = await rawApiRequest(api, 'GET', path, store.keys.sk_live);
-    const unknown = await rawApiRequest(api, 'GET', `${SESSIONS}/portal_test_000000000000000000000000`, key);
+    const unknown = await rawApiRequest(api, 'GET', `${SESSIONS}/portal_test_000000000000000000000000`, store.key);
     expectIdenticalMissing([foreign, otherEnvironment, unknown], 'id');
     // Nor can another store revoke it.
     expectError(await revoke(created.id, other.keys.sk_test), 404, 'resource_missing', 'id');
@@ -68,7 +62,7 @@ describe('Expiry (spec 3.2)', () => {
 describe('DELETE /api/v1/portal/sessions/{id} (spec 3.2, 4.2)', () => {
   it('4.2 revokes and answers the session with status revoked; reads stay revoked; revoking again changes nothing', async () => {
     const customer = await seedCustomer(seedOf(api), store);
-    const created = await createdPortal(api, key, { customer_id: customer.id });
+    const created = await createdPortal(api, store.key, { customer_id: customer.id });
     const revoked = await revoke(created.id);
     expect(revoked.status).toBe(200);
     const { url: _url, ...withoutUrl } = created;
@@ -95,12 +89,12 @@ describe('DELETE /api/v1/portal/sessions/{id} (spec 3.2, 4.2)', () => {
     const order = await seedOrder(seed, store, { customer });
     const subscription = await seedSubscription(seed, store, { customer });
     const sessions = [
-      await createdPortal(api, key, { customer_id: customer.id }),
-      await createdPortal(api, key, { order_id: order.id }),
-      await createdPortal(api, key, { subscription_id: subscription.id }),
+      await createdPortal(api, store.key, { customer_id: customer.id }),
+      await createdPortal(api, store.key, { order_id: order.id }),
+      await createdPortal(api, store.key, { subscription_id: subscription.id }),
     ];
-    const untouched = await createdPortal(api, key, { customer_id: bystander.id });
-    expect((await api.request('DELETE', `/api/v1/customers/${customer.id}`, { key })).status).toBe(200);
+    const untouched = await createdPortal(api, store.key, { customer_id: bystander.id });
+    expect((await api.request('DELETE', `/api/v1/customers/${customer.id}`, { key: store.key })).status).toBe(200);
     for (const session of sessions) expect((await get(session.id)).body.status).toBe('revoked');
     expect((await get(untouched.id)).body.status).toBe('active');
   });
@@ -110,10 +104,10 @@ describe('Idempotency-Key (spec 1, 4.2; CONTRACT 3)', () => {
   it('4.2 a repeated key replays the session and its url (200) while the link is active', async () => {
     const customer = await seedCustomer(seedOf(api), store);
     const body = { customer_id: customer.id, metadata: { a: '1', b: '2' } };
-    const first = await createPortal(api, key, body, { 'idempotency-key': 'portal-replay-1' });
+    const first = await createPortal(api, store.key, body, { 'idempotency-key': 'portal-replay-1' });
     expect(first.status).toBe(201);
     expect(first.body.url).toMatch(PORTAL_URL);
-    const replay = await createPortal(api, key, body, { 'idempotency-key': 'portal-replay-1' });
+    const replay = await createPortal(api, store.key, body, { 'idempotency-key': 'portal-replay-1' });
     expect(replay.status).toBe(200);
     expect(replay.body).toEqual(first.body);
     const [row] = await api.services.db.select().from(portalSessions).where(eq(portalSessions.customerId, customer.id));
@@ -124,17 +118,17 @@ describe('Idempotency-Key (spec 1, 4.2; CONTRACT 3)', () => {
 
   it('CONTRACT 3 the same key with another body → 409 idempotency_key_reused; with reordered metadata too', async () => {
     const customer = await seedCustomer(seedOf(api), store);
-    await createdPortal(api, key, { customer_id: customer.id, metadata: { a: '1', b: '2' } }, { 'idempotency-key': 'portal-reuse' });
-    expectError(await createPortal(api, key, { customer_id: customer.id }, { 'idempotency-key': 'portal-reuse' }), 409, 'idempotency_key_reused');
-    expectError(await createPortal(api, key, { customer_id: customer.id, metadata: { b: '2', a: '1' } }, { 'idempotency-key': 'portal-reuse' }), 409, 'idempotency_key_reused');
+    await createdPortal(api, store.key, { customer_id: customer.id, metadata: { a: '1', b: '2' } }, { 'idempotency-key': 'portal-reuse' });
+    expectError(await createPortal(api, store.key, { customer_id: customer.id }, { 'idempotency-key': 'portal-reuse' }), 409, 'idempotency_key_reused');
+    expectError(await createPortal(api, store.key, { customer_id: customer.id, metadata: { b: '2', a: '1' } }, { 'idempotency-key': 'portal-reuse' }), 409, 'idempotency_key_reused');
   });
 
   it('CONTRACT 3 a replay after revocation answers the session without url', async () => {
     const customer = await seedCustomer(seedOf(api), store);
     const body = { customer_id: customer.id };
-    const first = await createdPortal(api, key, body, { 'idempotency-key': 'portal-revoked' });
+    const first = await createdPortal(api, store.key, body, { 'idempotency-key': 'portal-revoked' });
     await revoke(first.id);
-    const replay = await createPortal(api, key, body, { 'idempotency-key': 'portal-revoked' });
+    const replay = await createPortal(api, store.key, body, { 'idempotency-key': 'portal-revoked' });
     expect(replay.status).toBe(200);
     expect(replay.body).toMatchObject({ id: first.id, status: 'revoked' });
     expect(Object.hasOwn(replay.body, 'url')).toBe(false);
@@ -158,17 +152,17 @@ describe('Idempotency-Key (spec 1, 4.2; CONTRACT 3)', () => {
     const other = await createStore(api.services);
     const mine = await seedCustomer(seedOf(api), store);
     const theirs = await seedCustomer(seedOf(api), other);
-    const a = await createdPortal(api, key, { customer_id: mine.id }, { 'idempotency-key': 'portal-shared-key' });
+    const a = await createdPortal(api, store.key, { customer_id: mine.id }, { 'idempotency-key': 'portal-shared-key' });
     const b = await createdPortal(api, other.keys.sk_test, { customer_id: theirs.id }, { 'idempotency-key': 'portal-shared-key' });
     expect(b.id).not.toBe(a.id);
-    expectError(await createPortal(api, key, { customer_id: 'cus_test_000000000000000000000000' }, { 'idempotency-key': 'portal-miss' }), 404, 'resource_missing', 'customer_id');
-    expect((await createPortal(api, key, { customer_id: mine.id }, { 'idempotency-key': 'portal-miss' })).status).toBe(201);
+    expectError(await createPortal(api, store.key, { customer_id: 'cus_test_000000000000000000000000' }, { 'idempotency-key': 'portal-miss' }), 404, 'resource_missing', 'customer_id');
+    expect((await createPortal(api, store.key, { customer_id: mine.id }, { 'idempotency-key': 'portal-miss' })).status).toBe(201);
   });
 
   it('CONTRACT 3 concurrent creates with one key make one session', async () => {
     const customer = await seedCustomer(seedOf(api), store);
     const body = { customer_id: customer.id };
-    const responses = await Promise.all(Array.from({ length: 5 }, () => createPortal(api, key, body, { 'idempotency-key': 'portal-race' })));
+    const responses = await Promise.all(Array.from({ length: 5 }, () => createPortal(api, store.key, body, { 'idempotency-key': 'portal-race' })));
     expect(responses.map((response) => response.status).sort()).toEqual([200, 200, 200, 200, 201]);
     expect(new Set(responses.map((response) => response.body.id)).size).toBe(1);
     expect(new Set(responses.map((response) => response.body.url)).size).toBe(1);
@@ -178,6 +172,6 @@ describe('Idempotency-Key (spec 1, 4.2; CONTRACT 3)', () => {
 
   it('4.2 a malformed Idempotency-Key → 400 idempotency_key_invalid', async () => {
     const customer = await seedCustomer(seedOf(api), store);
-    expectError(await createPortal(api, key, { customer_id: customer.id }, { 'idempotency-key': 'x'.repeat(192) }), 400, 'idempotency_key_invalid');
+    expectError(await createPortal(api, store.key, { customer_id: customer.id }, { 'idempotency-key': 'x'.repeat(192) }), 400, 'idempotency_key_invalid');
   });
 });

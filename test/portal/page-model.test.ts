@@ -1,8 +1,9 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openPortal, portalLinkResolves } from '@/server/portal/page';
 import { epoch, T0 } from '../support/api';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { seedCustomer, seedOrder, seedSubscription } from './factories';
 import { createdPortal, seedOf, SESSIONS, tokenOf } from './support';
 
@@ -12,15 +13,8 @@ import { createdPortal, seedOf, SESSIONS, tokenOf } from './support';
  * driven in Chromium by test/browser/portal.test.ts.
  */
 const api = useTestApi({ publicBaseUrl: 'https://pay.example.test' });
-let store: Awaited<ReturnType<typeof createStore>>;
-let key: string;
+const store = useTestStore(api, { name: 'Moth Books' });
 const deps = () => ({ db: api.services.db, clock: api.clock });
-
-beforeAll(async () => {
-  store = await createStore(api.services, { name: 'Moth Books' });
-  key = store.keys.sk_test;
-});
-beforeEach(() => api.clock.set(T0));
 
 describe('what each scope holds (spec 2.4)', () => {
   it('customer scope: that customer’s paid orders (newest first) and subscriptions only; not a second customer of the store, not another store’s customer', async () => {
@@ -38,7 +32,7 @@ describe('what each scope holds (spec 2.4)', () => {
     await seedSubscription(seed, store, { customer: bob, planName: 'Bob’s club' });
     await seedSubscription(seed, other, { customer: stranger, planName: 'Stranger’s club' });
 
-    const session = await createdPortal(api, key, { customer_id: ada.id });
+    const session = await createdPortal(api, store.key, { customer_id: ada.id });
     const page = await openPortal(deps(), tokenOf(session.url));
     expect(page).toMatchObject({ storeName: 'Moth Books', livemode: false, scope: 'customer', expiresAt: session.expires_at });
     expect(page!.orders.map((order) => order.id)).toEqual([newer.id, older.id]);
@@ -67,7 +61,7 @@ describe('what each scope holds (spec 2.4)', () => {
     const customer = await seedCustomer(seed, store);
     const order = await seedOrder(seed, store, { customer, lines: [{ description: 'Atlas', unitAmount: 4000, amountTax: 760 }], refunds: [4760] });
     await seedOrder(seed, store, { customer, lines: [{ description: 'Another order', unitAmount: 100 }] });
-    const session = await createdPortal(api, key, { order_id: order.id });
+    const session = await createdPortal(api, store.key, { order_id: order.id });
     const page = await openPortal(deps(), tokenOf(session.url));
     expect(page!.scope).toBe('order');
     expect(page!.subscriptions).toEqual([]);
@@ -89,7 +83,7 @@ describe('what each scope holds (spec 2.4)', () => {
       ],
     });
     await seedOrder(seed, store, { customer });
-    const session = await createdPortal(api, key, { subscription_id: subscription.id });
+    const session = await createdPortal(api, store.key, { subscription_id: subscription.id });
     const page = await openPortal(deps(), tokenOf(session.url));
     expect(page!.orders).toEqual([]);
     expect(page!.subscriptions).toEqual([
@@ -111,7 +105,7 @@ describe('what each scope holds (spec 2.4)', () => {
 
   it('a customer with nothing yet: empty lists (the page shows empty states)', async () => {
     const customer = await seedCustomer(seedOf(api), store);
-    const session = await createdPortal(api, key, { customer_id: customer.id });
+    const session = await createdPortal(api, store.key, { customer_id: customer.id });
     expect(await openPortal(deps(), tokenOf(session.url))).toMatchObject({ orders: [], subscriptions: [] });
   });
 });
@@ -119,12 +113,12 @@ describe('what each scope holds (spec 2.4)', () => {
 describe('resolving and counting (spec 2.4, 3.2)', () => {
   it('each view counts once, also when views run concurrently; last_accessed_at is the store clock', async () => {
     const customer = await seedCustomer(seedOf(api), store);
-    const session = await createdPortal(api, key, { customer_id: customer.id });
+    const session = await createdPortal(api, store.key, { customer_id: customer.id });
     api.clock.advance(90);
     await Promise.all(Array.from({ length: 12 }, () => openPortal(deps(), tokenOf(session.url))));
     // The proxy's check does not count.
     expect(await portalLinkResolves(deps(), tokenOf(session.url))).toBe(true);
-    const read = await api.request('GET', `${SESSIONS}/${session.id}`, { key });
+    const read = await api.request('GET', `${SESSIONS}/${session.id}`, { key: store.key });
     expect(read.body).toMatchObject({ access_count: 12, last_accessed_at: epoch(T0) + 90 });
   });
 

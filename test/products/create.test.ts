@@ -1,19 +1,13 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createStore, uniqueSku } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { createProduct, epoch, expectError, PRODUCTS, rawApiRequest, T0 } from './support';
 
 const api = useTestApi();
-let store: Awaited<ReturnType<typeof createStore>>;
-let key: string;
+const store = useTestStore(api);
 
-beforeAll(async () => {
-  store = await createStore(api.services);
-  key = store.keys.sk_test;
-});
-beforeEach(() => api.clock.set(T0));
-
-const post = (body: unknown, withKey = key) => api.request('POST', PRODUCTS, { key: withKey, body });
+const post = (body: unknown, withKey = store.key) => api.request('POST', PRODUCTS, { key: withKey, body });
 /** A valid body with one field replaced (or removed when `undefined`). */
 const withField = (field: string, value: unknown) => {
   const body: Record<string, unknown> = { name: 'Ebook', amount: 1999, sku: uniqueSku() };
@@ -120,13 +114,13 @@ describe('POST /api/v1/products: defaults and response fields (spec 2.1, 2.2, 4.
       created: epoch(T0),
       updated: epoch(T0),
     });
-    const read = await api.request('GET', `${PRODUCTS}/${response.body.id}`, { key });
+    const read = await api.request('GET', `${PRODUCTS}/${response.body.id}`, { key: store.key });
     expect(read.status).toBe(200);
     expect(read.body).toEqual(response.body);
   });
 
   it('4.1 a recurring price without interval_count gets interval_count 1', async () => {
-    const product = await createProduct(api, key, { mode: 'recurring', interval: 'year' });
+    const product = await createProduct(api, store.key, { mode: 'recurring', interval: 'year' });
     expect(product.price).toMatchObject({ mode: 'recurring', interval: 'year', interval_count: 1 });
   });
 
@@ -141,7 +135,7 @@ describe('POST /api/v1/products: defaults and response fields (spec 2.1, 2.2, 4.
       [99_999_999, '999999.99'],
     ];
     for (const [amount, decimal] of cases) {
-      const product = await createProduct(api, key, { amount });
+      const product = await createProduct(api, store.key, { amount });
       expect([product.amount, product.amount_decimal, product.price.amount, product.price.amount_decimal]).toEqual([amount, decimal, amount, decimal]);
     }
   });
@@ -162,9 +156,9 @@ describe('POST /api/v1/products: defaults and response fields (spec 2.1, 2.2, 4.
   });
 
   it('4.1 tax_rate 0 and null are both kept as sent (both mean no tax)', async () => {
-    expect((await createProduct(api, key, { tax_rate: 0 })).tax_rate).toBe(0);
-    expect((await createProduct(api, key, { tax_rate: null })).tax_rate).toBe(null);
-    expect((await createProduct(api, key, { tax_rate: 100 })).tax_rate).toBe(100);
+    expect((await createProduct(api, store.key, { tax_rate: 0 })).tax_rate).toBe(0);
+    expect((await createProduct(api, store.key, { tax_rate: null })).tax_rate).toBe(null);
+    expect((await createProduct(api, store.key, { tax_rate: 100 })).tax_rate).toBe(100);
   });
 });
 
@@ -204,7 +198,7 @@ describe('POST /api/v1/products: field rules (spec 4.1, 8)', () => {
 
   it('8 interval_count accepts 1 and 365 on a recurring price', async () => {
     for (const count of [1, 365]) {
-      const product = await createProduct(api, key, { mode: 'recurring', interval: 'day', interval_count: count });
+      const product = await createProduct(api, store.key, { mode: 'recurring', interval: 'day', interval_count: count });
       expect(product.price.interval_count).toBe(count);
     }
   });
@@ -334,7 +328,7 @@ describe('POST /api/v1/products: fields refused with their own error (spec 4.1)'
   it('4.1 nothing is created when a refused field is sent', async () => {
     const sku = uniqueSku();
     expectError(await post({ name: 'Ebook', amount: 1999, sku, file_url: 'https://files.example.com/x.pdf' }), 400, 'parameter_invalid', 'file_url');
-    const list = await api.request('GET', `${PRODUCTS}?sku=${sku}`, { key });
+    const list = await api.request('GET', `${PRODUCTS}?sku=${sku}`, { key: store.key });
     expect(list.body.data).toEqual([]);
   });
 });
@@ -345,13 +339,13 @@ describe('POST /api/v1/products: sku uniqueness across the platform (spec 2.1, 7
     const own = uniqueSku();
     const ownLive = uniqueSku();
     const foreign = uniqueSku();
-    await createProduct(api, key, { sku: own });
+    await createProduct(api, store.key, { sku: own });
     await createProduct(api, store.keys.sk_live, { sku: ownLive });
     await createProduct(api, other.keys.sk_test, { sku: foreign });
 
     const answers = [];
     for (const sku of [own, ownLive, foreign]) {
-      const response = await rawApiRequest(api, 'POST', PRODUCTS, key, { name: 'Copy', amount: 100, sku });
+      const response = await rawApiRequest(api, 'POST', PRODUCTS, store.key, { name: 'Copy', amount: 100, sku });
       expectError(response, 409, 'sku_unavailable', 'sku');
       answers.push(response.text);
     }
@@ -361,8 +355,8 @@ describe('POST /api/v1/products: sku uniqueness across the platform (spec 2.1, 7
 
   it('2.1 skus are case-sensitive: a sku differing only in case is a different sku', async () => {
     const sku = uniqueSku('case');
-    await createProduct(api, key, { sku });
-    const product = await createProduct(api, key, { sku: sku.toUpperCase() });
+    await createProduct(api, store.key, { sku });
+    const product = await createProduct(api, store.key, { sku: sku.toUpperCase() });
     expect(product.sku).toBe(sku.toUpperCase());
   });
 });
@@ -375,7 +369,7 @@ describe('POST /api/v1/products: authentication (spec 5)', () => {
   it('5 with a publishable key → 401 wrong_key_type, and nothing is created', async () => {
     const sku = uniqueSku();
     expectError(await post({ name: 'Ebook', amount: 1999, sku }, store.keys.pk_test), 401, 'wrong_key_type');
-    const list = await api.request('GET', `${PRODUCTS}?sku=${sku}`, { key });
+    const list = await api.request('GET', `${PRODUCTS}?sku=${sku}`, { key: store.key });
     expect(list.body.data).toEqual([]);
   });
 });

@@ -1,25 +1,19 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createStore, uniqueSku } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { createProduct, epoch, expectError, PRODUCTS, rawApiRequest, T0 } from './support';
 
 const api = useTestApi();
-let store: Awaited<ReturnType<typeof createStore>>;
-let key: string;
-
-beforeAll(async () => {
-  store = await createStore(api.services);
-  key = store.keys.sk_test;
-});
-beforeEach(() => api.clock.set(T0));
+const store = useTestStore(api);
 
 const T1 = new Date(T0.getTime() + 60_000);
-const patch = (id: string, body: unknown, withKey = key) => api.request('PATCH', `${PRODUCTS}/${id}`, { key: withKey, body });
-const postAlias = (id: string, body: unknown, withKey = key) => api.request('POST', `${PRODUCTS}/${id}`, { key: withKey, body });
-const read = async (id: string, withKey = key) => (await api.request('GET', `${PRODUCTS}/${id}`, { key: withKey })).body;
+const patch = (id: string, body: unknown, withKey = store.key) => api.request('PATCH', `${PRODUCTS}/${id}`, { key: withKey, body });
+const postAlias = (id: string, body: unknown, withKey = store.key) => api.request('POST', `${PRODUCTS}/${id}`, { key: withKey, body });
+const read = async (id: string, withKey = store.key) => (await api.request('GET', `${PRODUCTS}/${id}`, { key: withKey })).body;
 
 async function createRecurring(body: Record<string, unknown> = {}) {
-  return createProduct(api, key, { mode: 'recurring', interval: 'month', interval_count: 3, ...body });
+  return createProduct(api, store.key, { mode: 'recurring', interval: 'month', interval_count: 3, ...body });
 }
 
 describe.each([
@@ -27,7 +21,7 @@ describe.each([
   ['POST', postAlias],
 ])('%s /api/v1/products/{id}: partial update (spec 4.1)', (method, update) => {
   it(`4.1 ${method} changes only the fields sent; product updated moves, price updated stays when the price is untouched`, async () => {
-    const product = await createProduct(api, key, { description: 'Old', tax_rate: 19 });
+    const product = await createProduct(api, store.key, { description: 'Old', tax_rate: 19 });
     api.clock.set(T1);
     const response = await update(product.id, { name: 'New name', images: ['https://cdn.example.com/new.png'] });
     expect(response.status).toBe(200);
@@ -36,7 +30,7 @@ describe.each([
   });
 
   it(`2.2 ${method} of a price field moves price.updated too`, async () => {
-    const product = await createProduct(api, key);
+    const product = await createProduct(api, store.key);
     api.clock.set(T1);
     const response = await update(product.id, { amount: 2500, active: false });
     expect(response.status).toBe(200);
@@ -50,7 +44,7 @@ describe.each([
   });
 
   it(`4.1 ${method} can set every field of the create body`, async () => {
-    const product = await createProduct(api, key);
+    const product = await createProduct(api, store.key);
     const sku = uniqueSku('Upd');
     api.clock.set(T1);
     const response = await update(product.id, {
@@ -130,7 +124,7 @@ describe('PATCH /api/v1/products/{id}: the resulting price as a whole (spec 4.1 
   });
 
   it('4.1 a one-time product becomes recurring only with its interval', async () => {
-    const product = await createProduct(api, key);
+    const product = await createProduct(api, store.key);
     expectError(await patch(product.id, { mode: 'recurring' }), 400, 'parameter_invalid', 'interval');
     expectError(await patch(product.id, { mode: 'recurring', interval_count: 2 }), 400, 'parameter_invalid', 'interval');
     const response = await patch(product.id, { mode: 'recurring', interval: 'day', interval_count: 30 });
@@ -139,7 +133,7 @@ describe('PATCH /api/v1/products/{id}: the resulting price as a whole (spec 4.1 
   });
 
   it('4.1 interval or interval_count on a one-time product is rejected, sent alone or with mode one_time', async () => {
-    const product = await createProduct(api, key);
+    const product = await createProduct(api, store.key);
     expectError(await patch(product.id, { interval: 'month' }), 400, 'parameter_invalid', 'interval');
     expectError(await patch(product.id, { interval_count: 2 }), 400, 'parameter_invalid', 'interval_count');
     const recurring = await createRecurring();
@@ -150,7 +144,7 @@ describe('PATCH /api/v1/products/{id}: the resulting price as a whole (spec 4.1 
   });
 
   it('4.1 concurrent updates of the same product lose neither change', async () => {
-    const product = await createProduct(api, key);
+    const product = await createProduct(api, store.key);
     const [amount, mode] = await Promise.all([patch(product.id, { amount: 2000 }), patch(product.id, { mode: 'recurring', interval: 'month' })]);
     expect([amount.status, mode.status]).toEqual([200, 200]);
     expect((await read(product.id)).price).toMatchObject({ amount: 2000, mode: 'recurring', interval: 'month', interval_count: 1 });
@@ -159,7 +153,7 @@ describe('PATCH /api/v1/products/{id}: the resulting price as a whole (spec 4.1 
 
 describe('PATCH /api/v1/products/{id}: field rules (spec 4.1, 8)', () => {
   it('4.1 an empty body changes nothing, timestamps included', async () => {
-    const product = await createProduct(api, key);
+    const product = await createProduct(api, store.key);
     api.clock.set(T1);
     const response = await patch(product.id, {});
     expect(response.status).toBe(200);
@@ -167,7 +161,7 @@ describe('PATCH /api/v1/products/{id}: field rules (spec 4.1, 8)', () => {
   });
 
   it('4.1 sending the current values changes nothing, timestamps included', async () => {
-    const product = await createProduct(api, key);
+    const product = await createProduct(api, store.key);
     api.clock.set(T1);
     const response = await patch(product.id, { name: product.name, amount: product.amount, sku: product.sku, active: true });
     expect(response.status).toBe(200);
@@ -175,7 +169,7 @@ describe('PATCH /api/v1/products/{id}: field rules (spec 4.1, 8)', () => {
   });
 
   it('4.1 description and tax_rate can be cleared with null; tax_rate 0 is kept as 0', async () => {
-    const product = await createProduct(api, key, { description: 'Text', tax_rate: 19 });
+    const product = await createProduct(api, store.key, { description: 'Text', tax_rate: 19 });
     expect((await patch(product.id, { description: null, tax_rate: null })).body).toMatchObject({ description: null, tax_rate: null });
     expect((await patch(product.id, { tax_rate: 0 })).body.tax_rate).toBe(0);
   });
@@ -206,7 +200,7 @@ describe('PATCH /api/v1/products/{id}: field rules (spec 4.1, 8)', () => {
   });
 
   it.each(['has_license', 'file_url', 'has_file'])('4.1 %s is refused on update too', async (field) => {
-    const product = await createProduct(api, key);
+    const product = await createProduct(api, store.key);
     const response = await patch(product.id, { [field]: field === 'file_url' ? 'https://files.example.com/x.pdf' : true });
     expectError(response, 400, 'parameter_invalid', field);
     expect(response.body.error.message).toContain(`\`${field}\``);
@@ -216,7 +210,7 @@ describe('PATCH /api/v1/products/{id}: field rules (spec 4.1, 8)', () => {
     ['price', 2500],
     ['currency', 'eur'],
   ])('4.1 %s is refused on update with a message that points at amount', async (field, value) => {
-    const product = await createProduct(api, key);
+    const product = await createProduct(api, store.key);
     const response = await patch(product.id, { name: 'Renamed', [field]: value });
     expectError(response, 400, 'parameter_invalid', field);
     expect(response.body.error.message).toContain('`amount`');
@@ -224,8 +218,8 @@ describe('PATCH /api/v1/products/{id}: field rules (spec 4.1, 8)', () => {
   });
 
   it('4.1 an id in the body is refused: the product is named by the path', async () => {
-    const product = await createProduct(api, key);
-    const other = await createProduct(api, key);
+    const product = await createProduct(api, store.key);
+    const other = await createProduct(api, store.key);
     expectError(await patch(product.id, { id: other.id, name: 'Renamed' }), 400, 'parameter_invalid', 'id');
     expect(await read(product.id)).toEqual(product);
     expect(await read(other.id)).toEqual(other);
@@ -234,24 +228,24 @@ describe('PATCH /api/v1/products/{id}: field rules (spec 4.1, 8)', () => {
 
 describe('PATCH /api/v1/products/{id}: sku uniqueness (spec 2.1, 7)', () => {
   it('4.1 a free sku can be taken, and the old one is released', async () => {
-    const product = await createProduct(api, key);
+    const product = await createProduct(api, store.key);
     const sku = uniqueSku('Move');
     expect((await patch(product.id, { sku })).body.sku).toBe(sku);
-    expect((await createProduct(api, key, { sku: product.sku })).sku).toBe(product.sku);
+    expect((await createProduct(api, store.key, { sku: product.sku })).sku).toBe(product.sku);
   });
 
   it('7 a taken sku → 409 sku_unavailable, byte-identical whoever owns it; POST alias alike', async () => {
     const other = await createStore(api.services);
-    const product = await createProduct(api, key);
+    const product = await createProduct(api, store.key);
     const skus = [
-      (await createProduct(api, key)).sku,
+      (await createProduct(api, store.key)).sku,
       (await createProduct(api, store.keys.sk_live)).sku,
       (await createProduct(api, other.keys.sk_test)).sku,
     ];
     const answers = [];
     for (const sku of skus) {
       for (const method of ['PATCH', 'POST']) {
-        const response = await rawApiRequest(api, method, `${PRODUCTS}/${product.id}`, key, { sku });
+        const response = await rawApiRequest(api, method, `${PRODUCTS}/${product.id}`, store.key, { sku });
         expectError(response, 409, 'sku_unavailable', 'sku');
         answers.push(response.text);
       }
@@ -264,7 +258,7 @@ describe('PATCH /api/v1/products/{id}: sku uniqueness (spec 2.1, 7)', () => {
 describe('PATCH /api/v1/products/{id}: isolation (spec 5)', () => {
   it('4.1 another store’s, the other environment’s and an unknown id → 404 resource_missing, byte-identical, nothing changed', async () => {
     const other = await createStore(api.services);
-    const product = await createProduct(api, key);
+    const product = await createProduct(api, store.key);
     const path = `${PRODUCTS}/${product.id}`;
     const answers = [];
     for (const method of ['PATCH', 'POST']) {
@@ -275,8 +269,8 @@ describe('PATCH /api/v1/products/{id}: isolation (spec 5)', () => {
       }
     }
     expect(await read(product.id)).toEqual(product);
-    expect((await api.request('DELETE', path, { key })).status).toBe(200);
-    const unknown = await rawApiRequest(api, 'PATCH', path, key, { name: 'Hijacked' });
+    expect((await api.request('DELETE', path, { key: store.key })).status).toBe(200);
+    const unknown = await rawApiRequest(api, 'PATCH', path, store.key, { name: 'Hijacked' });
     expectError(unknown, 404, 'resource_missing', 'id');
     expect(new Set([...answers, unknown.text]).size).toBe(1);
   });
@@ -284,12 +278,12 @@ describe('PATCH /api/v1/products/{id}: isolation (spec 5)', () => {
 
 describe('PATCH and POST /api/v1/products/{id}: authentication (spec 5)', () => {
   it.each(['PATCH', 'POST'])('5 %s without a key → 401 missing_api_key', async (method) => {
-    const product = await createProduct(api, key);
+    const product = await createProduct(api, store.key);
     expectError(await api.request(method, `${PRODUCTS}/${product.id}`, { body: { name: 'X' } }), 401, 'missing_api_key');
   });
 
   it.each(['PATCH', 'POST'])('5 %s with a publishable key → 401 wrong_key_type, nothing changed', async (method) => {
-    const product = await createProduct(api, key);
+    const product = await createProduct(api, store.key);
     expectError(await api.request(method, `${PRODUCTS}/${product.id}`, { key: store.keys.pk_test, body: { name: 'X' } }), 401, 'wrong_key_type');
     expect(await read(product.id)).toEqual(product);
   });

@@ -1,22 +1,16 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectError, expectIdenticalMissing, rawApiRequest } from '../products/support';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { epoch, insertOrder, readOrder, T0 } from '../orders/fixtures';
 
 const api = useTestApi();
-let store: Awaited<ReturnType<typeof createStore>>;
-let key: string;
-
-beforeAll(async () => {
-  store = await createStore(api.services);
-  key = store.keys.sk_test;
-});
-beforeEach(() => api.clock.set(T0));
+const store = useTestStore(api);
 
 const REFUNDS = '/api/v1/refunds';
-const refund = (body: unknown, withKey = key) => api.request('POST', REFUNDS, { key: withKey, body });
-const getOrder = (id: string) => api.request('GET', `/api/v1/orders/${id}`, { key });
+const refund = (body: unknown, withKey = store.key) => api.request('POST', REFUNDS, { key: withKey, body });
+const getOrder = (id: string) => api.request('GET', `/api/v1/orders/${id}`, { key: store.key });
 
 describe('POST /api/v1/refunds (CONTRACT 3)', () => {
   it('CONTRACT 3 without amount refunds the whole order: 201 refund, every field; the order is refunded and lists it', async () => {
@@ -102,7 +96,7 @@ describe('POST /api/v1/refunds (CONTRACT 3)', () => {
     const body = { order_id: order.id };
     const foreign = await rawApiRequest(api, 'POST', REFUNDS, other.keys.sk_test, body);
     const otherEnvironment = await rawApiRequest(api, 'POST', REFUNDS, store.keys.sk_live, body);
-    const unknown = await rawApiRequest(api, 'POST', REFUNDS, key, { order_id: 'ord_test_000000000000000000000000' });
+    const unknown = await rawApiRequest(api, 'POST', REFUNDS, store.key, { order_id: 'ord_test_000000000000000000000000' });
     expectIdenticalMissing([foreign, otherEnvironment, unknown], 'order_id');
     expect(await readOrder(api, order.id)).toMatchObject({ status: 'paid', amountRefunded: 0 });
   });

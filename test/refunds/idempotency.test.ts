@@ -1,20 +1,14 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { expectError } from '../products/support';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
-import { insertOrder, readOrder, T0 } from '../orders/fixtures';
+import { useTestStore } from '../support/store';
+import { insertOrder, readOrder } from '../orders/fixtures';
 
 const api = useTestApi();
-let store: Awaited<ReturnType<typeof createStore>>;
-let key: string;
+const store = useTestStore(api);
 
-beforeAll(async () => {
-  store = await createStore(api.services);
-  key = store.keys.sk_test;
-});
-beforeEach(() => api.clock.set(T0));
-
-const refund = (body: unknown, idempotencyKey: string, withKey = key) =>
+const refund = (body: unknown, idempotencyKey: string, withKey = store.key) =>
   api.request('POST', '/api/v1/refunds', { key: withKey, body, headers: { 'idempotency-key': idempotencyKey } });
 
 describe('POST /api/v1/refunds with Idempotency-Key (CONTRACT 3)', () => {

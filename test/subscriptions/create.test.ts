@@ -1,27 +1,23 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { checkLink } from '@/server/checkout/links';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { createProduct, epoch, expectError, T0 } from '../support/api';
 import { auditOf, createCheckout, PLAN, SUBSCRIPTIONS, submitCard } from './support';
 
 /** POST /subscriptions and GET /subscriptions/checkout/{id} (spec 2.5, 3.3, 4.3; CONTRACT 3). */
 const api = useTestApi({ subscriptionsEnabled: true });
-let store: Awaited<ReturnType<typeof createStore>>;
-let key = '';
+const store = useTestStore(api, { subscriptions: true });
 let recurring: any;
 
 const HOUR = 60 * 60;
 const create = (body: unknown, options: { key?: string; headers?: Record<string, string> } = {}) =>
-  api.request('POST', SUBSCRIPTIONS, { key: options.key ?? key, body, headers: options.headers });
+  api.request('POST', SUBSCRIPTIONS, { key: options.key ?? store.key, body, headers: options.headers });
 
 beforeAll(async () => {
-  api.clock.set(T0);
-  store = await createStore(api.services, { subscriptions: true });
-  key = store.keys.sk_test;
-  recurring = await createProduct(api, key, { name: 'Moth club', amount: 1500, mode: 'recurring', interval: 'week', interval_count: 2 });
+  recurring = await createProduct(api, store.key, { name: 'Moth club', amount: 1500, mode: 'recurring', interval: 'week', interval_count: 2 });
 });
-beforeEach(() => api.clock.set(T0));
 
 describe('availability with SUBSCRIPTIONS_ENABLED=true', () => {
   it('4.3 a store without the `subscriptions` flag → 403 capability_disabled on POST and DELETE, test and live, before any validation', async () => {
@@ -132,7 +128,7 @@ describe('POST /api/v1/subscriptions: plan mode', () => {
     const rows = await auditOf(api.services.db, store.id);
     const row = rows.find((entry) => entry.action === 'subscription_checkout.create' && (entry.details as any)?.subscription_checkout === body.id);
     expect(row).toMatchObject({ livemode: false, method: 'POST', path: SUBSCRIPTIONS });
-    expect(JSON.stringify(row)).not.toContain(key);
+    expect(JSON.stringify(row)).not.toContain(store.key);
   });
 });
 
@@ -163,9 +159,9 @@ describe('POST /api/v1/subscriptions: price mode', () => {
   });
 
   it('CONTRACT 3 a one-time price → price_mode_unsupported; an inactive one → price_inactive', async () => {
-    const oneTime = await createProduct(api, key, { name: 'Ebook', amount: 900 });
+    const oneTime = await createProduct(api, store.key, { name: 'Ebook', amount: 900 });
     expectError(await create({ price_id: oneTime.price_id, total_payments: 6, customer_email: 'bob@example.com' }), 400, 'price_mode_unsupported', 'price_id');
-    const inactive = await createProduct(api, key, { name: 'Old club', amount: 900, mode: 'recurring', interval: 'month', active: false });
+    const inactive = await createProduct(api, store.key, { name: 'Old club', amount: 900, mode: 'recurring', interval: 'month', active: false });
     expectError(await create({ price_id: inactive.price_id, total_payments: 6, customer_email: 'bob@example.com' }), 400, 'price_inactive', 'price_id');
   });
 
@@ -209,37 +205,37 @@ describe('Idempotency-Key on POST /api/v1/subscriptions', () => {
 
 describe('GET /api/v1/subscriptions/checkout/{id}', () => {
   it('2.5 answers the open checkout with its signed url', async () => {
-    const checkout = await createCheckout(api, key);
-    const read = await api.request('GET', `${SUBSCRIPTIONS}/checkout/${checkout.id}`, { key });
+    const checkout = await createCheckout(api, store.key);
+    const read = await api.request('GET', `${SUBSCRIPTIONS}/checkout/${checkout.id}`, { key: store.key });
     expect(read.status).toBe(200);
     const { link: _link, ...created } = checkout;
     expect(read.body).toEqual(created);
   });
 
   it('3.3 once the first payment attempt is made: complete, url null, subscription set', async () => {
-    const checkout = await createCheckout(api, key);
+    const checkout = await createCheckout(api, store.key);
     await submitCard(api, checkout);
-    const read = await api.request('GET', `${SUBSCRIPTIONS}/checkout/${checkout.id}`, { key });
+    const read = await api.request('GET', `${SUBSCRIPTIONS}/checkout/${checkout.id}`, { key: store.key });
     expect(read.body).toMatchObject({ status: 'complete', url: null, subscription: expect.stringMatching(/^sub_test_[0-9A-Za-z]{24}$/) });
   });
 
   it('3.3 past expires_at (test clock): expired, url null, and the advance_clock sweep writes it', async () => {
-    const checkout = await createCheckout(api, key, { ...PLAN, expires_at: epoch(T0) + HOUR });
-    const other = await createCheckout(api, key, { ...PLAN, expires_at: epoch(T0) + HOUR });
-    const moved = await api.request('POST', '/api/v1/test_helpers/advance_clock', { key, body: { seconds: HOUR } });
+    const checkout = await createCheckout(api, store.key, { ...PLAN, expires_at: epoch(T0) + HOUR });
+    const other = await createCheckout(api, store.key, { ...PLAN, expires_at: epoch(T0) + HOUR });
+    const moved = await api.request('POST', '/api/v1/test_helpers/advance_clock', { key: store.key, body: { seconds: HOUR } });
     expect(moved.status).toBe(200);
     for (const id of [checkout.id, other.id]) {
-      const read = await api.request('GET', `${SUBSCRIPTIONS}/checkout/${id}`, { key });
+      const read = await api.request('GET', `${SUBSCRIPTIONS}/checkout/${id}`, { key: store.key });
       expect(read.body).toMatchObject({ status: 'expired', url: null, subscription: null });
     }
   });
 
   it('5 another store’s, the other environment’s and an unknown id → 404 resource_missing', async () => {
-    const checkout = await createCheckout(api, key);
+    const checkout = await createCheckout(api, store.key);
     const other = await createStore(api.services, { subscriptions: true });
     expectError(await api.request('GET', `${SUBSCRIPTIONS}/checkout/${checkout.id}`, { key: other.keys.sk_test }), 404, 'resource_missing', 'id');
     expectError(await api.request('GET', `${SUBSCRIPTIONS}/checkout/${checkout.id}`, { key: store.keys.sk_live }), 404, 'resource_missing', 'id');
-    expectError(await api.request('GET', `${SUBSCRIPTIONS}/checkout/subchk_test_unknown`, { key }), 404, 'resource_missing', 'id');
+    expectError(await api.request('GET', `${SUBSCRIPTIONS}/checkout/subchk_test_unknown`, { key: store.key }), 404, 'resource_missing', 'id');
     expectError(await api.request('GET', `${SUBSCRIPTIONS}/checkout/${checkout.id}`, {}), 401, 'missing_api_key');
   });
 });

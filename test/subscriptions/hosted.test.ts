@@ -1,5 +1,5 @@
 import { count, eq } from 'drizzle-orm';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { simulatorCharges, stores, subscriptionCharges, subscriptionCheckouts } from '@/db/schema';
 import { signedLink } from '@/server/checkout/links';
 import { GatewayRejectedError, GatewayTimeoutError } from '@/server/gateway/types';
@@ -7,6 +7,7 @@ import { reconcileFirstCharges } from '@/server/subscriptions/first-charge-recon
 import { loadHostedSubscriptionCheckout, loadHostedSubscriptionReceipt, submitHostedSubscription } from '@/server/subscriptions/hosted';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { createProduct, epoch, expectError, T0 } from '../support/api';
 import { auditOf, CARDS, cardForm, createCheckout, eventsOf, PLAN, SUBSCRIPTIONS, submitCard } from './support';
 
@@ -17,28 +18,21 @@ import { auditOf, CARDS, cardForm, createCheckout, eventsOf, PLAN, SUBSCRIPTIONS
  * test/browser/subscription-checkout.test.ts drives the same pages in Chromium.
  */
 const api = useTestApi({ subscriptionsEnabled: true });
-let store: Awaited<ReturnType<typeof createStore>>;
-let key = '';
+const store = useTestStore(api, { subscriptions: true });
 const HOUR = 3600;
 
-beforeAll(async () => {
-  api.clock.set(T0);
-  store = await createStore(api.services, { subscriptions: true });
-  key = store.keys.sk_test;
-});
-beforeEach(() => api.clock.set(T0));
 afterEach(() => vi.restoreAllMocks());
 
 const checkoutRow = async (id: string) => (await api.services.db.select().from(subscriptionCheckouts).where(eq(subscriptionCheckouts.id, id)))[0]!;
 const gatewayCharges = async () => (await api.services.db.select({ n: count() }).from(simulatorCharges))[0]!.n;
-const readCheckout = async (id: string) => (await api.request('GET', `${SUBSCRIPTIONS}/checkout/${id}`, { key })).body;
-const readSubscription = async (id: string) => (await api.request('GET', `${SUBSCRIPTIONS}/${id}`, { key })).body;
+const readCheckout = async (id: string) => (await api.request('GET', `${SUBSCRIPTIONS}/checkout/${id}`, { key: store.key })).body;
+const readSubscription = async (id: string) => (await api.request('GET', `${SUBSCRIPTIONS}/${id}`, { key: store.key })).body;
 const pagePath = (checkout: { link: { id: string; expires: string; signature: string } }) =>
   `/subscribe/${checkout.link.id}?expires=${checkout.link.expires}&signature=${checkout.link.signature}`;
 
 describe('hosted subscription checkout: the link', () => {
   it('5 an open link shows plan, amount, interval and the prefilled email', async () => {
-    const checkout = await createCheckout(api, key, { ...PLAN, interval_count: 3, customer_name: 'Ada' });
+    const checkout = await createCheckout(api, store.key, { ...PLAN, interval_count: 3, customer_name: 'Ada' });
     const hosted = await loadHostedSubscriptionCheckout(api.services, checkout.link);
     expect(hosted).toEqual({
       state: 'open',
@@ -59,8 +53,8 @@ describe('hosted subscription checkout: the link', () => {
   });
 
   it('5 a tampered signature, expiry or id, an unknown id and a checkout-purpose signature are all `invalid`', async () => {
-    const checkout = await createCheckout(api, key);
-    const other = await createCheckout(api, key);
+    const checkout = await createCheckout(api, store.key);
+    const other = await createCheckout(api, store.key);
     const { id, expires, signature } = checkout.link;
     const asCheckout = new URL(signedLink('http://x', 'test-auth-secret', 'checkout', id, Number(expires)));
     for (const link of [
@@ -79,7 +73,7 @@ describe('hosted subscription checkout: the link', () => {
   });
 
   it('3.3 past expires_at the link is dead: the page says expired and a submit charges nothing', async () => {
-    const checkout = await createCheckout(api, key, { ...PLAN, expires_at: epoch(T0) + HOUR });
+    const checkout = await createCheckout(api, store.key, { ...PLAN, expires_at: epoch(T0) + HOUR });
     api.clock.set(new Date(T0.getTime() + HOUR * 1000));
     expect(await loadHostedSubscriptionCheckout(api.services, checkout.link)).toEqual({ state: 'expired', storeName: store.name });
     const before = await gatewayCharges();
@@ -91,7 +85,7 @@ describe('hosted subscription checkout: the link', () => {
 
 describe('hosted subscription checkout: the first charge', () => {
   it('3.3 approved (4242): active, one payment, periods from now; redirect to success_url with checkout_id and subscription_id', async () => {
-    const checkout = await createCheckout(api, key, { ...PLAN, customer_email: 'Ada@Example.com', success_url: 'http://merchant.test/done?plan=pro', metadata: { order: 'A-17' } });
+    const checkout = await createCheckout(api, store.key, { ...PLAN, customer_email: 'Ada@Example.com', success_url: 'http://merchant.test/done?plan=pro', metadata: { order: 'A-17' } });
     const outcome = await submitCard(api, checkout, CARDS.approved);
     const read = await readCheckout(checkout.id);
     expect(read).toMatchObject({ status: 'complete', url: null, subscription: expect.stringMatching(/^sub_test_[0-9A-Za-z]{24}$/) });
@@ -124,7 +118,7 @@ describe('hosted subscription checkout: the first charge', () => {
       created: epoch(T0),
     });
     // CONTRACT 3: the customer is created or matched by email, lower-cased.
-    const customer = await api.request('GET', `/api/v1/customers/${subscription.customer_id}`, { key });
+    const customer = await api.request('GET', `/api/v1/customers/${subscription.customer_id}`, { key: store.key });
     expect(customer.body.email).toBe('ada@example.com');
 
     const [charge, ...more] = await api.services.db.select().from(subscriptionCharges).where(eq(subscriptionCharges.subscriptionId, subscription.id));
@@ -139,7 +133,7 @@ describe('hosted subscription checkout: the first charge', () => {
   });
 
   it('3.3 declined (0002): incomplete, no customer, no contract; the page shows the decline and the link is spent', async () => {
-    const checkout = await createCheckout(api, key, { ...PLAN, success_url: 'http://merchant.test/done' });
+    const checkout = await createCheckout(api, store.key, { ...PLAN, success_url: 'http://merchant.test/done' });
     expect(await submitCard(api, checkout, CARDS.declined)).toEqual({ kind: 'redirect', location: pagePath(checkout) });
     const read = await readCheckout(checkout.id);
     expect(read.status).toBe('complete');
@@ -158,7 +152,7 @@ describe('hosted subscription checkout: the first charge', () => {
   });
 
   it('3.3 a second submit of an approved link lands where the first did, without a charge', async () => {
-    const checkout = await createCheckout(api, key, { ...PLAN, success_url: 'http://merchant.test/done' });
+    const checkout = await createCheckout(api, store.key, { ...PLAN, success_url: 'http://merchant.test/done' });
     const first = await submitCard(api, checkout);
     const before = await gatewayCharges();
     expect(await submitCard(api, checkout)).toEqual(first);
@@ -166,7 +160,7 @@ describe('hosted subscription checkout: the first charge', () => {
   });
 
   it('5 five submits at once: one burn, one charge, one subscription', async () => {
-    const checkout = await createCheckout(api, key);
+    const checkout = await createCheckout(api, store.key);
     const before = await gatewayCharges();
     await Promise.all(Array.from({ length: 5 }, () => submitCard(api, checkout)));
     expect(await gatewayCharges()).toBe(before + 1);
@@ -183,7 +177,7 @@ describe('hosted subscription checkout: the first charge', () => {
     ['a 2-digit CVC', CARDS.approved, { cvc: '12' }, 'invalid_cvc'],
     ['a Luhn-valid number that is no test card', '4111 1111 1111 1111', {}, 'unsupported_test_card'],
   ])('CONTRACT 4 %s → back to the form with its error; the link is not spent and nothing is charged', async (_name, number, fields, code) => {
-    const checkout = await createCheckout(api, key);
+    const checkout = await createCheckout(api, store.key);
     const before = await gatewayCharges();
     expect(await submitCard(api, checkout, number, fields)).toEqual({ kind: 'redirect', location: `${pagePath(checkout)}&error=${code}#form-error` });
     expect(await gatewayCharges()).toBe(before);
@@ -194,7 +188,7 @@ describe('hosted subscription checkout: the first charge', () => {
   });
 
   it('CONTRACT 5 without success_url the approval lands on a signed receipt page on the service origin', async () => {
-    const checkout = await createCheckout(api, key);
+    const checkout = await createCheckout(api, store.key);
     const outcome = await submitCard(api, checkout);
     if (outcome.kind !== 'redirect') throw new Error('expected a redirect');
     const url = new URL(outcome.location);
@@ -205,8 +199,8 @@ describe('hosted subscription checkout: the first charge', () => {
   });
 
   it('price mode: the subscription keeps the product and price, and plan_name is the product name', async () => {
-    const product = await createProduct(api, key, { name: 'Moth club', amount: 1500, mode: 'recurring', interval: 'year' });
-    const checkout = await createCheckout(api, key, { price_id: product.price_id, total_payments: 3, customer_email: 'bob@example.com' });
+    const product = await createProduct(api, store.key, { name: 'Moth club', amount: 1500, mode: 'recurring', interval: 'year' });
+    const checkout = await createCheckout(api, store.key, { price_id: product.price_id, total_payments: 3, customer_email: 'bob@example.com' });
     await submitCard(api, checkout);
     const subscription = await readSubscription((await readCheckout(checkout.id)).subscription);
     expect(subscription).toMatchObject({ status: 'active', amount: 1500, interval: 'year', product_id: product.id, price_id: product.price_id, current_period_end: epoch(new Date('2027-03-01T12:00:00Z')) });
@@ -222,7 +216,7 @@ describe('hosted subscription checkout: the crash window', () => {
       await charge(request);
       throw new GatewayTimeoutError();
     });
-    const checkout = await createCheckout(api, key, { ...PLAN, success_url: 'http://merchant.test/done' });
+    const checkout = await createCheckout(api, store.key, { ...PLAN, success_url: 'http://merchant.test/done' });
     expect(await submitCard(api, checkout)).toEqual({ kind: 'redirect', location: pagePath(checkout) });
     vi.restoreAllMocks();
     const id = (await readCheckout(checkout.id)).subscription;
@@ -231,7 +225,7 @@ describe('hosted subscription checkout: the crash window', () => {
     const [open] = await api.services.db.select().from(subscriptionCharges).where(eq(subscriptionCharges.subscriptionId, id));
     expect(open!.status).toBe('unknown');
     // 5: cancelling while the first payment is unconfirmed is refused, not raced.
-    expectError(await api.request('DELETE', `${SUBSCRIPTIONS}/${id}`, { key }), 409, 'subscription_pending');
+    expectError(await api.request('DELETE', `${SUBSCRIPTIONS}/${id}`, { key: store.key }), 409, 'subscription_pending');
 
     // Young open charges are left to their own request.
     expect(await reconcileFirstCharges(api.services)).toBe(0);
@@ -245,7 +239,7 @@ describe('hosted subscription checkout: the crash window', () => {
 
   it('a charge the gateway never received is settled incomplete once the grace period is over, without charging', async () => {
     vi.spyOn(api.services.gateways.test, 'charge').mockRejectedValue(new GatewayTimeoutError());
-    const checkout = await createCheckout(api, key);
+    const checkout = await createCheckout(api, store.key);
     await submitCard(api, checkout);
     vi.restoreAllMocks();
     const id = (await readCheckout(checkout.id)).subscription;

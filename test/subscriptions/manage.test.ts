@@ -1,39 +1,33 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { simulatorRecurring, subscriptions } from '@/db/schema';
 import { GatewayTimeoutError } from '@/server/gateway/types';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { createProduct, epoch, expectError, expectIdenticalMissing, rawApiRequest, T0 } from '../support/api';
 import { auditOf, CARDS, eventsOf, PLAN, SUBSCRIPTIONS, subscribe } from './support';
 
 /** GET, list, metadata update and cancel of subscriptions (spec 2.6, 3.3, 4.3), and the product guard (4.1). */
 const api = useTestApi({ subscriptionsEnabled: true });
-let store: Awaited<ReturnType<typeof createStore>>;
-let key = '';
+const store = useTestStore(api, { subscriptions: true });
 
-beforeAll(async () => {
-  api.clock.set(T0);
-  store = await createStore(api.services, { subscriptions: true });
-  key = store.keys.sk_test;
-});
-beforeEach(() => api.clock.set(T0));
 afterEach(() => vi.restoreAllMocks());
 
-const get = (id: string, withKey = key) => api.request('GET', `${SUBSCRIPTIONS}/${id}`, { key: withKey });
-const cancel = (id: string, body?: unknown, withKey = key) => api.request('DELETE', `${SUBSCRIPTIONS}/${id}`, { key: withKey, body });
-const update = (id: string, body: unknown, withKey = key) => api.request('POST', `${SUBSCRIPTIONS}/${id}`, { key: withKey, body });
+const get = (id: string, withKey = store.key) => api.request('GET', `${SUBSCRIPTIONS}/${id}`, { key: withKey });
+const cancel = (id: string, body?: unknown, withKey = store.key) => api.request('DELETE', `${SUBSCRIPTIONS}/${id}`, { key: withKey, body });
+const update = (id: string, body: unknown, withKey = store.key) => api.request('POST', `${SUBSCRIPTIONS}/${id}`, { key: withKey, body });
 
 describe('GET /api/v1/subscriptions/{id}', () => {
   it('5 another store’s, the other environment’s and an unknown id answer the same 404; no key → 401', async () => {
-    const { subscription } = await subscribe(api, key);
+    const { subscription } = await subscribe(api, store.key);
     expect((await get(subscription.id)).body).toEqual(subscription);
     const other = await createStore(api.services, { subscriptions: true });
     expectIdenticalMissing(
       await Promise.all([
         rawApiRequest(api, 'GET', `${SUBSCRIPTIONS}/${subscription.id}`, other.keys.sk_test),
         rawApiRequest(api, 'GET', `${SUBSCRIPTIONS}/${subscription.id}`, store.keys.sk_live),
-        rawApiRequest(api, 'GET', `${SUBSCRIPTIONS}/sub_test_unknownunknownunknown1`, key),
+        rawApiRequest(api, 'GET', `${SUBSCRIPTIONS}/sub_test_unknownunknownunknown1`, store.key),
       ]),
       'id',
     );
@@ -73,17 +67,17 @@ describe('GET /api/v1/subscriptions', () => {
   });
 
   it.each(['limit=0', 'limit=101', 'limit=abc', 'status=paused', 'unknown=1'])('8 %s → 400 parameter_invalid', async (query) => {
-    expectError(await api.request('GET', `${SUBSCRIPTIONS}?${query}`, { key }), 400, 'parameter_invalid', query.split('=')[0]);
+    expectError(await api.request('GET', `${SUBSCRIPTIONS}?${query}`, { key: store.key }), 400, 'parameter_invalid', query.split('=')[0]);
   });
 
   it('CONTRACT 3 an unknown cursor → 404 resource_missing (as for products)', async () => {
-    expectError(await api.request('GET', `${SUBSCRIPTIONS}?starting_after=sub_test_unknownunknownunknown1`, { key }), 404, 'resource_missing', 'starting_after');
+    expectError(await api.request('GET', `${SUBSCRIPTIONS}?starting_after=sub_test_unknownunknownunknown1`, { key: store.key }), 404, 'resource_missing', 'starting_after');
   });
 });
 
 describe('POST /api/v1/subscriptions/{id} (metadata)', () => {
   it('4.3 replaces the metadata whole, emits subscription.updated, is audited', async () => {
-    const { subscription } = await subscribe(api, key, CARDS.approved, { ...PLAN, metadata: { order: 'A-17', seats: '3' } });
+    const { subscription } = await subscribe(api, store.key, CARDS.approved, { ...PLAN, metadata: { order: 'A-17', seats: '3' } });
     const response = await update(subscription.id, { metadata: { crm: 'X9', vip: true } });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ ...subscription, metadata: { crm: 'X9', vip: 'true' } });
@@ -104,12 +98,12 @@ describe('POST /api/v1/subscriptions/{id} (metadata)', () => {
     [{ metadata: { a: { b: 1 } } }, 'metadata_invalid', 'metadata.a'],
     [{ metadata: 'x' }, 'metadata_invalid', 'metadata'],
   ])('4.3 %j → 400 %s', async (body, code, param) => {
-    const { subscription } = await subscribe(api, key);
+    const { subscription } = await subscribe(api, store.key);
     expectError(await update(subscription.id, body), 400, code, param);
   });
 
   it('5 another store’s subscription → 404', async () => {
-    const { subscription } = await subscribe(api, key);
+    const { subscription } = await subscribe(api, store.key);
     const other = await createStore(api.services, { subscriptions: true });
     expectError(await update(subscription.id, { metadata: {} }, other.keys.sk_test), 404, 'resource_missing', 'id');
   });
@@ -117,7 +111,7 @@ describe('POST /api/v1/subscriptions/{id} (metadata)', () => {
 
 describe('DELETE /api/v1/subscriptions/{id}', () => {
   it('3.3 active → canceled at once: contract cancelled at the gateway first, reason kept, event, audit', async () => {
-    const { subscription } = await subscribe(api, key);
+    const { subscription } = await subscribe(api, store.key);
     api.clock.set(new Date(T0.getTime() + 3_600_000));
     const response = await cancel(subscription.id, { reason: 'customer asked' });
     expect(response.status).toBe(200);
@@ -144,7 +138,7 @@ describe('DELETE /api/v1/subscriptions/{id}', () => {
   });
 
   it('an incomplete subscription has nothing to stop: answered unchanged, no event, no gateway call', async () => {
-    const { subscription } = await subscribe(api, key, CARDS.declined);
+    const { subscription } = await subscribe(api, store.key, CARDS.declined);
     const spy = vi.spyOn(api.services.gateways.test, 'cancelRecurring');
     const response = await cancel(subscription.id, { reason: 'cleanup' });
     expect(response.status).toBe(200);
@@ -153,7 +147,7 @@ describe('DELETE /api/v1/subscriptions/{id}', () => {
   });
 
   it('a gateway failure leaves the subscription unchanged: 500, retry works', async () => {
-    const { subscription } = await subscribe(api, key);
+    const { subscription } = await subscribe(api, store.key);
     vi.spyOn(api.services.gateways.test, 'cancelRecurring').mockRejectedValueOnce(new GatewayTimeoutError());
     expectError(await cancel(subscription.id), 500, 'internal_error');
     expect((await get(subscription.id)).body.status).toBe('active');
@@ -161,15 +155,15 @@ describe('DELETE /api/v1/subscriptions/{id}', () => {
   });
 
   it('the body: an unknown field or a non-string reason → 400 parameter_invalid; invalid JSON → 400 invalid_json', async () => {
-    const { subscription } = await subscribe(api, key);
+    const { subscription } = await subscribe(api, store.key);
     expectError(await cancel(subscription.id, { reason: 5 }), 400, 'parameter_invalid', 'reason');
     expectError(await cancel(subscription.id, { at_period_end: true }), 400, 'parameter_invalid', 'at_period_end');
-    expectError(await api.request('DELETE', `${SUBSCRIPTIONS}/${subscription.id}`, { key, body: '{', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
+    expectError(await api.request('DELETE', `${SUBSCRIPTIONS}/${subscription.id}`, { key: store.key, body: '{', headers: { 'content-type': 'application/json' } }), 400, 'invalid_json');
     expect((await get(subscription.id)).body.status).toBe('active');
   });
 
   it('5 another store’s, the live and an unknown id → 404 resource_missing', async () => {
-    const { subscription } = await subscribe(api, key);
+    const { subscription } = await subscribe(api, store.key);
     const other = await createStore(api.services, { subscriptions: true });
     expectError(await cancel(subscription.id, undefined, other.keys.sk_test), 404, 'resource_missing', 'id');
     expectError(await cancel(subscription.id, undefined, store.keys.sk_live), 404, 'resource_missing', 'id');
@@ -180,20 +174,20 @@ describe('DELETE /api/v1/subscriptions/{id}', () => {
 
 describe('4.1 product guard with a real subscription', () => {
   it('deleting the product of an active subscription → 409 product_has_active_subscriptions, even with force; after cancel it deletes', async () => {
-    const product = await createProduct(api, key, { name: 'Moth club', amount: 1500, mode: 'recurring', interval: 'month' });
-    const { subscription } = await subscribe(api, key, CARDS.approved, { price_id: product.price_id, total_payments: 6, customer_email: 'bob@example.com' });
+    const product = await createProduct(api, store.key, { name: 'Moth club', amount: 1500, mode: 'recurring', interval: 'month' });
+    const { subscription } = await subscribe(api, store.key, CARDS.approved, { price_id: product.price_id, total_payments: 6, customer_email: 'bob@example.com' });
     expect(subscription.product_id).toBe(product.id);
-    expectError(await api.request('DELETE', `/api/v1/products/${product.id}`, { key }), 409, 'product_has_active_subscriptions');
-    expectError(await api.request('DELETE', `/api/v1/products/${product.id}?force=true`, { key }), 409, 'product_has_active_subscriptions');
+    expectError(await api.request('DELETE', `/api/v1/products/${product.id}`, { key: store.key }), 409, 'product_has_active_subscriptions');
+    expectError(await api.request('DELETE', `/api/v1/products/${product.id}?force=true`, { key: store.key }), 409, 'product_has_active_subscriptions');
     expect((await cancel(subscription.id)).body.status).toBe('canceled');
-    expect((await api.request('DELETE', `/api/v1/products/${product.id}`, { key })).status).toBe(200);
+    expect((await api.request('DELETE', `/api/v1/products/${product.id}`, { key: store.key })).status).toBe(200);
     // The subscription keeps its history, detached from the deleted product.
     expect((await get(subscription.id)).body).toMatchObject({ status: 'canceled', product_id: null, price_id: product.price_id });
   });
 
   it('an incomplete subscription does not block the delete', async () => {
-    const product = await createProduct(api, key, { name: 'Beetle club', amount: 1500, mode: 'recurring', interval: 'month' });
-    await subscribe(api, key, CARDS.declined, { price_id: product.price_id, total_payments: 6, customer_email: 'bob@example.com' });
-    expect((await api.request('DELETE', `/api/v1/products/${product.id}`, { key })).status).toBe(200);
+    const product = await createProduct(api, store.key, { name: 'Beetle club', amount: 1500, mode: 'recurring', interval: 'month' });
+    await subscribe(api, store.key, CARDS.declined, { price_id: product.price_id, total_payments: 6, customer_email: 'bob@example.com' });
+    expect((await api.request('DELETE', `/api/v1/products/${product.id}`, { key: store.key })).status).toBe(200);
   });
 });

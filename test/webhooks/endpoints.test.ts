@@ -1,22 +1,16 @@
 import { createHmac } from 'node:crypto';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { epoch, expectError, expectIdenticalMissing, rawApiRequest, T0 } from '../support/api';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { createEndpoint } from './support';
 
 const api = useTestApi();
-let store: Awaited<ReturnType<typeof createStore>>;
-let key: string;
-
-beforeAll(async () => {
-  store = await createStore(api.services);
-  key = store.keys.sk_test;
-});
-beforeEach(() => api.clock.set(T0));
+const store = useTestStore(api);
 
 const ENDPOINTS = '/api/v1/webhook_endpoints';
-const post = (body: unknown, withKey = key) => api.request('POST', ENDPOINTS, { key: withKey, body });
+const post = (body: unknown, withKey = store.key) => api.request('POST', ENDPOINTS, { key: withKey, body });
 
 describe('POST /api/v1/webhook_endpoints (CONTRACT 3)', () => {
   it('CONTRACT 3 answers 201 with every field and the secret; events null means every type', async () => {
@@ -34,7 +28,7 @@ describe('POST /api/v1/webhook_endpoints (CONTRACT 3)', () => {
   });
 
   it('CONTRACT 3 the secret is whsec_ + base64 of 32 bytes derived from AUTH_SECRET and the id (never stored)', async () => {
-    const endpoint = await createEndpoint(api, key, { url: 'http://localhost:4000/hooks' });
+    const endpoint = await createEndpoint(api, store.key, { url: 'http://localhost:4000/hooks' });
     const expected = createHmac('sha256', 'test-auth-secret').update(`webhook-endpoint:${endpoint.id}`).digest('base64');
     expect(endpoint.secret).toBe(`whsec_${expected}`);
     expect(Buffer.from(endpoint.secret.slice(6), 'base64')).toHaveLength(32);
@@ -158,16 +152,16 @@ describe('GET /api/v1/webhook_endpoints (CONTRACT 3)', () => {
   });
 
   it('CONTRACT 3 limit outside 1–100 → 400 parameter_invalid; an unknown starting_after → 404 resource_missing', async () => {
-    expectError(await api.request('GET', `${ENDPOINTS}?limit=0`, { key }), 400, 'parameter_invalid', 'limit');
-    expectError(await api.request('GET', `${ENDPOINTS}?limit=101`, { key }), 400, 'parameter_invalid', 'limit');
-    expectError(await api.request('GET', `${ENDPOINTS}?starting_after=we_test_000000000000000000000000`, { key }), 404, 'resource_missing', 'starting_after');
+    expectError(await api.request('GET', `${ENDPOINTS}?limit=0`, { key: store.key }), 400, 'parameter_invalid', 'limit');
+    expectError(await api.request('GET', `${ENDPOINTS}?limit=101`, { key: store.key }), 400, 'parameter_invalid', 'limit');
+    expectError(await api.request('GET', `${ENDPOINTS}?starting_after=we_test_000000000000000000000000`, { key: store.key }), 404, 'resource_missing', 'starting_after');
   });
 });
 
 describe('GET and DELETE /api/v1/webhook_endpoints/{id} (CONTRACT 3)', () => {
   it('CONTRACT 3 retrieve answers the endpoint without its secret', async () => {
-    const endpoint = await createEndpoint(api, key, { url: 'http://127.0.0.1/r', events: ['subscription.expired'] });
-    const response = await api.request('GET', `${ENDPOINTS}/${endpoint.id}`, { key });
+    const endpoint = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/r', events: ['subscription.expired'] });
+    const response = await api.request('GET', `${ENDPOINTS}/${endpoint.id}`, { key: store.key });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({
       id: endpoint.id,
@@ -181,19 +175,19 @@ describe('GET and DELETE /api/v1/webhook_endpoints/{id} (CONTRACT 3)', () => {
 
   it('5 another store’s, the other environment’s and an unknown endpoint → identical 404, on retrieve, deliveries and delete', async () => {
     const other = await createStore(api.services);
-    const endpoint = await createEndpoint(api, key, { url: 'http://127.0.0.1/iso' });
+    const endpoint = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/iso' });
     for (const [method, suffix] of [['GET', ''], ['GET', '/deliveries'], ['DELETE', '']] as const) {
       const path = `${ENDPOINTS}/${endpoint.id}${suffix}`;
       expectIdenticalMissing(
         [
           await rawApiRequest(api, method, path, other.keys.sk_test),
           await rawApiRequest(api, method, path, store.keys.sk_live),
-          await rawApiRequest(api, method, `${ENDPOINTS}/we_test_000000000000000000000000${suffix}`, key),
+          await rawApiRequest(api, method, `${ENDPOINTS}/we_test_000000000000000000000000${suffix}`, store.key),
         ],
         'id',
       );
     }
-    expect((await api.request('GET', `${ENDPOINTS}/${endpoint.id}`, { key })).status).toBe(200);
+    expect((await api.request('GET', `${ENDPOINTS}/${endpoint.id}`, { key: store.key })).status).toBe(200);
   });
 
   it('CONTRACT 3 delete answers { id, object, deleted: true }; the endpoint then answers 404 and leaves the list', async () => {
