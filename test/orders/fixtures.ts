@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm';
-import { customers, licenseKeys, orderLines, orders } from '@/db/schema';
+import { licenseKeys, orderLines, orders } from '@/db/schema';
 import { newId, randomBase62 } from '@/server/ids';
 import { generateLicenseKey } from '@/server/payments/license-keys';
+import { seedCustomer } from '../portal/factories';
 import type { TestApi } from '../support/server';
 
 /**
@@ -37,19 +38,9 @@ export interface OrderInput {
   customerName?: string | null;
 }
 
-export async function insertCustomer(api: TestApi, store: { id: string }, options: { email?: string; name?: string | null; livemode?: boolean } = {}) {
-  const [row] = await api.services.db
-    .insert(customers)
-    .values({
-      id: newId('cus', options.livemode ?? false),
-      storeId: store.id,
-      livemode: options.livemode ?? false,
-      email: (options.email ?? `buyer-${randomBase62(8)}@example.com`).toLowerCase(),
-      name: options.name ?? null,
-      createdAt: api.clock.now(),
-    })
-    .returning();
-  return row!;
+/** A customer of the store, created now on the test clock. */
+export function insertCustomer(api: TestApi, store: { id: string }, options: Parameters<typeof seedCustomer>[2] = {}) {
+  return seedCustomer({ db: api.services.db, now: api.clock.now() }, store, options);
 }
 
 /** An order with its lines (default: one line of 1999 cents), its customer and license keys. */
