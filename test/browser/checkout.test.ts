@@ -4,8 +4,8 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, newContext, type LaunchedBrowser } from '../support/browser';
-import { freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
+import { chromiumAvailable, launchChromium, newContext, stopStarted, type LaunchedBrowser } from '../support/browser';
+import { callService, freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
  * Issue 3, CONTRACT 4-5: the hosted checkout page in Debian's Chromium against the real
@@ -28,14 +28,7 @@ let browser: Browser;
 let sk = '';
 let priceId = '';
 
-async function api(method: string, route: string, body?: unknown) {
-  const response = await fetch(`http://127.0.0.1:${port}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${sk}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
+const api = (method: string, route: string, body?: unknown) => callService(`http://127.0.0.1:${port}`, sk, method, route, body);
 
 async function createSession(options: { successUrl?: boolean; email?: string } = {}) {
   const created = await api('POST', '/api/v1/checkout/sessions', {
@@ -89,12 +82,7 @@ beforeAll(async () => {
   priceId = product.body.price_id;
 }, START_TIMEOUT_MS + 60_000);
 
-afterAll(async () => {
-  await chromium?.close();
-  if (service) await stopService(service);
-  await new Promise<void>((resolve) => (merchant ? merchant.close(() => resolve()) : resolve()));
-  await cleanupStorage();
-}, 60_000);
+afterAll(() => stopStarted({ chromium, service, merchant, cleanupStorage }), 60_000);
 
 describe('hosted checkout in Chromium (issue 3, CONTRACT 5)', () => {
   it('approve: 4242… lands on success_url with session_id; the session reads complete/paid; strict headers', async () => {

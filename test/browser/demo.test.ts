@@ -4,8 +4,8 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import type { Browser, Page, Request as BrowserRequest } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, newContext, type LaunchedBrowser } from '../support/browser';
-import { freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
+import { chromiumAvailable, launchChromium, newContext, stopStarted, type LaunchedBrowser } from '../support/browser';
+import { callService, freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
  * Issue 6: the browser client library on the demo merchant pages (/demo), in Debian's Chromium
@@ -28,14 +28,7 @@ let merchant: Server;
 let merchantOrigin = '';
 const merchantSessions = new Map<string, { client_secret: string; url: string }>();
 
-async function api(route: string, body?: unknown) {
-  const response = await fetch(`${origin}${route}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { authorization: `Bearer ${sk}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
+const api = (route: string, body?: unknown) => callService(origin, sk, body === undefined ? 'GET' : 'POST', route, body);
 
 /** The merchant's page script: React and the library from source, bundled for the browser. */
 const MERCHANT_APP = `
@@ -113,12 +106,7 @@ beforeAll(async () => {
   await startMerchant(/^ {2}pk_test {2}(\S+)$/m.exec(service.output())![1]!);
 }, START_TIMEOUT_MS + 60_000);
 
-afterAll(async () => {
-  await chromium?.close();
-  if (service) await stopService(service);
-  await new Promise<void>((resolve) => (merchant ? merchant.close(() => resolve()) : resolve()));
-  await cleanupStorage();
-}, 60_000);
+afterAll(() => stopStarted({ chromium, service, merchant, cleanupStorage }), 60_000);
 
 describe('demo merchant page (issue 6)', () => {
   it('the demo store’s test keys (and only those) are kept for the demo, mode 0600', async () => {

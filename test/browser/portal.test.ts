@@ -3,9 +3,9 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateDatabase, openDatabase } from '@/db/client';
-import { chromiumAvailable, launchChromium, newContext, type LaunchedBrowser } from '../support/browser';
+import { chromiumAvailable, launchChromium, newContext, stopStarted, type LaunchedBrowser } from '../support/browser';
 import { createStore } from '../support/factories';
-import { freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
+import { freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 import { seedCustomer, seedOrder, seedSubscription } from '../portal/factories';
 
 /**
@@ -152,11 +152,7 @@ beforeAll(async () => {
   // Starts take turns with the other browser and e2e files (test/support/production-server.ts): allow for one ahead of this one.
 }, 2 * START_TIMEOUT_MS + 60_000);
 
-afterAll(async () => {
-  await chromium?.close();
-  if (service) await stopService(service);
-  await cleanupStorage();
-}, 60_000);
+afterAll(() => stopStarted({ chromium, service, cleanupStorage }), 60_000);
 
 describe('the portal page in Chromium, by scope (spec 2.4, CONTRACT 5)', () => {
   it('customer scope: all her orders and subscriptions with totals, statuses and refunds; nobody else’s data, no card data beyond brand and last 4', async () => {

@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, newContext, type LaunchedBrowser } from '../support/browser';
-import { freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
+import { chromiumAvailable, launchChromium, newContext, stopStarted, type LaunchedBrowser } from '../support/browser';
+import { callService, freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
  * The hosted subscription checkout (spec 3.3, 5; CONTRACT 4, 5) in Debian's Chromium against
@@ -25,14 +25,7 @@ let chromium: LaunchedBrowser;
 let browser: Browser;
 let sk = '';
 
-async function api(method: string, route: string, body?: unknown) {
-  const response = await fetch(`http://127.0.0.1:${port}${route}`, {
-    method,
-    headers: { authorization: `Bearer ${sk}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
+const api = (method: string, route: string, body?: unknown) => callService(`http://127.0.0.1:${port}`, sk, method, route, body);
 
 function admin(args: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
@@ -86,12 +79,7 @@ beforeAll(async () => {
   // Starts take turns with the other browser and e2e suites (one build into .next): room to wait for one.
 }, 2 * START_TIMEOUT_MS + 60_000);
 
-afterAll(async () => {
-  await chromium?.close();
-  if (service) await stopService(service);
-  await new Promise<void>((resolve) => (merchant ? merchant.close(() => resolve()) : resolve()));
-  await cleanupStorage();
-}, 60_000);
+afterAll(() => stopStarted({ chromium, service, merchant, cleanupStorage }), 60_000);
 
 describe('hosted subscription checkout in Chromium (CONTRACT 5)', () => {
   it('approve: plan, amount, interval and the read-only email; 4242 lands on success_url with checkout_id and subscription_id; the subscription is active', async () => {

@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
+import type { Server } from 'node:http';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { stopService, type Service } from './production-server';
 
 /**
  * Debian's Chromium driven by playwright-core (never a downloaded browser). The flags keep it
@@ -46,4 +48,12 @@ export function newContext(browser: Browser, options: { javaScriptEnabled?: bool
     viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
     locale: 'en-IE',
   });
+}
+
+/** What a browser test file started, stopped in turn; any part may be missing when starting failed. */
+export async function stopStarted(parts: { chromium: LaunchedBrowser | undefined; service: Service | undefined; merchant?: Server | undefined; cleanupStorage: () => Promise<void> }): Promise<void> {
+  await parts.chromium?.close();
+  if (parts.service) await stopService(parts.service);
+  await new Promise<void>((resolve) => (parts.merchant ? parts.merchant.close(() => resolve()) : resolve()));
+  await parts.cleanupStorage();
 }

@@ -114,6 +114,16 @@ export async function stopService(target: Service): Promise<void> {
   await target.exited;
 }
 
+/** A JSON call to a started service's API with a secret key (without a body: no content-type). */
+export async function callService(origin: string, key: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${origin}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
 /**
  * Where the service keeps its data for one test file: a temporary DATA_DIR, and with
  * DATABASE_URL an empty database of its own, so that `npm start` itself applies the migrations.
