@@ -1,26 +1,22 @@
 import { and, count, eq } from 'drizzle-orm';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { checkoutSessions, idempotencyKeys, orders, products } from '@/db/schema';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { createProduct, epoch, expectError, HOUR, SESSIONS, T0 } from './api-support';
 
 const api = useTestApi();
-type Store = Awaited<ReturnType<typeof createStore>>;
-let store: Store;
-let key: string;
+const store = useTestStore(api);
 let product: any;
 
 beforeAll(async () => {
-  store = await createStore(api.services);
-  key = store.keys.sk_test;
-  product = await createProduct(api, key);
+  product = await createProduct(api, store.key);
 });
-beforeEach(() => api.clock.set(T0));
 
 let keyCounter = 0;
 const freshKey = () => `order-${Date.now()}-${++keyCounter}`;
-const post = (body: unknown, idempotencyKey: string | undefined, withKey = key) =>
+const post = (body: unknown, idempotencyKey: string | undefined, withKey = store.key) =>
   api.request('POST', SESSIONS, { key: withKey, body, headers: idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey } });
 
 async function sessionCount(storeId: string) {
@@ -55,7 +51,7 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions (spec 4.4, CONTRACT 
     const first = await post({ price_id: product.price_id, quantity: 2, customer_email: 'a@example.com' }, idempotencyKey);
     expect(first.status).toBe(201);
     const second = await api.request('POST', SESSIONS, {
-      key,
+      key: store.key,
       body: `{ "customer_email": "a@example.com",\n  "quantity": 2, "price_id": "${product.price_id}" }`,
       headers: { 'idempotency-key': idempotencyKey },
     });
@@ -77,7 +73,7 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions (spec 4.4, CONTRACT 
   });
 
   it('4.4 the same key with another price → 409 idempotency_key_reused', async () => {
-    const other = await createProduct(api, key);
+    const other = await createProduct(api, store.key);
     const idempotencyKey = freshKey();
     expect((await post({ price_id: product.price_id }, idempotencyKey)).status).toBe(201);
     expectError(await post({ price_id: other.price_id }, idempotencyKey), 409, 'idempotency_key_reused');
@@ -118,7 +114,7 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions (spec 4.4, CONTRACT 
   });
 
   it('4.4 a replay does not read the catalog again: a price deactivated since still replays', async () => {
-    const own = await createProduct(api, key);
+    const own = await createProduct(api, store.key);
     const idempotencyKey = freshKey();
     const first = await post({ price_id: own.price_id }, idempotencyKey);
     await api.services.db.update(products).set({ priceActive: false }).where(eq(products.id, own.id));

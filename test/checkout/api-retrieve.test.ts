@@ -1,30 +1,26 @@
 import { eq } from 'drizzle-orm';
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { checkoutSessions } from '@/db/schema';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { useTestStore } from '../support/store';
 import { createProduct, epoch, expectError, HOUR, readSessionRow, SESSIONS, T0 } from './api-support';
 
 const api = useTestApi();
-type Store = Awaited<ReturnType<typeof createStore>>;
-let store: Store;
-let key: string;
+const store = useTestStore(api);
 let product: any;
 
 beforeAll(async () => {
-  store = await createStore(api.services);
-  key = store.keys.sk_test;
-  product = await createProduct(api, key);
+  product = await createProduct(api, store.key);
 });
-beforeEach(() => api.clock.set(T0));
 
-async function createSession(body: Record<string, unknown> = {}, withKey = key) {
+async function createSession(body: Record<string, unknown> = {}, withKey = store.key) {
   const priceId = body.price_id ?? product.price_id;
   const response = await api.request('POST', SESSIONS, { key: withKey, body: { price_id: priceId, ...body } });
   expect(response.status).toBe(201);
   return response.body;
 }
-const get = (id: string, withKey = key) => api.request('GET', `${SESSIONS}/${id}`, { key: withKey });
+const get = (id: string, withKey = store.key) => api.request('GET', `${SESSIONS}/${id}`, { key: withKey });
 
 describe('GET /api/v1/checkout/sessions/{id} (spec 2.7, 3.4, 4.4)', () => {
   it('2.7 returns the session as created, with client_secret null', async () => {
@@ -37,7 +33,7 @@ describe('GET /api/v1/checkout/sessions/{id} (spec 2.7, 3.4, 4.4)', () => {
 
   it('5 X-Api-Key is accepted; no key → 401 missing_api_key; a publishable key → 401 wrong_key_type', async () => {
     const created = await createSession();
-    const viaHeader = await api.request('GET', `${SESSIONS}/${created.id}`, { headers: { 'x-api-key': key } });
+    const viaHeader = await api.request('GET', `${SESSIONS}/${created.id}`, { headers: { 'x-api-key': store.key } });
     expect(viaHeader.status).toBe(200);
     expect(viaHeader.body.id).toBe(created.id);
     expectError(await api.request('GET', `${SESSIONS}/${created.id}`), 401, 'missing_api_key');
