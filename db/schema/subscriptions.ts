@@ -104,7 +104,8 @@ export const subscriptionCheckouts = pgTable(
   (t) => [index('subscription_checkouts_store_idx').on(t.storeId, t.livemode, t.createdAt)],
 );
 
-export type SubscriptionChargeStatus = 'processing' | 'succeeded' | 'declined' | 'unknown';
+/** `refunded`: it succeeded after its subscription was canceled, and was paid back (server/billing/engine.ts). */
+export type SubscriptionChargeStatus = 'processing' | 'succeeded' | 'declined' | 'unknown' | 'refunded';
 
 /**
  * Every charge of a subscription (the first on the hosted page, then one per cycle and retry),

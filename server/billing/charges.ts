@@ -160,6 +160,8 @@ export interface Settlement {
   subscription: SubscriptionRow;
   /** The events this settlement wrote (none when the subscription no longer waited for the charge). */
   events: EventType[];
+  /** Money taken for a subscription that no longer waited for it (canceled while the charge was at the gateway): to pay back. */
+  unowedPayment?: { paymentId: string; amount: number };
 }
 
 /**
@@ -192,9 +194,12 @@ export async function settleCharge(deps: BillingDeps, charge: Pick<ChargeRow, 'i
         settledAt: now,
       })
       .where(and(eq(subscriptionCharges.id, charge.id), inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES])))
-      .returning({ cycle: subscriptionCharges.cycle, attempt: subscriptionCharges.attempt, scheduledAt: subscriptionCharges.scheduledAt });
+      .returning({ cycle: subscriptionCharges.cycle, attempt: subscriptionCharges.attempt, scheduledAt: subscriptionCharges.scheduledAt, amount: subscriptionCharges.amount });
     if (!settled) return { settled: false, subscription: locked.subscription, events: [] };
-    if (!awaitsCharge(locked.subscription, settled)) return { settled: true, subscription: locked.subscription, events: [] };
+    if (!awaitsCharge(locked.subscription, settled)) {
+      const unowedPayment = succeeded && result.paymentId ? { paymentId: result.paymentId, amount: settled.amount } : undefined;
+      return { settled: true, subscription: locked.subscription, events: [], unowedPayment };
+    }
     const transition = succeeded ? chargeSucceeded(locked.subscription, settled, now) : chargeDeclined(settled, now);
     const subscription = await applyTransition(tx, locked.subscription, transition, now, wallNow);
     return { settled: true, subscription, events: transition.events };

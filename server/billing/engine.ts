@@ -10,6 +10,8 @@
  * cycles is charged once per missed cycle, in order (each its own charge row and events), until
  * one fails (the retries of CONTRACT 3 take over, also in order) or the schedule ends.
  */
+import { eq } from 'drizzle-orm';
+import { subscriptionCharges } from '@/db/schema';
 import { GatewayRejectedError, GatewayTimeoutError, type Gateways } from '../gateway/types';
 import type { SubscriptionRow } from '../subscriptions/representation';
 import { claimDueCharges, markChargeUnknown, settleCharge, type BillingDeps, type BillingScope, type ChargeOutcome, type ChargeRow, type ClaimedCharge } from './charges';
@@ -54,7 +56,24 @@ async function executeCharge(deps: BillingEngineDeps, claimed: ClaimedCharge): P
 export async function recordChargeOutcome(deps: BillingEngineDeps, charge: Pick<ChargeRow, 'id' | 'subscriptionId'>, outcome: ChargeOutcome): Promise<boolean> {
   const settlement = await settleCharge(deps, charge, outcome);
   if (settlement.events.includes('subscription.canceled')) await endRecurringContract(deps, settlement.subscription);
+  if (settlement.unowedPayment) await refundUnowedCharge(deps, charge.id, settlement.subscription, settlement.unowedPayment);
   return settlement.settled;
+}
+
+/**
+ * A cancel that lands while a renewal is at the gateway stops the subscription, but the gateway
+ * may still take that charge: it is paid back in full, under a key of its own so a repeated
+ * settlement never refunds twice, and the charge reads `refunded`. A refund that fails is logged
+ * for the operator; the charge then stays `succeeded`, which is what happened at the gateway.
+ */
+async function refundUnowedCharge(deps: BillingEngineDeps, chargeId: string, subscription: SubscriptionRow, payment: { paymentId: string; amount: number }): Promise<void> {
+  try {
+    const refund = await deps.gateways[subscription.livemode ? 'live' : 'test'].refund({ idempotencyKey: `subscription-refund:${chargeId}`, paymentId: payment.paymentId, amount: payment.amount });
+    if (refund.status !== 'succeeded') throw new Error(`refund ${refund.refundId} is ${refund.status}`);
+    await deps.db.update(subscriptionCharges).set({ status: 'refunded' }).where(eq(subscriptionCharges.id, chargeId));
+  } catch (error) {
+    console.error(`billing: paying back charge ${chargeId} of canceled ${subscription.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 /**

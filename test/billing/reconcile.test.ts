@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { stores } from '@/db/schema';
+import { simulatorRefunds, stores } from '@/db/schema';
 import { billDueSubscriptions, type BillingEngineDeps } from '@/server/billing/engine';
 import { reconcileSubscriptionCharges } from '@/server/billing/reconcile';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
@@ -111,6 +111,26 @@ describe('open charges are reconciled, never charged twice (issue 5)', () => {
     // The retry a day later goes through the real gateway and succeeds.
     await advanceClock(api, key, 24 * 60 * 60);
     expect(await retrieveSubscription(api, key, sub.id)).toMatchObject({ status: 'active', failure_count: 0 });
+  });
+
+  it('a renewal the gateway took after a cancel is paid back in full, once; the cancel stands and no payment event is written', async () => {
+    const { key, storeId, sub } = await dueSubscription();
+    await billDueSubscriptions(timingOut(true), storeScope(storeId));
+    const canceled = await api.request('DELETE', `/api/v1/subscriptions/${sub.id}`, { key, body: { reason: 'customer left' } });
+    expect(canceled.status).toBe(200);
+    expect(canceled.body).toMatchObject({ status: 'canceled' });
+
+    api.clock.advance(61);
+    expect(await reconcileSubscriptionCharges(api.services)).toBe(1);
+    expect(await reconcileSubscriptionCharges(api.services)).toBe(0);
+    const [taken] = await recurringLedger(api.services.db, sub.recurringId);
+    const refunds = await api.services.db.select().from(simulatorRefunds).where(eq(simulatorRefunds.paymentId, taken!.paymentId));
+    expect(refunds.map(({ amount, status, idempotencyKey }) => ({ amount, status, idempotencyKey }))).toEqual([
+      { amount: sub.amount, status: 'succeeded', idempotencyKey: `subscription-refund:${(await chargesOf(api.services.db, sub.id))[1]!.id}` },
+    ]);
+    expect((await chargesOf(api.services.db, sub.id)).map((charge) => charge.status)).toEqual(['succeeded', 'refunded']);
+    expect(await retrieveSubscription(api, key, sub.id)).toMatchObject({ status: 'canceled', current_period_start: epoch(T0) });
+    expect((await eventsOf(api.services.db, sub.id)).map((event) => event.type)).toEqual(['subscription.canceled']);
   });
 
   it('a reconciled decline moves the subscription like any decline (past_due)', async () => {
