@@ -73,3 +73,25 @@ export async function migrateDatabase(handle: DatabaseHandle, url?: string): Pro
     await client.end({ timeout: 5 });
   }
 }
+
+/**
+ * A statement prepared once per executor and shape (e.g. its number of rows), so Drizzle does
+ * not rebuild its SQL on every call (notes/performance.md). A transaction is an executor of its
+ * own: its statements are built for it and dropped with it.
+ */
+export function preparedPerShape<P>(prepare: (executor: Executor, shape: number) => P): (executor: Executor, shape: number) => P {
+  const cache = new WeakMap<Executor, Map<number, P>>();
+  return (executor, shape) => {
+    let byShape = cache.get(executor);
+    if (!byShape) {
+      byShape = new Map();
+      cache.set(executor, byShape);
+    }
+    let prepared = byShape.get(shape);
+    if (prepared === undefined) {
+      prepared = prepare(executor, shape);
+      byShape.set(shape, prepared);
+    }
+    return prepared;
+  };
+}

@@ -2,8 +2,8 @@
  * What a checkout session sells (spec 4.4): its lines, priced from the catalog (price and line
  * items mode) or described by the merchant (amount mode), each taxed per CONTRACT 3.
  */
-import { and, eq, inArray } from 'drizzle-orm';
-import type { Executor } from '@/db/client';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { preparedPerShape, type Executor } from '@/db/client';
 import { products } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { ApiError, resourceMissing } from '../errors';
@@ -39,6 +39,33 @@ export interface ResolvedLine extends LineAmounts {
   hasLicense: boolean;
 }
 
+const priceColumns = {
+  id: products.id,
+  name: products.name,
+  priceId: products.priceId,
+  amount: products.amount,
+  priceMode: products.priceMode,
+  priceActive: products.priceActive,
+  taxRate: products.taxRate,
+  taxInclusive: products.taxInclusive,
+  hasLicense: products.hasLicense,
+};
+
+/** The price read of every checkout creation, for `count` distinct prices. */
+const priceRead = preparedPerShape((executor, count) =>
+  executor
+    .select(priceColumns)
+    .from(products)
+    .where(
+      and(
+        inArray(products.priceId, Array.from({ length: count }, (_, index) => sql.placeholder(`price${index}`))),
+        eq(products.storeId, sql.placeholder('storeId')),
+        eq(products.livemode, sql.placeholder('livemode')),
+      ),
+    )
+    .prepare(`checkout_prices_${count}`),
+);
+
 /**
  * Spec 4.4: every price in one query, scoped to the store and environment; unknown, foreign and
  * other-environment ids are 404, recurring prices `price_mode_unsupported`, inactive ones
@@ -46,20 +73,9 @@ export interface ResolvedLine extends LineAmounts {
  */
 async function resolvePriceLines(executor: Executor, subject: Subject, requests: LineRequest[]): Promise<ResolvedLine[]> {
   const ids = [...new Set(requests.map((line) => line.priceId))];
-  const rows = await executor
-    .select({
-      id: products.id,
-      name: products.name,
-      priceId: products.priceId,
-      amount: products.amount,
-      priceMode: products.priceMode,
-      priceActive: products.priceActive,
-      taxRate: products.taxRate,
-      taxInclusive: products.taxInclusive,
-      hasLicense: products.hasLicense,
-    })
-    .from(products)
-    .where(and(inArray(products.priceId, ids), eq(products.storeId, subject.storeId), eq(products.livemode, subject.livemode)));
+  const params: Record<string, unknown> = { storeId: subject.storeId, livemode: subject.livemode };
+  ids.forEach((id, index) => (params[`price${index}`] = id));
+  const rows = await priceRead(executor, ids.length).execute(params);
   const byPrice = new Map(rows.map((row) => [row.priceId, row]));
   return requests.map((line) => {
     const product = byPrice.get(line.priceId);

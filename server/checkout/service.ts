@@ -1,5 +1,5 @@
-import { and, eq, lte } from 'drizzle-orm';
-import type { Database, Executor } from '@/db/client';
+import { and, eq, lte, sql } from 'drizzle-orm';
+import { preparedPerShape, type Database, type Executor } from '@/db/client';
 import { checkoutSessions, orderLines, orders } from '@/db/schema';
 import { recordAudit } from '../audit/service';
 import type { Subject } from '../auth/service';
@@ -131,6 +131,85 @@ function clampExpiry(requested: number | undefined, nowSeconds: number): number 
   return Math.min(Math.max(requested, nowSeconds + MIN_LIFETIME_SECONDS), nowSeconds + MAX_LIFETIME_SECONDS);
 }
 
+const placeholder = sql.placeholder;
+
+/**
+ * The order, its lines and the session as one statement (data-modifying CTEs): atomic without a
+ * transaction of its own, and one round trip. Every value is a placeholder, so the statement is
+ * prepared once per executor and line count; createCheckoutSession fills it.
+ */
+function prepareSessionInsert(executor: Executor, lineCount: number) {
+  const newOrder = executor.$with('new_order').as(
+    executor
+      .insert(orders)
+      .values({
+        id: placeholder('orderId'),
+        storeId: placeholder('storeId'),
+        livemode: placeholder('livemode'),
+        status: 'pending',
+        customerEmail: placeholder('customerEmail'),
+        amountSubtotal: placeholder('amountSubtotal'),
+        amountTax: placeholder('amountTax'),
+        amountTotal: placeholder('amountTotal'),
+        createdAt: placeholder('createdAt'),
+      })
+      .returning({ id: orders.id }),
+  );
+  const newLines = executor.$with('new_lines').as(
+    executor
+      .insert(orderLines)
+      .values(
+        Array.from({ length: lineCount }, (_, position) => ({
+          id: placeholder(`line${position}Id`),
+          orderId: placeholder('orderId'),
+          position,
+          productId: placeholder(`line${position}ProductId`),
+          priceId: placeholder(`line${position}PriceId`),
+          description: placeholder(`line${position}Description`),
+          quantity: placeholder(`line${position}Quantity`),
+          unitAmount: placeholder(`line${position}UnitAmount`),
+          amountSubtotal: placeholder(`line${position}Subtotal`),
+          amountTax: placeholder(`line${position}Tax`),
+          amountTotal: placeholder(`line${position}Total`),
+          taxRate: placeholder(`line${position}TaxRate`),
+          taxInclusive: placeholder(`line${position}TaxInclusive`),
+          hasLicense: placeholder(`line${position}HasLicense`),
+        })),
+      )
+      .returning({ id: orderLines.id }),
+  );
+  return executor
+    .with(newOrder, newLines)
+    .insert(checkoutSessions)
+    .values({
+      id: placeholder('sessionId'),
+      storeId: placeholder('storeId'),
+      livemode: placeholder('livemode'),
+      status: 'open',
+      paymentStatus: 'unpaid',
+      clientSecretHash: placeholder('clientSecretHash'),
+      orderId: placeholder('orderId'),
+      mode: placeholder('mode'),
+      quantity: placeholder('quantity'),
+      priceId: placeholder('priceId'),
+      productId: placeholder('productId'),
+      description: placeholder('description'),
+      amountSubtotal: placeholder('amountSubtotal'),
+      amountTax: placeholder('amountTax'),
+      amountTotal: placeholder('amountTotal'),
+      customerEmail: placeholder('customerEmail'),
+      successUrl: placeholder('successUrl'),
+      cancelUrl: placeholder('cancelUrl'),
+      metadata: placeholder('metadata'),
+      createdAt: placeholder('createdAt'),
+      expiresAt: placeholder('expiresAt'),
+    })
+    .returning()
+    .prepare(`checkout_session_insert_${lineCount}`);
+}
+
+const sessionInsert = preparedPerShape(prepareSessionInsert);
+
 export interface CreateCheckoutOptions {
   idempotencyKey: string | undefined;
   /** The request body as received, for the idempotency hash (metadata included, spec 4.4 rule 6). */
@@ -140,8 +219,7 @@ export interface CreateCheckoutOptions {
 /**
  * POST /checkout/sessions (spec 4.4). The prices are read and the order, its lines and the
  * session written inside the idempotency key's transaction, so a replay never depends on the
- * catalog as it is now. The three inserts are one statement (data-modifying CTEs): atomic
- * without a transaction of its own, and one round trip (notes/performance.md).
+ * catalog as it is now. The three inserts are one prepared statement (prepareSessionInsert).
  */
 export async function createCheckoutSession(
   deps: CheckoutDeps,
@@ -173,73 +251,43 @@ export async function createCheckoutSession(
         });
       }
       const priceMode = input.price_id !== undefined;
-      const newOrder = executor.$with('new_order').as(
-        executor
-          .insert(orders)
-          .values({
-            id: orderId,
-            storeId: subject.storeId,
-            livemode: subject.livemode,
-            status: 'pending',
-            customerEmail: input.customer_email ?? null,
-            amountSubtotal: amounts.subtotal,
-            amountTax: amounts.tax,
-            amountTotal: amounts.total,
-            createdAt: now,
-          })
-          .returning({ id: orders.id }),
-      );
-      const newLines = executor.$with('new_lines').as(
-        executor
-          .insert(orderLines)
-          .values(
-            lines.map((line, position) => ({
-              id: `${orderId}_l${position}`,
-              orderId,
-              position,
-              productId: line.productId,
-              priceId: line.priceId,
-              description: line.description,
-              quantity: line.quantity,
-              unitAmount: line.unitAmount,
-              amountSubtotal: line.subtotal,
-              amountTax: line.tax,
-              amountTotal: line.total,
-              taxRate: line.taxRate,
-              taxInclusive: line.taxInclusive,
-              hasLicense: line.hasLicense,
-            })),
-          )
-          .returning({ id: orderLines.id }),
-      );
-      const [row] = await executor
-        .with(newOrder, newLines)
-        .insert(checkoutSessions)
-        .values({
-          id: sessionId,
-          storeId: subject.storeId,
-          livemode: subject.livemode,
-          status: 'open',
-          paymentStatus: 'unpaid',
-          clientSecretHash: clientSecretHash(clientSecretFor(secret, sessionId)),
-          orderId,
-          mode: input.amount !== undefined ? 'amount' : priceMode ? 'price' : 'line_items',
-          quantity: lines.reduce((sum, line) => sum + line.quantity, 0),
-          // Line items mode names no single price or product: its lines are on the order.
-          priceId: priceMode ? lines[0]!.priceId : null,
-          productId: priceMode ? lines[0]!.productId : null,
-          description: input.amount !== undefined ? input.description! : null,
-          amountSubtotal: amounts.subtotal,
-          amountTax: amounts.tax,
-          amountTotal: amounts.total,
-          customerEmail: input.customer_email ?? null,
-          successUrl: input.success_url ?? null,
-          cancelUrl: input.cancel_url ?? null,
-          metadata: normalizeMetadata(input.metadata),
-          createdAt: now,
-          expiresAt: new Date(clampExpiry(input.expires_at, nowSeconds) * 1000),
-        })
-        .returning();
+      const params: Record<string, unknown> = {
+        orderId,
+        storeId: subject.storeId,
+        livemode: subject.livemode,
+        customerEmail: input.customer_email ?? null,
+        amountSubtotal: amounts.subtotal,
+        amountTax: amounts.tax,
+        amountTotal: amounts.total,
+        createdAt: now,
+        sessionId,
+        clientSecretHash: clientSecretHash(clientSecretFor(secret, sessionId)),
+        mode: input.amount !== undefined ? 'amount' : priceMode ? 'price' : 'line_items',
+        quantity: lines.reduce((sum, line) => sum + line.quantity, 0),
+        // Line items mode names no single price or product: its lines are on the order.
+        priceId: priceMode ? lines[0]!.priceId : null,
+        productId: priceMode ? lines[0]!.productId : null,
+        description: input.amount !== undefined ? input.description! : null,
+        successUrl: input.success_url ?? null,
+        cancelUrl: input.cancel_url ?? null,
+        metadata: normalizeMetadata(input.metadata),
+        expiresAt: new Date(clampExpiry(input.expires_at, nowSeconds) * 1000),
+      };
+      lines.forEach((line, position) => {
+        params[`line${position}Id`] = `${orderId}_l${position}`;
+        params[`line${position}ProductId`] = line.productId;
+        params[`line${position}PriceId`] = line.priceId;
+        params[`line${position}Description`] = line.description;
+        params[`line${position}Quantity`] = line.quantity;
+        params[`line${position}UnitAmount`] = line.unitAmount;
+        params[`line${position}Subtotal`] = line.subtotal;
+        params[`line${position}Tax`] = line.tax;
+        params[`line${position}Total`] = line.total;
+        params[`line${position}TaxRate`] = line.taxRate;
+        params[`line${position}TaxInclusive`] = line.taxInclusive;
+        params[`line${position}HasLicense`] = line.hasLicense;
+      });
+      const [row] = await sessionInsert(executor, lines.length).execute(params);
       return row!;
     },
     replay: async (id) => {
