@@ -12,6 +12,7 @@ import { clientSecretFor, clientSecretHash, clientSecretMatches, signedLink, sig
 import { createIdempotently, requestHash } from './idempotency';
 import { normalizeMetadata } from './metadata';
 import type { CheckoutSession, CreateCheckoutSessionInput } from './schemas';
+import { clampExpiry, type Lifetime } from '../expiry';
 import { MAX_SESSION_TOTAL, resolveLines } from './lines';
 import { sumLines } from './tax';
 
@@ -28,8 +29,7 @@ export interface CheckoutDeps {
 export const CREATE_OPERATION = 'checkout_session.create';
 
 /** Spec 4.4 expires_at: clamped to [now + 30 minutes, now + 24 hours], default 24 hours. */
-const MIN_LIFETIME_SECONDS = 30 * 60;
-const MAX_LIFETIME_SECONDS = 24 * 60 * 60;
+const SESSION_LIFETIME: Lifetime = { min: 30 * 60, max: 24 * 60 * 60, default: 24 * 60 * 60 };
 
 /** Tenant and environment, in the same WHERE as every lookup (spec 5). */
 function sessionOwnedBy(scope: Scope) {
@@ -124,11 +124,6 @@ function assertUrlsAllowed(subject: Subject, input: CreateCheckoutSessionInput):
       throw new ApiError(code, `\`${field}\` must use https in live mode.`, { param: field });
     }
   }
-}
-
-function clampExpiry(requested: number | undefined, nowSeconds: number): number {
-  if (requested === undefined) return nowSeconds + MAX_LIFETIME_SECONDS;
-  return Math.min(Math.max(requested, nowSeconds + MIN_LIFETIME_SECONDS), nowSeconds + MAX_LIFETIME_SECONDS);
 }
 
 const placeholder = sql.placeholder;
@@ -271,7 +266,7 @@ export async function createCheckoutSession(
         successUrl: input.success_url ?? null,
         cancelUrl: input.cancel_url ?? null,
         metadata: normalizeMetadata(input.metadata),
-        expiresAt: new Date(clampExpiry(input.expires_at, nowSeconds) * 1000),
+        expiresAt: new Date(clampExpiry(nowSeconds, input.expires_at, SESSION_LIFETIME) * 1000),
       };
       lines.forEach((line, position) => {
         params[`line${position}Id`] = `${orderId}_l${position}`;
