@@ -170,8 +170,12 @@ export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
   const inFlight = new Set<Promise<void>>();
   let handled = 0;
   let failure: { error: unknown } | undefined;
+  // Attempts finished so far: one that finishes while a claim runs may unblock the next event of
+  // its object, which that claim could not see yet, so the pass claims once more before it ends.
+  let finished = 0;
   for (;;) {
     let claimed: ClaimedDelivery[] = [];
+    const finishedBeforeClaim = finished;
     if (!failure && inFlight.size < MAX_IN_FLIGHT) {
       try {
         claimed = await claimDueDeliveries(deps, MAX_IN_FLIGHT - inFlight.size);
@@ -186,11 +190,17 @@ export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
           // Recording failed (the database): the lease runs out and another pass retries it.
           failure ??= { error };
         })
-        .finally(() => inFlight.delete(attempt));
+        .finally(() => {
+          inFlight.delete(attempt);
+          finished += 1;
+        });
       inFlight.add(attempt);
     }
     handled += claimed.length;
-    if (inFlight.size === 0) break;
+    if (inFlight.size === 0) {
+      if (failure || finished === finishedBeforeClaim) break;
+      continue;
+    }
     if (claimed.length === 0 || inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
   }
   if (failure) throw failure.error;
