@@ -45,7 +45,7 @@ function canonical(value: unknown, keepOrder: boolean): unknown {
  * are one request, except inside the top-level fields named in `orderedFields` (metadata), whose
  * key order is part of what the object echoes back.
  */
-export function requestHash(body: unknown, orderedFields: readonly string[] = []): string {
+function requestHash(body: unknown, orderedFields: readonly string[] = []): string {
   const top = canonical(body, false);
   if (top !== null && typeof top === 'object' && !Array.isArray(top) && body !== null && typeof body === 'object') {
     for (const field of orderedFields) {
@@ -61,7 +61,10 @@ export interface IdempotentCreate<T> {
   /** e.g. `checkout_session.create`: one key may be used once per operation. */
   operation: string;
   key: string | undefined;
-  requestHash: string;
+  /** The request body as received; hashed (requestHash) only when a key is sent. */
+  body: unknown;
+  /** Top-level fields whose key order counts (metadata is echoed verbatim). */
+  orderedFields?: readonly string[];
   /** The store's clock: the 24-hour window follows the test clock in test mode. */
   now: Date;
   /** The id the create will give its object, recorded with the key. */
@@ -77,6 +80,7 @@ export async function createIdempotently<T>(options: IdempotentCreate<T>): Promi
   const { db, scope, operation, key } = options;
   if (key === undefined) return { result: await options.create(db), replayed: false };
 
+  const hash = requestHash(options.body, options.orderedFields);
   const cutoff = new Date(options.now.getTime() - IDEMPOTENCY_WINDOW_SECONDS * 1000);
   const keyRow = and(
     eq(idempotencyKeys.storeId, scope.storeId),
@@ -88,10 +92,10 @@ export async function createIdempotently<T>(options: IdempotentCreate<T>): Promi
   const outcome = await db.transaction(async (tx): Promise<Outcome> => {
     const [claimed] = await tx
       .insert(idempotencyKeys)
-      .values({ ...scope, operation, key, requestHash: options.requestHash, resourceId: options.resourceId, createdAt: options.now })
+      .values({ ...scope, operation, key, requestHash: hash, resourceId: options.resourceId, createdAt: options.now })
       .onConflictDoUpdate({
         target: [idempotencyKeys.storeId, idempotencyKeys.livemode, idempotencyKeys.operation, idempotencyKeys.key],
-        set: { requestHash: options.requestHash, resourceId: options.resourceId, createdAt: options.now },
+        set: { requestHash: hash, resourceId: options.resourceId, createdAt: options.now },
         // Only an expired key is taken over; a live one leaves the row as it is and returns nothing.
         setWhere: lt(idempotencyKeys.createdAt, cutoff),
       })
@@ -101,7 +105,7 @@ export async function createIdempotently<T>(options: IdempotentCreate<T>): Promi
     return { kind: 'existing', ...existing! };
   });
   if (outcome.kind === 'created') return { result: outcome.result, replayed: false };
-  if (outcome.requestHash !== options.requestHash) {
+  if (outcome.requestHash !== hash) {
     throw new ApiError(
       'idempotency_key_reused',
       'This Idempotency-Key was already used with a different request body. Use a new key for a different request.',

@@ -9,7 +9,7 @@ import type { RequestState } from '../context';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
 import { clientSecretFor, clientSecretHash, clientSecretMatches, signedLink, signingSecret } from './links';
-import { createIdempotently, requestHash } from './idempotency';
+import { createIdempotently } from './idempotency';
 import { normalizeMetadata } from './metadata';
 import type { CheckoutSession, CreateCheckoutSessionInput } from './schemas';
 import { clampExpiry, type Lifetime } from '../expiry';
@@ -234,7 +234,8 @@ export async function createCheckoutSession(
     scope: { storeId: subject.storeId, livemode: subject.livemode },
     operation: CREATE_OPERATION,
     key: options.idempotencyKey,
-    requestHash: requestHash(options.rawBody, ['metadata']),
+    body: options.rawBody,
+    orderedFields: ['metadata'],
     now,
     resourceId: sessionId,
     create: async (executor) => {

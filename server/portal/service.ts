@@ -2,7 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Database, Executor } from '@/db/client';
 import { customers, orders, portalSessions, subscriptions, type PortalScope } from '@/db/schema';
 import type { Subject } from '../auth/service';
-import { createIdempotently, requestHash } from '../checkout/idempotency';
+import { createIdempotently } from '../checkout/idempotency';
 import { normalizeMetadata } from '../checkout/metadata';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
@@ -128,7 +128,8 @@ export async function createPortalSession(
     scope: { storeId: subject.storeId, livemode: subject.livemode },
     operation: CREATE_OPERATION,
     key: options.idempotencyKey,
-    requestHash: requestHash(options.rawBody, ['metadata']),
+    body: options.rawBody,
+    orderedFields: ['metadata'],
     now,
     resourceId: id,
     create: async (executor) => {

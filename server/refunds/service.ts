@@ -5,7 +5,7 @@ import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import { ApiError, resourceMissing } from '../errors';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway, type RefundResult } from '../gateway/types';
-import { createIdempotently, requestHash } from '../checkout/idempotency';
+import { createIdempotently } from '../checkout/idempotency';
 import { newId } from '../ids';
 import type { CreateRefundInput, Refund } from './schemas';
 
@@ -165,7 +165,7 @@ export async function createRefund(
     scope: { storeId: subject.storeId, livemode: subject.livemode },
     operation: CREATE_OPERATION,
     key: options.idempotencyKey,
-    requestHash: requestHash(options.rawBody),
+    body: options.rawBody,
     now: deps.clock.now(),
     resourceId: refundId,
     create: async (executor) => {

@@ -10,7 +10,7 @@ import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { RequestState } from '../context';
-import { createIdempotently, requestHash } from '../checkout/idempotency';
+import { createIdempotently } from '../checkout/idempotency';
 import { normalizePriceId } from '../checkout/lines';
 import { signedLink, signingSecret } from '../checkout/links';
 import { normalizeMetadata } from '../checkout/metadata';
@@ -168,7 +168,8 @@ export async function createSubscriptionCheckout(
     scope: { storeId: subject.storeId, livemode: subject.livemode },
     operation: CREATE_OPERATION,
     key: options.idempotencyKey,
-    requestHash: requestHash(options.rawBody, ['metadata']),
+    body: options.rawBody,
+    orderedFields: ['metadata'],
     now,
     resourceId: id,
     // The checkout and its audit line commit together (a savepoint inside the key's transaction).

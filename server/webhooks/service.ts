@@ -10,7 +10,7 @@ import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEv
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
-import { createIdempotently, requestHash } from '../checkout/idempotency';
+import { createIdempotently } from '../checkout/idempotency';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
 import { endpointUrlProblem, type HostResolver } from './destinations';
@@ -82,7 +82,7 @@ export async function createEndpoint(
     scope: { storeId: subject.storeId, livemode: subject.livemode },
     operation: CREATE_OPERATION,
     key: options.idempotencyKey,
-    requestHash: requestHash(options.rawBody),
+    body: options.rawBody,
     now,
     resourceId: id,
     async create(executor) {
