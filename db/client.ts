@@ -24,37 +24,47 @@ export interface DatabaseHandle {
 export const MIGRATIONS_FOLDER = path.join(/* turbopackIgnore: true */ process.cwd(), 'db', 'migrations');
 
 /**
+ * Prepared single statements of the hot paths (preparedPerShape, below) run on two connections of their
+ * own. Requests then queue their statements on busy connections, and postgres.js pipelines the
+ * ones issued in one tick into one socket write and reads their answers in one read: on these
+ * machines a system call, not the query, is most of a statement's cost (notes/performance.md).
+ * Transactions and everything else keep the main pool, so nothing long holds up the hot path.
+ */
+const STATEMENT_CONNECTIONS = 2;
+const statementDatabases = new WeakMap<Database, Database>();
+
+/**
  * A real PostgreSQL when `url` is given, otherwise embedded PGlite in `pgliteDir`
  * (in memory when that is undefined, as tests do).
  */
 export async function openDatabase(options: { url?: string; pgliteDir?: string; poolSize?: number }): Promise<DatabaseHandle> {
   if (options.url) {
-    const client = postgres(options.url, {
-      max: options.poolSize ?? 10,
-      onnotice: () => {},
-      // A bound LIMIT makes PostgreSQL re-plan list queries on every call (notes/performance.md).
-      connection: { plan_cache_mode: 'force_generic_plan' },
-    });
-    return { db: drizzlePostgres(client, { schema }), driver: 'postgres', close: () => client.end({ timeout: 5 }) };
+    const open = (max: number, name: string) =>
+      postgres(options.url!, {
+        max,
+        onnotice: () => {},
+        // A bound LIMIT makes PostgreSQL re-plan list queries on every call (notes/performance.md).
+        connection: { plan_cache_mode: 'force_generic_plan', application_name: name },
+      });
+    const client = open(options.poolSize ?? 10, 'payments-service');
+    const statementClient = open(STATEMENT_CONNECTIONS, 'payments-service:statements');
+    const db = drizzlePostgres(client, { schema });
+    statementDatabases.set(db, drizzlePostgres(statementClient, { schema }));
+    return {
+      db,
+      driver: 'postgres',
+      close: async () => {
+        await Promise.all([client.end({ timeout: 5 }), statementClient.end({ timeout: 5 })]);
+      },
+    };
   }
   const client = await PGlite.create(options.pgliteDir);
   return { db: drizzlePglite(client, { schema }), driver: 'pglite', close: () => client.close() };
 }
 
-/**
- * A small pool of its own for the shared rate-limit counters (server/rate-limit/service.ts): they
- * must be shared by every instance, so they live in PostgreSQL, but they need not survive a crash.
- * `synchronous_commit = off` spares each counter upsert the wait for its WAL flush; a crash of
- * the database can lose the last moments of counts, never the service's own data (its pool keeps
- * the default).
- */
-export function openRateLimitDatabase(url: string, poolSize = 4): { db: Database; close(): Promise<void> } {
-  const client = postgres(url, {
-    max: poolSize,
-    onnotice: () => {},
-    connection: { synchronous_commit: 'off', application_name: 'payments-service:rate-limits' },
-  });
-  return { db: drizzlePostgres(client, { schema }), close: () => client.end({ timeout: 5 }) };
+/** The database the hot prepared statements of `db` run on: its statement connections, or itself. */
+export function statementDatabase(db: Database): Database {
+  return statementDatabases.get(db) ?? db;
 }
 
 /** Applies the committed drizzle-kit migrations; safe when several instances start at once. */
@@ -76,12 +86,14 @@ export async function migrateDatabase(handle: DatabaseHandle, url?: string): Pro
 
 /**
  * A statement prepared once per executor and shape (e.g. its number of rows), so Drizzle does
- * not rebuild its SQL on every call (notes/performance.md). A transaction is an executor of its
- * own: its statements are built for it and dropped with it.
+ * not rebuild its SQL on every call (notes/performance.md). Given the main PostgreSQL database it
+ * runs on the statement connections (above). A transaction is an executor of its own: its
+ * statements are built for it and dropped with it.
  */
 export function preparedPerShape<P>(prepare: (executor: Executor, shape: number) => P): (executor: Executor, shape: number) => P {
   const cache = new WeakMap<Executor, Map<number, P>>();
-  return (executor, shape) => {
+  return (given, shape) => {
+    const executor = statementDatabases.get(given as Database) ?? given;
     let byShape = cache.get(executor);
     if (!byShape) {
       byShape = new Map();
@@ -94,4 +106,10 @@ export function preparedPerShape<P>(prepare: (executor: Executor, shape: number)
     }
     return prepared;
   };
+}
+
+/** preparedPerShape for a statement of one shape. */
+export function preparedOnce<P>(prepare: (executor: Executor) => P): (executor: Executor) => P {
+  const perShape = preparedPerShape((executor) => prepare(executor));
+  return (executor) => perShape(executor, 0);
 }

@@ -1,5 +1,5 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import type { Database } from '@/db/client';
+import { preparedOnce } from '@/db/client';
 import { apiKeys, stores } from '@/db/schema';
 import type { Context } from '../context';
 import { ApiError, type ErrorCode } from '../errors';
@@ -67,13 +67,11 @@ async function fail(ctx: Context, code: ErrorCode, message: string, key?: string
 }
 
 /**
- * The key lookup runs on every authenticated request: prepared once per database client, so Drizzle
- * does not rebuild its SQL each time (notes/performance.md).
+ * The key lookup runs on every authenticated request: prepared once, so Drizzle does not rebuild
+ * its SQL each time (notes/performance.md).
  */
-const keyLookups = new WeakMap<Database, ReturnType<typeof prepareKeyLookup>>();
-
-function prepareKeyLookup(db: Database) {
-  return db
+const keyLookup = preparedOnce((db) =>
+  db
     .select({
       keyId: apiKeys.id,
       keyHash: apiKeys.keyHash,
@@ -92,17 +90,8 @@ function prepareKeyLookup(db: Database) {
     .innerJoin(stores, eq(stores.id, apiKeys.storeId))
     .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt)))
     .limit(1)
-    .prepare('auth_key_lookup');
-}
-
-function keyLookup(db: Database) {
-  let prepared = keyLookups.get(db);
-  if (!prepared) {
-    prepared = prepareKeyLookup(db);
-    keyLookups.set(db, prepared);
-  }
-  return prepared;
-}
+    .prepare('auth_key_lookup'),
+);
 
 /** Spec 5: resolves the key to its store and environment, or fails with the right 401/403. */
 export async function authenticateRequest(ctx: Context, accept: KeyAcceptance): Promise<Subject> {

@@ -1,6 +1,6 @@
 import { and, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Database, Executor } from '@/db/client';
+import { preparedOnce, type Database, type Executor } from '@/db/client';
 import { isUniqueViolation } from '@/db/errors';
 import { licenseKeys, PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES, products, subscriptions } from '@/db/schema';
 import type { Subject } from '../auth/service';
@@ -206,29 +206,18 @@ function cursorPosition(db: Database, subject: Scope, id: string) {
 }
 
 /**
- * The unfiltered first page (the common list call) as a statement prepared once per database
- * client: the same query as below, without Drizzle rebuilding it on every request.
+ * The unfiltered first page (the common list call) as a prepared statement: the same query as
+ * below, without Drizzle rebuilding it on every request.
  */
-const firstPages = new WeakMap<Database, ReturnType<typeof prepareFirstPage>>();
-
-function prepareFirstPage(db: Database) {
-  return db
+const firstPage = preparedOnce((db) =>
+  db
     .select()
     .from(products)
     .where(and(eq(products.storeId, sql.placeholder('storeId')), eq(products.livemode, sql.placeholder('livemode'))))
     .orderBy(...NEWEST_FIRST)
     .limit(sql.placeholder('limit'))
-    .prepare('products_first_page');
-}
-
-function firstPage(db: Database) {
-  let prepared = firstPages.get(db);
-  if (!prepared) {
-    prepared = prepareFirstPage(db);
-    firstPages.set(db, prepared);
-  }
-  return prepared;
-}
+    .prepare('products_first_page'),
+);
 
 /**
  * GET /products: newest first, then by id, and `starting_after` continues strictly after the
