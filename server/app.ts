@@ -1,4 +1,4 @@
-import { migrateDatabase, openDatabase, openRateLimitDatabase, type DatabaseHandle } from '@/db/client';
+import { migrateDatabase, openDatabase, statementDatabase, type DatabaseHandle } from '@/db/client';
 import { systemClock } from './clock';
 import { loadConfig, type Config } from './config';
 import type { Services } from './context';
@@ -13,20 +13,10 @@ import { createRateLimits } from './rate-limit/service';
 export async function createServices(configured: Config): Promise<{ services: Services; database: DatabaseHandle }> {
   // Hosted links and client secrets are signed with AUTH_SECRET, generated once when unset.
   const config = configured.authSecret ? configured : { ...configured, authSecret: (await ensureSecrets(configured)).authSecret };
-  const opened = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
-  await migrateDatabase(opened, config.databaseUrl);
-  // PostgreSQL: counters shared by every instance, on their own non-durable pool (db/client.ts).
-  const counters = opened.driver === 'postgres' && config.databaseUrl ? openRateLimitDatabase(config.databaseUrl) : undefined;
-  const database: DatabaseHandle = counters
-    ? {
-        ...opened,
-        async close() {
-          await counters.close();
-          await opened.close();
-        },
-      }
-    : opened;
-  const rateLimits = createRateLimits(config.rateLimits, counters ? { db: counters.db } : undefined);
+  const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
+  await migrateDatabase(database, config.databaseUrl);
+  // PostgreSQL: counters shared by every instance, on the hot statements' connections (db/client.ts).
+  const rateLimits = createRateLimits(config.rateLimits, database.driver === 'postgres' ? { db: statementDatabase(database.db) } : undefined);
   const gateways = createGateways({ db: database.db, clock: systemClock, config });
   return { services: { db: database.db, clock: systemClock, config, rateLimits, gateways }, database };
 }

@@ -1,9 +1,10 @@
-import { RateLimiterDrizzle, RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Database } from '@/db/client';
 import { rateLimits as rateLimitsTable } from '@/db/schema';
 import { DEFAULT_PORTAL_PER_IP, type RateLimitConfig } from '../config';
 import { ApiError } from '../errors';
 import { coalescedConsume } from './coalesce';
+import { PreparedRateLimiterDrizzle } from './store';
 
 export type RateLimitBucket = 'ip' | 'key' | 'productWrite' | 'portalIp';
 
@@ -36,7 +37,7 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
       const memory = new RateLimiterMemory(options);
       // If the shared store fails, fall back to per-process counting rather than refusing traffic.
       const limiter: RateLimiterAbstract = shared
-        ? new RateLimiterDrizzle({ ...options, storeClient: shared.db, schema: rateLimitsTable, insuranceLimiter: memory })
+        ? new PreparedRateLimiterDrizzle({ ...options, storeClient: shared.db, schema: rateLimitsTable, insuranceLimiter: memory })
         : memory;
       return [bucket, coalescedConsume(limiter, points[bucket])];
     }),

@@ -1,5 +1,7 @@
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '@/db/client';
+import { rateLimits } from '@/db/schema';
 import { ApiError } from '@/server/errors';
 import { createRateLimits } from '@/server/rate-limit/service';
 import { createTestDatabase } from '../support/database';
@@ -20,11 +22,11 @@ afterAll(async () => {
   await database.close();
 });
 
+const limitsOn = (store: 'memory' | 'shared', limit: number, windowSeconds = 60) =>
+  createRateLimits({ perIp: limit, perKey: limit, productWritesPerKey: limit, windowSeconds }, store === 'shared' ? { db: database.db } : undefined);
+
 async function outcomes(store: 'memory' | 'shared', limit: number, requests: number) {
-  const limits = createRateLimits(
-    { perIp: limit, perKey: limit, productWritesPerKey: limit, windowSeconds: 60 },
-    store === 'shared' ? { db: database.db } : undefined,
-  );
+  const limits = limitsOn(store, limit);
   const ip = nextIp();
   const settled = await Promise.allSettled(Array.from({ length: requests }, () => limits.consume('ip', ip)));
   // A later request, alone, is refused too: the counter holds every request of the burst.
@@ -50,5 +52,33 @@ describe.each(['memory', 'shared'] as const)('8 a burst of concurrent requests (
     const { settled, after } = await outcomes(store, 21, 20);
     expect(settled.every((result) => result.status === 'fulfilled')).toBe(true);
     expect(after).toBe('passed');
+  });
+});
+
+describe.each(['memory', 'shared'] as const)('8 the window (%s counters)', (store) => {
+  it('8 once the window has passed the count starts afresh', async () => {
+    const limits = limitsOn(store, 2, 1);
+    const ip = nextIp();
+    await limits.consume('ip', ip);
+    await limits.consume('ip', ip);
+    await expect(limits.consume('ip', ip)).rejects.toMatchObject({ code: 'rate_limited', retryAfter: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await limits.consume('ip', ip);
+    await limits.consume('ip', ip);
+    await expect(limits.consume('ip', ip)).rejects.toMatchObject({ code: 'rate_limited' });
+    if (store === 'shared') {
+      const rows = await database.db.select({ points: rateLimits.points }).from(rateLimits).where(eq(rateLimits.key, `rl:ip:${ip}`));
+      expect(rows).toEqual([{ points: 3 }]);
+    }
+  });
+});
+
+describe('8 the shared counters table', () => {
+  it('8 is unlogged: a counter upsert writes no WAL, and a crash only resets the windows', async () => {
+    const rows = await database.db
+      .select({ persistence: sql<string>`relpersistence` })
+      .from(sql`pg_class`)
+      .where(sql`relname = 'rate_limits'`);
+    expect(rows).toEqual([{ persistence: 'u' }]);
   });
 });
