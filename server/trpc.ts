@@ -30,16 +30,21 @@ const t = initTRPC.context<Context>().meta<ApiMeta>().create();
 export const createRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-const recordSuccessStatus = t.middleware(({ meta, ctx, next }) => {
+function recordSuccessStatus(ctx: Context, meta: ApiMeta | undefined): void {
   if (meta?.successStatus && ctx.request.successStatus === undefined) ctx.request.successStatus = meta.successStatus;
+}
+
+/** No API key: the admin router adds its own token check. */
+export const publicProcedure = t.procedure.use(({ ctx, meta, next }) => {
+  recordSuccessStatus(ctx, meta);
   return next();
 });
 
-/** No API key: the admin router adds its own token check. */
-export const publicProcedure = t.procedure.use(recordSuccessStatus);
-
+// One middleware for status, key and limits: each tRPC middleware layer copies the call's
+// options, on every request (issue 3's profile).
 function keyProcedure(accept: KeyAcceptance) {
-  return publicProcedure.meta({ auth: accept }).use(async ({ ctx, meta, next }) => {
+  return t.procedure.meta({ auth: accept }).use(async ({ ctx, meta, next }) => {
+    recordSuccessStatus(ctx, meta);
     const subject = await authenticateRequest(ctx, accept);
     await ctx.rateLimits.consume('key', subject.keyId);
     if (meta?.writeLimit === 'product') await ctx.rateLimits.consume('productWrite', subject.keyId);

@@ -41,15 +41,18 @@ export function isDue(row: Pick<CheckoutSessionRow, 'status' | 'expiresAt'>, now
   return row.status === 'open' && now.getTime() >= row.expiresAt.getTime();
 }
 
-/** The API shape of a session (spec 2.7): `url` only while open, `client_secret` only for creation and its replay. */
-export function checkoutSessionView(row: CheckoutSessionRow, deps: Pick<CheckoutDeps, 'config'>, options: { withClientSecret?: boolean } = {}): CheckoutSession {
+/**
+ * The API shape of a session (spec 2.7): `url` only while open, `client_secret` only for creation
+ * and its replay (which pass it in: it is derived, never stored).
+ */
+export function checkoutSessionView(row: CheckoutSessionRow, deps: Pick<CheckoutDeps, 'config'>, options: { clientSecret?: string } = {}): CheckoutSession {
   const secret = signingSecret(deps.config);
   const expiresAt = epochSeconds(row.expiresAt);
   return {
     id: row.id,
     object: 'checkout.session',
     url: row.status === 'open' ? signedLink(deps.config.publicBaseUrl, secret, 'checkout', row.id, expiresAt) : null,
-    client_secret: options.withClientSecret ? clientSecretFor(secret, row.id) : null,
+    client_secret: options.clientSecret ?? null,
     status: row.status,
     payment_status: row.paymentStatus,
     livemode: row.livemode,
@@ -228,6 +231,7 @@ export async function createCheckoutSession(
   const sessionId = newId('cs', subject.livemode);
   const orderId = newId('ord', subject.livemode);
   const secret = signingSecret(deps.config);
+  const clientSecret = clientSecretFor(secret, sessionId);
 
   const { result, replayed } = await createIdempotently({
     db: deps.db,
@@ -257,7 +261,7 @@ export async function createCheckoutSession(
         amountTotal: amounts.total,
         createdAt: now,
         sessionId,
-        clientSecretHash: clientSecretHash(clientSecretFor(secret, sessionId)),
+        clientSecretHash: clientSecretHash(clientSecret),
         mode: input.amount !== undefined ? 'amount' : priceMode ? 'price' : 'line_items',
         quantity: lines.reduce((sum, line) => sum + line.quantity, 0),
         // Line items mode names no single price or product: its lines are on the order.
@@ -293,7 +297,8 @@ export async function createCheckoutSession(
     },
   });
   // Spec 2.7: the client secret is returned by the creation and by its replay, never by reads.
-  return { session: checkoutSessionView(result, deps, { withClientSecret: true }), replayed };
+  // A replay answers the original session, whose secret derives from its own id.
+  return { session: checkoutSessionView(result, deps, { clientSecret: replayed ? clientSecretFor(secret, result.id) : clientSecret }), replayed };
 }
 
 /**
