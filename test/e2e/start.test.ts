@@ -1,4 +1,6 @@
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService as startProductionService, stopService, type Service } from '../support/production-server';
 
@@ -91,6 +93,20 @@ describe('npm start (CONTRACT 1)', () => {
     expect(ownProducts).toEqual({ status: 200, body: expect.objectContaining({ object: 'list', data: [], has_more: false }) });
   });
 
+  it('the README quick start, run as written (its key and port filled in), creates and lists a product', async () => {
+    const readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+    const script = /## Quick start[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(script?.trim().split('\n')).toHaveLength(5);
+    const filled = script!.replace('sk_test_...', keys.sk_test).replaceAll('localhost:3000', `127.0.0.1:${port}`);
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile('bash', ['-euo', 'pipefail', '-c', filled], { timeout: 30_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout)));
+    });
+    const [created, listed] = output.split(/(?<=\})(?=\{"object":"list")/).map((part) => JSON.parse(part));
+    expect(created).toMatchObject({ object: 'product', name: 'Ebook: Payments in practice', amount: 1999, amount_decimal: '19.99', tax_rate: 19 });
+    expect(listed.object).toBe('list');
+    expect(listed.data.map((product: { id: string }) => product.id)[0]).toBe(created.id);
+  });
+
   it('a client-sent X-Forwarded-For does not escape the per-IP limit', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < PER_IP_LIMIT + 5; i++) {
@@ -112,6 +128,12 @@ describe('npm start (CONTRACT 1)', () => {
     expect(service.output()).not.toMatch(/(sk|pk)_(test|live)_[0-9A-Za-z]{32}/);
     const listed = await api('GET', '/api/v1/products', { key: keys.sk_test });
     expect(listed.status).toBe(200);
-    expect(listed.body.data.map((product: { name: string }) => product.name)).toEqual(['E2E ebook', 'Demo monthly membership', 'Demo video course', 'Demo ebook']);
+    expect(listed.body.data.map((product: { name: string }) => product.name)).toEqual([
+      'Ebook: Payments in practice',
+      'E2E ebook',
+      'Demo monthly membership',
+      'Demo video course',
+      'Demo ebook',
+    ]);
   }, START_TIMEOUT_MS);
 });
