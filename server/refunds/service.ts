@@ -1,4 +1,4 @@
-import { and, count, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '@/db/client';
 import { orders, refunds, type OrderStatus } from '@/db/schema';
 import type { Subject } from '../auth/service';
@@ -9,7 +9,7 @@ import { createIdempotently } from '../checkout/idempotency';
 import { newId } from '../ids';
 import type { CreateRefundInput, Refund } from './schemas';
 
-type RefundRow = typeof refunds.$inferSelect;
+export type RefundRow = typeof refunds.$inferSelect;
 type Scope = Pick<Subject, 'storeId' | 'livemode'>;
 
 export interface RefundDeps {
@@ -74,7 +74,6 @@ async function reserveRefund(executor: Executor, deps: RefundDeps, subject: Scop
     }
     if (order.gatewayPaymentId === null) throw new Error(`Order ${order.id} is ${order.status} but has no gateway payment id`);
 
-    const [previous] = await tx.select({ total: count() }).from(refunds).where(eq(refunds.orderId, order.id));
     const [refund] = await tx
       .insert(refunds)
       .values({
@@ -89,34 +88,43 @@ async function reserveRefund(executor: Executor, deps: RefundDeps, subject: Scop
       .returning();
     const refunded = order.amountRefunded + amount;
     await tx.update(orders).set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order.amountTotal) }).where(eq(orders.id, order.id));
-    return {
-      refund: refund!,
-      paymentId: order.gatewayPaymentId,
-      // Deterministic per order and refund number (STYLE: `<purpose>:<object id>:<attempt>`).
-      idempotencyKey: `refund:${order.id}:${(previous?.total ?? 0) + 1}`,
-    };
+    return { refund: refund!, paymentId: order.gatewayPaymentId };
   });
 }
 
-/** Step 3: the gateway's answer recorded; a failed refund moved no money, so its reservation is released. */
-async function settleRefund(
-  deps: RefundDeps,
+/**
+ * The gateway key of a refund (STYLE: `<purpose>:<object id>:<attempt>`): the request and the
+ * reconciler (./reconcile.ts) send the same, so the gateway refunds at most once.
+ */
+export const refundGatewayKey = (refundId: string) => `refund:${refundId}:1`;
+
+/**
+ * Step 3: the gateway's answer recorded, once: only a refund still waiting for its first answer
+ * is settled, so a request and the reconciler that race record it once. A failed refund moved no
+ * money, so its reservation is released.
+ */
+export async function settleRefund(
+  db: Database,
   subject: Scope,
-  refund: RefundRow,
+  refundId: string,
   result: { status: RefundResult['status']; refundId: string | null },
 ): Promise<RefundRow> {
-  return deps.db.transaction(async (tx) => {
-    if (result.status === 'failed') {
-      const [order] = await lockOrder(tx, subject, refund.orderId);
-      const refunded = order!.amountRefunded - refund.amount;
-      await tx.update(orders).set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order!.amountTotal) }).where(eq(orders.id, refund.orderId));
-    }
+  return db.transaction(async (tx) => {
     const [settled] = await tx
       .update(refunds)
       .set({ status: result.status, gatewayRefundId: result.refundId })
-      .where(eq(refunds.id, refund.id))
+      .where(and(eq(refunds.id, refundId), eq(refunds.status, 'pending'), isNull(refunds.gatewayRefundId)))
       .returning();
-    return settled!;
+    if (!settled) {
+      const [current] = await tx.select().from(refunds).where(eq(refunds.id, refundId));
+      return current!;
+    }
+    if (result.status === 'failed') {
+      const [order] = await lockOrder(tx, subject, settled.orderId);
+      const refunded = order!.amountRefunded - settled.amount;
+      await tx.update(orders).set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order!.amountTotal) }).where(eq(orders.id, settled.orderId));
+    }
+    return settled;
   });
 }
 
@@ -145,8 +153,9 @@ async function readRefund(db: Database, subject: Scope, id: string): Promise<Ref
  * otherwise hold the order's lock and a connection, and PGlite's single connection entirely):
  * reserve under the order lock, call the gateway, record its answer. The refund row exists before
  * the call with status `pending`, so a crash or a timeout in between leaves the amount reserved,
- * never over-refundable, and the call can be repeated with the same idempotency key: the gateway
- * replays its refund instead of paying the customer twice.
+ * never over-refundable, and the call can be repeated with the same idempotency key (./reconcile.ts
+ * does, for a refund whose answer never came): the gateway replays its refund instead of paying
+ * the customer twice.
  *
  * With an `Idempotency-Key` the reservation commits together with the key (CONTRACT 3: a replay
  * answers the original refund as it is now, with 200; another body is 409). A request that fails
@@ -178,19 +187,19 @@ export async function createRefund(
 
   let result: { status: RefundResult['status']; refundId: string | null };
   try {
-    result = await deps.gateway.refund({ idempotencyKey: reserved.idempotencyKey, paymentId: reserved.paymentId, amount: reserved.refund.amount });
+    result = await deps.gateway.refund({ idempotencyKey: refundGatewayKey(reserved.refund.id), paymentId: reserved.paymentId, amount: reserved.refund.amount });
   } catch (error) {
     // Refused before any money moved (e.g. no acquirer credentials): a known outcome, recorded as failed.
     if (error instanceof GatewayRejectedError) {
-      return { refund: refundView(await settleRefund(deps, subject, reserved.refund, { status: 'failed', refundId: null })), replayed: false };
+      return { refund: refundView(await settleRefund(deps.db, subject, reserved.refund.id, { status: 'failed', refundId: null })), replayed: false };
     }
     if (error instanceof GatewayTimeoutError) {
       throw new ApiError(
         'payment_outcome_unknown',
-        `The payment gateway did not confirm refund ${reserved.refund.id}. It stays pending, with its amount reserved, until the gateway's answer is known.`,
+        `The payment gateway did not confirm refund ${reserved.refund.id}. It stays pending, with its amount reserved, until the gateway's answer is known: the service asks again in the background.`,
       );
     }
     throw error;
   }
-  return { refund: refundView(await settleRefund(deps, subject, reserved.refund, result)), replayed: false };
+  return { refund: refundView(await settleRefund(deps.db, subject, reserved.refund.id, result)), replayed: false };
 }

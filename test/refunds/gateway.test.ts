@@ -42,14 +42,14 @@ function gatewayAnswering(refund: (request: RefundRequest) => Promise<RefundResu
 const deps = (gateway: PaymentGateway): RefundDeps => ({ db: api.services.db, clock: api.clock, gateway });
 
 describe('refunds through the gateway (CONTRACT 3, STYLE idempotency keys)', () => {
-  it('each refund of an order goes to the order’s payment with the key refund:<order id>:<n>', async () => {
+  it('each refund of an order goes to the order’s payment with the key refund:<refund id>:1', async () => {
     const order = await insertOrder(api, store, { lines: [{ unitAmount: 1000 }] });
     const { gateway, requests } = recordingGateway();
-    await createRefund(deps(gateway), scope(), { order_id: order.id, amount: 100 });
-    await createRefund(deps(gateway), scope(), { order_id: order.id });
+    const first = await createRefund(deps(gateway), scope(), { order_id: order.id, amount: 100 });
+    const second = await createRefund(deps(gateway), scope(), { order_id: order.id });
     expect(requests).toEqual([
-      { idempotencyKey: `refund:${order.id}:1`, paymentId: order.gatewayPaymentId, amount: 100 },
-      { idempotencyKey: `refund:${order.id}:2`, paymentId: order.gatewayPaymentId, amount: 900 },
+      { idempotencyKey: `refund:${first.refund.id}:1`, paymentId: order.gatewayPaymentId, amount: 100 },
+      { idempotencyKey: `refund:${second.refund.id}:1`, paymentId: order.gatewayPaymentId, amount: 900 },
     ]);
   });
 
@@ -59,10 +59,12 @@ describe('refunds through the gateway (CONTRACT 3, STYLE idempotency keys)', () 
     const { refund } = await createRefund(deps(failing), scope(), { order_id: order.id, amount: 400 });
     expect(refund).toMatchObject({ amount: 400, status: 'failed' });
     expect(await readOrder(api, order.id)).toMatchObject({ status: 'paid', amountRefunded: 0 });
-    // The failed attempt used up its number: the next refund is n = 2, with a fresh key.
+    // The next refund is a new refund with a key of its own.
     const { gateway, requests } = recordingGateway();
-    expect((await createRefund(deps(gateway), scope(), { order_id: order.id })).refund).toMatchObject({ amount: 1000, status: 'succeeded' });
-    expect(requests.map((request) => request.idempotencyKey)).toEqual([`refund:${order.id}:2`]);
+    const next = await createRefund(deps(gateway), scope(), { order_id: order.id });
+    expect(next.refund).toMatchObject({ amount: 1000, status: 'succeeded' });
+    expect(next.refund.id).not.toBe(refund.id);
+    expect(requests.map((request) => request.idempotencyKey)).toEqual([`refund:${next.refund.id}:1`]);
   });
 
   it('a refund the gateway refuses outright (GatewayRejectedError) is recorded as failed and releases its amount', async () => {
