@@ -24,11 +24,12 @@ export interface DatabaseHandle {
 export const MIGRATIONS_FOLDER = path.join(/* turbopackIgnore: true */ process.cwd(), 'db', 'migrations');
 
 /**
- * Prepared single statements of the hot paths (preparedPerShape, below) run on two connections of their
- * own. Requests then queue their statements on busy connections, and postgres.js pipelines the
- * ones issued in one tick into one socket write and reads their answers in one read: on these
- * machines a system call, not the query, is most of a statement's cost (notes/performance.md).
- * Transactions and everything else keep the main pool, so nothing long holds up the hot path.
+ * Prepared single statements of the hot paths (preparedPerShape, below) run on two connections
+ * of their own. Requests then queue their statements on busy connections, and postgres.js
+ * pipelines the ones issued in one tick into one socket write and reads their answers in one
+ * read: on these machines a system call, not the query, is most of a statement's cost
+ * (notes/performance.md). Transactions and everything else keep the main pool, so nothing long
+ * holds up the hot path. (Connections that stay busy need patches/postgres+3.4.9.patch.)
  */
 const STATEMENT_CONNECTIONS = 2;
 const statementDatabases = new WeakMap<Database, Database>();
