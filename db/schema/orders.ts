@@ -81,6 +81,8 @@ export const refunds = pgTable(
     status: text('status').$type<RefundStatus>().notNull(),
     gatewayRefundId: text('gateway_refund_id'),
     createdAt: timestamptz('created_at').notNull(),
+    /** When the reconciler last asked the gateway about this refund (wall clock): least recently asked goes first. */
+    checkedAt: timestamptz('checked_at'),
   },
   (t) => [index('refunds_order_idx').on(t.orderId), check('refunds_amount_positive', sql`${t.amount} > 0`)],
 );

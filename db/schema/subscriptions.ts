@@ -137,6 +137,8 @@ export const subscriptionCharges = pgTable(
     scheduledAt: timestamptz('scheduled_at').notNull(),
     createdAt: timestamptz('created_at').notNull(),
     settledAt: timestamptz('settled_at'),
+    /** When the reconciler last asked the gateway about this open charge (wall clock): least recently asked goes first. */
+    checkedAt: timestamptz('checked_at'),
   },
   (t) => [
     uniqueIndex('subscription_charges_cycle_unique').on(t.subscriptionId, t.cycle, t.attempt),

@@ -126,6 +126,7 @@ export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, li
         // Wall time: the reconciler's grace period is measured on it.
         createdAt: wallNow,
         settledAt: null,
+        checkedAt: null,
       });
     }
     // A worker whose snapshot predates another's commit may still pick the same subscription:

@@ -5,7 +5,7 @@
  * never received it, it re-issues the recurring charge with the SAME key, which the gateway
  * answers at most once, then settles (charges.ts, exactly once).
  */
-import { and, asc, eq, gt, inArray, lte } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import { subscriptionCharges, subscriptions } from '@/db/schema';
 import type { ChargeResult } from '../gateway/types';
 import { chargeDescription, OPEN_CHARGE_STATUSES, type ChargeRow } from './charges';
@@ -17,7 +17,10 @@ export interface BillingReconcileSettings {
    * gateway: well above the gateway timeout (GATEWAY_TIMEOUT_MS, 15 s by default).
    */
   staleAfterSeconds: number;
-  /** Open charges looked at per run, oldest first. */
+  /**
+   * Open charges looked at per run: least recently asked about first, so charges the gateway
+   * cannot answer about yet never crowd out the others.
+   */
   limit: number;
 }
 
@@ -38,7 +41,7 @@ async function gatewayOutcome(deps: BillingEngineDeps, charge: ChargeRow): Promi
   });
 }
 
-/** Returns how many open charges it settled; the rest stay open for the next run. */
+/** Returns how many open charges it settled; the rest stay open for the next run, marked as asked. */
 export async function reconcileSubscriptionCharges(deps: BillingEngineDeps, settings: Partial<BillingReconcileSettings> = {}): Promise<number> {
   const { staleAfterSeconds, limit } = { ...DEFAULT_BILLING_RECONCILE_SETTINGS, ...settings };
   const staleBefore = new Date(deps.clock.now().getTime() - staleAfterSeconds * 1000);
@@ -48,19 +51,24 @@ export async function reconcileSubscriptionCharges(deps: BillingEngineDeps, sett
     // Recurring charges only: the first charge (cycle 1) was made with the customer's card on the
     // hosted page and is settled by the subscription checkout (server/subscriptions).
     .where(and(inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES]), gt(subscriptionCharges.cycle, 1), lte(subscriptionCharges.createdAt, staleBefore)))
-    .orderBy(asc(subscriptionCharges.createdAt))
+    .orderBy(sql`${subscriptionCharges.checkedAt} asc nulls first`, asc(subscriptionCharges.createdAt))
     .limit(limit);
   let settled = 0;
   for (const charge of open) {
-    let outcome: ChargeResult | null;
+    let outcome: ChargeResult | null = null;
     try {
       outcome = await gatewayOutcome(deps, charge);
     } catch {
       // Gateway unreachable or undecided: the charge stays open and is asked about again.
+    }
+    if (outcome && (await recordChargeOutcome(deps, charge, outcome))) {
+      settled += 1;
       continue;
     }
-    if (!outcome) continue;
-    if (await recordChargeOutcome(deps, charge, outcome)) settled += 1;
+    await deps.db
+      .update(subscriptionCharges)
+      .set({ checkedAt: deps.clock.now() })
+      .where(and(eq(subscriptionCharges.id, charge.id), inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES])));
   }
   return settled;
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { orders, refunds, stores } from '@/db/schema';
 import { startPeriodic, type PeriodicTask } from '../background';
@@ -17,7 +17,6 @@ export interface RefundReconcileDeps {
  * well above the gateway timeout, as for payment attempts (server/payments/reconcile.ts).
  */
 const STALE_AFTER_MS = 60_000;
-const BATCH = 50;
 
 /**
  * Refunds whose gateway answer never arrived (a timeout, or a crash between the reservation and
@@ -27,7 +26,7 @@ const BATCH = 50;
  * passes and requests race. A refund the gateway answered `pending` is the acquirer's to finish
  * and is not asked again. Returns how many were settled.
  */
-export async function reconcilePendingRefunds(deps: RefundReconcileDeps): Promise<number> {
+export async function reconcilePendingRefunds(deps: RefundReconcileDeps, options: { limit?: number } = {}): Promise<number> {
   const waiting = await deps.db
     .select({
       id: refunds.id,
@@ -42,8 +41,9 @@ export async function reconcilePendingRefunds(deps: RefundReconcileDeps): Promis
     .innerJoin(orders, eq(orders.id, refunds.orderId))
     .innerJoin(stores, eq(stores.id, refunds.storeId))
     .where(and(eq(refunds.status, 'pending'), isNull(refunds.gatewayRefundId)))
-    .orderBy(asc(refunds.createdAt))
-    .limit(BATCH);
+    // Least recently asked about first: refunds the gateway cannot answer about yet never crowd out the others.
+    .orderBy(sql`${refunds.checkedAt} asc nulls first`, asc(refunds.createdAt))
+    .limit(options.limit ?? 50);
   let settled = 0;
   for (const refund of waiting) {
     // Refunds are stamped with their store's clock (the test clock in test mode): age on the same.
@@ -58,8 +58,12 @@ export async function reconcilePendingRefunds(deps: RefundReconcileDeps): Promis
         amount: refund.amount,
       });
     } catch (error) {
-      if (error instanceof GatewayTimeoutError) continue; // still no answer: the next pass asks again
-      if (!(error instanceof GatewayRejectedError)) throw error;
+      if (!(error instanceof GatewayRejectedError)) {
+        // Still no answer: asked again on a later pass, after the others.
+        if (!(error instanceof GatewayTimeoutError)) console.error(`refund reconciliation: asking about ${refund.id} failed:`, error);
+        await deps.db.update(refunds).set({ checkedAt: deps.clock.now() }).where(eq(refunds.id, refund.id));
+        continue;
+      }
       result = { status: 'failed' as const, refundId: null };
     }
     await settleRefund(deps.db, scope, refund.id, result);

@@ -56,7 +56,8 @@ async function timedOutRefund(orderAmount: number, via: PaymentGateway) {
   return { order, refundId: refund!.id };
 }
 
-const reconcile = (test: PaymentGateway) => reconcilePendingRefunds({ db: api.services.db, clock: api.clock, gateways: { ...api.services.gateways, test } });
+const reconcile = (test: PaymentGateway, limit?: number) =>
+  reconcilePendingRefunds({ db: api.services.db, clock: api.clock, gateways: { ...api.services.gateways, test } }, { limit });
 
 async function refundOf(orderId: string) {
   const read = await api.request('GET', `/api/v1/orders/${orderId}`, { key: store.keys.sk_test });
@@ -115,5 +116,24 @@ describe('refunds left pending by a gateway timeout are reconciled', () => {
     expect(settled.reduce((sum, count) => sum + count, 0)).toBeGreaterThanOrEqual(1);
     expect(await refundOf(order.id)).toMatchObject({ id: refundId, status: 'failed' });
     expect(await readOrder(api, order.id)).toMatchObject({ status: 'paid', amountRefunded: 0 });
+  });
+
+  it('refunds the gateway still cannot answer about are asked about after the others: a batch of two still reaches the third', async () => {
+    const silent = neverReached().gateway;
+    const stuck = [await timedOutRefund(100, silent), await timedOutRefund(200, silent)];
+    api.clock.set(new Date(T0.getTime() + 1_000));
+    const answerable = await timedOutRefund(300, silent);
+    api.clock.set(new Date(T0.getTime() + 70_000));
+    const later = gateway(async (request) => {
+      if (request.paymentId !== answerable.order.gatewayPaymentId) throw new GatewayTimeoutError();
+      return simulator().refund(request);
+    });
+    expect(await reconcile(later.gateway, 2)).toBe(0);
+    expect(later.requests.map((request) => request.paymentId).sort()).toEqual(stuck.map(({ order }) => order.gatewayPaymentId).sort());
+    // The two just asked about go last: the next batch of two starts with the third.
+    expect(await reconcile(later.gateway, 2)).toBe(1);
+    expect(later.requests[2]!.paymentId).toBe(answerable.order.gatewayPaymentId);
+    expect(await refundOf(answerable.order.id)).toMatchObject({ id: answerable.refundId, status: 'succeeded' });
+    for (const { order } of stuck) expect(await refundOf(order.id)).toMatchObject({ status: 'pending' });
   });
 });
