@@ -7,8 +7,8 @@
  */
 import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import { subscriptionCharges, subscriptions } from '@/db/schema';
-import type { ChargeResult } from '../gateway/types';
-import { chargeDescription, OPEN_CHARGE_STATUSES, type ChargeRow } from './charges';
+import { GatewayRejectedError } from '../gateway/types';
+import { chargeDescription, OPEN_CHARGE_STATUSES, type ChargeOutcome, type ChargeRow } from './charges';
 import { recordChargeOutcome, type BillingEngineDeps } from './engine';
 
 export interface BillingReconcileSettings {
@@ -26,19 +26,28 @@ export interface BillingReconcileSettings {
 
 export const DEFAULT_BILLING_RECONCILE_SETTINGS: BillingReconcileSettings = { staleAfterSeconds: 60, limit: 100 };
 
-/** What the gateway did with this charge's key, charging it now under that key if it never arrived. */
-async function gatewayOutcome(deps: BillingEngineDeps, charge: ChargeRow): Promise<ChargeResult | null> {
+/**
+ * What the gateway did with this charge's key, charging it now under that key if it never
+ * arrived; `undefined` while that cannot be told. A re-issued charge the gateway refuses before
+ * any money moved (GatewayRejectedError) is a failed charge, as in the billing pass (engine.ts).
+ */
+async function gatewayOutcome(deps: BillingEngineDeps, charge: ChargeRow): Promise<ChargeOutcome | undefined> {
   const gateway = deps.gateways[charge.livemode ? 'live' : 'test'];
   const found = await gateway.retrieveCharge(charge.idempotencyKey, charge.gatewayPaymentId ?? undefined);
   if (found) return found;
   const [subscription] = await deps.db.select().from(subscriptions).where(eq(subscriptions.id, charge.subscriptionId));
-  if (!subscription) return null;
-  return gateway.chargeRecurring({
-    idempotencyKey: charge.idempotencyKey,
-    recurringId: subscription.recurringId,
-    amount: charge.amount,
-    description: chargeDescription(subscription, charge.cycle),
-  });
+  if (!subscription) return undefined;
+  try {
+    return await gateway.chargeRecurring({
+      idempotencyKey: charge.idempotencyKey,
+      recurringId: subscription.recurringId,
+      amount: charge.amount,
+      description: chargeDescription(subscription, charge.cycle),
+    });
+  } catch (error) {
+    if (error instanceof GatewayRejectedError) return null;
+    throw error;
+  }
 }
 
 /** Returns how many open charges it settled; the rest stay open for the next run, marked as asked. */
@@ -55,13 +64,13 @@ export async function reconcileSubscriptionCharges(deps: BillingEngineDeps, sett
     .limit(limit);
   let settled = 0;
   for (const charge of open) {
-    let outcome: ChargeResult | null = null;
+    let outcome: ChargeOutcome | undefined;
     try {
       outcome = await gatewayOutcome(deps, charge);
     } catch {
       // Gateway unreachable or undecided: the charge stays open and is asked about again.
     }
-    if (outcome && (await recordChargeOutcome(deps, charge, outcome))) {
+    if (outcome !== undefined && (await recordChargeOutcome(deps, charge, outcome))) {
       settled += 1;
       continue;
     }

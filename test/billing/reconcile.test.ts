@@ -113,6 +113,20 @@ describe('open charges are reconciled, never charged twice (issue 5)', () => {
     expect(await retrieveSubscription(api, key, sub.id)).toMatchObject({ status: 'active', failure_count: 0 });
   });
 
+  it('a re-issued charge the gateway refuses before any money moved is a failed renewal (processing_error), not an open charge for ever', async () => {
+    const { key, storeId, sub } = await dueSubscription();
+    await billDueSubscriptions(timingOut(false), storeScope(storeId));
+    api.clock.advance(61);
+    const refusing: PaymentGateway = {
+      ...api.services.gateways.test,
+      chargeRecurring: () => Promise.reject(new GatewayRejectedError('no credentials')),
+    };
+    expect(await reconcileSubscriptionCharges({ ...api.services, gateways: { ...api.services.gateways, test: refusing } })).toBe(1);
+    expect((await chargesOf(api.services.db, sub.id))[1]).toMatchObject({ status: 'declined', failureCode: 'processing_error', gatewayPaymentId: null });
+    expect(await retrieveSubscription(api, key, sub.id)).toMatchObject({ status: 'past_due', failure_count: 1 });
+    expect(await recurringLedger(api.services.db, sub.recurringId)).toEqual([]);
+  });
+
   it('a renewal the gateway took after a cancel is paid back in full, once; the cancel stands and no payment event is written', async () => {
     const { key, storeId, sub } = await dueSubscription();
     await billDueSubscriptions(timingOut(true), storeScope(storeId));
