@@ -36,10 +36,11 @@ export function validateCard(fields: CardFields, now: Date): CardInput {
     throw new ApiError('expired_card', 'The card has expired.', { param: 'expiry' });
   }
 
+  // CONTRACT 4: any 3-digit CVC; Amex cards print 4 digits, so they may send either.
   const cvc = fields.cvc.trim();
-  const cvcLength = cardBrand(number) === 'amex' ? 4 : 3;
-  if (!new RegExp(`^\\d{${cvcLength}}$`).test(cvc)) {
-    throw new ApiError('invalid_cvc', `The security code must be ${cvcLength} digits.`, { param: 'cvc' });
+  const amex = cardBrand(number) === 'amex';
+  if (!(amex ? /^\d{3,4}$/ : /^\d{3}$/).test(cvc)) {
+    throw new ApiError('invalid_cvc', `The security code must be ${amex ? '3 or 4' : '3'} digits.`, { param: 'cvc' });
   }
   return { number, expMonth, expYear, cvc };
 }

@@ -159,7 +159,7 @@ describe('local validation: no attempt consumed, no gateway call', () => {
     ['past year, MM/YYYY', { expiry: '12/2025' }, 'expired_card', 'expiry'],
     ['2-digit CVC', { cvc: '12' }, 'invalid_cvc', 'cvc'],
     ['4-digit CVC on Visa', { cvc: '1234' }, 'invalid_cvc', 'cvc'],
-    ['3-digit CVC on Amex', { number: '3782 822463 10005', cvc: '123' }, 'invalid_cvc', 'cvc'],
+    ['5-digit CVC on Amex', { number: '3782 822463 10005', cvc: '12345' }, 'invalid_cvc', 'cvc'],
   ];
   for (const [name, card, code, param] of cases) {
     it(`${name} → 402 ${code}`, async () => {
@@ -181,6 +181,9 @@ describe('local validation: no attempt consumed, no gateway call', () => {
     // Valid locally; then the simulator decides (Amex is no test card).
     const { sessionId } = await insertSession(fx, store);
     await expectPaymentError(payCheckoutSession(fx, { sessionId, card: { number: '378282246310005', expiry: '06/26', cvc: '1234' } }), 'unsupported_test_card', 400);
+    // CONTRACT 4's "any 3-digit CVC" holds for Amex too.
+    const { sessionId: amexThreeDigits } = await insertSession(fx, store);
+    await expectPaymentError(payCheckoutSession(fx, { sessionId: amexThreeDigits, card: { number: '378282246310005', expiry: '06/26', cvc: '123' } }), 'unsupported_test_card', 400);
   });
 
   it('expiry reads the store test clock: a card valid by wall time is expired once the clock passes its month', async () => {
