@@ -14,7 +14,7 @@ afterEach(() => {
 });
 afterAll(() => server.close());
 
-const gateway = createLiveGateway({ secretKey: STRIPE_KEY, baseUrl: STRIPE_BASE_URL, timeoutMs: 300 });
+const gateway = createLiveGateway({ secretKey: STRIPE_KEY, baseUrl: STRIPE_BASE_URL, timeoutMs: 1_000 });
 
 const request = (number: string, extra: Partial<ChargeRequest> = {}): ChargeRequest => ({
   idempotencyKey: `charge:cs_live_${randomBase62(24)}:1`,
@@ -110,9 +110,9 @@ describe('Stripe PaymentIntents adapter (msw replay of the documented API)', () 
   });
 
   it('refused credentials (401) and no credentials are GatewayRejectedError: nothing was charged', async () => {
-    const wrongKey = createLiveGateway({ secretKey: 'sk_live_wrong', baseUrl: STRIPE_BASE_URL, timeoutMs: 300 });
+    const wrongKey = createLiveGateway({ secretKey: 'sk_live_wrong', baseUrl: STRIPE_BASE_URL, timeoutMs: 1_000 });
     await expect(wrongKey.charge(request('4242424242424242'))).rejects.toBeInstanceOf(GatewayRejectedError);
-    const unconfigured = createLiveGateway({ secretKey: undefined, baseUrl: STRIPE_BASE_URL, timeoutMs: 300 });
+    const unconfigured = createLiveGateway({ secretKey: undefined, baseUrl: STRIPE_BASE_URL, timeoutMs: 1_000 });
     stripe.calls.length = 0;
     await expect(unconfigured.charge(request('4242424242424242'))).rejects.toBeInstanceOf(GatewayRejectedError);
     expect(stripe.calls).toEqual([]);
