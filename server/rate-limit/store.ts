@@ -3,11 +3,7 @@ import { RateLimiterDrizzle } from 'rate-limiter-flexible';
 import { preparedOnce, type Database } from '@/db/client';
 import { rateLimits } from '@/db/schema';
 
-interface CounterRow {
-  key: string;
-  points: number;
-  expire: Date | null;
-}
+type CounterRow = typeof rateLimits.$inferSelect;
 
 // Raw placeholders reach the driver as they are given: timestamps as ISO text (Drizzle's
 // postgres-js driver turns off the driver's own Date encoding).
