@@ -24,7 +24,7 @@ const STALE_AFTER_MS = 60_000;
  * makes it if the first request never reached it, so the customer is refunded exactly once and
  * the amount is never left reserved for good. Each is settled once (settleRefund), however many
  * passes and requests race. A refund the gateway answered `pending` is the acquirer's to finish
- * and is not asked again. Returns how many were settled.
+ * and is not asked again. Returns how many this pass settled.
  */
 export async function reconcilePendingRefunds(deps: RefundReconcileDeps, options: { limit?: number } = {}): Promise<number> {
   const waiting = await deps.db
@@ -66,13 +66,12 @@ export async function reconcilePendingRefunds(deps: RefundReconcileDeps, options
       }
       result = { status: 'failed' as const, refundId: null };
     }
-    await settleRefund(deps.db, scope, refund.id, result);
-    settled += 1;
+    if ((await settleRefund(deps.db, scope, refund.id, result)).settled) settled += 1;
   }
   return settled;
 }
 
 /** Runs reconcilePendingRefunds every `intervalMs` (server/background-tasks.ts). */
-export function startRefundReconciler(deps: RefundReconcileDeps, options: { intervalMs?: number } = {}): PeriodicTask {
-  return startPeriodic('refund reconciliation', () => reconcilePendingRefunds(deps), { intervalMs: options.intervalMs ?? 30_000 });
+export function startRefundReconciler(deps: RefundReconcileDeps, options: { intervalMs?: number; onError?: (error: unknown) => void } = {}): PeriodicTask {
+  return startPeriodic('refund reconciliation', () => reconcilePendingRefunds(deps), { intervalMs: options.intervalMs ?? 30_000, onError: options.onError });
 }

@@ -100,15 +100,15 @@ export const refundGatewayKey = (refundId: string) => `refund:${refundId}:1`;
 
 /**
  * Step 3: the gateway's answer recorded, once: only a refund still waiting for its first answer
- * is settled, so a request and the reconciler that race record it once. A failed refund moved no
- * money, so its reservation is released.
+ * is settled, so a request and the reconciler that race record it once (`settled` tells whether
+ * this call did). A failed refund moved no money, so its reservation is released.
  */
 export async function settleRefund(
   db: Database,
   subject: Scope,
   refundId: string,
   result: { status: RefundResult['status']; refundId: string | null },
-): Promise<RefundRow> {
+): Promise<{ refund: RefundRow; settled: boolean }> {
   return db.transaction(async (tx) => {
     const [settled] = await tx
       .update(refunds)
@@ -117,14 +117,14 @@ export async function settleRefund(
       .returning();
     if (!settled) {
       const [current] = await tx.select().from(refunds).where(eq(refunds.id, refundId));
-      return current!;
+      return { refund: current!, settled: false };
     }
     if (result.status === 'failed') {
       const [order] = await lockOrder(tx, subject, settled.orderId);
       const refunded = order!.amountRefunded - settled.amount;
       await tx.update(orders).set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order!.amountTotal) }).where(eq(orders.id, settled.orderId));
     }
-    return settled;
+    return { refund: settled, settled: true };
   });
 }
 
@@ -191,7 +191,8 @@ export async function createRefund(
   } catch (error) {
     // Refused before any money moved (e.g. no acquirer credentials): a known outcome, recorded as failed.
     if (error instanceof GatewayRejectedError) {
-      return { refund: refundView(await settleRefund(deps.db, subject, reserved.refund.id, { status: 'failed', refundId: null })), replayed: false };
+      const { refund } = await settleRefund(deps.db, subject, reserved.refund.id, { status: 'failed', refundId: null });
+      return { refund: refundView(refund), replayed: false };
     }
     if (error instanceof GatewayTimeoutError) {
       throw new ApiError(
@@ -201,5 +202,6 @@ export async function createRefund(
     }
     throw error;
   }
-  return { refund: refundView(await settleRefund(deps.db, subject, reserved.refund.id, result)), replayed: false };
+  const { refund } = await settleRefund(deps.db, subject, reserved.refund.id, result);
+  return { refund: refundView(refund), replayed: false };
 }

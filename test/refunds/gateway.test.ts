@@ -1,23 +1,18 @@
-import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway, type RefundRequest, type RefundResult } from '@/server/gateway/types';
 import { ApiError } from '@/server/errors';
 import { createRefund, type RefundDeps } from '@/server/refunds/service';
-import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
-import { insertOrder, readOrder, T0 } from '../orders/fixtures';
+import { useTestStore } from '../support/store';
+import { insertOrder, readOrder } from '../orders/fixtures';
 
 /**
  * The gateway side of a refund, through the service with the gateway injected (STYLE: inject,
  * never patch): what the gateway is asked, and how each of its answers is recorded.
  */
 const api = useTestApi();
-let store: Awaited<ReturnType<typeof createStore>>;
+const store = useTestStore(api);
 const scope = () => ({ storeId: store.id, livemode: false });
-
-beforeAll(async () => {
-  store = await createStore(api.services);
-});
-beforeEach(() => api.clock.set(T0));
 
 /** The real test gateway, with every refund request it receives recorded. */
 function recordingGateway(): { gateway: PaymentGateway; requests: RefundRequest[] } {
@@ -92,7 +87,7 @@ describe('refunds through the gateway (CONTRACT 3, STYLE idempotency keys)', () 
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).code).toBe('payment_outcome_unknown');
     expect(await readOrder(api, order.id)).toMatchObject({ status: 'refunded', amountRefunded: 1000 });
-    const read = await api.request('GET', `/api/v1/orders/${order.id}`, { key: store.keys.sk_test });
+    const read = await api.request('GET', `/api/v1/orders/${order.id}`, { key: store.key });
     expect(read.body.refunds).toEqual([expect.objectContaining({ amount: 1000, status: 'pending' })]);
   });
 });
