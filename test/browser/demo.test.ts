@@ -1,10 +1,10 @@
 import { readFile, stat } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import path from 'node:path';
 import { build } from 'esbuild';
 import type { Browser, Page, Request as BrowserRequest } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, newContext, stopStarted, type LaunchedBrowser } from '../support/browser';
+import { chromiumAvailable, launchChromium, newContext, startMerchantSite, stopStarted, type LaunchedBrowser } from '../support/browser';
 import { callService, freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
@@ -53,9 +53,7 @@ async function startMerchant(publishableKey: string): Promise<void> {
     write: false,
   });
   const script = bundled.outputFiles[0]!.text;
-  const merchantPort = await freePort();
-  merchantOrigin = `http://127.0.0.1:${merchantPort}`;
-  merchant = createServer((req, res) => {
+  ({ server: merchant, origin: merchantOrigin } = await startMerchantSite((req, res) => {
     const url = new URL(req.url ?? '/', merchantOrigin);
     const session = merchantSessions.get(url.searchParams.get('session') ?? '');
     if (url.pathname === '/app.js') {
@@ -73,8 +71,7 @@ async function startMerchant(publishableKey: string): Promise<void> {
       return res.end(`<!doctype html><title>Impostor</title><iframe title="card" src="${origin}/embed/card?origin=${encodeURIComponent('https://shop.example')}"></iframe>`);
     }
     res.writeHead(404).end();
-  });
-  await new Promise<void>((resolve) => merchant.listen(merchantPort, '127.0.0.1', resolve));
+  }));
 }
 
 async function createMerchantSession(): Promise<string> {

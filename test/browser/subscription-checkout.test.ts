@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, newContext, stopStarted, type LaunchedBrowser } from '../support/browser';
+import { chromiumAvailable, launchChromium, merchantLandingPage, newContext, startMerchantSite, stopStarted, type LaunchedBrowser } from '../support/browser';
 import { callService, freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
@@ -60,13 +60,7 @@ const subscribeButton = (page: Page) => page.getByRole('button', { name: /^Subsc
 beforeAll(async () => {
   if (!chromiumAvailable()) throw new Error('Debian chromium is missing: apt-get install chromium (.ci/run does).');
   port = await freePort();
-  const merchantPort = await freePort();
-  merchantOrigin = `http://127.0.0.1:${merchantPort}`;
-  merchant = createServer((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><title>Merchant</title><h1>Welcome</h1><p>${req.url?.replace(/[<>&"]/g, '')}</p>`);
-  });
-  await new Promise<void>((resolve) => merchant.listen(merchantPort, '127.0.0.1', resolve));
+  ({ server: merchant, origin: merchantOrigin } = await startMerchantSite(merchantLandingPage('Welcome')));
 
   const storage = await serviceStorage('subscription-browser');
   cleanupStorage = storage.cleanup;

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { stopService, type Service } from './production-server';
 
@@ -48,6 +49,21 @@ export function newContext(browser: Browser, options: { javaScriptEnabled?: bool
     viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
     locale: 'en-IE',
   });
+}
+
+/** A merchant's site on a second local origin, so success URLs and embedding pages leave the service's origin. */
+export async function startMerchantSite(handler: RequestListener): Promise<{ server: Server; origin: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** A merchant's landing page: `heading` and the address it was reached by (what a success_url receives). */
+export function merchantLandingPage(heading: string): RequestListener {
+  return (req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><title>Merchant</title><h1>${heading}</h1><p>${req.url?.replace(/[<>&"]/g, '')}</p>`);
+  };
 }
 
 /** What a browser test file started, stopped in turn; any part may be missing when starting failed. */
