@@ -63,9 +63,12 @@ export async function openDatabase(options: { url?: string; pgliteDir?: string; 
   return { db: drizzlePglite(client, { schema }), driver: 'pglite', close: () => client.close() };
 }
 
-/** The database the hot prepared statements of `db` run on: its statement connections, or itself. */
-export function statementDatabase(db: Database): Database {
-  return statementDatabases.get(db) ?? db;
+/**
+ * Where the hot prepared statements of `executor` run: a PostgreSQL database's statement
+ * connections; a transaction or a PGlite database itself.
+ */
+export function statementDatabase<E extends Executor>(executor: E): E {
+  return (statementDatabases.get(executor as Database) as E | undefined) ?? executor;
 }
 
 /** Applies the committed drizzle-kit migrations; safe when several instances start at once. */
@@ -94,7 +97,7 @@ export async function migrateDatabase(handle: DatabaseHandle, url?: string): Pro
 export function preparedPerShape<P>(prepare: (executor: Executor, shape: number) => P): (executor: Executor, shape: number) => P {
   const cache = new WeakMap<Executor, Map<number, P>>();
   return (given, shape) => {
-    const executor = statementDatabases.get(given as Database) ?? given;
+    const executor = statementDatabase(given);
     let byShape = cache.get(executor);
     if (!byShape) {
       byShape = new Map();
