@@ -228,6 +228,9 @@ describe('retries (CONTRACT 3: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)', () =>
 
   it('CONTRACT 3 a receiver still working holds its own deliveries only: another endpoint gets its events in order meanwhile', async () => {
     const fast = await startReceiver();
+    // The held request must outlast however long the fast endpoint takes on a loaded machine: a
+    // timeout would end it early and schedule its retry, leaving its successor undelivered.
+    deps = { ...deps, timeoutMs: 25_000 };
     let release!: () => void;
     receiver.gate = new Promise<void>((resolve) => {
       release = resolve;
