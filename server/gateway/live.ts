@@ -215,6 +215,21 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
       return intentResult(intent, undefined, true);
     },
 
+    async cancelCharge(paymentId: string): Promise<ChargeResult | null> {
+      const path = `/v1/payment_intents/${encodeURIComponent(paymentId)}`;
+      let intent: StripePaymentIntent;
+      try {
+        const answer = await call<StripePaymentIntent>('POST', `${path}/cancel`, [['cancellation_reason', 'abandoned'], ['expand[]', 'payment_method']], `cancel:${paymentId}`);
+        intent = answer.body as StripePaymentIntent;
+      } catch (error) {
+        // Stripe refuses to cancel an intent that already succeeded (or is processing): what it became is the answer.
+        if (!(error instanceof GatewayRejectedError)) throw error;
+        intent = (await call<StripePaymentIntent>('GET', path, [['expand[]', 'payment_method']])).body as StripePaymentIntent;
+        if (intent.status === 'requires_action') throw error;
+      }
+      return intent.status === 'canceled' ? null : intentResult(intent, undefined, true);
+    },
+
     async chargeRecurring(request: RecurringChargeRequest): Promise<ChargeResult> {
       const [customer, paymentMethod] = request.recurringId.split('/');
       if (!customer || !paymentMethod) throw new GatewayRejectedError('Malformed recurring contract id.');

@@ -106,6 +106,12 @@ export function createSimulatorGateway(deps: { db: Database; clock: Clock }): Pa
       return row ? toResult(row) : null;
     },
 
+    async cancelCharge(paymentId: string): Promise<ChargeResult | null> {
+      // Every simulated charge is decided at once: there is never one left to withdraw.
+      const [row] = await db.select().from(simulatorCharges).where(eq(simulatorCharges.paymentId, paymentId));
+      return row ? toResult(row) : null;
+    },
+
     async chargeRecurring(request: RecurringChargeRequest): Promise<ChargeResult> {
       const existing = await findCharge(request.idempotencyKey);
       if (existing) return toResult(existing);

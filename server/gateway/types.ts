@@ -79,6 +79,12 @@ export interface PaymentGateway {
    * without look-up by key fetch the payment directly.
    */
   retrieveCharge(idempotencyKey: string, paymentId?: string): Promise<ChargeResult | null>;
+  /**
+   * Withdraws a charge still waiting for the customer (a 3-D Secure challenge never finished), so
+   * it can no longer complete. Null when it is canceled: nothing was charged. When the customer
+   * finished first, the charge's final result instead.
+   */
+  cancelCharge(paymentId: string): Promise<ChargeResult | null>;
   chargeRecurring(request: RecurringChargeRequest): Promise<ChargeResult>;
   cancelRecurring(recurringId: string): Promise<void>;
   refund(request: RefundRequest): Promise<RefundResult>;

@@ -17,9 +17,15 @@ export interface ReconcileSettings {
    * look-up may lag behind its writes (Stripe's search is eventually consistent).
    */
   notFoundAfterSeconds: number;
+  /**
+   * A 3-D Secure challenge still unfinished this long after the attempt began is withdrawn at the
+   * gateway: the customer has left, and the attempt would otherwise stay open (and be polled) for
+   * ever, keeping the session from taking another card.
+   */
+  abandonChallengeAfterSeconds: number;
 }
 
-export const DEFAULT_RECONCILE_SETTINGS: ReconcileSettings = { staleAfterSeconds: 60, notFoundAfterSeconds: 120 };
+export const DEFAULT_RECONCILE_SETTINGS: ReconcileSettings = { staleAfterSeconds: 60, notFoundAfterSeconds: 120, abandonChallengeAfterSeconds: 3600 };
 
 export interface ReconcileDeps {
   db: Database;
@@ -42,7 +48,8 @@ export type Resolution = { settled: true; attempt: AttemptRow; session: SessionR
  * Asks the gateway what became of one open attempt and records it (exactly once, settle.ts).
  * Never charges: it only reads the charge made under the attempt's idempotency key.
  * A young `processing` attempt is left alone (its own request is still waiting for the gateway);
- * so is anything the gateway cannot answer about right now.
+ * so is anything the gateway cannot answer about right now. The one write it may make is to
+ * withdraw a challenge the customer abandoned, which settles the attempt as abandoned.
  */
 export async function resolveAttempt(deps: ReconcileDeps, attempt: AttemptRow): Promise<Resolution> {
   const settings = settingsOf(deps);
@@ -57,6 +64,14 @@ export async function resolveAttempt(deps: ReconcileDeps, attempt: AttemptRow): 
     return { settled: false, attempt };
   }
   if (found === null && age < settings.notFoundAfterSeconds) return { settled: false, attempt };
+  if (found?.status === 'requires_action' && age >= settings.abandonChallengeAfterSeconds) {
+    try {
+      // Null (withdrawn: nothing charged) settles as abandoned; a customer who finished meanwhile is paid.
+      found = await gateway.cancelCharge(found.paymentId);
+    } catch {
+      return { settled: false, attempt };
+    }
+  }
   const { attempt: settled, session } = await settleAttempt(deps.db, deps.clock, attempt.id, found);
   // A challenge still pending: the customer is sent back to it.
   if (settled.status === 'requires_action' && found?.status === 'requires_action') return { settled: true, attempt: settled, session, redirectUrl: found.redirectUrl };

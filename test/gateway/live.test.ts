@@ -99,6 +99,26 @@ describe('Stripe PaymentIntents adapter (msw replay of the documented API)', () 
     expect(await gateway.retrieveCharge(req.idempotencyKey, challenged.paymentId)).toMatchObject({ status: 'declined', code: 'card_declined' });
   });
 
+  it('cancelCharge withdraws an unfinished challenge (null: nothing charged), keyed and with Stripe\'s "abandoned" reason', async () => {
+    const challenged = (await gateway.charge(request('4000000000003220'))) as { paymentId: string };
+    expect(await gateway.cancelCharge(challenged.paymentId)).toBeNull();
+    expect(stripe.calls.at(-1)).toMatchObject({
+      method: 'POST',
+      path: `/v1/payment_intents/${challenged.paymentId}/cancel`,
+      headers: { 'idempotency-key': `cancel:${challenged.paymentId}` },
+    });
+    expect(stripe.calls.at(-1)!.form.get('cancellation_reason')).toBe('abandoned');
+    // Asked again (a reconciler that lost the answer): Stripe refuses, the intent says canceled.
+    expect(await gateway.cancelCharge(challenged.paymentId)).toBeNull();
+  });
+
+  it('cancelCharge after the customer finished the challenge: Stripe refuses to cancel, the answer is the payment', async () => {
+    const challenged = (await gateway.charge(request('4000000000003220'))) as { paymentId: string };
+    stripe.completeChallenge(challenged.paymentId, 'succeeded');
+    expect(await gateway.cancelCharge(challenged.paymentId)).toEqual({ status: 'succeeded', paymentId: challenged.paymentId, brand: 'visa', last4: '3220' });
+    expect(stripe.intents.get(challenged.paymentId)!.status).toBe('succeeded');
+  });
+
   it('timeout: no answer within the configured time → GatewayTimeoutError, without the card in its message', async () => {
     const error = await gateway.charge(request('4000000000000259')).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(GatewayTimeoutError);

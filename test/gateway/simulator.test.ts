@@ -123,6 +123,12 @@ describe('idempotency and the ledger', () => {
     expect(await gateway().retrieveCharge(req.idempotencyKey)).toEqual(result);
   });
 
+  it('cancelCharge: a simulated charge is always decided, so it answers the charge (or null for an unknown id)', async () => {
+    const result = (await gateway().charge(request('4242424242424242'))) as { paymentId: string };
+    expect(await gateway().cancelCharge(result.paymentId)).toEqual(result);
+    expect(await gateway().cancelCharge('sim_pay_unknown')).toBeNull();
+  });
+
   it('never stores the card number', async () => {
     const req = request('4242424242424242');
     await gateway().charge(req);

@@ -121,6 +121,20 @@ export function createStripeReplay() {
       if (!found) return HttpResponse.json({ error: { type: 'invalid_request_error', code: 'resource_missing' } }, { status: 404 });
       return HttpResponse.json(found);
     }),
+    // https://docs.stripe.com/api/payment_intents/cancel: an intent that succeeded or was canceled cannot be.
+    http.post(`${STRIPE_BASE_URL}/v1/payment_intents/:id/cancel`, async ({ request, params }) => {
+      const call = await record(request, `/v1/payment_intents/${params.id}/cancel`);
+      if (call.headers.authorization !== `Bearer ${STRIPE_KEY}`) return unauthorized();
+      const found = intents.get(String(params.id));
+      if (!found) return HttpResponse.json({ error: { type: 'invalid_request_error', code: 'resource_missing' } }, { status: 404 });
+      if (found.status === 'succeeded' || found.status === 'canceled') {
+        const message = `You cannot cancel this PaymentIntent because it has a status of ${found.status}.`;
+        return HttpResponse.json({ error: { type: 'invalid_request_error', code: 'payment_intent_unexpected_state', message, payment_intent: found } }, { status: 400 });
+      }
+      const canceled = { ...found, status: 'canceled', next_action: null, cancellation_reason: call.form.get('cancellation_reason'), canceled_at: 1780000100 };
+      intents.set(found.id, canceled);
+      return HttpResponse.json(canceled);
+    }),
     http.post(`${STRIPE_BASE_URL}/v1/customers`, async ({ request }) => {
       await record(request, '/v1/customers');
       return HttpResponse.json({ id: `cus_${++counter}`, object: 'customer' });

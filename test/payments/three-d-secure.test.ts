@@ -3,6 +3,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutSessions, orders, paymentAttempts } from '@/db/schema';
 import { createLiveGateway } from '@/server/gateway/live';
+import { GatewayTimeoutError } from '@/server/gateway/types';
 import { completeThreeDSecureReturn, payCheckoutSession, reconcilePaymentAttempts, threeDSecureReturnUrl, type PaymentDeps } from '@/server/payments/service';
 import { createStripeReplay, STRIPE_BASE_URL, STRIPE_KEY } from '../gateway/stripe-api';
 import { expectPaymentError, insertSession, newStore, usePayments } from './support';
@@ -85,5 +86,86 @@ describe('live mode: 3-D Secure through the hosted page', () => {
     expect(await attemptsOf(sessionId)).toMatchObject([{ status: 'abandoned' }]);
     expect(stripe.calls.at(-1)!.path).toBe('/v1/payment_intents/search');
     expect(await sessionRow(sessionId)).toMatchObject({ status: 'open', paymentStatus: 'unpaid' });
+  });
+});
+
+describe('live mode: a 3-D Secure challenge the customer abandons', () => {
+  const cancelCalls = () => stripe.calls.filter((call) => call.path.endsWith('/cancel'));
+  const challengedSession = async () => {
+    const store = await newStore(fx);
+    const { sessionId, orderId } = await insertSession(fx, store, { livemode: true, successUrl: 'https://shop.example/done' });
+    await payCheckoutSession(live(), { sessionId, card: card('4000000000003220') });
+    const [attempt] = await attemptsOf(sessionId);
+    return { sessionId, orderId, paymentId: attempt!.gatewayPaymentId! };
+  };
+
+  it('is withdrawn at the gateway after an hour: the attempt is abandoned, nothing charged, and the session takes another card', async () => {
+    const { sessionId, orderId, paymentId } = await challengedSession();
+    fx.clock.advance(3599);
+    expect(await reconcilePaymentAttempts(live(), { sessionId })).toBe(0);
+    expect(cancelCalls()).toEqual([]);
+    expect(await attemptsOf(sessionId)).toMatchObject([{ status: 'requires_action' }]);
+
+    fx.clock.advance(1);
+    expect(await reconcilePaymentAttempts(live(), { sessionId })).toBe(1);
+    expect(cancelCalls()).toHaveLength(1);
+    expect(stripe.intents.get(paymentId)).toMatchObject({ status: 'canceled', cancellation_reason: 'abandoned' });
+    expect(await attemptsOf(sessionId)).toMatchObject([{ status: 'abandoned' }]);
+    expect(await sessionRow(sessionId)).toMatchObject({ status: 'open', paymentStatus: 'unpaid' });
+    expect((await fx.db.select().from(orders).where(eq(orders.id, orderId)))[0]).toMatchObject({ status: 'pending' });
+    // Nothing is left to poll.
+    const calls = stripe.calls.length;
+    expect(await reconcilePaymentAttempts(live(), { sessionId })).toBe(0);
+    expect(stripe.calls).toHaveLength(calls);
+
+    expect(await payCheckoutSession(live(), { sessionId, card: card('4242424242424242') })).toEqual({
+      status: 'paid',
+      redirectUrl: `https://shop.example/done?session_id=${sessionId}`,
+    });
+    expect(intentPosts().map((call) => call.headers['idempotency-key'])).toEqual([`charge:${sessionId}:1`, `charge:${sessionId}:2`]);
+  });
+
+  it('a customer who returns after the hour with another card: the old challenge is withdrawn and the new card charged', async () => {
+    const { sessionId, paymentId } = await challengedSession();
+    fx.clock.advance(3600);
+    expect(await payCheckoutSession(live(), { sessionId, card: card('4242424242424242') })).toMatchObject({ status: 'paid' });
+    expect(stripe.intents.get(paymentId)!.status).toBe('canceled');
+    expect((await attemptsOf(sessionId)).map((attempt) => attempt.status).sort()).toEqual(['abandoned', 'succeeded']);
+  });
+
+  it('a challenge finished just before the withdrawal: Stripe refuses to cancel, and the session is paid once', async () => {
+    const { sessionId, orderId } = await challengedSession();
+    const gateway = live().gateways.live;
+    const finishingFirst: PaymentDeps = {
+      ...live(),
+      gateways: {
+        test: fx.gateways.test,
+        live: {
+          ...gateway,
+          cancelCharge: (id) => {
+            stripe.completeChallenge(id, 'succeeded');
+            return gateway.cancelCharge(id);
+          },
+        },
+      },
+    };
+    fx.clock.advance(3600);
+    expect(await reconcilePaymentAttempts(finishingFirst, { sessionId })).toBe(1);
+    expect(await attemptsOf(sessionId)).toMatchObject([{ status: 'succeeded' }]);
+    expect(await sessionRow(sessionId)).toMatchObject({ status: 'complete', paymentStatus: 'paid' });
+    expect((await fx.db.select().from(orders).where(eq(orders.id, orderId)))[0]).toMatchObject({ status: 'paid' });
+  });
+
+  it('a gateway that cannot be reached for the withdrawal: the attempt stays open and is tried again', async () => {
+    const { sessionId } = await challengedSession();
+    const unreachable: PaymentDeps = {
+      ...live(),
+      gateways: { test: fx.gateways.test, live: { ...live().gateways.live, cancelCharge: () => Promise.reject(new GatewayTimeoutError()) } },
+    };
+    fx.clock.advance(3600);
+    expect(await reconcilePaymentAttempts(unreachable, { sessionId })).toBe(0);
+    expect(await attemptsOf(sessionId)).toMatchObject([{ status: 'requires_action' }]);
+    expect(await reconcilePaymentAttempts(live(), { sessionId })).toBe(1);
+    expect(await attemptsOf(sessionId)).toMatchObject([{ status: 'abandoned' }]);
   });
 });
