@@ -32,6 +32,8 @@ export interface Config {
   rateLimits: RateLimitConfig;
   /** CONTRACT 3: at most this many products per store and environment. */
   maxProductsPerStore: number;
+  /** Webhook endpoints a store may have at once per environment: each event is sent to every one. */
+  maxWebhookEndpointsPerStore: number;
   /** The live-mode acquirer (server/gateway/live.ts); test mode always uses the simulator. */
   gateway: GatewayConfig;
   /** WEBHOOK_DELIVERY_INTERVAL_MS (default 1000): how often the delivery worker looks for due webhooks. */
@@ -76,6 +78,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       windowSeconds: positiveInt(env.RATE_LIMIT_WINDOW_SECONDS, 1, 'RATE_LIMIT_WINDOW_SECONDS'),
     },
     maxProductsPerStore: positiveInt(env.MAX_PRODUCTS_PER_STORE, 10_000, 'MAX_PRODUCTS_PER_STORE'),
+    maxWebhookEndpointsPerStore: positiveInt(env.MAX_WEBHOOK_ENDPOINTS_PER_STORE, 100, 'MAX_WEBHOOK_ENDPOINTS_PER_STORE'),
     gateway: {
       secretKey: env.GATEWAY_SECRET_KEY || undefined,
       baseUrl: (env.GATEWAY_BASE_URL || 'https://api.stripe.com').replace(/\/+$/, ''),

@@ -49,6 +49,7 @@ export const ERROR_CATALOG = {
   product_has_licenses: invalid(409),
   sku_unavailable: invalid(409),
   product_limit_reached: invalid(409),
+  webhook_endpoint_limit_reached: invalid(409),
   subscription_pending: invalid(409),
   payload_too_large: invalid(413),
   unsupported_media_type: invalid(415),

@@ -29,6 +29,7 @@ export const webhooksRouter = createRouter({
       openapi: { method: 'POST', path: '/webhook_endpoints', tags: TAGS, summary: 'Create a webhook endpoint', protect: true },
       successStatus: 201,
       idempotent: true,
+      errors: ['webhook_endpoint_limit_reached'],
     })
     .input(createEndpointInput)
     .output(createdEndpointSchema)

@@ -3,7 +3,7 @@
  * and each endpoint's delivery log. Every lookup is scoped by store and environment in the same
  * WHERE, so a foreign, other-environment or unknown id is the same 404.
  */
-import { and, asc, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Database } from '@/db/client';
 import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEvents } from '@/db/schema';
@@ -35,7 +35,7 @@ export interface EndpointDeps {
   db: Database;
   /** The store's clock: an endpoint's `created`. */
   clock: Clock;
-  config: Pick<Config, 'authSecret'>;
+  config: Pick<Config, 'authSecret' | 'maxWebhookEndpointsPerStore'>;
   resolveHost?: HostResolver;
 }
 
@@ -85,20 +85,35 @@ export async function createEndpoint(
     body: options.rawBody,
     now,
     resourceId: id,
-    async create(executor) {
-      const [row] = await executor
-        .insert(webhookEndpoints)
-        .values({
-          id,
-          storeId: subject.storeId,
-          livemode: subject.livemode,
-          url: input.url,
-          events: input.events ? [...new Set(input.events)] : null,
-          createdAt: now,
-        })
-        .returning();
-      return row!;
-    },
+    create: (executor) =>
+      // A savepoint inside the idempotency key's transaction, else a transaction of its own.
+      executor.transaction(async (tx) => {
+        // Serialises creates of one store and environment so the limit holds under concurrency.
+        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`webhook_endpoints:${subject.storeId}:${subject.livemode}`}))`);
+        const [active] = await tx
+          .select({ total: count() })
+          .from(webhookEndpoints)
+          .where(and(eq(webhookEndpoints.storeId, subject.storeId), eq(webhookEndpoints.livemode, subject.livemode), isNull(webhookEndpoints.deletedAt)));
+        const max = deps.config.maxWebhookEndpointsPerStore;
+        if ((active?.total ?? 0) >= max) {
+          throw new ApiError(
+            'webhook_endpoint_limit_reached',
+            `This store has reached the limit of ${max} webhook endpoints in ${subject.livemode ? 'live' : 'test'} mode. Delete endpoints you no longer use.`,
+          );
+        }
+        const [row] = await tx
+          .insert(webhookEndpoints)
+          .values({
+            id,
+            storeId: subject.storeId,
+            livemode: subject.livemode,
+            url: input.url,
+            events: input.events ? [...new Set(input.events)] : null,
+            createdAt: now,
+          })
+          .returning();
+        return row!;
+      }),
     async replay(firstId) {
       // The first answer again, also when the endpoint has been deleted since.
       const [row] = await deps.db
