@@ -171,7 +171,7 @@ export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
   let handled = 0;
   let failure: { error: unknown } | undefined;
   // Attempts finished so far: one that finishes while a claim runs may unblock the next event of
-  // its object, which that claim could not see yet, so the pass claims once more before it ends.
+  // its object, which that claim could not see yet, so the pass claims once more after it.
   let finished = 0;
   for (;;) {
     let claimed: ClaimedDelivery[] = [];
@@ -197,11 +197,15 @@ export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
       inFlight.add(attempt);
     }
     handled += claimed.length;
+    const finishedDuringClaim = finished !== finishedBeforeClaim;
     if (inFlight.size === 0) {
-      if (failure || finished === finishedBeforeClaim) break;
+      if (failure || !finishedDuringClaim) break;
       continue;
     }
-    if (claimed.length === 0 || inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
+    // Claims again at once when this claim found work (there may be more) or an attempt finished
+    // while it ran; waiting then could mean waiting on a slow receiver while the next event of the
+    // finished attempt's object sits due.
+    if ((claimed.length === 0 && !finishedDuringClaim) || inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
   }
   if (failure) throw failure.error;
   return handled;
