@@ -8,6 +8,7 @@ import {
   type ChargeResult,
   type PaymentGateway,
   type RecurringChargeRequest,
+  type RefundLookup,
   type RefundRequest,
   type RefundResult,
 } from './types';
@@ -41,6 +42,19 @@ interface StripePaymentIntent {
   payment_method?: string | { id: string; card?: StripeCard } | null;
   next_action?: { type: string; redirect_to_url?: { url: string; return_url?: string } } | null;
   last_payment_error?: { code?: string; decline_code?: string; payment_method?: { card?: StripeCard } } | null;
+}
+
+interface StripeRefund {
+  id: string;
+  object: 'refund';
+  status: 'pending' | 'requires_action' | 'succeeded' | 'failed' | 'canceled';
+  metadata?: Record<string, string> | null;
+}
+
+/** A refund in our terms: anything not finished either way is still pending. */
+function refundResult(refund: StripeRefund): RefundResult {
+  const status: RefundResult['status'] = refund.status === 'succeeded' ? 'succeeded' : refund.status === 'failed' || refund.status === 'canceled' ? 'failed' : 'pending';
+  return { refundId: refund.id, status };
 }
 
 interface StripeError {
@@ -259,18 +273,40 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
     },
 
     async refund(request: RefundRequest): Promise<RefundResult> {
-      const answer = await call<{ id: string; status: string }>(
+      const answer = await call<StripeRefund>(
         'POST',
         '/v1/refunds',
         [
           ['payment_intent', request.paymentId],
           ['amount', String(request.amount)],
+          // Lets retrieveRefund find the refund by our key (Stripe has no look-up by idempotency key).
+          ['metadata[idempotency_key]', request.idempotencyKey],
         ],
         request.idempotencyKey,
       );
-      const refund = answer.body as { id: string; status: string };
-      const status: RefundResult['status'] = refund.status === 'succeeded' ? 'succeeded' : refund.status === 'failed' || refund.status === 'canceled' ? 'failed' : 'pending';
-      return { refundId: refund.id, status };
+      return refundResult(answer.body as StripeRefund);
+    },
+
+    async retrieveRefund(lookup: RefundLookup): Promise<RefundResult | null> {
+      if (lookup.refundId) {
+        return refundResult((await call<StripeRefund>('GET', `/v1/refunds/${encodeURIComponent(lookup.refundId)}`, [])).body as StripeRefund);
+      }
+      // The payment's refunds, page by page (a payment has few). Stripe's list APIs are
+      // read-after-write, unlike its search (https://stripe.com/docs/search, "Data freshness").
+      let startingAfter: string | undefined;
+      for (;;) {
+        const form: Form = [
+          ['payment_intent', lookup.paymentId],
+          ['limit', '100'],
+        ];
+        if (startingAfter) form.push(['starting_after', startingAfter]);
+        const page = (await call<{ data: StripeRefund[]; has_more: boolean }>('GET', '/v1/refunds', form)).body as { data: StripeRefund[]; has_more: boolean };
+        const found = page.data.find((refund) => refund.metadata?.idempotency_key === lookup.idempotencyKey);
+        if (found) return refundResult(found);
+        const last = page.data.at(-1);
+        if (!page.has_more || !last) return null;
+        startingAfter = last.id;
+      }
     },
   };
 }

@@ -4,7 +4,7 @@ import { simulatorCharges, simulatorRecurring, simulatorRefunds } from '@/db/sch
 import type { Clock } from '../clock';
 import { randomBase62 } from '../ids';
 import { cardBrand, last4 } from '../payments/card-number';
-import type { ChargeRequest, ChargeResult, PaymentGateway, RecurringChargeRequest, RefundRequest, RefundResult } from './types';
+import type { ChargeRequest, ChargeResult, PaymentGateway, RecurringChargeRequest, RefundLookup, RefundRequest, RefundResult } from './types';
 
 /**
  * The test-mode gateway (CONTRACT 4). It moves no money; the outcome follows from the test card.
@@ -175,6 +175,11 @@ export function createSimulatorGateway(deps: { db: Database; clock: Clock }): Pa
         const [winner] = await tx.select().from(simulatorRefunds).where(eq(simulatorRefunds.idempotencyKey, request.idempotencyKey));
         return { refundId: winner!.refundId, status: winner!.status };
       });
+    },
+
+    async retrieveRefund(lookup: RefundLookup): Promise<RefundResult | null> {
+      const [row] = await db.select().from(simulatorRefunds).where(eq(simulatorRefunds.idempotencyKey, lookup.idempotencyKey));
+      return row ? { refundId: row.refundId, status: row.status } : null;
     },
   };
 }

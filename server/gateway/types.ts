@@ -52,6 +52,13 @@ export interface RefundResult {
   status: 'succeeded' | 'pending' | 'failed';
 }
 
+export interface RefundLookup {
+  idempotencyKey: string;
+  paymentId: string;
+  /** The gateway's id, once an answer carried it (a refund answered `pending`). */
+  refundId?: string;
+}
+
 /** The outcome is unknown (timeout, connection lost): reconcile with `retrieveCharge`, never re-charge blindly. */
 export class GatewayTimeoutError extends Error {
   constructor(message = 'The payment gateway did not answer in time.') {
@@ -88,6 +95,12 @@ export interface PaymentGateway {
   chargeRecurring(request: RecurringChargeRequest): Promise<ChargeResult>;
   cancelRecurring(recurringId: string): Promise<void>;
   refund(request: RefundRequest): Promise<RefundResult>;
+  /**
+   * The refund made under this idempotency key, as it is now, or null when the gateway never
+   * received it. Asked before a lost request is sent again: an acquirer forgets idempotency keys
+   * after a while (Stripe: 24 h), and a key it has forgotten would refund a second time.
+   */
+  retrieveRefund(lookup: RefundLookup): Promise<RefundResult | null>;
 }
 
 /** Test and live never mix (spec 5): each environment has its own gateway. */

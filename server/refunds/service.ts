@@ -1,4 +1,4 @@
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, or } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '@/db/client';
 import { orders, refunds, type OrderStatus } from '@/db/schema';
 import type { Subject } from '../auth/service';
@@ -99,9 +99,10 @@ async function reserveRefund(executor: Executor, deps: RefundDeps, subject: Scop
 export const refundGatewayKey = (refundId: string) => `refund:${refundId}:1`;
 
 /**
- * Step 3: the gateway's answer recorded, once: only a refund still waiting for its first answer
- * is settled, so a request and the reconciler that race record it once (`settled` tells whether
- * this call did). A failed refund moved no money, so its reservation is released.
+ * Step 3: the gateway's answer recorded, once: only a pending refund changes, and only to an
+ * answer about the same gateway refund, so a request and the reconciler that race record it once
+ * (`settled` tells whether this call did). A failed refund moved no money, so its reservation is
+ * released.
  */
 export async function settleRefund(
   db: Database,
@@ -113,7 +114,14 @@ export async function settleRefund(
     const [settled] = await tx
       .update(refunds)
       .set({ status: result.status, gatewayRefundId: result.refundId })
-      .where(and(eq(refunds.id, refundId), eq(refunds.status, 'pending'), isNull(refunds.gatewayRefundId)))
+      .where(
+        and(
+          eq(refunds.id, refundId),
+          eq(refunds.status, 'pending'),
+          // A refund answered `pending` already has its gateway id: only news of that refund settles it.
+          result.refundId === null ? isNull(refunds.gatewayRefundId) : or(isNull(refunds.gatewayRefundId), eq(refunds.gatewayRefundId, result.refundId)),
+        ),
+      )
       .returning();
     if (!settled) {
       const [current] = await tx.select().from(refunds).where(eq(refunds.id, refundId));

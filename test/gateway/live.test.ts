@@ -173,7 +173,44 @@ describe('Stripe PaymentIntents adapter (msw replay of the documented API)', () 
     expect(result).toEqual({ refundId: expect.stringMatching(/^re_/), status: 'succeeded' });
     const [call] = stripe.calls;
     expect(call!.headers['idempotency-key']).toBe('refund:re_live_1:1');
-    expect(Object.fromEntries(call!.form)).toEqual({ payment_intent: 'pi_123', amount: '700' });
+    expect(Object.fromEntries(call!.form)).toEqual({ payment_intent: 'pi_123', amount: '700', 'metadata[idempotency_key]': 'refund:re_live_1:1' });
     expect(await gateway.refund({ idempotencyKey: 'refund:re_live_1:1', paymentId: 'pi_123', amount: 700 })).toEqual(result);
+  });
+
+  it('retrieveRefund by key lists the payment\'s refunds (read-after-write, unlike search) and matches the key in their metadata; null when Stripe never saw it', async () => {
+    const paymentId = `pi_${randomBase62(24)}`;
+    const made = await gateway.refund({ idempotencyKey: 'refund:re_live_2:1', paymentId, amount: 300 });
+    await gateway.refund({ idempotencyKey: 'refund:re_live_3:1', paymentId, amount: 200 });
+    stripe.calls.length = 0;
+    expect(await gateway.retrieveRefund({ idempotencyKey: 'refund:re_live_2:1', paymentId })).toEqual(made);
+    expect(stripe.calls).toMatchObject([{ method: 'GET', path: '/v1/refunds' }]);
+    expect(Object.fromEntries(stripe.calls[0]!.form)).toEqual({ payment_intent: paymentId, limit: '100' });
+    expect(await gateway.retrieveRefund({ idempotencyKey: 'refund:re_live_never:1', paymentId })).toBeNull();
+  });
+
+  it('retrieveRefund follows the list past its first page', async () => {
+    const paymentId = `pi_${randomBase62(24)}`;
+    const oldest = await gateway.refund({ idempotencyKey: 'refund:re_live_oldest:1', paymentId, amount: 1 });
+    const newer = [];
+    for (let n = 0; n < 100; n += 1) newer.push(await gateway.refund({ idempotencyKey: `refund:re_live_page_${n}:1`, paymentId, amount: 1 }));
+    stripe.calls.length = 0;
+    expect(await gateway.retrieveRefund({ idempotencyKey: 'refund:re_live_oldest:1', paymentId })).toEqual(oldest);
+    // Newest first: the first page ends with the oldest of the hundred newer ones.
+    expect(stripe.calls.map((call) => call.form.get('starting_after'))).toEqual([null, newer[0]!.refundId]);
+  });
+
+  it('a pending refund: retrieveRefund by its id follows it to succeeded or failed', async () => {
+    stripe.answerRefundsWith('pending');
+    try {
+      const pending = await gateway.refund({ idempotencyKey: 'refund:re_live_4:1', paymentId: 'pi_pending', amount: 900 });
+      expect(pending).toEqual({ refundId: expect.stringMatching(/^re_/), status: 'pending' });
+      const lookup = { idempotencyKey: 'refund:re_live_4:1', paymentId: 'pi_pending', refundId: pending.refundId };
+      expect(await gateway.retrieveRefund(lookup)).toEqual(pending);
+      stripe.finishRefund(pending.refundId, 'failed');
+      expect(await gateway.retrieveRefund(lookup)).toEqual({ refundId: pending.refundId, status: 'failed' });
+      expect(stripe.calls.at(-1)).toMatchObject({ method: 'GET', path: `/v1/refunds/${pending.refundId}` });
+    } finally {
+      stripe.answerRefundsWith('succeeded');
+    }
   });
 });

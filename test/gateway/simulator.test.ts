@@ -156,6 +156,14 @@ describe('refunds', () => {
     );
   });
 
+  it('retrieveRefund answers the refund made under a key, and null when none was', async () => {
+    const charged = (await gateway().charge(request('4242424242424242', { amount: 1000 }))) as { paymentId: string };
+    const lookup = { idempotencyKey: `refund:${charged.paymentId}:1`, paymentId: charged.paymentId };
+    expect(await gateway().retrieveRefund(lookup)).toBeNull();
+    const made = await gateway().refund({ ...lookup, amount: 300 });
+    expect(await gateway().retrieveRefund(lookup)).toEqual(made);
+  });
+
   it('racing refunds on one payment never exceed the charge', async () => {
     const charged = await gateway().charge(request('4242424242424242', { amount: 1000 }));
     const paymentId = (charged as { paymentId: string }).paymentId;

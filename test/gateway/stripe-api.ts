@@ -20,6 +20,7 @@ export interface RecordedCall {
 }
 
 type Intent = Record<string, unknown> & { id: string; status: string; metadata: Record<string, string> };
+type StripeRefund = { id: string; object: 'refund'; amount: number; payment_intent: string | null; status: string; currency: string; metadata: Record<string, string> };
 
 export function createStripeReplay() {
   const calls: RecordedCall[] = [];
@@ -27,6 +28,9 @@ export function createStripeReplay() {
   /** Stripe answers an idempotent replay with the first response (https://docs.stripe.com/api/idempotent_requests). */
   const idempotent = new Map<string, { status: number; body: unknown }>();
   let counter = 0;
+  const refunds = new Map<string, StripeRefund>();
+  /** What a new refund answers: Stripe refunds some payment methods asynchronously (`pending`). */
+  let refundStatus = 'succeeded';
 
   const paymentMethod = (last4: string, brand = 'visa') => ({
     id: `pm_${++counter}`,
@@ -148,9 +152,35 @@ export function createStripeReplay() {
       const key = call.headers['idempotency-key'];
       const replay = key ? idempotent.get(key) : undefined;
       if (replay) return HttpResponse.json(replay.body as object, { status: replay.status });
-      const body = { id: `re_${++counter}`, object: 'refund', amount: Number(call.form.get('amount')), payment_intent: call.form.get('payment_intent'), status: 'succeeded', currency: 'eur' };
+      const body: StripeRefund = {
+        id: `re_${++counter}`,
+        object: 'refund',
+        amount: Number(call.form.get('amount')),
+        payment_intent: call.form.get('payment_intent'),
+        status: refundStatus,
+        currency: 'eur',
+        metadata: { idempotency_key: call.form.get('metadata[idempotency_key]') ?? '' },
+      };
+      refunds.set(body.id, body);
       if (key) idempotent.set(key, { status: 200, body });
       return HttpResponse.json(body);
+    }),
+    // https://docs.stripe.com/api/refunds/list: newest first, paginated with starting_after.
+    http.get(`${STRIPE_BASE_URL}/v1/refunds`, async ({ request }) => {
+      const call = await record(request, '/v1/refunds');
+      if (call.headers.authorization !== `Bearer ${STRIPE_KEY}`) return unauthorized();
+      const all = [...refunds.values()].filter((refund) => refund.payment_intent === call.form.get('payment_intent')).reverse();
+      const after = call.form.get('starting_after');
+      const from = after ? all.findIndex((refund) => refund.id === after) + 1 : 0;
+      const limit = Number(call.form.get('limit') ?? 10);
+      return HttpResponse.json({ object: 'list', url: '/v1/refunds', data: all.slice(from, from + limit), has_more: from + limit < all.length });
+    }),
+    http.get(`${STRIPE_BASE_URL}/v1/refunds/:id`, async ({ request, params }) => {
+      const call = await record(request, `/v1/refunds/${params.id}`);
+      if (call.headers.authorization !== `Bearer ${STRIPE_KEY}`) return unauthorized();
+      const found = refunds.get(String(params.id));
+      if (!found) return HttpResponse.json({ error: { type: 'invalid_request_error', code: 'resource_missing' } }, { status: 404 });
+      return HttpResponse.json(found);
     }),
   ];
 
@@ -158,6 +188,19 @@ export function createStripeReplay() {
     handlers,
     calls,
     intents,
+    refunds,
+    /** The status new refunds are created with, until changed again. */
+    answerRefundsWith(status: 'succeeded' | 'pending') {
+      refundStatus = status;
+    },
+    /** A day has passed: Stripe prunes idempotency keys after 24 h, and a reused one makes a new object. */
+    forgetIdempotencyKeys() {
+      idempotent.clear();
+    },
+    /** The acquirer finishes a pending refund. */
+    finishRefund(id: string, status: 'succeeded' | 'failed') {
+      refunds.set(id, { ...refunds.get(id)!, status });
+    },
     /** The customer passed the 3-D Secure challenge: the intent moves on as Stripe's would. */
     completeChallenge(id: string, outcome: 'succeeded' | 'failed') {
       const pending = intents.get(id)!;
