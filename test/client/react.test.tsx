@@ -1,11 +1,14 @@
 // @vitest-environment happy-dom
-import { act, cleanup, render, renderHook, screen, waitFor } from '@testing-library/react';
+import { act, cleanup, configure, render, renderHook, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { HttpResponse } from 'msw';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CheckoutForm, ServiceProvider, useCheckout, useService, type ServiceError } from '@/client';
 import { API, CARD, CLIENT_SECRET, deferred, PK_TEST, SESSION_ID, sessionBody, spyOnNavigation, THREE_D_SECURE, useConfirmApi } from './support';
+
+// waitFor and findBy wait 1 s by default: short for a loaded CI machine.
+configure({ asyncUtilTimeout: 5_000 });
 
 const confirmApi = useConfirmApi();
 afterEach(cleanup);

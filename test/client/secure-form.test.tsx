@@ -1,6 +1,6 @@
 // @vitest-environment happy-dom
 // @vitest-environment-options {"settings":{"enableIframePageLoading":true}}
-import { cleanup, render, screen, waitFor } from '@testing-library/react';
+import { cleanup, configure, render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
@@ -8,6 +8,9 @@ import type { ReactNode } from 'react';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { SecureCheckoutForm, ServiceProvider } from '@/client';
 import { API, CLIENT_SECRET, PK_TEST, SESSION_ID, sessionBody, spyOnNavigation, THREE_D_SECURE } from './support';
+
+// waitFor and findBy wait 1 s by default: short for a loaded CI machine.
+configure({ asyncUtilTimeout: 5_000 });
 
 /**
  * SecureCheckoutForm's side of the frame protocol (client/frame-protocol.ts); the frame itself

@@ -92,7 +92,8 @@ describe('confirmCheckoutSession (spec 4.4, 7; CONTRACT 3)', () => {
     expect(await service().confirmCheckoutSession({ clientSecret: CLIENT_SECRET })).toEqual({ error: { ...limited, status: 429, retry_after: 7 } });
     confirmApi.answer(() => HttpResponse.json({ error: limited }, { status: 429, headers: { 'retry-after': new Date(Date.now() + 120_000).toUTCString() } }));
     const { error } = await service().confirmCheckoutSession({ clientSecret: CLIENT_SECRET });
-    expect(error!.retry_after).toBeGreaterThanOrEqual(119);
+    // The date is whole seconds, and a loaded machine may take a moment to parse it.
+    expect(error!.retry_after).toBeGreaterThanOrEqual(115);
     expect(error!.retry_after).toBeLessThanOrEqual(120);
     confirmApi.answer(() => HttpResponse.json({ error: limited }, { status: 429 }));
     expect((await service().confirmCheckoutSession({ clientSecret: CLIENT_SECRET })).error).toEqual({ ...limited, status: 429 });

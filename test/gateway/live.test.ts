@@ -14,7 +14,8 @@ afterEach(() => {
 });
 afterAll(() => server.close());
 
-const gateway = createLiveGateway({ secretKey: STRIPE_KEY, baseUrl: STRIPE_BASE_URL, timeoutMs: 1_000 });
+// The production timeout: a loaded machine must not turn an in-process answer into a timeout.
+const gateway = createLiveGateway({ secretKey: STRIPE_KEY, baseUrl: STRIPE_BASE_URL, timeoutMs: 15_000 });
 
 const request = (number: string, extra: Partial<ChargeRequest> = {}): ChargeRequest => ({
   idempotencyKey: `charge:cs_live_${randomBase62(24)}:1`,
@@ -120,7 +121,8 @@ describe('Stripe PaymentIntents adapter (msw replay of the documented API)', () 
   });
 
   it('timeout: no answer within the configured time → GatewayTimeoutError, without the card in its message', async () => {
-    const error = await gateway.charge(request('4000000000000259')).catch((caught: unknown) => caught);
+    const impatient = createLiveGateway({ secretKey: STRIPE_KEY, baseUrl: STRIPE_BASE_URL, timeoutMs: 1_000 });
+    const error = await impatient.charge(request('4000000000000259')).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(GatewayTimeoutError);
     expect(String((error as Error).message)).not.toContain('4000000000000259');
   });
@@ -130,9 +132,9 @@ describe('Stripe PaymentIntents adapter (msw replay of the documented API)', () 
   });
 
   it('refused credentials (401) and no credentials are GatewayRejectedError: nothing was charged', async () => {
-    const wrongKey = createLiveGateway({ secretKey: 'sk_live_wrong', baseUrl: STRIPE_BASE_URL, timeoutMs: 1_000 });
+    const wrongKey = createLiveGateway({ secretKey: 'sk_live_wrong', baseUrl: STRIPE_BASE_URL, timeoutMs: 15_000 });
     await expect(wrongKey.charge(request('4242424242424242'))).rejects.toBeInstanceOf(GatewayRejectedError);
-    const unconfigured = createLiveGateway({ secretKey: undefined, baseUrl: STRIPE_BASE_URL, timeoutMs: 1_000 });
+    const unconfigured = createLiveGateway({ secretKey: undefined, baseUrl: STRIPE_BASE_URL, timeoutMs: 15_000 });
     stripe.calls.length = 0;
     await expect(unconfigured.charge(request('4242424242424242'))).rejects.toBeInstanceOf(GatewayRejectedError);
     expect(stripe.calls).toEqual([]);

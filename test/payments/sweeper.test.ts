@@ -25,7 +25,7 @@ describe('background reconciliation', () => {
     const errors: unknown[] = [];
     const reconciler = startPaymentReconciler(fx, { intervalMs: 20, onError: (error) => errors.push(error) });
     try {
-      const deadline = Date.now() + 5_000;
+      const deadline = Date.now() + 20_000;
       let session = (await fx.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, sessionId)))[0]!;
       while (session.paymentStatus !== 'paid' && Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, 20));

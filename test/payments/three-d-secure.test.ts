@@ -18,7 +18,7 @@ afterEach(() => {
 afterAll(() => server.close());
 
 /** Live mode on the Stripe adapter, against the msw replay of Stripe's API. */
-const live = (): PaymentDeps => ({ ...fx, gateways: { test: fx.gateways.test, live: createLiveGateway({ secretKey: STRIPE_KEY, baseUrl: STRIPE_BASE_URL, timeoutMs: 1_000 }) } });
+const live = (): PaymentDeps => ({ ...fx, gateways: { test: fx.gateways.test, live: createLiveGateway({ secretKey: STRIPE_KEY, baseUrl: STRIPE_BASE_URL, timeoutMs: 15_000 }) } });
 const card = (number: string) => ({ number, expiry: '12/30', cvc: '123' });
 const sessionRow = async (id: string) => (await fx.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, id)))[0]!;
 const attemptsOf = (sessionId: string) => fx.db.select().from(paymentAttempts).where(eq(paymentAttempts.checkoutSessionId, sessionId));

@@ -156,7 +156,7 @@ describe('refunds left pending by a gateway timeout are reconciled', () => {
     const test = gateway((request) => simulator().refund(request)).gateway;
     const reconciler = startRefundReconciler({ ...api.services, clock: api.clock, gateways: { ...api.services.gateways, test } }, { intervalMs: 20, onError: (error) => errors.push(error) });
     try {
-      await vi.waitFor(async () => expect(await refundOf(order.id)).toMatchObject({ id: refundId, status: 'succeeded' }), { timeout: 5_000, interval: 20 });
+      await vi.waitFor(async () => expect(await refundOf(order.id)).toMatchObject({ id: refundId, status: 'succeeded' }), { timeout: 20_000, interval: 20 });
     } finally {
       await reconciler.stop();
     }

@@ -22,15 +22,22 @@ export interface Service {
   exited: Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port: free } = server.address() as { port: number };
-      server.close(() => resolve(free));
+/**
+ * A port that is free now and that nothing else here will take meanwhile: the service listens on
+ * it only after waiting its turn to start (startLock), and any `listen(0)` in the meantime (the
+ * other test worker's servers) draws from the kernel's ephemeral range, so the port is picked
+ * below it (Linux: 32768 and up), at random.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const candidate = 20_000 + Math.floor(Math.random() * 12_000);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(candidate, '127.0.0.1', () => server.close(() => resolve(true)));
     });
-  });
+    if (free) return candidate;
+  }
 }
 
 /** A clean environment: nothing of vitest's or of the developer's own service settings. */

@@ -203,12 +203,12 @@ describe('retries (CONTRACT 3: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)', () =>
     await deliver();
     // A receiver that takes far longer than the timeout, and a timeout long enough for the request
     // itself to arrive on a loaded machine (the receiver shares this process's event loop).
-    receiver.delayMs = 10_000;
-    deps = { ...deps, timeoutMs: 1_000 };
+    receiver.delayMs = 60_000;
+    deps = { ...deps, timeoutMs: 3_000 };
     wall.advance(300);
     await deliver();
     const delivery = (await log()).data[0];
-    expect(delivery).toMatchObject({ status: 'pending', attempts: 3, last_response_status: null, last_error: 'No response within 1000 ms.' });
+    expect(delivery).toMatchObject({ status: 'pending', attempts: 3, last_response_status: null, last_error: 'No response within 3000 ms.' });
     expect(delivery.attempt_log.map((attempt: { response_status: number | null }) => attempt.response_status)).toEqual([302, 404, null]);
     expect(receiver.received).toHaveLength(3);
   });

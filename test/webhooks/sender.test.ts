@@ -29,7 +29,7 @@ const body = JSON.stringify({ id: 'evt_live_1', object: 'event', type: 'subscrip
 const now = () => Math.floor(Date.now() / 1000);
 
 function liveRequest(url: string) {
-  return { url, livemode: true, headers: webhookHeaders(secret, 'evt_live_1', now(), body), body, timeoutMs: 2_000 };
+  return { url, livemode: true, headers: webhookHeaders(secret, 'evt_live_1', now(), body), body, timeoutMs: 15_000 };
 }
 
 describe('sending one test-mode webhook', () => {
@@ -37,7 +37,7 @@ describe('sending one test-mode webhook', () => {
     const receiver = await startReceiver();
     try {
       const url = receiver.url.replace('127.0.0.1', 'localhost');
-      const response = await sendWebhook({ url, livemode: false, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 2_000 });
+      const response = await sendWebhook({ url, livemode: false, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 15_000 });
       expect(response).toEqual({ status: 200, error: null, durationMs: expect.any(Number) });
       expect(new Webhook(secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers)).toEqual(JSON.parse(body));
     } finally {
@@ -50,7 +50,7 @@ describe('sending one test-mode webhook', () => {
     try {
       // The name exists nowhere: only the checked answer (the receiver's address) can be connected to.
       const url = receiver.url.replace('127.0.0.1', 'rebind.merchant.example');
-      const response = await sendWebhook({ url, livemode: false, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 2_000 }, async () => ['127.0.0.1']);
+      const response = await sendWebhook({ url, livemode: false, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 15_000 }, async () => ['127.0.0.1']);
       expect(response).toMatchObject({ status: 200, error: null });
       expect(receiver.received[0]!.headers.host).toBe(new URL(url).host);
     } finally {
@@ -60,7 +60,7 @@ describe('sending one test-mode webhook', () => {
 
   it('issue 5 SSRF: a test-mode host that resolves to a link-local address is refused before connecting', async () => {
     const response = await sendWebhook(
-      { url: 'http://metadata.merchant.example/', livemode: false, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 2_000 },
+      { url: 'http://metadata.merchant.example/', livemode: false, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 15_000 },
       async () => ['169.254.169.254'],
     );
     expect(response).toMatchObject({ status: null, error: 'Refused: metadata.merchant.example resolves to 169.254.169.254, which is a link-local address (cloud metadata lives there).' });
