@@ -75,6 +75,16 @@ export function createStripeReplay() {
 
   const unauthorized = () =>
     HttpResponse.json({ error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_live_****' } }, { status: 401 });
+  const missing = () => HttpResponse.json({ error: { type: 'invalid_request_error', code: 'resource_missing' } }, { status: 404 });
+
+  /** GET /v1/<resource>/:id: the object as it is now, or Stripe's 404. */
+  const retrieve = (resource: string, objects: Map<string, object>) =>
+    http.get(`${STRIPE_BASE_URL}/v1/${resource}/:id`, async ({ request, params }) => {
+      const call = await record(request, `/v1/${resource}/${params.id}`);
+      if (call.headers.authorization !== `Bearer ${STRIPE_KEY}`) return unauthorized();
+      const found = objects.get(String(params.id));
+      return found ? HttpResponse.json(found) : missing();
+    });
 
   const handlers = [
     http.post(`${STRIPE_BASE_URL}/v1/payment_intents`, async ({ request }) => {
@@ -118,19 +128,13 @@ export function createStripeReplay() {
       const data = [...intents.values()].filter((pi) => pi.metadata.idempotency_key === wanted);
       return HttpResponse.json({ object: 'search_result', url: '/v1/payment_intents/search', has_more: false, data });
     }),
-    http.get(`${STRIPE_BASE_URL}/v1/payment_intents/:id`, async ({ request, params }) => {
-      const call = await record(request, `/v1/payment_intents/${params.id}`);
-      if (call.headers.authorization !== `Bearer ${STRIPE_KEY}`) return unauthorized();
-      const found = intents.get(String(params.id));
-      if (!found) return HttpResponse.json({ error: { type: 'invalid_request_error', code: 'resource_missing' } }, { status: 404 });
-      return HttpResponse.json(found);
-    }),
+    retrieve('payment_intents', intents),
     // https://docs.stripe.com/api/payment_intents/cancel: an intent that succeeded or was canceled cannot be.
     http.post(`${STRIPE_BASE_URL}/v1/payment_intents/:id/cancel`, async ({ request, params }) => {
       const call = await record(request, `/v1/payment_intents/${params.id}/cancel`);
       if (call.headers.authorization !== `Bearer ${STRIPE_KEY}`) return unauthorized();
       const found = intents.get(String(params.id));
-      if (!found) return HttpResponse.json({ error: { type: 'invalid_request_error', code: 'resource_missing' } }, { status: 404 });
+      if (!found) return missing();
       if (found.status === 'succeeded' || found.status === 'canceled') {
         const message = `You cannot cancel this PaymentIntent because it has a status of ${found.status}.`;
         return HttpResponse.json({ error: { type: 'invalid_request_error', code: 'payment_intent_unexpected_state', message, payment_intent: found } }, { status: 400 });
@@ -175,13 +179,7 @@ export function createStripeReplay() {
       const limit = Number(call.form.get('limit') ?? 10);
       return HttpResponse.json({ object: 'list', url: '/v1/refunds', data: all.slice(from, from + limit), has_more: from + limit < all.length });
     }),
-    http.get(`${STRIPE_BASE_URL}/v1/refunds/:id`, async ({ request, params }) => {
-      const call = await record(request, `/v1/refunds/${params.id}`);
-      if (call.headers.authorization !== `Bearer ${STRIPE_KEY}`) return unauthorized();
-      const found = refunds.get(String(params.id));
-      if (!found) return HttpResponse.json({ error: { type: 'invalid_request_error', code: 'resource_missing' } }, { status: 404 });
-      return HttpResponse.json(found);
-    }),
+    retrieve('refunds', refunds),
   ];
 
   return {
