@@ -27,7 +27,7 @@ export async function proxy(request: NextRequest) {
     const hosted = await loadHostedCheckout(services, { id, expires: params.get('expires') ?? undefined, signature: params.get('signature') ?? undefined });
     if (hosted.state === 'invalid') return invalidLinkResponse();
     // Only the payment form's redirect may leave the service.
-    if (hosted.state === 'open') formTargets = hostedFormTargets(hosted.view);
+    if (hosted.state === 'open') formTargets = hostedFormTargets(hosted.view, services.gateways);
   } else if (request.method === 'GET' && below === 'receipt' && extra === undefined) {
     const { config } = await getAppServices();
     if (!SESSION_ID.test(id) || !receiptSignatureValid(config, id, request.nextUrl.searchParams.get('signature') ?? undefined)) return invalidLinkResponse();
@@ -73,7 +73,7 @@ async function subscribeProxy(request: NextRequest) {
   if (request.method === 'GET' && below === undefined) {
     const hosted = await loadHostedSubscriptionCheckout(services, { id, expires: params.get('expires') ?? undefined, signature: params.get('signature') ?? undefined });
     if (hosted.state === 'invalid') return invalidLinkResponse();
-    if (hosted.state === 'open') formTargets = hostedFormTargets(hosted.view);
+    if (hosted.state === 'open') formTargets = hostedFormTargets(hosted.view, services.gateways);
   } else if (request.method === 'GET' && below === 'receipt' && extra === undefined) {
     if (!SUBSCRIPTION_CHECKOUT_ID.test(id) || !receiptSignatureValid(services.config, id, params.get('signature') ?? undefined)) return invalidLinkResponse();
   }

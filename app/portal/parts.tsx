@@ -25,6 +25,7 @@ const PAYMENT_STATUS: Record<PortalSubscription['payments'][number]['status'], {
   declined: { label: 'Declined', tone: 'danger' },
   processing: { label: 'Processing', tone: 'info' },
   unknown: { label: 'Processing', tone: 'info' },
+  requires_action: { label: 'Awaiting authentication', tone: 'info' },
   refunded: { label: 'Refunded', tone: 'neutral' },
 };
 

@@ -105,7 +105,8 @@ export const subscriptionCheckouts = pgTable(
 );
 
 /** `refunded`: it succeeded after its subscription was canceled, and was paid back (server/billing/engine.ts). */
-export type SubscriptionChargeStatus = 'processing' | 'succeeded' | 'declined' | 'unknown' | 'refunded';
+/** `requires_action`: a first charge waiting for the customer's 3-D Secure challenge (live mode). */
+export type SubscriptionChargeStatus = 'processing' | 'succeeded' | 'declined' | 'unknown' | 'requires_action' | 'refunded';
 
 /**
  * Every charge of a subscription (the first on the hosted page, then one per cycle and retry),

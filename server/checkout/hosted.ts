@@ -7,6 +7,7 @@ import type { Database } from '@/db/client';
 import { checkoutSessions, orderLines, stores, type CheckoutStatus, type PaymentStatus } from '@/db/schema';
 import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
+import type { Gateways } from '../gateway/types';
 import { checkLink, signedLink, signingSecret } from './links';
 
 export interface HostedLine {
@@ -147,14 +148,19 @@ export async function hostedCheckoutUrl(deps: { db: Database; config: Pick<Confi
 }
 
 /**
- * Origins a checkout page's form may end up at: the form posts to the service itself, and on
- * approval the 303 continues to the merchant's success_url, which browsers check against
- * `form-action` as part of the same navigation.
+ * Origins a hosted page's form may end up at: the form posts to the service itself, and the 303
+ * continues to the merchant's success_url on approval, or in live mode to the gateway's 3-D
+ * Secure challenge; browsers check both against `form-action` as part of the same navigation.
  */
-export function hostedFormTargets(view: Pick<HostedCheckoutView, 'successUrl'>): string[] {
-  if (!view.successUrl) return [];
+export function hostedFormTargets(view: { successUrl: string | null; livemode: boolean }, gateways: Gateways): string[] {
+  const challenges = gateways[view.livemode ? 'live' : 'test'].challengeOrigins;
+  return [...successOrigin(view.successUrl), ...challenges];
+}
+
+function successOrigin(successUrl: string | null): string[] {
+  if (!successUrl) return [];
   try {
-    const { origin } = new URL(view.successUrl);
+    const { origin } = new URL(successUrl);
     return origin === 'null' ? [] : [origin];
   } catch {
     return [];

@@ -181,6 +181,9 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
   }
 
   return {
+    // Stripe serves `next_action.redirect_to_url` from hooks.stripe.com, which then frames the bank's own page.
+    challengeOrigins: ['https://hooks.stripe.com'],
+
     async charge(request: ChargeRequest): Promise<ChargeResult> {
       const digits = request.card.number;
       const known = { brand: cardBrand(digits), last4: last4(digits) };

@@ -75,6 +75,9 @@ export function createSimulatorGateway(deps: { db: Database; clock: Clock }): Pa
   }
 
   return {
+    // Simulated charges never ask for a challenge.
+    challengeOrigins: [],
+
     async charge(request: ChargeRequest): Promise<ChargeResult> {
       const existing = await findCharge(request.idempotencyKey);
       if (existing) return toResult(existing);

@@ -79,6 +79,12 @@ export class GatewayRejectedError extends Error {
 }
 
 export interface PaymentGateway {
+  /**
+   * Origins this gateway's 3-D Secure challenges (`redirectUrl`) are served from. A hosted page's
+   * form redirects there, so its CSP `form-action` must list them (browsers check a form's
+   * redirects against it).
+   */
+  readonly challengeOrigins: readonly string[];
   charge(request: ChargeRequest): Promise<ChargeResult>;
   /**
    * The charge made under this idempotency key, or null when the gateway never received it.

@@ -7,6 +7,11 @@
  * never charges, and a crash after the gateway call leaves a charge row to reconcile
  * (first-charge-reconcile.ts looks the key up at the gateway). Settling moves the subscription
  * to `active` or `incomplete` and emits `subscription.created`, exactly once.
+ *
+ * In live mode the bank may ask for 3-D Secure: the customer is sent to the challenge with the
+ * subscription still `pending`, and comes back to /subscribe/{id}/return, which settles it
+ * (completeSubscriptionChallenge); the reconciler settles challenges nobody comes back from, and
+ * withdraws those left unfinished for an hour.
  */
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Database } from '@/db/client';
@@ -49,6 +54,22 @@ export function subscribedRedirectUrl(config: Pick<Config, 'publicBaseUrl' | 'au
   return url.toString();
 }
 
+/** Where the acquirer sends the customer back after a 3-D Secure challenge; signed like the receipt. */
+export function subscriptionReturnUrl(config: Pick<Config, 'publicBaseUrl' | 'authSecret'>, checkoutId: string): string {
+  return `${config.publicBaseUrl}/subscribe/${encodeURIComponent(checkoutId)}/return?signature=${receiptSignature(signingSecret(config), checkoutId)}`;
+}
+
+/** First charges whose outcome is not recorded yet: at the gateway, unknown, or at the customer's challenge. */
+export const OPEN_FIRST_CHARGE_STATUSES = ['processing', 'unknown', 'requires_action'] as const satisfies readonly ChargeRow['status'][];
+
+const isOpenFirstCharge = (status: ChargeRow['status']) => (OPEN_FIRST_CHARGE_STATUSES as readonly string[]).includes(status);
+
+/** The subscription a payment attempt created, and the bank's challenge when the customer must pass one first. */
+export interface FirstChargeOutcome {
+  subscription: SubscriptionRow;
+  challengeUrl?: string;
+}
+
 async function loadCheckout(db: Database, id: string) {
   const [row] = await db
     .select({
@@ -85,9 +106,10 @@ export interface PaySubscriptionInput {
  * POST of the hosted subscription form. Every refusal that charges nothing comes before the
  * link burns (state, merchant, the card's own checks, an unknown test card); after it, the
  * subscription exists and this resolves with it as settled (`active` or `incomplete`), or
- * throws `payment_outcome_unknown` with the subscription left `pending` for the reconciler.
+ * `pending` with the challenge the customer must pass, or throws `payment_outcome_unknown`
+ * with the subscription left `pending` for the reconciler.
  */
-export async function paySubscriptionCheckout(deps: FirstChargeDeps, input: PaySubscriptionInput): Promise<SubscriptionRow> {
+export async function paySubscriptionCheckout(deps: FirstChargeDeps, input: PaySubscriptionInput): Promise<FirstChargeOutcome> {
   const loaded = await loadCheckout(deps.db, input.checkoutId);
   if (!loaded) throw resourceMissing('subscription checkout', input.checkoutId);
   const { checkout } = loaded;
@@ -112,7 +134,7 @@ export async function paySubscriptionCheckout(deps: FirstChargeDeps, input: PayS
       amount: charge.amount,
       description: `${loaded.storeName}: ${checkout.planName} (first payment)`,
       card,
-      returnUrl: subscriptionReceiptUrl(deps.config, checkout.id),
+      returnUrl: subscriptionReturnUrl(deps.config, checkout.id),
       recurring: true,
     });
   } catch (error) {
@@ -127,7 +149,36 @@ export async function paySubscriptionCheckout(deps: FirstChargeDeps, input: PayS
     }
     result = null;
   }
-  return settleFirstCharge(deps.db, deps.clock, charge.id, result);
+  const subscription = await settleFirstCharge(deps.db, deps.clock, charge.id, result);
+  if (result?.status === 'requires_action' && subscription.status === 'pending') return { subscription, challengeUrl: result.redirectUrl };
+  return { subscription };
+}
+
+/**
+ * The customer is back from the bank's 3-D Secure page: settles the first charge from the
+ * gateway's answer. Safe to call again (a reload): a settled subscription answers as it is. A
+ * gateway that cannot answer now leaves it `pending` for the reconciler.
+ */
+export async function completeSubscriptionChallenge(deps: Pick<FirstChargeDeps, 'db' | 'clock' | 'gateways'>, checkoutId: string): Promise<SubscriptionRow | undefined> {
+  const loaded = await loadCheckout(deps.db, checkoutId);
+  if (!loaded?.checkout.subscriptionId) return undefined;
+  const { checkout } = loaded;
+  const [row] = await deps.db
+    .select({ subscription: subscriptions, charge: subscriptionCharges })
+    .from(subscriptions)
+    .innerJoin(subscriptionCharges, and(eq(subscriptionCharges.subscriptionId, subscriptions.id), eq(subscriptionCharges.cycle, 1), eq(subscriptionCharges.attempt, 0)))
+    .where(and(eq(subscriptions.id, checkout.subscriptionId!), eq(subscriptions.storeId, checkout.storeId), eq(subscriptions.livemode, checkout.livemode)));
+  if (!row) return undefined;
+  if (row.charge.status !== 'requires_action') return row.subscription;
+  let found: ChargeResult | null;
+  try {
+    found = await deps.gateways[checkout.livemode ? 'live' : 'test'].retrieveCharge(row.charge.idempotencyKey, row.charge.gatewayPaymentId ?? undefined);
+  } catch {
+    return row.subscription;
+  }
+  // Back without an answer yet: the reconciler settles it when the gateway has one.
+  if (found === null || found.status === 'requires_action') return row.subscription;
+  return settleFirstCharge(deps.db, deps.clock, row.charge.id, found);
 }
 
 /**
@@ -203,20 +254,19 @@ async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionChec
   });
 }
 
-/** Why a first charge that moved no money failed, kept on its charge row. */
-function failureCodeOf(outcome: ChargeResult | null): string {
-  if (outcome === null) return 'processing_error';
-  if (outcome.status === 'declined') return outcome.code;
-  // Live 3-D Secure is not offered on subscription checkouts: an unanswered challenge captures nothing.
-  return 'three_d_secure_required';
-}
-
 /**
  * Records the first charge's outcome exactly once, with the subscription row locked: the
- * submitting request and the reconciler may race; the first to lock decides, the other reads
- * its result. `outcome` null means the gateway never took the charge (nothing moved).
+ * submitting request, the 3-D Secure return and the reconciler may race; the first to lock
+ * decides, the others read its result. `outcome` null means nothing moved: the gateway never
+ * took the charge (`processing_error`), or, with `nothingChargedCode`, a challenge was withdrawn.
  */
-export async function settleFirstCharge(db: Database, clock: Clock, chargeId: string, outcome: ChargeResult | null): Promise<SubscriptionRow> {
+export async function settleFirstCharge(
+  db: Database,
+  clock: Clock,
+  chargeId: string,
+  outcome: ChargeResult | null,
+  nothingChargedCode = 'processing_error',
+): Promise<SubscriptionRow> {
   return db.transaction(async (tx) => {
     const [ref] = await tx.select().from(subscriptionCharges).where(eq(subscriptionCharges.id, chargeId));
     if (!ref) throw new Error(`subscription charge ${chargeId} vanished`);
@@ -228,7 +278,7 @@ export async function settleFirstCharge(db: Database, clock: Clock, chargeId: st
       .for('update', { of: subscriptions });
     if (!locked) throw new Error(`subscription of charge ${chargeId} vanished`);
     const [charge] = await tx.select().from(subscriptionCharges).where(eq(subscriptionCharges.id, chargeId));
-    if (!charge || (charge.status !== 'processing' && charge.status !== 'unknown')) return locked.subscription;
+    if (!charge || !isOpenFirstCharge(charge.status)) return locked.subscription;
 
     const wallNow = clock.now();
     const now = storeClock(clock, { livemode: ref.livemode, testClockOffsetSeconds: locked.offset }).now();
@@ -236,8 +286,13 @@ export async function settleFirstCharge(db: Database, clock: Clock, chargeId: st
     const current = locked.subscription;
     const card = outcome ? { cardBrand: outcome.brand, cardLast4: outcome.last4, gatewayPaymentId: outcome.paymentId ?? null } : {};
 
+    if (outcome?.status === 'requires_action') {
+      // The customer is at the bank's challenge: the subscription stays `pending` meanwhile.
+      await tx.update(subscriptionCharges).set({ status: 'requires_action', ...card }).where(eq(subscriptionCharges.id, chargeId));
+      return current;
+    }
     if (outcome?.status !== 'succeeded') {
-      const failureCode = failureCodeOf(outcome);
+      const failureCode = outcome === null ? nothingChargedCode : outcome.code;
       await tx.update(subscriptionCharges).set({ status: 'declined', failureCode, ...card, settledAt: wallNow }).where(eq(subscriptionCharges.id, chargeId));
       const [incomplete] = await tx.update(subscriptions).set({ status: 'incomplete' }).where(eq(subscriptions.id, current.id)).returning();
       await emitSubscriptionEvent(tx, incomplete!, 'subscription.created', times);

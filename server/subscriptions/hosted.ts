@@ -6,13 +6,13 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type SubscriptionStatus } from '@/db/schema';
 import { hostedPageErrorFor, type SubmitInput, type SubmitOutcome } from '../checkout/hosted-submit';
-import { checkLink, signingSecret } from '../checkout/links';
+import { checkLink, signedLink, signingSecret } from '../checkout/links';
 import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { Services } from '../context';
 import { ApiError } from '../errors';
 import { receiptSignatureValid } from '../payments/receipt';
-import { paySubscriptionCheckout, subscribedRedirectUrl } from './first-charge';
+import { completeSubscriptionChallenge, paySubscriptionCheckout, subscribedRedirectUrl } from './first-charge';
 
 export interface HostedSubscriptionView {
   id: string;
@@ -150,10 +150,12 @@ export async function submitHostedSubscription(services: Services, input: Submit
     return typeof value === 'string' ? value.trim() : '';
   };
   try {
-    const subscription = await paySubscriptionCheckout(services, {
+    const { subscription, challengeUrl } = await paySubscriptionCheckout(services, {
       checkoutId: hosted.view.id,
       card: { number: field('card_number').replace(/[\s-]/g, ''), expiry: field('expiry'), cvc: field('cvc') },
     });
+    // Live 3-D Secure: to the bank's challenge, which sends the customer back to /subscribe/{id}/return.
+    if (challengeUrl) return { kind: 'redirect', location: challengeUrl };
     if (subscription.status === 'active') {
       return { kind: 'redirect', location: subscribedRedirectUrl(services.config, hosted.view, subscription.id) };
     }
@@ -176,6 +178,21 @@ export async function submitHostedSubscription(services: Services, input: Submit
     console.error(`hosted subscription checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
     return page('internal_error');
   }
+}
+
+/**
+ * Where a customer back from the bank's 3-D Secure challenge goes: the merchant (or the receipt)
+ * once subscribed, else the hosted page, which says what became of the attempt. Undefined for a
+ * checkout that made no attempt.
+ */
+export async function subscriptionChallengeReturn(services: Services, checkoutId: string): Promise<string | undefined> {
+  if (!SUBSCRIPTION_CHECKOUT_ID.test(checkoutId)) return undefined;
+  const subscription = await completeSubscriptionChallenge(services, checkoutId);
+  const row = subscription && (await findCheckout(services.db, checkoutId));
+  if (!row) return undefined;
+  if (subscription.status === 'active') return subscribedRedirectUrl(services.config, row.checkout, subscription.id);
+  // A used link shows its attempt's outcome even past its deadline.
+  return signedLink(services.config.publicBaseUrl, signingSecret(services.config), 'subscription_checkout', checkoutId, epochSeconds(row.checkout.expiresAt));
 }
 
 /** Above the live gateway's 15 s timeout: the other submit's charge has settled or failed by then. */

@@ -4,7 +4,8 @@ import { simulatorCharges, stores, subscriptionCharges, subscriptionCheckouts } 
 import { signedLink } from '@/server/checkout/links';
 import { GatewayRejectedError, GatewayTimeoutError } from '@/server/gateway/types';
 import { reconcileFirstCharges } from '@/server/subscriptions/first-charge-reconcile';
-import { loadHostedSubscriptionCheckout, loadHostedSubscriptionReceipt, submitHostedSubscription } from '@/server/subscriptions/hosted';
+import { subscriptionReturnUrl } from '@/server/subscriptions/first-charge';
+import { loadHostedSubscriptionCheckout, loadHostedSubscriptionReceipt, subscriptionChallengeReturn, submitHostedSubscription } from '@/server/subscriptions/hosted';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
@@ -257,14 +258,83 @@ describe('hosted subscription checkout: live mode', () => {
   const liveCheckout = () => createCheckout(api, store.keys.sk_live, { ...PLAN, success_url: 'https://merchant.example/done' });
   const liveSubscription = async (id: string) => (await api.request('GET', `${SUBSCRIPTIONS}/${(await api.request('GET', `${SUBSCRIPTIONS}/checkout/${id}`, { key: store.keys.sk_live })).body.subscription}`, { key: store.keys.sk_live })).body;
 
-  it('a card asking for 3-D Secure is refused: incomplete, the page says declined and why, nothing captured', async () => {
-    const charge = vi.spyOn(api.services.gateways.live, 'charge').mockResolvedValue({ status: 'requires_action', paymentId: 'pi_1', redirectUrl: 'https://acs.example/1', brand: 'visa', last4: '4242' });
+  const CHALLENGE = 'https://hooks.stripe.com/3d_secure_2/hosted?payment_intent=pi_3ds_1';
+  const challenged = () =>
+    vi.spyOn(api.services.gateways.live, 'charge').mockResolvedValue({ status: 'requires_action', paymentId: 'pi_3ds_1', redirectUrl: CHALLENGE, brand: 'visa', last4: '3220' });
+  const firstCharge = async (subscriptionId: string) => (await api.services.db.select().from(subscriptionCharges).where(eq(subscriptionCharges.subscriptionId, subscriptionId)))[0]!;
+
+  it('a card asking for 3-D Secure: the form sends the customer to the challenge, the subscription pending; the return settles it once and lands on success_url', async () => {
+    const charge = challenged();
     const checkout = await liveCheckout();
-    expect(await submitCard(api, checkout)).toEqual({ kind: 'redirect', location: pagePath(checkout) });
-    expect(charge.mock.calls[0]![0]).toMatchObject({ recurring: true, amount: 990 });
+    expect(await submitCard(api, checkout)).toEqual({ kind: 'redirect', location: CHALLENGE });
+    expect(charge.mock.calls[0]![0]).toMatchObject({ recurring: true, amount: 990, returnUrl: subscriptionReturnUrl(api.services.config, checkout.id) });
     expect(charge.mock.calls[0]![0].idempotencyKey).toMatch(/^subscription:sub_live_[0-9A-Za-z]{24}:1:0$/);
-    expect(await liveSubscription(checkout.id)).toMatchObject({ status: 'incomplete', livemode: true, recurring_id: '' });
-    expect(await loadHostedSubscriptionCheckout(api.services, checkout.link)).toMatchObject({ state: 'used', subscription: { status: 'incomplete', failureCode: 'three_d_secure_required' } });
+    const pending = await liveSubscription(checkout.id);
+    expect(pending).toMatchObject({ status: 'pending', livemode: true, recurring_id: '' });
+    expect(await firstCharge(pending.id)).toMatchObject({ status: 'requires_action', gatewayPaymentId: 'pi_3ds_1', cardLast4: '3220' });
+    expect(await eventsOf(api.services.db, pending.id)).toEqual([]);
+
+    const retrieve = vi
+      .spyOn(api.services.gateways.live, 'retrieveCharge')
+      .mockResolvedValue({ status: 'succeeded', paymentId: 'pi_3ds_1', brand: 'visa', last4: '3220', recurringId: 'cus_1/pm_1' });
+    const subscribed = `https://merchant.example/done?checkout_id=${checkout.id}&subscription_id=${pending.id}`;
+    expect(await subscriptionChallengeReturn(api.services, checkout.id)).toBe(subscribed);
+    expect(retrieve).toHaveBeenCalledWith(expect.stringMatching(/^subscription:sub_live_/), 'pi_3ds_1');
+    expect(await liveSubscription(checkout.id)).toMatchObject({ status: 'active', recurring_id: 'cus_1/pm_1' });
+    // A reload lands in the same place without asking the gateway again.
+    expect(await subscriptionChallengeReturn(api.services, checkout.id)).toBe(subscribed);
+    expect(retrieve).toHaveBeenCalledTimes(1);
+    expect((await eventsOf(api.services.db, pending.id)).map((event) => event.type)).toEqual(['subscription.created']);
+  });
+
+  it('a failed challenge: incomplete with card_declined; the return lands on the page, which says declined', async () => {
+    challenged();
+    const checkout = await liveCheckout();
+    await submitCard(api, checkout);
+    vi.spyOn(api.services.gateways.live, 'retrieveCharge').mockResolvedValue({ status: 'declined', code: 'card_declined', paymentId: 'pi_3ds_1', brand: 'visa', last4: '3220' });
+    expect(await subscriptionChallengeReturn(api.services, checkout.id)).toBe(signedLink(api.services.config.publicBaseUrl, 'test-auth-secret', 'subscription_checkout', checkout.id, Number(checkout.link.expires)));
+    expect(await loadHostedSubscriptionCheckout(api.services, checkout.link)).toMatchObject({ state: 'used', subscription: { status: 'incomplete', failureCode: 'card_declined' } });
+  });
+
+  it('back from the challenge before the gateway has the answer: still pending, left to the reconciler', async () => {
+    challenged();
+    const checkout = await liveCheckout();
+    await submitCard(api, checkout);
+    vi.spyOn(api.services.gateways.live, 'retrieveCharge').mockRejectedValue(new GatewayTimeoutError());
+    expect(await subscriptionChallengeReturn(api.services, checkout.id)).toContain(`/subscribe/${checkout.id}?`);
+    expect(await liveSubscription(checkout.id)).toMatchObject({ status: 'pending' });
+    // A reload once the gateway answers settles it.
+    vi.spyOn(api.services.gateways.live, 'retrieveCharge').mockResolvedValue({ status: 'declined', code: 'card_declined', paymentId: 'pi_3ds_1', brand: 'visa', last4: '3220' });
+    await subscriptionChallengeReturn(api.services, checkout.id);
+    expect(await liveSubscription(checkout.id)).toMatchObject({ status: 'incomplete' });
+  });
+
+  it('a challenge never finished: an hour on, the reconciler withdraws it; incomplete with authentication_required, and the page says the check was not completed', async () => {
+    challenged();
+    const checkout = await liveCheckout();
+    await submitCard(api, checkout);
+    vi.spyOn(api.services.gateways.live, 'retrieveCharge').mockResolvedValue({ status: 'requires_action', paymentId: 'pi_3ds_1', redirectUrl: CHALLENGE, brand: 'visa', last4: '3220' });
+    const cancel = vi.spyOn(api.services.gateways.live, 'cancelCharge').mockResolvedValue(null);
+    api.clock.set(new Date(T0.getTime() + 61_000));
+    expect(await reconcileFirstCharges(api.services)).toBe(0);
+    expect(cancel).not.toHaveBeenCalled();
+    api.clock.set(new Date(T0.getTime() + HOUR * 1000));
+    expect(await reconcileFirstCharges(api.services)).toBe(1);
+    expect(cancel).toHaveBeenCalledWith('pi_3ds_1');
+    expect(await loadHostedSubscriptionCheckout(api.services, checkout.link)).toMatchObject({ state: 'used', subscription: { status: 'incomplete', failureCode: 'authentication_required' } });
+    expect(await reconcileFirstCharges(api.services)).toBe(0);
+  });
+
+  it('a challenge the customer never saw (the submit timed out): withdrawn at once, incomplete', async () => {
+    vi.spyOn(api.services.gateways.live, 'charge').mockRejectedValue(new GatewayTimeoutError());
+    const checkout = await liveCheckout();
+    await submitCard(api, checkout);
+    vi.spyOn(api.services.gateways.live, 'retrieveCharge').mockResolvedValue({ status: 'requires_action', paymentId: 'pi_3ds_2', redirectUrl: CHALLENGE, brand: 'visa', last4: '3220' });
+    const cancel = vi.spyOn(api.services.gateways.live, 'cancelCharge').mockResolvedValue(null);
+    api.clock.set(new Date(T0.getTime() + 61_000));
+    expect(await reconcileFirstCharges(api.services)).toBe(1);
+    expect(cancel).toHaveBeenCalledWith('pi_3ds_2');
+    expect(await liveSubscription(checkout.id)).toMatchObject({ status: 'incomplete' });
   });
 
   it('a charge the gateway refuses before any money moves: incomplete with processing_error', async () => {

@@ -130,8 +130,8 @@ function AttemptOutcome({ view, subscription, continueUrl, receiptUrl }: { view:
   }
   if (subscription.status === 'incomplete') {
     const message =
-      subscription.failureCode === 'three_d_secure_required'
-        ? 'Your card was declined: it needs 3-D Secure authentication, which subscriptions do not support yet. No payment was taken.'
+      subscription.failureCode === 'authentication_required'
+        ? 'The payment was declined: your bank’s 3-D Secure check was not completed. No payment was taken.'
         : subscription.failureCode === 'processing_error'
           ? 'The payment was declined: it could not be sent to the payment network. No payment was taken.'
           : failureMessage(subscription.failureCode);
