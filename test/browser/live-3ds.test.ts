@@ -7,6 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createStripeReplay, STRIPE_BASE_URL, STRIPE_KEY } from '../gateway/stripe-api';
 import { chromiumAvailable, launchChromium, newContext, stopStarted, type LaunchedBrowser } from '../support/browser';
+import { PLAN } from '../subscriptions/support';
 import { callService, freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
@@ -145,14 +146,7 @@ describe('live 3-D Secure on the hosted pages in Chromium', () => {
   });
 
   it('subscription: Subscribe goes to the challenge with the subscription pending; back from it, the customer lands on success_url and it is active', async () => {
-    const created = await api('POST', '/api/v1/subscriptions', {
-      amount: 990,
-      interval: 'month',
-      plan_name: 'Moth club monthly',
-      total_payments: 12,
-      customer_email: 'ada@example.com',
-      success_url: `${MERCHANT}/welcome`,
-    });
+    const created = await api('POST', '/api/v1/subscriptions', { ...PLAN, success_url: `${MERCHANT}/welcome` });
     expect(created.status).toBe(201);
     const page = await (await newContext(browser)).newPage();
     await page.goto(created.body.url);

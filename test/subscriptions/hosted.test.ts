@@ -261,6 +261,11 @@ describe('hosted subscription checkout: live mode', () => {
   const CHALLENGE = 'https://hooks.stripe.com/3d_secure_2/hosted?payment_intent=pi_3ds_1';
   const challenged = () =>
     vi.spyOn(api.services.gateways.live, 'charge').mockResolvedValue({ status: 'requires_action', paymentId: 'pi_3ds_1', redirectUrl: CHALLENGE, brand: 'visa', last4: '3220' });
+  /** The gateway still waits for the customer at the challenge; withdrawing it succeeds. */
+  const challengeUnfinished = (paymentId: string) => {
+    vi.spyOn(api.services.gateways.live, 'retrieveCharge').mockResolvedValue({ status: 'requires_action', paymentId, redirectUrl: CHALLENGE, brand: 'visa', last4: '3220' });
+    return vi.spyOn(api.services.gateways.live, 'cancelCharge').mockResolvedValue(null);
+  };
   const firstCharge = async (subscriptionId: string) => (await api.services.db.select().from(subscriptionCharges).where(eq(subscriptionCharges.subscriptionId, subscriptionId)))[0]!;
 
   it('a card asking for 3-D Secure: the form sends the customer to the challenge, the subscription pending; the return settles it once and lands on success_url', async () => {
@@ -313,8 +318,7 @@ describe('hosted subscription checkout: live mode', () => {
     challenged();
     const checkout = await liveCheckout();
     await submitCard(api, checkout);
-    vi.spyOn(api.services.gateways.live, 'retrieveCharge').mockResolvedValue({ status: 'requires_action', paymentId: 'pi_3ds_1', redirectUrl: CHALLENGE, brand: 'visa', last4: '3220' });
-    const cancel = vi.spyOn(api.services.gateways.live, 'cancelCharge').mockResolvedValue(null);
+    const cancel = challengeUnfinished('pi_3ds_1');
     api.clock.set(new Date(T0.getTime() + 61_000));
     expect(await reconcileFirstCharges(api.services)).toBe(0);
     expect(cancel).not.toHaveBeenCalled();
@@ -329,8 +333,7 @@ describe('hosted subscription checkout: live mode', () => {
     vi.spyOn(api.services.gateways.live, 'charge').mockRejectedValue(new GatewayTimeoutError());
     const checkout = await liveCheckout();
     await submitCard(api, checkout);
-    vi.spyOn(api.services.gateways.live, 'retrieveCharge').mockResolvedValue({ status: 'requires_action', paymentId: 'pi_3ds_2', redirectUrl: CHALLENGE, brand: 'visa', last4: '3220' });
-    const cancel = vi.spyOn(api.services.gateways.live, 'cancelCharge').mockResolvedValue(null);
+    const cancel = challengeUnfinished('pi_3ds_2');
     api.clock.set(new Date(T0.getTime() + 61_000));
     expect(await reconcileFirstCharges(api.services)).toBe(1);
     expect(cancel).toHaveBeenCalledWith('pi_3ds_2');
