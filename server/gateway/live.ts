@@ -153,7 +153,12 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
       // The error may quote the request; it is dropped so card data can never reach a log.
       throw new GatewayTimeoutError();
     }
-    if (response.status >= 500) throw new GatewayTimeoutError(`Stripe answered ${response.status}; the outcome is unknown.`);
+    // A 5xx is indeterminate (Stripe's words). A 409 means another request with the same key is
+    // still running, and a 429 that this one was not run: neither says what became of the intent,
+    // so the caller asks again later instead of recording a refusal.
+    if (response.status >= 500 || response.status === 409 || response.status === 429) {
+      throw new GatewayTimeoutError(`Stripe answered ${response.status}; the outcome is unknown.`);
+    }
     let parsed: T | StripeError;
     try {
       parsed = JSON.parse(text) as T | StripeError;

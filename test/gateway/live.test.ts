@@ -127,6 +127,21 @@ describe('Stripe PaymentIntents adapter (msw replay of the documented API)', () 
     expect(String((error as Error).message)).not.toContain('4000000000000259');
   });
 
+  it('the same key while its first request still runs (409 idempotency_key_in_use) leaves the outcome open → GatewayTimeoutError, not a refusal', async () => {
+    const req = request('4000000000000259');
+    const impatient = createLiveGateway({ secretKey: STRIPE_KEY, baseUrl: STRIPE_BASE_URL, timeoutMs: 1_000 });
+    await expect(impatient.charge(req)).rejects.toBeInstanceOf(GatewayTimeoutError);
+    await expect(gateway.charge(req)).rejects.toBeInstanceOf(GatewayTimeoutError);
+    expect(stripe.calls.at(-1)).toMatchObject({ method: 'POST', path: '/v1/payment_intents', headers: { 'idempotency-key': req.idempotencyKey } });
+  });
+
+  it('rate limited (429): nothing was run, the outcome is open → GatewayTimeoutError; the next request goes through', async () => {
+    stripe.rateLimitNext();
+    const req = request('4242424242424242');
+    await expect(gateway.charge(req)).rejects.toBeInstanceOf(GatewayTimeoutError);
+    expect(await gateway.charge(req)).toMatchObject({ status: 'succeeded' });
+  });
+
   it('a 5xx leaves the outcome open → GatewayTimeoutError', async () => {
     await expect(gateway.charge(request('4000000000000119'))).rejects.toBeInstanceOf(GatewayTimeoutError);
   });

@@ -6,7 +6,7 @@ import { delay, http, HttpResponse } from 'msw';
  * https://docs.stripe.com/error-codes, https://docs.stripe.com/payments/3d-secure). The card
  * number picks the scenario, like Stripe's own test cards:
  *   4242424242424242 approved · 4000000000000002 card_declined · 4000000000000127 incorrect_cvc
- *   4000000000003220 3-D Secure challenge · 4000000000000259 never answers (timeout)
+ *   4000000000003220 3-D Secure challenge · 4000000000000259 never answers (timeout; its key stays in use: 409)
  *   4000000000000119 500 processing error (outcome unknown)
  */
 export const STRIPE_BASE_URL = 'https://api.stripe.test';
@@ -28,6 +28,9 @@ export function createStripeReplay() {
   /** Stripe answers an idempotent replay with the first response (https://docs.stripe.com/api/idempotent_requests). */
   const idempotent = new Map<string, { status: number; body: unknown }>();
   let counter = 0;
+  /** Keys of requests Stripe is still running (the never-answering card's). */
+  const inFlight = new Set<string>();
+  let rateLimitedRequests = 0;
   const refunds = new Map<string, StripeRefund>();
   /** What a new refund answers: Stripe refunds some payment methods asynchronously (`pending`). */
   let refundStatus = 'succeeded';
@@ -93,9 +96,18 @@ export function createStripeReplay() {
       const key = call.headers['idempotency-key'];
       const replay = key ? idempotent.get(key) : undefined;
       if (replay) return HttpResponse.json(replay.body as object, { status: replay.status, headers: { 'idempotent-replayed': 'true' } });
+      // https://docs.stripe.com/error-low-level#idempotency: a key whose first request is still running.
+      if (key && inFlight.has(key)) {
+        return HttpResponse.json({ error: { type: 'idempotency_error', code: 'idempotency_key_in_use', message: 'There is currently another in-progress request using this Idempotency Key.' } }, { status: 409 });
+      }
+      if (rateLimitedRequests > 0) {
+        rateLimitedRequests -= 1;
+        return HttpResponse.json({ error: { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests hit the API too quickly.' } }, { status: 429 });
+      }
       const number = call.form.get('payment_method_data[card][number]');
       let answer: { status: number; body: unknown };
       if (number === '4000000000000259') {
+        if (key) inFlight.add(key);
         await delay('infinite');
         return HttpResponse.json({});
       } else if (number === '4000000000000119') {
@@ -190,6 +202,10 @@ export function createStripeReplay() {
     /** The status new refunds are created with, until changed again. */
     answerRefundsWith(status: 'succeeded' | 'pending') {
       refundStatus = status;
+    },
+    /** The next `count` charge requests are refused with 429, as Stripe's rate limiter does. */
+    rateLimitNext(count = 1) {
+      rateLimitedRequests = count;
     },
     /** A day has passed: Stripe prunes idempotency keys after 24 h, and a reused one makes a new object. */
     forgetIdempotencyKeys() {
