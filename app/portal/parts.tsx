@@ -26,6 +26,7 @@ const PAYMENT_STATUS: Record<PortalSubscription['payments'][number]['status'], {
   processing: { label: 'Processing', tone: 'info' },
   unknown: { label: 'Processing', tone: 'info' },
   requires_action: { label: 'Awaiting authentication', tone: 'info' },
+  refund_due: { label: 'Being refunded', tone: 'info' },
   refunded: { label: 'Refunded', tone: 'neutral' },
 };
 

@@ -105,8 +105,12 @@ export const subscriptionCheckouts = pgTable(
 );
 
 /** `refunded`: it succeeded after its subscription was canceled, and was paid back (server/billing/engine.ts). */
-/** `requires_action`: a first charge waiting for the customer's 3-D Secure challenge (live mode). */
-export type SubscriptionChargeStatus = 'processing' | 'succeeded' | 'declined' | 'unknown' | 'requires_action' | 'refunded';
+/**
+ * `requires_action`: a first charge waiting for the customer's 3-D Secure challenge (live mode).
+ * `refund_due`: taken for a subscription canceled while the charge was at the gateway, and being
+ * paid back (server/billing/engine.ts); `refunded` once it is.
+ */
+export type SubscriptionChargeStatus = 'processing' | 'succeeded' | 'declined' | 'unknown' | 'requires_action' | 'refund_due' | 'refunded';
 
 /**
  * Every charge of a subscription (the first on the hosted page, then one per cycle and retry),

@@ -169,7 +169,8 @@ export interface Settlement {
  * Records a charge's outcome and applies its transition (transitions.ts) with its events, in one
  * transaction with the subscription row locked, exactly once: under the lock only a charge that
  * is still open changes, so the worker, a retry and the reconciler may race freely. A charge the
- * subscription no longer waits for (it was canceled meanwhile) is recorded only.
+ * subscription no longer waits for (it was canceled meanwhile) is recorded only; if it took money,
+ * as `refund_due`, in the same commit, so paying it back survives a crash (engine.ts).
  */
 export async function settleCharge(deps: BillingDeps, charge: Pick<ChargeRow, 'id' | 'subscriptionId'>, result: ChargeOutcome): Promise<Settlement> {
   return deps.db.transaction(async (tx) => {
@@ -199,6 +200,7 @@ export async function settleCharge(deps: BillingDeps, charge: Pick<ChargeRow, 'i
     if (!settled) return { settled: false, subscription: locked.subscription, events: [] };
     if (!awaitsCharge(locked.subscription, settled)) {
       const unowedPayment = succeeded && result.paymentId ? { paymentId: result.paymentId, amount: settled.amount } : undefined;
+      if (unowedPayment) await tx.update(subscriptionCharges).set({ status: 'refund_due' }).where(eq(subscriptionCharges.id, charge.id));
       return { settled: true, subscription: locked.subscription, events: [], unowedPayment };
     }
     const transition = succeeded ? chargeSucceeded(locked.subscription, settled, now) : chargeDeclined(settled, now);

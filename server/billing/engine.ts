@@ -10,9 +10,9 @@
  * cycles is charged once per missed cycle, in order (each its own charge row and events), until
  * one fails (the retries of CONTRACT 3 take over, also in order) or the schedule ends.
  */
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { subscriptionCharges } from '@/db/schema';
-import { GatewayRejectedError, GatewayTimeoutError, type Gateways } from '../gateway/types';
+import { GatewayRejectedError, GatewayTimeoutError, type Gateways, type RefundResult } from '../gateway/types';
 import type { SubscriptionRow } from '../subscriptions/representation';
 import { claimDueCharges, markChargeUnknown, settleCharge, type BillingDeps, type BillingScope, type ChargeOutcome, type ChargeRow, type ClaimedCharge } from './charges';
 
@@ -56,24 +56,41 @@ async function executeCharge(deps: BillingEngineDeps, claimed: ClaimedCharge): P
 export async function recordChargeOutcome(deps: BillingEngineDeps, charge: Pick<ChargeRow, 'id' | 'subscriptionId'>, outcome: ChargeOutcome): Promise<boolean> {
   const settlement = await settleCharge(deps, charge, outcome);
   if (settlement.events.includes('subscription.canceled')) await endRecurringContract(deps, settlement.subscription);
-  if (settlement.unowedPayment) await refundUnowedCharge(deps, charge.id, settlement.subscription, settlement.unowedPayment);
+  if (settlement.unowedPayment) {
+    await payBackUnowedCharge(deps, { id: charge.id, livemode: settlement.subscription.livemode, gatewayPaymentId: settlement.unowedPayment.paymentId, amount: settlement.unowedPayment.amount });
+  }
   return settlement.settled;
 }
 
 /**
  * A cancel that lands while a renewal is at the gateway stops the subscription, but the gateway
- * may still take that charge: it is paid back in full, under a key of its own so a repeated
- * settlement never refunds twice, and the charge reads `refunded`. A refund that fails is logged
- * for the operator; the charge then stays `succeeded`, which is what happened at the gateway.
+ * may still take that charge: settleCharge marks it `refund_due`, and it is paid back in full
+ * here, under a key of its own, looked up before it is sent (an acquirer forgets keys after a
+ * while, Stripe after 24 h), so the customer is refunded once. Until the gateway says the refund
+ * succeeded the charge stays `refund_due`, and the reconciler (reconcile.ts) asks again. A refund
+ * the gateway refuses is logged for the operator; the charge then reads `succeeded`, which is
+ * what happened at the gateway. Returns whether the pay-back is settled.
  */
-async function refundUnowedCharge(deps: BillingEngineDeps, chargeId: string, subscription: SubscriptionRow, payment: { paymentId: string; amount: number }): Promise<void> {
+export async function payBackUnowedCharge(deps: BillingEngineDeps, charge: Pick<ChargeRow, 'id' | 'livemode' | 'gatewayPaymentId' | 'amount'>): Promise<boolean> {
+  const gateway = deps.gateways[charge.livemode ? 'live' : 'test'];
+  const request = { idempotencyKey: `subscription-refund:${charge.id}`, paymentId: charge.gatewayPaymentId!, amount: charge.amount };
+  let status: RefundResult['status'];
   try {
-    const refund = await deps.gateways[subscription.livemode ? 'live' : 'test'].refund({ idempotencyKey: `subscription-refund:${chargeId}`, paymentId: payment.paymentId, amount: payment.amount });
-    if (refund.status !== 'succeeded') throw new Error(`refund ${refund.refundId} is ${refund.status}`);
-    await deps.db.update(subscriptionCharges).set({ status: 'refunded' }).where(eq(subscriptionCharges.id, chargeId));
+    status = ((await gateway.retrieveRefund(request)) ?? (await gateway.refund(request))).status;
   } catch (error) {
-    console.error(`billing: paying back charge ${chargeId} of canceled ${subscription.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+    if (!(error instanceof GatewayRejectedError)) {
+      if (!(error instanceof GatewayTimeoutError)) console.error(`billing: paying back charge ${charge.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+      return false;
+    }
+    status = 'failed';
   }
+  if (status === 'pending') return false;
+  if (status === 'failed') console.error(`billing: the gateway refused to pay back charge ${charge.id}: the operator must refund it`);
+  await deps.db
+    .update(subscriptionCharges)
+    .set({ status: status === 'succeeded' ? 'refunded' : 'succeeded' })
+    .where(and(eq(subscriptionCharges.id, charge.id), eq(subscriptionCharges.status, 'refund_due')));
+  return true;
 }
 
 /**

@@ -3,13 +3,14 @@
  * gateway call and the commit (`processing` gone stale) or a call that timed out (`unknown`).
  * It asks the gateway for the charge made under the charge's idempotency key; when the gateway
  * never received it, it re-issues the recurring charge with the SAME key, which the gateway
- * answers at most once, then settles (charges.ts, exactly once).
+ * answers at most once, then settles (charges.ts, exactly once). It also finishes paying back
+ * charges taken after a cancel (`refund_due`).
  */
 import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import { subscriptionCharges, subscriptions } from '@/db/schema';
 import { GatewayRejectedError } from '../gateway/types';
 import { chargeDescription, OPEN_CHARGE_STATUSES, type ChargeOutcome, type ChargeRow } from './charges';
-import { recordChargeOutcome, type BillingEngineDeps } from './engine';
+import { payBackUnowedCharge, recordChargeOutcome, type BillingEngineDeps } from './engine';
 
 export interface BillingReconcileSettings {
   /**
@@ -50,10 +51,17 @@ async function gatewayOutcome(deps: BillingEngineDeps, charge: ChargeRow): Promi
   }
 }
 
-/** Returns how many open charges it settled; the rest stay open for the next run, marked as asked. */
+/**
+ * Returns how many open charges it settled (and pay-backs it finished); the rest stay open for
+ * the next run, marked as asked.
+ */
 export async function reconcileSubscriptionCharges(deps: BillingEngineDeps, settings: Partial<BillingReconcileSettings> = {}): Promise<number> {
   const { staleAfterSeconds, limit } = { ...DEFAULT_BILLING_RECONCILE_SETTINGS, ...settings };
   const staleBefore = new Date(deps.clock.now().getTime() - staleAfterSeconds * 1000);
+  return (await settleOpenCharges(deps, staleBefore, limit)) + (await finishPayBacks(deps, staleBefore, limit));
+}
+
+async function settleOpenCharges(deps: BillingEngineDeps, staleBefore: Date, limit: number): Promise<number> {
   const open = await deps.db
     .select()
     .from(subscriptionCharges)
@@ -80,4 +88,23 @@ export async function reconcileSubscriptionCharges(deps: BillingEngineDeps, sett
       .where(and(eq(subscriptionCharges.id, charge.id), inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES])));
   }
   return settled;
+}
+
+/**
+ * Charges taken for subscriptions canceled meanwhile whose pay-back did not finish (a crash after
+ * the commit, no answer, a refund the gateway still has pending): engine.ts pays them back.
+ */
+async function finishPayBacks(deps: BillingEngineDeps, staleBefore: Date, limit: number): Promise<number> {
+  const due = await deps.db
+    .select()
+    .from(subscriptionCharges)
+    .where(and(eq(subscriptionCharges.status, 'refund_due'), lte(subscriptionCharges.createdAt, staleBefore)))
+    .orderBy(sql`${subscriptionCharges.checkedAt} asc nulls first`, asc(subscriptionCharges.createdAt))
+    .limit(limit);
+  let finished = 0;
+  for (const charge of due) {
+    if (await payBackUnowedCharge(deps, charge)) finished += 1;
+    else await deps.db.update(subscriptionCharges).set({ checkedAt: deps.clock.now() }).where(eq(subscriptionCharges.id, charge.id));
+  }
+  return finished;
 }

@@ -147,6 +147,59 @@ describe('open charges are reconciled, never charged twice (issue 5)', () => {
     expect((await eventsOf(api.services.db, sub.id)).map((event) => event.type)).toEqual(['subscription.canceled']);
   });
 
+  /** A renewal the gateway took after a cancel, settled through `refunds` (the gateway the pay-back meets). */
+  async function takenAfterCancel(refunds: Partial<Pick<PaymentGateway, 'refund' | 'retrieveRefund'>>) {
+    const { key, storeId, sub } = await dueSubscription();
+    await billDueSubscriptions(timingOut(true), storeScope(storeId));
+    expect((await api.request('DELETE', `/api/v1/subscriptions/${sub.id}`, { key, body: {} })).status).toBe(200);
+    api.clock.advance(61);
+    const gateway: PaymentGateway = { ...api.services.gateways.test, ...refunds };
+    await reconcileSubscriptionCharges({ ...api.services, gateways: { ...api.services.gateways, test: gateway } });
+    const [taken] = await recurringLedger(api.services.db, sub.recurringId);
+    const paidBack = async () => api.services.db.select().from(simulatorRefunds).where(eq(simulatorRefunds.paymentId, taken!.paymentId));
+    return { sub, paidBack, charge: async () => (await chargesOf(api.services.db, sub.id))[1]! };
+  }
+
+  it('a pay-back the gateway did not answer stays refund_due, committed with the charge, and a later pass finishes it once', async () => {
+    const { paidBack, charge } = await takenAfterCancel({ refund: () => Promise.reject(new GatewayTimeoutError()) });
+    expect(await charge()).toMatchObject({ status: 'refund_due' });
+    expect(await paidBack()).toEqual([]);
+    api.clock.advance(61);
+    expect(await reconcileSubscriptionCharges(api.services)).toBe(1);
+    expect(await charge()).toMatchObject({ status: 'refunded' });
+    expect(await paidBack()).toHaveLength(1);
+    expect(await reconcileSubscriptionCharges(api.services)).toBe(0);
+    expect(await paidBack()).toHaveLength(1);
+  });
+
+  it('a pay-back made but whose answer was lost is found by its key, not made again', async () => {
+    const simulator = api.services.gateways.test;
+    let sent = 0;
+    const { paidBack, charge } = await takenAfterCancel({
+      refund: async (request) => {
+        sent += 1;
+        await simulator.refund(request);
+        throw new GatewayTimeoutError();
+      },
+    });
+    // The same pass looks the lost pay-back up among the stale ones: found, recorded, not sent again.
+    expect(sent).toBe(1);
+    expect(await charge()).toMatchObject({ status: 'refunded' });
+    expect(await paidBack()).toHaveLength(1);
+  });
+
+  it('a pay-back the gateway has pending stays refund_due until it succeeds', async () => {
+    const { charge } = await takenAfterCancel({ refund: async () => ({ refundId: 'gw_re_pending', status: 'pending' }) });
+    expect(await charge()).toMatchObject({ status: 'refund_due' });
+    api.clock.advance(61);
+    const stillPending: PaymentGateway = { ...api.services.gateways.test, retrieveRefund: async () => ({ refundId: 'gw_re_pending', status: 'pending' }) };
+    expect(await reconcileSubscriptionCharges({ ...api.services, gateways: { ...api.services.gateways, test: stillPending } })).toBe(0);
+    expect(await charge()).toMatchObject({ status: 'refund_due' });
+    const done: PaymentGateway = { ...api.services.gateways.test, retrieveRefund: async () => ({ refundId: 'gw_re_pending', status: 'succeeded' }) };
+    expect(await reconcileSubscriptionCharges({ ...api.services, gateways: { ...api.services.gateways, test: done } })).toBe(1);
+    expect(await charge()).toMatchObject({ status: 'refunded' });
+  });
+
   it('a reconciled decline moves the subscription like any decline (past_due)', async () => {
     const { key, storeId, sub } = await dueSubscription(CARDS.declinesRecurring);
     await billDueSubscriptions(timingOut(true), storeScope(storeId));
