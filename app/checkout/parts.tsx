@@ -228,7 +228,8 @@ export function CardFields({ fieldError }: { fieldError: (name: HostedField) => 
       </Field>
       <div className="co-row">
         <Field name="expiry" label="Expiry" hint="MM/YY" error={fieldError('expiry')}>
-          {(props) => <input {...props} type="text" autoComplete="cc-exp" inputMode="numeric" placeholder="MM/YY" maxLength={7} required />}
+          {/* No inputMode="numeric": a phone's number pad has no "/", and no script adds it. */}
+          {(props) => <input {...props} type="text" autoComplete="cc-exp" placeholder="MM/YY" maxLength={7} required />}
         </Field>
         <Field name="cvc" label="CVC" hint="3 digits" error={fieldError('cvc')}>
           {(props) => <input {...props} type="text" autoComplete="cc-csc" inputMode="numeric" placeholder="123" maxLength={4} required />}

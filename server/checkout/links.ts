@@ -80,3 +80,15 @@ export function receiptSignatureMatches(secret: string, sessionId: string, prese
   const given = Buffer.from(presented);
   return expected.length === given.length && timingSafeEqual(expected, given);
 }
+
+/**
+ * A merchant's URL with our parameters appended to its query (spec 4.4: "appended"): the
+ * merchant's own query is kept byte for byte (URLSearchParams would re-encode it, breaking a
+ * merchant that signs its return URL), and a #fragment stays last.
+ */
+export function appendQuery(merchantUrl: string, params: Record<string, string>): string {
+  const url = new URL(merchantUrl);
+  const added = new URLSearchParams(params).toString();
+  url.search = url.search.length > 1 ? `${url.search.slice(1)}&${added}` : added;
+  return url.toString();
+}

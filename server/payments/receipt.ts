@@ -1,4 +1,4 @@
-import { receiptSignature, receiptSignatureMatches, signingSecret } from '../checkout/links';
+import { appendQuery, receiptSignature, receiptSignatureMatches, signingSecret } from '../checkout/links';
 import type { Config } from '../config';
 
 type LinkConfig = Pick<Config, 'authSecret' | 'publicBaseUrl'>;
@@ -24,7 +24,5 @@ export function threeDSecureReturnUrl(config: LinkConfig, sessionId: string): st
 /** success_url with `session_id` added, its own query kept (spec 4.4); else the receipt page. */
 export function paidRedirectUrl(config: LinkConfig, session: { id: string; successUrl: string | null }): string {
   if (!session.successUrl) return receiptUrl(config, session.id);
-  const url = new URL(session.successUrl);
-  url.searchParams.set('session_id', session.id);
-  return url.toString();
+  return appendQuery(session.successUrl, { session_id: session.id });
 }

@@ -18,7 +18,7 @@ import type { Database } from '@/db/client';
 import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions } from '@/db/schema';
 import { recordAudit } from '../audit/service';
 import { chargeIdempotencyKey } from '../billing/charges';
-import { receiptSignature, signingSecret } from '../checkout/links';
+import { appendQuery, receiptSignature, signingSecret } from '../checkout/links';
 import { storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import { customerFor } from '../customers/service';
@@ -48,10 +48,7 @@ export function subscriptionReceiptUrl(config: Pick<Config, 'publicBaseUrl' | 'a
 /** CONTRACT 5: success_url with `checkout_id` and `subscription_id` added (its own query kept), else the receipt page. */
 export function subscribedRedirectUrl(config: Pick<Config, 'publicBaseUrl' | 'authSecret'>, checkout: { id: string; successUrl: string | null }, subscriptionId: string): string {
   if (!checkout.successUrl) return subscriptionReceiptUrl(config, checkout.id);
-  const url = new URL(checkout.successUrl);
-  url.searchParams.set('checkout_id', checkout.id);
-  url.searchParams.set('subscription_id', subscriptionId);
-  return url.toString();
+  return appendQuery(checkout.successUrl, { checkout_id: checkout.id, subscription_id: subscriptionId });
 }
 
 /** Where the acquirer sends the customer back after a 3-D Secure challenge; signed like the receipt. */

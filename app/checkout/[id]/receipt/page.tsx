@@ -2,6 +2,7 @@ import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
 import { singleParam } from '@/server/checkout/hosted-request';
 import { loadHostedReceipt } from '@/server/checkout/hosted-receipt';
+import { paidRedirectUrl } from '@/server/payments/receipt';
 import { CheckoutShell, formatEur, Notice, OrderSummary } from '../../parts';
 
 export const dynamic = 'force-dynamic';
@@ -14,7 +15,8 @@ const DATE = new Intl.DateTimeFormat('en-IE', { dateStyle: 'long', timeStyle: 's
 export default async function ReceiptPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { id } = await params;
   const { signature } = await searchParams;
-  const result = await loadHostedReceipt(await getAppServices(), { id, signature: singleParam(signature) });
+  const services = await getAppServices();
+  const result = await loadHostedReceipt(services, { id, signature: singleParam(signature) });
   if (result.state === 'invalid') notFound();
   if (result.state === 'unpaid') {
     return (
@@ -86,7 +88,8 @@ export default async function ReceiptPage({ params, searchParams }: { params: Pr
         ) : null}
         {receipt.successUrl ? (
           <p>
-            <a className="co-link" href={receipt.successUrl}>
+            {/* With session_id, as after paying: the merchant's page looks the order up by it. */}
+            <a className="co-link" href={paidRedirectUrl(services.config, { id: receipt.sessionId, successUrl: receipt.successUrl })}>
               Return to {receipt.storeName}
             </a>
           </p>
