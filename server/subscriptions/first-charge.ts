@@ -151,25 +151,43 @@ export async function paySubscriptionCheckout(deps: FirstChargeDeps, input: PayS
   return { subscription };
 }
 
+/** The bank's challenge the link's first charge still waits at, when it does (the gateway is asked: the URL is not kept). */
+export async function pendingChallengeUrl(deps: Pick<FirstChargeDeps, 'db' | 'gateways'>, checkoutId: string): Promise<string | undefined> {
+  const loaded = await loadFirstCharge(deps.db, checkoutId);
+  if (loaded?.charge.status !== 'requires_action') return undefined;
+  try {
+    const found = await deps.gateways[loaded.charge.livemode ? 'live' : 'test'].retrieveCharge(loaded.charge.idempotencyKey, loaded.charge.gatewayPaymentId ?? undefined);
+    return found?.status === 'requires_action' ? found.redirectUrl : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A used link's subscription and its first charge. */
+async function loadFirstCharge(db: Database, checkoutId: string) {
+  const loaded = await loadCheckout(db, checkoutId);
+  if (!loaded?.checkout.subscriptionId) return undefined;
+  const { checkout } = loaded;
+  const [row] = await db
+    .select({ subscription: subscriptions, charge: subscriptionCharges })
+    .from(subscriptions)
+    .innerJoin(subscriptionCharges, and(eq(subscriptionCharges.subscriptionId, subscriptions.id), eq(subscriptionCharges.cycle, 1), eq(subscriptionCharges.attempt, 0)))
+    .where(and(eq(subscriptions.id, checkout.subscriptionId!), eq(subscriptions.storeId, checkout.storeId), eq(subscriptions.livemode, checkout.livemode)));
+  return row;
+}
+
 /**
  * The customer is back from the bank's 3-D Secure page: settles the first charge from the
  * gateway's answer. Safe to call again (a reload): a settled subscription answers as it is. A
  * gateway that cannot answer now leaves it `pending` for the reconciler.
  */
 export async function completeSubscriptionChallenge(deps: Pick<FirstChargeDeps, 'db' | 'clock' | 'gateways'>, checkoutId: string): Promise<SubscriptionRow | undefined> {
-  const loaded = await loadCheckout(deps.db, checkoutId);
-  if (!loaded?.checkout.subscriptionId) return undefined;
-  const { checkout } = loaded;
-  const [row] = await deps.db
-    .select({ subscription: subscriptions, charge: subscriptionCharges })
-    .from(subscriptions)
-    .innerJoin(subscriptionCharges, and(eq(subscriptionCharges.subscriptionId, subscriptions.id), eq(subscriptionCharges.cycle, 1), eq(subscriptionCharges.attempt, 0)))
-    .where(and(eq(subscriptions.id, checkout.subscriptionId!), eq(subscriptions.storeId, checkout.storeId), eq(subscriptions.livemode, checkout.livemode)));
+  const row = await loadFirstCharge(deps.db, checkoutId);
   if (!row) return undefined;
   if (row.charge.status !== 'requires_action') return row.subscription;
   let found: ChargeResult | null;
   try {
-    found = await deps.gateways[checkout.livemode ? 'live' : 'test'].retrieveCharge(row.charge.idempotencyKey, row.charge.gatewayPaymentId ?? undefined);
+    found = await deps.gateways[row.charge.livemode ? 'live' : 'test'].retrieveCharge(row.charge.idempotencyKey, row.charge.gatewayPaymentId ?? undefined);
   } catch {
     return row.subscription;
   }

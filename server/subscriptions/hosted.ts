@@ -4,7 +4,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
-import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type SubscriptionStatus } from '@/db/schema';
+import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type SubscriptionChargeStatus, type SubscriptionStatus } from '@/db/schema';
 import { hostedPageErrorFor, type SubmitInput, type SubmitOutcome } from '../checkout/hosted-submit';
 import { checkLink, signedLink, signingSecret } from '../checkout/links';
 import { epochSeconds, storeClock, type Clock } from '../clock';
@@ -12,7 +12,7 @@ import type { Config } from '../config';
 import type { Services } from '../context';
 import { ApiError } from '../errors';
 import { receiptSignatureValid } from '../payments/receipt';
-import { completeSubscriptionChallenge, paySubscriptionCheckout, subscribedRedirectUrl } from './first-charge';
+import { completeSubscriptionChallenge, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl } from './first-charge';
 
 export interface HostedSubscriptionView {
   id: string;
@@ -34,6 +34,7 @@ export interface HostedSubscriptionOutcome {
   status: SubscriptionStatus;
   /** Why the first charge failed (a decline code), when it did. */
   failureCode: string | null;
+  firstChargeStatus: SubscriptionChargeStatus | null;
   cardBrand: string | null;
   cardLast4: string | null;
   nextBillingAt: number;
@@ -81,6 +82,7 @@ async function outcomeOf(db: Database, checkout: typeof subscriptionCheckouts.$i
     id: row.subscription.id,
     status: row.subscription.status,
     failureCode: row.charge?.failureCode ?? null,
+    firstChargeStatus: row.charge?.status ?? null,
     cardBrand: row.charge?.cardBrand ?? null,
     cardLast4: row.charge?.cardLast4 ?? null,
     nextBillingAt: epochSeconds(row.subscription.nextBillingAt),
@@ -140,9 +142,8 @@ export async function submitHostedSubscription(services: Services, input: Submit
     kind: 'redirect' as const,
     location: hostedSubscriptionPath({ id: input.id, expires: input.expires!, signature: input.signature! }, error ? { error } : {}) + (error ? '#form-error' : ''),
   });
-  if (hosted.state === 'used' && hosted.subscription.status === 'active') {
-    return { kind: 'redirect', location: subscribedRedirectUrl(services.config, hosted.view, hosted.subscription.id) };
-  }
+  // The link's attempt was made already (a double click, a second tab, Back from the bank's page): land where it lands.
+  if (hosted.state === 'used') return (await attemptDestination(services, link)) ?? page();
   if (hosted.state !== 'open') return page();
 
   const field = (name: string) => {
@@ -162,14 +163,8 @@ export async function submitHostedSubscription(services: Services, input: Submit
     return page();
   } catch (error) {
     if (error instanceof ApiError) {
-      // Another submit (a second tab, a double click) made the attempt: land where it lands.
-      if (error.code === 'session_already_complete') {
-        const settled = await awaitAttempt(services, link);
-        if (settled?.state === 'used' && settled.subscription.status === 'active') {
-          return { kind: 'redirect', location: subscribedRedirectUrl(services.config, settled.view, settled.subscription.id) };
-        }
-        return page();
-      }
+      // Another submit made the attempt meanwhile: land where it lands.
+      if (error.code === 'session_already_complete') return (await attemptDestination(services, link)) ?? page();
       // The page says how the attempt went (expired, or still being confirmed).
       if (error.code === 'session_expired' || error.code === 'payment_outcome_unknown') return page();
       return page(hostedPageErrorFor(error));
@@ -199,15 +194,24 @@ export async function subscriptionChallengeReturn(services: Services, checkoutId
 const IN_FLIGHT_WAIT_MS = 20_000;
 const POLL_INTERVAL_MS = 100;
 
-/** Waits while the link's attempt, made by another request, is still `pending`; polls the database, so it works across instances. */
-async function awaitAttempt(services: Services, link: { id: string; expires: string | undefined; signature: string | undefined }) {
+/**
+ * Where a submit goes when the link's attempt was made by another request: it waits while that
+ * attempt's charge is still at the gateway (polling the database, so it works across instances),
+ * then answers the merchant's success_url when subscribed, or the bank's challenge when one is
+ * waiting for the customer; undefined means the page, which shows the outcome.
+ */
+async function attemptDestination(services: Services, link: { id: string; expires: string | undefined; signature: string | undefined }): Promise<SubmitOutcome | undefined> {
   const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
   let hosted = await loadHostedSubscriptionCheckout(services, link);
-  while (hosted.state === 'used' && hosted.subscription.status === 'pending' && Date.now() < deadline) {
+  while (hosted.state === 'used' && hosted.subscription.firstChargeStatus === 'processing' && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
     hosted = await loadHostedSubscriptionCheckout(services, link);
   }
-  return hosted;
+  if (hosted.state !== 'used') return undefined;
+  if (hosted.subscription.status === 'active') return { kind: 'redirect', location: subscribedRedirectUrl(services.config, hosted.view, hosted.subscription.id) };
+  if (hosted.subscription.firstChargeStatus !== 'requires_action') return undefined;
+  const challengeUrl = await pendingChallengeUrl(services, hosted.view.id);
+  return challengeUrl ? { kind: 'redirect', location: challengeUrl } : undefined;
 }
 
 export interface HostedSubscriptionReceipt {

@@ -292,6 +292,22 @@ describe('hosted subscription checkout: live mode', () => {
     expect((await eventsOf(api.services.db, pending.id)).map((event) => event.type)).toEqual(['subscription.created']);
   });
 
+  it('a second submit while the challenge waits (a double click, Back from the bank\'s page) goes to that challenge again, charging nothing more', async () => {
+    const charge = challenged();
+    const checkout = await liveCheckout();
+    await submitCard(api, checkout);
+    const retrieve = vi
+      .spyOn(api.services.gateways.live, 'retrieveCharge')
+      .mockResolvedValue({ status: 'requires_action', paymentId: 'pi_3ds_1', redirectUrl: CHALLENGE, brand: 'visa', last4: '3220' });
+    expect(await submitCard(api, checkout)).toEqual({ kind: 'redirect', location: CHALLENGE });
+    expect(charge).toHaveBeenCalledTimes(1);
+    expect(retrieve).toHaveBeenCalledWith(expect.stringMatching(/^subscription:sub_live_/), 'pi_3ds_1');
+    // Once the challenge is passed, a late submit lands on the merchant like the return did.
+    retrieve.mockResolvedValue({ status: 'succeeded', paymentId: 'pi_3ds_1', brand: 'visa', last4: '3220', recurringId: 'cus_1/pm_1' });
+    const subscribed = await subscriptionChallengeReturn(api.services, checkout.id);
+    expect(await submitCard(api, checkout)).toEqual({ kind: 'redirect', location: subscribed });
+  });
+
   it('a failed challenge: incomplete with card_declined; the return lands on the page, which says declined', async () => {
     challenged();
     const checkout = await liveCheckout();
