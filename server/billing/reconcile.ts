@@ -8,7 +8,7 @@
  */
 import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
 import { subscriptionCharges, subscriptions } from '@/db/schema';
-import { GatewayRejectedError } from '../gateway/types';
+import { chargeLookup, GatewayRejectedError } from '../gateway/types';
 import { chargeDescription, OPEN_CHARGE_STATUSES, type ChargeOutcome, type ChargeRow } from './charges';
 import { payBackUnowedCharge, recordChargeOutcome, type BillingEngineDeps } from './engine';
 
@@ -34,7 +34,7 @@ export const DEFAULT_BILLING_RECONCILE_SETTINGS: BillingReconcileSettings = { st
  */
 async function gatewayOutcome(deps: BillingEngineDeps, charge: ChargeRow): Promise<ChargeOutcome | undefined> {
   const gateway = deps.gateways[charge.livemode ? 'live' : 'test'];
-  const found = await gateway.retrieveCharge(charge.idempotencyKey, charge.gatewayPaymentId ?? undefined);
+  const found = await gateway.retrieveCharge(charge.idempotencyKey, chargeLookup(charge));
   if (found) return found;
   const [subscription] = await deps.db.select().from(subscriptions).where(eq(subscriptions.id, charge.subscriptionId));
   if (!subscription) return undefined;

@@ -4,6 +4,7 @@ import {
   GatewayRejectedError,
   GatewayTimeoutError,
   type CardErrorCode,
+  type ChargeLookup,
   type ChargeRequest,
   type ChargeResult,
   type PaymentGateway,
@@ -42,7 +43,17 @@ interface StripePaymentIntent {
   payment_method?: string | { id: string; card?: StripeCard } | null;
   next_action?: { type: string; redirect_to_url?: { url: string; return_url?: string } } | null;
   last_payment_error?: { code?: string; decline_code?: string; payment_method?: { card?: StripeCard } } | null;
+  metadata?: Record<string, string> | null;
 }
+
+interface StripeList<T> {
+  data: T[];
+  has_more: boolean;
+}
+
+/** How far before and after a charge's recorded send time its intent is looked for (findIntentByKey). */
+const INTENT_WINDOW_BEFORE_SECONDS = 5 * 60;
+const INTENT_WINDOW_AFTER_SECONDS = 30 * 60;
 
 interface StripeRefund {
   id: string;
@@ -172,6 +183,33 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
     return { status: response.status, body: parsed };
   }
 
+  /**
+   * The intent made under our key (Stripe has no look-up by idempotency key: the key is in its
+   * metadata). Listed among the intents created around the time it was sent, page by page: the
+   * list API is read-after-write, unlike search, which may miss a new intent for a minute or, in
+   * an incident, far longer (https://stripe.com/docs/search, "Data freshness"). A miss is then
+   * final, and a caller that finds nothing may safely charge again under another key.
+   */
+  async function findIntentByKey(idempotencyKey: string, sentAt: Date): Promise<StripePaymentIntent | undefined> {
+    const sent = Math.floor(sentAt.getTime() / 1000);
+    // From before the send (clocks differ) to well after it (a renewal waits in its worker's queue before it is sent).
+    const window: Form = [
+      ['created[gte]', String(sent - INTENT_WINDOW_BEFORE_SECONDS)],
+      ['created[lte]', String(sent + INTENT_WINDOW_AFTER_SECONDS)],
+      ['limit', '100'],
+      ['expand[]', 'data.payment_method'],
+    ];
+    let startingAfter: string | undefined;
+    for (;;) {
+      const form: Form = startingAfter ? [...window, ['starting_after', startingAfter]] : window;
+      const page = (await call<StripeList<StripePaymentIntent>>('GET', '/v1/payment_intents', form)).body as StripeList<StripePaymentIntent>;
+      const found = page.data.find((intent) => intent.metadata?.idempotency_key === idempotencyKey);
+      const last = page.data.at(-1);
+      if (found || !page.has_more || !last) return found;
+      startingAfter = last.id;
+    }
+  }
+
   /** A 200 with an intent, or a 402 card error that carries the refused intent. */
   function chargeOutcome(answer: { status: number; body: StripePaymentIntent | StripeError }, fallback?: { brand: string; last4: string }, recurring = false): ChargeResult {
     if (answer.status === 402) {
@@ -198,7 +236,7 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
         ['description', request.description],
         ['confirm', 'true'],
         ['return_url', request.returnUrl],
-        // Lets retrieveCharge find the intent by our key after a timeout (search by metadata).
+        // Lets retrieveCharge find the intent by our key after a timeout (findIntentByKey).
         ['metadata[idempotency_key]', request.idempotencyKey],
         ['payment_method_data[type]', 'card'],
         ['payment_method_data[card][number]', digits],
@@ -217,21 +255,14 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
       return chargeOutcome(answer, known, request.recurring === true);
     },
 
-    async retrieveCharge(idempotencyKey: string, paymentId?: string): Promise<ChargeResult | null> {
-      if (paymentId) {
-        const answer = await call<StripePaymentIntent>('GET', `/v1/payment_intents/${encodeURIComponent(paymentId)}`, [['expand[]', 'payment_method']]);
-        return intentResult(answer.body as StripePaymentIntent, undefined, true);
+    async retrieveCharge(idempotencyKey: string, known: ChargeLookup): Promise<ChargeResult | null> {
+      let intent: StripePaymentIntent | undefined;
+      if (known.paymentId) {
+        intent = (await call<StripePaymentIntent>('GET', `/v1/payment_intents/${encodeURIComponent(known.paymentId)}`, [['expand[]', 'payment_method']])).body as StripePaymentIntent;
+      } else {
+        intent = await findIntentByKey(idempotencyKey, known.sentAt);
+        if (!intent) return null;
       }
-      // Stripe has no look-up by idempotency key; the key is in the intent's metadata. Search is
-      // eventually consistent (Stripe: usually under a minute), so the caller treats "not found"
-      // as final only for attempts older than that (server/payments/reconcile.ts).
-      const query = `metadata['idempotency_key']:'${idempotencyKey.replace(/'/g, "\\'")}'`;
-      const answer = await call<{ data: StripePaymentIntent[] }>('GET', '/v1/payment_intents/search', [
-        ['query', query],
-        ['expand[]', 'data.payment_method'],
-      ]);
-      const intent = (answer.body as { data: StripePaymentIntent[] }).data[0];
-      if (!intent) return null;
       // Created but never confirmed means the card never reached the acquirer: nothing charged.
       if (intent.status === 'requires_payment_method' && !intent.last_payment_error) return null;
       return intentResult(intent, undefined, true);
@@ -308,7 +339,7 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
           ['limit', '100'],
         ];
         if (startingAfter) form.push(['starting_after', startingAfter]);
-        const page = (await call<{ data: StripeRefund[]; has_more: boolean }>('GET', '/v1/refunds', form)).body as { data: StripeRefund[]; has_more: boolean };
+        const page = (await call<StripeList<StripeRefund>>('GET', '/v1/refunds', form)).body as StripeList<StripeRefund>;
         const found = page.data.find((refund) => refund.metadata?.idempotency_key === lookup.idempotencyKey);
         if (found) return refundResult(found);
         const last = page.data.at(-1);

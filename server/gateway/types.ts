@@ -34,6 +34,19 @@ export type ChargeResult =
   /** 3-D Secure challenge: send the customer to `redirectUrl`, then call `retrieveCharge`. */
   | { status: 'requires_action'; paymentId: string; redirectUrl: string; brand: string; last4: string };
 
+/** What the caller knows of a charge it asks about, besides its key. */
+export interface ChargeLookup {
+  /** The gateway's id, once an answer carried it (a 3-D Secure challenge): fetched directly. */
+  paymentId?: string;
+  /** When the charge was recorded, just before it was sent: bounds a search by key. */
+  sentAt: Date;
+}
+
+/** The lookup of a charge as our rows record it: created (wall clock) just before it was sent. */
+export function chargeLookup(row: { gatewayPaymentId: string | null; createdAt: Date }): ChargeLookup {
+  return row.gatewayPaymentId ? { paymentId: row.gatewayPaymentId, sentAt: row.createdAt } : { sentAt: row.createdAt };
+}
+
 export interface RecurringChargeRequest {
   idempotencyKey: string;
   recurringId: string;
@@ -87,11 +100,11 @@ export interface PaymentGateway {
   readonly challengeOrigins: readonly string[];
   charge(request: ChargeRequest): Promise<ChargeResult>;
   /**
-   * The charge made under this idempotency key, or null when the gateway never received it.
-   * `paymentId`, when the caller already knows it (a 3-D Secure return), lets an acquirer
-   * without look-up by key fetch the payment directly.
+   * The charge made under this idempotency key, or null when the gateway never received it (or
+   * never confirmed it: nothing was charged). The answer must be current: callers that find
+   * nothing record that nothing moved and may charge again under another key.
    */
-  retrieveCharge(idempotencyKey: string, paymentId?: string): Promise<ChargeResult | null>;
+  retrieveCharge(idempotencyKey: string, known: ChargeLookup): Promise<ChargeResult | null>;
   /**
    * Withdraws a charge still waiting for the customer (a 3-D Secure challenge never finished), so
    * it can no longer complete. Null when it is canceled: nothing was charged. When the customer

@@ -2,7 +2,7 @@ import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { paymentAttempts } from '@/db/schema';
 import type { Clock } from '../clock';
-import type { Gateways } from '../gateway/types';
+import { chargeLookup, type Gateways } from '../gateway/types';
 import { OPEN_ATTEMPT_STATUSES, settleAttempt, type AttemptRow, type SessionRow } from './settle';
 
 export interface ReconcileSettings {
@@ -13,8 +13,8 @@ export interface ReconcileSettings {
    */
   staleAfterSeconds: number;
   /**
-   * "The gateway has no such charge" is trusted only for attempts older than this: an acquirer's
-   * look-up may lag behind its writes (Stripe's search is eventually consistent).
+   * "The gateway has no such charge" is trusted only for attempts older than this: a margin for
+   * a request the gateway is still receiving (the Stripe adapter's look-up itself is current).
    */
   notFoundAfterSeconds: number;
   /**
@@ -58,7 +58,7 @@ export async function resolveAttempt(deps: ReconcileDeps, attempt: AttemptRow): 
   const gateway = deps.gateways[attempt.livemode ? 'live' : 'test'];
   let found;
   try {
-    found = await gateway.retrieveCharge(attempt.idempotencyKey, attempt.gatewayPaymentId ?? undefined);
+    found = await gateway.retrieveCharge(attempt.idempotencyKey, chargeLookup(attempt));
   } catch {
     // Still unreachable or still undecided: stays open, tried again later.
     return { settled: false, attempt };

@@ -13,6 +13,7 @@ import { startPeriodic, type PeriodicTask } from '../background';
 import type { Services } from '../context';
 import { DEFAULT_RECONCILE_SETTINGS } from '../payments/reconcile';
 import { OPEN_FIRST_CHARGE_STATUSES, settleFirstCharge } from './first-charge';
+import { chargeLookup } from '../gateway/types';
 
 export interface FirstChargeReconcileSettings {
   /** An open charge younger than this (wall clock) may still have its request waiting for the gateway. */
@@ -53,7 +54,7 @@ export async function reconcileFirstCharges(deps: Pick<Services, 'db' | 'clock' 
     let found;
     let withdrawn = false;
     try {
-      found = await gateway.retrieveCharge(charge.idempotencyKey, charge.gatewayPaymentId ?? undefined);
+      found = await gateway.retrieveCharge(charge.idempotencyKey, chargeLookup(charge));
       if (found?.status === 'requires_action') {
         // A customer sent to the challenge may still be there; one whose request timed out never saw it.
         if (charge.status === 'requires_action' && ageMs < abandonChallengeAfterSeconds * 1000) continue;

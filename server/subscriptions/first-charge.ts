@@ -24,7 +24,7 @@ import type { Config } from '../config';
 import { customerFor } from '../customers/service';
 import { ApiError, resourceMissing } from '../errors';
 import { isTestCard } from '../gateway/simulator';
-import { GatewayRejectedError, type ChargeResult, type Gateways } from '../gateway/types';
+import { chargeLookup, GatewayRejectedError, type ChargeResult, type Gateways } from '../gateway/types';
 import { newId, randomBase62 } from '../ids';
 import { validateCard, type CardFields } from '../payments/card';
 import { emitSubscriptionEvent, type SubscriptionRow } from './representation';
@@ -156,7 +156,7 @@ export async function pendingChallengeUrl(deps: Pick<FirstChargeDeps, 'db' | 'ga
   const loaded = await loadFirstCharge(deps.db, checkoutId);
   if (loaded?.charge.status !== 'requires_action') return undefined;
   try {
-    const found = await deps.gateways[loaded.charge.livemode ? 'live' : 'test'].retrieveCharge(loaded.charge.idempotencyKey, loaded.charge.gatewayPaymentId ?? undefined);
+    const found = await deps.gateways[loaded.charge.livemode ? 'live' : 'test'].retrieveCharge(loaded.charge.idempotencyKey, chargeLookup(loaded.charge));
     return found?.status === 'requires_action' ? found.redirectUrl : undefined;
   } catch {
     return undefined;
@@ -187,7 +187,7 @@ export async function completeSubscriptionChallenge(deps: Pick<FirstChargeDeps, 
   if (row.charge.status !== 'requires_action') return row.subscription;
   let found: ChargeResult | null;
   try {
-    found = await deps.gateways[row.charge.livemode ? 'live' : 'test'].retrieveCharge(row.charge.idempotencyKey, row.charge.gatewayPaymentId ?? undefined);
+    found = await deps.gateways[row.charge.livemode ? 'live' : 'test'].retrieveCharge(row.charge.idempotencyKey, chargeLookup(row.charge));
   } catch {
     return row.subscription;
   }

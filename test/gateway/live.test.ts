@@ -87,9 +87,9 @@ describe('Stripe PaymentIntents adapter (msw replay of the documented API)', () 
       last4: '3220',
     });
     const paymentId = (challenged as { paymentId: string }).paymentId;
-    expect(await gateway.retrieveCharge(req.idempotencyKey, paymentId)).toMatchObject({ status: 'requires_action', paymentId });
+    expect(await gateway.retrieveCharge(req.idempotencyKey, { paymentId, sentAt: new Date() })).toMatchObject({ status: 'requires_action', paymentId });
     stripe.completeChallenge(paymentId, 'succeeded');
-    expect(await gateway.retrieveCharge(req.idempotencyKey, paymentId)).toEqual({ status: 'succeeded', paymentId, brand: 'visa', last4: '3220' });
+    expect(await gateway.retrieveCharge(req.idempotencyKey, { paymentId, sentAt: new Date() })).toEqual({ status: 'succeeded', paymentId, brand: 'visa', last4: '3220' });
     expect(stripe.calls.at(-1)).toMatchObject({ method: 'GET', path: `/v1/payment_intents/${paymentId}` });
   });
 
@@ -97,7 +97,7 @@ describe('Stripe PaymentIntents adapter (msw replay of the documented API)', () 
     const req = request('4000000000003220');
     const challenged = (await gateway.charge(req)) as { paymentId: string };
     stripe.completeChallenge(challenged.paymentId, 'failed');
-    expect(await gateway.retrieveCharge(req.idempotencyKey, challenged.paymentId)).toMatchObject({ status: 'declined', code: 'card_declined' });
+    expect(await gateway.retrieveCharge(req.idempotencyKey, { paymentId: challenged.paymentId, sentAt: new Date() })).toMatchObject({ status: 'declined', code: 'card_declined' });
   });
 
   it('cancelCharge withdraws an unfinished challenge (null: nothing charged), keyed and with Stripe\'s "abandoned" reason', async () => {
@@ -155,15 +155,33 @@ describe('Stripe PaymentIntents adapter (msw replay of the documented API)', () 
     expect(stripe.calls).toEqual([]);
   });
 
-  it('retrieveCharge by key searches the intent metadata; null when Stripe never saw the key', async () => {
+  it('retrieveCharge by key lists the intents created around the send (read-after-write, unlike search) and matches the key in their metadata; null when Stripe never saw it', async () => {
     const req = request('4242424242424242');
+    const sentAt = new Date();
     const charged = await gateway.charge(req);
-    expect(await gateway.retrieveCharge(req.idempotencyKey)).toEqual(charged);
-    const search = stripe.calls.at(-1)!;
-    expect(search.path).toBe('/v1/payment_intents/search');
-    expect(search.form.get('query')).toBe(`metadata['idempotency_key']:'${req.idempotencyKey}'`);
-    expect(await gateway.retrieveCharge('charge:cs_live_never:1')).toBeNull();
+    expect(await gateway.retrieveCharge(req.idempotencyKey, { sentAt })).toEqual(charged);
+    const list = stripe.calls.at(-1)!;
+    expect(list).toMatchObject({ method: 'GET', path: '/v1/payment_intents' });
+    const sent = Math.floor(sentAt.getTime() / 1000);
+    expect(Number(list.form.get('created[gte]'))).toBe(sent - 300);
+    expect(Number(list.form.get('created[lte]'))).toBe(sent + 1800);
+    expect(list.form.get('limit')).toBe('100');
+    expect(await gateway.retrieveCharge('charge:cs_live_never:1', { sentAt })).toBeNull();
+    // An intent made long before the send is outside the window.
+    expect(await gateway.retrieveCharge(req.idempotencyKey, { sentAt: new Date(sentAt.getTime() + 3_600_000) })).toBeNull();
   });
+
+  it('retrieveCharge by key follows the list past its first page', async () => {
+    const sentAt = new Date();
+    const first = request('4242424242424242');
+    const charged = await gateway.charge(first);
+    for (let n = 0; n < 100; n += 1) await gateway.charge(request('4242424242424242'));
+    stripe.calls.length = 0;
+    expect(await gateway.retrieveCharge(first.idempotencyKey, { sentAt })).toEqual(charged);
+    expect(stripe.calls.map((call) => call.path)).toEqual(['/v1/payment_intents', '/v1/payment_intents']);
+    expect(stripe.calls[1]!.form.get('starting_after')).toMatch(/^pi_/);
+  });
+
 
   it('recurring: a customer under a derived key, setup_future_usage, then off-session charges and detach', async () => {
     const req = request('4242424242424242', { recurring: true });

@@ -118,9 +118,9 @@ describe('idempotency and the ledger', () => {
 
   it('retrieveCharge returns the charge under a key, and null when none was made', async () => {
     const req = request('4000000000000002');
-    expect(await gateway().retrieveCharge(req.idempotencyKey)).toBeNull();
+    expect(await gateway().retrieveCharge(req.idempotencyKey, { sentAt: new Date() })).toBeNull();
     const result = await gateway().charge(req);
-    expect(await gateway().retrieveCharge(req.idempotencyKey)).toEqual(result);
+    expect(await gateway().retrieveCharge(req.idempotencyKey, { sentAt: new Date() })).toEqual(result);
   });
 
   it('cancelCharge: a simulated charge is always decided, so it answers the charge (or null for an unknown id)', async () => {

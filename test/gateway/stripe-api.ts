@@ -22,7 +22,9 @@ export interface RecordedCall {
 type Intent = Record<string, unknown> & { id: string; status: string; metadata: Record<string, string> };
 type StripeRefund = { id: string; object: 'refund'; amount: number; payment_intent: string | null; status: string; currency: string; metadata: Record<string, string> };
 
-export function createStripeReplay() {
+/** `now` is Stripe's clock: intents are stamped `created` by it (tests on a test clock pass theirs). */
+export function createStripeReplay(options: { now?: () => Date } = {}) {
+  const now = options.now ?? (() => new Date());
   const calls: RecordedCall[] = [];
   const intents = new Map<string, Intent>();
   /** Stripe answers an idempotent replay with the first response (https://docs.stripe.com/api/idempotent_requests). */
@@ -54,7 +56,7 @@ export function createStripeReplay() {
       capture_method: 'automatic',
       confirmation_method: 'automatic',
       client_secret: `${id}_secret_abc`,
-      created: 1780000000,
+      created: Math.floor(now().getTime() / 1000),
       customer: form.get('customer'),
       livemode: true,
       metadata: { idempotency_key: form.get('metadata[idempotency_key]') ?? '' },
@@ -79,6 +81,14 @@ export function createStripeReplay() {
   const unauthorized = () =>
     HttpResponse.json({ error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_live_****' } }, { status: 401 });
   const missing = () => HttpResponse.json({ error: { type: 'invalid_request_error', code: 'resource_missing' } }, { status: 404 });
+
+  /** One page of a Stripe list (newest first): `limit` items after `starting_after`. */
+  function page<T extends { id: string }>(url: string, all: T[], query: URLSearchParams) {
+    const after = query.get('starting_after');
+    const from = after ? all.findIndex((item) => item.id === after) + 1 : 0;
+    const limit = Number(query.get('limit') ?? 10);
+    return { object: 'list', url, data: all.slice(from, from + limit), has_more: from + limit < all.length };
+  }
 
   /** GET /v1/<resource>/:id: the object as it is now, or Stripe's 404. */
   const retrieve = (resource: string, objects: Map<string, object>) =>
@@ -133,12 +143,14 @@ export function createStripeReplay() {
       if (key) idempotent.set(key, answer);
       return HttpResponse.json(answer.body as object, { status: answer.status });
     }),
-    http.get(`${STRIPE_BASE_URL}/v1/payment_intents/search`, async ({ request }) => {
-      const call = await record(request, '/v1/payment_intents/search');
+    // https://docs.stripe.com/api/payment_intents/list: newest first, filtered on `created`, paginated with starting_after.
+    http.get(`${STRIPE_BASE_URL}/v1/payment_intents`, async ({ request }) => {
+      const call = await record(request, '/v1/payment_intents');
       if (call.headers.authorization !== `Bearer ${STRIPE_KEY}`) return unauthorized();
-      const wanted = /metadata\['idempotency_key'\]:'(.*)'$/.exec(call.form.get('query') ?? '')?.[1];
-      const data = [...intents.values()].filter((pi) => pi.metadata.idempotency_key === wanted);
-      return HttpResponse.json({ object: 'search_result', url: '/v1/payment_intents/search', has_more: false, data });
+      const from = Number(call.form.get('created[gte]') ?? -Infinity);
+      const to = Number(call.form.get('created[lte]') ?? Infinity);
+      const all = [...intents.values()].filter((pi) => (pi.created as number) >= from && (pi.created as number) <= to).reverse();
+      return HttpResponse.json(page('/v1/payment_intents', all, call.form));
     }),
     retrieve('payment_intents', intents),
     // https://docs.stripe.com/api/payment_intents/cancel: an intent that succeeded or was canceled cannot be.
@@ -186,10 +198,7 @@ export function createStripeReplay() {
       const call = await record(request, '/v1/refunds');
       if (call.headers.authorization !== `Bearer ${STRIPE_KEY}`) return unauthorized();
       const all = [...refunds.values()].filter((refund) => refund.payment_intent === call.form.get('payment_intent')).reverse();
-      const after = call.form.get('starting_after');
-      const from = after ? all.findIndex((refund) => refund.id === after) + 1 : 0;
-      const limit = Number(call.form.get('limit') ?? 10);
-      return HttpResponse.json({ object: 'list', url: '/v1/refunds', data: all.slice(from, from + limit), has_more: from + limit < all.length });
+      return HttpResponse.json(page('/v1/refunds', all, call.form));
     }),
     retrieve('refunds', refunds),
   ];

@@ -9,7 +9,7 @@ import { createStripeReplay, STRIPE_BASE_URL, STRIPE_KEY } from '../gateway/stri
 import { expectPaymentError, insertSession, newStore, usePayments } from './support';
 
 const fx = usePayments();
-const stripe = createStripeReplay();
+const stripe = createStripeReplay({ now: () => fx.clock.now() });
 const server = setupServer(...stripe.handlers);
 beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => {
@@ -84,8 +84,34 @@ describe('live mode: 3-D Secure through the hosted page', () => {
     fx.clock.advance(121);
     expect(await reconcilePaymentAttempts(live(), { sessionId })).toBe(1);
     expect(await attemptsOf(sessionId)).toMatchObject([{ status: 'abandoned' }]);
-    expect(stripe.calls.at(-1)!.path).toBe('/v1/payment_intents/search');
+    expect(stripe.calls.at(-1)).toMatchObject({ method: 'GET', path: '/v1/payment_intents' });
     expect(await sessionRow(sessionId)).toMatchObject({ status: 'open', paymentStatus: 'unpaid' });
+  });
+
+  it('charged at Stripe but the answer was lost: the reconciler finds the intent among those created around the send, and the session is paid once', async () => {
+    const store = await newStore(fx);
+    const { sessionId } = await insertSession(fx, store, { livemode: true });
+    const gateway = live().gateways.live;
+    const lostAnswer: PaymentDeps = {
+      ...live(),
+      gateways: {
+        test: fx.gateways.test,
+        live: {
+          ...gateway,
+          charge: async (request) => {
+            await gateway.charge(request);
+            throw new GatewayTimeoutError();
+          },
+        },
+      },
+    };
+    await expectPaymentError(payCheckoutSession(lostAnswer, { sessionId, card: card('4242424242424242') }), 'payment_outcome_unknown', 500);
+    fx.clock.advance(121);
+    expect(await reconcilePaymentAttempts(live(), { sessionId })).toBe(1);
+    expect(await attemptsOf(sessionId)).toMatchObject([{ status: 'succeeded', gatewayPaymentId: expect.stringMatching(/^pi_/) }]);
+    expect(await sessionRow(sessionId)).toMatchObject({ status: 'complete', paymentStatus: 'paid' });
+    expect(stripe.calls.some((call) => call.path.includes('search'))).toBe(false);
+    expect(intentPosts()).toHaveLength(1);
   });
 });
 

@@ -284,7 +284,7 @@ describe('hosted subscription checkout: live mode', () => {
       .mockResolvedValue({ status: 'succeeded', paymentId: 'pi_3ds_1', brand: 'visa', last4: '3220', recurringId: 'cus_1/pm_1' });
     const subscribed = `https://merchant.example/done?checkout_id=${checkout.id}&subscription_id=${pending.id}`;
     expect(await subscriptionChallengeReturn(api.services, checkout.id)).toBe(subscribed);
-    expect(retrieve).toHaveBeenCalledWith(expect.stringMatching(/^subscription:sub_live_/), 'pi_3ds_1');
+    expect(retrieve).toHaveBeenCalledWith(expect.stringMatching(/^subscription:sub_live_/), { paymentId: 'pi_3ds_1', sentAt: expect.any(Date) });
     expect(await liveSubscription(checkout.id)).toMatchObject({ status: 'active', recurring_id: 'cus_1/pm_1' });
     // A reload lands in the same place without asking the gateway again.
     expect(await subscriptionChallengeReturn(api.services, checkout.id)).toBe(subscribed);
@@ -301,7 +301,7 @@ describe('hosted subscription checkout: live mode', () => {
       .mockResolvedValue({ status: 'requires_action', paymentId: 'pi_3ds_1', redirectUrl: CHALLENGE, brand: 'visa', last4: '3220' });
     expect(await submitCard(api, checkout)).toEqual({ kind: 'redirect', location: CHALLENGE });
     expect(charge).toHaveBeenCalledTimes(1);
-    expect(retrieve).toHaveBeenCalledWith(expect.stringMatching(/^subscription:sub_live_/), 'pi_3ds_1');
+    expect(retrieve).toHaveBeenCalledWith(expect.stringMatching(/^subscription:sub_live_/), { paymentId: 'pi_3ds_1', sentAt: expect.any(Date) });
     // Once the challenge is passed, a late submit lands on the merchant like the return did.
     retrieve.mockResolvedValue({ status: 'succeeded', paymentId: 'pi_3ds_1', brand: 'visa', last4: '3220', recurringId: 'cus_1/pm_1' });
     const subscribed = await subscriptionChallengeReturn(api.services, checkout.id);
