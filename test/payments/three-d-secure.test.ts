@@ -3,7 +3,7 @@ import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutSessions, orders, paymentAttempts } from '@/db/schema';
 import { createLiveGateway } from '@/server/gateway/live';
-import { GatewayTimeoutError } from '@/server/gateway/types';
+import { GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
 import { completeThreeDSecureReturn, payCheckoutSession, reconcilePaymentAttempts, threeDSecureReturnUrl, type PaymentDeps } from '@/server/payments/service';
 import { createStripeReplay, STRIPE_BASE_URL, STRIPE_KEY } from '../gateway/stripe-api';
 import { expectPaymentError, insertSession, newStore, usePayments } from './support';
@@ -19,6 +19,11 @@ afterAll(() => server.close());
 
 /** Live mode on the Stripe adapter, against the msw replay of Stripe's API. */
 const live = (): PaymentDeps => ({ ...fx, gateways: { test: fx.gateways.test, live: createLiveGateway({ secretKey: STRIPE_KEY, baseUrl: STRIPE_BASE_URL, timeoutMs: 15_000 }) } });
+/** Live mode on the Stripe adapter with some of its operations replaced (each given the real adapter). */
+const liveWith = (replace: (gateway: PaymentGateway) => Partial<PaymentGateway>): PaymentDeps => {
+  const gateway = live().gateways.live;
+  return { ...live(), gateways: { test: fx.gateways.test, live: { ...gateway, ...replace(gateway) } } };
+};
 const card = (number: string) => ({ number, expiry: '12/30', cvc: '123' });
 const sessionRow = async (id: string) => (await fx.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, id)))[0]!;
 const attemptsOf = (sessionId: string) => fx.db.select().from(paymentAttempts).where(eq(paymentAttempts.checkoutSessionId, sessionId));
@@ -91,20 +96,12 @@ describe('live mode: 3-D Secure through the hosted page', () => {
   it('charged at Stripe but the answer was lost: the reconciler finds the intent among those created around the send, and the session is paid once', async () => {
     const store = await newStore(fx);
     const { sessionId } = await insertSession(fx, store, { livemode: true });
-    const gateway = live().gateways.live;
-    const lostAnswer: PaymentDeps = {
-      ...live(),
-      gateways: {
-        test: fx.gateways.test,
-        live: {
-          ...gateway,
-          charge: async (request) => {
-            await gateway.charge(request);
-            throw new GatewayTimeoutError();
-          },
-        },
+    const lostAnswer = liveWith((gateway) => ({
+      charge: async (request) => {
+        await gateway.charge(request);
+        throw new GatewayTimeoutError();
       },
-    };
+    }));
     await expectPaymentError(payCheckoutSession(lostAnswer, { sessionId, card: card('4242424242424242') }), 'payment_outcome_unknown', 500);
     fx.clock.advance(121);
     expect(await reconcilePaymentAttempts(live(), { sessionId })).toBe(1);
@@ -161,20 +158,12 @@ describe('live mode: a 3-D Secure challenge the customer abandons', () => {
 
   it('a challenge finished just before the withdrawal: Stripe refuses to cancel, and the session is paid once', async () => {
     const { sessionId, orderId } = await challengedSession();
-    const gateway = live().gateways.live;
-    const finishingFirst: PaymentDeps = {
-      ...live(),
-      gateways: {
-        test: fx.gateways.test,
-        live: {
-          ...gateway,
-          cancelCharge: (id) => {
-            stripe.completeChallenge(id, 'succeeded');
-            return gateway.cancelCharge(id);
-          },
-        },
+    const finishingFirst = liveWith((gateway) => ({
+      cancelCharge: (id) => {
+        stripe.completeChallenge(id, 'succeeded');
+        return gateway.cancelCharge(id);
       },
-    };
+    }));
     fx.clock.advance(3600);
     expect(await reconcilePaymentAttempts(finishingFirst, { sessionId })).toBe(1);
     expect(await attemptsOf(sessionId)).toMatchObject([{ status: 'succeeded' }]);
@@ -184,10 +173,7 @@ describe('live mode: a 3-D Secure challenge the customer abandons', () => {
 
   it('a gateway that cannot be reached for the withdrawal: the attempt stays open and is tried again', async () => {
     const { sessionId } = await challengedSession();
-    const unreachable: PaymentDeps = {
-      ...live(),
-      gateways: { test: fx.gateways.test, live: { ...live().gateways.live, cancelCharge: () => Promise.reject(new GatewayTimeoutError()) } },
-    };
+    const unreachable = liveWith(() => ({ cancelCharge: () => Promise.reject(new GatewayTimeoutError()) }));
     fx.clock.advance(3600);
     expect(await reconcilePaymentAttempts(unreachable, { sessionId })).toBe(0);
     expect(await attemptsOf(sessionId)).toMatchObject([{ status: 'requires_action' }]);
