@@ -64,18 +64,27 @@ export async function resolveAttempt(deps: ReconcileDeps, attempt: AttemptRow): 
     return { settled: false, attempt };
   }
   if (found === null && age < settings.notFoundAfterSeconds) return { settled: false, attempt };
-  if (found?.status === 'requires_action' && age >= settings.abandonChallengeAfterSeconds) {
-    try {
-      // Null (withdrawn: nothing charged) settles as abandoned; a customer who finished meanwhile is paid.
-      found = await gateway.cancelCharge(found.paymentId);
-    } catch {
-      return { settled: false, attempt };
-    }
-  }
+  if (found?.status === 'requires_action' && age >= settings.abandonChallengeAfterSeconds) return withdrawChallenge(deps, attempt, found.paymentId);
   const { attempt: settled, session } = await settleAttempt(deps.db, deps.clock, attempt.id, found);
   // A challenge still pending: the customer is sent back to it.
   if (settled.status === 'requires_action' && found?.status === 'requires_action') return { settled: true, attempt: settled, session, redirectUrl: found.redirectUrl };
   if (settled.status === 'requires_action') return { settled: false, attempt: settled };
+  return { settled: true, attempt: settled, session };
+}
+
+/**
+ * Withdraws an attempt's 3-D Secure challenge at the gateway and settles what that leaves:
+ * abandoned (withdrawn, nothing charged), or paid when the customer finished first. Unsettled
+ * while the gateway cannot be reached.
+ */
+export async function withdrawChallenge(deps: ReconcileDeps, attempt: AttemptRow, paymentId: string): Promise<Resolution> {
+  let outcome;
+  try {
+    outcome = await deps.gateways[attempt.livemode ? 'live' : 'test'].cancelCharge(paymentId);
+  } catch {
+    return { settled: false, attempt };
+  }
+  const { attempt: settled, session } = await settleAttempt(deps.db, deps.clock, attempt.id, outcome);
   return { settled: true, attempt: settled, session };
 }
 

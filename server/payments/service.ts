@@ -7,8 +7,9 @@ import { ApiError, isErrorCode, resourceMissing } from '../errors';
 import { GatewayRejectedError, type Gateways } from '../gateway/types';
 import { randomBase62 } from '../ids';
 import { validateCard, type CardFields } from './card';
+import { last4 } from './card-number';
 import { paidRedirectUrl, threeDSecureReturnUrl } from './receipt';
-import { DEFAULT_RECONCILE_SETTINGS, resolveAttempt, type ReconcileSettings, type Resolution } from './reconcile';
+import { DEFAULT_RECONCILE_SETTINGS, resolveAttempt, withdrawChallenge, type ReconcileSettings, type Resolution } from './reconcile';
 import { isOpen, OPEN_ATTEMPT_STATUSES, settleAttempt, type AttemptRow, type SessionRow } from './settle';
 
 /**
@@ -295,8 +296,14 @@ export async function payCheckoutSession(deps: PaymentDeps, input: PayInput): Pr
   let open = await openAttemptOf(deps.db, loaded.session);
   for (let round = 0; round < 4; round += 1) {
     if (open) {
-      const resolution = await awaitAttempt(deps, open);
+      let resolution = await awaitAttempt(deps, open);
       if (!resolution.settled) throw outcomeUnknown();
+      // Back from the bank's page with another card: the customer chose it over the challenge.
+      // The same card again (a double click, a reload) is sent back to its challenge.
+      if (resolution.attempt.status === 'requires_action' && resolution.attempt.gatewayPaymentId && resolution.attempt.cardLast4 !== last4(card.number)) {
+        resolution = await withdrawChallenge(deps, resolution.attempt, resolution.attempt.gatewayPaymentId);
+        if (!resolution.settled) throw outcomeUnknown();
+      }
       // The gateway never received it: nothing was charged, so this submit may try.
       if (resolution.attempt.status === 'abandoned') {
         open = undefined;

@@ -148,6 +148,15 @@ describe('live mode: a 3-D Secure challenge the customer abandons', () => {
     expect(intentPosts().map((call) => call.headers['idempotency-key'])).toEqual([`charge:${sessionId}:1`, `charge:${sessionId}:2`]);
   });
 
+  it('back from the bank\'s page with another card: the challenge is withdrawn at once and the new card charged', async () => {
+    const { sessionId, paymentId } = await challengedSession();
+    fx.clock.advance(5);
+    expect(await payCheckoutSession(live(), { sessionId, card: card('4242424242424242') })).toMatchObject({ status: 'paid' });
+    expect(stripe.intents.get(paymentId)).toMatchObject({ status: 'canceled', cancellation_reason: 'abandoned' });
+    expect((await attemptsOf(sessionId)).map((attempt) => attempt.status).sort()).toEqual(['abandoned', 'succeeded']);
+    expect(intentPosts().map((call) => call.headers['idempotency-key'])).toEqual([`charge:${sessionId}:1`, `charge:${sessionId}:2`]);
+  });
+
   it('a customer who returns after the hour with another card: the old challenge is withdrawn and the new card charged', async () => {
     const { sessionId, paymentId } = await challengedSession();
     fx.clock.advance(3600);
