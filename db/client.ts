@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
-import type { ExtractTablesWithRelations } from 'drizzle-orm';
+import { sql, type ExtractTablesWithRelations } from 'drizzle-orm';
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
@@ -61,6 +61,14 @@ export async function openDatabase(options: { url?: string; pgliteDir?: string; 
   }
   const client = await PGlite.create(options.pgliteDir);
   return { db: drizzlePglite(client, { schema }), driver: 'pglite', close: () => client.close() };
+}
+
+/**
+ * Serialises the transactions that take the lock of the same `name` until each commits or rolls
+ * back: for a check that must still hold when the write commits (a per-store limit, a one-time setup).
+ */
+export async function lockUntilCommit(tx: Transaction, name: string): Promise<void> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${name}))`);
 }
 
 /**

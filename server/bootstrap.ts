@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
-import type { Database } from '@/db/client';
+import { lockUntilCommit, type Database } from '@/db/client';
 import { stores } from '@/db/schema';
 import { ADMIN_TOKEN_FILE } from './admin/constants';
 import type { Clock } from './clock';
@@ -67,7 +66,7 @@ const DEMO_PRODUCTS = [
  */
 export async function bootstrapDemoStore(deps: { db: Database; clock: Clock; maxProductsPerStore: number }): Promise<(StoreView & { keys: StoreKeys }) | undefined> {
   return deps.db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('payments-service:bootstrap'))`);
+    await lockUntilCommit(tx, 'payments-service:bootstrap');
     const [existing] = await tx.select({ id: stores.id }).from(stores).limit(1);
     if (existing) return undefined;
     const store = await createStore(tx, { name: DEMO_STORE_NAME });

@@ -13,6 +13,7 @@
 import { and, eq } from 'drizzle-orm';
 import { subscriptionCharges } from '@/db/schema';
 import { GatewayRejectedError, GatewayTimeoutError, type Gateways, type RefundResult } from '../gateway/types';
+import { refundOnce } from '../refunds/service';
 import type { SubscriptionRow } from '../subscriptions/representation';
 import { claimDueCharges, markChargeUnknown, settleCharge, type BillingDeps, type BillingScope, type ChargeOutcome, type ChargeRow, type ClaimedCharge } from './charges';
 
@@ -73,16 +74,12 @@ export async function recordChargeOutcome(deps: BillingEngineDeps, charge: Pick<
  */
 export async function payBackUnowedCharge(deps: BillingEngineDeps, charge: Pick<ChargeRow, 'id' | 'livemode' | 'gatewayPaymentId' | 'amount'>): Promise<boolean> {
   const gateway = deps.gateways[charge.livemode ? 'live' : 'test'];
-  const request = { idempotencyKey: `subscription-refund:${charge.id}`, paymentId: charge.gatewayPaymentId!, amount: charge.amount };
   let status: RefundResult['status'];
   try {
-    status = ((await gateway.retrieveRefund(request)) ?? (await gateway.refund(request))).status;
+    ({ status } = await refundOnce(gateway, { idempotencyKey: `subscription-refund:${charge.id}`, paymentId: charge.gatewayPaymentId!, amount: charge.amount }));
   } catch (error) {
-    if (!(error instanceof GatewayRejectedError)) {
-      if (!(error instanceof GatewayTimeoutError)) console.error(`billing: paying back charge ${charge.id} failed: ${error instanceof Error ? error.message : String(error)}`);
-      return false;
-    }
-    status = 'failed';
+    if (!(error instanceof GatewayTimeoutError)) console.error(`billing: paying back charge ${charge.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+    return false;
   }
   if (status === 'pending') return false;
   if (status === 'failed') console.error(`billing: the gateway refused to pay back charge ${charge.id}: the operator must refund it`);

@@ -199,11 +199,19 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
       ['limit', '100'],
       ['expand[]', 'data.payment_method'],
     ];
+    return findKeyed<StripePaymentIntent>('/v1/payment_intents', window, idempotencyKey);
+  }
+
+  /**
+   * The object of a Stripe list (`path` with `query`) whose metadata carries our idempotency key,
+   * page by page. Stripe's list APIs are read-after-write, unlike its search.
+   */
+  async function findKeyed<T extends { id: string; metadata?: Record<string, string> | null }>(path: string, query: Form, idempotencyKey: string): Promise<T | undefined> {
     let startingAfter: string | undefined;
     for (;;) {
-      const form: Form = startingAfter ? [...window, ['starting_after', startingAfter]] : window;
-      const page = (await call<StripeList<StripePaymentIntent>>('GET', '/v1/payment_intents', form)).body as StripeList<StripePaymentIntent>;
-      const found = page.data.find((intent) => intent.metadata?.idempotency_key === idempotencyKey);
+      const form: Form = startingAfter ? [...query, ['starting_after', startingAfter]] : query;
+      const page = (await call<StripeList<T>>('GET', path, form)).body as StripeList<T>;
+      const found = page.data.find((item) => item.metadata?.idempotency_key === idempotencyKey);
       const last = page.data.at(-1);
       if (found || !page.has_more || !last) return found;
       startingAfter = last.id;
@@ -330,22 +338,16 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
       if (lookup.refundId) {
         return refundResult((await call<StripeRefund>('GET', `/v1/refunds/${encodeURIComponent(lookup.refundId)}`, [])).body as StripeRefund);
       }
-      // The payment's refunds, page by page (a payment has few). Stripe's list APIs are
-      // read-after-write, unlike its search (https://stripe.com/docs/search, "Data freshness").
-      let startingAfter: string | undefined;
-      for (;;) {
-        const form: Form = [
+      // Among the payment's refunds (a payment has few).
+      const found = await findKeyed<StripeRefund>(
+        '/v1/refunds',
+        [
           ['payment_intent', lookup.paymentId],
           ['limit', '100'],
-        ];
-        if (startingAfter) form.push(['starting_after', startingAfter]);
-        const page = (await call<StripeList<StripeRefund>>('GET', '/v1/refunds', form)).body as StripeList<StripeRefund>;
-        const found = page.data.find((refund) => refund.metadata?.idempotency_key === lookup.idempotencyKey);
-        if (found) return refundResult(found);
-        const last = page.data.at(-1);
-        if (!page.has_more || !last) return null;
-        startingAfter = last.id;
-      }
+        ],
+        lookup.idempotencyKey,
+      );
+      return found ? refundResult(found) : null;
     },
   };
 }

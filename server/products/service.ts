@@ -1,6 +1,6 @@
 import { and, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import { preparedOnce, type Database, type Executor } from '@/db/client';
+import { lockUntilCommit, preparedOnce, type Database, type Executor } from '@/db/client';
 import { isUniqueViolation } from '@/db/errors';
 import { licenseKeys, PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES, products, subscriptions } from '@/db/schema';
 import type { Subject } from '../auth/service';
@@ -133,7 +133,7 @@ export async function createProduct(deps: ProductDeps, subject: Subject, input: 
   try {
     const row = await deps.db.transaction(async (tx) => {
       // Serialises creates of one store and environment so the limit is exact under concurrency (CONTRACT 3).
-      await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`products:${subject.storeId}:${subject.livemode}`}))`);
+      await lockUntilCommit(tx, `products:${subject.storeId}:${subject.livemode}`);
       await assertBelowProductLimit(tx, subject, deps.maxProductsPerStore);
       const [created] = await tx
         .insert(products)

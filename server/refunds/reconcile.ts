@@ -3,8 +3,8 @@ import type { Database } from '@/db/client';
 import { orders, refunds, stores } from '@/db/schema';
 import { startPeriodic, type PeriodicTask } from '../background';
 import { storeClock, type Clock } from '../clock';
-import { GatewayRejectedError, GatewayTimeoutError, type Gateways, type RefundResult } from '../gateway/types';
-import { refundGatewayKey, settleRefund } from './service';
+import { GatewayTimeoutError, type Gateways } from '../gateway/types';
+import { refundGatewayKey, refundOnce, settleRefund, type RefundOutcome } from './service';
 
 export interface RefundReconcileDeps {
   db: Database;
@@ -23,47 +23,6 @@ const STALE_AFTER_MS = 60_000;
  * days): it is asked about this often, not on every pass.
  */
 export const PENDING_REFUND_POLL_MS = 10 * 60_000;
-
-type WaitingRefund = {
-  id: string;
-  storeId: string;
-  livemode: boolean;
-  amount: number;
-  createdAt: Date;
-  gatewayRefundId: string | null;
-  paymentId: string | null;
-  testClockOffsetSeconds: number;
-};
-
-/**
- * What became of one pending refund, from the gateway: looked up by its key (or its gateway id)
- * first; a refund the gateway never received is sent again under the same key. Never sent twice:
- * the look-up comes first because an acquirer forgets keys after a while (Stripe: 24 h). Null
- * while there is no answer yet.
- */
-async function askGateway(deps: RefundReconcileDeps, refund: WaitingRefund & { paymentId: string }): Promise<RefundResult | { status: 'failed'; refundId: null } | null> {
-  const gateway = deps.gateways[refund.livemode ? 'live' : 'test'];
-  const idempotencyKey = refundGatewayKey(refund.id);
-  try {
-    const found = await gateway.retrieveRefund({ idempotencyKey, paymentId: refund.paymentId, ...(refund.gatewayRefundId ? { refundId: refund.gatewayRefundId } : {}) });
-    if (found || refund.gatewayRefundId) return found;
-  } catch (error) {
-    // A refused look-up (e.g. no credentials) falls through: the refund itself then says whether it can be made.
-    if (!(error instanceof GatewayRejectedError) || refund.gatewayRefundId) return unanswered(refund, error);
-  }
-  try {
-    return await gateway.refund({ idempotencyKey, paymentId: refund.paymentId, amount: refund.amount });
-  } catch (error) {
-    // Refused before any money moved: a known outcome.
-    if (error instanceof GatewayRejectedError) return { status: 'failed', refundId: null };
-    return unanswered(refund, error);
-  }
-}
-
-function unanswered(refund: WaitingRefund, error: unknown): null {
-  if (!(error instanceof GatewayTimeoutError)) console.error(`refund reconciliation: asking about ${refund.id} failed:`, error);
-  return null;
-}
 
 /**
  * Refunds whose gateway answer never arrived (a timeout, or a crash between the reservation and
@@ -104,7 +63,14 @@ export async function reconcilePendingRefunds(deps: RefundReconcileDeps, options
     const now = storeClock(deps.clock, refund).now();
     const { paymentId } = refund;
     if (now.getTime() - refund.createdAt.getTime() < STALE_AFTER_MS || paymentId === null) continue;
-    const result = await askGateway(deps, { ...refund, paymentId });
+    let result: RefundOutcome | null;
+    try {
+      const gateway = deps.gateways[refund.livemode ? 'live' : 'test'];
+      result = await refundOnce(gateway, { idempotencyKey: refundGatewayKey(refund.id), paymentId, amount: refund.amount }, refund.gatewayRefundId ?? undefined);
+    } catch (error) {
+      if (!(error instanceof GatewayTimeoutError)) console.error(`refund reconciliation: asking about ${refund.id} failed:`, error);
+      result = null;
+    }
     if (result === null || result.status === 'pending') {
       // Asked again on a later pass, after the others.
       await deps.db.update(refunds).set({ checkedAt: deps.clock.now() }).where(eq(refunds.id, refund.id));

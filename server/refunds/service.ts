@@ -4,7 +4,7 @@ import { orders, refunds, type OrderStatus } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import { ApiError, resourceMissing } from '../errors';
-import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway, type RefundResult } from '../gateway/types';
+import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway, type RefundRequest, type RefundResult } from '../gateway/types';
 import { createIdempotently } from '../checkout/idempotency';
 import { newId } from '../ids';
 import type { CreateRefundInput, Refund } from './schemas';
@@ -98,6 +98,34 @@ async function reserveRefund(executor: Executor, deps: RefundDeps, subject: Scop
  */
 export const refundGatewayKey = (refundId: string) => `refund:${refundId}:1`;
 
+/** What a refund came to at the gateway; `refundId` null when the gateway refused it before any money moved. */
+export type RefundOutcome = RefundResult | { status: 'failed'; refundId: null };
+
+/**
+ * A refund asked of the gateway again (its first answer was lost, or was `pending`), made at most
+ * once: looked up by its key first, because an acquirer forgets keys after a while (Stripe after
+ * 24 h) and a forgotten key would refund twice; sent again only if the gateway never got it. With
+ * `refundId` (a `pending` answer carried it) it is only looked up. Throws while the outcome cannot
+ * be told (GatewayTimeoutError, or a known refund the gateway does not show).
+ */
+export async function refundOnce(gateway: PaymentGateway, request: RefundRequest, refundId?: string): Promise<RefundOutcome> {
+  try {
+    const lookup = { idempotencyKey: request.idempotencyKey, paymentId: request.paymentId };
+    const found = await gateway.retrieveRefund(refundId ? { ...lookup, refundId } : lookup);
+    if (found) return found;
+    if (refundId) throw new GatewayTimeoutError(`The gateway does not show refund ${refundId}.`);
+  } catch (error) {
+    // A refused look-up (e.g. no credentials) falls through: the refund itself says whether it can be made.
+    if (!(error instanceof GatewayRejectedError) || refundId) throw error;
+  }
+  try {
+    return await gateway.refund(request);
+  } catch (error) {
+    if (error instanceof GatewayRejectedError) return { status: 'failed', refundId: null };
+    throw error;
+  }
+}
+
 /**
  * Step 3: the gateway's answer recorded, once: only a pending refund changes, and only to an
  * answer about the same gateway refund, so a request and the reconciler that race record it once
@@ -108,7 +136,7 @@ export async function settleRefund(
   db: Database,
   subject: Scope,
   refundId: string,
-  result: { status: RefundResult['status']; refundId: string | null },
+  result: RefundOutcome,
 ): Promise<{ refund: RefundRow; settled: boolean }> {
   return db.transaction(async (tx) => {
     const [settled] = await tx
@@ -193,7 +221,7 @@ export async function createRefund(
   });
   if (replayed || reserved === undefined) return { refund: refundView(refundRow), replayed: true };
 
-  let result: { status: RefundResult['status']; refundId: string | null };
+  let result: RefundOutcome;
   try {
     result = await deps.gateway.refund({ idempotencyKey: refundGatewayKey(reserved.refund.id), paymentId: reserved.paymentId, amount: reserved.refund.amount });
   } catch (error) {

@@ -5,7 +5,7 @@
  */
 import { and, asc, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Database } from '@/db/client';
+import { lockUntilCommit, type Database } from '@/db/client';
 import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEvents } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
@@ -89,7 +89,7 @@ export async function createEndpoint(
       // A savepoint inside the idempotency key's transaction, else a transaction of its own.
       executor.transaction(async (tx) => {
         // Serialises creates of one store and environment so the limit holds under concurrency.
-        await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`webhook_endpoints:${subject.storeId}:${subject.livemode}`}))`);
+        await lockUntilCommit(tx, `webhook_endpoints:${subject.storeId}:${subject.livemode}`);
         const [active] = await tx
           .select({ total: count() })
           .from(webhookEndpoints)

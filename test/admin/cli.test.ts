@@ -4,7 +4,6 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_ENDPOINT } from '@/server/admin/constants';
 import { createAdminHandler } from '@/server/admin/handler';
 import { randomBase62 } from '@/server/ids';
 import { uniqueSku } from '../support/factories';

@@ -338,6 +338,8 @@ describe('hosted subscription checkout: live mode', () => {
     api.clock.set(new Date(T0.getTime() + 61_000));
     expect(await reconcileFirstCharges(api.services)).toBe(0);
     expect(cancel).not.toHaveBeenCalled();
+    // Marked asked: a challenge still waiting goes after the charges not asked about yet.
+    expect(await firstCharge((await liveSubscription(checkout.id)).id)).toMatchObject({ status: 'requires_action', checkedAt: new Date(T0.getTime() + 61_000) });
     api.clock.set(new Date(T0.getTime() + HOUR * 1000));
     expect(await reconcileFirstCharges(api.services)).toBe(1);
     expect(cancel).toHaveBeenCalledWith('pi_3ds_1');
