@@ -13,6 +13,7 @@ import { publishedApiHandler } from '@/server/http/published';
 import { bootstrapDemoStore, ensureSecrets, formatDemoStoreBanner, saveDemoStoreTestKeys } from '@/server/bootstrap';
 import { systemClock } from '@/server/clock';
 import { loadConfig } from '@/server/config';
+import { onStopSignal } from './stop-signals';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -106,19 +107,18 @@ async function startApp() {
 
 let stopping = false;
 async function shutdown(signal: NodeJS.Signals): Promise<void> {
-  if (stopping) {
-    console.log(`${signal} again: exiting now.`);
-    process.exit(1);
-  }
   stopping = true;
   console.log(`${signal}: finishing requests in flight, then stopping.`);
   // A signal during start-up waits for it, so that a migration is never cut off halfway.
   const app = await starting.catch(() => undefined);
-  // Idle keep-alive sockets would hold close() open; busy ones get the grace period.
+  // Idle keep-alive sockets would hold close() open, including those that fall idle once their
+  // last response is sent; busy ones get the grace period.
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
+  const idleCloser = setInterval(() => server.closeIdleConnections(), 100);
   const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
   await closed;
+  clearInterval(idleCloser);
   clearTimeout(grace);
   try {
     await app?.close();
@@ -132,8 +132,7 @@ async function shutdown(signal: NodeJS.Signals): Promise<void> {
   process.exit();
 }
 
-process.on('SIGINT', (signal) => void shutdown(signal));
-process.on('SIGTERM', (signal) => void shutdown(signal));
+onStopSignal((signal) => void shutdown(signal));
 
 const starting = startApp();
 await starting;

@@ -1,9 +1,11 @@
 /**
- * `npm start` (CONTRACT 1): builds when needed, then runs scripts/serve.ts in this process,
- * which applies migrations, bootstraps and serves on PORT.
+ * `npm start`: builds when needed, then runs scripts/serve.ts in this process, which applies
+ * migrations, bootstraps the demo store and serves on PORT. The npm script execs this file, so
+ * the signals a supervisor sends to npm reach this process (npm forwards them) and no shell
+ * stands between them.
  * Plain JavaScript because it runs before anything is compiled; tsx loads the TypeScript.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -41,10 +43,25 @@ const reason = buildReason();
 if (reason) {
   console.log(`Building (${reason})…`);
   const nextBin = createRequire(import.meta.url).resolve('next/dist/bin/next');
-  const build = spawnSync(process.execPath, [nextBin, 'build'], { stdio: 'inherit' });
-  if (build.status !== 0) {
+  const build = spawn(process.execPath, [nextBin, 'build'], { stdio: 'inherit' });
+  // A stop during the build stops the build too, and nothing starts after it.
+  let stoppedBy;
+  const stopBuild = (signal) => {
+    stoppedBy = signal;
+    build.kill(signal);
+  };
+  process.on('SIGTERM', stopBuild);
+  process.on('SIGINT', stopBuild);
+  const status = await new Promise((resolve) => build.once('exit', (code) => resolve(code ?? 1)));
+  process.off('SIGTERM', stopBuild);
+  process.off('SIGINT', stopBuild);
+  if (stoppedBy) {
+    console.log(`${stoppedBy}: stopped during the build.`);
+    process.exit(0);
+  }
+  if (status !== 0) {
     console.error('The build failed; not starting.');
-    process.exit(build.status ?? 1);
+    process.exit(status);
   }
 }
 

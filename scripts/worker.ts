@@ -1,26 +1,70 @@
 /**
  * `npm run worker`: the background tasks (server/background-tasks.ts) without the web server,
  * for deployments that run web instances with BACKGROUND_WORK=false. Any number of workers may
- * share one PostgreSQL: every task claims its rows with row locks.
+ * share one PostgreSQL: every task claims its rows with row locks. It runs until SIGTERM or
+ * SIGINT, then finishes the runs in progress and exits 0.
  */
-import { startBackgroundTasks } from '@/server/background';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { DatabaseHandle } from '@/db/client';
+import { startBackgroundTasks, type PeriodicTask } from '@/server/background';
 import { BACKGROUND_TASKS } from '@/server/background-tasks';
 import { createServices } from '@/server/app';
 import { loadConfig } from '@/server/config';
+import type { Services } from '@/server/context';
+import { onStopSignal } from './stop-signals';
+
+/** Waits between attempts to reach the database, growing to the last and staying there. */
+const CONNECT_RETRY_SECONDS = [1, 2, 5, 10, 15];
 
 const config = loadConfig();
 if (!config.databaseUrl) {
   console.error('npm run worker needs DATABASE_URL: the embedded database belongs to the one `npm start` process, which runs the background work itself.');
   process.exit(1);
 }
-const { services, database } = await createServices(config);
-const tasks = startBackgroundTasks(services, BACKGROUND_TASKS);
-console.log(`worker started: ${BACKGROUND_TASKS.length} background tasks`);
 
-async function shutdown(): Promise<void> {
-  await tasks.stop();
-  await database.close();
-  process.exit(0);
+// The tasks' timers never hold a process open (a web process must be free to exit once its
+// server has closed); a worker has nothing else to do, so this timer holds it until stopped.
+const keepAlive = setInterval(() => {}, 2 ** 30);
+const stopRequested = new AbortController();
+let running: { tasks: PeriodicTask; database: DatabaseHandle } | undefined;
+
+onStopSignal((signal) => {
+  console.log(`${signal}: finishing the runs in progress, then stopping.`);
+  stopRequested.abort();
+  void stop();
+});
+
+async function stop(): Promise<void> {
+  try {
+    await running?.tasks.stop();
+    await running?.database.close();
+  } catch (error) {
+    console.error('Error while stopping:', error);
+    process.exitCode = 1;
+  }
+  clearInterval(keepAlive);
+  console.log('Stopped.');
+  process.exit();
 }
-process.once('SIGTERM', () => void shutdown());
-process.once('SIGINT', () => void shutdown());
+
+/** The services once the database answers; undefined when a stop came first. */
+async function connect(): Promise<{ services: Services; database: DatabaseHandle } | undefined> {
+  for (let attempt = 0; !stopRequested.signal.aborted; attempt++) {
+    try {
+      return await createServices(config);
+    } catch (error) {
+      const wait = CONNECT_RETRY_SECONDS[Math.min(attempt, CONNECT_RETRY_SECONDS.length - 1)]!;
+      console.error(`The database is unreachable (${error instanceof Error ? error.message : String(error)}); trying again in ${wait} s.`);
+      await sleep(wait * 1000, undefined, { signal: stopRequested.signal }).catch(() => undefined);
+    }
+  }
+  return undefined;
+}
+
+const connected = await connect();
+if (connected && !stopRequested.signal.aborted) {
+  running = { tasks: startBackgroundTasks(connected.services, BACKGROUND_TASKS), database: connected.database };
+  console.log(`worker started: ${BACKGROUND_TASKS.length} background tasks`);
+} else {
+  await connected?.database.close();
+}

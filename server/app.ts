@@ -14,7 +14,11 @@ export async function createServices(configured: Config): Promise<{ services: Se
   // Hosted links and client secrets are signed with AUTH_SECRET, generated once when unset.
   const config = configured.authSecret ? configured : { ...configured, authSecret: (await ensureSecrets(configured)).authSecret };
   const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
-  await migrateDatabase(database, config.databaseUrl);
+  // A start that fails (the database unreachable for a moment) leaves nothing open behind it.
+  await migrateDatabase(database, config.databaseUrl).catch(async (error: unknown) => {
+    await database.close();
+    throw error;
+  });
   // PostgreSQL: counters shared by every instance, on the hot statements' connections (db/client.ts).
   const rateLimits = createRateLimits(config.rateLimits, database.driver === 'postgres' ? { db: statementDatabase(database.db) } : undefined);
   const gateways = createGateways({ db: database.db, clock: systemClock, config });

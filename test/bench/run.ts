@@ -73,7 +73,7 @@ async function startFloor(port: number, databaseUrl: string): Promise<Service> {
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const started = Date.now();
   while (!output.includes('floor ready')) {
     if (child.exitCode !== null || Date.now() - started > FLOOR_START_TIMEOUT_MS) throw new Error(`the floor did not start:\n${output}`);

@@ -1,5 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService as startProductionService, stopService, type Service } from '../support/production-server';
@@ -37,6 +38,31 @@ function runAdmin(args: string[]): Promise<{ code: number | null; stdout: string
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('exit', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/**
+ * A product create whose body is held back after its first half: `sent` once the service has the
+ * headers, `finish` sends the rest, `answer` is the status.
+ */
+function startSlowProductCreate(key: string, name: string) {
+  const body = JSON.stringify({ name, amount: 700 });
+  const half = Math.floor(body.length / 2);
+  const request = httpRequest({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: '/api/v1/products',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) },
+  });
+  const answer = new Promise<number>((resolve, reject) => {
+    request.once('response', (response) => {
+      response.resume();
+      response.once('end', () => resolve(response.statusCode!));
+    });
+    request.once('error', reject);
+  });
+  const sent = new Promise<void>((resolve) => request.write(body.slice(0, half), () => resolve()));
+  return { sent, answer, finish: () => request.end(body.slice(half)) };
 }
 
 beforeAll(async () => {
@@ -107,6 +133,38 @@ describe('npm start (CONTRACT 1)', () => {
     expect(listed.data.map((product: { id: string }) => product.id)[0]).toBe(created.id);
   });
 
+  it('SIGTERM to the npm process answers the requests in flight, then npm exits 0 and leaves no process; a restart keeps the data and prints no keys', async () => {
+    // Requests the service is reading when the signal comes: their bodies arrive only after it.
+    const inFlight = Array.from({ length: 3 }, (_, index) => startSlowProductCreate(keys.sk_test, `In flight ${index}`));
+    await Promise.all(inFlight.map((request) => request.sent));
+    // Time for the service to accept the connections and read the headers.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const stoppedAt = Date.now();
+    const stopped = stopService(service);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const request of inFlight) request.finish();
+    expect(await Promise.all(inFlight.map((request) => request.answer))).toEqual([201, 201, 201]);
+    expect(await stopped).toBe(0);
+    console.log(`stopped after ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s`);
+    expect(service.output()).toContain('SIGTERM: finishing requests in flight, then stopping.');
+    expect(service.output()).toContain('Stopped.');
+
+    service = await startService();
+    expect(service.output()).not.toMatch(/(sk|pk)_(test|live)_[0-9A-Za-z]{32}/);
+    const listed = await api('GET', '/api/v1/products', { key: keys.sk_test });
+    expect(listed.status).toBe(200);
+    const names = listed.body.data.map((product: { name: string }) => product.name);
+    // The three in flight were answered in no set order.
+    expect(names.slice(0, 3).sort()).toEqual(['In flight 0', 'In flight 1', 'In flight 2']);
+    expect(names.slice(3)).toEqual([
+      'Ebook: Payments in practice',
+      'E2E ebook',
+      'Demo monthly membership',
+      'Demo video course',
+      'Demo ebook',
+    ]);
+  }, START_TIMEOUT_MS);
+
   it('a client-sent X-Forwarded-For does not escape the per-IP limit', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < PER_IP_LIMIT + 5; i++) {
@@ -115,25 +173,4 @@ describe('npm start (CONTRACT 1)', () => {
     }
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(5);
   });
-
-  it('stops cleanly on SIGTERM; a restart keeps the data and prints no keys', async () => {
-    const stoppedAt = Date.now();
-    await stopService(service);
-    console.log(`stopped after ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s`);
-    expect(service.output()).toContain('Stopped.');
-
-    // Default limits again: on PostgreSQL the spent per-IP window above outlives the restart.
-    env = Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('RATE_LIMIT_'))) as NodeJS.ProcessEnv;
-    service = await startService();
-    expect(service.output()).not.toMatch(/(sk|pk)_(test|live)_[0-9A-Za-z]{32}/);
-    const listed = await api('GET', '/api/v1/products', { key: keys.sk_test });
-    expect(listed.status).toBe(200);
-    expect(listed.body.data.map((product: { name: string }) => product.name)).toEqual([
-      'Ebook: Payments in practice',
-      'E2E ebook',
-      'Demo monthly membership',
-      'Demo video course',
-      'Demo ebook',
-    ]);
-  }, START_TIMEOUT_MS);
 });

@@ -19,7 +19,8 @@ export const START_TIMEOUT_MS = 540_000;
 export interface Service {
   child: ChildProcess;
   output: () => string;
-  exited: Promise<void>;
+  /** The exit code of the npm process (null when a signal ended it). */
+  exited: Promise<number | null>;
 }
 
 /**
@@ -83,7 +84,7 @@ async function startServiceNow(env: NodeJS.ProcessEnv): Promise<Service> {
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   await new Promise<void>((resolve, reject) => {
     const timer = setInterval(() => {
       if (READY.test(output)) {
@@ -100,7 +101,7 @@ async function startServiceNow(env: NodeJS.ProcessEnv): Promise<Service> {
   return { child, output: () => output, exited };
 }
 
-function groupAlive(pid: number): boolean {
+export function groupAlive(pid: number): boolean {
   try {
     process.kill(-pid, 0);
     return true;
@@ -109,16 +110,19 @@ function groupAlive(pid: number): boolean {
   }
 }
 
-/** SIGTERM to npm and the node process it runs (as Ctrl-C would), then waits until all are gone. */
-export async function stopService(target: Service): Promise<void> {
+/**
+ * SIGTERM to the npm process alone, as a process supervisor or container runtime sends it; npm
+ * passes it on. Waits until every process of the group is gone and resolves to npm's exit code.
+ */
+export async function stopService(target: Service): Promise<number | null> {
   const pid = target.child.pid!;
-  if (groupAlive(pid)) process.kill(-pid, 'SIGTERM');
+  if (target.child.exitCode === null && target.child.signalCode === null) process.kill(pid, 'SIGTERM');
   const deadline = Date.now() + 30_000;
   while (groupAlive(pid)) {
     if (Date.now() > deadline) throw new Error(`npm start did not stop within 30 s:\n${target.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  await target.exited;
+  return target.exited;
 }
 
 /** A JSON call to a started service's API with a secret key (without a body: no content-type). */

@@ -1,0 +1,152 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createTRPCClient, httpLink } from '@trpc/client';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ADMIN_ENDPOINT } from '@/server/admin/constants';
+import type { AdminRouter } from '@/server/admin/router';
+import { CARDS, PLAN } from '../subscriptions/support';
+import { freePort, groupAlive, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
+import { startReceiver, type Receiver } from '../webhooks/support';
+
+/**
+ * `npm run worker` as an operator starts it: a process of its own (npm, then node), stopped by a
+ * SIGTERM to the npm process. With DATABASE_URL (PostgreSQL) two workers do the background work
+ * of a web instance that runs with BACKGROUND_WORK=false.
+ */
+const AUTH_SECRET = 'worker-e2e-auth-secret-0123456789abcdef';
+const ADMIN_TOKEN = 'worker-e2e-admin-token';
+
+interface WorkerProcess {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+function startWorker(env: Record<string, string>): WorkerProcess {
+  // Its own process group, so that the test can tell whether any process of it is left.
+  const child = spawn('npm', ['run', 'worker'], { cwd: ROOT, env: serviceEnv(env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+/** SIGTERM to the npm process only, as a supervisor sends it; resolves to npm's exit code once no process of the group is left. */
+async function stopWorker(worker: WorkerProcess): Promise<number | null> {
+  const pid = worker.child.pid!;
+  if (worker.child.exitCode === null) process.kill(pid, 'SIGTERM');
+  await vi.waitFor(() => expect(groupAlive(pid), `a process of the worker is left:\n${worker.output()}`).toBe(false), { timeout: 30_000, interval: 50 });
+  return worker.exited;
+}
+
+const running: WorkerProcess[] = [];
+afterAll(() => {
+  for (const worker of running) if (groupAlive(worker.child.pid!)) process.kill(-worker.child.pid!, 'SIGKILL');
+});
+
+describe('npm run worker with a database it cannot reach', () => {
+  it('says so, keeps trying, and still stops on SIGTERM with exit code 0, leaving no process', async () => {
+    const worker = startWorker({ DATABASE_URL: 'postgres://postgres@127.0.0.1:2/unreachable', AUTH_SECRET });
+    running.push(worker);
+    await vi.waitFor(() => expect(worker.output().match(/The database is unreachable \(.*ECONNREFUSED.*\); trying again in \d+ s\./g)?.length).toBeGreaterThanOrEqual(2), {
+      timeout: 60_000,
+      interval: 100,
+    });
+    expect(worker.child.exitCode).toBeNull();
+    expect(await stopWorker(worker)).toBe(0);
+    expect(worker.output()).toContain('SIGTERM: finishing the runs in progress, then stopping.');
+    expect(worker.output()).toContain('Stopped.');
+  }, 120_000);
+});
+
+if (!process.env.DATABASE_URL) {
+  describe('npm run worker without DATABASE_URL', () => {
+    it('exits 1 and says why: the embedded database belongs to npm start', async () => {
+      const worker = startWorker({ AUTH_SECRET });
+      running.push(worker);
+      expect(await worker.exited).toBe(1);
+      expect(worker.output()).toContain('npm run worker needs DATABASE_URL');
+    }, 120_000);
+  });
+} else {
+  describe('two workers beside a web instance with BACKGROUND_WORK=false (PostgreSQL)', () => {
+    let port = 0;
+    let web: Service | undefined;
+    let cleanupStorage: () => Promise<void> = async () => {};
+    let receiver: Receiver;
+    let workers: WorkerProcess[] = [];
+    let key: string;
+
+    async function request(method: string, route: string, body?: unknown) {
+      const headers: Record<string, string> = { authorization: `Bearer ${key}` };
+      if (body !== undefined) headers['content-type'] = 'application/json';
+      const response = await fetch(`http://127.0.0.1:${port}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: response.status, body: await response.json() };
+    }
+
+    beforeAll(async () => {
+      port = await freePort();
+      const storage = await serviceStorage('worker-e2e');
+      cleanupStorage = storage.cleanup;
+      const shared = { ...storage.env, AUTH_SECRET, SUBSCRIPTIONS_ENABLED: 'true', WEBHOOK_DELIVERY_INTERVAL_MS: '200' };
+      web = await startService(serviceEnv({ ...shared, PORT: String(port), ADMIN_TOKEN, BACKGROUND_WORK: 'false' }));
+      workers = [startWorker(shared), startWorker(shared)];
+      running.push(...workers);
+      receiver = await startReceiver();
+      const admin = createTRPCClient<AdminRouter>({
+        links: [httpLink({ url: `http://127.0.0.1:${port}${ADMIN_ENDPOINT}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })],
+      });
+      key = (await admin.store.create.mutate({ name: 'Worker end to end', subscriptions: true })).keys.sk_test;
+    }, 3 * START_TIMEOUT_MS);
+
+    afterAll(async () => {
+      await receiver?.close();
+      if (web) await stopService(web);
+      await cleanupStorage();
+    }, 60_000);
+
+    it('the workers are still running after 10 s', async () => {
+      await vi.waitFor(() => expect(workers.every((worker) => worker.output().includes('worker started: '))).toBe(true), { timeout: 60_000, interval: 100 });
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      for (const worker of workers) expect(worker.child.exitCode, worker.output()).toBeNull();
+    }, 90_000);
+
+    it('they deliver what the web instance writes, each event once, and bill the renewal once', async () => {
+      const endpoint = await request('POST', '/api/v1/webhook_endpoints', { url: receiver.url });
+      expect(endpoint.status).toBe(201);
+      const checkout = await request('POST', '/api/v1/subscriptions', PLAN);
+      expect(checkout.status).toBe(201);
+      const link = new URL(checkout.body.url);
+      const paid = await fetch(`http://127.0.0.1:${port}${link.pathname}/pay${link.search}`, {
+        method: 'POST',
+        body: new URLSearchParams({ card_number: CARDS.approved, expiry: '12/34', cvc: '123' }),
+        redirect: 'manual',
+      });
+      expect(paid.status).toBe(303);
+
+      const types = () => receiver.acknowledged.map((webhook) => (JSON.parse(webhook.body) as { type: string }).type);
+      await vi.waitFor(() => expect(types()).toContain('subscription.created'), { timeout: 30_000, interval: 100 });
+      const advanced = await request('POST', '/api/v1/test_helpers/advance_clock', { seconds: 32 * 24 * 3600 });
+      expect(advanced.status).toBe(200);
+      await vi.waitFor(() => expect(types()).toContain('subscription.payment_succeeded'), { timeout: 30_000, interval: 100 });
+      // Several delivery and billing passes of both workers later, nothing came twice.
+      await new Promise((resolve) => setTimeout(resolve, 6_000));
+      const verifier = new Webhook(endpoint.body.secret);
+      const ids = receiver.received.map((webhook) => (verifier.verify(webhook.body, webhook.headers) as { id: string }).id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(types().filter((type) => type === 'subscription.created')).toHaveLength(1);
+      expect(types().filter((type) => type === 'subscription.payment_succeeded')).toHaveLength(1);
+      // Billed once: the subscription stands where the one renewal's event left it.
+      const renewal = receiver.acknowledged.map((webhook) => JSON.parse(webhook.body) as { type: string; data: { object: { id: string } } }).find((event) => event.type === 'subscription.payment_succeeded')!;
+      const subscription = await request('GET', `/api/v1/subscriptions/${renewal.data.object.id}`);
+      expect(subscription.body).toEqual(renewal.data.object);
+      expect(subscription.body.status).toBe('active');
+    }, 120_000);
+
+    it('SIGTERM to each npm process: the worker finishes its runs, npm exits 0, no process is left', async () => {
+      expect(await Promise.all(workers.map(stopWorker))).toEqual([0, 0]);
+      for (const worker of workers) expect(worker.output()).toContain('Stopped.');
+    }, 60_000);
+  });
+}
