@@ -1,11 +1,12 @@
 /**
  * tRPC setup, read top to bottom: the context every procedure sees, the meta each public
  * operation carries (its OpenAPI route and success status), and the procedure bases that
- * add authentication and rate limits.
+ * add authentication, rate limits and the store's clock.
  */
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { authenticateRequest, type KeyAcceptance } from './auth/service';
+import { storeClock } from './clock';
 import type { Context } from './context';
 import type { ErrorCode } from './errors';
 
@@ -42,13 +43,18 @@ export const publicProcedure = t.procedure.use(({ ctx, meta, next }) => {
 
 // One middleware for status, key and limits: each tRPC middleware layer copies the call's
 // options, on every request (issue 3's profile).
+/**
+ * A key names one store and environment: from here on `ctx.clock` is that store's clock (its test
+ * clock in test mode) and `ctx.wallClock` the real time, for work that runs on the wall clock
+ * (webhook delivery, moving the test clock itself).
+ */
 function keyProcedure(accept: KeyAcceptance) {
   return t.procedure.meta({ auth: accept }).use(async ({ ctx, meta, next }) => {
     recordSuccessStatus(ctx, meta);
     const subject = await authenticateRequest(ctx, accept);
     await ctx.rateLimits.consume('key', subject.keyId);
     if (meta?.writeLimit === 'product') await ctx.rateLimits.consume('productWrite', subject.keyId);
-    return next({ ctx: { subject } });
+    return next({ ctx: { subject, clock: storeClock(ctx.clock, subject), wallClock: ctx.clock } });
   });
 }
 

@@ -1,6 +1,3 @@
-import type { Subject } from '../auth/service';
-import { storeClock } from '../clock';
-import type { Context } from '../context';
 import { ApiError } from '../errors';
 import { checkoutSecretKeyProcedure, createRouter, publishableKeyProcedure } from '../trpc';
 import { readIdempotencyKey } from './idempotency';
@@ -10,15 +7,9 @@ import {
   createCheckoutSessionInput,
   retrieveCheckoutSessionInput,
 } from './schemas';
-import { confirmCheckoutSession, createCheckoutSession, getCheckoutSession, type CheckoutDeps } from './service';
+import { confirmCheckoutSession, createCheckoutSession, getCheckoutSession } from './service';
 
 const TAGS = ['Checkout sessions'];
-
-const deps = (ctx: Context & { subject: Subject }): CheckoutDeps => ({
-  db: ctx.db,
-  clock: storeClock(ctx.clock, ctx.subject),
-  config: ctx.config,
-});
 
 /**
  * Runs after the key and before the body is validated (server/checkout/schemas.ts, check
@@ -59,7 +50,7 @@ export const checkoutRouter = createRouter({
     .input(createCheckoutSessionInput)
     .output(checkoutSessionSchema)
     .mutation(async ({ ctx, input }) => {
-      const { session, replayed } = await createCheckoutSession(deps(ctx), ctx.subject, input, {
+      const { session, replayed } = await createCheckoutSession(ctx, ctx.subject, input, {
         idempotencyKey: readIdempotencyKey(ctx.request.headers),
         rawBody: ctx.request.body,
       });
@@ -72,7 +63,7 @@ export const checkoutRouter = createRouter({
     .meta({ openapi: { method: 'GET', path: '/checkout/sessions/{id}', tags: TAGS, summary: 'Retrieve a checkout session', protect: true } })
     .input(retrieveCheckoutSessionInput)
     .output(checkoutSessionSchema)
-    .query(({ ctx, input }) => getCheckoutSession(deps(ctx), ctx.subject, input.id)),
+    .query(({ ctx, input }) => getCheckoutSession(ctx, ctx.subject, input.id)),
 
   // POST /api/v1/checkout/sessions/{id}/confirm: embedded confirmation, always refused (spec 4.4).
   confirm: publishableKeyProcedure
@@ -91,5 +82,5 @@ export const checkoutRouter = createRouter({
     })
     .input(confirmCheckoutSessionInput)
     .output(checkoutSessionSchema)
-    .mutation(({ ctx, input }) => confirmCheckoutSession(deps(ctx), ctx.subject, ctx.request, input.id, input.client_secret)),
+    .mutation(({ ctx, input }) => confirmCheckoutSession(ctx, ctx.subject, ctx.request, input.id, input.client_secret)),
 });

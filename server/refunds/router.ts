@@ -1,5 +1,4 @@
 import { readIdempotencyKey } from '../checkout/idempotency';
-import { storeClock } from '../clock';
 import { createRouter, secretKeyProcedure } from '../trpc';
 import { createRefundInput, refundSchema } from './schemas';
 import { createRefund } from './service';
@@ -23,7 +22,7 @@ export const refundsRouter = createRouter({
     .output(refundSchema)
     .mutation(async ({ ctx, input }) => {
       const { refund, replayed } = await createRefund(
-        { db: ctx.db, clock: storeClock(ctx.clock, ctx.subject), gateway: ctx.gateways[ctx.subject.livemode ? 'live' : 'test'] },
+        { db: ctx.db, clock: ctx.clock, gateway: ctx.gateways[ctx.subject.livemode ? 'live' : 'test'] },
         ctx.subject,
         input,
         { idempotencyKey: readIdempotencyKey(ctx.request.headers), rawBody: ctx.request.body },

@@ -1,11 +1,9 @@
-import type { Subject } from '../auth/service';
 import { readIdempotencyKey } from '../checkout/idempotency';
-import { storeClock } from '../clock';
 import type { Context } from '../context';
 import { ApiError } from '../errors';
 import { apiErrorFromZod } from '../http/zod-errors';
 import { createRouter, secretKeyProcedure } from '../trpc';
-import { createSubscriptionCheckout, getSubscriptionCheckout, type SubscriptionDeps } from './checkouts';
+import { createSubscriptionCheckout, getSubscriptionCheckout } from './checkouts';
 import {
   cancelSubscriptionBody,
   cancelSubscriptionInput,
@@ -21,13 +19,6 @@ import {
 import { cancelSubscription, getSubscription, listSubscriptions, updateSubscription } from './service';
 
 const TAGS = ['Subscriptions'];
-
-const deps = (ctx: Context & { subject: Subject }): SubscriptionDeps => ({
-  db: ctx.db,
-  clock: storeClock(ctx.clock, ctx.subject),
-  wallClock: ctx.clock,
-  config: ctx.config,
-});
 
 const auditRequest = (ctx: Context) => ({ ip: ctx.request.ip, method: ctx.request.method, path: ctx.request.path });
 
@@ -78,7 +69,7 @@ export const subscriptionsRouter = createRouter({
     .input(createSubscriptionInput)
     .output(subscriptionCheckoutSchema)
     .mutation(async ({ ctx, input }) => {
-      const { checkout, replayed } = await createSubscriptionCheckout(deps(ctx), ctx.subject, input, {
+      const { checkout, replayed } = await createSubscriptionCheckout(ctx, ctx.subject, input, {
         idempotencyKey: readIdempotencyKey(ctx.request.headers),
         rawBody: ctx.request.body,
         request: auditRequest(ctx),
@@ -92,21 +83,21 @@ export const subscriptionsRouter = createRouter({
     .meta({ openapi: { method: 'GET', path: '/subscriptions/checkout/{id}', tags: TAGS, summary: 'Retrieve a subscription checkout', protect: true } })
     .input(retrieveSubscriptionCheckoutInput)
     .output(subscriptionCheckoutSchema)
-    .query(({ ctx, input }) => getSubscriptionCheckout(deps(ctx), ctx.subject, input.id)),
+    .query(({ ctx, input }) => getSubscriptionCheckout(ctx, ctx.subject, input.id)),
 
   // GET /api/v1/subscriptions: this store's subscriptions in this environment, newest first.
   list: secretKeyProcedure
     .meta({ openapi: { method: 'GET', path: '/subscriptions', tags: TAGS, summary: 'List subscriptions', protect: true }, errors: ['resource_missing'] })
     .input(listSubscriptionsInput)
     .output(subscriptionListSchema)
-    .query(({ ctx, input }) => listSubscriptions(deps(ctx), ctx.subject, input)),
+    .query(({ ctx, input }) => listSubscriptions(ctx, ctx.subject, input)),
 
   // GET /api/v1/subscriptions/{id}: one subscription.
   retrieve: secretKeyProcedure
     .meta({ openapi: { method: 'GET', path: '/subscriptions/{id}', tags: TAGS, summary: 'Retrieve a subscription', protect: true } })
     .input(retrieveSubscriptionInput)
     .output(subscriptionSchema)
-    .query(({ ctx, input }) => getSubscription(deps(ctx), ctx.subject, input.id)),
+    .query(({ ctx, input }) => getSubscription(ctx, ctx.subject, input.id)),
 
   // POST /api/v1/subscriptions/{id}: replace the metadata (the only mutable field).
   update: secretKeyProcedure
@@ -125,7 +116,7 @@ export const subscriptionsRouter = createRouter({
     .output(subscriptionSchema)
     .mutation(({ ctx, input }) => {
       refuseBodyId(ctx.request.body);
-      return updateSubscription(deps(ctx), ctx.subject, input.id, input.metadata, auditRequest(ctx));
+      return updateSubscription(ctx, ctx.subject, input.id, input.metadata, auditRequest(ctx));
     }),
 
   // DELETE /api/v1/subscriptions/{id}: cancel now; the gateway contract first.
@@ -148,6 +139,6 @@ export const subscriptionsRouter = createRouter({
       const body = cancelSubscriptionBody.safeParse(ctx.request.body);
       if (!body.success) throw apiErrorFromZod(body.error);
       const gateway = ctx.gateways[ctx.subject.livemode ? 'live' : 'test'];
-      return cancelSubscription({ ...deps(ctx), gateway }, ctx.subject, input.id, body.data?.reason, auditRequest(ctx));
+      return cancelSubscription({ ...ctx, gateway }, ctx.subject, input.id, body.data?.reason, auditRequest(ctx));
     }),
 });

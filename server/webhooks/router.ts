@@ -1,5 +1,4 @@
 import { readIdempotencyKey } from '../checkout/idempotency';
-import { storeClock } from '../clock';
 import { createRouter, secretKeyProcedure } from '../trpc';
 import {
   createdEndpointSchema,
@@ -34,7 +33,7 @@ export const webhooksRouter = createRouter({
     .input(createEndpointInput)
     .output(createdEndpointSchema)
     .mutation(async ({ ctx, input }) => {
-      const { endpoint, replayed } = await createEndpoint({ db: ctx.db, clock: storeClock(ctx.clock, ctx.subject), config: ctx.config }, ctx.subject, input, {
+      const { endpoint, replayed } = await createEndpoint(ctx, ctx.subject, input, {
         idempotencyKey: readIdempotencyKey(ctx.request.headers),
         rawBody: ctx.request.body,
       });
@@ -71,5 +70,5 @@ export const webhooksRouter = createRouter({
     .meta({ openapi: { method: 'DELETE', path: '/webhook_endpoints/{id}', tags: TAGS, summary: 'Delete a webhook endpoint', protect: true } })
     .input(deleteEndpointInput)
     .output(deletedEndpointSchema)
-    .mutation(({ ctx, input }) => deleteEndpoint(ctx.db, ctx.subject, input.id, ctx.clock.now())),
+    .mutation(({ ctx, input }) => deleteEndpoint(ctx.db, ctx.subject, input.id, ctx.wallClock.now())),
 });
