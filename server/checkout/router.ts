@@ -1,6 +1,5 @@
 import { ApiError } from '../errors';
 import { checkoutSecretKeyProcedure, createRouter, publishableKeyProcedure } from '../trpc';
-import { readIdempotencyKey } from './idempotency';
 import {
   checkoutSessionSchema,
   confirmCheckoutSessionInput,
@@ -12,12 +11,11 @@ import { confirmCheckoutSession, createCheckoutSession, getCheckoutSession } fro
 const TAGS = ['Checkout sessions'];
 
 /**
- * Runs after the key and before the body is validated (server/checkout/schemas.ts, check
- * order): the `Idempotency-Key` format, then CONTRACT 3's precedence: a body containing
+ * Runs after the key and its `Idempotency-Key` and before the body is validated
+ * (server/checkout/schemas.ts, check order): CONTRACT 3's precedence: a body containing
  * `amount` in a store without amount mode is `amount_mode_unsupported`, whatever else it holds.
  */
 const createProcedure = checkoutSecretKeyProcedure.use(({ ctx, next }) => {
-  readIdempotencyKey(ctx.request.headers);
   const body = ctx.request.body;
   if (!ctx.subject.flags.amountMode && typeof body === 'object' && body !== null && Object.hasOwn(body, 'amount')) {
     throw new ApiError(
@@ -49,14 +47,7 @@ export const checkoutRouter = createRouter({
     })
     .input(createCheckoutSessionInput)
     .output(checkoutSessionSchema)
-    .mutation(async ({ ctx, input }) => {
-      const { session, replayed } = await createCheckoutSession(ctx, ctx.subject, input, {
-        idempotencyKey: readIdempotencyKey(ctx.request.headers),
-        rawBody: ctx.request.body,
-      });
-      if (replayed) ctx.request.successStatus = 200;
-      return session;
-    }),
+    .mutation(({ ctx, input }) => createCheckoutSession(ctx, ctx.subject, input, ctx.idempotency)),
 
   // GET /api/v1/checkout/sessions/{id}: the session as it is now; expired once past its deadline.
   retrieve: checkoutSecretKeyProcedure

@@ -1,19 +1,12 @@
-import { readIdempotencyKey } from '../checkout/idempotency';
 import { createRouter, secretKeyProcedure } from '../trpc';
 import { createPortalSessionInput, portalSessionSchema, retrievePortalSessionInput, revokePortalSessionInput } from './schemas';
 import { createPortalSession, getPortalSession, revokePortalSession } from './service';
 
 const TAGS = ['Portal'];
 
-/** The `Idempotency-Key` format is checked with the credentials, before the body (as on checkout). */
-const createProcedure = secretKeyProcedure.use(({ ctx, next }) => {
-  readIdempotencyKey(ctx.request.headers);
-  return next();
-});
-
 export const portalRouter = createRouter({
   // POST /api/v1/portal/sessions: a read-only portal link for a customer, an order or a subscription.
-  create: createProcedure
+  create: secretKeyProcedure
     .meta({
       openapi: { method: 'POST', path: '/portal/sessions', tags: TAGS, summary: 'Create a portal session', protect: true },
       successStatus: 201,
@@ -22,14 +15,7 @@ export const portalRouter = createRouter({
     })
     .input(createPortalSessionInput)
     .output(portalSessionSchema)
-    .mutation(async ({ ctx, input }) => {
-      const { session, replayed } = await createPortalSession(ctx, ctx.subject, input, {
-        idempotencyKey: readIdempotencyKey(ctx.request.headers),
-        rawBody: ctx.request.body,
-      });
-      if (replayed) ctx.request.successStatus = 200;
-      return session;
-    }),
+    .mutation(({ ctx, input }) => createPortalSession(ctx, ctx.subject, input, ctx.idempotency)),
 
   // GET /api/v1/portal/sessions/{id}: status and access counts; never the URL.
   retrieve: secretKeyProcedure

@@ -1,8 +1,7 @@
-import { readIdempotencyKey } from '../checkout/idempotency';
 import type { Context } from '../context';
 import { ApiError } from '../errors';
 import { apiErrorFromZod } from '../http/zod-errors';
-import { createRouter, secretKeyProcedure } from '../trpc';
+import { createRouter, gatedSecretKeyProcedure, secretKeyProcedure } from '../trpc';
 import { createSubscriptionCheckout, getSubscriptionCheckout } from './checkouts';
 import {
   cancelSubscriptionBody,
@@ -27,19 +26,13 @@ const auditRequest = (ctx: Context) => ({ ip: ctx.request.ip, method: ctx.reques
  * SUBSCRIPTIONS_ENABLED (503), and per store by its `subscriptions` flag (403), in test and live
  * alike. Checked right after the key, before any lookup or validation of the request.
  */
-const gatedProcedure = secretKeyProcedure.use(({ ctx, next }) => {
+const gatedProcedure = gatedSecretKeyProcedure((ctx, subject) => {
   if (!ctx.config.subscriptionsEnabled) {
     throw new ApiError('feature_unavailable', 'Creating and cancelling subscriptions is currently unavailable on this platform.');
   }
-  if (!ctx.subject.flags.subscriptions) {
+  if (!subject.flags.subscriptions) {
     throw new ApiError('capability_disabled', 'Subscriptions are not enabled for this account.');
   }
-  return next();
-});
-
-const createProcedure = gatedProcedure.use(({ ctx, next }) => {
-  readIdempotencyKey(ctx.request.headers);
-  return next();
 });
 
 /** trpc-to-openapi lays the path `id` over the body, so an `id` in the body would vanish silently: refuse it. */
@@ -51,7 +44,7 @@ function refuseBodyId(body: unknown): void {
 
 export const subscriptionsRouter = createRouter({
   // POST /api/v1/subscriptions: a subscription checkout (hosted link) for a recurring price or a plan.
-  create: createProcedure
+  create: gatedProcedure
     .meta({
       openapi: {
         method: 'POST',
@@ -68,15 +61,7 @@ export const subscriptionsRouter = createRouter({
     })
     .input(createSubscriptionInput)
     .output(subscriptionCheckoutSchema)
-    .mutation(async ({ ctx, input }) => {
-      const { checkout, replayed } = await createSubscriptionCheckout(ctx, ctx.subject, input, {
-        idempotencyKey: readIdempotencyKey(ctx.request.headers),
-        rawBody: ctx.request.body,
-        request: auditRequest(ctx),
-      });
-      if (replayed) ctx.request.successStatus = 200;
-      return checkout;
-    }),
+    .mutation(({ ctx, input }) => createSubscriptionCheckout(ctx, ctx.subject, input, ctx.idempotency, auditRequest(ctx))),
 
   // GET /api/v1/subscriptions/checkout/{id}: the checkout as it is now; expired once past its deadline.
   retrieveCheckout: secretKeyProcedure
