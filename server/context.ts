@@ -9,6 +9,7 @@ import type { RateLimits } from './rate-limit/service';
 /** Long-lived dependencies, built once per process (or per test file). */
 export interface Services {
   db: Database;
+  /** Wall time; a key-authenticated procedure sees its store's clock here instead (server/trpc.ts). */
   clock: Clock;
   config: Config;
   rateLimits: RateLimits;

@@ -1,12 +1,14 @@
 /**
  * tRPC setup, read top to bottom: the context every procedure sees, the meta each public
- * operation carries (its OpenAPI route and success status), and the procedure bases that
- * add authentication and rate limits.
+ * operation carries (its OpenAPI route, success status, idempotency), and the procedure bases
+ * that add authentication, rate limits, the store's clock and the `Idempotency-Key`.
  */
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import { authenticateRequest, type KeyAcceptance } from './auth/service';
-import type { Context } from './context';
+import { authenticateRequest, type KeyAcceptance, type Subject } from './auth/service';
+import { readIdempotencyKey, type IdempotentRequest } from './checkout/idempotency';
+import { storeClock } from './clock';
+import type { Context, RequestState } from './context';
 import type { ErrorCode } from './errors';
 
 export interface ApiMeta extends OpenApiMeta {
@@ -21,7 +23,10 @@ export interface ApiMeta extends OpenApiMeta {
    * operation of its kind (auth, validation, body, lookup by id, rate limit): e.g. `sku_unavailable`.
    */
   errors?: ErrorCode[];
-  /** Accepts the `Idempotency-Key` header (spec 1): a replay answers 200, a reused key 409. */
+  /**
+   * Accepts the `Idempotency-Key` header (spec 1): a replay answers 200, a reused key 409. The
+   * procedure base checks the header and hands the create `ctx.idempotency`.
+   */
   idempotent?: true;
 }
 
@@ -40,20 +45,44 @@ export const publicProcedure = t.procedure.use(({ ctx, meta, next }) => {
   return next();
 });
 
-// One middleware for status, key and limits: each tRPC middleware layer copies the call's
-// options, on every request (issue 3's profile).
-function keyProcedure(accept: KeyAcceptance) {
+/** Whether the store may use an operation at all (a switch of the platform or of the store); throws if not. */
+type Gate = (ctx: Context, subject: Subject) => void;
+
+/** The header of an `idempotent` operation: undefined without a key, which then creates as usual. */
+function idempotentRequest(request: RequestState): IdempotentRequest | undefined {
+  const key = readIdempotencyKey(request.headers);
+  return key === undefined ? undefined : { key, body: request.body, replayed: false };
+}
+
+/**
+ * In order: the key, its rate limits, the operation's gate, then the `Idempotency-Key` of an
+ * `idempotent` operation, all before the body is validated. A key names one store and
+ * environment: from here on `ctx.clock` is that store's clock (its test clock in test mode) and
+ * `ctx.wallClock` the real time, for work that runs on the wall clock (webhook delivery, moving
+ * the test clock itself). A create that replays its key answers 200.
+ *
+ * One middleware for all of it: each tRPC middleware layer copies the call's options, on every
+ * request.
+ */
+function keyProcedure(accept: KeyAcceptance, gate?: Gate) {
   return t.procedure.meta({ auth: accept }).use(async ({ ctx, meta, next }) => {
     recordSuccessStatus(ctx, meta);
     const subject = await authenticateRequest(ctx, accept);
     await ctx.rateLimits.consume('key', subject.keyId);
     if (meta?.writeLimit === 'product') await ctx.rateLimits.consume('productWrite', subject.keyId);
-    return next({ ctx: { subject } });
+    gate?.(ctx, subject);
+    const idempotency = meta?.idempotent ? idempotentRequest(ctx.request) : undefined;
+    const result = await next({ ctx: { subject, clock: storeClock(ctx.clock, subject), wallClock: ctx.clock, idempotency } });
+    if (idempotency?.replayed) ctx.request.successStatus = 200;
+    return result;
   });
 }
 
+const SECRET_KEYS: KeyAcceptance = { kinds: ['secret'], allowXApiKey: false };
 /** Catalog and other server-side operations: secret keys only (spec 5). */
-export const secretKeyProcedure = keyProcedure({ kinds: ['secret'], allowXApiKey: false });
+export const secretKeyProcedure = keyProcedure(SECRET_KEYS);
+/** Secret-key operations that a switch can close; the gate runs before the request is read. */
+export const gatedSecretKeyProcedure = (gate: Gate) => keyProcedure(SECRET_KEYS, gate);
 /** Checkout session endpoints also accept `X-Api-Key` (spec 5). */
 export const checkoutSecretKeyProcedure = keyProcedure({ kinds: ['secret'], allowXApiKey: true });
 /** Browser-side operations (embedded confirm). */

@@ -55,14 +55,22 @@ function requestHash(body: unknown, orderedFields: readonly string[] = []): stri
   return sha256Hex(JSON.stringify(top ?? null));
 }
 
+/** A create sent with an `Idempotency-Key`, as the procedure base hands it to the service. */
+export interface IdempotentRequest {
+  key: string;
+  /** The request body as received, hashed (requestHash) to tell a replay from a reuse. */
+  body: unknown;
+  /** Set by createIdempotently when the key replays an earlier create: the answer is then 200. */
+  replayed: boolean;
+}
+
 export interface IdempotentCreate<T> {
   db: Database;
   scope: { storeId: string; livemode: boolean };
   /** e.g. `checkout_session.create`: one key may be used once per operation. */
   operation: string;
-  key: string | undefined;
-  /** The request body as received; hashed (requestHash) only when a key is sent. */
-  body: unknown;
+  /** Absent when no key was sent: the create simply runs. */
+  request: IdempotentRequest | undefined;
   /** Top-level fields whose key order counts (metadata is echoed verbatim). */
   orderedFields?: readonly string[];
   /** The store's clock: the 24-hour window follows the test clock in test mode. */
@@ -75,12 +83,13 @@ export interface IdempotentCreate<T> {
   replay(resourceId: string): Promise<T>;
 }
 
-/** Runs a create under an optional idempotency key; `replayed` tells the caller to answer 200. */
+/** Runs a create under an optional idempotency key; a replay answers the first create's object and is marked on the request. */
 export async function createIdempotently<T>(options: IdempotentCreate<T>): Promise<{ result: T; replayed: boolean }> {
-  const { db, scope, operation, key } = options;
-  if (key === undefined) return { result: await options.create(db), replayed: false };
+  const { db, scope, operation, request } = options;
+  if (request === undefined) return { result: await options.create(db), replayed: false };
 
-  const hash = requestHash(options.body, options.orderedFields);
+  const { key } = request;
+  const hash = requestHash(request.body, options.orderedFields);
   const cutoff = new Date(options.now.getTime() - IDEMPOTENCY_WINDOW_SECONDS * 1000);
   const keyRow = and(
     eq(idempotencyKeys.storeId, scope.storeId),
@@ -111,5 +120,6 @@ export async function createIdempotently<T>(options: IdempotentCreate<T>): Promi
       'This Idempotency-Key was already used with a different request body. Use a new key for a different request.',
     );
   }
+  request.replayed = true;
   return { result: await options.replay(outcome.resourceId), replayed: true };
 }

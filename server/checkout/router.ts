@@ -1,32 +1,21 @@
-import type { Subject } from '../auth/service';
-import { storeClock } from '../clock';
-import type { Context } from '../context';
 import { ApiError } from '../errors';
 import { checkoutSecretKeyProcedure, createRouter, publishableKeyProcedure } from '../trpc';
-import { readIdempotencyKey } from './idempotency';
 import {
   checkoutSessionSchema,
   confirmCheckoutSessionInput,
   createCheckoutSessionInput,
   retrieveCheckoutSessionInput,
 } from './schemas';
-import { confirmCheckoutSession, createCheckoutSession, getCheckoutSession, type CheckoutDeps } from './service';
+import { confirmCheckoutSession, createCheckoutSession, getCheckoutSession } from './service';
 
 const TAGS = ['Checkout sessions'];
 
-const deps = (ctx: Context & { subject: Subject }): CheckoutDeps => ({
-  db: ctx.db,
-  clock: storeClock(ctx.clock, ctx.subject),
-  config: ctx.config,
-});
-
 /**
- * Runs after the key and before the body is validated (server/checkout/schemas.ts, check
- * order): the `Idempotency-Key` format, then CONTRACT 3's precedence: a body containing
+ * Runs after the key and its `Idempotency-Key` and before the body is validated
+ * (server/checkout/schemas.ts, check order): CONTRACT 3's precedence: a body containing
  * `amount` in a store without amount mode is `amount_mode_unsupported`, whatever else it holds.
  */
 const createProcedure = checkoutSecretKeyProcedure.use(({ ctx, next }) => {
-  readIdempotencyKey(ctx.request.headers);
   const body = ctx.request.body;
   if (!ctx.subject.flags.amountMode && typeof body === 'object' && body !== null && Object.hasOwn(body, 'amount')) {
     throw new ApiError(
@@ -58,21 +47,14 @@ export const checkoutRouter = createRouter({
     })
     .input(createCheckoutSessionInput)
     .output(checkoutSessionSchema)
-    .mutation(async ({ ctx, input }) => {
-      const { session, replayed } = await createCheckoutSession(deps(ctx), ctx.subject, input, {
-        idempotencyKey: readIdempotencyKey(ctx.request.headers),
-        rawBody: ctx.request.body,
-      });
-      if (replayed) ctx.request.successStatus = 200;
-      return session;
-    }),
+    .mutation(({ ctx, input }) => createCheckoutSession(ctx, ctx.subject, input, ctx.idempotency)),
 
   // GET /api/v1/checkout/sessions/{id}: the session as it is now; expired once past its deadline.
   retrieve: checkoutSecretKeyProcedure
     .meta({ openapi: { method: 'GET', path: '/checkout/sessions/{id}', tags: TAGS, summary: 'Retrieve a checkout session', protect: true } })
     .input(retrieveCheckoutSessionInput)
     .output(checkoutSessionSchema)
-    .query(({ ctx, input }) => getCheckoutSession(deps(ctx), ctx.subject, input.id)),
+    .query(({ ctx, input }) => getCheckoutSession(ctx, ctx.subject, input.id)),
 
   // POST /api/v1/checkout/sessions/{id}/confirm: embedded confirmation, always refused (spec 4.4).
   confirm: publishableKeyProcedure
@@ -91,5 +73,5 @@ export const checkoutRouter = createRouter({
     })
     .input(confirmCheckoutSessionInput)
     .output(checkoutSessionSchema)
-    .mutation(({ ctx, input }) => confirmCheckoutSession(deps(ctx), ctx.subject, ctx.request, input.id, input.client_secret)),
+    .mutation(({ ctx, input }) => confirmCheckoutSession(ctx, ctx.subject, ctx.request, input.id, input.client_secret)),
 });

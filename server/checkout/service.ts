@@ -9,7 +9,7 @@ import type { RequestState } from '../context';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
 import { clientSecretFor, clientSecretHash, clientSecretMatches, signedLink, signingSecret } from './links';
-import { createIdempotently } from './idempotency';
+import { createIdempotently, type IdempotentRequest } from './idempotency';
 import { normalizeMetadata } from './metadata';
 import type { CheckoutSession, CreateCheckoutSessionInput } from './schemas';
 import { clampExpiry, type Lifetime } from '../expiry';
@@ -208,12 +208,6 @@ function prepareSessionInsert(executor: Executor, lineCount: number) {
 
 const sessionInsert = preparedPerShape(prepareSessionInsert);
 
-export interface CreateCheckoutOptions {
-  idempotencyKey: string | undefined;
-  /** The request body as received, for the idempotency hash (metadata included, spec 4.4 rule 6). */
-  rawBody: unknown;
-}
-
 /**
  * POST /checkout/sessions (spec 4.4). The prices are read and the order, its lines and the
  * session written inside the idempotency key's transaction, so a replay never depends on the
@@ -223,8 +217,8 @@ export async function createCheckoutSession(
   deps: CheckoutDeps,
   subject: Subject,
   input: CreateCheckoutSessionInput,
-  options: CreateCheckoutOptions,
-): Promise<{ session: CheckoutSession; replayed: boolean }> {
+  idempotency: IdempotentRequest | undefined,
+): Promise<CheckoutSession> {
   assertUrlsAllowed(subject, input);
   const now = deps.clock.now();
   const nowSeconds = epochSeconds(now);
@@ -237,8 +231,7 @@ export async function createCheckoutSession(
     db: deps.db,
     scope: { storeId: subject.storeId, livemode: subject.livemode },
     operation: CREATE_OPERATION,
-    key: options.idempotencyKey,
-    body: options.rawBody,
+    request: idempotency,
     orderedFields: ['metadata'],
     now,
     resourceId: sessionId,
@@ -298,7 +291,7 @@ export async function createCheckoutSession(
   });
   // Spec 2.7: the client secret is returned by the creation and by its replay, never by reads.
   // A replay answers the original session, whose secret derives from its own id.
-  return { session: checkoutSessionView(result, deps, { clientSecret: replayed ? clientSecretFor(secret, result.id) : clientSecret }), replayed };
+  return checkoutSessionView(result, deps, { clientSecret: replayed ? clientSecretFor(secret, result.id) : clientSecret });
 }
 
 /**

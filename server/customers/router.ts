@@ -1,4 +1,3 @@
-import { storeClock } from '../clock';
 import { createRouter, secretKeyProcedure } from '../trpc';
 import { customerSchema, deleteCustomerInput, deletedCustomerSchema, retrieveCustomerInput } from './schemas';
 import { deleteCustomer, getCustomer } from './service';
@@ -18,5 +17,5 @@ export const customersRouter = createRouter({
     .meta({ openapi: { method: 'DELETE', path: '/customers/{id}', tags: TAGS, summary: 'Delete a customer', protect: true } })
     .input(deleteCustomerInput)
     .output(deletedCustomerSchema)
-    .mutation(({ ctx, input }) => deleteCustomer({ db: ctx.db, clock: storeClock(ctx.clock, ctx.subject) }, ctx.subject, input.id)),
+    .mutation(({ ctx, input }) => deleteCustomer(ctx, ctx.subject, input.id)),
 });

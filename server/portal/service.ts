@@ -2,7 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Database, Executor } from '@/db/client';
 import { customers, orders, portalSessions, subscriptions, type PortalScope } from '@/db/schema';
 import type { Subject } from '../auth/service';
-import { createIdempotently } from '../checkout/idempotency';
+import { createIdempotently, type IdempotentRequest } from '../checkout/idempotency';
 import { normalizeMetadata } from '../checkout/metadata';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
@@ -103,12 +103,6 @@ async function resolveTarget(executor: Executor, subject: Scope, input: CreatePo
   return { scope: 'subscription', customerId: row.customerId, orderId: null, subscriptionId: row.id };
 }
 
-export interface CreatePortalOptions {
-  idempotencyKey: string | undefined;
-  /** The request body as received, for the idempotency hash (metadata order included). */
-  rawBody: unknown;
-}
-
 /**
  * POST /portal/sessions (spec 4.2). The URL is returned by the create; a replay returns it only
  * while the link is active, from the encrypted copy kept for that purpose (server/portal/token.ts).
@@ -117,18 +111,17 @@ export async function createPortalSession(
   deps: PortalDeps,
   subject: Subject,
   input: CreatePortalSessionInput,
-  options: CreatePortalOptions,
-): Promise<{ session: PortalSession; replayed: boolean }> {
+  idempotency: IdempotentRequest | undefined,
+): Promise<PortalSession> {
   const now = deps.clock.now();
   const id = newId('portal', subject.livemode);
   const token = newPortalToken();
 
-  const { result, replayed } = await createIdempotently({
+  const { result } = await createIdempotently({
     db: deps.db,
     scope: { storeId: subject.storeId, livemode: subject.livemode },
     operation: CREATE_OPERATION,
-    key: options.idempotencyKey,
-    body: options.rawBody,
+    request: idempotency,
     orderedFields: ['metadata'],
     now,
     resourceId: id,
@@ -142,7 +135,7 @@ export async function createPortalSession(
           livemode: subject.livemode,
           ...target,
           tokenHash: portalTokenHash(token),
-          tokenCiphertext: options.idempotencyKey === undefined ? null : encryptPortalToken(deps.config, id, token),
+          tokenCiphertext: idempotency === undefined ? null : encryptPortalToken(deps.config, id, token),
           metadata: normalizeMetadata(input.metadata),
           createdAt: now,
           expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, PORTAL_LIFETIME) * 1000),
@@ -157,7 +150,7 @@ export async function createPortalSession(
       return portalSessionView(row, now, original === undefined ? undefined : portalUrl(deps.config.publicBaseUrl, original));
     },
   });
-  return { session: result, replayed };
+  return result;
 }
 
 async function findPortalSession(db: Executor, scope: Scope, id: string): Promise<PortalSessionRow> {

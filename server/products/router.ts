@@ -1,5 +1,4 @@
 import type { Subject } from '../auth/service';
-import { storeClock } from '../clock';
 import type { Context } from '../context';
 import { ApiError } from '../errors';
 import { createRouter, secretKeyProcedure } from '../trpc';
@@ -19,7 +18,7 @@ const TAGS = ['Products'];
 
 const deps = (ctx: Context & { subject: Subject }): ProductDeps => ({
   db: ctx.db,
-  clock: storeClock(ctx.clock, ctx.subject),
+  clock: ctx.clock,
   maxProductsPerStore: ctx.config.maxProductsPerStore,
 });
 

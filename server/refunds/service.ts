@@ -5,7 +5,7 @@ import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import { ApiError, resourceMissing } from '../errors';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway, type RefundRequest, type RefundResult } from '../gateway/types';
-import { createIdempotently } from '../checkout/idempotency';
+import { createIdempotently, type IdempotentRequest } from '../checkout/idempotency';
 import { newId } from '../ids';
 import type { CreateRefundInput, Refund } from './schemas';
 
@@ -166,13 +166,6 @@ export async function settleRefund(
 
 const CREATE_OPERATION = 'refund.create';
 
-export interface CreateRefundOptions {
-  /** The `Idempotency-Key` header, already checked (server/checkout/idempotency.ts). */
-  idempotencyKey: string | undefined;
-  /** The body as sent: its canonical hash tells a replay from a reuse with another body. */
-  rawBody: unknown;
-}
-
 async function readRefund(db: Database, subject: Scope, id: string): Promise<RefundRow> {
   const [row] = await db
     .select()
@@ -201,16 +194,15 @@ export async function createRefund(
   deps: RefundDeps,
   subject: Scope,
   input: CreateRefundInput,
-  options: CreateRefundOptions = { idempotencyKey: undefined, rawBody: input },
-): Promise<{ refund: Refund; replayed: boolean }> {
+  idempotency?: IdempotentRequest,
+): Promise<Refund> {
   let reserved: Awaited<ReturnType<typeof reserveRefund>> | undefined;
   const refundId = newId('re', subject.livemode);
   const { result: refundRow, replayed } = await createIdempotently({
     db: deps.db,
     scope: { storeId: subject.storeId, livemode: subject.livemode },
     operation: CREATE_OPERATION,
-    key: options.idempotencyKey,
-    body: options.rawBody,
+    request: idempotency,
     now: deps.clock.now(),
     resourceId: refundId,
     create: async (executor) => {
@@ -219,7 +211,7 @@ export async function createRefund(
     },
     replay: (id) => readRefund(deps.db, subject, id),
   });
-  if (replayed || reserved === undefined) return { refund: refundView(refundRow), replayed: true };
+  if (replayed || reserved === undefined) return refundView(refundRow);
 
   let result: RefundOutcome;
   try {
@@ -228,7 +220,7 @@ export async function createRefund(
     // Refused before any money moved (e.g. no acquirer credentials): a known outcome, recorded as failed.
     if (error instanceof GatewayRejectedError) {
       const { refund } = await settleRefund(deps.db, subject, reserved.refund.id, { status: 'failed', refundId: null });
-      return { refund: refundView(refund), replayed: false };
+      return refundView(refund);
     }
     if (error instanceof GatewayTimeoutError) {
       throw new ApiError(
@@ -239,5 +231,5 @@ export async function createRefund(
     throw error;
   }
   const { refund } = await settleRefund(deps.db, subject, reserved.refund.id, result);
-  return { refund: refundView(refund), replayed: false };
+  return refundView(refund);
 }

@@ -10,7 +10,7 @@ import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { RequestState } from '../context';
-import { createIdempotently } from '../checkout/idempotency';
+import { createIdempotently, type IdempotentRequest } from '../checkout/idempotency';
 import { normalizePriceId } from '../checkout/lines';
 import { signedLink, signingSecret } from '../checkout/links';
 import { normalizeMetadata } from '../checkout/metadata';
@@ -141,13 +141,6 @@ async function resolvePlan(executor: Executor, scope: Scope, input: CreateSubscr
   };
 }
 
-export interface CreateOptions {
-  idempotencyKey: string | undefined;
-  /** The body as received, for the idempotency hash (metadata key order included). */
-  rawBody: unknown;
-  request: Pick<RequestState, 'ip' | 'method' | 'path'>;
-}
-
 /**
  * POST /subscriptions (spec 4.3): the checkout, audited in the same transaction. The catalog is
  * read inside the idempotency key's transaction, so a replay never depends on the catalog as it is now.
@@ -156,19 +149,19 @@ export async function createSubscriptionCheckout(
   deps: SubscriptionDeps,
   subject: Subject,
   input: CreateSubscriptionInput,
-  options: CreateOptions,
-): Promise<{ checkout: SubscriptionCheckout; replayed: boolean }> {
+  idempotency: IdempotentRequest | undefined,
+  request: Pick<RequestState, 'ip' | 'method' | 'path'>,
+): Promise<SubscriptionCheckout> {
   if (subject.livemode && input.success_url !== undefined && !/^https:/i.test(input.success_url)) {
     throw new ApiError('invalid_success_url', '`success_url` must use https in live mode.', { param: 'success_url' });
   }
   const now = deps.clock.now();
   const id = newId('subchk', subject.livemode);
-  const { result, replayed } = await createIdempotently({
+  const { result } = await createIdempotently({
     db: deps.db,
     scope: { storeId: subject.storeId, livemode: subject.livemode },
     operation: CREATE_OPERATION,
-    key: options.idempotencyKey,
-    body: options.rawBody,
+    request: idempotency,
     orderedFields: ['metadata'],
     now,
     resourceId: id,
@@ -197,9 +190,9 @@ export async function createSubscriptionCheckout(
           action: 'subscription_checkout.create',
           storeId: subject.storeId,
           livemode: subject.livemode,
-          ip: options.request.ip,
-          method: options.request.method,
-          path: options.request.path,
+          ip: request.ip,
+          method: request.method,
+          path: request.path,
           details: { subscription_checkout: id, price_id: plan.priceId, amount: plan.amount },
         });
         return row!;
@@ -210,5 +203,5 @@ export async function createSubscriptionCheckout(
       return withExpiryApplied(deps.db, row, now);
     },
   });
-  return { checkout: subscriptionCheckoutView(result, deps.config), replayed };
+  return subscriptionCheckoutView(result, deps.config);
 }

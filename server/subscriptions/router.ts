@@ -1,11 +1,8 @@
-import type { Subject } from '../auth/service';
-import { readIdempotencyKey } from '../checkout/idempotency';
-import { storeClock } from '../clock';
 import type { Context } from '../context';
 import { ApiError } from '../errors';
 import { apiErrorFromZod } from '../http/zod-errors';
-import { createRouter, secretKeyProcedure } from '../trpc';
-import { createSubscriptionCheckout, getSubscriptionCheckout, type SubscriptionDeps } from './checkouts';
+import { createRouter, gatedSecretKeyProcedure, secretKeyProcedure } from '../trpc';
+import { createSubscriptionCheckout, getSubscriptionCheckout } from './checkouts';
 import {
   cancelSubscriptionBody,
   cancelSubscriptionInput,
@@ -22,13 +19,6 @@ import { cancelSubscription, getSubscription, listSubscriptions, updateSubscript
 
 const TAGS = ['Subscriptions'];
 
-const deps = (ctx: Context & { subject: Subject }): SubscriptionDeps => ({
-  db: ctx.db,
-  clock: storeClock(ctx.clock, ctx.subject),
-  wallClock: ctx.clock,
-  config: ctx.config,
-});
-
 const auditRequest = (ctx: Context) => ({ ip: ctx.request.ip, method: ctx.request.method, path: ctx.request.path });
 
 /**
@@ -36,19 +26,13 @@ const auditRequest = (ctx: Context) => ({ ip: ctx.request.ip, method: ctx.reques
  * SUBSCRIPTIONS_ENABLED (503), and per store by its `subscriptions` flag (403), in test and live
  * alike. Checked right after the key, before any lookup or validation of the request.
  */
-const gatedProcedure = secretKeyProcedure.use(({ ctx, next }) => {
+const gatedProcedure = gatedSecretKeyProcedure((ctx, subject) => {
   if (!ctx.config.subscriptionsEnabled) {
     throw new ApiError('feature_unavailable', 'Creating and cancelling subscriptions is currently unavailable on this platform.');
   }
-  if (!ctx.subject.flags.subscriptions) {
+  if (!subject.flags.subscriptions) {
     throw new ApiError('capability_disabled', 'Subscriptions are not enabled for this account.');
   }
-  return next();
-});
-
-const createProcedure = gatedProcedure.use(({ ctx, next }) => {
-  readIdempotencyKey(ctx.request.headers);
-  return next();
 });
 
 /** trpc-to-openapi lays the path `id` over the body, so an `id` in the body would vanish silently: refuse it. */
@@ -60,7 +44,7 @@ function refuseBodyId(body: unknown): void {
 
 export const subscriptionsRouter = createRouter({
   // POST /api/v1/subscriptions: a subscription checkout (hosted link) for a recurring price or a plan.
-  create: createProcedure
+  create: gatedProcedure
     .meta({
       openapi: {
         method: 'POST',
@@ -77,36 +61,28 @@ export const subscriptionsRouter = createRouter({
     })
     .input(createSubscriptionInput)
     .output(subscriptionCheckoutSchema)
-    .mutation(async ({ ctx, input }) => {
-      const { checkout, replayed } = await createSubscriptionCheckout(deps(ctx), ctx.subject, input, {
-        idempotencyKey: readIdempotencyKey(ctx.request.headers),
-        rawBody: ctx.request.body,
-        request: auditRequest(ctx),
-      });
-      if (replayed) ctx.request.successStatus = 200;
-      return checkout;
-    }),
+    .mutation(({ ctx, input }) => createSubscriptionCheckout(ctx, ctx.subject, input, ctx.idempotency, auditRequest(ctx))),
 
   // GET /api/v1/subscriptions/checkout/{id}: the checkout as it is now; expired once past its deadline.
   retrieveCheckout: secretKeyProcedure
     .meta({ openapi: { method: 'GET', path: '/subscriptions/checkout/{id}', tags: TAGS, summary: 'Retrieve a subscription checkout', protect: true } })
     .input(retrieveSubscriptionCheckoutInput)
     .output(subscriptionCheckoutSchema)
-    .query(({ ctx, input }) => getSubscriptionCheckout(deps(ctx), ctx.subject, input.id)),
+    .query(({ ctx, input }) => getSubscriptionCheckout(ctx, ctx.subject, input.id)),
 
   // GET /api/v1/subscriptions: this store's subscriptions in this environment, newest first.
   list: secretKeyProcedure
     .meta({ openapi: { method: 'GET', path: '/subscriptions', tags: TAGS, summary: 'List subscriptions', protect: true }, errors: ['resource_missing'] })
     .input(listSubscriptionsInput)
     .output(subscriptionListSchema)
-    .query(({ ctx, input }) => listSubscriptions(deps(ctx), ctx.subject, input)),
+    .query(({ ctx, input }) => listSubscriptions(ctx, ctx.subject, input)),
 
   // GET /api/v1/subscriptions/{id}: one subscription.
   retrieve: secretKeyProcedure
     .meta({ openapi: { method: 'GET', path: '/subscriptions/{id}', tags: TAGS, summary: 'Retrieve a subscription', protect: true } })
     .input(retrieveSubscriptionInput)
     .output(subscriptionSchema)
-    .query(({ ctx, input }) => getSubscription(deps(ctx), ctx.subject, input.id)),
+    .query(({ ctx, input }) => getSubscription(ctx, ctx.subject, input.id)),
 
   // POST /api/v1/subscriptions/{id}: replace the metadata (the only mutable field).
   update: secretKeyProcedure
@@ -125,7 +101,7 @@ export const subscriptionsRouter = createRouter({
     .output(subscriptionSchema)
     .mutation(({ ctx, input }) => {
       refuseBodyId(ctx.request.body);
-      return updateSubscription(deps(ctx), ctx.subject, input.id, input.metadata, auditRequest(ctx));
+      return updateSubscription(ctx, ctx.subject, input.id, input.metadata, auditRequest(ctx));
     }),
 
   // DELETE /api/v1/subscriptions/{id}: cancel now; the gateway contract first.
@@ -148,6 +124,6 @@ export const subscriptionsRouter = createRouter({
       const body = cancelSubscriptionBody.safeParse(ctx.request.body);
       if (!body.success) throw apiErrorFromZod(body.error);
       const gateway = ctx.gateways[ctx.subject.livemode ? 'live' : 'test'];
-      return cancelSubscription({ ...deps(ctx), gateway }, ctx.subject, input.id, body.data?.reason, auditRequest(ctx));
+      return cancelSubscription({ ...ctx, gateway }, ctx.subject, input.id, body.data?.reason, auditRequest(ctx));
     }),
 });

@@ -1,5 +1,3 @@
-import { readIdempotencyKey } from '../checkout/idempotency';
-import { storeClock } from '../clock';
 import { createRouter, secretKeyProcedure } from '../trpc';
 import {
   createdEndpointSchema,
@@ -20,11 +18,6 @@ const TAGS = ['Webhooks'];
 export const webhooksRouter = createRouter({
   // POST /api/v1/webhook_endpoints: register a receiver; the answer carries its signing secret, once.
   create: secretKeyProcedure
-    .use(({ ctx, next }) => {
-      // The key's format is judged before the body, as on every idempotent create.
-      readIdempotencyKey(ctx.request.headers);
-      return next();
-    })
     .meta({
       openapi: { method: 'POST', path: '/webhook_endpoints', tags: TAGS, summary: 'Create a webhook endpoint', protect: true },
       successStatus: 201,
@@ -33,14 +26,7 @@ export const webhooksRouter = createRouter({
     })
     .input(createEndpointInput)
     .output(createdEndpointSchema)
-    .mutation(async ({ ctx, input }) => {
-      const { endpoint, replayed } = await createEndpoint({ db: ctx.db, clock: storeClock(ctx.clock, ctx.subject), config: ctx.config }, ctx.subject, input, {
-        idempotencyKey: readIdempotencyKey(ctx.request.headers),
-        rawBody: ctx.request.body,
-      });
-      if (replayed) ctx.request.successStatus = 200;
-      return endpoint;
-    }),
+    .mutation(({ ctx, input }) => createEndpoint(ctx, ctx.subject, input, ctx.idempotency)),
 
   // GET /api/v1/webhook_endpoints: this store's endpoints in this environment, newest first.
   list: secretKeyProcedure
@@ -71,5 +57,5 @@ export const webhooksRouter = createRouter({
     .meta({ openapi: { method: 'DELETE', path: '/webhook_endpoints/{id}', tags: TAGS, summary: 'Delete a webhook endpoint', protect: true } })
     .input(deleteEndpointInput)
     .output(deletedEndpointSchema)
-    .mutation(({ ctx, input }) => deleteEndpoint(ctx.db, ctx.subject, input.id, ctx.clock.now())),
+    .mutation(({ ctx, input }) => deleteEndpoint(ctx.db, ctx.subject, input.id, ctx.wallClock.now())),
 });

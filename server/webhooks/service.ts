@@ -10,7 +10,7 @@ import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEv
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
-import { createIdempotently } from '../checkout/idempotency';
+import { createIdempotently, type IdempotentRequest } from '../checkout/idempotency';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
 import { endpointUrlProblem, type HostResolver } from './destinations';
@@ -71,18 +71,17 @@ export async function createEndpoint(
   deps: EndpointDeps,
   subject: Scope,
   input: CreateEndpointInput,
-  options: { idempotencyKey: string | undefined; rawBody: unknown },
-): Promise<{ endpoint: CreatedWebhookEndpoint; replayed: boolean }> {
+  idempotency: IdempotentRequest | undefined,
+): Promise<CreatedWebhookEndpoint> {
   const problem = await endpointUrlProblem(input.url, subject.livemode, deps.resolveHost);
   if (problem) throw new ApiError('parameter_invalid', `Invalid url: ${problem}.`, { param: 'url' });
   const now = deps.clock.now();
   const id = newId('we', subject.livemode);
-  const { result, replayed } = await createIdempotently({
+  const { result } = await createIdempotently({
     db: deps.db,
     scope: { storeId: subject.storeId, livemode: subject.livemode },
     operation: CREATE_OPERATION,
-    key: options.idempotencyKey,
-    body: options.rawBody,
+    request: idempotency,
     now,
     resourceId: id,
     create: (executor) =>
@@ -123,7 +122,7 @@ export async function createEndpoint(
       return row!;
     },
   });
-  return { endpoint: { ...endpointView(result), secret: endpointSecret(deps.config, result.id) }, replayed };
+  return { ...endpointView(result), secret: endpointSecret(deps.config, result.id) };
 }
 
 export async function getEndpoint(db: Database, subject: Scope, id: string): Promise<WebhookEndpoint> {

@@ -1,4 +1,8 @@
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { products } from '@/db/schema';
+import { payCheckoutSession } from '@/server/payments/service';
+import { validCard } from '../payments/support';
 import { expectError } from '../products/support';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
@@ -91,6 +95,26 @@ describe('POST /api/v1/licenses/validate (CONTRACT 3)', () => {
       created: epoch(T0),
       revoked_at: epoch(T0) + 120,
     });
+  });
+
+  it('4.1 force-deleting revokes keys on the store’s test clock: revoked_at follows advance_clock, never before the key’s created', async () => {
+    const own = await createStore(api.services);
+    const key = own.keys.sk_test;
+    const advance = async (seconds: number) =>
+      expect((await api.request('POST', '/api/v1/test_helpers/advance_clock', { key, body: { seconds } })).status).toBe(200);
+    const created = await api.request('POST', '/api/v1/products', { key, body: { name: 'App', amount: 4900 } });
+    expect(created.status).toBe(201);
+    // The operator's product:attach-license.
+    await api.services.db.update(products).set({ hasLicense: true }).where(eq(products.id, created.body.id));
+    await advance(3600);
+    const session = await api.request('POST', '/api/v1/checkout/sessions', { key, body: { price_id: created.body.price_id, customer_email: 'buyer@example.com' } });
+    expect(session.status).toBe(201);
+    expect(await payCheckoutSession(api.services, { sessionId: session.body.id, card: validCard() })).toMatchObject({ status: 'paid' });
+    const [licenseKey] = (await api.request('GET', `/api/v1/orders/${session.body.order_id}`, { key })).body.license_keys;
+    await advance(7200);
+    expect((await api.request('DELETE', `/api/v1/products/${created.body.id}?force=true`, { key })).status).toBe(200);
+    const response = await validate({ key: licenseKey }, key);
+    expect(response.body).toMatchObject({ status: 'revoked', created: epoch(T0) + 3600, revoked_at: epoch(T0) + 3600 + 7200 });
   });
 
   it.each([

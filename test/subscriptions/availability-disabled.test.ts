@@ -29,6 +29,11 @@ describe('subscriptions switched off on the platform (SUBSCRIPTIONS_ENABLED unse
     });
   }
 
+  it('4.3 the switch comes before the `Idempotency-Key` is read: a malformed key still hears 503', async () => {
+    const headers = { 'idempotency-key': 'k'.repeat(192) };
+    expectError(await api.request('POST', SUBSCRIPTIONS, { key: keys.sk_test, body: PLAN, headers }), 503, 'feature_unavailable');
+  });
+
   it('a store without the flag hears 503 too: the platform switch comes first', async () => {
     const plain = await createStore(api.services);
     expectError(await api.request('POST', SUBSCRIPTIONS, { key: plain.keys.sk_test, body: PLAN }), 503, 'feature_unavailable');
