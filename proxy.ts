@@ -1,10 +1,10 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { getAppServices } from '@/server/app';
-import { hostedFormTargets, loadHostedCheckout } from '@/server/checkout/hosted';
+import { hostedCheckoutHandoff, hostedFormTargets, loadHostedCheckout } from '@/server/checkout/hosted';
 import { hostedContentSecurityPolicy, hostedPageHeaders } from '@/server/checkout/hosted-headers';
 import { invalidLinkResponse } from '@/server/checkout/hosted-invalid';
 import { receiptSignatureValid } from '@/server/payments/receipt';
-import { loadHostedSubscriptionCheckout, SUBSCRIPTION_CHECKOUT_ID } from '@/server/subscriptions/hosted';
+import { hostedSubscriptionHandoff, loadHostedSubscriptionCheckout, SUBSCRIPTION_CHECKOUT_ID } from '@/server/subscriptions/hosted';
 import { clientIp } from '@/server/context';
 import { portalLinkResolves } from '@/server/portal/page';
 import { portalHeaders, portalLinkInvalidResponse, portalRateLimitedResponse, rateLimitedRetryAfter } from '@/server/portal/responses';
@@ -21,6 +21,7 @@ export async function proxy(request: NextRequest) {
   if (request.nextUrl.pathname.startsWith('/subscribe/')) return subscribeProxy(request);
   const [, , id = '', below, extra] = request.nextUrl.pathname.split('/');
   let formTargets: string[] = [];
+  let pageRequestHeaders: Headers | undefined;
   if (request.method === 'GET' && below === undefined) {
     const services = await getAppServices();
     const params = request.nextUrl.searchParams;
@@ -28,11 +29,17 @@ export async function proxy(request: NextRequest) {
     if (hosted.state === 'invalid') return invalidLinkResponse();
     // Only the payment form's redirect may leave the service.
     if (hosted.state === 'open') formTargets = hostedFormTargets(hosted.view, services.gateways);
+    pageRequestHeaders = hostedCheckoutHandoff.give(hosted, request.headers);
   } else if (request.method === 'GET' && below === 'receipt' && extra === undefined) {
     const { config } = await getAppServices();
     if (!SESSION_ID.test(id) || !receiptSignatureValid(config, id, request.nextUrl.searchParams.get('signature') ?? undefined)) return invalidLinkResponse();
   }
-  const response = NextResponse.next();
+  return withHostedPageHeaders(formTargets, pageRequestHeaders);
+}
+
+/** Continues to the page (with the request headers given, if any) under the hosted pages' headers. */
+function withHostedPageHeaders(formTargets: string[], pageRequestHeaders: Headers | undefined) {
+  const response = NextResponse.next(pageRequestHeaders ? { request: { headers: pageRequestHeaders } } : undefined);
   for (const [name, value] of Object.entries(hostedPageHeaders(hostedContentSecurityPolicy(formTargets)))) response.headers.set(name, value);
   return response;
 }
@@ -70,16 +77,16 @@ async function subscribeProxy(request: NextRequest) {
   const services = await getAppServices();
   const params = request.nextUrl.searchParams;
   let formTargets: string[] = [];
+  let pageRequestHeaders: Headers | undefined;
   if (request.method === 'GET' && below === undefined) {
     const hosted = await loadHostedSubscriptionCheckout(services, { id, expires: params.get('expires') ?? undefined, signature: params.get('signature') ?? undefined });
     if (hosted.state === 'invalid') return invalidLinkResponse();
     if (hosted.state === 'open') formTargets = hostedFormTargets(hosted.view, services.gateways);
+    pageRequestHeaders = hostedSubscriptionHandoff.give(hosted, request.headers);
   } else if (request.method === 'GET' && below === 'receipt' && extra === undefined) {
     if (!SUBSCRIPTION_CHECKOUT_ID.test(id) || !receiptSignatureValid(services.config, id, params.get('signature') ?? undefined)) return invalidLinkResponse();
   }
-  const response = NextResponse.next();
-  for (const [name, value] of Object.entries(hostedPageHeaders(hostedContentSecurityPolicy(formTargets)))) response.headers.set(name, value);
-  return response;
+  return withHostedPageHeaders(formTargets, pageRequestHeaders);
 }
 
 export const config = {

@@ -6,12 +6,12 @@ function postgresError(error: unknown): { code?: string; constraint?: string; co
   return undefined;
 }
 
-/** True for a unique-constraint violation, optionally of one named constraint. */
+/**
+ * True for a unique-constraint violation, optionally of exactly the named constraint (as
+ * postgres.js reports it, `constraint_name`, or PGlite, `constraint`).
+ */
 export function isUniqueViolation(error: unknown, constraint?: string): boolean {
   const pg = postgresError(error);
   if (pg?.code !== '23505') return false;
-  if (constraint === undefined) return true;
-  const name = pg.constraint_name ?? pg.constraint;
-  // PGlite does not always report the constraint name; fall back to the message.
-  return name === undefined ? String((error as Error).message ?? '').includes(constraint) || JSON.stringify(pg).includes(constraint) : name === constraint;
+  return constraint === undefined || (pg.constraint_name ?? pg.constraint) === constraint;
 }

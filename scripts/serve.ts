@@ -5,10 +5,11 @@
  * half (product list) of the requests.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import path from 'node:path';
 import next from 'next';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { closeAppServices } from '@/server/app';
-import { API_PREFIX } from '@/server/http/api-handler';
+import { createApiPathMatcher } from '@/server/http/next-routes';
 import { publishedApiHandler } from '@/server/http/published';
 import { bootstrapDemoStore, ensureSecrets, formatDemoStoreBanner, saveDemoStoreTestKeys } from '@/server/bootstrap';
 import { systemClock } from '@/server/clock';
@@ -37,16 +38,11 @@ function setClientAddress(req: IncomingMessage): void {
   req.headers['x-forwarded-for'] = appendedByProxy || req.socket.remoteAddress || 'unknown';
 }
 
-/**
- * API paths with a route of their own under app/api/v1 (the OpenAPI document; the confirm
- * endpoint, which adds CORS): Next serves them. Every other /api/v1 path goes to the handler.
- */
-const OWN_NEXT_ROUTES = [/^\/api\/v1\/openapi\.json$/, /^\/api\/v1\/checkout\/sessions\/[^/]+\/confirm$/];
+/** Paths without a route file of their own under app/api/v1 (Next serves those, as `next dev` does). */
+const isApiPath = createApiPathMatcher(path.join(process.cwd(), 'app'));
 
 function isApiRequest(req: IncomingMessage): boolean {
-  const path = (req.url ?? '/').split('?', 1)[0]!;
-  if (path !== API_PREFIX && !path.startsWith(`${API_PREFIX}/`)) return false;
-  return !OWN_NEXT_ROUTES.some((route) => route.test(path));
+  return isApiPath((req.url ?? '/').split('?', 1)[0]!);
 }
 
 function answerInternalError(req: IncomingMessage, res: ServerResponse, error: unknown): void {

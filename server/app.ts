@@ -14,11 +14,13 @@ export async function createServices(configured: Config): Promise<{ services: Se
   // Hosted links and client secrets are signed with AUTH_SECRET, generated once when unset.
   const config = configured.authSecret ? configured : { ...configured, authSecret: (await ensureSecrets(configured)).authSecret };
   const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
-  // A start that fails (the database unreachable for a moment) leaves nothing open behind it.
-  await migrateDatabase(database, config.databaseUrl).catch(async (error: unknown) => {
+  try {
+    await migrateDatabase(database, config.databaseUrl);
+  } catch (error) {
+    // A failed start leaves nothing open, so a retry may open it again (PGlite allows one owner).
     await database.close();
     throw error;
-  });
+  }
   // PostgreSQL: counters shared by every instance, on the hot statements' connections (db/client.ts).
   const rateLimits = createRateLimits(config.rateLimits, database.driver === 'postgres' ? { db: statementDatabase(database.db) } : undefined);
   const gateways = createGateways({ db: database.db, clock: systemClock, config });
@@ -26,33 +28,36 @@ export async function createServices(configured: Config): Promise<{ services: Se
 }
 
 interface AppSingleton {
-  services: Promise<Services>;
+  started: Promise<{ services: Services; database: DatabaseHandle; apiHandler: ApiHandler }>;
   background?: PeriodicTask;
-  database: Promise<DatabaseHandle>;
-  apiHandler: Promise<ApiHandler>;
 }
 
 // On globalThis so that Next's separately bundled route modules share one database client
-// (PGlite must never open its data directory twice).
+// (PGlite must never open its data directory twice). Callers during a start share it; a start
+// that failed (the database unreachable for a moment) is forgotten, so the next caller starts again.
 const holder = globalThis as typeof globalThis & { __paymentsApp?: AppSingleton };
 
 function app(): AppSingleton {
   if (!holder.__paymentsApp) {
-    const created = createServices(loadConfig());
-    const services = created.then((result) => result.services);
-    const singleton: AppSingleton = { services, database: created.then((result) => result.database), apiHandler: services.then(createApiHandler) };
+    const started = createServices(loadConfig()).then((created) => ({ ...created, apiHandler: createApiHandler(created.services) }));
+    const singleton: AppSingleton = { started };
     holder.__paymentsApp = singleton;
-    // Reconciliation, billing, webhook delivery (server/background-tasks.ts), unless a separate
-    // `npm run worker` does them (BACKGROUND_WORK=false).
-    services.then((ready) => {
-      if (holder.__paymentsApp === singleton && ready.config.backgroundWork) singleton.background = startBackgroundTasks(ready, BACKGROUND_TASKS);
-    }, () => {});
+    started.then(
+      ({ services }) => {
+        // Reconciliation, billing, webhook delivery (server/background-tasks.ts), unless a
+        // separate `npm run worker` does them (BACKGROUND_WORK=false).
+        if (holder.__paymentsApp === singleton && services.config.backgroundWork) singleton.background = startBackgroundTasks(services, BACKGROUND_TASKS);
+      },
+      () => {
+        if (holder.__paymentsApp === singleton) delete holder.__paymentsApp;
+      },
+    );
   }
   return holder.__paymentsApp;
 }
 
-export const getAppServices = (): Promise<Services> => app().services;
-export const getApiHandler = () => app().apiHandler;
+export const getAppServices = (): Promise<Services> => app().started.then((started) => started.services);
+export const getApiHandler = (): Promise<ApiHandler> => app().started.then((started) => started.apiHandler);
 
 /** On shutdown (scripts/serve.ts): closes the database if this process opened it, so PGlite stops cleanly. */
 export async function closeAppServices(): Promise<void> {
@@ -60,5 +65,5 @@ export async function closeAppServices(): Promise<void> {
   if (!opened) return;
   delete holder.__paymentsApp;
   await opened.background?.stop();
-  await (await opened.database).close();
+  await (await opened.started).database.close();
 }

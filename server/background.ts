@@ -1,9 +1,13 @@
 /**
- * Background work of a process: expiry sweeps, payment reconciliation, recurring billing,
- * webhook delivery. Every task keeps its queue in the database (rows claimed with
- * FOR UPDATE SKIP LOCKED or guarded by unique keys), so any number of instances may run them
- * side by side. They run in the web process by default (server/app.ts) and, with
- * BACKGROUND_WORK=false on the web instances, in a separate `npm run worker` process.
+ * Background work of a process: reconciliation of payments, refunds and first subscription
+ * charges, recurring billing, webhook delivery (server/background-tasks.ts lists them). Expiry is
+ * no task: a checkout session or subscription checkout past its deadline is written `expired`
+ * when it is next read, or when advance_clock moves its store's test clock past it. Every task
+ * finds its work in the database, so any number of instances may run them side by side: billing
+ * and delivery claim rows with FOR UPDATE SKIP LOCKED, and the reconcilers settle each row once
+ * (a locked or conditional write), however many passes race. They run in the web process by default
+ * (server/app.ts) and, with BACKGROUND_WORK=false on the web instances, in a separate
+ * `npm run worker` process.
  */
 import type { Services } from './context';
 

@@ -1,12 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { timestamptz } from './columns';
+import { boolean, check, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { oneOf, timestamptz } from './columns';
 import { customers } from './customers';
 import { orders } from './orders';
 import { stores } from './stores';
 
-export type CheckoutStatus = 'open' | 'complete' | 'expired';
-export type PaymentStatus = 'unpaid' | 'paid' | 'failed';
+export const CHECKOUT_STATUSES = ['open', 'complete', 'expired'] as const;
+export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
+export const PAYMENT_STATUSES = ['unpaid', 'paid', 'failed'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 /** Checkout sessions (spec 2.7, 3.4). Amounts and lines live on the session's order. */
 export const checkoutSessions = pgTable(
@@ -45,7 +47,11 @@ export const checkoutSessions = pgTable(
     expiresAt: timestamptz('expires_at').notNull(),
     completedAt: timestamptz('completed_at'),
   },
-  (t) => [index('checkout_sessions_store_idx').on(t.storeId, t.livemode, t.createdAt)],
+  (t) => [
+    index('checkout_sessions_store_idx').on(t.storeId, t.livemode, t.createdAt),
+    check('checkout_sessions_status_check', oneOf(t.status, CHECKOUT_STATUSES)),
+    check('checkout_sessions_payment_status_check', oneOf(t.paymentStatus, PAYMENT_STATUSES)),
+  ],
 );
 
 /**
@@ -53,7 +59,8 @@ export const checkoutSessions = pgTable(
  * never received the charge (refused up front, or reconciliation found nothing), so nothing was
  * charged and the session may be paid by a new attempt.
  */
-export type PaymentAttemptStatus = 'processing' | 'succeeded' | 'declined' | 'unknown' | 'requires_action' | 'abandoned';
+export const PAYMENT_ATTEMPT_STATUSES = ['processing', 'succeeded', 'declined', 'unknown', 'requires_action', 'abandoned'] as const;
+export type PaymentAttemptStatus = (typeof PAYMENT_ATTEMPT_STATUSES)[number];
 
 /**
  * Every charge sent to the gateway, written before the call with a deterministic idempotency
@@ -84,6 +91,7 @@ export const paymentAttempts = pgTable(
     index('payment_attempts_session_idx').on(t.checkoutSessionId),
     // The reconciler scans attempts whose outcome is still open; they are few, so a partial index.
     index('payment_attempts_open_idx').on(t.createdAt).where(sql`${t.status} in ('processing', 'unknown', 'requires_action')`),
+    check('payment_attempts_status_check', oneOf(t.status, PAYMENT_ATTEMPT_STATUSES)),
   ],
 );
 

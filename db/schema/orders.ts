@@ -1,11 +1,12 @@
 import { boolean, check, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { timestamptz } from './columns';
+import { oneOf, timestamptz } from './columns';
 import { customers } from './customers';
 import { products } from './products';
 import { stores } from './stores';
 
-export type OrderStatus = 'pending' | 'paid' | 'partially_refunded' | 'refunded';
+export const ORDER_STATUSES = ['pending', 'paid', 'partially_refunded', 'refunded'] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
 /** One order per checkout session (CONTRACT 3): `pending` until paid. Amounts in cents. */
 export const orders = pgTable(
@@ -34,6 +35,7 @@ export const orders = pgTable(
     index('orders_store_idx').on(t.storeId, t.livemode, t.createdAt),
     index('orders_customer_idx').on(t.customerId),
     check('orders_refund_within_total', sql`${t.amountRefunded} >= 0 and ${t.amountRefunded} <= ${t.amountTotal}`),
+    check('orders_status_check', oneOf(t.status, ORDER_STATUSES)),
   ],
 );
 
@@ -63,7 +65,8 @@ export const orderLines = pgTable(
   (t) => [index('order_lines_order_idx').on(t.orderId, t.position)],
 );
 
-export type RefundStatus = 'succeeded' | 'pending' | 'failed';
+export const REFUND_STATUSES = ['succeeded', 'pending', 'failed'] as const;
+export type RefundStatus = (typeof REFUND_STATUSES)[number];
 
 /** Refunds of paid orders, full or partial up to what remains (CONTRACT 3). */
 export const refunds = pgTable(
@@ -84,5 +87,5 @@ export const refunds = pgTable(
     /** When the reconciler last asked the gateway about this refund (wall clock): least recently asked goes first. */
     checkedAt: timestamptz('checked_at'),
   },
-  (t) => [index('refunds_order_idx').on(t.orderId), check('refunds_amount_positive', sql`${t.amount} > 0`)],
+  (t) => [index('refunds_order_idx').on(t.orderId), check('refunds_amount_positive', sql`${t.amount} > 0`), check('refunds_status_check', oneOf(t.status, REFUND_STATUSES))],
 );

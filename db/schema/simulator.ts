@@ -1,5 +1,8 @@
-import { index, integer, pgTable, text } from 'drizzle-orm/pg-core';
-import { timestamptz } from './columns';
+import { check, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { oneOf, timestamptz } from './columns';
+
+export const SIMULATOR_CHARGE_STATUSES = ['succeeded', 'declined'] as const;
+export const SIMULATOR_REFUND_STATUSES = ['succeeded', 'failed'] as const;
 
 /**
  * The test-mode gateway's ledger (server/gateway/simulator.ts). Kept in the database rather than
@@ -14,7 +17,7 @@ export const simulatorCharges = pgTable(
     idempotencyKey: text('idempotency_key').primaryKey(),
     paymentId: text('payment_id').notNull().unique(),
     kind: text('kind').$type<'charge' | 'recurring'>().notNull(),
-    status: text('status').$type<'succeeded' | 'declined'>().notNull(),
+    status: text('status').$type<(typeof SIMULATOR_CHARGE_STATUSES)[number]>().notNull(),
     failureCode: text('failure_code'),
     amount: integer('amount').notNull(),
     description: text('description').notNull(),
@@ -24,7 +27,7 @@ export const simulatorCharges = pgTable(
     recurringId: text('recurring_id'),
     createdAt: timestamptz('created_at').notNull(),
   },
-  (t) => [index('simulator_charges_recurring_idx').on(t.recurringId)],
+  (t) => [index('simulator_charges_recurring_idx').on(t.recurringId), check('simulator_charges_status_check', oneOf(t.status, SIMULATOR_CHARGE_STATUSES))],
 );
 
 /** Recurring contracts: the card's scenario decides how its later recurring charges go (CONTRACT 4). */
@@ -44,8 +47,8 @@ export const simulatorRefunds = pgTable(
     refundId: text('refund_id').notNull().unique(),
     paymentId: text('payment_id').notNull(),
     amount: integer('amount').notNull(),
-    status: text('status').$type<'succeeded' | 'failed'>().notNull(),
+    status: text('status').$type<(typeof SIMULATOR_REFUND_STATUSES)[number]>().notNull(),
     createdAt: timestamptz('created_at').notNull(),
   },
-  (t) => [index('simulator_refunds_payment_idx').on(t.paymentId)],
+  (t) => [index('simulator_refunds_payment_idx').on(t.paymentId), check('simulator_refunds_status_check', oneOf(t.status, SIMULATOR_REFUND_STATUSES))],
 );

@@ -1,18 +1,12 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { timestamptz } from './columns';
+import { boolean, check, index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { oneOf, timestamptz } from './columns';
 import { products } from './products';
 import { stores } from './stores';
 import type { PriceInterval } from './products';
 
-export type SubscriptionStatus =
-  | 'active'
-  | 'incomplete'
-  | 'past_due'
-  | 'canceled'
-  | 'expired'
-  | 'pending'
-  | 'suspended';
+export const SUBSCRIPTION_STATUSES = ['active', 'incomplete', 'past_due', 'canceled', 'expired', 'pending', 'suspended'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /** Statuses that keep a product from being deleted (spec 4.1 delete guards). */
 export const PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES: SubscriptionStatus[] = [
@@ -69,10 +63,12 @@ export const subscriptions = pgTable(
     index('subscriptions_customer_idx').on(t.customerId),
     // The billing job's queue: subscriptions that can fall due, by due time.
     index('subscriptions_due_idx').on(t.nextBillingAt).where(sql`${t.status} in ('active', 'past_due')`),
+    check('subscriptions_status_check', oneOf(t.status, SUBSCRIPTION_STATUSES)),
   ],
 );
 
-export type SubscriptionCheckoutStatus = 'open' | 'complete' | 'expired';
+export const SUBSCRIPTION_CHECKOUT_STATUSES = ['open', 'complete', 'expired'] as const;
+export type SubscriptionCheckoutStatus = (typeof SUBSCRIPTION_CHECKOUT_STATUSES)[number];
 
 /** Subscription checkouts (spec 2.5): the hosted link that starts a subscription. */
 export const subscriptionCheckouts = pgTable(
@@ -101,7 +97,10 @@ export const subscriptionCheckouts = pgTable(
     createdAt: timestamptz('created_at').notNull(),
     expiresAt: timestamptz('expires_at').notNull(),
   },
-  (t) => [index('subscription_checkouts_store_idx').on(t.storeId, t.livemode, t.createdAt)],
+  (t) => [
+    index('subscription_checkouts_store_idx').on(t.storeId, t.livemode, t.createdAt),
+    check('subscription_checkouts_status_check', oneOf(t.status, SUBSCRIPTION_CHECKOUT_STATUSES)),
+  ],
 );
 
 /** `refunded`: it succeeded after its subscription was canceled, and was paid back (server/billing/engine.ts). */
@@ -110,7 +109,8 @@ export const subscriptionCheckouts = pgTable(
  * `refund_due`: taken for a subscription canceled while the charge was at the gateway, and being
  * paid back (server/billing/engine.ts); `refunded` once it is.
  */
-export type SubscriptionChargeStatus = 'processing' | 'succeeded' | 'declined' | 'unknown' | 'requires_action' | 'refund_due' | 'refunded';
+export const SUBSCRIPTION_CHARGE_STATUSES = ['processing', 'succeeded', 'declined', 'unknown', 'requires_action', 'refund_due', 'refunded'] as const;
+export type SubscriptionChargeStatus = (typeof SUBSCRIPTION_CHARGE_STATUSES)[number];
 
 /**
  * Every charge of a subscription (the first on the hosted page, then one per cycle and retry),
@@ -149,5 +149,6 @@ export const subscriptionCharges = pgTable(
     uniqueIndex('subscription_charges_cycle_unique').on(t.subscriptionId, t.cycle, t.attempt),
     uniqueIndex('subscription_charges_idempotency_unique').on(t.idempotencyKey),
     index('subscription_charges_open_idx').on(t.createdAt).where(sql`${t.status} in ('processing', 'unknown')`),
+    check('subscription_charges_status_check', oneOf(t.status, SUBSCRIPTION_CHARGE_STATUSES)),
   ],
 );

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { bigserial, boolean, index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { timestamptz } from './columns';
+import { bigserial, boolean, check, index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { oneOf, timestamptz } from './columns';
 import { stores } from './stores';
 
 /**
@@ -46,7 +46,8 @@ export const webhookEvents = pgTable(
   (t) => [uniqueIndex('webhook_events_sequence_unique').on(t.sequence), index('webhook_events_object_idx').on(t.objectId, t.sequence)],
 );
 
-export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
 /**
  * One delivery per (event, endpoint), fanned out when the event is written. It is the job:
@@ -81,6 +82,7 @@ export const webhookDeliveries = pgTable(
     uniqueIndex('webhook_deliveries_event_endpoint_unique').on(t.eventId, t.endpointId),
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_order_idx').on(t.endpointId, t.objectId, t.sequence),
+    check('webhook_deliveries_status_check', oneOf(t.status, WEBHOOK_DELIVERY_STATUSES)),
   ],
 );
 

@@ -8,6 +8,7 @@ import { checkoutSessions, orderLines, stores, type CheckoutStatus, type Payment
 import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { Gateways } from '../gateway/types';
+import { createHandoff } from '../kit/hosted-page/handoff';
 import { checkLink, signedLink, signingSecret } from './links';
 
 export interface HostedLine {
@@ -72,6 +73,9 @@ async function findSession(db: Database, id: string) {
     .limit(1);
   return row;
 }
+
+/** What proxy.ts loaded for a GET of the page, which the page then renders. */
+export const hostedCheckoutHandoff = createHandoff<HostedCheckout>('checkout');
 
 /** Verifies the signed link against the store's clock, then reads the session for the page. */
 export async function loadHostedCheckout(deps: HostedDeps, params: HostedLinkParams): Promise<HostedCheckout> {

@@ -12,6 +12,7 @@
  * 6. what needs the database or the environment (prices, https in live mode; the service).
  */
 import { z } from 'zod';
+import { CHECKOUT_STATUSES, PAYMENT_STATUSES } from '@/db/schema';
 import { strict } from '../http/json-schema';
 import type { ErrorCode } from '../errors';
 import { metadataProblem, METADATA_MAX_KEYS } from './metadata';
@@ -172,8 +173,8 @@ export const checkoutSessionSchema = z
       .string()
       .nullable()
       .describe('Returned by the creation (and by its idempotent replay) only; null on every read. For the embedded confirm call.'),
-    status: z.enum(['open', 'complete', 'expired']),
-    payment_status: z.enum(['unpaid', 'paid', 'failed']).describe('Fulfil only when `status` is `complete` and this is `paid`.'),
+    status: z.enum(CHECKOUT_STATUSES),
+    payment_status: z.enum(PAYMENT_STATUSES).describe('Fulfil only when `status` is `complete` and this is `paid`.'),
     livemode: z.boolean(),
     currency: z.literal('eur'),
     amount_subtotal: z.number().int().describe('Cents, before tax.'),

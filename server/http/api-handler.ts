@@ -13,11 +13,16 @@ import { apiErrorFromZod } from './zod-errors';
 export const API_PREFIX = '/api/v1';
 
 const QUERY_KEY_NAMES = new Set(['api_key', 'apikey', 'key']);
+/** The form of a key; shorter values such as `sk_blue` are ordinary (a SKU filter). */
+const KEY_SHAPED_VALUE = /^(sk|pk)_(test|live)_[0-9A-Za-z]{16,}$/;
 
-/** CONTRACT 3: a key in the query string is refused even beside a valid header. */
+/**
+ * A key in the query string (a parameter named like one, or a key-shaped value) is refused even
+ * beside a valid header.
+ */
 function keyInQuery(url: URL): string | undefined {
   for (const [name, value] of url.searchParams) {
-    if (QUERY_KEY_NAMES.has(name.toLowerCase()) || /^(sk|pk)_/.test(value)) return value;
+    if (QUERY_KEY_NAMES.has(name.toLowerCase()) || KEY_SHAPED_VALUE.test(value)) return value;
   }
   return undefined;
 }

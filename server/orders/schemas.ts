@@ -4,9 +4,8 @@
  * the gateway's payment id or the card never leave through this object.
  */
 import { z } from 'zod';
+import { ORDER_STATUSES } from '@/db/schema';
 import { refundSchema } from '../refunds/schemas';
-
-export const ORDER_STATUSES = ['pending', 'paid', 'partially_refunded', 'refunded'] as const;
 
 export const retrieveOrderInput = z.strictObject({ id: z.string().min(1).describe('The order id, `ord_…`.') });
 

@@ -1,8 +1,7 @@
 /** The public contract of refunds (CONTRACT 3): full or partial, up to what remains of a paid order. */
 import { z } from 'zod';
+import { REFUND_STATUSES } from '@/db/schema';
 import { strict } from '../http/json-schema';
-
-export const REFUND_STATUSES = ['succeeded', 'pending', 'failed'] as const;
 
 export const createRefundInput = z.strictObject({
   order_id: z.string().min(1).describe('The paid order to refund, `ord_…`.'),

@@ -11,6 +11,7 @@ import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { Services } from '../context';
 import { ApiError } from '../errors';
+import { createHandoff } from '../kit/hosted-page/handoff';
 import { receiptSignatureValid } from '../payments/receipt';
 import { completeSubscriptionChallenge, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl } from './first-charge';
 
@@ -57,6 +58,9 @@ interface HostedDeps {
 }
 
 /** Subscription checkout ids are `subchk_<env>_<base62>` (CONTRACT 2); anything else is never looked up. */
+/** What proxy.ts loaded for a GET of the page, which the page then renders. */
+export const hostedSubscriptionHandoff = createHandoff<HostedSubscriptionCheckout>('subscription');
+
 export const SUBSCRIPTION_CHECKOUT_ID = /^subchk_(test|live)_[0-9A-Za-z]{1,64}$/;
 
 async function findCheckout(db: Database, id: string) {

@@ -12,6 +12,7 @@
  * 6. what needs the database or the environment (the price, https in live mode; the service).
  */
 import { z } from 'zod';
+import { SUBSCRIPTION_CHECKOUT_STATUSES, SUBSCRIPTION_STATUSES } from '@/db/schema';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../checkout/schemas';
 import { metadataProblem, METADATA_MAX_KEYS } from '../checkout/metadata';
 import type { ErrorCode } from '../errors';
@@ -22,7 +23,6 @@ export const MAX_TOTAL_PAYMENTS = 10_000;
 export const MAX_INTERVAL_COUNT = 365;
 /** Amounts stay within the 32-bit amount columns (as product prices do). */
 export const MAX_SUBSCRIPTION_AMOUNT = 99_999_999;
-export const SUBSCRIPTION_STATUSES = ['active', 'incomplete', 'past_due', 'canceled', 'expired', 'pending', 'suspended'] as const;
 
 type IssueSink = { issues: z.core.$ZodRawIssue[] };
 
@@ -157,7 +157,7 @@ export const subscriptionCheckoutSchema = z
   .object({
     id: z.string().describe('`subchk_test_…` or `subchk_live_…`.'),
     object: z.literal('subscription.checkout'),
-    status: z.enum(['open', 'complete', 'expired']),
+    status: z.enum(SUBSCRIPTION_CHECKOUT_STATUSES),
     livemode: z.boolean(),
     url: z.string().nullable().describe('The hosted page: a signed, single-use link valid until `expires_at`, re-signed on each read while open; null once complete or expired.'),
     subscription: z.string().nullable().describe('The subscription (`sub_…`) once the customer has made the payment attempt; else null.'),

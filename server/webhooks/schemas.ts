@@ -3,6 +3,7 @@
  * with their field rules, response schemas as explicit allowlists.
  */
 import { z } from 'zod';
+import { WEBHOOK_DELIVERY_STATUSES } from '@/db/schema';
 import { SUBSCRIPTION_EVENT_TYPES } from './events';
 
 export const endpointIdParam = z.string().min(1).describe('The webhook endpoint id, `we_…`.');
@@ -89,7 +90,7 @@ export const deliverySchema = z
     object: z.literal('webhook_delivery'),
     event_id: z.string().describe('Also the `webhook-id` header of every attempt.'),
     event_type: z.enum(SUBSCRIPTION_EVENT_TYPES),
-    status: z.enum(['pending', 'succeeded', 'failed']).describe('`failed`: given up after the last retry, or the endpoint was deleted.'),
+    status: z.enum(WEBHOOK_DELIVERY_STATUSES).describe('`failed`: given up after the last retry, or the endpoint was deleted.'),
     attempts: z.number().int().describe('Attempts made so far.'),
     last_response_status: z.number().int().nullable(),
     last_error: z.string().nullable(),

@@ -233,6 +233,31 @@ describe('CONTRACT 3 keys in the query string', () => {
     const response = await api.request('GET', '/api/v1/not-a-route?task=sku_1&monkey=pk&name=pk-sk_x&skey=1', { key: store.keys.sk_test });
     expectApiError(response, 404, 'resource_missing');
   });
+
+  it('CONTRACT 3 a value that merely starts sk_ or pk_ is ordinary: ?sku=sk_blue filters the list', async () => {
+    const store = await createStore(api.services);
+    for (const sku of ['sk_blue', 'pk_red']) {
+      const created = await api.request('POST', '/api/v1/products', { key: store.keys.sk_test, body: { name: 'Shirt', amount: 500, sku } });
+      expect(created.status).toBe(201);
+    }
+    const response = await api.request('GET', '/api/v1/products?sku=sk_blue', { key: store.keys.sk_test });
+    expect(response.status).toBe(200);
+    expect(response.body.data.map((product: { sku: string }) => product.sku)).toEqual(['sk_blue']);
+  });
+
+  it.each(['sk_test_', 'sk_live_', 'pk_test_', 'pk_live_'])('CONTRACT 3 %s followed by 16 letters or digits is a key; 15 are not', async (prefix) => {
+    const store = await createStore(api.services);
+    const list = (sku: string) => {
+      const ip = nextIp();
+      return api.request('GET', `/api/v1/products?sku=${sku}`, { headers: { 'x-forwarded-for': ip, ...bearer(store.keys.sk_test) } }).then((response) => ({ ...response, ip }));
+    };
+    const keyShaped = await list(`${prefix}Ab3456789012345P`);
+    expectApiError(keyShaped, 401, 'invalid_api_key');
+    await expectAudited(keyShaped.ip, 'invalid_api_key', { hint: `${prefix}…345P` });
+    const shorter = await list(`${prefix}Ab345678901234P`);
+    expect(shorter.status).toBe(200);
+    expect(shorter.body.data).toEqual([]);
+  });
 });
 
 describe('5 X-Api-Key is for checkout sessions only', () => {

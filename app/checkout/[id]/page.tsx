@@ -1,7 +1,7 @@
-import { cookies } from 'next/headers';
+import { cookies, headers } from 'next/headers';
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
-import { hostedPagePath, loadHostedCheckout, type HostedCheckoutView } from '@/server/checkout/hosted';
+import { hostedCheckoutHandoff, hostedPagePath, loadHostedCheckout, type HostedCheckoutView } from '@/server/checkout/hosted';
 import { REMEMBERED_EMAIL_COOKIE, rememberedEmail } from '@/server/checkout/hosted-email';
 import { failureMessage, hostedMessage, type HostedField } from '@/server/checkout/hosted-messages';
 import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/checkout/hosted-request';
@@ -17,7 +17,8 @@ export default async function CheckoutPage({ params, searchParams }: { params: P
   const query = await searchParams;
   const services = await getAppServices();
   const link = hostedLinkFromQuery(id, query);
-  const hosted = await loadHostedCheckout(services, link);
+  // Loaded by proxy.ts for this request; loaded here only when it was not (a HEAD).
+  const hosted = hostedCheckoutHandoff.take(await headers()) ?? (await loadHostedCheckout(services, link));
 
   if (hosted.state === 'invalid') notFound();
   if (hosted.state === 'expired') {

@@ -1,6 +1,6 @@
 import { CheckoutShell, Notice } from '../../checkout/parts';
 
-/** A link gone between proxy.ts's check and the page's read; proxy.ts answers tampered links itself. */
+/** The page's own notFound() when it loads the checkout itself (a HEAD); proxy.ts answers tampered links itself. */
 export default function SubscribeLinkInvalid() {
   return (
     <CheckoutShell>

@@ -1,9 +1,11 @@
+import { headers } from 'next/headers';
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
 import { failureMessage, hostedMessage, type HostedField } from '@/server/checkout/hosted-messages';
 import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/checkout/hosted-request';
 import { subscribedRedirectUrl, subscriptionReceiptUrl } from '@/server/subscriptions/first-charge';
 import {
+  hostedSubscriptionHandoff,
   hostedSubscriptionPath,
   intervalPhrase,
   loadHostedSubscriptionCheckout,
@@ -21,7 +23,8 @@ export default async function SubscribePage({ params, searchParams }: { params: 
   const query = await searchParams;
   const services = await getAppServices();
   const link = hostedLinkFromQuery(id, query);
-  const hosted = await loadHostedSubscriptionCheckout(services, link);
+  // Loaded by proxy.ts for this request; loaded here only when it was not (a HEAD).
+  const hosted = hostedSubscriptionHandoff.take(await headers()) ?? (await loadHostedSubscriptionCheckout(services, link));
 
   if (hosted.state === 'invalid') notFound();
   if (hosted.state === 'expired') {

@@ -6,9 +6,16 @@ export const dynamic = 'force-dynamic';
 
 let adminHandler: Promise<(request: Request) => Promise<Response>> | undefined;
 
-// The operator token comes from ADMIN_TOKEN, else from the file generated on first start.
+// The operator token comes from ADMIN_TOKEN, else from the file generated on first start. A
+// failed start is forgotten, so the next request tries again.
 function getAdminHandler() {
-  adminHandler ??= getAppServices().then(async (services) => createAdminHandler(services, (await ensureSecrets(services.config)).adminToken));
+  if (!adminHandler) {
+    const starting = getAppServices().then(async (services) => createAdminHandler(services, (await ensureSecrets(services.config)).adminToken));
+    adminHandler = starting;
+    starting.catch(() => {
+      if (adminHandler === starting) adminHandler = undefined;
+    });
+  }
   return adminHandler;
 }
 

@@ -1,0 +1,11 @@
+ALTER TABLE "subscription_charges" ADD CONSTRAINT "subscription_charges_status_check" CHECK ("subscription_charges"."status" in ('processing', 'succeeded', 'declined', 'unknown', 'requires_action', 'refund_due', 'refunded'));--> statement-breakpoint
+ALTER TABLE "subscription_checkouts" ADD CONSTRAINT "subscription_checkouts_status_check" CHECK ("subscription_checkouts"."status" in ('open', 'complete', 'expired'));--> statement-breakpoint
+ALTER TABLE "subscriptions" ADD CONSTRAINT "subscriptions_status_check" CHECK ("subscriptions"."status" in ('active', 'incomplete', 'past_due', 'canceled', 'expired', 'pending', 'suspended'));--> statement-breakpoint
+ALTER TABLE "orders" ADD CONSTRAINT "orders_status_check" CHECK ("orders"."status" in ('pending', 'paid', 'partially_refunded', 'refunded'));--> statement-breakpoint
+ALTER TABLE "refunds" ADD CONSTRAINT "refunds_status_check" CHECK ("refunds"."status" in ('succeeded', 'pending', 'failed'));--> statement-breakpoint
+ALTER TABLE "checkout_sessions" ADD CONSTRAINT "checkout_sessions_status_check" CHECK ("checkout_sessions"."status" in ('open', 'complete', 'expired'));--> statement-breakpoint
+ALTER TABLE "checkout_sessions" ADD CONSTRAINT "checkout_sessions_payment_status_check" CHECK ("checkout_sessions"."payment_status" in ('unpaid', 'paid', 'failed'));--> statement-breakpoint
+ALTER TABLE "payment_attempts" ADD CONSTRAINT "payment_attempts_status_check" CHECK ("payment_attempts"."status" in ('processing', 'succeeded', 'declined', 'unknown', 'requires_action', 'abandoned'));--> statement-breakpoint
+ALTER TABLE "simulator_charges" ADD CONSTRAINT "simulator_charges_status_check" CHECK ("simulator_charges"."status" in ('succeeded', 'declined'));--> statement-breakpoint
+ALTER TABLE "simulator_refunds" ADD CONSTRAINT "simulator_refunds_status_check" CHECK ("simulator_refunds"."status" in ('succeeded', 'failed'));--> statement-breakpoint
+ALTER TABLE "webhook_deliveries" ADD CONSTRAINT "webhook_deliveries_status_check" CHECK ("webhook_deliveries"."status" in ('pending', 'succeeded', 'failed'));
