@@ -7,6 +7,7 @@ import { preparedPerShape, type Executor } from '@/db/client';
 import { products } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { ApiError, resourceMissing } from '../errors';
+import { normalizePriceId } from '../ids';
 import type { CreateCheckoutSessionInput } from './schemas';
 import { lineTax, type LineAmounts } from './tax';
 
@@ -15,11 +16,6 @@ import { lineTax, type LineAmounts } from './tax';
  * would overflow them. No real cart comes near a million euros.
  */
 export const MAX_SESSION_TOTAL = 99_999_999;
-
-/** `test_…` and `price_test_…` name the same price (CONTRACT 2). */
-export function normalizePriceId(id: string): string {
-  return id.startsWith('price_') ? id : `price_${id}`;
-}
 
 interface LineRequest {
   priceId: string;

@@ -3,7 +3,7 @@ import { storeClock } from '../clock';
 import type { Context } from '../context';
 import { ApiError } from '../errors';
 import { checkoutSecretKeyProcedure, createRouter, publishableKeyProcedure } from '../trpc';
-import { readIdempotencyKey } from './idempotency';
+import { readIdempotencyKey } from '../kit/idempotency';
 import {
   checkoutSessionSchema,
   confirmCheckoutSessionInput,

@@ -6,9 +6,10 @@ import type { Config } from '../config';
 import { ApiError, isErrorCode, resourceMissing } from '../errors';
 import { GatewayRejectedError, type Gateways } from '../gateway/types';
 import { randomBase62 } from '../ids';
+import { isEmailAddress } from '../kit/fields';
 import { validateCard, type CardFields } from './card';
-import { last4 } from './card-number';
-import { paidRedirectUrl, threeDSecureReturnUrl } from './receipt';
+import { last4 } from '../gateway/card-number';
+import { paidRedirectUrl, threeDSecureReturnUrl } from '../kit/links';
 import { DEFAULT_RECONCILE_SETTINGS, resolveAttempt, withdrawChallenge, type ReconcileSettings, type Resolution } from './reconcile';
 import { isOpen, OPEN_ATTEMPT_STATUSES, settleAttempt, type AttemptRow, type SessionRow } from './settle';
 
@@ -56,8 +57,6 @@ export interface PayInput {
 }
 
 export type PayResult = { status: 'paid'; redirectUrl: string } | { status: 'requires_action'; redirectUrl: string };
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 interface LoadedSession {
   session: SessionRow;
@@ -289,7 +288,7 @@ export async function payCheckoutSession(deps: PaymentDeps, input: PayInput): Pr
   let email: string | undefined;
   if (!loaded.session.customerEmail) {
     email = input.email?.trim();
-    if (!email || email.length > 254 || !EMAIL.test(email)) throw new ApiError('parameter_invalid', 'A valid email address is required.', { param: 'email' });
+    if (!email || !isEmailAddress(email)) throw new ApiError('parameter_invalid', 'A valid email address is required.', { param: 'email' });
   }
 
   // A few rounds at most: each one either ends the call or settles an attempt that was open.
@@ -370,6 +369,3 @@ export async function completeThreeDSecureReturn(deps: PaymentDeps, sessionId: s
   if (session.paymentStatus === 'failed') throw declineError(session.failureCode);
   throw sessionStateError(session) ?? new ApiError('parameter_invalid', 'No payment of this checkout session is waiting for 3-D Secure.');
 }
-
-export { reconcilePaymentAttempts } from './reconcile';
-export { receiptSignatureValid, receiptUrl, paidRedirectUrl, threeDSecureReturnUrl } from './receipt';

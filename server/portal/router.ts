@@ -1,5 +1,5 @@
 import type { Subject } from '../auth/service';
-import { readIdempotencyKey } from '../checkout/idempotency';
+import { readIdempotencyKey } from '../kit/idempotency';
 import { storeClock } from '../clock';
 import type { Context } from '../context';
 import { createRouter, secretKeyProcedure } from '../trpc';

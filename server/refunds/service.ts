@@ -5,7 +5,7 @@ import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import { ApiError, resourceMissing } from '../errors';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway, type RefundRequest, type RefundResult } from '../gateway/types';
-import { createIdempotently } from '../checkout/idempotency';
+import { createIdempotently } from '../kit/idempotency';
 import { newId } from '../ids';
 import type { CreateRefundInput, Refund } from './schemas';
 
@@ -167,7 +167,7 @@ export async function settleRefund(
 const CREATE_OPERATION = 'refund.create';
 
 export interface CreateRefundOptions {
-  /** The `Idempotency-Key` header, already checked (server/checkout/idempotency.ts). */
+  /** The `Idempotency-Key` header, already checked (server/kit/idempotency.ts). */
   idempotencyKey: string | undefined;
   /** The body as sent: its canonical hash tells a replay from a reuse with another body. */
   rawBody: unknown;

@@ -10,13 +10,12 @@ import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { RequestState } from '../context';
-import { createIdempotently } from '../checkout/idempotency';
-import { normalizePriceId } from '../checkout/lines';
-import { signedLink, signingSecret } from '../checkout/links';
-import { normalizeMetadata } from '../checkout/metadata';
+import { createIdempotently } from '../kit/idempotency';
+import { signedLink, signingSecret } from '../kit/links';
+import { normalizeMetadata } from '../kit/metadata';
 import { ApiError, resourceMissing } from '../errors';
 import { clampExpiry, type Lifetime } from '../expiry';
-import { newId } from '../ids';
+import { newId, normalizePriceId } from '../ids';
 import type { CreateSubscriptionInput, SubscriptionCheckout } from './schemas';
 
 export type SubscriptionCheckoutRow = typeof subscriptionCheckouts.$inferSelect;

@@ -18,7 +18,7 @@ import type { Database } from '@/db/client';
 import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions } from '@/db/schema';
 import { recordAudit } from '../audit/service';
 import { chargeIdempotencyKey } from '../billing/charges';
-import { appendQuery, receiptSignature, signingSecret } from '../checkout/links';
+import { appendQuery, receiptPageUrl } from '../kit/links';
 import { storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import { customerFor } from '../customers/service';
@@ -42,7 +42,7 @@ type ChargeRow = typeof subscriptionCharges.$inferSelect;
 
 /** Where a subscription checkout without success_url lands: signed like a checkout receipt (ids are not secret). */
 export function subscriptionReceiptUrl(config: Pick<Config, 'publicBaseUrl' | 'authSecret'>, checkoutId: string): string {
-  return `${config.publicBaseUrl}/subscribe/${encodeURIComponent(checkoutId)}/receipt?signature=${receiptSignature(signingSecret(config), checkoutId)}`;
+  return receiptPageUrl(config, 'subscription_checkout', checkoutId, 'receipt');
 }
 
 /** CONTRACT 5: success_url with `checkout_id` and `subscription_id` added (its own query kept), else the receipt page. */
@@ -53,7 +53,7 @@ export function subscribedRedirectUrl(config: Pick<Config, 'publicBaseUrl' | 'au
 
 /** Where the acquirer sends the customer back after a 3-D Secure challenge; signed like the receipt. */
 export function subscriptionReturnUrl(config: Pick<Config, 'publicBaseUrl' | 'authSecret'>, checkoutId: string): string {
-  return `${config.publicBaseUrl}/subscribe/${encodeURIComponent(checkoutId)}/return?signature=${receiptSignature(signingSecret(config), checkoutId)}`;
+  return receiptPageUrl(config, 'subscription_checkout', checkoutId, 'return');
 }
 
 /** First charges whose outcome is not recorded yet: at the gateway, unknown, or at the customer's challenge. */

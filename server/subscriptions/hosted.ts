@@ -5,13 +5,14 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type SubscriptionChargeStatus, type SubscriptionStatus } from '@/db/schema';
-import { hostedPageErrorFor, type SubmitInput, type SubmitOutcome } from '../checkout/hosted-submit';
-import { checkLink, signedLink, signingSecret } from '../checkout/links';
+import { hostedPageErrorFor } from '../kit/hosted-page/messages';
+import type { SubmitInput, SubmitOutcome } from '../kit/hosted-page/request';
 import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { Services } from '../context';
 import { ApiError } from '../errors';
-import { receiptSignatureValid } from '../payments/receipt';
+import { isSubscriptionCheckoutId } from '../ids';
+import { checkLink, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
 import { completeSubscriptionChallenge, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl } from './first-charge';
 
 export interface HostedSubscriptionView {
@@ -55,9 +56,6 @@ interface HostedDeps {
   clock: Clock;
   config: Pick<Config, 'authSecret' | 'publicBaseUrl'>;
 }
-
-/** Subscription checkout ids are `subchk_<env>_<base62>` (CONTRACT 2); anything else is never looked up. */
-export const SUBSCRIPTION_CHECKOUT_ID = /^subchk_(test|live)_[0-9A-Za-z]{1,64}$/;
 
 async function findCheckout(db: Database, id: string) {
   const [row] = await db
@@ -107,7 +105,7 @@ function viewOf(checkout: typeof subscriptionCheckouts.$inferSelect, storeName: 
 
 /** Verifies the signed link against the store's clock, then reads the checkout for the page. */
 export async function loadHostedSubscriptionCheckout(deps: HostedDeps, params: { id: string; expires: string | undefined; signature: string | undefined }): Promise<HostedSubscriptionCheckout> {
-  if (!SUBSCRIPTION_CHECKOUT_ID.test(params.id)) return { state: 'invalid' };
+  if (!isSubscriptionCheckoutId(params.id)) return { state: 'invalid' };
   const row = await findCheckout(deps.db, params.id);
   if (!row) return { state: 'invalid' };
   const { checkout } = row;
@@ -181,7 +179,7 @@ export async function submitHostedSubscription(services: Services, input: Submit
  * checkout that made no attempt.
  */
 export async function subscriptionChallengeReturn(services: Services, checkoutId: string): Promise<string | undefined> {
-  if (!SUBSCRIPTION_CHECKOUT_ID.test(checkoutId)) return undefined;
+  if (!isSubscriptionCheckoutId(checkoutId)) return undefined;
   const subscription = await completeSubscriptionChallenge(services, checkoutId);
   const row = subscription && (await findCheckout(services.db, checkoutId));
   if (!row) return undefined;
@@ -221,7 +219,7 @@ export interface HostedSubscriptionReceipt {
 
 /** The receipt of an approved subscription checkout without success_url; the link is signed (ids reach merchants). */
 export async function loadHostedSubscriptionReceipt(deps: Pick<HostedDeps, 'db' | 'config'>, params: { id: string; signature: string | undefined }): Promise<HostedSubscriptionReceipt | undefined> {
-  if (!SUBSCRIPTION_CHECKOUT_ID.test(params.id) || !receiptSignatureValid(deps.config, params.id, params.signature)) return undefined;
+  if (!isSubscriptionCheckoutId(params.id) || !receiptSignatureValid(deps.config, params.id, params.signature)) return undefined;
   const row = await findCheckout(deps.db, params.id);
   if (!row) return undefined;
   const subscription = await outcomeOf(deps.db, row.checkout);

@@ -12,8 +12,8 @@
  * 6. what needs the database or the environment (the price, https in live mode; the service).
  */
 import { z } from 'zod';
-import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../checkout/schemas';
-import { metadataProblem, METADATA_MAX_KEYS } from '../checkout/metadata';
+import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../kit/fields';
+import { metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
 import type { ErrorCode } from '../errors';
 import { strict } from '../http/json-schema';
 import { PRICE_INTERVALS } from '../products/schemas';

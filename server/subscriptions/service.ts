@@ -9,7 +9,7 @@ import { subscriptions } from '@/db/schema';
 import { recordAudit } from '../audit/service';
 import type { Subject } from '../auth/service';
 import type { RequestState } from '../context';
-import { normalizeMetadata } from '../checkout/metadata';
+import { normalizeMetadata } from '../kit/metadata';
 import { ApiError, resourceMissing } from '../errors';
 import { GatewayRejectedError, type PaymentGateway } from '../gateway/types';
 import type { SubscriptionDeps } from './checkouts';

@@ -1,4 +1,4 @@
-import { readIdempotencyKey } from '../checkout/idempotency';
+import { readIdempotencyKey } from '../kit/idempotency';
 import { storeClock } from '../clock';
 import { createRouter, secretKeyProcedure } from '../trpc';
 import {

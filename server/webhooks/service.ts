@@ -10,7 +10,7 @@ import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEv
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
-import { createIdempotently } from '../checkout/idempotency';
+import { createIdempotently } from '../kit/idempotency';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
 import { endpointUrlProblem, type HostResolver } from './destinations';

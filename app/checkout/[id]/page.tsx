@@ -1,11 +1,11 @@
 import { cookies } from 'next/headers';
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
-import { hostedPagePath, loadHostedCheckout, type HostedCheckoutView } from '@/server/checkout/hosted';
-import { REMEMBERED_EMAIL_COOKIE, rememberedEmail } from '@/server/checkout/hosted-email';
-import { failureMessage, hostedMessage, type HostedField } from '@/server/checkout/hosted-messages';
-import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/checkout/hosted-request';
-import { paidRedirectUrl, receiptUrl as signedReceiptUrl } from '@/server/payments/receipt';
+import { hostedPagePath, loadHostedCheckout, type HostedCheckoutView } from '@/server/checkout/hosted/page';
+import { REMEMBERED_EMAIL_COOKIE, rememberedEmail } from '@/server/checkout/hosted/email';
+import { failureMessage, hostedMessage, type HostedField } from '@/server/kit/hosted-page/messages';
+import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/kit/hosted-page/request';
+import { paidRedirectUrl, receiptUrl as signedReceiptUrl } from '@/server/kit/links';
 import { CardFields, CheckoutShell, Field, FormAlert, formatEur, Notice, OrderSummary, PaidActions } from '../parts';
 
 // Every view reads the session and the store's clock at request time.

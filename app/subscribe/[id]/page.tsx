@@ -1,7 +1,7 @@
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
-import { failureMessage, hostedMessage, type HostedField } from '@/server/checkout/hosted-messages';
-import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/checkout/hosted-request';
+import { failureMessage, hostedMessage, type HostedField } from '@/server/kit/hosted-page/messages';
+import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/kit/hosted-page/request';
 import { subscribedRedirectUrl, subscriptionReceiptUrl } from '@/server/subscriptions/first-charge';
 import {
   hostedSubscriptionPath,

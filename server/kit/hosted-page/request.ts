@@ -2,10 +2,25 @@
  * What a hosted page's request carries: the signed link (`expires`, `signature` in the query)
  * and, for the form's POST, the form-encoded body. Shared by the checkout and subscription pages.
  */
-import type { HostedLinkParams } from './hosted';
-import type { SubmitInput } from './hosted-submit';
-
 export type SearchParams = Record<string, string | string[] | undefined>;
+
+/** The signed link's parts as received; checked by the page's loader. */
+export interface HostedLinkParams {
+  id: string;
+  expires: string | undefined;
+  signature: string | undefined;
+}
+
+/** The form's POST: the link it was posted to and its body. */
+export interface SubmitInput extends HostedLinkParams {
+  form: FormData;
+}
+
+/** Where the browser goes after the POST (always a 303), or a 404 for a link that does not verify. */
+export type SubmitOutcome =
+  /** `email`: what the customer typed, to prefill the form again after a card error (never card data). */
+  | { kind: 'redirect'; location: string; email?: string }
+  | { kind: 'not_found' };
 
 /** A query value given once; a repeated or missing parameter reads as absent. */
 export function singleParam(value: string | string[] | undefined): string | undefined {
