@@ -10,6 +10,7 @@ import { startPeriodic, type PeriodicTask } from '../background';
 import type { DueJob, DueJobScope } from '../test-clock/jobs';
 import { billDueSubscriptions, type BillingEngineDeps } from './engine';
 import { reconcileSubscriptionCharges, type BillingReconcileSettings } from './reconcile';
+import { ownedBy } from '../kit/scope';
 
 /** One run of the worker: settle what earlier runs left open, then bill what is due. */
 export async function runBillingPass(deps: BillingEngineDeps, settings: Partial<BillingReconcileSettings> = {}): Promise<number> {
@@ -32,8 +33,7 @@ async function chargesInFlight(services: Services, scope: DueJobScope): Promise<
     .from(subscriptionCharges)
     .where(
       and(
-        eq(subscriptionCharges.storeId, scope.storeId),
-        eq(subscriptionCharges.livemode, scope.livemode),
+        ownedBy(subscriptionCharges, scope),
         eq(subscriptionCharges.status, 'processing'),
         gt(subscriptionCharges.cycle, 1),
         gt(subscriptionCharges.createdAt, since),

@@ -15,9 +15,9 @@ import type { CheckoutSession, CreateCheckoutSessionInput } from './schemas';
 import { clampExpiry, type Lifetime } from '../expiry';
 import { MAX_SESSION_TOTAL, resolveLines } from './lines';
 import { sumLines } from './tax';
+import { ownedBy, type Scope } from '../kit/scope';
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
-type Scope = Pick<Subject, 'storeId' | 'livemode'>;
 
 export interface CheckoutDeps {
   db: Database;
@@ -30,11 +30,6 @@ export const CREATE_OPERATION = 'checkout_session.create';
 
 /** Spec 4.4 expires_at: clamped to [now + 30 minutes, now + 24 hours], default 24 hours. */
 const SESSION_LIFETIME: Lifetime = { min: 30 * 60, max: 24 * 60 * 60, default: 24 * 60 * 60 };
-
-/** Tenant and environment, in the same WHERE as every lookup (spec 5). */
-function sessionOwnedBy(scope: Scope) {
-  return and(eq(checkoutSessions.storeId, scope.storeId), eq(checkoutSessions.livemode, scope.livemode));
-}
 
 /** Status as of `now`: an open session whose deadline has passed is expired (spec 3.4), even before that is written. */
 export function isDue(row: Pick<CheckoutSessionRow, 'status' | 'expiresAt'>, now: Date): boolean {
@@ -98,14 +93,14 @@ export async function expireDueCheckoutSessions(db: Executor, scope: Scope, now:
   const expired = await db
     .update(checkoutSessions)
     .set({ status: 'expired' })
-    .where(and(sessionOwnedBy(scope), eq(checkoutSessions.status, 'open'), lte(checkoutSessions.expiresAt, now)))
+    .where(and(ownedBy(checkoutSessions, scope), eq(checkoutSessions.status, 'open'), lte(checkoutSessions.expiresAt, now)))
     .returning({ id: checkoutSessions.id });
   return expired.length;
 }
 
 /** A session of this store and environment with its expiry applied, or 404 for unknown, foreign and other-environment ids alike. */
 export async function findCheckoutSession(deps: Pick<CheckoutDeps, 'db' | 'clock'>, scope: Scope, id: string): Promise<CheckoutSessionRow> {
-  const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), sessionOwnedBy(scope))).limit(1);
+  const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), ownedBy(checkoutSessions, scope))).limit(1);
   if (!row) throw resourceMissing('checkout session', id);
   return withExpiryApplied(deps.db, row, deps.clock.now());
 }
@@ -291,7 +286,7 @@ export async function createCheckoutSession(
       return row!;
     },
     replay: async (id) => {
-      const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), sessionOwnedBy(subject)));
+      const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), ownedBy(checkoutSessions, subject)));
       if (!row) throw resourceMissing('checkout session', id);
       return withExpiryApplied(deps.db, row, now);
     },

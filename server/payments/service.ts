@@ -12,6 +12,7 @@ import { last4 } from '../gateway/card-number';
 import { paidRedirectUrl, threeDSecureReturnUrl } from '../kit/links';
 import { DEFAULT_RECONCILE_SETTINGS, resolveAttempt, withdrawChallenge, type ReconcileSettings, type Resolution } from './reconcile';
 import { isOpen, OPEN_ATTEMPT_STATUSES, settleAttempt, type AttemptRow, type SessionRow } from './settle';
+import { ownedBy } from '../kit/scope';
 
 /**
  * Paying a checkout session on the hosted page (issue 3; spec 3.4, CONTRACT 3–4).
@@ -95,7 +96,7 @@ async function expireIfDue(db: Database, session: SessionRow, now: Date): Promis
   await db
     .update(checkoutSessions)
     .set({ status: 'expired' })
-    .where(and(eq(checkoutSessions.id, session.id), eq(checkoutSessions.storeId, session.storeId), eq(checkoutSessions.livemode, session.livemode), eq(checkoutSessions.status, 'open')));
+    .where(and(eq(checkoutSessions.id, session.id), ownedBy(checkoutSessions, session), eq(checkoutSessions.status, 'open')));
   return true;
 }
 
@@ -145,8 +146,7 @@ async function openAttemptOf(db: Database, session: SessionRow): Promise<Attempt
     .where(
       and(
         eq(paymentAttempts.checkoutSessionId, session.id),
-        eq(paymentAttempts.storeId, session.storeId),
-        eq(paymentAttempts.livemode, session.livemode),
+        ownedBy(paymentAttempts, session),
         inArray(paymentAttempts.status, [...OPEN_ATTEMPT_STATUSES]),
       ),
     )
@@ -195,7 +195,7 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, email: str
     const [session] = await tx
       .select()
       .from(checkoutSessions)
-      .where(and(eq(checkoutSessions.id, seen.id), eq(checkoutSessions.storeId, seen.storeId), eq(checkoutSessions.livemode, seen.livemode)))
+      .where(and(eq(checkoutSessions.id, seen.id), ownedBy(checkoutSessions, seen)))
       .for('update');
     if (!session) throw resourceMissing('checkout session', seen.id);
     const now = storeNow(deps, { ...loaded, session });
@@ -212,8 +212,7 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, email: str
       .where(
         and(
           eq(paymentAttempts.checkoutSessionId, session.id),
-          eq(paymentAttempts.storeId, session.storeId),
-          eq(paymentAttempts.livemode, session.livemode),
+          ownedBy(paymentAttempts, session),
           gt(paymentAttempts.createdAt, new Date(deps.clock.now().getTime() - settings.attemptWindowSeconds * 1000)),
         ),
       )
@@ -239,7 +238,7 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, email: str
       await tx
         .update(orders)
         .set({ customerEmail: email })
-        .where(and(eq(orders.id, session.orderId), eq(orders.storeId, session.storeId), eq(orders.livemode, session.livemode)));
+        .where(and(eq(orders.id, session.orderId), ownedBy(orders, session)));
     }
     // Attempt times are wall-clock: they measure real gateway calls, not the store's test clock.
     const wallNow = deps.clock.now();

@@ -17,9 +17,9 @@ import { ApiError, resourceMissing } from '../errors';
 import { clampExpiry, type Lifetime } from '../expiry';
 import { newId, normalizePriceId } from '../ids';
 import type { CreateSubscriptionInput, SubscriptionCheckout } from './schemas';
+import { ownedBy, type Scope } from '../kit/scope';
 
 export type SubscriptionCheckoutRow = typeof subscriptionCheckouts.$inferSelect;
-type Scope = Pick<Subject, 'storeId' | 'livemode'>;
 
 export interface SubscriptionDeps {
   db: Database;
@@ -34,10 +34,6 @@ export const CREATE_OPERATION = 'subscription_checkout.create';
 
 /** Spec 4.3 expires_at: clamped to [now + 30 minutes, now + 24 hours], default 24 hours. */
 const CHECKOUT_LIFETIME: Lifetime = { min: 30 * 60, max: 24 * 60 * 60, default: 24 * 60 * 60 };
-
-function checkoutOwnedBy(scope: Scope) {
-  return and(eq(subscriptionCheckouts.storeId, scope.storeId), eq(subscriptionCheckouts.livemode, scope.livemode));
-}
 
 /** The API shape (spec 2.5): `url` signed afresh on every read while open, null after. */
 export function subscriptionCheckoutView(row: SubscriptionCheckoutRow, config: SubscriptionDeps['config']): SubscriptionCheckout {
@@ -87,14 +83,14 @@ export async function expireDueSubscriptionCheckouts(db: Executor, scope: Scope,
   const expired = await db
     .update(subscriptionCheckouts)
     .set({ status: 'expired' })
-    .where(and(checkoutOwnedBy(scope), eq(subscriptionCheckouts.status, 'open'), lte(subscriptionCheckouts.expiresAt, now)))
+    .where(and(ownedBy(subscriptionCheckouts, scope), eq(subscriptionCheckouts.status, 'open'), lte(subscriptionCheckouts.expiresAt, now)))
     .returning({ id: subscriptionCheckouts.id });
   return expired.length;
 }
 
 /** GET /subscriptions/checkout/{id}: unknown, foreign and other-environment ids answer alike. */
 export async function getSubscriptionCheckout(deps: SubscriptionDeps, scope: Scope, id: string): Promise<SubscriptionCheckout> {
-  const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, id), checkoutOwnedBy(scope))).limit(1);
+  const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, id), ownedBy(subscriptionCheckouts, scope))).limit(1);
   if (!row) throw resourceMissing('subscription checkout', id);
   return subscriptionCheckoutView(await withExpiryApplied(deps.db, row, deps.clock.now()), deps.config);
 }
@@ -120,7 +116,7 @@ async function resolvePlan(executor: Executor, scope: Scope, input: CreateSubscr
   const [product] = await executor
     .select()
     .from(products)
-    .where(and(eq(products.priceId, priceId), eq(products.storeId, scope.storeId), eq(products.livemode, scope.livemode)))
+    .where(and(eq(products.priceId, priceId), ownedBy(products, scope)))
     .limit(1);
   if (!product) throw resourceMissing('price', priceId, 'price_id');
   if (product.priceMode !== 'recurring' || product.priceInterval === null) {
@@ -204,7 +200,7 @@ export async function createSubscriptionCheckout(
         return row!;
       }),
     replay: async (existing) => {
-      const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, existing), checkoutOwnedBy(subject)));
+      const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, existing), ownedBy(subscriptionCheckouts, subject)));
       if (!row) throw resourceMissing('subscription checkout', existing);
       return withExpiryApplied(deps.db, row, now);
     },

@@ -29,6 +29,7 @@ import { newId, randomBase62 } from '../ids';
 import { validateCard, type CardFields } from '../payments/card';
 import { emitSubscriptionEvent, type SubscriptionRow } from './representation';
 import { periodBoundary } from './schedule';
+import { ownedBy } from '../kit/scope';
 
 export interface FirstChargeDeps {
   db: Database;
@@ -172,7 +173,7 @@ async function loadFirstCharge(db: Database, checkoutId: string) {
     .select({ subscription: subscriptions, charge: subscriptionCharges })
     .from(subscriptions)
     .innerJoin(subscriptionCharges, and(eq(subscriptionCharges.subscriptionId, subscriptions.id), eq(subscriptionCharges.cycle, 1), eq(subscriptionCharges.attempt, 0)))
-    .where(and(eq(subscriptions.id, checkout.subscriptionId!), eq(subscriptions.storeId, checkout.storeId), eq(subscriptions.livemode, checkout.livemode)));
+    .where(and(eq(subscriptions.id, checkout.subscriptionId!), ownedBy(subscriptions, checkout)));
   return row;
 }
 
@@ -289,7 +290,7 @@ export async function settleFirstCharge(
       .select({ subscription: subscriptions, offset: stores.testClockOffsetSeconds })
       .from(subscriptions)
       .innerJoin(stores, eq(stores.id, subscriptions.storeId))
-      .where(and(eq(subscriptions.id, ref.subscriptionId), eq(subscriptions.storeId, ref.storeId), eq(subscriptions.livemode, ref.livemode)))
+      .where(and(eq(subscriptions.id, ref.subscriptionId), ownedBy(subscriptions, ref)))
       .for('update', { of: subscriptions });
     if (!locked) throw new Error(`subscription of charge ${chargeId} vanished`);
     const [charge] = await tx.select().from(subscriptionCharges).where(eq(subscriptionCharges.id, chargeId));

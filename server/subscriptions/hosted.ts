@@ -14,6 +14,7 @@ import { ApiError } from '../errors';
 import { isSubscriptionCheckoutId } from '../ids';
 import { checkLink, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
 import { completeSubscriptionChallenge, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl } from './first-charge';
+import { ownedBy } from '../kit/scope';
 
 export interface HostedSubscriptionView {
   id: string;
@@ -73,7 +74,7 @@ async function outcomeOf(db: Database, checkout: typeof subscriptionCheckouts.$i
     .select({ subscription: subscriptions, charge: subscriptionCharges })
     .from(subscriptions)
     .leftJoin(subscriptionCharges, and(eq(subscriptionCharges.subscriptionId, subscriptions.id), eq(subscriptionCharges.cycle, 1), eq(subscriptionCharges.attempt, 0)))
-    .where(and(eq(subscriptions.id, checkout.subscriptionId), eq(subscriptions.storeId, checkout.storeId), eq(subscriptions.livemode, checkout.livemode)))
+    .where(and(eq(subscriptions.id, checkout.subscriptionId), ownedBy(subscriptions, checkout)))
     .limit(1);
   if (!row) return undefined;
   return {
