@@ -33,6 +33,7 @@ export const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
       'server/context.ts',
       'server/trpc.ts',
       'server/background.ts',
+      'server/due-jobs.ts',
       'server/http/',
     ],
   },

@@ -6,6 +6,7 @@ import type { Config } from '../config';
 import { ApiError, isErrorCode, resourceMissing } from '../errors';
 import { GatewayRejectedError, type Gateways } from '../gateway/types';
 import { randomBase62 } from '../ids';
+import { isDue, withExpiryApplied } from '../kit/expiry';
 import { isEmailAddress } from '../kit/fields';
 import { validateCard, type CardFields } from './card';
 import { last4 } from '../gateway/card-number';
@@ -88,16 +89,6 @@ function storeNow(deps: Pick<PaymentDeps, 'clock'>, loaded: Pick<LoadedSession, 
 
 function settingsOf(deps: PaymentDeps): PaymentSettings {
   return { ...DEFAULT_PAYMENT_SETTINGS, ...deps.settings };
-}
-
-/** Marks an open session past its deadline expired (spec 3.4); idempotent, so no lock is needed. */
-async function expireIfDue(db: Database, session: SessionRow, now: Date): Promise<boolean> {
-  if (session.status !== 'open' || now.getTime() < session.expiresAt.getTime()) return false;
-  await db
-    .update(checkoutSessions)
-    .set({ status: 'expired' })
-    .where(and(eq(checkoutSessions.id, session.id), ownedBy(checkoutSessions, session), eq(checkoutSessions.status, 'open')));
-  return true;
 }
 
 function sessionStateError(session: SessionRow): ApiError | undefined {
@@ -271,7 +262,10 @@ export async function payCheckoutSession(deps: PaymentDeps, input: PayInput): Pr
   if (!loaded) throw resourceMissing('checkout session', input.sessionId);
   const now = storeNow(deps, loaded);
   // The session's state first: a stale page learns the session is over, not that a card is wrong.
-  if (await expireIfDue(deps.db, loaded.session, now)) throw sessionStateError({ ...loaded.session, status: 'expired' })!;
+  if (isDue(loaded.session, now)) {
+    await withExpiryApplied(deps.db, checkoutSessions, loaded.session, now);
+    throw sessionStateError({ ...loaded.session, status: 'expired' })!;
+  }
   const stateError = sessionStateError(loaded.session);
   if (stateError) throw stateError;
   // Spec 5: a suspended store, or one whose live channel is off, takes no live money on its

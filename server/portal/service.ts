@@ -7,7 +7,7 @@ import { normalizeMetadata } from '../kit/metadata';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
 import { resourceMissing } from '../errors';
-import { clampExpiry, type Lifetime } from '../expiry';
+import { clampExpiry, type Lifetime } from '../kit/expiry';
 import { newId } from '../ids';
 import type { CreatePortalSessionInput, PortalSession } from './schemas';
 import { decryptPortalToken, encryptPortalToken, newPortalToken, portalTokenHash, portalUrl } from './token';

@@ -2,7 +2,7 @@
  * Subscription checkouts (spec 2.5, 3.3, 4.3): the signed, single-use hosted link that starts a
  * subscription. Created here; consumed by the hosted page's first payment attempt (first-charge.ts).
  */
-import { and, eq, lte } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Database, Executor } from '@/db/client';
 import { products, subscriptionCheckouts } from '@/db/schema';
 import { recordAudit } from '../audit/service';
@@ -14,7 +14,7 @@ import { createIdempotently } from '../kit/idempotency';
 import { signedLink, signingSecret } from '../kit/links';
 import { normalizeMetadata } from '../kit/metadata';
 import { ApiError, resourceMissing } from '../errors';
-import { clampExpiry, type Lifetime } from '../expiry';
+import { clampExpiry, withExpiryApplied, type Lifetime } from '../kit/expiry';
 import { newId, normalizePriceId } from '../ids';
 import type { CreateSubscriptionInput, SubscriptionCheckout } from './schemas';
 import { ownedBy, type Scope } from '../kit/scope';
@@ -62,37 +62,11 @@ export function subscriptionCheckoutView(row: SubscriptionCheckoutRow, config: S
   };
 }
 
-/**
- * Spec 3.3: `open` → `expired` once `expires_at` passes, written lazily when read. Conditional on
- * `open` and not consumed, so a payment attempt at the same moment is never overwritten.
- */
-async function withExpiryApplied(db: Database, row: SubscriptionCheckoutRow, now: Date): Promise<SubscriptionCheckoutRow> {
-  if (row.status !== 'open' || now.getTime() < row.expiresAt.getTime()) return row;
-  const [expired] = await db
-    .update(subscriptionCheckouts)
-    .set({ status: 'expired' })
-    .where(and(eq(subscriptionCheckouts.id, row.id), eq(subscriptionCheckouts.status, 'open'), lte(subscriptionCheckouts.expiresAt, now)))
-    .returning();
-  if (expired) return expired;
-  const [current] = await db.select().from(subscriptionCheckouts).where(eq(subscriptionCheckouts.id, row.id));
-  return current ?? row;
-}
-
-/** Every open checkout of one store and environment past its deadline becomes `expired`; run when the test clock moves. */
-export async function expireDueSubscriptionCheckouts(db: Executor, scope: Scope, now: Date): Promise<number> {
-  const expired = await db
-    .update(subscriptionCheckouts)
-    .set({ status: 'expired' })
-    .where(and(ownedBy(subscriptionCheckouts, scope), eq(subscriptionCheckouts.status, 'open'), lte(subscriptionCheckouts.expiresAt, now)))
-    .returning({ id: subscriptionCheckouts.id });
-  return expired.length;
-}
-
 /** GET /subscriptions/checkout/{id}: unknown, foreign and other-environment ids answer alike. */
 export async function getSubscriptionCheckout(deps: SubscriptionDeps, scope: Scope, id: string): Promise<SubscriptionCheckout> {
   const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, id), ownedBy(subscriptionCheckouts, scope))).limit(1);
   if (!row) throw resourceMissing('subscription checkout', id);
-  return subscriptionCheckoutView(await withExpiryApplied(deps.db, row, deps.clock.now()), deps.config);
+  return subscriptionCheckoutView(await withExpiryApplied(deps.db, subscriptionCheckouts, row, deps.clock.now()), deps.config);
 }
 
 interface Plan {
@@ -202,7 +176,7 @@ export async function createSubscriptionCheckout(
     replay: async (existing) => {
       const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, existing), ownedBy(subscriptionCheckouts, subject)));
       if (!row) throw resourceMissing('subscription checkout', existing);
-      return withExpiryApplied(deps.db, row, now);
+      return withExpiryApplied(deps.db, subscriptionCheckouts, row, now);
     },
   });
   return { checkout: subscriptionCheckoutView(result, deps.config), replayed };
