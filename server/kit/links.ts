@@ -43,6 +43,15 @@ function linkSignature(secret: string, purpose: LinkPurpose, id: string, expires
   return hmac(secret, `${purpose}:${id}:${expires}`).toString('base64url');
 }
 
+/**
+ * A hosted page's own signed URL again (path and query only), or one below it (`/pay`, the form's
+ * target): the form posts the link along, and the handler comes back to the page after a POST.
+ */
+export function hostedPagePath(purpose: LinkPurpose, params: { id: string; expires: string; signature: string }, extra: Record<string, string> = {}, below = ''): string {
+  const query = new URLSearchParams({ expires: params.expires, signature: params.signature, ...extra });
+  return `${LINK_PATHS[purpose]}/${encodeURIComponent(params.id)}${below}?${query}`;
+}
+
 /** A hosted-page URL, signed (HMAC-SHA256) and valid until `expires` (epoch seconds). */
 export function signedLink(baseUrl: string, secret: string, purpose: LinkPurpose, id: string, expires: number): string {
   const signature = linkSignature(secret, purpose, id, expires);

@@ -6,13 +6,12 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type SubscriptionChargeStatus, type SubscriptionStatus } from '@/db/schema';
 import { hostedPageErrorFor } from '../kit/hosted-page/messages';
-import type { SubmitInput, SubmitOutcome } from '../kit/hosted-page/request';
-import { epochSeconds, storeClock, type Clock } from '../clock';
-import type { Config } from '../config';
+import type { HostedPageDeps, SubmitInput, SubmitOutcome } from '../kit/hosted-page/request';
+import { epochSeconds, storeClock } from '../clock';
 import type { Services } from '../context';
 import { ApiError } from '../errors';
 import { isSubscriptionCheckoutId } from '../ids';
-import { checkLink, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
+import { checkLink, hostedPagePath, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
 import { completeSubscriptionChallenge, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl } from './first-charge';
 import { ownedBy } from '../kit/scope';
 
@@ -51,12 +50,6 @@ export type HostedSubscriptionCheckout =
   | { state: 'expired'; storeName: string }
   | { state: 'open'; view: HostedSubscriptionView }
   | { state: 'used'; view: HostedSubscriptionView; subscription: HostedSubscriptionOutcome };
-
-interface HostedDeps {
-  db: Database;
-  clock: Clock;
-  config: Pick<Config, 'authSecret' | 'publicBaseUrl'>;
-}
 
 async function findCheckout(db: Database, id: string) {
   const [row] = await db
@@ -105,7 +98,7 @@ function viewOf(checkout: typeof subscriptionCheckouts.$inferSelect, storeName: 
 }
 
 /** Verifies the signed link against the store's clock, then reads the checkout for the page. */
-export async function loadHostedSubscriptionCheckout(deps: HostedDeps, params: { id: string; expires: string | undefined; signature: string | undefined }): Promise<HostedSubscriptionCheckout> {
+export async function loadHostedSubscriptionCheckout(deps: HostedPageDeps, params: { id: string; expires: string | undefined; signature: string | undefined }): Promise<HostedSubscriptionCheckout> {
   if (!isSubscriptionCheckoutId(params.id)) return { state: 'invalid' };
   const row = await findCheckout(deps.db, params.id);
   if (!row) return { state: 'invalid' };
@@ -118,12 +111,6 @@ export async function loadHostedSubscriptionCheckout(deps: HostedDeps, params: {
   if (subscription) return { state: 'used', view: viewOf(checkout, row.storeName), subscription };
   if (link === 'expired' || checkout.status !== 'open' || epochSeconds(checkout.expiresAt) <= now) return { state: 'expired', storeName: row.storeName };
   return { state: 'open', view: viewOf(checkout, row.storeName) };
-}
-
-/** The page's own signed URL again (path and query only), or one below it (`/pay`, the form's target). */
-export function hostedSubscriptionPath(params: { id: string; expires: string; signature: string }, extra: Record<string, string> = {}, below = ''): string {
-  const query = new URLSearchParams({ expires: params.expires, signature: params.signature, ...extra });
-  return `/subscribe/${encodeURIComponent(params.id)}${below}?${query}`;
 }
 
 /**
@@ -139,7 +126,7 @@ export async function submitHostedSubscription(services: Services, input: Submit
   if (hosted.state === 'invalid') return { kind: 'not_found' };
   const page = (error?: string) => ({
     kind: 'redirect' as const,
-    location: hostedSubscriptionPath({ id: input.id, expires: input.expires!, signature: input.signature! }, error ? { error } : {}) + (error ? '#form-error' : ''),
+    location: hostedPagePath('subscription_checkout', { id: input.id, expires: input.expires!, signature: input.signature! }, error ? { error } : {}) + (error ? '#form-error' : ''),
   });
   // The link's attempt was made already (a double click, a second tab, Back from the bank's page): land where it lands.
   if (hosted.state === 'used') return (await attemptDestination(services, link)) ?? page();
@@ -219,7 +206,7 @@ export interface HostedSubscriptionReceipt {
 }
 
 /** The receipt of an approved subscription checkout without success_url; the link is signed (ids reach merchants). */
-export async function loadHostedSubscriptionReceipt(deps: Pick<HostedDeps, 'db' | 'config'>, params: { id: string; signature: string | undefined }): Promise<HostedSubscriptionReceipt | undefined> {
+export async function loadHostedSubscriptionReceipt(deps: Pick<HostedPageDeps, 'db' | 'config'>, params: { id: string; signature: string | undefined }): Promise<HostedSubscriptionReceipt | undefined> {
   if (!isSubscriptionCheckoutId(params.id) || !receiptSignatureValid(deps.config, params.id, params.signature)) return undefined;
   const row = await findCheckout(deps.db, params.id);
   if (!row) return undefined;

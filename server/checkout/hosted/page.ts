@@ -5,11 +5,11 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { checkoutSessions, orderLines, stores, type CheckoutStatus, type PaymentStatus } from '@/db/schema';
-import { epochSeconds, storeClock, type Clock } from '../../clock';
+import { epochSeconds, storeClock } from '../../clock';
 import type { Config } from '../../config';
 import type { Gateways } from '../../gateway/types';
 import { isCheckoutSessionId } from '../../ids';
-import type { HostedLinkParams } from '../../kit/hosted-page/request';
+import type { HostedLinkParams, HostedPageDeps } from '../../kit/hosted-page/request';
 import { checkLink, signedLink, signingSecret } from '../../kit/links';
 
 export interface HostedLine {
@@ -50,12 +50,6 @@ export type HostedCheckout =
   | { state: 'expired'; storeName: string; cancelUrl: string | null }
   | { state: 'open' | 'failed' | 'complete'; view: HostedCheckoutView };
 
-interface HostedDeps {
-  db: Database;
-  clock: Clock;
-  config: Pick<Config, 'authSecret' | 'publicBaseUrl'>;
-}
-
 async function findSession(db: Database, id: string) {
   const [row] = await db
     .select({ session: checkoutSessions, storeName: stores.name, testClockOffsetSeconds: stores.testClockOffsetSeconds })
@@ -67,7 +61,7 @@ async function findSession(db: Database, id: string) {
 }
 
 /** Verifies the signed link against the store's clock, then reads the session for the page. */
-export async function loadHostedCheckout(deps: HostedDeps, params: HostedLinkParams): Promise<HostedCheckout> {
+export async function loadHostedCheckout(deps: HostedPageDeps, params: HostedLinkParams): Promise<HostedCheckout> {
   if (!isCheckoutSessionId(params.id)) return { state: 'invalid' };
   const row = await findSession(deps.db, params.id);
   if (!row) return { state: 'invalid' };
@@ -116,15 +110,6 @@ export async function loadHostedCheckout(deps: HostedDeps, params: HostedLinkPar
   if (session.status === 'complete') return { state: 'complete', view };
   if (session.paymentStatus === 'failed') return { state: 'failed', view };
   return { state: 'open', view };
-}
-
-/**
- * The page's own signed URL again (path and query only), or one below it (`/pay`, the form's
- * target): the form posts the link along, and the handler comes back to the page after a POST.
- */
-export function hostedPagePath(params: { id: string; expires: string; signature: string }, extra: Record<string, string> = {}, below = ''): string {
-  const query = new URLSearchParams({ expires: params.expires, signature: params.signature, ...extra });
-  return `/checkout/${encodeURIComponent(params.id)}${below}?${query}`;
 }
 
 /**

@@ -10,8 +10,8 @@ import type { Services } from '../../context';
 import { isEmailAddress } from '../../kit/fields';
 import { hostedPageErrorFor, type HostedErrorCode } from '../../kit/hosted-page/messages';
 import type { SubmitInput, SubmitOutcome } from '../../kit/hosted-page/request';
-import { paidRedirectUrl } from '../../kit/links';
-import { hostedPagePath, loadHostedCheckout } from './page';
+import { hostedPagePath, paidRedirectUrl } from '../../kit/links';
+import { loadHostedCheckout } from './page';
 
 export interface PayInput {
   sessionId: string;
@@ -35,7 +35,7 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
   const page = (error?: HostedErrorCode) => ({
     kind: 'redirect' as const,
     // With an error, the fragment scrolls the page to the message (no script needed).
-    location: hostedPagePath({ id: input.id, expires: input.expires!, signature: input.signature! }, error ? { error } : {}) + (error ? '#form-error' : ''),
+    location: hostedPagePath('checkout', { id: input.id, expires: input.expires!, signature: input.signature! }, error ? { error } : {}) + (error ? '#form-error' : ''),
   });
   if (hosted.state === 'expired' || hosted.state === 'failed') return page();
   // A second submission (another tab, a double click) of a paid session lands where the first did.

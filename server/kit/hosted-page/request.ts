@@ -2,6 +2,17 @@
  * What a hosted page's request carries: the signed link (`expires`, `signature` in the query)
  * and, for the form's POST, the form-encoded body. Shared by the checkout and subscription pages.
  */
+import type { Database } from '@/db/client';
+import type { Clock } from '../../clock';
+import type { Config } from '../../config';
+
+/** What a hosted page's loader reads: the database, the clock the store clocks derive from, the signing config. */
+export interface HostedPageDeps {
+  db: Database;
+  clock: Clock;
+  config: Pick<Config, 'authSecret' | 'publicBaseUrl'>;
+}
+
 export type SearchParams = Record<string, string | string[] | undefined>;
 
 /** The signed link's parts as received; checked by the page's loader. */
