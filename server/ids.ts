@@ -34,17 +34,17 @@ export function newId(prefix: IdPrefix, livemode: boolean): string {
   return `${prefix}_${livemode ? 'live' : 'test'}_${randomBase62(24)}`;
 }
 
-/** `test_…` and `price_test_…` name the same price (CONTRACT 2). */
+/** `test_…` and `price_test_…` name the same price. */
 export function normalizePriceId(id: string): string {
   return id.startsWith('price_') ? id : `price_${id}`;
 }
 
-/** A checkout session id, `cs_<env>_<base62>` (CONTRACT 2); anything else is never looked up. */
+/** A checkout session id, `cs_<env>_<base62>`; anything else is never looked up. */
 export function isCheckoutSessionId(value: string): boolean {
   return /^cs_(test|live)_[0-9A-Za-z]{1,64}$/.test(value);
 }
 
-/** A subscription checkout id, `subchk_<env>_<base62>` (CONTRACT 2); anything else is never looked up. */
+/** A subscription checkout id, `subchk_<env>_<base62>`; anything else is never looked up. */
 export function isSubscriptionCheckoutId(value: string): boolean {
   return /^subchk_(test|live)_[0-9A-Za-z]{1,64}$/.test(value);
 }

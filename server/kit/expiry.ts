@@ -32,7 +32,7 @@ export function isDue(row: { status: string; expiresAt: Date }, now: Date): bool
  */
 export async function withExpiryApplied<Table extends ExpiringTable>(db: Executor, table: Table, row: Table['$inferSelect'], now: Date): Promise<Table['$inferSelect']> {
   if (!isDue(row, now)) return row;
-  const expiring = table as ExpiringTable;
+  const expiring: ExpiringTable = table;
   const [expired] = await db
     .update(expiring)
     .set({ status: 'expired' })

@@ -135,7 +135,7 @@ export function threeDSecureReturnUrl(config: LinkConfig, sessionId: string): st
   return receiptPageUrl(config, 'checkout', sessionId, 'return');
 }
 
-/** success_url with `session_id` added, its own query kept (spec 4.4); else the receipt page. */
+/** success_url with `session_id` added, its own query kept; else the receipt page. */
 export function paidRedirectUrl(config: LinkConfig, session: { id: string; successUrl: string | null }): string {
   if (!session.successUrl) return receiptUrl(config, session.id);
   return appendQuery(session.successUrl, { session_id: session.id });
