@@ -5,13 +5,13 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type SubscriptionChargeStatus, type SubscriptionStatus } from '@/db/schema';
-import { hostedPageErrorFor } from '../kit/hosted-page/messages';
-import type { HostedPageDeps, SubmitInput, SubmitOutcome } from '../kit/hosted-page/request';
+import { hostedPageErrorFor, type HostedErrorCode } from '../kit/hosted-page/messages';
+import { backToForm, type HostedPageDeps, type SubmitInput, type SubmitOutcome } from '../kit/hosted-page/request';
 import { epochSeconds, storeClock } from '../clock';
 import type { Services } from '../context';
 import { ApiError } from '../errors';
 import { isSubscriptionCheckoutId } from '../ids';
-import { checkLink, hostedPagePath, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
+import { checkLink, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
 import { completeSubscriptionChallenge, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl } from './first-charge';
 import { ownedBy } from '../kit/scope';
 
@@ -124,10 +124,7 @@ export async function submitHostedSubscription(services: Services, input: Submit
   const link = { id: input.id, expires: input.expires, signature: input.signature };
   const hosted = await loadHostedSubscriptionCheckout(services, link);
   if (hosted.state === 'invalid') return { kind: 'not_found' };
-  const page = (error?: string) => ({
-    kind: 'redirect' as const,
-    location: hostedPagePath('subscription_checkout', { id: input.id, expires: input.expires!, signature: input.signature! }, error ? { error } : {}) + (error ? '#form-error' : ''),
-  });
+  const page = (error?: HostedErrorCode) => backToForm('subscription_checkout', input, error);
   // The link's attempt was made already (a double click, a second tab, Back from the bank's page): land where it lands.
   if (hosted.state === 'used') return (await attemptDestination(services, link)) ?? page();
   if (hosted.state !== 'open') return page();

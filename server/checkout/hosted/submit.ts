@@ -9,8 +9,8 @@ import { ApiError } from '../../errors';
 import type { Services } from '../../context';
 import { isEmailAddress } from '../../kit/fields';
 import { hostedPageErrorFor, type HostedErrorCode } from '../../kit/hosted-page/messages';
-import type { SubmitInput, SubmitOutcome } from '../../kit/hosted-page/request';
-import { hostedPagePath, paidRedirectUrl } from '../../kit/links';
+import { backToForm, type SubmitInput, type SubmitOutcome } from '../../kit/hosted-page/request';
+import { paidRedirectUrl } from '../../kit/links';
 import { loadHostedCheckout } from './page';
 
 export interface PayInput {
@@ -31,12 +31,7 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
   const link = { id: input.id, expires: input.expires, signature: input.signature };
   const hosted = await loadHostedCheckout(services, link);
   if (hosted.state === 'invalid') return { kind: 'not_found' };
-  // Verified above, so both are present from here on.
-  const page = (error?: HostedErrorCode) => ({
-    kind: 'redirect' as const,
-    // With an error, the fragment scrolls the page to the message (no script needed).
-    location: hostedPagePath('checkout', { id: input.id, expires: input.expires!, signature: input.signature! }, error ? { error } : {}) + (error ? '#form-error' : ''),
-  });
+  const page = (error?: HostedErrorCode) => backToForm('checkout', input, error);
   if (hosted.state === 'expired' || hosted.state === 'failed') return page();
   // A second submission (another tab, a double click) of a paid session lands where the first did.
   if (hosted.state === 'complete') return { kind: 'redirect', location: paidRedirectUrl(services.config, hosted.view) };

@@ -5,6 +5,8 @@
 import type { Database } from '@/db/client';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
+import { hostedPagePath, type LinkPurpose } from '../links';
+import type { HostedErrorCode } from './messages';
 
 /** What a hosted page's loader reads: the database, the clock the store clocks derive from, the signing config. */
 export interface HostedPageDeps {
@@ -52,4 +54,13 @@ export async function readHostedSubmission(request: Request, id: string): Promis
     form = new FormData();
   }
   return { id, expires: url.searchParams.get('expires') ?? undefined, signature: url.searchParams.get('signature') ?? undefined, form };
+}
+
+/**
+ * Back to the form's page after its POST (the link was verified, so it is complete), with the
+ * error to show; the fragment scrolls the page to the message, with no script.
+ */
+export function backToForm(purpose: LinkPurpose, link: HostedLinkParams, error?: HostedErrorCode): { kind: 'redirect'; location: string } {
+  const params = { id: link.id, expires: link.expires!, signature: link.signature! };
+  return { kind: 'redirect', location: hostedPagePath(purpose, params, error ? { error } : {}) + (error ? '#form-error' : '') };
 }
