@@ -1,19 +1,18 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { getAppServices } from '@/server/app';
-import { hostedCheckoutHandoff, hostedFormTargets, loadHostedCheckout } from '@/server/checkout/hosted';
-import { hostedContentSecurityPolicy, hostedPageHeaders } from '@/server/checkout/hosted-headers';
-import { invalidLinkResponse } from '@/server/checkout/hosted-invalid';
-import { receiptSignatureValid } from '@/server/payments/receipt';
-import { hostedSubscriptionHandoff, loadHostedSubscriptionCheckout, SUBSCRIPTION_CHECKOUT_ID } from '@/server/subscriptions/hosted';
+import { hostedCheckoutHandoff, hostedFormTargets, loadHostedCheckout } from '@/server/checkout/hosted/page';
+import { hostedContentSecurityPolicy, hostedPageHeaders } from '@/server/kit/hosted-page/headers';
+import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';
+import { receiptSignatureValid } from '@/server/kit/links';
+import { hostedSubscriptionHandoff, loadHostedSubscriptionCheckout } from '@/server/subscriptions/hosted';
 import { clientIp } from '@/server/context';
+import { isCheckoutSessionId, isSubscriptionCheckoutId } from '@/server/ids';
 import { portalLinkResolves } from '@/server/portal/page';
 import { portalHeaders, portalLinkInvalidResponse, portalRateLimitedResponse, rateLimitedRetryAfter } from '@/server/portal/responses';
 
-const SESSION_ID = /^cs_(test|live)_[0-9A-Za-z]{1,64}$/;
-
 /**
  * Security headers of the hosted checkout pages (issue 3), and the 404 of a link that does not
- * verify (server/checkout/hosted-invalid.ts says why that is answered here). Proxy runs in the
+ * verify (server/kit/hosted-page/invalid-link.ts says why that is answered here). Proxy runs in the
  * server's own process (Node runtime), so it shares the app's database client.
  */
 export async function proxy(request: NextRequest) {
@@ -32,7 +31,7 @@ export async function proxy(request: NextRequest) {
     pageRequestHeaders = hostedCheckoutHandoff.give(hosted, request.headers);
   } else if (request.method === 'GET' && below === 'receipt' && extra === undefined) {
     const { config } = await getAppServices();
-    if (!SESSION_ID.test(id) || !receiptSignatureValid(config, id, request.nextUrl.searchParams.get('signature') ?? undefined)) return invalidLinkResponse();
+    if (!isCheckoutSessionId(id) || !receiptSignatureValid(config, id, request.nextUrl.searchParams.get('signature') ?? undefined)) return invalidLinkResponse();
   }
   return withHostedPageHeaders(formTargets, pageRequestHeaders);
 }
@@ -84,7 +83,7 @@ async function subscribeProxy(request: NextRequest) {
     if (hosted.state === 'open') formTargets = hostedFormTargets(hosted.view, services.gateways);
     pageRequestHeaders = hostedSubscriptionHandoff.give(hosted, request.headers);
   } else if (request.method === 'GET' && below === 'receipt' && extra === undefined) {
-    if (!SUBSCRIPTION_CHECKOUT_ID.test(id) || !receiptSignatureValid(services.config, id, params.get('signature') ?? undefined)) return invalidLinkResponse();
+    if (!isSubscriptionCheckoutId(id) || !receiptSignatureValid(services.config, id, params.get('signature') ?? undefined)) return invalidLinkResponse();
   }
   return withHostedPageHeaders(formTargets, pageRequestHeaders);
 }

@@ -4,10 +4,11 @@ import { loadConfig, type Config } from './config';
 import type { Services } from './context';
 import { ensureSecrets } from './bootstrap';
 import { createGateways } from './gateway';
-import { createApiHandler, type ApiHandler } from './http/api-handler';
+import { createApiHandlerFor, type ApiHandler } from './http/api-handler';
 import { startBackgroundTasks, type PeriodicTask } from './background';
 import { BACKGROUND_TASKS } from './background-tasks';
 import { createRateLimits } from './rate-limit/service';
+import { appRouter } from './router';
 
 /** Opens the database, applies migrations and wires the services of one process. */
 export async function createServices(configured: Config): Promise<{ services: Services; database: DatabaseHandle }> {
@@ -25,6 +26,11 @@ export async function createServices(configured: Config): Promise<{ services: Se
   const rateLimits = createRateLimits(config.rateLimits, database.driver === 'postgres' ? { db: statementDatabase(database.db) } : undefined);
   const gateways = createGateways({ db: database.db, clock: systemClock, config });
   return { services: { db: database.db, clock: systemClock, config, rateLimits, gateways }, database };
+}
+
+/** The REST API of /api/v1: every domain's procedures behind the HTTP front. */
+export function createApiHandler(services: Services): ApiHandler {
+  return createApiHandlerFor(appRouter, services);
 }
 
 interface AppSingleton {

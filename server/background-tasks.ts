@@ -1,18 +1,18 @@
 /**
- * The registry of background tasks (server/background.ts): reconcilers, billing and webhook
- * delivery add their starters here; server/app.ts and scripts/worker.ts start the whole list.
+ * The registry of background tasks (server/background.ts): each domain's periodic job, from its
+ * jobs.ts; server/app.ts and scripts/worker.ts start the whole list.
  */
 import type { BackgroundStarter } from './background';
-import { startBillingWorker } from './billing/worker';
-import { startPaymentReconciler } from './payments/sweeper';
-import { startRefundReconciler } from './refunds/reconcile';
-import { startFirstChargeReconciler } from './subscriptions/first-charge-reconcile';
-import { startWebhookDelivery } from './webhooks/delivery';
+import { startBillingJob } from './billing/jobs';
+import { startPaymentReconcileJob } from './payments/jobs';
+import { startRefundReconcileJob } from './refunds/jobs';
+import { startFirstChargeReconcileJob } from './subscriptions/jobs';
+import { startWebhookDeliveryJob } from './webhooks/jobs';
 
 export const BACKGROUND_TASKS: readonly BackgroundStarter[] = [
-  (services) => startPaymentReconciler(services),
-  (services) => startBillingWorker(services),
-  (services) => startWebhookDelivery(services),
-  (services) => startFirstChargeReconciler(services),
-  (services) => startRefundReconciler(services),
+  (services) => startPaymentReconcileJob(services),
+  (services) => startBillingJob(services),
+  (services) => startWebhookDeliveryJob(services),
+  (services) => startFirstChargeReconcileJob(services),
+  (services) => startRefundReconcileJob(services),
 ];

@@ -34,6 +34,21 @@ export function newId(prefix: IdPrefix, livemode: boolean): string {
   return `${prefix}_${livemode ? 'live' : 'test'}_${randomBase62(24)}`;
 }
 
+/** `test_…` and `price_test_…` name the same price. */
+export function normalizePriceId(id: string): string {
+  return id.startsWith('price_') ? id : `price_${id}`;
+}
+
+/** A checkout session id, `cs_<env>_<base62>`; anything else is never looked up. */
+export function isCheckoutSessionId(value: string): boolean {
+  return /^cs_(test|live)_[0-9A-Za-z]{1,64}$/.test(value);
+}
+
+/** A subscription checkout id, `subchk_<env>_<base62>`; anything else is never looked up. */
+export function isSubscriptionCheckoutId(value: string): boolean {
+  return /^subchk_(test|live)_[0-9A-Za-z]{1,64}$/.test(value);
+}
+
 /** Ids of objects that belong to no environment (stores, API key records). */
 export function newPlatformId(prefix: 'acct' | 'key'): string {
   return `${prefix}_${randomBase62(24)}`;

@@ -6,7 +6,7 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { authenticateRequest, type KeyAcceptance, type Subject } from './auth/service';
-import { readIdempotencyKey, type IdempotentRequest } from './checkout/idempotency';
+import { readIdempotencyKey, type IdempotentRequest } from './kit/idempotency';
 import { storeClock } from './clock';
 import type { Context, RequestState } from './context';
 import type { ErrorCode } from './errors';

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { HostedField, HostedMessage } from '@/server/checkout/hosted-messages';
+import type { HostedField, HostedMessage } from '@/server/kit/hosted-page/messages';
 
 /** One format for every amount on the hosted pages: EUR in Irish English ("€1,234.50"). */
 const EUR = new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' });

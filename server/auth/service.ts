@@ -5,6 +5,7 @@ import type { Context } from '../context';
 import { ApiError, type ErrorCode } from '../errors';
 import { digestsEqual, sha256Hex } from '../ids';
 import { recordAudit } from '../audit/service';
+import type { Scope } from '../kit/scope';
 
 export type KeyKind = 'secret' | 'publishable';
 
@@ -17,10 +18,8 @@ export interface StoreFlags {
 }
 
 /** Who is calling: one store in one environment. Every query is scoped by it. */
-export interface Subject {
-  storeId: string;
+export interface Subject extends Scope {
   storeName: string;
-  livemode: boolean;
   keyId: string;
   keyKind: KeyKind;
   /** The store's test clock offset; read with storeClock() (server/clock.ts). */
@@ -52,7 +51,7 @@ function presentedKey(headers: Headers, allowXApiKey: boolean): string | undefin
   return undefined;
 }
 
-async function fail(ctx: Context, code: ErrorCode, message: string, key?: string, subject?: Pick<Subject, 'storeId' | 'livemode'>): Promise<never> {
+async function fail(ctx: Context, code: ErrorCode, message: string, key?: string, subject?: Scope): Promise<never> {
   await recordAudit(ctx.db, {
     action: 'auth.failed',
     code,

@@ -21,6 +21,7 @@ import { randomBase62 } from '../ids';
 import type { EventType } from '../webhooks/events';
 import { emitSubscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
 import { awaitsCharge, billingAnchor, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, type Transition } from './transitions';
+import { ownedBy, type Scope } from '../kit/scope';
 
 export type ChargeRow = typeof subscriptionCharges.$inferSelect;
 
@@ -34,7 +35,7 @@ export interface BillingDeps {
 }
 
 /** Which due subscriptions a pass bills: every store on its own clock, or one store and environment at `now` (advance_clock). */
-export type BillingScope = { kind: 'all' } | { kind: 'store'; storeId: string; livemode: boolean; now: Date };
+export type BillingScope = { kind: 'all' } | ({ kind: 'store'; now: Date } & Scope);
 
 /** A claimed charge with what the gateway call needs. */
 export interface ClaimedCharge {
@@ -49,7 +50,7 @@ export function chargeIdempotencyKey(subscriptionId: string, cycle: number, atte
 
 function dueCondition(scope: BillingScope, wallNow: Date): SQL {
   if (scope.kind === 'store') {
-    return and(eq(subscriptions.storeId, scope.storeId), eq(subscriptions.livemode, scope.livemode), lte(subscriptions.nextBillingAt, scope.now))!;
+    return and(ownedBy(subscriptions, scope), lte(subscriptions.nextBillingAt, scope.now))!;
   }
   const wall = wallNow.toISOString();
   // Live mode runs on wall time, test mode on each store's test clock. The first bound (the

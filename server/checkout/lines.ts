@@ -2,11 +2,13 @@
  * What a checkout session sells (spec 4.4): its lines, priced from the catalog (price and line
  * items mode) or described by the merchant (amount mode), each taxed per CONTRACT 3.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, inArray, sql } from 'drizzle-orm';
 import { preparedPerShape, type Executor } from '@/db/client';
 import { products } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { ApiError, resourceMissing } from '../errors';
+import { normalizePriceId } from '../ids';
+import { ownedBy, SCOPE_PLACEHOLDERS } from '../kit/scope';
 import type { CreateCheckoutSessionInput } from './schemas';
 import { lineTax, type LineAmounts } from './tax';
 
@@ -15,11 +17,6 @@ import { lineTax, type LineAmounts } from './tax';
  * would overflow them. No real cart comes near a million euros.
  */
 export const MAX_SESSION_TOTAL = 99_999_999;
-
-/** `test_…` and `price_test_…` name the same price (CONTRACT 2). */
-export function normalizePriceId(id: string): string {
-  return id.startsWith('price_') ? id : `price_${id}`;
-}
 
 interface LineRequest {
   priceId: string;
@@ -59,8 +56,7 @@ const priceRead = preparedPerShape((executor, count) =>
     .where(
       and(
         inArray(products.priceId, Array.from({ length: count }, (_, index) => sql.placeholder(`price${index}`))),
-        eq(products.storeId, sql.placeholder('storeId')),
-        eq(products.livemode, sql.placeholder('livemode')),
+        ownedBy(products, SCOPE_PLACEHOLDERS),
       ),
     )
     .prepare(`checkout_prices_${count}`),

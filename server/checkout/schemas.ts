@@ -15,29 +15,17 @@ import { z } from 'zod';
 import { CHECKOUT_STATUSES, PAYMENT_STATUSES } from '@/db/schema';
 import { strict } from '../http/json-schema';
 import type { ErrorCode } from '../errors';
-import { metadataProblem, METADATA_MAX_KEYS } from './metadata';
+import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../kit/fields';
+import { metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
 
 export const MAX_QUANTITY = 100;
 export const MAX_LINE_ITEMS = 100;
-export const MIN_AMOUNT = 50;
 export const MAX_AMOUNT = 1_000_000;
-export const MAX_URL_LENGTH = 2000;
-export const MAX_EMAIL_LENGTH = 254;
 
 type IssueSink = { issues: z.core.$ZodRawIssue[] };
 
 function refuse(ctx: IssueSink, input: unknown, apiCode: ErrorCode, path: PropertyKey[], message: string): void {
   ctx.issues.push({ code: 'custom', message, path, input, params: { apiCode } });
-}
-
-/** Spec 4.4: an absolute http(s) URL of at most 2000 characters (https in live mode is checked by the service). */
-export function isAbsoluteHttpUrl(value: string): boolean {
-  if (value.length > MAX_URL_LENGTH || !/^https?:\/\/[^\s]+$/i.test(value)) return false;
-  try {
-    return new URL(value).hostname !== '';
-  } catch {
-    return false;
-  }
 }
 
 const URL_FIELDS = [

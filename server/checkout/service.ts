@@ -1,4 +1,4 @@
-import { and, eq, lte, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { preparedPerShape, type Database, type Executor } from '@/db/client';
 import { checkoutSessions, orderLines, orders } from '@/db/schema';
 import { recordAudit } from '../audit/service';
@@ -8,16 +8,16 @@ import type { Config } from '../config';
 import type { RequestState } from '../context';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
-import { clientSecretFor, clientSecretHash, clientSecretMatches, signedLink, signingSecret } from './links';
-import { createIdempotently, type IdempotentRequest } from './idempotency';
-import { normalizeMetadata } from './metadata';
+import { clientSecretFor, clientSecretHash, clientSecretMatches, signedLink, signingSecret } from '../kit/links';
+import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
+import { normalizeMetadata } from '../kit/metadata';
 import type { CheckoutSession, CreateCheckoutSessionInput } from './schemas';
-import { clampExpiry, type Lifetime } from '../expiry';
+import { clampExpiry, withExpiryApplied, type Lifetime } from '../kit/expiry';
 import { MAX_SESSION_TOTAL, resolveLines } from './lines';
 import { sumLines } from './tax';
+import { ownedBy, type Scope } from '../kit/scope';
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
-type Scope = Pick<Subject, 'storeId' | 'livemode'>;
 
 export interface CheckoutDeps {
   db: Database;
@@ -30,16 +30,6 @@ export const CREATE_OPERATION = 'checkout_session.create';
 
 /** Spec 4.4 expires_at: clamped to [now + 30 minutes, now + 24 hours], default 24 hours. */
 const SESSION_LIFETIME: Lifetime = { min: 30 * 60, max: 24 * 60 * 60, default: 24 * 60 * 60 };
-
-/** Tenant and environment, in the same WHERE as every lookup (spec 5). */
-function sessionOwnedBy(scope: Scope) {
-  return and(eq(checkoutSessions.storeId, scope.storeId), eq(checkoutSessions.livemode, scope.livemode));
-}
-
-/** Status as of `now`: an open session whose deadline has passed is expired (spec 3.4), even before that is written. */
-export function isDue(row: Pick<CheckoutSessionRow, 'status' | 'expiresAt'>, now: Date): boolean {
-  return row.status === 'open' && now.getTime() >= row.expiresAt.getTime();
-}
 
 /**
  * The API shape of a session (spec 2.7): `url` only while open, `client_secret` only for creation
@@ -74,40 +64,11 @@ export function checkoutSessionView(row: CheckoutSessionRow, deps: Pick<Checkout
   };
 }
 
-/**
- * Spec 3.4: `open` → `expired` once the deadline passes, written lazily when a session is read.
- * Conditional on `open`, so a payment that completes at the same moment is never overwritten.
- */
-async function withExpiryApplied(db: Database, row: CheckoutSessionRow, now: Date): Promise<CheckoutSessionRow> {
-  if (!isDue(row, now)) return row;
-  const [expired] = await db
-    .update(checkoutSessions)
-    .set({ status: 'expired' })
-    .where(and(eq(checkoutSessions.id, row.id), eq(checkoutSessions.status, 'open'), lte(checkoutSessions.expiresAt, now)))
-    .returning();
-  if (expired) return expired;
-  const [current] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, row.id));
-  return current ?? row;
-}
-
-/**
- * Every open session of one store and environment whose deadline has passed becomes `expired`
- * (spec 3.4); run by the test clock when it moves. Returns how many changed.
- */
-export async function expireDueCheckoutSessions(db: Executor, scope: Scope, now: Date): Promise<number> {
-  const expired = await db
-    .update(checkoutSessions)
-    .set({ status: 'expired' })
-    .where(and(sessionOwnedBy(scope), eq(checkoutSessions.status, 'open'), lte(checkoutSessions.expiresAt, now)))
-    .returning({ id: checkoutSessions.id });
-  return expired.length;
-}
-
 /** A session of this store and environment with its expiry applied, or 404 for unknown, foreign and other-environment ids alike. */
 export async function findCheckoutSession(deps: Pick<CheckoutDeps, 'db' | 'clock'>, scope: Scope, id: string): Promise<CheckoutSessionRow> {
-  const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), sessionOwnedBy(scope))).limit(1);
+  const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), ownedBy(checkoutSessions, scope))).limit(1);
   if (!row) throw resourceMissing('checkout session', id);
-  return withExpiryApplied(deps.db, row, deps.clock.now());
+  return withExpiryApplied(deps.db, checkoutSessions, row, deps.clock.now());
 }
 
 /** GET /checkout/sessions/{id}: never the client secret (spec 2.7). */
@@ -284,9 +245,9 @@ export async function createCheckoutSession(
       return row!;
     },
     replay: async (id) => {
-      const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), sessionOwnedBy(subject)));
+      const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), ownedBy(checkoutSessions, subject)));
       if (!row) throw resourceMissing('checkout session', id);
-      return withExpiryApplied(deps.db, row, now);
+      return withExpiryApplied(deps.db, checkoutSessions, row, now);
     },
   });
   // Spec 2.7: the client secret is returned by the creation and by its replay, never by reads.
@@ -326,7 +287,7 @@ export async function confirmCheckoutSession(
       new ApiError('environment_mismatch', 'This session belongs to the other mode: use the publishable key of the same mode (test or live) as the session.'),
     );
   }
-  const session = await withExpiryApplied(deps.db, row, deps.clock.now());
+  const session = await withExpiryApplied(deps.db, checkoutSessions, row, deps.clock.now());
   if (session.status === 'expired') throw new ApiError('session_expired', 'This checkout session has expired. Create a new one.');
   if (session.status === 'complete') throw new ApiError('session_already_complete', 'This checkout session is already complete.');
   if (session.paymentStatus === 'failed') {

@@ -1,15 +1,14 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database, Transaction } from '@/db/client';
 import { customers } from '@/db/schema';
-import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import { resourceMissing } from '../errors';
 import { revokeCustomerPortalSessions } from '../portal/service';
 import { newId } from '../ids';
 import type { Customer, DeletedCustomer } from './schemas';
+import { ownedBy, type Scope } from '../kit/scope';
 
 type CustomerRow = typeof customers.$inferSelect;
-type Scope = Pick<Subject, 'storeId' | 'livemode'>;
 
 export function customerView(row: CustomerRow): Customer {
   return {
@@ -27,7 +26,7 @@ export function customerView(row: CustomerRow): Customer {
  * customer answers exactly like an unknown one.
  */
 function liveCustomer(subject: Scope, id: string) {
-  return and(eq(customers.id, id), eq(customers.storeId, subject.storeId), eq(customers.livemode, subject.livemode), isNull(customers.deletedAt));
+  return and(eq(customers.id, id), ownedBy(customers, subject), isNull(customers.deletedAt));
 }
 
 /**
@@ -46,7 +45,7 @@ export async function customerFor(tx: Transaction, scope: Scope, email: string, 
   const [customer] = await tx
     .select({ id: customers.id })
     .from(customers)
-    .where(and(eq(customers.storeId, scope.storeId), eq(customers.livemode, scope.livemode), eq(customers.email, lowered), isNull(customers.deletedAt)));
+    .where(and(ownedBy(customers, scope), eq(customers.email, lowered), isNull(customers.deletedAt)));
   if (!customer) throw new Error('customer vanished after insert');
   return customer.id;
 }

@@ -1,5 +1,5 @@
 import type { GatewayConfig } from '../config';
-import { cardBrand, last4 } from '../payments/card-number';
+import { cardBrand, last4 } from './card-number';
 import {
   GatewayRejectedError,
   GatewayTimeoutError,

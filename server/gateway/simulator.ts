@@ -3,7 +3,7 @@ import type { Database } from '@/db/client';
 import { simulatorCharges, simulatorRecurring, simulatorRefunds } from '@/db/schema';
 import type { Clock } from '../clock';
 import { randomBase62 } from '../ids';
-import { cardBrand, last4 } from '../payments/card-number';
+import { cardBrand, last4 } from './card-number';
 import type { ChargeRequest, ChargeResult, PaymentGateway, RecurringChargeRequest, RefundLookup, RefundRequest, RefundResult } from './types';
 
 /**

@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { TRPCError } from '@trpc/server';
-import { createOpenApiNodeHttpHandler, forEachOpenApiProcedure, getPathRegExp, normalizePath, type OpenApiProcedureRecord } from 'trpc-to-openapi';
+import { createOpenApiNodeHttpHandler, forEachOpenApiProcedure, getPathRegExp, normalizePath, type OpenApiProcedureRecord, type OpenApiRouter } from 'trpc-to-openapi';
 import { recordAudit } from '../audit/service';
 import { authenticateRequest, keyHint, type KeyAcceptance } from '../auth/service';
 import { createContextInner, requestStateOf, type RequestState, type Services } from '../context';
 import { ApiError } from '../errors';
-import { appRouter } from '../router';
 import type { ApiMeta } from '../trpc';
 import { readIncomingText, readJsonBody, readRequestText } from './body';
 import { apiErrorFromZod } from './zod-errors';
@@ -40,9 +39,9 @@ interface Route {
  * Finds the public operation a method and path name, matched as the library matches them. The
  * route is decided before the body is read, so an unknown route or method is 404 whatever its body.
  */
-function createRouteMatcher(): (method: string, path: string) => Route | undefined {
+function createRouteMatcher(router: OpenApiRouter): (method: string, path: string) => Route | undefined {
   const routes: Route[] = [];
-  forEachOpenApiProcedure<ApiMeta>(appRouter._def.procedures as OpenApiProcedureRecord, ({ meta }) => {
+  forEachOpenApiProcedure<ApiMeta>(router._def.procedures as OpenApiProcedureRecord, ({ meta }) => {
     routes.push({ method: meta.openapi.method, pattern: getPathRegExp(normalizePath(meta.openapi.path)), auth: meta.auth });
   });
   return (method, path) => {
@@ -146,12 +145,13 @@ export interface ApiHandler {
  * The public REST surface: trpc-to-openapi routes `/api/v1/*` to the procedures; around it this
  * adapter owns what the library does not do as the spec wants (body limits and parsing, the
  * error envelope, statuses, headers). The library's handler is built once, not per request.
+ * The app hands the router in (server/app.ts), so this layer never imports the domains.
  */
-export function createApiHandler(services: Services): ApiHandler {
+export function createApiHandlerFor(router: OpenApiRouter, services: Services): ApiHandler {
   const states = new WeakMap<object, RequestState>();
-  const findRoute = createRouteMatcher();
+  const findRoute = createRouteMatcher(router);
   const handleOpenApi = createOpenApiNodeHttpHandler({
-    router: appRouter,
+    router,
     createContext: ({ req }: { req: object }) => createContextInner(services, states.get(req) as RequestState),
     onError: ({ error, req }: { error: TRPCError; req: object }) => {
       const state = states.get(req);

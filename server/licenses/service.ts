@@ -1,11 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { licenseKeys } from '@/db/schema';
-import type { Subject } from '../auth/service';
 import { epochSeconds } from '../clock';
 import type { LicenseValidation } from './schemas';
+import { ownedBy, type Scope } from '../kit/scope';
 
-type Scope = Pick<Subject, 'storeId' | 'livemode'>;
 
 /** Keys are issued upper-case; customers paste them with stray spaces or in lower case. */
 export function normalizeLicenseKey(key: string): string {
@@ -23,7 +22,7 @@ export async function validateLicenseKey(db: Database, subject: Scope, rawKey: s
   const [row] = await db
     .select()
     .from(licenseKeys)
-    .where(and(eq(licenseKeys.key, key), eq(licenseKeys.storeId, subject.storeId), eq(licenseKeys.livemode, subject.livemode)))
+    .where(and(eq(licenseKeys.key, key), ownedBy(licenseKeys, subject)))
     .limit(1);
   const base = { object: 'license_key_validation' as const, livemode: subject.livemode, key };
   if (!row) return { ...base, valid: false, status: 'not_found', product_id: null, order_id: null, created: null, revoked_at: null };

@@ -1,22 +1,17 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { licenseKeys, orderLines, orders, refunds } from '@/db/schema';
-import type { Subject } from '../auth/service';
 import { epochSeconds } from '../clock';
 import { resourceMissing } from '../errors';
 import { refundView } from '../refunds/service';
 import type { Order, OrderLine } from './schemas';
+import { ownedBy, type Scope } from '../kit/scope';
 
 type OrderRow = typeof orders.$inferSelect;
 type OrderLineRow = typeof orderLines.$inferSelect;
 type RefundRow = typeof refunds.$inferSelect;
-type Scope = Pick<Subject, 'storeId' | 'livemode'>;
 
 /** Tenant and environment, in the same WHERE as every lookup (spec 5). */
-export function orderOwnedBy(subject: Scope, id: string) {
-  return and(eq(orders.id, id), eq(orders.storeId, subject.storeId), eq(orders.livemode, subject.livemode));
-}
-
 export function orderLineView(row: OrderLineRow): OrderLine {
   return {
     object: 'order_line',
@@ -60,20 +55,20 @@ export function orderView(row: OrderRow, related: { lines: OrderLineRow[]; refun
  * first (scoped); its lines, refunds and keys are then read together, each still scoped.
  */
 export async function getOrder(db: Database, subject: Scope, id: string): Promise<Order> {
-  const [row] = await db.select().from(orders).where(orderOwnedBy(subject, id)).limit(1);
+  const [row] = await db.select().from(orders).where(and(eq(orders.id, id), ownedBy(orders, subject))).limit(1);
   if (!row) throw resourceMissing('order', id);
   const [lines, refundRows, keys] = await Promise.all([
     db.select().from(orderLines).where(eq(orderLines.orderId, row.id)).orderBy(asc(orderLines.position)),
     db
       .select()
       .from(refunds)
-      .where(and(eq(refunds.orderId, row.id), eq(refunds.storeId, subject.storeId), eq(refunds.livemode, subject.livemode)))
+      .where(and(eq(refunds.orderId, row.id), ownedBy(refunds, subject)))
       .orderBy(asc(refunds.createdAt), asc(refunds.id)),
     db
       .select({ key: licenseKeys.key })
       .from(licenseKeys)
       .leftJoin(orderLines, eq(orderLines.id, licenseKeys.orderLineId))
-      .where(and(eq(licenseKeys.orderId, row.id), eq(licenseKeys.storeId, subject.storeId), eq(licenseKeys.livemode, subject.livemode)))
+      .where(and(eq(licenseKeys.orderId, row.id), ownedBy(licenseKeys, subject)))
       // Line order, then issue order within a line; the key itself breaks ties so reads are stable.
       .orderBy(sql`${orderLines.position} asc nulls last`, asc(licenseKeys.createdAt), asc(licenseKeys.key)),
   ]);

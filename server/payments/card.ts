@@ -1,6 +1,6 @@
 import { ApiError } from '../errors';
 import type { CardInput } from '../gateway/types';
-import { cardBrand, luhnValid } from './card-number';
+import { cardBrand, luhnValid } from '../gateway/card-number';
 
 /** What the hosted form sends; card data stays in memory for one request. */
 export interface CardFields {

@@ -89,7 +89,7 @@ export async function withdrawChallenge(deps: ReconcileDeps, attempt: AttemptRow
 }
 
 /**
- * The background sweep (server/payments/sweeper.ts; a submit does the same for its own session):
+ * The background sweep (server/payments/jobs.ts; a submit does the same for its own session):
  * settles attempts whose outcome was never recorded, a timeout (`unknown`), a crash
  * (`processing` gone stale) or a 3-D Secure challenge, by looking the charge up at the gateway.
  * A session is completed or failed exactly once however many sweeps and submits race.

@@ -6,11 +6,14 @@ import type { Config } from '../config';
 import { ApiError, isErrorCode, resourceMissing } from '../errors';
 import { GatewayRejectedError, type Gateways } from '../gateway/types';
 import { randomBase62 } from '../ids';
+import { isDue, withExpiryApplied } from '../kit/expiry';
+import { isEmailAddress } from '../kit/fields';
 import { validateCard, type CardFields } from './card';
-import { last4 } from './card-number';
-import { paidRedirectUrl, threeDSecureReturnUrl } from './receipt';
+import { last4 } from '../gateway/card-number';
+import { paidRedirectUrl, threeDSecureReturnUrl } from '../kit/links';
 import { DEFAULT_RECONCILE_SETTINGS, resolveAttempt, withdrawChallenge, type ReconcileSettings, type Resolution } from './reconcile';
 import { isOpen, OPEN_ATTEMPT_STATUSES, settleAttempt, type AttemptRow, type SessionRow } from './settle';
+import { ownedBy } from '../kit/scope';
 
 /**
  * Paying a checkout session on the hosted page (issue 3; spec 3.4, CONTRACT 3–4).
@@ -57,8 +60,6 @@ export interface PayInput {
 
 export type PayResult = { status: 'paid'; redirectUrl: string } | { status: 'requires_action'; redirectUrl: string };
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 interface LoadedSession {
   session: SessionRow;
   storeName: string;
@@ -88,16 +89,6 @@ function storeNow(deps: Pick<PaymentDeps, 'clock'>, loaded: Pick<LoadedSession, 
 
 function settingsOf(deps: PaymentDeps): PaymentSettings {
   return { ...DEFAULT_PAYMENT_SETTINGS, ...deps.settings };
-}
-
-/** Marks an open session past its deadline expired (spec 3.4); idempotent, so no lock is needed. */
-async function expireIfDue(db: Database, session: SessionRow, now: Date): Promise<boolean> {
-  if (session.status !== 'open' || now.getTime() < session.expiresAt.getTime()) return false;
-  await db
-    .update(checkoutSessions)
-    .set({ status: 'expired' })
-    .where(and(eq(checkoutSessions.id, session.id), eq(checkoutSessions.storeId, session.storeId), eq(checkoutSessions.livemode, session.livemode), eq(checkoutSessions.status, 'open')));
-  return true;
 }
 
 function sessionStateError(session: SessionRow): ApiError | undefined {
@@ -146,8 +137,7 @@ async function openAttemptOf(db: Database, session: SessionRow): Promise<Attempt
     .where(
       and(
         eq(paymentAttempts.checkoutSessionId, session.id),
-        eq(paymentAttempts.storeId, session.storeId),
-        eq(paymentAttempts.livemode, session.livemode),
+        ownedBy(paymentAttempts, session),
         inArray(paymentAttempts.status, [...OPEN_ATTEMPT_STATUSES]),
       ),
     )
@@ -196,7 +186,7 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, email: str
     const [session] = await tx
       .select()
       .from(checkoutSessions)
-      .where(and(eq(checkoutSessions.id, seen.id), eq(checkoutSessions.storeId, seen.storeId), eq(checkoutSessions.livemode, seen.livemode)))
+      .where(and(eq(checkoutSessions.id, seen.id), ownedBy(checkoutSessions, seen)))
       .for('update');
     if (!session) throw resourceMissing('checkout session', seen.id);
     const now = storeNow(deps, { ...loaded, session });
@@ -213,8 +203,7 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, email: str
       .where(
         and(
           eq(paymentAttempts.checkoutSessionId, session.id),
-          eq(paymentAttempts.storeId, session.storeId),
-          eq(paymentAttempts.livemode, session.livemode),
+          ownedBy(paymentAttempts, session),
           gt(paymentAttempts.createdAt, new Date(deps.clock.now().getTime() - settings.attemptWindowSeconds * 1000)),
         ),
       )
@@ -240,7 +229,7 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, email: str
       await tx
         .update(orders)
         .set({ customerEmail: email })
-        .where(and(eq(orders.id, session.orderId), eq(orders.storeId, session.storeId), eq(orders.livemode, session.livemode)));
+        .where(and(eq(orders.id, session.orderId), ownedBy(orders, session)));
     }
     // Attempt times are wall-clock: they measure real gateway calls, not the store's test clock.
     const wallNow = deps.clock.now();
@@ -273,7 +262,10 @@ export async function payCheckoutSession(deps: PaymentDeps, input: PayInput): Pr
   if (!loaded) throw resourceMissing('checkout session', input.sessionId);
   const now = storeNow(deps, loaded);
   // The session's state first: a stale page learns the session is over, not that a card is wrong.
-  if (await expireIfDue(deps.db, loaded.session, now)) throw sessionStateError({ ...loaded.session, status: 'expired' })!;
+  if (isDue(loaded.session, now)) {
+    await withExpiryApplied(deps.db, checkoutSessions, loaded.session, now);
+    throw sessionStateError({ ...loaded.session, status: 'expired' })!;
+  }
   const stateError = sessionStateError(loaded.session);
   if (stateError) throw stateError;
   // Spec 5: a suspended store, or one whose live channel is off, takes no live money on its
@@ -289,7 +281,7 @@ export async function payCheckoutSession(deps: PaymentDeps, input: PayInput): Pr
   let email: string | undefined;
   if (!loaded.session.customerEmail) {
     email = input.email?.trim();
-    if (!email || email.length > 254 || !EMAIL.test(email)) throw new ApiError('parameter_invalid', 'A valid email address is required.', { param: 'email' });
+    if (!email || !isEmailAddress(email)) throw new ApiError('parameter_invalid', 'A valid email address is required.', { param: 'email' });
   }
 
   // A few rounds at most: each one either ends the call or settles an attempt that was open.
@@ -370,6 +362,3 @@ export async function completeThreeDSecureReturn(deps: PaymentDeps, sessionId: s
   if (session.paymentStatus === 'failed') throw declineError(session.failureCode);
   throw sessionStateError(session) ?? new ApiError('parameter_invalid', 'No payment of this checkout session is waiting for 3-D Secure.');
 }
-
-export { reconcilePaymentAttempts } from './reconcile';
-export { receiptSignatureValid, receiptUrl, paidRedirectUrl, threeDSecureReturnUrl } from './receipt';

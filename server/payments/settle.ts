@@ -7,6 +7,7 @@ import { customerFor } from '../customers/service';
 import { newId } from '../ids';
 import type { ChargeResult } from '../gateway/types';
 import { generateLicenseKey } from './license-keys';
+import { ownedBy } from '../kit/scope';
 
 export type AttemptRow = typeof paymentAttempts.$inferSelect;
 export type SessionRow = typeof checkoutSessions.$inferSelect;
@@ -47,7 +48,7 @@ export async function settleAttempt(db: Database, clock: Clock, attemptId: strin
       .select({ session: checkoutSessions, offset: stores.testClockOffsetSeconds })
       .from(checkoutSessions)
       .innerJoin(stores, eq(stores.id, checkoutSessions.storeId))
-      .where(and(eq(checkoutSessions.id, attemptRef.checkoutSessionId), eq(checkoutSessions.storeId, attemptRef.storeId), eq(checkoutSessions.livemode, attemptRef.livemode)))
+      .where(and(eq(checkoutSessions.id, attemptRef.checkoutSessionId), ownedBy(checkoutSessions, attemptRef)))
       .for('update', { of: checkoutSessions });
     if (!locked) throw new Error(`checkout session of attempt ${attemptId} vanished`);
     // Re-read under the session lock: whoever settled it first decided.
@@ -99,7 +100,7 @@ export async function settleAttempt(db: Database, clock: Clock, attemptId: strin
  * charge in flight at expiry, or reconciled later): the customer paid, so they get what they paid for.
  */
 async function fulfil(tx: Transaction, session: SessionRow, now: Date, payment: { brand: string; last4: string; paymentId: string }): Promise<SessionRow> {
-  const scope = and(eq(orders.storeId, session.storeId), eq(orders.livemode, session.livemode));
+  const scope = ownedBy(orders, session);
   const [order] = await tx.select().from(orders).where(and(eq(orders.id, session.orderId), scope)).for('update');
   if (!order) throw new Error(`order ${session.orderId} of checkout session ${session.id} vanished`);
 

@@ -27,6 +27,7 @@ import {
 } from '@/db/schema';
 import { epochSeconds, type Clock } from '../clock';
 import { isPortalTokenFormat, portalTokenHash } from './token';
+import { ownedBy, type Scope } from '../kit/scope';
 
 /** Only brand and last 4 of a card are ever shown (spec 2.4). */
 export interface PortalCard {
@@ -146,21 +147,19 @@ export async function openPortal(deps: PortalDeps, token: string): Promise<Porta
   };
 }
 
-type Owner = { storeId: string; livemode: boolean };
 const card = (brand: string | null, last4: string | null): PortalCard | null => (brand && last4 ? { brand, last4 } : null);
 
 /**
  * One order, or every order the customer paid (pending checkouts are not history), newest
  * first, with lines, refunds and license keys; every read scoped by store and environment.
  */
-async function loadOrders(db: Database, owner: Owner, which: { orderId: string } | { customerId: string }): Promise<PortalOrder[]> {
+async function loadOrders(db: Database, owner: Scope, which: { orderId: string } | { customerId: string }): Promise<PortalOrder[]> {
   const rows = await db
     .select()
     .from(orders)
     .where(
       and(
-        eq(orders.storeId, owner.storeId),
-        eq(orders.livemode, owner.livemode),
+        ownedBy(orders, owner),
         'orderId' in which ? eq(orders.id, which.orderId) : and(eq(orders.customerId, which.customerId), ne(orders.status, 'pending')),
       ),
     )
@@ -172,12 +171,12 @@ async function loadOrders(db: Database, owner: Owner, which: { orderId: string }
     db
       .select()
       .from(refunds)
-      .where(and(inArray(refunds.orderId, ids), eq(refunds.storeId, owner.storeId), eq(refunds.livemode, owner.livemode)))
+      .where(and(inArray(refunds.orderId, ids), ownedBy(refunds, owner)))
       .orderBy(asc(refunds.createdAt), asc(refunds.id)),
     db
       .select({ orderId: licenseKeys.orderId, key: licenseKeys.key })
       .from(licenseKeys)
-      .where(and(inArray(licenseKeys.orderId, ids), eq(licenseKeys.storeId, owner.storeId), eq(licenseKeys.livemode, owner.livemode), isNull(licenseKeys.revokedAt)))
+      .where(and(inArray(licenseKeys.orderId, ids), ownedBy(licenseKeys, owner), isNull(licenseKeys.revokedAt)))
       .orderBy(asc(licenseKeys.createdAt), asc(licenseKeys.key)),
   ]);
   return rows.map((row) => {
@@ -203,14 +202,13 @@ async function loadOrders(db: Database, owner: Owner, which: { orderId: string }
 /** Statuses in which another payment is scheduled at `next_billing_at`. */
 const BILLING_STATUSES: SubscriptionStatus[] = ['active', 'past_due'];
 
-async function loadSubscriptions(db: Database, owner: Owner, which: { subscriptionId: string } | { customerId: string }): Promise<PortalSubscription[]> {
+async function loadSubscriptions(db: Database, owner: Scope, which: { subscriptionId: string } | { customerId: string }): Promise<PortalSubscription[]> {
   const rows = await db
     .select()
     .from(subscriptions)
     .where(
       and(
-        eq(subscriptions.storeId, owner.storeId),
-        eq(subscriptions.livemode, owner.livemode),
+        ownedBy(subscriptions, owner),
         'subscriptionId' in which ? eq(subscriptions.id, which.subscriptionId) : eq(subscriptions.customerId, which.customerId),
       ),
     )
@@ -225,8 +223,7 @@ async function loadSubscriptions(db: Database, owner: Owner, which: { subscripti
           subscriptionCharges.subscriptionId,
           rows.map((row) => row.id),
         ),
-        eq(subscriptionCharges.storeId, owner.storeId),
-        eq(subscriptionCharges.livemode, owner.livemode),
+        ownedBy(subscriptionCharges, owner),
       ),
     )
     .orderBy(desc(subscriptionCharges.createdAt), desc(subscriptionCharges.cycle), desc(subscriptionCharges.attempt));

@@ -5,11 +5,11 @@
  *
  * Served by the proxy rather than by Next's notFound(): Next 16 sends the not-found UI as an
  * empty shell drawn by client-side JavaScript, which portal pages never run (script-src 'none',
- * as on the hosted checkout: server/checkout/hosted-invalid.ts). The inline stylesheet is
+ * as on the hosted checkout: server/kit/hosted-page/invalid-link.ts). The inline stylesheet is
  * allowed by its hash, nothing else inline is.
  */
 import { createHash } from 'node:crypto';
-import { hostedContentSecurityPolicy, hostedPageHeaders } from '../checkout/hosted-headers';
+import { hostedContentSecurityPolicy, hostedPageHeaders } from '../kit/hosted-page/headers';
 
 /** Spec 2.4, CONTRACT 5: no index, no archive; and, as on checkout, no caching and no referrer. */
 export function portalHeaders(): Record<string, string> {

@@ -7,8 +7,8 @@
  * exactly one selector, then the lookup of what it names (404 `resource_missing`).
  */
 import { z } from 'zod';
-import { metadataProblem, METADATA_MAX_KEYS } from '../checkout/metadata';
-import { MAX_EMAIL_LENGTH } from '../checkout/schemas';
+import { metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
+import { MAX_EMAIL_LENGTH } from '../kit/fields';
 import { strict } from '../http/json-schema';
 
 export const PORTAL_SELECTORS = ['customer_id', 'customer_email', 'order_id', 'subscription_id'] as const;

@@ -2,18 +2,18 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Database, Executor } from '@/db/client';
 import { customers, orders, portalSessions, subscriptions, type PortalScope } from '@/db/schema';
 import type { Subject } from '../auth/service';
-import { createIdempotently, type IdempotentRequest } from '../checkout/idempotency';
-import { normalizeMetadata } from '../checkout/metadata';
+import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
+import { normalizeMetadata } from '../kit/metadata';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
 import { resourceMissing } from '../errors';
-import { clampExpiry, type Lifetime } from '../expiry';
+import { clampExpiry, type Lifetime } from '../kit/expiry';
 import { newId } from '../ids';
 import type { CreatePortalSessionInput, PortalSession } from './schemas';
 import { decryptPortalToken, encryptPortalToken, newPortalToken, portalTokenHash, portalUrl } from './token';
+import { ownedBy, type Scope } from '../kit/scope';
 
 export type PortalSessionRow = typeof portalSessions.$inferSelect;
-type Scope = Pick<Subject, 'storeId' | 'livemode'>;
 
 export interface PortalDeps {
   db: Database;
@@ -28,10 +28,6 @@ export const CREATE_OPERATION = 'portal_session.create';
 const PORTAL_LIFETIME: Lifetime = { min: 5 * 60, max: 30 * 24 * 60 * 60, default: 24 * 60 * 60 };
 
 /** Tenant and environment, in the same WHERE as every lookup (spec 5). */
-function sessionOwnedBy(scope: Scope, id: string) {
-  return and(eq(portalSessions.id, id), eq(portalSessions.storeId, scope.storeId), eq(portalSessions.livemode, scope.livemode));
-}
-
 /** Spec 3.2: revoked is permanent and wins; otherwise expired once the store clock reaches expires_at. */
 export function portalStatus(row: Pick<PortalSessionRow, 'revokedAt' | 'expiresAt'>, now: Date): PortalSession['status'] {
   if (row.revokedAt !== null) return 'revoked';
@@ -71,7 +67,7 @@ interface Target {
  * portals (spec 3.2), and a new link must not bring the data back.
  */
 async function resolveTarget(executor: Executor, subject: Scope, input: CreatePortalSessionInput): Promise<Target> {
-  const ownCustomer = and(eq(customers.storeId, subject.storeId), eq(customers.livemode, subject.livemode));
+  const ownCustomer = ownedBy(customers, subject);
   if (input.customer_id !== undefined || input.customer_email !== undefined) {
     const byId = input.customer_id !== undefined;
     const [row] = await executor
@@ -87,7 +83,7 @@ async function resolveTarget(executor: Executor, subject: Scope, input: CreatePo
       .select({ id: orders.id, customerId: orders.customerId, customerDeletedAt: customers.deletedAt })
       .from(orders)
       .leftJoin(customers, eq(customers.id, orders.customerId))
-      .where(and(eq(orders.id, input.order_id), eq(orders.storeId, subject.storeId), eq(orders.livemode, subject.livemode)))
+      .where(and(eq(orders.id, input.order_id), ownedBy(orders, subject)))
       .limit(1);
     if (!row || row.customerDeletedAt !== null) throw resourceMissing('order', input.order_id, 'order_id');
     return { scope: 'order', customerId: row.customerId, orderId: row.id, subscriptionId: null };
@@ -97,7 +93,7 @@ async function resolveTarget(executor: Executor, subject: Scope, input: CreatePo
     .from(subscriptions)
     // subscriptions.customer_id has no foreign key: only a customer of this store and mode counts.
     .leftJoin(customers, and(eq(customers.id, subscriptions.customerId), ownCustomer))
-    .where(and(eq(subscriptions.id, input.subscription_id!), eq(subscriptions.storeId, subject.storeId), eq(subscriptions.livemode, subject.livemode)))
+    .where(and(eq(subscriptions.id, input.subscription_id!), ownedBy(subscriptions, subject)))
     .limit(1);
   if (!row || row.customerDeletedAt !== null) throw resourceMissing('subscription', input.subscription_id!, 'subscription_id');
   return { scope: 'subscription', customerId: row.customerId, orderId: null, subscriptionId: row.id };
@@ -154,7 +150,7 @@ export async function createPortalSession(
 }
 
 async function findPortalSession(db: Executor, scope: Scope, id: string): Promise<PortalSessionRow> {
-  const [row] = await db.select().from(portalSessions).where(sessionOwnedBy(scope, id)).limit(1);
+  const [row] = await db.select().from(portalSessions).where(and(eq(portalSessions.id, id), ownedBy(portalSessions, scope))).limit(1);
   if (!row) throw resourceMissing('portal session', id);
   return row;
 }
@@ -173,7 +169,7 @@ export async function revokePortalSession(deps: Pick<PortalDeps, 'db' | 'clock'>
   const [revoked] = await deps.db
     .update(portalSessions)
     .set({ revokedAt: now, tokenCiphertext: null })
-    .where(and(sessionOwnedBy(scope, id), isNull(portalSessions.revokedAt)))
+    .where(and(eq(portalSessions.id, id), ownedBy(portalSessions, scope), isNull(portalSessions.revokedAt)))
     .returning();
   return portalSessionView(revoked ?? (await findPortalSession(deps.db, scope, id)), now);
 }
@@ -186,8 +182,7 @@ export async function revokeCustomerPortalSessions(executor: Executor, scope: Sc
     .where(
       and(
         eq(portalSessions.customerId, customerId),
-        eq(portalSessions.storeId, scope.storeId),
-        eq(portalSessions.livemode, scope.livemode),
+        ownedBy(portalSessions, scope),
         isNull(portalSessions.revokedAt),
       ),
     );

@@ -9,7 +9,7 @@
  * no portal; the column is cleared when the session is revoked.
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { signingSecret } from '../checkout/links';
+import { signingSecret } from '../kit/links';
 import { sha256Hex } from '../ids';
 
 export const PORTAL_TOKEN_LENGTH = 43;

@@ -16,9 +16,9 @@ import type {
   ProductList,
   UpdateProductBody,
 } from './schemas';
+import { ownedBy, SCOPE_PLACEHOLDERS, type Scope } from '../kit/scope';
 
 type ProductRow = typeof products.$inferSelect;
-type Scope = Pick<Subject, 'storeId' | 'livemode'>;
 
 export interface ProductDeps {
   db: Database;
@@ -69,11 +69,6 @@ export function productView(row: ProductRow): Product {
     created: epochSeconds(row.createdAt),
     updated: epochSeconds(row.updatedAt),
   };
-}
-
-/** Tenant and environment, in the same WHERE as every lookup (spec 5). */
-export function ownedBy(subject: Scope) {
-  return and(eq(products.storeId, subject.storeId), eq(products.livemode, subject.livemode));
 }
 
 export interface ResolvedPrice {
@@ -173,7 +168,7 @@ export async function createProduct(deps: ProductDeps, subject: Subject, input: 
 }
 
 async function assertBelowProductLimit(tx: Executor, subject: Scope, max: number): Promise<void> {
-  const [row] = await tx.select({ total: count() }).from(products).where(ownedBy(subject));
+  const [row] = await tx.select({ total: count() }).from(products).where(ownedBy(products, subject));
   if ((row?.total ?? 0) >= max) {
     throw new ApiError(
       'product_limit_reached',
@@ -184,7 +179,7 @@ async function assertBelowProductLimit(tx: Executor, subject: Scope, max: number
 
 /** GET /products/{id}: unknown, foreign and other-environment ids answer alike (spec 4.1). */
 export async function getProduct(deps: Pick<ProductDeps, 'db'>, subject: Scope, id: string): Promise<Product> {
-  const [row] = await deps.db.select().from(products).where(and(eq(products.id, id), ownedBy(subject))).limit(1);
+  const [row] = await deps.db.select().from(products).where(and(eq(products.id, id), ownedBy(products, subject))).limit(1);
   if (!row) throw resourceMissing('product', id);
   return productView(row);
 }
@@ -202,7 +197,7 @@ function cursorPosition(db: Database, subject: Scope, id: string) {
   return db
     .select({ createdAt: cursorProduct.createdAt, id: cursorProduct.id })
     .from(cursorProduct)
-    .where(and(eq(cursorProduct.id, id), eq(cursorProduct.storeId, subject.storeId), eq(cursorProduct.livemode, subject.livemode)));
+    .where(and(eq(cursorProduct.id, id), ownedBy(cursorProduct, subject)));
 }
 
 /**
@@ -213,7 +208,7 @@ const firstPage = preparedOnce((db) =>
   db
     .select()
     .from(products)
-    .where(and(eq(products.storeId, sql.placeholder('storeId')), eq(products.livemode, sql.placeholder('livemode'))))
+    .where(ownedBy(products, SCOPE_PLACEHOLDERS))
     .orderBy(...NEWEST_FIRST)
     .limit(sql.placeholder('limit'))
     .prepare('products_first_page'),
@@ -227,7 +222,7 @@ const firstPage = preparedOnce((db) =>
  * force_generic_plan` (db/client.ts), so it does not force a re-plan (notes/performance.md).
  */
 export async function listProducts(deps: Pick<ProductDeps, 'db'>, subject: Scope, query: ListProductsQuery): Promise<ProductList> {
-  const conditions: (SQL | undefined)[] = [ownedBy(subject)];
+  const conditions: (SQL | undefined)[] = [ownedBy(products, subject)];
   if (query.type !== undefined) conditions.push(eq(products.type, query.type));
   if (query.mode !== undefined) conditions.push(eq(products.priceMode, query.mode));
   if (query.show_in_store !== undefined) conditions.push(eq(products.showInStore, query.show_in_store === 'true'));
@@ -295,11 +290,11 @@ export async function updateProduct(deps: ProductDeps, subject: Subject, id: str
   const now = deps.clock.now();
   try {
     const row = await deps.db.transaction(async (tx) => {
-      const [current] = await tx.select().from(products).where(and(eq(products.id, id), ownedBy(subject))).for('update');
+      const [current] = await tx.select().from(products).where(and(eq(products.id, id), ownedBy(products, subject))).for('update');
       if (!current) throw resourceMissing('product', id);
       const changes = productChanges(current, input, now);
       if (changes === null) return current;
-      const [updated] = await tx.update(products).set(changes).where(and(eq(products.id, id), ownedBy(subject))).returning();
+      const [updated] = await tx.update(products).set(changes).where(and(eq(products.id, id), ownedBy(products, subject))).returning();
       return updated!;
     });
     return productView(row);
@@ -318,13 +313,12 @@ export async function updateProduct(deps: ProductDeps, subject: Subject, id: str
  */
 export async function deleteProduct(deps: Pick<ProductDeps, 'db' | 'clock'>, subject: Subject, id: string, options: { force: boolean }): Promise<DeletedProduct> {
   await deps.db.transaction(async (tx) => {
-    const [locked] = await tx.select({ id: products.id }).from(products).where(and(eq(products.id, id), ownedBy(subject))).for('update');
+    const [locked] = await tx.select({ id: products.id }).from(products).where(and(eq(products.id, id), ownedBy(products, subject))).for('update');
     if (!locked) throw resourceMissing('product', id);
 
     const liveKeys = and(
       eq(licenseKeys.productId, id),
-      eq(licenseKeys.storeId, subject.storeId),
-      eq(licenseKeys.livemode, subject.livemode),
+      ownedBy(licenseKeys, subject),
       isNull(licenseKeys.revokedAt),
     );
     const [guards] = await tx
@@ -335,15 +329,14 @@ export async function deleteProduct(deps: Pick<ProductDeps, 'db' | 'clock'>, sub
           .where(
             and(
               eq(subscriptions.productId, id),
-              eq(subscriptions.storeId, subject.storeId),
-              eq(subscriptions.livemode, subject.livemode),
+              ownedBy(subscriptions, subject),
               inArray(subscriptions.status, PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES),
             ),
           )})`,
         hasLicenses: sql<boolean>`exists (${tx.select({ id: licenseKeys.id }).from(licenseKeys).where(liveKeys)})`,
       })
       .from(products)
-      .where(and(eq(products.id, id), ownedBy(subject)));
+      .where(and(eq(products.id, id), ownedBy(products, subject)));
     if (guards?.hasActiveSubscriptions) {
       throw new ApiError(
         'product_has_active_subscriptions',
@@ -360,7 +353,7 @@ export async function deleteProduct(deps: Pick<ProductDeps, 'db' | 'clock'>, sub
       // Spec 4.1: with force the keys stop validating at once, in the same commit as the delete.
       await tx.update(licenseKeys).set({ revokedAt: deps.clock.now() }).where(liveKeys);
     }
-    await tx.delete(products).where(and(eq(products.id, id), ownedBy(subject)));
+    await tx.delete(products).where(and(eq(products.id, id), ownedBy(products, subject)));
   });
   return { id, object: 'product', deleted: true, livemode: subject.livemode };
 }

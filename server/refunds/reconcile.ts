@@ -1,7 +1,6 @@
 import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { orders, refunds, stores } from '@/db/schema';
-import { startPeriodic, type PeriodicTask } from '../background';
 import { storeClock, type Clock } from '../clock';
 import { GatewayTimeoutError, type Gateways } from '../gateway/types';
 import { refundGatewayKey, refundOnce, settleRefund, type RefundOutcome } from './service';
@@ -79,9 +78,4 @@ export async function reconcilePendingRefunds(deps: RefundReconcileDeps, options
     if ((await settleRefund(deps.db, { storeId: refund.storeId, livemode: refund.livemode }, refund.id, result)).settled && result.status !== 'pending') settled += 1;
   }
   return settled;
-}
-
-/** Runs reconcilePendingRefunds every `intervalMs` (server/background-tasks.ts). */
-export function startRefundReconciler(deps: RefundReconcileDeps, options: { intervalMs?: number; onError?: (error: unknown) => void } = {}): PeriodicTask {
-  return startPeriodic('refund reconciliation', () => reconcilePendingRefunds(deps), { intervalMs: options.intervalMs ?? 30_000, onError: options.onError });
 }

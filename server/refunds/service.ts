@@ -1,16 +1,15 @@
 import { and, eq, isNull, or } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '@/db/client';
 import { orders, refunds, type OrderStatus } from '@/db/schema';
-import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import { ApiError, resourceMissing } from '../errors';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway, type RefundRequest, type RefundResult } from '../gateway/types';
-import { createIdempotently, type IdempotentRequest } from '../checkout/idempotency';
+import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { newId } from '../ids';
 import type { CreateRefundInput, Refund } from './schemas';
+import { ownedBy, type Scope } from '../kit/scope';
 
 export type RefundRow = typeof refunds.$inferSelect;
-type Scope = Pick<Subject, 'storeId' | 'livemode'>;
 
 export interface RefundDeps {
   db: Database;
@@ -36,7 +35,7 @@ function lockOrder(tx: Transaction, subject: Scope, orderId: string) {
   return tx
     .select()
     .from(orders)
-    .where(and(eq(orders.id, orderId), eq(orders.storeId, subject.storeId), eq(orders.livemode, subject.livemode)))
+    .where(and(eq(orders.id, orderId), ownedBy(orders, subject)))
     .for('update');
 }
 
@@ -170,7 +169,7 @@ async function readRefund(db: Database, subject: Scope, id: string): Promise<Ref
   const [row] = await db
     .select()
     .from(refunds)
-    .where(and(eq(refunds.id, id), eq(refunds.storeId, subject.storeId), eq(refunds.livemode, subject.livemode)));
+    .where(and(eq(refunds.id, id), ownedBy(refunds, subject)));
   if (!row) throw new Error(`Refund ${id} recorded under an idempotency key is missing`);
   return row;
 }

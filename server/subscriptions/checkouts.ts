@@ -2,7 +2,7 @@
  * Subscription checkouts (spec 2.5, 3.3, 4.3): the signed, single-use hosted link that starts a
  * subscription. Created here; consumed by the hosted page's first payment attempt (first-charge.ts).
  */
-import { and, eq, lte } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { Database, Executor } from '@/db/client';
 import { products, subscriptionCheckouts } from '@/db/schema';
 import { recordAudit } from '../audit/service';
@@ -10,17 +10,16 @@ import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { RequestState } from '../context';
-import { createIdempotently, type IdempotentRequest } from '../checkout/idempotency';
-import { normalizePriceId } from '../checkout/lines';
-import { signedLink, signingSecret } from '../checkout/links';
-import { normalizeMetadata } from '../checkout/metadata';
+import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
+import { signedLink, signingSecret } from '../kit/links';
+import { normalizeMetadata } from '../kit/metadata';
 import { ApiError, resourceMissing } from '../errors';
-import { clampExpiry, type Lifetime } from '../expiry';
-import { newId } from '../ids';
+import { clampExpiry, withExpiryApplied, type Lifetime } from '../kit/expiry';
+import { newId, normalizePriceId } from '../ids';
 import type { CreateSubscriptionInput, SubscriptionCheckout } from './schemas';
+import { ownedBy, type Scope } from '../kit/scope';
 
 export type SubscriptionCheckoutRow = typeof subscriptionCheckouts.$inferSelect;
-type Scope = Pick<Subject, 'storeId' | 'livemode'>;
 
 export interface SubscriptionDeps {
   db: Database;
@@ -35,10 +34,6 @@ export const CREATE_OPERATION = 'subscription_checkout.create';
 
 /** Spec 4.3 expires_at: clamped to [now + 30 minutes, now + 24 hours], default 24 hours. */
 const CHECKOUT_LIFETIME: Lifetime = { min: 30 * 60, max: 24 * 60 * 60, default: 24 * 60 * 60 };
-
-function checkoutOwnedBy(scope: Scope) {
-  return and(eq(subscriptionCheckouts.storeId, scope.storeId), eq(subscriptionCheckouts.livemode, scope.livemode));
-}
 
 /** The API shape (spec 2.5): `url` signed afresh on every read while open, null after. */
 export function subscriptionCheckoutView(row: SubscriptionCheckoutRow, config: SubscriptionDeps['config']): SubscriptionCheckout {
@@ -67,37 +62,11 @@ export function subscriptionCheckoutView(row: SubscriptionCheckoutRow, config: S
   };
 }
 
-/**
- * Spec 3.3: `open` → `expired` once `expires_at` passes, written lazily when read. Conditional on
- * `open` and not consumed, so a payment attempt at the same moment is never overwritten.
- */
-async function withExpiryApplied(db: Database, row: SubscriptionCheckoutRow, now: Date): Promise<SubscriptionCheckoutRow> {
-  if (row.status !== 'open' || now.getTime() < row.expiresAt.getTime()) return row;
-  const [expired] = await db
-    .update(subscriptionCheckouts)
-    .set({ status: 'expired' })
-    .where(and(eq(subscriptionCheckouts.id, row.id), eq(subscriptionCheckouts.status, 'open'), lte(subscriptionCheckouts.expiresAt, now)))
-    .returning();
-  if (expired) return expired;
-  const [current] = await db.select().from(subscriptionCheckouts).where(eq(subscriptionCheckouts.id, row.id));
-  return current ?? row;
-}
-
-/** Every open checkout of one store and environment past its deadline becomes `expired`; run when the test clock moves. */
-export async function expireDueSubscriptionCheckouts(db: Executor, scope: Scope, now: Date): Promise<number> {
-  const expired = await db
-    .update(subscriptionCheckouts)
-    .set({ status: 'expired' })
-    .where(and(checkoutOwnedBy(scope), eq(subscriptionCheckouts.status, 'open'), lte(subscriptionCheckouts.expiresAt, now)))
-    .returning({ id: subscriptionCheckouts.id });
-  return expired.length;
-}
-
 /** GET /subscriptions/checkout/{id}: unknown, foreign and other-environment ids answer alike. */
 export async function getSubscriptionCheckout(deps: SubscriptionDeps, scope: Scope, id: string): Promise<SubscriptionCheckout> {
-  const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, id), checkoutOwnedBy(scope))).limit(1);
+  const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, id), ownedBy(subscriptionCheckouts, scope))).limit(1);
   if (!row) throw resourceMissing('subscription checkout', id);
-  return subscriptionCheckoutView(await withExpiryApplied(deps.db, row, deps.clock.now()), deps.config);
+  return subscriptionCheckoutView(await withExpiryApplied(deps.db, subscriptionCheckouts, row, deps.clock.now()), deps.config);
 }
 
 interface Plan {
@@ -121,7 +90,7 @@ async function resolvePlan(executor: Executor, scope: Scope, input: CreateSubscr
   const [product] = await executor
     .select()
     .from(products)
-    .where(and(eq(products.priceId, priceId), eq(products.storeId, scope.storeId), eq(products.livemode, scope.livemode)))
+    .where(and(eq(products.priceId, priceId), ownedBy(products, scope)))
     .limit(1);
   if (!product) throw resourceMissing('price', priceId, 'price_id');
   if (product.priceMode !== 'recurring' || product.priceInterval === null) {
@@ -198,9 +167,9 @@ export async function createSubscriptionCheckout(
         return row!;
       }),
     replay: async (existing) => {
-      const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, existing), checkoutOwnedBy(subject)));
+      const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, existing), ownedBy(subscriptionCheckouts, subject)));
       if (!row) throw resourceMissing('subscription checkout', existing);
-      return withExpiryApplied(deps.db, row, now);
+      return withExpiryApplied(deps.db, subscriptionCheckouts, row, now);
     },
   });
   return subscriptionCheckoutView(result, deps.config);

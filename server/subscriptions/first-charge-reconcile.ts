@@ -9,7 +9,6 @@
  */
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { subscriptionCharges } from '@/db/schema';
-import { startPeriodic, type PeriodicTask } from '../background';
 import type { Services } from '../context';
 import { chargeLookup, type ChargeResult } from '../gateway/types';
 import { DEFAULT_RECONCILE_SETTINGS, type ReconcileSettings } from '../payments/reconcile';
@@ -62,8 +61,4 @@ export async function reconcileFirstCharges(deps: Pick<Services, 'db' | 'clock' 
     settled += 1;
   }
   return settled;
-}
-
-export function startFirstChargeReconciler(services: Services, options: { intervalMs?: number } = {}): PeriodicTask {
-  return startPeriodic('first charge reconciliation', () => reconcileFirstCharges(services), { intervalMs: options.intervalMs ?? 30_000 });
 }

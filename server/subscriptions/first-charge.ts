@@ -18,7 +18,7 @@ import type { Database } from '@/db/client';
 import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions } from '@/db/schema';
 import { recordAudit } from '../audit/service';
 import { chargeIdempotencyKey } from '../billing/charges';
-import { appendQuery, receiptSignature, signingSecret } from '../checkout/links';
+import { appendQuery, receiptPageUrl } from '../kit/links';
 import { storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import { customerFor } from '../customers/service';
@@ -29,6 +29,7 @@ import { newId, randomBase62 } from '../ids';
 import { validateCard, type CardFields } from '../payments/card';
 import { emitSubscriptionEvent, type SubscriptionRow } from './representation';
 import { periodBoundary } from './schedule';
+import { ownedBy } from '../kit/scope';
 
 export interface FirstChargeDeps {
   db: Database;
@@ -42,7 +43,7 @@ type ChargeRow = typeof subscriptionCharges.$inferSelect;
 
 /** Where a subscription checkout without success_url lands: signed like a checkout receipt (ids are not secret). */
 export function subscriptionReceiptUrl(config: Pick<Config, 'publicBaseUrl' | 'authSecret'>, checkoutId: string): string {
-  return `${config.publicBaseUrl}/subscribe/${encodeURIComponent(checkoutId)}/receipt?signature=${receiptSignature(signingSecret(config), checkoutId)}`;
+  return receiptPageUrl(config, 'subscription_checkout', checkoutId, 'receipt');
 }
 
 /** CONTRACT 5: success_url with `checkout_id` and `subscription_id` added (its own query kept), else the receipt page. */
@@ -53,7 +54,7 @@ export function subscribedRedirectUrl(config: Pick<Config, 'publicBaseUrl' | 'au
 
 /** Where the acquirer sends the customer back after a 3-D Secure challenge; signed like the receipt. */
 export function subscriptionReturnUrl(config: Pick<Config, 'publicBaseUrl' | 'authSecret'>, checkoutId: string): string {
-  return `${config.publicBaseUrl}/subscribe/${encodeURIComponent(checkoutId)}/return?signature=${receiptSignature(signingSecret(config), checkoutId)}`;
+  return receiptPageUrl(config, 'subscription_checkout', checkoutId, 'return');
 }
 
 /** First charges whose outcome is not recorded yet: at the gateway, unknown, or at the customer's challenge. */
@@ -172,7 +173,7 @@ async function loadFirstCharge(db: Database, checkoutId: string) {
     .select({ subscription: subscriptions, charge: subscriptionCharges })
     .from(subscriptions)
     .innerJoin(subscriptionCharges, and(eq(subscriptionCharges.subscriptionId, subscriptions.id), eq(subscriptionCharges.cycle, 1), eq(subscriptionCharges.attempt, 0)))
-    .where(and(eq(subscriptions.id, checkout.subscriptionId!), eq(subscriptions.storeId, checkout.storeId), eq(subscriptions.livemode, checkout.livemode)));
+    .where(and(eq(subscriptions.id, checkout.subscriptionId!), ownedBy(subscriptions, checkout)));
   return row;
 }
 
@@ -289,7 +290,7 @@ export async function settleFirstCharge(
       .select({ subscription: subscriptions, offset: stores.testClockOffsetSeconds })
       .from(subscriptions)
       .innerJoin(stores, eq(stores.id, subscriptions.storeId))
-      .where(and(eq(subscriptions.id, ref.subscriptionId), eq(subscriptions.storeId, ref.storeId), eq(subscriptions.livemode, ref.livemode)))
+      .where(and(eq(subscriptions.id, ref.subscriptionId), ownedBy(subscriptions, ref)))
       .for('update', { of: subscriptions });
     if (!locked) throw new Error(`subscription of charge ${chargeId} vanished`);
     const [charge] = await tx.select().from(subscriptionCharges).where(eq(subscriptionCharges.id, chargeId));

@@ -5,15 +5,16 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type SubscriptionChargeStatus, type SubscriptionStatus } from '@/db/schema';
-import { hostedPageErrorFor, type SubmitInput, type SubmitOutcome } from '../checkout/hosted-submit';
-import { checkLink, signedLink, signingSecret } from '../checkout/links';
-import { epochSeconds, storeClock, type Clock } from '../clock';
-import type { Config } from '../config';
+import { hostedPageErrorFor, type HostedErrorCode } from '../kit/hosted-page/messages';
+import { backToForm, type HostedPageDeps, type SubmitInput, type SubmitOutcome } from '../kit/hosted-page/request';
+import { epochSeconds, storeClock } from '../clock';
 import type { Services } from '../context';
 import { ApiError } from '../errors';
 import { createHandoff } from '../kit/hosted-page/handoff';
-import { receiptSignatureValid } from '../payments/receipt';
+import { isSubscriptionCheckoutId } from '../ids';
+import { checkLink, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
 import { completeSubscriptionChallenge, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl } from './first-charge';
+import { ownedBy } from '../kit/scope';
 
 export interface HostedSubscriptionView {
   id: string;
@@ -51,17 +52,8 @@ export type HostedSubscriptionCheckout =
   | { state: 'open'; view: HostedSubscriptionView }
   | { state: 'used'; view: HostedSubscriptionView; subscription: HostedSubscriptionOutcome };
 
-interface HostedDeps {
-  db: Database;
-  clock: Clock;
-  config: Pick<Config, 'authSecret' | 'publicBaseUrl'>;
-}
-
-/** Subscription checkout ids are `subchk_<env>_<base62>` (CONTRACT 2); anything else is never looked up. */
 /** What proxy.ts loaded for a GET of the page, which the page then renders. */
 export const hostedSubscriptionHandoff = createHandoff<HostedSubscriptionCheckout>('subscription');
-
-export const SUBSCRIPTION_CHECKOUT_ID = /^subchk_(test|live)_[0-9A-Za-z]{1,64}$/;
 
 async function findCheckout(db: Database, id: string) {
   const [row] = await db
@@ -79,7 +71,7 @@ async function outcomeOf(db: Database, checkout: typeof subscriptionCheckouts.$i
     .select({ subscription: subscriptions, charge: subscriptionCharges })
     .from(subscriptions)
     .leftJoin(subscriptionCharges, and(eq(subscriptionCharges.subscriptionId, subscriptions.id), eq(subscriptionCharges.cycle, 1), eq(subscriptionCharges.attempt, 0)))
-    .where(and(eq(subscriptions.id, checkout.subscriptionId), eq(subscriptions.storeId, checkout.storeId), eq(subscriptions.livemode, checkout.livemode)))
+    .where(and(eq(subscriptions.id, checkout.subscriptionId), ownedBy(subscriptions, checkout)))
     .limit(1);
   if (!row) return undefined;
   return {
@@ -110,8 +102,8 @@ function viewOf(checkout: typeof subscriptionCheckouts.$inferSelect, storeName: 
 }
 
 /** Verifies the signed link against the store's clock, then reads the checkout for the page. */
-export async function loadHostedSubscriptionCheckout(deps: HostedDeps, params: { id: string; expires: string | undefined; signature: string | undefined }): Promise<HostedSubscriptionCheckout> {
-  if (!SUBSCRIPTION_CHECKOUT_ID.test(params.id)) return { state: 'invalid' };
+export async function loadHostedSubscriptionCheckout(deps: HostedPageDeps, params: { id: string; expires: string | undefined; signature: string | undefined }): Promise<HostedSubscriptionCheckout> {
+  if (!isSubscriptionCheckoutId(params.id)) return { state: 'invalid' };
   const row = await findCheckout(deps.db, params.id);
   if (!row) return { state: 'invalid' };
   const { checkout } = row;
@@ -125,12 +117,6 @@ export async function loadHostedSubscriptionCheckout(deps: HostedDeps, params: {
   return { state: 'open', view: viewOf(checkout, row.storeName) };
 }
 
-/** The page's own signed URL again (path and query only), or one below it (`/pay`, the form's target). */
-export function hostedSubscriptionPath(params: { id: string; expires: string; signature: string }, extra: Record<string, string> = {}, below = ''): string {
-  const query = new URLSearchParams({ expires: params.expires, signature: params.signature, ...extra });
-  return `/subscribe/${encodeURIComponent(params.id)}${below}?${query}`;
-}
-
 /**
  * The form's POST: verify the link again, hand the card to the first charge, answer where the
  * browser goes (always a 303, Post/Redirect/Get). Approved: the merchant's success_url (or the
@@ -142,10 +128,7 @@ export async function submitHostedSubscription(services: Services, input: Submit
   const link = { id: input.id, expires: input.expires, signature: input.signature };
   const hosted = await loadHostedSubscriptionCheckout(services, link);
   if (hosted.state === 'invalid') return { kind: 'not_found' };
-  const page = (error?: string) => ({
-    kind: 'redirect' as const,
-    location: hostedSubscriptionPath({ id: input.id, expires: input.expires!, signature: input.signature! }, error ? { error } : {}) + (error ? '#form-error' : ''),
-  });
+  const page = (error?: HostedErrorCode) => backToForm('subscription_checkout', input, error);
   // The link's attempt was made already (a double click, a second tab, Back from the bank's page): land where it lands.
   if (hosted.state === 'used') return (await attemptDestination(services, link)) ?? page();
   if (hosted.state !== 'open') return page();
@@ -185,7 +168,7 @@ export async function submitHostedSubscription(services: Services, input: Submit
  * checkout that made no attempt.
  */
 export async function subscriptionChallengeReturn(services: Services, checkoutId: string): Promise<string | undefined> {
-  if (!SUBSCRIPTION_CHECKOUT_ID.test(checkoutId)) return undefined;
+  if (!isSubscriptionCheckoutId(checkoutId)) return undefined;
   const subscription = await completeSubscriptionChallenge(services, checkoutId);
   const row = subscription && (await findCheckout(services.db, checkoutId));
   if (!row) return undefined;
@@ -224,8 +207,8 @@ export interface HostedSubscriptionReceipt {
 }
 
 /** The receipt of an approved subscription checkout without success_url; the link is signed (ids reach merchants). */
-export async function loadHostedSubscriptionReceipt(deps: Pick<HostedDeps, 'db' | 'config'>, params: { id: string; signature: string | undefined }): Promise<HostedSubscriptionReceipt | undefined> {
-  if (!SUBSCRIPTION_CHECKOUT_ID.test(params.id) || !receiptSignatureValid(deps.config, params.id, params.signature)) return undefined;
+export async function loadHostedSubscriptionReceipt(deps: Pick<HostedPageDeps, 'db' | 'config'>, params: { id: string; signature: string | undefined }): Promise<HostedSubscriptionReceipt | undefined> {
+  if (!isSubscriptionCheckoutId(params.id) || !receiptSignatureValid(deps.config, params.id, params.signature)) return undefined;
   const row = await findCheckout(deps.db, params.id);
   if (!row) return undefined;
   const subscription = await outcomeOf(deps.db, row.checkout);

@@ -13,8 +13,8 @@
  */
 import { z } from 'zod';
 import { SUBSCRIPTION_CHECKOUT_STATUSES, SUBSCRIPTION_STATUSES } from '@/db/schema';
-import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../checkout/schemas';
-import { metadataProblem, METADATA_MAX_KEYS } from '../checkout/metadata';
+import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../kit/fields';
+import { metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
 import type { ErrorCode } from '../errors';
 import { strict } from '../http/json-schema';
 import { PRICE_INTERVALS } from '../products/schemas';

@@ -7,25 +7,19 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { Database } from '@/db/client';
 import { subscriptions } from '@/db/schema';
 import { recordAudit } from '../audit/service';
-import type { Subject } from '../auth/service';
 import type { RequestState } from '../context';
-import { normalizeMetadata } from '../checkout/metadata';
+import { normalizeMetadata } from '../kit/metadata';
 import { ApiError, resourceMissing } from '../errors';
 import { GatewayRejectedError, type PaymentGateway } from '../gateway/types';
 import type { SubscriptionDeps } from './checkouts';
 import { emitSubscriptionEvent, subscriptionObject, type SubscriptionObject, type SubscriptionRow } from './representation';
 import type { ListSubscriptionsQuery, SubscriptionList } from './schemas';
+import { ownedBy, type Scope } from '../kit/scope';
 
-type Scope = Pick<Subject, 'storeId' | 'livemode'>;
 type AuditRequest = Pick<RequestState, 'ip' | 'method' | 'path'>;
 
-/** Tenant and environment, in the same WHERE as every lookup (spec 5). */
-export function subscriptionOwnedBy(scope: Scope) {
-  return and(eq(subscriptions.storeId, scope.storeId), eq(subscriptions.livemode, scope.livemode));
-}
-
 async function findSubscription(db: Database, scope: Scope, id: string): Promise<SubscriptionRow> {
-  const [row] = await db.select().from(subscriptions).where(and(eq(subscriptions.id, id), subscriptionOwnedBy(scope))).limit(1);
+  const [row] = await db.select().from(subscriptions).where(and(eq(subscriptions.id, id), ownedBy(subscriptions, scope))).limit(1);
   if (!row) throw resourceMissing('subscription', id);
   return row;
 }
@@ -44,7 +38,7 @@ function cursorPosition(db: Database, scope: Scope, id: string) {
   return db
     .select({ createdAt: cursorSubscription.createdAt, id: cursorSubscription.id })
     .from(cursorSubscription)
-    .where(and(eq(cursorSubscription.id, id), eq(cursorSubscription.storeId, scope.storeId), eq(cursorSubscription.livemode, scope.livemode)));
+    .where(and(eq(cursorSubscription.id, id), ownedBy(cursorSubscription, scope)));
 }
 
 /**
@@ -52,7 +46,7 @@ function cursorPosition(db: Database, scope: Scope, id: string) {
  * cursor, looked up inside the page query; an unknown cursor is 404 as for products.
  */
 export async function listSubscriptions(deps: Pick<SubscriptionDeps, 'db'>, scope: Scope, query: ListSubscriptionsQuery): Promise<SubscriptionList> {
-  const conditions: (SQL | undefined)[] = [subscriptionOwnedBy(scope)];
+  const conditions: (SQL | undefined)[] = [ownedBy(subscriptions, scope)];
   if (query.status !== undefined) conditions.push(eq(subscriptions.status, query.status));
   if (query.customer_email !== undefined) conditions.push(sql`lower(${subscriptions.customerEmail}) = ${query.customer_email.toLowerCase()}`);
   if (query.starting_after !== undefined) {
@@ -83,7 +77,7 @@ export async function updateSubscription(
     const [updated] = await tx
       .update(subscriptions)
       .set({ metadata: normalizeMetadata(metadata) })
-      .where(and(eq(subscriptions.id, id), subscriptionOwnedBy(scope)))
+      .where(and(eq(subscriptions.id, id), ownedBy(subscriptions, scope)))
       .returning();
     if (!updated) throw resourceMissing('subscription', id);
     await emitSubscriptionEvent(tx, updated, 'subscription.updated', { now: deps.clock.now(), wallNow: deps.wallClock.now() });
@@ -128,7 +122,7 @@ export async function cancelSubscription(
     throw new ApiError('internal_error', `The recurring contract could not be cancelled at the payment gateway (${message}). The subscription is unchanged; retry the cancel.`);
   }
   const row = await deps.db.transaction(async (tx) => {
-    const [locked] = await tx.select().from(subscriptions).where(and(eq(subscriptions.id, id), subscriptionOwnedBy(scope))).for('update');
+    const [locked] = await tx.select().from(subscriptions).where(and(eq(subscriptions.id, id), ownedBy(subscriptions, scope))).for('update');
     if (!locked) throw resourceMissing('subscription', id);
     if (ENDED.has(locked.status)) return locked;
     const now = deps.clock.now();

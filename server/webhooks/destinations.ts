@@ -7,7 +7,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
-import { isAbsoluteHttpUrl } from '../checkout/schemas';
+import { isAbsoluteHttpUrl } from '../kit/fields';
 
 /** Special-purpose ranges (IANA registries) that are never a merchant's public server. */
 const NON_PUBLIC = new BlockList();

@@ -4,11 +4,12 @@
  * environment that wants it. Delivery happens later (server/webhooks/delivery.ts), so a rolled
  * back change never sends an event and a committed one is never lost.
  */
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, isNull } from 'drizzle-orm';
 import type { Transaction } from '@/db/client';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from '@/db/schema';
 import { epochSeconds } from '../clock';
 import { newId, randomBase62 } from '../ids';
+import { ownedBy } from '../kit/scope';
 
 export const SUBSCRIPTION_EVENT_TYPES = [
   'subscription.created',
@@ -61,7 +62,7 @@ export async function recordEvent(tx: Transaction, input: RecordEventInput): Pro
   const endpoints = await tx
     .select({ id: webhookEndpoints.id, events: webhookEndpoints.events })
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.storeId, input.storeId), eq(webhookEndpoints.livemode, input.livemode), isNull(webhookEndpoints.deletedAt)));
+    .where(and(ownedBy(webhookEndpoints, input), isNull(webhookEndpoints.deletedAt)));
   const wanted = endpoints.filter((endpoint) => !endpoint.events || endpoint.events.includes(input.type));
   if (wanted.length > 0) {
     await tx.insert(webhookDeliveries).values(

@@ -5,7 +5,7 @@
  * AUTH_SECRET rotates every endpoint's secret at once (README, "Webhooks").
  */
 import { createHmac } from 'node:crypto';
-import { signingSecret } from '../checkout/links';
+import { signingSecret } from '../kit/links';
 import type { Config } from '../config';
 
 export function endpointSecret(config: Pick<Config, 'authSecret'>, endpointId: string): string {

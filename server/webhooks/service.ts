@@ -7,10 +7,9 @@ import { and, asc, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { lockUntilCommit, type Database } from '@/db/client';
 import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEvents } from '@/db/schema';
-import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
-import { createIdempotently, type IdempotentRequest } from '../checkout/idempotency';
+import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
 import { endpointUrlProblem, type HostResolver } from './destinations';
@@ -27,8 +26,8 @@ import type {
   WebhookEndpoint,
   WebhookEndpointList,
 } from './schemas';
+import { ownedBy, type Scope } from '../kit/scope';
 
-type Scope = Pick<Subject, 'storeId' | 'livemode'>;
 type EndpointRow = typeof webhookEndpoints.$inferSelect;
 
 export interface EndpointDeps {
@@ -54,8 +53,7 @@ function endpointView(row: EndpointRow): WebhookEndpoint {
 function activeEndpoint(scope: Scope, id: string) {
   return and(
     eq(webhookEndpoints.id, id),
-    eq(webhookEndpoints.storeId, scope.storeId),
-    eq(webhookEndpoints.livemode, scope.livemode),
+    ownedBy(webhookEndpoints, scope),
     isNull(webhookEndpoints.deletedAt),
   );
 }
@@ -92,7 +90,7 @@ export async function createEndpoint(
         const [active] = await tx
           .select({ total: count() })
           .from(webhookEndpoints)
-          .where(and(eq(webhookEndpoints.storeId, subject.storeId), eq(webhookEndpoints.livemode, subject.livemode), isNull(webhookEndpoints.deletedAt)));
+          .where(and(ownedBy(webhookEndpoints, subject), isNull(webhookEndpoints.deletedAt)));
         const max = deps.config.maxWebhookEndpointsPerStore;
         if ((active?.total ?? 0) >= max) {
           throw new ApiError(
@@ -118,7 +116,7 @@ export async function createEndpoint(
       const [row] = await deps.db
         .select()
         .from(webhookEndpoints)
-        .where(and(eq(webhookEndpoints.id, firstId), eq(webhookEndpoints.storeId, subject.storeId), eq(webhookEndpoints.livemode, subject.livemode)));
+        .where(and(eq(webhookEndpoints.id, firstId), ownedBy(webhookEndpoints, subject)));
       return row!;
     },
   });
@@ -135,12 +133,12 @@ const cursorEndpoint = alias(webhookEndpoints, 'cursor_endpoint');
 
 /** GET /webhook_endpoints: newest first, then by id; `starting_after` continues after that endpoint. */
 export async function listEndpoints(db: Database, subject: Scope, query: ListEndpointsQuery): Promise<WebhookEndpointList> {
-  const conditions = [eq(webhookEndpoints.storeId, subject.storeId), eq(webhookEndpoints.livemode, subject.livemode), isNull(webhookEndpoints.deletedAt)];
+  const conditions = [ownedBy(webhookEndpoints, subject), isNull(webhookEndpoints.deletedAt)];
   if (query.starting_after !== undefined) {
     const [cursor] = await db
       .select({ createdAt: cursorEndpoint.createdAt, id: cursorEndpoint.id })
       .from(cursorEndpoint)
-      .where(and(eq(cursorEndpoint.id, query.starting_after), eq(cursorEndpoint.storeId, subject.storeId), eq(cursorEndpoint.livemode, subject.livemode)));
+      .where(and(eq(cursorEndpoint.id, query.starting_after), ownedBy(cursorEndpoint, subject)));
     if (!cursor) throw resourceMissing('webhook endpoint', query.starting_after, 'starting_after');
     conditions.push(sql`(${webhookEndpoints.createdAt}, ${webhookEndpoints.id}) < (${cursor.createdAt.toISOString()}::timestamptz, ${cursor.id})`);
   }

@@ -15,7 +15,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import postgres from 'postgres';
-import { clientSecretFor, clientSecretHash, signedLink } from '@/server/checkout/links';
+import { clientSecretFor, clientSecretHash, signedLink } from '@/server/kit/links';
 
 const port = Number(process.env.PORT ?? 3999);
 const secret = process.env.AUTH_SECRET ?? 'bench-floor-secret';

@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrateDatabase, openDatabase, type DatabaseHandle } from '@/db/client';
 import { subscriptions } from '@/db/schema';
-import { runBillingPass } from '@/server/billing/worker';
+import { runBillingPass } from '@/server/billing/jobs';
 import { systemClock } from '@/server/clock';
 import { loadConfig } from '@/server/config';
 import { createGateways } from '@/server/gateway';

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { subscriptions } from '@/db/schema';
-import { runBillingPass } from '@/server/billing/worker';
+import { runBillingPass } from '@/server/billing/jobs';
 import { periodBoundary } from '@/server/subscriptions/schedule';
 import { epoch, T0 } from '../support/api';
 import { createStore } from '../support/factories';

@@ -54,7 +54,7 @@ async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
-/** A link signed like the service's own (server/checkout/links.ts), with the test's AUTH_SECRET. */
+/** A link signed like the service's own (server/kit/links.ts), with the test's AUTH_SECRET. */
 function signed(id: string, expires: number): string {
   const signature = createHmac('sha256', AUTH_SECRET).update(`checkout:${id}:${expires}`).digest('base64url');
   return `http://localhost:${port}/checkout/${id}?expires=${expires}&signature=${signature}`;

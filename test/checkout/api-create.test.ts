@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { products } from '@/db/schema';
-import { checkLink, clientSecretHash } from '@/server/checkout/links';
+import { checkLink, clientSecretHash } from '@/server/kit/links';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { rawRequest } from '../http/helpers';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import CheckoutPage from '@/app/checkout/[id]/page';
 import SubscribePage from '@/app/subscribe/[id]/page';
 import { checkoutSessions, subscriptionCheckouts } from '@/db/schema';
-import { hostedCheckoutHandoff, type HostedCheckout } from '@/server/checkout/hosted';
+import { hostedCheckoutHandoff, type HostedCheckout } from '@/server/checkout/hosted/page';
 import { hostedSubscriptionHandoff } from '@/server/subscriptions/hosted';
 import { proxy } from '@/proxy';
 import { closeAppServices, getApiHandler, getAppServices } from '@/server/app';

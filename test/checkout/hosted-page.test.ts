@@ -1,12 +1,12 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { products } from '@/db/schema';
-import { loadHostedCheckout } from '@/server/checkout/hosted';
-import { invalidLinkResponse } from '@/server/checkout/hosted-invalid';
-import { loadHostedReceipt } from '@/server/checkout/hosted-receipt';
-import { submitHostedPayment } from '@/server/checkout/hosted-submit';
-import { signedLink } from '@/server/checkout/links';
-import { payCheckoutSession, receiptUrl } from '@/server/payments/service';
+import { loadHostedCheckout } from '@/server/checkout/hosted/page';
+import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';
+import { loadHostedReceipt } from '@/server/checkout/hosted/receipt';
+import { submitHostedPayment } from '@/server/checkout/hosted/submit';
+import { receiptUrl, signedLink } from '@/server/kit/links';
+import { payCheckoutSession } from '@/server/payments/service';
 import { createStore, uniqueSku } from '../support/factories';
 import { useTestApi } from '../support/server';
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appendQuery } from '@/server/checkout/links';
-import { paidRedirectUrl } from '@/server/payments/receipt';
+import { appendQuery, paidRedirectUrl } from '@/server/kit/links';
 import { subscribedRedirectUrl } from '@/server/subscriptions/first-charge';
 
 const config = { publicBaseUrl: 'https://pay.example', authSecret: 'links-test-secret' };

@@ -2,7 +2,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '@/server/config';
 import type { Services } from '@/server/context';
 import { createGateways } from '@/server/gateway';
-import { createApiHandler } from '@/server/http/api-handler';
+import { createApiHandler } from '@/server/app';
 import { MAX_JSON_BODY_BYTES } from '@/server/http/body';
 import { createRateLimits } from '@/server/rate-limit/service';
 import { createStore, uniqueSku } from '../support/factories';

@@ -2,7 +2,8 @@ import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { checkoutSessions, paymentAttempts } from '@/db/schema';
 import { GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
-import { payCheckoutSession, reconcilePaymentAttempts, type PaymentDeps } from '@/server/payments/service';
+import { reconcilePaymentAttempts } from '@/server/payments/reconcile';
+import { payCheckoutSession, type PaymentDeps } from '@/server/payments/service';
 import { validateCard } from '@/server/payments/card';
 import { CARDS, chargesOf, expectPaymentError, insertSession, newStore, usePayments, validCard } from './support';
 
@@ -28,7 +29,7 @@ const withTestGateway = (test: PaymentGateway): PaymentDeps => ({ ...fx, gateway
 /**
  * Where a racing submit ends: one that overlapped the paying attempt waits for it and gets its
  * redirect; one that only arrives once the session is complete gets 409 session_already_complete,
- * which the hosted page turns into the same redirect (server/checkout/hosted-submit.ts).
+ * which the hosted page turns into the same redirect (server/checkout/hosted/submit.ts).
  */
 function landing(result: PromiseSettledResult<unknown>) {
   if (result.status === 'fulfilled') return result.value;

@@ -1,7 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { checkoutSessions, customers, licenseKeys, orders, paymentAttempts, stores } from '@/db/schema';
-import { payCheckoutSession, receiptSignatureValid, receiptUrl } from '@/server/payments/service';
+import { receiptSignatureValid, receiptUrl } from '@/server/kit/links';
+import { payCheckoutSession } from '@/server/payments/service';
 import { CARDS, chargesOf, expectPaymentError, insertProduct, insertSession, newStore, PUBLIC_BASE_URL, T0, usePayments, validCard } from './support';
 
 const fx = usePayments();

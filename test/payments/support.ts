@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import type { DatabaseHandle } from '@/db/client';
 import { checkoutSessions, orderLines, orders, products, simulatorCharges } from '@/db/schema';
 import type { Subject } from '@/server/auth/service';
-import { clientSecretFor, clientSecretHash } from '@/server/checkout/links';
+import { clientSecretFor, clientSecretHash } from '@/server/kit/links';
 import { loadConfig, type Config } from '@/server/config';
 import { ApiError } from '@/server/errors';
 import { createGateways } from '@/server/gateway';

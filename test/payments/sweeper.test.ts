@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { checkoutSessions, paymentAttempts } from '@/db/schema';
 import { GatewayTimeoutError } from '@/server/gateway/types';
 import { payCheckoutSession } from '@/server/payments/service';
-import { startPaymentReconciler } from '@/server/payments/sweeper';
+import { startPaymentReconcileJob } from '@/server/payments/jobs';
 import { chargesOf, expectPaymentError, insertSession, newStore, usePayments, validCard } from './support';
 
 const fx = usePayments();
@@ -23,7 +23,7 @@ describe('background reconciliation', () => {
     await expectPaymentError(payCheckoutSession({ ...fx, gateways: { test: lostAnswer, live: fx.gateways.live } }, { sessionId, card: validCard() }), 'payment_outcome_unknown', 500);
 
     const errors: unknown[] = [];
-    const reconciler = startPaymentReconciler(fx, { intervalMs: 20, onError: (error) => errors.push(error) });
+    const reconciler = startPaymentReconcileJob(fx, { intervalMs: 20, onError: (error) => errors.push(error) });
     try {
       const deadline = Date.now() + 20_000;
       let session = (await fx.db.select().from(checkoutSessions).where(eq(checkoutSessions.id, sessionId)))[0]!;
@@ -47,7 +47,7 @@ describe('background reconciliation', () => {
     const key = `charge:${sessionId}:1`;
     // A processing attempt that is still young: left alone, but its check time moves.
     await fx.db.insert(paymentAttempts).values({ id: `pa_test_young${sessionId.slice(-12)}`, checkoutSessionId: sessionId, storeId: store.id, livemode: false, idempotencyKey: key, amount: 1999, status: 'processing', createdAt: now, updatedAt: new Date(now.getTime() - 5000) });
-    const reconciler = startPaymentReconciler(fx, { intervalMs: 60_000 });
+    const reconciler = startPaymentReconcileJob(fx, { intervalMs: 60_000 });
     try {
       expect(await reconciler.runOnce()).toBe(0);
     } finally {

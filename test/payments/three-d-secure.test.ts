@@ -4,7 +4,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutSessions, orders, paymentAttempts } from '@/db/schema';
 import { createLiveGateway } from '@/server/gateway/live';
 import { GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
-import { completeThreeDSecureReturn, payCheckoutSession, reconcilePaymentAttempts, threeDSecureReturnUrl, type PaymentDeps } from '@/server/payments/service';
+import { threeDSecureReturnUrl } from '@/server/kit/links';
+import { reconcilePaymentAttempts } from '@/server/payments/reconcile';
+import { completeThreeDSecureReturn, payCheckoutSession, type PaymentDeps } from '@/server/payments/service';
 import { createStripeReplay, STRIPE_BASE_URL, STRIPE_KEY } from '../gateway/stripe-api';
 import { expectPaymentError, insertSession, newStore, usePayments } from './support';
 

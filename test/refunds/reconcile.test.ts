@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiError } from '@/server/errors';
 import { GatewayTimeoutError, type PaymentGateway, type RefundLookup, type RefundRequest } from '@/server/gateway/types';
 import { createLiveGateway } from '@/server/gateway/live';
-import { PENDING_REFUND_POLL_MS, reconcilePendingRefunds, startRefundReconciler } from '@/server/refunds/reconcile';
+import { startRefundReconcileJob } from '@/server/refunds/jobs';
+import { PENDING_REFUND_POLL_MS, reconcilePendingRefunds } from '@/server/refunds/reconcile';
 import { createRefund } from '@/server/refunds/service';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
@@ -154,7 +155,7 @@ describe('refunds left pending by a gateway timeout are reconciled', () => {
     api.clock.set(new Date(T0.getTime() + 61_000));
     const errors: unknown[] = [];
     const test = gateway((request) => simulator().refund(request)).gateway;
-    const reconciler = startRefundReconciler({ ...api.services, clock: api.clock, gateways: { ...api.services.gateways, test } }, { intervalMs: 20, onError: (error) => errors.push(error) });
+    const reconciler = startRefundReconcileJob({ ...api.services, clock: api.clock, gateways: { ...api.services.gateways, test } }, { intervalMs: 20, onError: (error) => errors.push(error) });
     try {
       await vi.waitFor(async () => expect(await refundOf(order.id)).toMatchObject({ id: refundId, status: 'succeeded' }), { timeout: 20_000, interval: 20 });
     } finally {

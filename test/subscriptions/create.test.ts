@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { checkLink } from '@/server/checkout/links';
+import { checkLink } from '@/server/kit/links';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';

@@ -1,7 +1,7 @@
 import { count, eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { simulatorCharges, stores, subscriptionCharges, subscriptionCheckouts } from '@/db/schema';
-import { signedLink } from '@/server/checkout/links';
+import { signedLink } from '@/server/kit/links';
 import { GatewayRejectedError, GatewayTimeoutError } from '@/server/gateway/types';
 import { reconcileFirstCharges } from '@/server/subscriptions/first-charge-reconcile';
 import { subscriptionReturnUrl } from '@/server/subscriptions/first-charge';

@@ -6,7 +6,7 @@ import type { Clock } from '@/server/clock';
 import { loadConfig, type Config } from '@/server/config';
 import type { Services } from '@/server/context';
 import { createGateways } from '@/server/gateway';
-import { createApiHandler } from '@/server/http/api-handler';
+import { createApiHandler } from '@/server/app';
 import { createRateLimits } from '@/server/rate-limit/service';
 import { createTestDatabase } from './database';
 

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { webhookDeliveries } from '@/db/schema';
-import { startWebhookDelivery } from '@/server/webhooks/delivery';
+import { startWebhookDeliveryJob } from '@/server/webhooks/jobs';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { createEndpoint, startReceiver, writeEvent, type Receiver } from './support';
@@ -21,7 +21,7 @@ describe('the delivery worker as a background task', () => {
   it('issue 5 it delivers on its own schedule, and stop waits for the pass in progress', async () => {
     const store = await createStore(api.services);
     await createEndpoint(api, store.keys.sk_test, { url: receiver.url });
-    const task = startWebhookDelivery({ ...api.services, config: { ...api.services.config, webhookDeliveryIntervalMs: 50 } });
+    const task = startWebhookDeliveryJob({ ...api.services, config: { ...api.services.config, webhookDeliveryIntervalMs: 50 } });
     try {
       const event = await writeEvent(api, store, {});
       await vi.waitFor(() => expect(receiver.acknowledged.map((webhook) => webhook.headers['webhook-id'])).toEqual([event.id]), { timeout: 10_000 });
@@ -37,7 +37,7 @@ describe('the delivery worker as a background task', () => {
     const store = await createStore(api.services);
     await createEndpoint(api, store.keys.sk_test, { url: receiver.url });
     // An interval no test outlives: only the wake-up after advance_clock can send.
-    const task = startWebhookDelivery({ ...api.services, config: { ...api.services.config, webhookDeliveryIntervalMs: 3_600_000 } });
+    const task = startWebhookDeliveryJob({ ...api.services, config: { ...api.services.config, webhookDeliveryIntervalMs: 3_600_000 } });
     let release!: () => void;
     receiver.gate = new Promise<void>((resolve) => {
       release = resolve;

@@ -2,7 +2,7 @@ import { CheckoutShell, Notice } from '../parts';
 
 /**
  * A link whose id, expiry or signature was changed, or that never existed. proxy.ts answers
- * those with its own 404 page (server/checkout/hosted-invalid.ts) before this route renders;
+ * those with its own 404 page (server/kit/hosted-page/invalid-link.ts) before this route renders;
  * this stays for the page's own notFound() when it loads the session itself (a HEAD, which
  * proxy.ts does not check), where Next draws it only with client-side JavaScript.
  */

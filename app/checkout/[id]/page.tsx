@@ -1,11 +1,11 @@
 import { cookies, headers } from 'next/headers';
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
-import { hostedCheckoutHandoff, hostedPagePath, loadHostedCheckout, type HostedCheckoutView } from '@/server/checkout/hosted';
-import { REMEMBERED_EMAIL_COOKIE, rememberedEmail } from '@/server/checkout/hosted-email';
-import { failureMessage, hostedMessage, type HostedField } from '@/server/checkout/hosted-messages';
-import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/checkout/hosted-request';
-import { paidRedirectUrl, receiptUrl as signedReceiptUrl } from '@/server/payments/receipt';
+import { hostedCheckoutHandoff, loadHostedCheckout, type HostedCheckoutView } from '@/server/checkout/hosted/page';
+import { REMEMBERED_EMAIL_COOKIE, rememberedEmail } from '@/server/checkout/hosted/email';
+import { failureMessage, hostedMessage, type HostedField } from '@/server/kit/hosted-page/messages';
+import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/kit/hosted-page/request';
+import { hostedPagePath, paidRedirectUrl, receiptUrl as signedReceiptUrl } from '@/server/kit/links';
 import { CardFields, CheckoutShell, Field, FormAlert, formatEur, Notice, OrderSummary, PaidActions } from '../parts';
 
 // Every view reads the session and the store's clock at request time.
@@ -64,7 +64,7 @@ export default async function CheckoutPage({ params, searchParams }: { params: P
   // Only after a failed attempt: a fresh visit starts with an empty form.
   const email = error ? rememberedEmail((await cookies()).get(REMEMBERED_EMAIL_COOKIE)?.value) : undefined;
   // Verified by loadHostedCheckout: both are present.
-  const action = hostedPagePath({ id: view.id, expires: link.expires!, signature: link.signature! }, {}, '/pay');
+  const action = hostedPagePath('checkout', { id: view.id, expires: link.expires!, signature: link.signature! }, {}, '/pay');
   return (
     <CheckoutShell storeName={view.storeName} livemode={view.livemode}>
       <div className="co-grid">

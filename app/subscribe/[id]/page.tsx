@@ -1,12 +1,12 @@
 import { headers } from 'next/headers';
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
-import { failureMessage, hostedMessage, type HostedField } from '@/server/checkout/hosted-messages';
-import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/checkout/hosted-request';
+import { failureMessage, hostedMessage, type HostedField } from '@/server/kit/hosted-page/messages';
+import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/kit/hosted-page/request';
+import { hostedPagePath } from '@/server/kit/links';
 import { subscribedRedirectUrl, subscriptionReceiptUrl } from '@/server/subscriptions/first-charge';
 import {
   hostedSubscriptionHandoff,
-  hostedSubscriptionPath,
   intervalPhrase,
   loadHostedSubscriptionCheckout,
   type HostedSubscriptionOutcome,
@@ -47,7 +47,7 @@ export default async function SubscribePage({ params, searchParams }: { params: 
 
   const error = hostedMessage(singleParam(query.error));
   // Verified by loadHostedSubscriptionCheckout: both are present.
-  const action = hostedSubscriptionPath({ id: view.id, expires: link.expires!, signature: link.signature! }, {}, '/pay');
+  const action = hostedPagePath('subscription_checkout', { id: view.id, expires: link.expires!, signature: link.signature! }, {}, '/pay');
   const every = intervalPhrase(view.interval, view.intervalCount);
   return (
     <CheckoutShell storeName={view.storeName} livemode={view.livemode} recurring>

@@ -1,8 +1,8 @@
 import { getAppServices } from '@/server/app';
-import { invalidLinkResponse } from '@/server/checkout/hosted-invalid';
-import { rememberedEmailCookie } from '@/server/checkout/hosted-email';
-import { readHostedSubmission } from '@/server/checkout/hosted-request';
-import { submitHostedPayment } from '@/server/checkout/hosted-submit';
+import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';
+import { rememberedEmailCookie } from '@/server/checkout/hosted/email';
+import { readHostedSubmission } from '@/server/kit/hosted-page/request';
+import { submitHostedPayment } from '@/server/checkout/hosted/submit';
 import { payCheckoutSession } from '@/server/payments/service';
 
 export const dynamic = 'force-dynamic';

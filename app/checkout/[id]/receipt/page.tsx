@@ -1,8 +1,8 @@
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
-import { singleParam } from '@/server/checkout/hosted-request';
-import { loadHostedReceipt } from '@/server/checkout/hosted-receipt';
-import { paidRedirectUrl } from '@/server/payments/receipt';
+import { singleParam } from '@/server/kit/hosted-page/request';
+import { loadHostedReceipt } from '@/server/checkout/hosted/receipt';
+import { paidRedirectUrl } from '@/server/kit/links';
 import { CheckoutShell, formatEur, Notice, OrderSummary } from '../../parts';
 
 export const dynamic = 'force-dynamic';

@@ -1,9 +1,11 @@
 import { getAppServices } from '@/server/app';
-import { invalidLinkResponse } from '@/server/checkout/hosted-invalid';
-import { hostedCheckoutUrl } from '@/server/checkout/hosted';
-import { HOSTED_ERROR_CODES } from '@/server/checkout/hosted-messages';
+import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';
+import { hostedCheckoutUrl } from '@/server/checkout/hosted/page';
+import { HOSTED_ERROR_CODES } from '@/server/kit/hosted-page/messages';
 import { ApiError } from '@/server/errors';
-import { completeThreeDSecureReturn, receiptSignatureValid } from '@/server/payments/service';
+import { isCheckoutSessionId } from '@/server/ids';
+import { receiptSignatureValid } from '@/server/kit/links';
+import { completeThreeDSecureReturn } from '@/server/payments/service';
 
 export const dynamic = 'force-dynamic';
 
@@ -16,7 +18,7 @@ export async function GET(request: Request, { params }: { params: Promise<{ id: 
   const { id } = await params;
   const services = await getAppServices();
   const signature = new URL(request.url).searchParams.get('signature') ?? undefined;
-  if (!/^cs_(test|live)_[0-9A-Za-z]{1,64}$/.test(id) || !receiptSignatureValid(services.config, id, signature)) {
+  if (!isCheckoutSessionId(id) || !receiptSignatureValid(services.config, id, signature)) {
     return invalidLinkResponse();
   }
   let location: string | undefined;

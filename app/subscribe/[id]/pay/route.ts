@@ -1,6 +1,6 @@
 import { getAppServices } from '@/server/app';
-import { invalidLinkResponse } from '@/server/checkout/hosted-invalid';
-import { readHostedSubmission } from '@/server/checkout/hosted-request';
+import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';
+import { readHostedSubmission } from '@/server/kit/hosted-page/request';
 import { submitHostedSubscription } from '@/server/subscriptions/hosted';
 
 export const dynamic = 'force-dynamic';

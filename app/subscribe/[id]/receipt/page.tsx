@@ -1,6 +1,6 @@
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
-import { singleParam } from '@/server/checkout/hosted-request';
+import { singleParam } from '@/server/kit/hosted-page/request';
 import { intervalPhrase, loadHostedSubscriptionReceipt } from '@/server/subscriptions/hosted';
 import { CheckoutShell, formatEur, Notice } from '../../../checkout/parts';
 

@@ -1,6 +1,6 @@
 import { getAppServices } from '@/server/app';
-import { invalidLinkResponse } from '@/server/checkout/hosted-invalid';
-import { receiptSignatureValid } from '@/server/payments/receipt';
+import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';
+import { receiptSignatureValid } from '@/server/kit/links';
 import { subscriptionChallengeReturn } from '@/server/subscriptions/hosted';
 
 export const dynamic = 'force-dynamic';

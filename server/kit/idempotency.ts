@@ -15,6 +15,7 @@ import type { Database, Executor } from '@/db/client';
 import { idempotencyKeys } from '@/db/schema';
 import { ApiError } from '../errors';
 import { sha256Hex } from '../ids';
+import { ownedBy, type Scope } from './scope';
 
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 191;
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 60 * 60;
@@ -66,7 +67,7 @@ export interface IdempotentRequest {
 
 export interface IdempotentCreate<T> {
   db: Database;
-  scope: { storeId: string; livemode: boolean };
+  scope: Scope;
   /** e.g. `checkout_session.create`: one key may be used once per operation. */
   operation: string;
   /** Absent when no key was sent: the create simply runs. */
@@ -92,8 +93,7 @@ export async function createIdempotently<T>(options: IdempotentCreate<T>): Promi
   const hash = requestHash(request.body, options.orderedFields);
   const cutoff = new Date(options.now.getTime() - IDEMPOTENCY_WINDOW_SECONDS * 1000);
   const keyRow = and(
-    eq(idempotencyKeys.storeId, scope.storeId),
-    eq(idempotencyKeys.livemode, scope.livemode),
+    ownedBy(idempotencyKeys, scope),
     eq(idempotencyKeys.operation, operation),
     eq(idempotencyKeys.key, key),
   );

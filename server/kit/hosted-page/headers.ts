@@ -1,6 +1,6 @@
 /**
- * Response headers of the hosted pages (issue 3: strict CSP, no framing, no caching), applied
- * by proxy.ts.
+ * Response headers of the hosted checkout, subscription and portal pages (strict CSP, no framing,
+ * no caching), applied by proxy.ts.
  */
 
 /**

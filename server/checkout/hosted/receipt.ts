@@ -1,14 +1,15 @@
 /**
  * The receipt page's read model (CONTRACT 3, 5): where a paid session without success_url lands.
- * The link is signed by server/payments/receipt.ts; a session id alone is not enough, since ids
+ * The link is signed by server/kit/links.ts; a session id alone is not enough, since ids
  * reach the merchant's success_url.
  */
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { checkoutSessions, licenseKeys, orderLines, orders, stores } from '@/db/schema';
-import { epochSeconds } from '../clock';
-import type { Config } from '../config';
-import { receiptSignatureValid } from '../payments/receipt';
+import { epochSeconds } from '../../clock';
+import type { Config } from '../../config';
+import { isCheckoutSessionId } from '../../ids';
+import { receiptSignatureValid } from '../../kit/links';
 
 export interface HostedReceipt {
   sessionId: string;
@@ -31,13 +32,11 @@ export interface HostedReceipt {
 
 export type HostedReceiptResult = { state: 'invalid' } | { state: 'unpaid'; storeName: string } | { state: 'paid'; receipt: HostedReceipt };
 
-const SESSION_ID = /^cs_(test|live)_[0-9A-Za-z]{1,64}$/;
-
 export async function loadHostedReceipt(
   deps: { db: Database; config: Pick<Config, 'authSecret'> },
   params: { id: string; signature: string | undefined },
 ): Promise<HostedReceiptResult> {
-  if (!SESSION_ID.test(params.id) || !receiptSignatureValid(deps.config, params.id, params.signature)) return { state: 'invalid' };
+  if (!isCheckoutSessionId(params.id) || !receiptSignatureValid(deps.config, params.id, params.signature)) return { state: 'invalid' };
   const [row] = await deps.db
     .select({ session: checkoutSessions, order: orders, storeName: stores.name })
     .from(checkoutSessions)

@@ -1,4 +1,9 @@
+/**
+ * Link signing: every link and secret the service hands out is an HMAC-SHA256 under AUTH_SECRET,
+ * so it can be checked without storing it: client secrets, hosted-page links, receipt links.
+ */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../config';
 import { ApiError } from '../errors';
 import { sha256Hex, digestsEqual } from '../ids';
 
@@ -38,6 +43,15 @@ function linkSignature(secret: string, purpose: LinkPurpose, id: string, expires
   return hmac(secret, `${purpose}:${id}:${expires}`).toString('base64url');
 }
 
+/**
+ * A hosted page's own signed URL again (path and query only), or one below it (`/pay`, the form's
+ * target): the form posts the link along, and the handler comes back to the page after a POST.
+ */
+export function hostedPagePath(purpose: LinkPurpose, params: { id: string; expires: string; signature: string }, extra: Record<string, string> = {}, below = ''): string {
+  const query = new URLSearchParams({ expires: params.expires, signature: params.signature, ...extra });
+  return `${LINK_PATHS[purpose]}/${encodeURIComponent(params.id)}${below}?${query}`;
+}
+
 /** A hosted-page URL, signed (HMAC-SHA256) and valid until `expires` (epoch seconds). */
 export function signedLink(baseUrl: string, secret: string, purpose: LinkPurpose, id: string, expires: number): string {
   const signature = linkSignature(secret, purpose, id, expires);
@@ -66,15 +80,15 @@ export function checkLink(
 }
 
 /**
- * The receipt page's signature (server/payments/receipt.ts): proof that the holder is the
- * browser that paid, since session ids themselves are not secret (they reach the merchant's
- * success_url). It has no expiry: a receipt stays readable.
+ * The receipt page's signature: proof that the holder is the browser that paid, since session
+ * ids themselves are not secret (they reach the merchant's success_url). It has no expiry: a
+ * receipt stays readable.
  */
-export function receiptSignature(secret: string, sessionId: string): string {
+function receiptSignature(secret: string, sessionId: string): string {
   return hmac(secret, `receipt:${sessionId}`).toString('base64url');
 }
 
-export function receiptSignatureMatches(secret: string, sessionId: string, presented: string | undefined): boolean {
+function receiptSignatureMatches(secret: string, sessionId: string, presented: string | undefined): boolean {
   if (presented === undefined) return false;
   const expected = Buffer.from(receiptSignature(secret, sessionId));
   const given = Buffer.from(presented);
@@ -91,4 +105,38 @@ export function appendQuery(merchantUrl: string, params: Record<string, string>)
   const added = new URLSearchParams(params).toString();
   url.search = url.search.length > 1 ? `${url.search.slice(1)}&${added}` : added;
   return url.toString();
+}
+
+type LinkConfig = Pick<Config, 'authSecret' | 'publicBaseUrl'>;
+
+/**
+ * `<PUBLIC_BASE_URL>/<checkout|subscribe>/<id>/<receipt|return>?signature=…`: the pages that show
+ * what was paid, signed with the receipt signature (a bare id must not be enough).
+ */
+export function receiptPageUrl(config: LinkConfig, purpose: LinkPurpose, id: string, page: 'receipt' | 'return'): string {
+  return `${config.publicBaseUrl}${LINK_PATHS[purpose]}/${encodeURIComponent(id)}/${page}?signature=${receiptSignature(signingSecret(config), id)}`;
+}
+
+/** Where a paid session without success_url lands. */
+export function receiptUrl(config: LinkConfig, sessionId: string): string {
+  return receiptPageUrl(config, 'checkout', sessionId, 'receipt');
+}
+
+/** For the receipt page and the 3-D Secure return: is this the signature we handed out? */
+export function receiptSignatureValid(config: Pick<Config, 'authSecret'>, id: string, signature: string | undefined): boolean {
+  return receiptSignatureMatches(signingSecret(config), id, signature);
+}
+
+/**
+ * Where the acquirer sends the customer back after a 3-D Secure challenge. Signed like the
+ * receipt: the return page reveals the receipt, so a bare session id must not be enough.
+ */
+export function threeDSecureReturnUrl(config: LinkConfig, sessionId: string): string {
+  return receiptPageUrl(config, 'checkout', sessionId, 'return');
+}
+
+/** success_url with `session_id` added, its own query kept; else the receipt page. */
+export function paidRedirectUrl(config: LinkConfig, session: { id: string; successUrl: string | null }): string {
+  if (!session.successUrl) return receiptUrl(config, session.id);
+  return appendQuery(session.successUrl, { session_id: session.id });
 }

@@ -5,11 +5,13 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { checkoutSessions, orderLines, stores, type CheckoutStatus, type PaymentStatus } from '@/db/schema';
-import { epochSeconds, storeClock, type Clock } from '../clock';
-import type { Config } from '../config';
-import type { Gateways } from '../gateway/types';
-import { createHandoff } from '../kit/hosted-page/handoff';
-import { checkLink, signedLink, signingSecret } from './links';
+import { epochSeconds, storeClock } from '../../clock';
+import type { Config } from '../../config';
+import type { Gateways } from '../../gateway/types';
+import { isCheckoutSessionId } from '../../ids';
+import { createHandoff } from '../../kit/hosted-page/handoff';
+import type { HostedLinkParams, HostedPageDeps } from '../../kit/hosted-page/request';
+import { checkLink, signedLink, signingSecret } from '../../kit/links';
 
 export interface HostedLine {
   description: string;
@@ -49,21 +51,6 @@ export type HostedCheckout =
   | { state: 'expired'; storeName: string; cancelUrl: string | null }
   | { state: 'open' | 'failed' | 'complete'; view: HostedCheckoutView };
 
-export interface HostedLinkParams {
-  id: string;
-  expires: string | undefined;
-  signature: string | undefined;
-}
-
-interface HostedDeps {
-  db: Database;
-  clock: Clock;
-  config: Pick<Config, 'authSecret' | 'publicBaseUrl'>;
-}
-
-/** Session ids are `cs_<env>_<base62>` (CONTRACT 2); anything else is never looked up. */
-const SESSION_ID = /^cs_(test|live)_[0-9A-Za-z]{1,64}$/;
-
 async function findSession(db: Database, id: string) {
   const [row] = await db
     .select({ session: checkoutSessions, storeName: stores.name, testClockOffsetSeconds: stores.testClockOffsetSeconds })
@@ -78,8 +65,8 @@ async function findSession(db: Database, id: string) {
 export const hostedCheckoutHandoff = createHandoff<HostedCheckout>('checkout');
 
 /** Verifies the signed link against the store's clock, then reads the session for the page. */
-export async function loadHostedCheckout(deps: HostedDeps, params: HostedLinkParams): Promise<HostedCheckout> {
-  if (!SESSION_ID.test(params.id)) return { state: 'invalid' };
+export async function loadHostedCheckout(deps: HostedPageDeps, params: HostedLinkParams): Promise<HostedCheckout> {
+  if (!isCheckoutSessionId(params.id)) return { state: 'invalid' };
   const row = await findSession(deps.db, params.id);
   if (!row) return { state: 'invalid' };
   const { session } = row;
@@ -130,20 +117,11 @@ export async function loadHostedCheckout(deps: HostedDeps, params: HostedLinkPar
 }
 
 /**
- * The page's own signed URL again (path and query only), or one below it (`/pay`, the form's
- * target): the form posts the link along, and the handler comes back to the page after a POST.
- */
-export function hostedPagePath(params: { id: string; expires: string; signature: string }, extra: Record<string, string> = {}, below = ''): string {
-  const query = new URLSearchParams({ expires: params.expires, signature: params.signature, ...extra });
-  return `/checkout/${encodeURIComponent(params.id)}${below}?${query}`;
-}
-
-/**
  * The session's hosted page again, signed as the API's `url` is (until the session's deadline),
  * for a customer who comes back without that link: the 3-D Secure return.
  */
 export async function hostedCheckoutUrl(deps: { db: Database; config: Pick<Config, 'authSecret' | 'publicBaseUrl'> }, id: string, extra: Record<string, string> = {}): Promise<string | undefined> {
-  if (!SESSION_ID.test(id)) return undefined;
+  if (!isCheckoutSessionId(id)) return undefined;
   const [row] = await deps.db.select({ expiresAt: checkoutSessions.expiresAt }).from(checkoutSessions).where(eq(checkoutSessions.id, id)).limit(1);
   if (!row) return undefined;
   const url = new URL(signedLink(deps.config.publicBaseUrl, signingSecret(deps.config), 'checkout', id, epochSeconds(row.expiresAt)));

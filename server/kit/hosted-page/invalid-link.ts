@@ -6,7 +6,7 @@
  * (script-src 'none'). The inline stylesheet is allowed by its hash, nothing else inline is.
  */
 import { createHash } from 'node:crypto';
-import { hostedContentSecurityPolicy, hostedPageHeaders } from './hosted-headers';
+import { hostedContentSecurityPolicy, hostedPageHeaders } from './headers';
 
 const STYLE = `body{margin:0;background:#f4f5f7;color:#16191d;font:1rem/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif}
 header{background:#fff;border-bottom:1px solid #c9ced6}header p{max-width:60rem;margin:0 auto;padding:.85rem 1.25rem;font-weight:600}

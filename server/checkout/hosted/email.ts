@@ -3,6 +3,8 @@
  * form comes back prefilled without client-side JavaScript. A cookie scoped to the one session's
  * path, HttpOnly, short-lived; card fields are never kept anywhere.
  */
+import { isEmailAddress } from '../../kit/fields';
+
 export const REMEMBERED_EMAIL_COOKIE = 'checkout_email';
 const MAX_AGE_SECONDS = 15 * 60;
 
@@ -26,5 +28,5 @@ export function rememberedEmail(value: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
-  return email.length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email) ? email : undefined;
+  return isEmailAddress(email) ? email : undefined;
 }

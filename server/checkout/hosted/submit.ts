@@ -5,11 +5,13 @@
  *
  * Card data lives only in this call's memory: it is never put in a URL, a log line or a page.
  */
-import { ApiError } from '../errors';
-import type { Services } from '../context';
-import { paidRedirectUrl } from '../payments/receipt';
-import { hostedPagePath, loadHostedCheckout } from './hosted';
-import { HOSTED_ERROR_CODES, type HostedErrorCode } from './hosted-messages';
+import { ApiError } from '../../errors';
+import type { Services } from '../../context';
+import { isEmailAddress } from '../../kit/fields';
+import { hostedPageErrorFor, type HostedErrorCode } from '../../kit/hosted-page/messages';
+import { backToForm, type SubmitInput, type SubmitOutcome } from '../../kit/hosted-page/request';
+import { paidRedirectUrl } from '../../kit/links';
+import { loadHostedCheckout } from './page';
 
 export interface PayInput {
   sessionId: string;
@@ -18,21 +20,6 @@ export interface PayInput {
 }
 
 export type PayFn = (deps: Services, input: PayInput) => Promise<{ status: 'paid' | 'requires_action'; redirectUrl: string }>;
-
-export type SubmitOutcome =
-  /** `email`: what the customer typed, to prefill the form again after a card error (never card data). */
-  | { kind: 'redirect'; location: string; email?: string }
-  | { kind: 'not_found' };
-
-export interface SubmitInput {
-  id: string;
-  expires: string | undefined;
-  signature: string | undefined;
-  form: FormData;
-}
-
-/** RFC 5321 caps a path at 254; the shape check is the usual pragmatic one (one @, a dot after it). */
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 function field(form: FormData, name: string): string {
   const value = form.get(name);
@@ -44,12 +31,7 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
   const link = { id: input.id, expires: input.expires, signature: input.signature };
   const hosted = await loadHostedCheckout(services, link);
   if (hosted.state === 'invalid') return { kind: 'not_found' };
-  // Verified above, so both are present from here on.
-  const page = (error?: HostedErrorCode) => ({
-    kind: 'redirect' as const,
-    // With an error, the fragment scrolls the page to the message (no script needed).
-    location: hostedPagePath({ id: input.id, expires: input.expires!, signature: input.signature! }, error ? { error } : {}) + (error ? '#form-error' : ''),
-  });
+  const page = (error?: HostedErrorCode) => backToForm('checkout', input, error);
   if (hosted.state === 'expired' || hosted.state === 'failed') return page();
   // A second submission (another tab, a double click) of a paid session lands where the first did.
   if (hosted.state === 'complete') return { kind: 'redirect', location: paidRedirectUrl(services.config, hosted.view) };
@@ -57,7 +39,7 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
   let email: string | undefined;
   if (!hosted.view.customerEmail) {
     email = field(input.form, 'email');
-    if (email.length > 254 || !EMAIL.test(email)) return page('email_invalid');
+    if (!isEmailAddress(email)) return page('email_invalid');
   }
 
   try {
@@ -80,11 +62,4 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
     console.error(`hosted checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
     return page('internal_error');
   }
-}
-
-/** The page's message code for a refused attempt (also used by the hosted subscription checkout). */
-export function hostedPageErrorFor(error: ApiError): HostedErrorCode {
-  if (error.code === 'parameter_invalid' && error.param === 'email') return 'email_invalid';
-  if (error.code === 'account_suspended' || error.code === 'capability_disabled') return 'merchant_unavailable';
-  return (HOSTED_ERROR_CODES as readonly string[]).includes(error.code) ? (error.code as HostedErrorCode) : 'internal_error';
 }

@@ -1,5 +1,5 @@
 /**
- * Where billing runs: a background task in every process that does background work (the web
+ * Billing's background work: a periodic job in every process that does background work (the web
  * process, or `npm run worker` when web instances run with BACKGROUND_WORK=false), and the test
  * clock's due job, which bills one store's test mode before advance_clock answers.
  */
@@ -7,9 +7,10 @@ import { and, eq, gt } from 'drizzle-orm';
 import { subscriptionCharges } from '@/db/schema';
 import type { Services } from '../context';
 import { startPeriodic, type PeriodicTask } from '../background';
-import type { DueJob, DueJobScope } from '../test-clock/jobs';
+import type { DueJob } from '../due-jobs';
 import { billDueSubscriptions, type BillingEngineDeps } from './engine';
 import { reconcileSubscriptionCharges, type BillingReconcileSettings } from './reconcile';
+import { ownedBy, type Scope } from '../kit/scope';
 
 /** One run of the worker: settle what earlier runs left open, then bill what is due. */
 export async function runBillingPass(deps: BillingEngineDeps, settings: Partial<BillingReconcileSettings> = {}): Promise<number> {
@@ -18,22 +19,21 @@ export async function runBillingPass(deps: BillingEngineDeps, settings: Partial<
 }
 
 /** Every `intervalMs` (5 s by default): both environments, each subscription on its store's clock. */
-export function startBillingWorker(services: Services, options: { intervalMs?: number } = {}): PeriodicTask {
+export function startBillingJob(services: Services, options: { intervalMs?: number } = {}): PeriodicTask {
   return startPeriodic('recurring billing', () => runBillingPass(services), { intervalMs: options.intervalMs ?? 5_000 });
 }
 
 const IN_FLIGHT_POLL_MS = 25;
 
 /** Recurring charges of one store and environment at the gateway right now (younger than the gateway timeout). */
-async function chargesInFlight(services: Services, scope: DueJobScope): Promise<boolean> {
+async function chargesInFlight(services: Services, scope: Scope): Promise<boolean> {
   const since = new Date(services.clock.now().getTime() - services.config.gateway.timeoutMs);
   const [inFlight] = await services.db
     .select({ id: subscriptionCharges.id })
     .from(subscriptionCharges)
     .where(
       and(
-        eq(subscriptionCharges.storeId, scope.storeId),
-        eq(subscriptionCharges.livemode, scope.livemode),
+        ownedBy(subscriptionCharges, scope),
         eq(subscriptionCharges.status, 'processing'),
         gt(subscriptionCharges.cycle, 1),
         gt(subscriptionCharges.createdAt, since),
@@ -49,7 +49,7 @@ async function chargesInFlight(services: Services, scope: DueJobScope): Promise<
  * moment: the answer waits until that charge is settled (at most the gateway timeout, measured
  * in real time), then bills whatever the settlement made due.
  */
-export const billDueTestSubscriptions: DueJob = async (services, scope, now) => {
+export const billTestSubscriptionsDueJob: DueJob = async (services, scope, now) => {
   const billing = { kind: 'store' as const, ...scope, now };
   let handled = await billDueSubscriptions(services, billing);
   const deadline = performance.now() + services.config.gateway.timeoutMs;

@@ -1,5 +1,7 @@
+import type { ApiError } from '../../errors';
+
 /**
- * What the hosted checkout page says for each outcome of a submission. The form handler puts
+ * What the hosted checkout and subscription pages say for each outcome of a submission. The form handler puts
  * only the code in the page's URL (Post/Redirect/Get); the page looks the words up here, so a
  * crafted URL can never make the page show text of someone else's choosing.
  */
@@ -60,4 +62,11 @@ export function failureMessage(failureCode: string | null): string {
     if (known?.field) return `The payment was declined: ${known.message.charAt(0).toLowerCase()}${known.message.slice(1)}`;
   }
   return 'Your card was declined. No payment was taken.';
+}
+
+/** The page's message code for a refused attempt. */
+export function hostedPageErrorFor(error: ApiError): HostedErrorCode {
+  if (error.code === 'parameter_invalid' && error.param === 'email') return 'email_invalid';
+  if (error.code === 'account_suspended' || error.code === 'capability_disabled') return 'merchant_unavailable';
+  return (HOSTED_ERROR_CODES as readonly string[]).includes(error.code) ? (error.code as HostedErrorCode) : 'internal_error';
 }

@@ -1,0 +1,66 @@
+/**
+ * What a hosted page's request carries: the signed link (`expires`, `signature` in the query)
+ * and, for the form's POST, the form-encoded body. Shared by the checkout and subscription pages.
+ */
+import type { Database } from '@/db/client';
+import type { Clock } from '../../clock';
+import type { Config } from '../../config';
+import { hostedPagePath, type LinkPurpose } from '../links';
+import type { HostedErrorCode } from './messages';
+
+/** What a hosted page's loader reads: the database, the clock the store clocks derive from, the signing config. */
+export interface HostedPageDeps {
+  db: Database;
+  clock: Clock;
+  config: Pick<Config, 'authSecret' | 'publicBaseUrl'>;
+}
+
+export type SearchParams = Record<string, string | string[] | undefined>;
+
+/** The signed link's parts as received; checked by the page's loader. */
+export interface HostedLinkParams {
+  id: string;
+  expires: string | undefined;
+  signature: string | undefined;
+}
+
+/** The form's POST: the link it was posted to and its body. */
+export interface SubmitInput extends HostedLinkParams {
+  form: FormData;
+}
+
+/** Where the browser goes after the POST (always a 303), or a 404 for a link that does not verify. */
+export type SubmitOutcome =
+  /** `email`: what the customer typed, to prefill the form again after a card error (never card data). */
+  | { kind: 'redirect'; location: string; email?: string }
+  | { kind: 'not_found' };
+
+/** A query value given once; a repeated or missing parameter reads as absent. */
+export function singleParam(value: string | string[] | undefined): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+export function hostedLinkFromQuery(id: string, query: SearchParams): HostedLinkParams {
+  return { id, expires: singleParam(query.expires), signature: singleParam(query.signature) };
+}
+
+/** The link from the POST's URL and its body, read once (never logged: it holds card data); an unreadable body reads as empty. */
+export async function readHostedSubmission(request: Request, id: string): Promise<SubmitInput> {
+  const url = new URL(request.url);
+  let form: FormData;
+  try {
+    form = await request.formData();
+  } catch {
+    form = new FormData();
+  }
+  return { id, expires: url.searchParams.get('expires') ?? undefined, signature: url.searchParams.get('signature') ?? undefined, form };
+}
+
+/**
+ * Back to the form's page after its POST (the link was verified, so it is complete), with the
+ * error to show; the fragment scrolls the page to the message, with no script.
+ */
+export function backToForm(purpose: LinkPurpose, link: HostedLinkParams, error?: HostedErrorCode): { kind: 'redirect'; location: string } {
+  const params = { id: link.id, expires: link.expires!, signature: link.signature! };
+  return { kind: 'redirect', location: hostedPagePath(purpose, params, error ? { error } : {}) + (error ? '#form-error' : '') };
+}
