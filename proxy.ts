@@ -11,7 +11,7 @@ import { portalLinkResolves } from '@/server/portal/page';
 import { portalHeaders, portalLinkInvalidResponse, portalRateLimitedResponse, rateLimitedRetryAfter } from '@/server/portal/responses';
 
 /**
- * Security headers of the hosted checkout pages (issue 3), and the 404 of a link that does not
+ * Security headers of the hosted checkout pages, and the 404 of a link that does not
  * verify (server/kit/hosted-page/invalid-link.ts says why that is answered here). Proxy runs in the
  * server's own process (Node runtime), so it shares the app's database client.
  */
@@ -44,7 +44,7 @@ function withHostedPageHeaders(formTargets: string[], pageRequestHeaders: Header
 }
 
 /**
- * The customer portal (issue 4): lookups are limited per IP (429 with Retry-After), and a link
+ * The customer portal: lookups are limited per IP (429 with Retry-After), and a link
  * that does not resolve now (unknown, expired, revoked) is a 404 page. The page itself counts
  * the view in one atomic statement and re-checks the link there. Every answer carries the
  * portal's headers (noindex, noarchive, no-store, no referrer, no script).

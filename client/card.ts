@@ -72,7 +72,7 @@ export interface CardValidation {
 }
 
 /**
- * Checks a card before anything is sent, with the service's codes (spec 7 card_error codes):
+ * Checks a card before anything is sent, with the service's card_error codes:
  * 12–19 digits passing Luhn, an expiry not before the current month, a 3- or 4-digit CVC.
  */
 export function validateCard(card: CardInput, now: Date = new Date()): CardValidation {
@@ -107,7 +107,7 @@ export function checkoutFieldErrors(input: { card?: CardInput; email?: string },
   return errors;
 }
 
-/** The first field error in form order, as the client error object (spec 7 validation_error). */
+/** The first field error in form order, as the client error object (type `validation_error`, no request sent). */
 export function firstFieldError(errors: Partial<Record<CheckoutField, CardFieldError>>): { field: CheckoutField; error: CardFieldError } | undefined {
   const field = CHECKOUT_FIELDS.find((name) => errors[name]);
   return field ? { field, error: errors[field]! } : undefined;

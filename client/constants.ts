@@ -5,7 +5,7 @@
  */
 export const DEFAULT_API_BASE_URL = 'http://localhost:3000';
 
-/** CONTRACT 4: the fixed test-mode cards (any future expiry, any 3-digit CVC). */
+/** The fixed test-mode cards (any future expiry, any 3-digit CVC). */
 export const TEST_CARDS = {
   APPROVED: '4242424242424242',
   DECLINED: '4000000000000002',

@@ -1,5 +1,5 @@
 /**
- * The browser client's error object (spec 7): what every failed confirm or redirect resolves to.
+ * The browser client's error object: what every failed confirm or redirect resolves to.
  * API errors keep the service's `type` and `code`; the client adds `validation_error` (checked in
  * the browser, no request sent) and `network_error`, and the codes `confirm_in_progress` and
  * `invalid_response`.
@@ -36,7 +36,7 @@ export function isApiErrorType(type: unknown): type is ServiceErrorType {
 }
 
 /**
- * After these the payment may or may not have gone through (spec 7): retrieve the session on
+ * After these the payment may or may not have gone through: retrieve the session on
  * the server before creating a new one.
  */
 export function outcomeUnknown(error: ServiceError): boolean {

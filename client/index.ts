@@ -1,5 +1,5 @@
 /**
- * The browser client library (spec 4.5): publishable keys only. Import from
+ * The browser client library: publishable keys only. Import from
  * `payments-service/client`; everything here is side-effect free, so unused parts are dropped.
  */
 export { formatCardNumber, luhnCheck, parseExpiry, validateCard } from './card';

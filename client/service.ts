@@ -3,7 +3,7 @@ import { DEFAULT_API_BASE_URL } from './constants';
 import { isApiErrorType, validationError, type ServiceError } from './errors';
 import { isHttpsUrl, isSafeRedirectUrl, sessionIdFromClientSecret } from './urls';
 
-/** The checkout session as the service returns it (spec 2.7), plus where to send the customer after a confirm. */
+/** The checkout session as the service returns it, plus where to send the customer after a confirm. */
 export interface CheckoutSession {
   id: string;
   object: 'checkout.session';
@@ -14,7 +14,7 @@ export interface CheckoutSession {
   currency: 'eur';
   amount_total: number;
   success_url: string | null;
-  /** Spec 4.5: where `onSuccess` sends the customer by default. */
+  /** Where `onSuccess` sends the customer by default. */
   redirect_url?: string | null;
   [field: string]: unknown;
 }
@@ -25,7 +25,7 @@ export interface ConfirmParams {
   clientSecret: string;
   /** Derived from the client secret when omitted. */
   sessionId?: string;
-  /** Checked in the browser first (validation_error, no request). The confirm request carries only the client secret (CONTRACT 3). */
+  /** Checked in the browser first (validation_error, no request). The confirm request body is `{ client_secret }` alone: the card is never sent. */
   card?: CardInput;
   /** Checked in the browser when given. */
   email?: string;
@@ -102,7 +102,7 @@ export class Service {
   readonly apiBaseUrl: string;
   readonly livemode: boolean;
   readonly #fetch: typeof fetch;
-  /** Sessions with a confirm in flight: a second confirm of one is dropped before any request (spec 7). */
+  /** Sessions with a confirm in flight: a second confirm of one is dropped before any request (`confirm_in_progress`). */
   readonly #confirming = new Set<string>();
 
   constructor(publishableKey: string, options: LoadServiceOptions = {}) {
@@ -134,7 +134,7 @@ export class Service {
   }
 
   /**
-   * Spec 4.4 confirm (embedded). Never throws: resolves to `{ session }` or `{ error }`. Today
+   * Confirms a session from the merchant page (embedded). Never throws: resolves to `{ session }` or `{ error }`. Today
    * the service answers every valid confirm with `three_d_secure_required`: send the customer to
    * the session's hosted `url`.
    */
@@ -179,7 +179,7 @@ export class Service {
   }
 }
 
-/** Spec 4.5: creates the client synchronously; throws for anything but a `pk_test_`/`pk_live_` key. */
+/** Creates the client synchronously; throws for anything but a `pk_test_`/`pk_live_` key. */
 export function loadService(publishableKey: string, options?: LoadServiceOptions): Service {
   return new Service(publishableKey, options);
 }

@@ -1,6 +1,6 @@
 const CLIENT_SECRET = /^(cs_(?:test|live)_[0-9A-Za-z]+)_secret_[0-9A-Za-z]+$/;
 
-/** CONTRACT 2: `cs_<env>_…_secret_…` → `cs_<env>_…`; null for anything else. */
+/** `cs_<env>_…_secret_…` → `cs_<env>_…`; null for anything else. */
 export function sessionIdFromClientSecret(secret: string): string | null {
   if (typeof secret !== 'string') return null;
   return CLIENT_SECRET.exec(secret)?.[1] ?? null;
@@ -16,7 +16,7 @@ function parseAbsolute(url: unknown): URL | null {
   }
 }
 
-/** Spec 4.5: true only for absolute http(s) URLs (never `javascript:`, `data:`, relative paths). */
+/** True only for absolute http(s) URLs (never `javascript:`, `data:`, relative paths). */
 export function isSafeRedirectUrl(url: unknown): boolean {
   const parsed = parseAbsolute(url);
   return parsed !== null && (parsed.protocol === 'https:' || parsed.protocol === 'http:');

@@ -28,7 +28,7 @@ export const MIGRATIONS_FOLDER = path.join(/* turbopackIgnore: true */ process.c
  * of their own. Requests then queue their statements on busy connections, and postgres.js
  * pipelines the ones issued in one tick into one socket write and reads their answers in one
  * read: on these machines a system call, not the query, is most of a statement's cost
- * (notes/performance.md). Transactions and everything else keep the main pool, so nothing long
+ * Transactions and everything else keep the main pool, so nothing long
  * holds up the hot path. (Connections that stay busy need patches/postgres+3.4.9.patch.)
  */
 const STATEMENT_CONNECTIONS = 2;
@@ -44,7 +44,7 @@ export async function openDatabase(options: { url?: string; pgliteDir?: string; 
       postgres(options.url!, {
         max,
         onnotice: () => {},
-        // A bound LIMIT makes PostgreSQL re-plan list queries on every call (notes/performance.md).
+        // A bound LIMIT makes PostgreSQL re-plan list queries on every call.
         connection: { plan_cache_mode: 'force_generic_plan', application_name: name },
       });
     const client = open(options.poolSize ?? 10, 'payments-service');
@@ -98,7 +98,7 @@ export async function migrateDatabase(handle: DatabaseHandle, url?: string): Pro
 
 /**
  * A statement prepared once per executor and shape (e.g. its number of rows), so Drizzle does
- * not rebuild its SQL on every call (notes/performance.md). Given the main PostgreSQL database it
+ * not rebuild its SQL on every call. Given the main PostgreSQL database it
  * runs on the statement connections (above). A transaction is an executor of its own: its
  * statements are built for it and dropped with it.
  */

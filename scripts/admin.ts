@@ -1,5 +1,5 @@
 /**
- * The operator CLI (CONTRACT 1): `npm run admin -- <command> [--flag value]`.
+ * The operator CLI: `npm run admin -- <command> [--flag value]`.
  * Calls the running service's admin router over tRPC and prints exactly one JSON object on
  * stdout. Exit codes: 0 success, 1 the call failed, 2 the command line is wrong.
  */

@@ -43,7 +43,7 @@ async function readOrCreateSecret(dataDir: string, name: string, generate: () =>
   return (await readFile(file, 'utf8')).trim();
 }
 
-/** The operator token and the session/link signing secret: from the env, else generated once (CONTRACT 1). */
+/** The operator token and the session/link signing secret: from the env, else generated once. */
 export async function ensureSecrets(config: Pick<Config, 'dataDir' | 'adminToken'>, env: Record<string, string | undefined> = process.env): Promise<Secrets> {
   const adminToken = config.adminToken ?? (await readOrCreateSecret(config.dataDir, ADMIN_TOKEN_FILE, () => `adm_${randomBase62(40)}`));
   const authSecret = env.AUTH_SECRET || (await readOrCreateSecret(config.dataDir, AUTH_SECRET_FILE, () => randomBytes(32).toString('base64url')));

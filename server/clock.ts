@@ -1,4 +1,4 @@
-/** The one source of "now" (DEVELOPERS.md); tests inject their own. */
+/** The one source of "now"; tests inject their own. */
 export interface Clock {
   now(): Date;
 }
@@ -9,7 +9,7 @@ export function epochSeconds(date: Date): number {
   return Math.floor(date.getTime() / 1000);
 }
 
-/** What a store's clock depends on: test mode reads the store's test clock (CONTRACT 3). */
+/** What a store's clock depends on: test mode reads the store's test clock. */
 export interface ClockScope {
   livemode: boolean;
   testClockOffsetSeconds: number;

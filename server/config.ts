@@ -5,10 +5,10 @@ export interface RateLimitConfig {
   perIp: number;
   /** Requests per API key per window. */
   perKey: number;
-  /** Product create/update/delete per key per window (spec 8: stricter). */
+  /** Product create/update/delete per key per window, stricter than `perKey`. */
   productWritesPerKey: number;
   /**
-   * Portal page lookups per IP per window (spec 8); loadConfig always sets it, a config built by
+   * Portal page lookups per IP per window; loadConfig always sets it, a config built by
    * hand without it gets DEFAULT_PORTAL_PER_IP.
    */
   portalPerIp?: number;
@@ -30,7 +30,7 @@ export interface Config {
   /** Signs hosted-page links and derives client secrets; generated into DATA_DIR when unset (server/bootstrap.ts). */
   authSecret: string | undefined;
   rateLimits: RateLimitConfig;
-  /** CONTRACT 3: at most this many products per store and environment. */
+  /** At most this many products per store and environment. */
   maxProductsPerStore: number;
   /** Webhook endpoints a store may have at once per environment: each event is sent to every one. */
   maxWebhookEndpointsPerStore: number;

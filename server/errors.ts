@@ -1,6 +1,7 @@
 /**
- * The one table of error codes (spec 7, CONTRACT 3). Domain code throws `new ApiError(code, …)`
- * and never picks a status; the HTTP layer and the OpenAPI document both read this table.
+ * The one table of error codes (codes and statuses are public interface: never change one).
+ * Domain code throws `new ApiError(code, …)` and never picks a status; the HTTP layer and the
+ * OpenAPI document both read this table.
  */
 export type ErrorType =
   | 'invalid_request_error'
@@ -97,8 +98,8 @@ export class ApiError extends Error {
 }
 
 /**
- * The answer for every id that is unknown, foreign or of the other environment: identical bytes
- * (spec 4.1, 5). The id is deliberately not echoed, so the body cannot depend on which id was
+ * The answer for every id that is unknown, foreign or of the other environment: identical bytes.
+ * The id is deliberately not echoed, so the body cannot depend on which id was
  * asked for; callers still pass it so the call site reads as what was looked up.
  */
 export function resourceMissing(kind: string, _id: string, param = 'id'): ApiError {

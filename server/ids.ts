@@ -29,7 +29,7 @@ export function randomBase62(length: number): string {
 
 export type IdPrefix = 'prod' | 'price' | 'cs' | 'subchk' | 'sub' | 'portal' | 'cus' | 'ord' | 'evt' | 'we' | 're' | 'lic';
 
-/** `<prefix>_<test|live>_<24 base62>` (CONTRACT 2). */
+/** `<prefix>_<test|live>_<24 base62>`. */
 export function newId(prefix: IdPrefix, livemode: boolean): string {
   return `${prefix}_${livemode ? 'live' : 'test'}_${randomBase62(24)}`;
 }

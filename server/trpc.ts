@@ -12,9 +12,9 @@ import type { Context, RequestState } from './context';
 import type { ErrorCode } from './errors';
 
 export interface ApiMeta extends OpenApiMeta {
-  /** Status of a successful answer; 201 on creates (CONTRACT 3). */
+  /** Status of a successful answer; 201 on creates. */
   successStatus?: 200 | 201;
-  /** Which bucket of the stricter write limit this operation spends, if any (spec 8). */
+  /** Which bucket of the stricter write limit this operation spends, if any. */
   writeLimit?: 'product';
   /** The keys this operation accepts; set by the procedure base, so the OpenAPI security cannot drift from it. */
   auth?: KeyAcceptance;
@@ -24,7 +24,7 @@ export interface ApiMeta extends OpenApiMeta {
    */
   errors?: ErrorCode[];
   /**
-   * Accepts the `Idempotency-Key` header (spec 1): a replay answers 200, a reused key 409. The
+   * Accepts the `Idempotency-Key` header: a replay answers 200, a reused key 409. The
    * procedure base checks the header and hands the create `ctx.idempotency`.
    */
   idempotent?: true;
@@ -79,11 +79,11 @@ function keyProcedure(accept: KeyAcceptance, gate?: Gate) {
 }
 
 const SECRET_KEYS: KeyAcceptance = { kinds: ['secret'], allowXApiKey: false };
-/** Catalog and other server-side operations: secret keys only (spec 5). */
+/** Catalog and other server-side operations: secret keys only. */
 export const secretKeyProcedure = keyProcedure(SECRET_KEYS);
 /** Secret-key operations that a switch can close; the gate runs before the request is read. */
 export const gatedSecretKeyProcedure = (gate: Gate) => keyProcedure(SECRET_KEYS, gate);
-/** Checkout session endpoints also accept `X-Api-Key` (spec 5). */
+/** Checkout session endpoints also accept `X-Api-Key`. */
 export const checkoutSecretKeyProcedure = keyProcedure({ kinds: ['secret'], allowXApiKey: true });
 /** Browser-side operations (embedded confirm). */
 export const publishableKeyProcedure = keyProcedure({ kinds: ['publishable'], allowXApiKey: false });

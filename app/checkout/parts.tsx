@@ -57,7 +57,7 @@ function LockIcon() {
   );
 }
 
-/** CONTRACT 4: in test mode the page says so and lists the cards that simulate each outcome. */
+/** In test mode the page says so and lists the cards that simulate each outcome. */
 export function TestModeBanner({ recurring }: { recurring?: boolean }) {
   return (
     <aside className="co-test" aria-label="Test mode">
@@ -219,7 +219,7 @@ export function Field({ name, label, hint, error, children }: { name: HostedFiel
   );
 }
 
-/** The card inputs of every hosted payment form (CONTRACT 5 labels: `Card number`, `Expiry`, `CVC`). */
+/** The card inputs of every hosted payment form (accessible labels `Card number`, `Expiry`, `CVC`, which browser tests find them by). */
 export function CardFields({ fieldError }: { fieldError: (name: HostedField) => string | undefined }) {
   return (
     <>

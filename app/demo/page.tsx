@@ -5,7 +5,7 @@ import { formatCents } from './format';
 
 export const dynamic = 'force-dynamic';
 
-/** GET /demo: a merchant's product page with a Buy button (browser client library, spec 4.5). */
+/** GET /demo: a merchant's product page with a Buy button (browser client library). */
 export default async function DemoPage() {
   const store = await demoStore();
   const product = store && (await demoProduct(store));

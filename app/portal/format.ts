@@ -1,5 +1,5 @@
 /**
- * Amounts in EUR and dates in the visitor's locale (issue 4), formatted on the server from the
+ * Amounts in EUR and dates in the visitor's locale, formatted on the server from the
  * `Accept-Language` header, since the page runs no script. Dates are calendar days in UTC, the
  * same day the API's epoch seconds name.
  */

@@ -5,7 +5,7 @@ import './portal.css';
 
 export const metadata: Metadata = {
   title: 'Your payment history',
-  // CONTRACT 5: the link is a credential; keep the page out of every index and archive.
+  // The link is a credential; keep the page out of every index and archive.
   robots: 'noindex, noarchive',
   referrer: 'no-referrer',
 };

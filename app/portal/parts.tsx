@@ -44,7 +44,7 @@ export function DateText({ at, format }: { at: number; format: Formatters }) {
   return <time dateTime={isoDate(at)}>{format.date(at)}</time>;
 }
 
-/** Brand and last 4 only (spec 2.4); the full number was never stored. */
+/** Brand and last 4 only; the full number was never stored. */
 function cardText(card: PortalCard): string {
   return `${BRANDS[card.brand] ?? 'Card'} ending in ${card.last4}`;
 }

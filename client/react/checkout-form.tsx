@@ -13,7 +13,7 @@ export type CheckoutFormProps = CheckoutFormBaseProps;
 type Field = CheckoutField;
 
 /**
- * Spec 4.5: card inputs in the merchant's own page. The card goes only to the service origin
+ * Card inputs in the merchant's own page. The card goes only to the service origin
  * (the confirm request); SecureCheckoutForm keeps it out of the page entirely.
  */
 export function CheckoutForm({
@@ -50,7 +50,7 @@ export function CheckoutForm({
     const first = firstFieldError(errors);
     if (first) {
       inputs.current[first.field]?.focus();
-      // Local validation: nothing is sent and no attempt is used (spec 7).
+      // Local validation: nothing is sent and no attempt is used.
       return fail(validationError(first.error.code, first.error.message, first.field));
     }
     const result = await confirm({ clientSecret, ...(sessionId ? { sessionId } : {}), card, ...email });

@@ -13,7 +13,7 @@ export interface ServiceProviderProps {
   children?: ReactNode;
 }
 
-/** Spec 4.5: supplies one client (per publishable key and origin) to everything below it. */
+/** Supplies one client (per publishable key and origin) to everything below it. */
 export function ServiceProvider({ publishableKey, apiBaseUrl, children }: ServiceProviderProps) {
   const service = useMemo(() => {
     const options: LoadServiceOptions = apiBaseUrl === undefined ? {} : { apiBaseUrl };
@@ -22,7 +22,7 @@ export function ServiceProvider({ publishableKey, apiBaseUrl, children }: Servic
   return <ServiceContext.Provider value={service}>{children}</ServiceContext.Provider>;
 }
 
-/** Spec 4.5: the client of the nearest ServiceProvider; throws outside one. */
+/** The client of the nearest ServiceProvider; throws outside one. */
 export function useService(): Service {
   const service = useContext(ServiceContext);
   if (!service) throw new Error('useService() must be used inside <ServiceProvider>: wrap your checkout in <ServiceProvider publishableKey="pk_…">.');

@@ -1,7 +1,7 @@
 import type { ServiceError } from '../errors';
 import type { CheckoutSession, Service } from '../service';
 
-/** Spec 4.5 form props, shared by CheckoutForm and SecureCheckoutForm. */
+/** Form props, shared by CheckoutForm and SecureCheckoutForm. */
 export interface CheckoutFormBaseProps {
   clientSecret: string;
   /** Derived from `clientSecret` when omitted. */

@@ -15,7 +15,7 @@ export interface SecureCheckoutFormProps extends CheckoutFormBaseProps {
 const INITIAL_FRAME_HEIGHT = 320;
 
 /**
- * Spec 4.5: the card inputs live in a frame served from the service origin, which sends the
+ * The card inputs live in a frame served from the service origin, which sends the
  * confirm itself; this page only learns the outcome. Field errors show inside the frame.
  */
 export function SecureCheckoutForm({

@@ -13,7 +13,7 @@ export interface CheckoutState {
   session: CheckoutSession | null;
 }
 
-/** Spec 4.5: confirm with its state, for custom forms; must sit under ServiceProvider. */
+/** Confirm with its state, for custom forms; must sit under ServiceProvider. */
 export function useCheckout(): CheckoutState {
   const service = useService();
   const [processing, setProcessing] = useState(false);

@@ -2,7 +2,7 @@ import { bigint, boolean, index, json, pgTable, text } from 'drizzle-orm/pg-core
 import { timestamptz } from './columns';
 
 /**
- * Audit trail (spec 5): every authentication failure, and later every subscription create,
+ * Audit trail: every authentication failure, and later every subscription create,
  * update and cancel. Never holds a key, only its hint.
  */
 export const auditEvents = pgTable(

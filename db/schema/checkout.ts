@@ -10,7 +10,7 @@ export type CheckoutStatus = (typeof CHECKOUT_STATUSES)[number];
 export const PAYMENT_STATUSES = ['unpaid', 'paid', 'failed'] as const;
 export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
-/** Checkout sessions (spec 2.7, 3.4). Amounts and lines live on the session's order. */
+/** Checkout sessions. Amounts and lines live on the session's order. */
 export const checkoutSessions = pgTable(
   'checkout_sessions',
   {
@@ -38,7 +38,7 @@ export const checkoutSessions = pgTable(
     customerId: text('customer_id').references(() => customers.id),
     successUrl: text('success_url'),
     cancelUrl: text('cancel_url'),
-    /** `json`, not `jsonb`: metadata is echoed verbatim, key order included (notes/performance.md). */
+    /** `json`, not `jsonb`: metadata is echoed verbatim, key order included, and `jsonb` reorders keys. */
     metadata: json('metadata').$type<Record<string, string>>().notNull(),
     /** Hosted-page payment attempts so far (per-session limit, 429 too_many_attempts). */
     attemptCount: integer('attempt_count').notNull().default(0),

@@ -5,7 +5,7 @@ import { stores } from './stores';
 
 /**
  * Customers, created or matched by email within one store and environment when a payment
- * settles (CONTRACT 3). Deleting one keeps the row (orders point at it) but frees its email.
+ * settles. Deleting one keeps the row (orders point at it) but frees its email.
  */
 export const customers = pgTable(
   'customers',

@@ -4,7 +4,7 @@ import { products } from './products';
 import { stores } from './stores';
 
 /**
- * License keys issued for paid order lines of products with a license (CONTRACT 3).
+ * License keys issued for paid order lines of products with a license, one per line.
  * A revoked key stops validating; force-deleting its product revokes it.
  */
 export const licenseKeys = pgTable(

@@ -8,7 +8,7 @@ import { stores } from './stores';
 export const ORDER_STATUSES = ['pending', 'paid', 'partially_refunded', 'refunded'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-/** One order per checkout session (CONTRACT 3): `pending` until paid. Amounts in cents. */
+/** One order per checkout session, created with it: `pending` until paid. Amounts in cents. */
 export const orders = pgTable(
   'orders',
   {
@@ -48,7 +48,7 @@ export const orderLines = pgTable(
       .notNull()
       .references(() => orders.id, { onDelete: 'cascade' }),
     position: integer('position').notNull(),
-    /** Detached (null) when the product is deleted (spec 4.1). */
+    /** Detached (null) when the product is deleted, so the order survives it. */
     productId: text('product_id').references(() => products.id, { onDelete: 'set null' }),
     priceId: text('price_id'),
     description: text('description').notNull(),
@@ -68,7 +68,7 @@ export const orderLines = pgTable(
 export const REFUND_STATUSES = ['succeeded', 'pending', 'failed'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
 
-/** Refunds of paid orders, full or partial up to what remains (CONTRACT 3). */
+/** Refunds of paid orders, full or partial up to what remains. */
 export const refunds = pgTable(
   'refunds',
   {

@@ -6,7 +6,7 @@ import { stores } from './stores';
 export type PortalScope = 'customer' | 'order' | 'subscription';
 
 /**
- * Portal sessions (spec 2.4, 3.2). The link's token is stored only as its SHA-256 hash; `status`
+ * Portal sessions. The link's token is stored only as its SHA-256 hash; `status`
  * keeps `active` or `revoked`, and `expired` is read from `expires_at` against the store clock.
  */
 export const portalSessions = pgTable(

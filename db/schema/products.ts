@@ -8,7 +8,7 @@ export type PriceMode = 'one_time' | 'recurring';
 export type PriceInterval = 'day' | 'week' | 'month' | 'year';
 
 /**
- * A product and its single price (spec 2.1, 2.2). They are one row because they are created,
+ * A product and its single price. They are one row because they are created,
  * updated and deleted together; `price_id` is still its own unique id for checkout lookups.
  */
 export const products = pgTable(
@@ -21,7 +21,7 @@ export const products = pgTable(
     livemode: boolean('livemode').notNull(),
     name: text('name').notNull(),
     description: text('description'),
-    /** Unique across the whole platform (spec 2.1), whatever the store or environment. */
+    /** Unique across the whole platform, whatever the store or environment. */
     sku: text('sku').notNull().unique(),
     type: text('type').$type<ProductType>().notNull(),
     showInStore: boolean('show_in_store').notNull(),
@@ -44,7 +44,7 @@ export const products = pgTable(
     updatedAt: timestamptz('updated_at').notNull(),
   },
   (t) => [
-    // Newest-first listing within one store and environment (CONTRACT 3).
+    // Newest-first listing within one store and environment (`created` desc, then id desc).
     index('products_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
     check('products_amount_nonnegative', sql`${t.amount} >= 0`),
     check(

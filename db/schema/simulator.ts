@@ -30,7 +30,7 @@ export const simulatorCharges = pgTable(
   (t) => [index('simulator_charges_recurring_idx').on(t.recurringId), check('simulator_charges_status_check', oneOf(t.status, SIMULATOR_CHARGE_STATUSES))],
 );
 
-/** Recurring contracts: the card's scenario decides how its later recurring charges go (CONTRACT 4). */
+/** Recurring contracts: the card's scenario decides how its later recurring charges go (test cards 0341 and 3063). */
 export const simulatorRecurring = pgTable('simulator_recurring', {
   id: text('id').primaryKey(),
   scenario: text('scenario').$type<'approve' | 'decline_recurring' | 'decline_first_recurring'>().notNull(),

@@ -10,13 +10,13 @@ export const stores = pgTable('stores', {
   amountMode: boolean('amount_mode').notNull().default(false),
   taxCalculation: boolean('tax_calculation').notNull().default(false),
   subscriptions: boolean('subscriptions').notNull().default(false),
-  /** The store's test clock (CONTRACT 3): test-mode time is wall time plus this offset. */
+  /** The store's test clock: test-mode time is wall time plus this offset. */
   testClockOffsetSeconds: integer('test_clock_offset_seconds').notNull().default(0),
   createdAt: timestamptz('created_at').notNull().defaultNow(),
   updatedAt: timestamptz('updated_at').notNull().defaultNow(),
 });
 
-/** API keys, stored only as SHA-256 hashes of the full key (spec 5). */
+/** API keys, stored only as SHA-256 hashes of the full key, never raw. */
 export const apiKeys = pgTable(
   'api_keys',
   {

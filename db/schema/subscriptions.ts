@@ -8,7 +8,7 @@ import type { PriceInterval } from './products';
 export const SUBSCRIPTION_STATUSES = ['active', 'incomplete', 'past_due', 'canceled', 'expired', 'pending', 'suspended'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
-/** Statuses that keep a product from being deleted (spec 4.1 delete guards). */
+/** Statuses that keep a product from being deleted: pending, active, past-due or suspended ones. */
 export const PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES: SubscriptionStatus[] = [
   'pending',
   'active',
@@ -16,7 +16,7 @@ export const PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES: SubscriptionStatus[] = [
   'suspended',
 ];
 
-/** Subscriptions (spec 2.6). Billing fills them in; the catalog only reads them for its guard. */
+/** Subscriptions. Billing fills them in; the catalog only reads them for its guard. */
 export const subscriptions = pgTable(
   'subscriptions',
   {
@@ -30,7 +30,7 @@ export const subscriptions = pgTable(
     interval: text('interval').$type<PriceInterval>().notNull(),
     intervalCount: integer('interval_count').notNull(),
     totalPayments: integer('total_payments').notNull(),
-    /** Successful charges so far, the first included (CONTRACT 3); `expired` when it reaches total_payments. */
+    /** Successful charges so far, the first included; `expired` when it reaches total_payments. */
     paymentsMade: integer('payments_made').notNull().default(0),
     planName: text('plan_name').notNull().default(''),
     /** The subscription checkout it was created from. */
@@ -70,7 +70,7 @@ export const subscriptions = pgTable(
 export const SUBSCRIPTION_CHECKOUT_STATUSES = ['open', 'complete', 'expired'] as const;
 export type SubscriptionCheckoutStatus = (typeof SUBSCRIPTION_CHECKOUT_STATUSES)[number];
 
-/** Subscription checkouts (spec 2.5): the hosted link that starts a subscription. */
+/** Subscription checkouts: the hosted link that starts a subscription. */
 export const subscriptionCheckouts = pgTable(
   'subscription_checkouts',
   {
@@ -92,7 +92,7 @@ export const subscriptionCheckouts = pgTable(
     successUrl: text('success_url'),
     metadata: json('metadata').$type<Record<string, string>>().notNull(),
     subscriptionId: text('subscription_id'),
-    /** Set by the first payment attempt: the link is single-use (spec 5). */
+    /** Set by the first payment attempt: the link is single-use and burns on the first attempt. */
     consumedAt: timestamptz('consumed_at'),
     createdAt: timestamptz('created_at').notNull(),
     expiresAt: timestamptz('expires_at').notNull(),
@@ -129,7 +129,7 @@ export const subscriptionCharges = pgTable(
     livemode: boolean('livemode').notNull(),
     /** 1 for the first charge; cycle n covers the n-th period. */
     cycle: integer('cycle').notNull(),
-    /** 0 for the scheduled charge, 1–4 for the retries of CONTRACT 3. */
+    /** 0 for the scheduled charge, 1–4 for the retries at +1, +3, +5 and +7 days after a failure. */
     attempt: integer('attempt').notNull(),
     idempotencyKey: text('idempotency_key').notNull(),
     amount: integer('amount').notNull(),

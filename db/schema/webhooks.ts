@@ -4,7 +4,7 @@ import { oneOf, timestamptz } from './columns';
 import { stores } from './stores';
 
 /**
- * Webhook endpoints (CONTRACT 3). The signing secret is not stored: it is derived from AUTH_SECRET
+ * Webhook endpoints. The signing secret is not stored: it is derived from AUTH_SECRET
  * and the endpoint id (server/webhooks/secrets.ts), so the database never holds it.
  */
 export const webhookEndpoints = pgTable(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The operator's admin router (CONTRACT 1). Inputs are camelCase tRPC arguments; outputs are the
+ * The operator's admin router. Inputs are camelCase tRPC arguments; outputs are the
  * same JSON the public API uses (snake_case flags), as explicit allowlists.
  */
 
@@ -59,7 +59,7 @@ export const storeSchema = z.object({
 });
 export type Store = z.infer<typeof storeSchema>;
 
-/** The only answer that ever carries the raw keys: they are stored as hashes. Fields in CONTRACT 1's order. */
+/** The only answer that ever carries the raw keys: they are stored as hashes. Fields in the order the CLI prints them. */
 export const createdStoreSchema = z.object({
   id: storeSchema.shape.id,
   name: storeSchema.shape.name,

@@ -17,7 +17,8 @@ function presentedToken(headers: Headers): string | undefined {
 
 /**
  * Checks the operator token. Digests of equal length are compared in constant time, so neither
- * the token's length nor its prefix leaks through timing. Every refusal is audited (spec 5).
+ * the token's length nor its prefix leaks through timing. Every refusal is audited, like every
+ * authentication failure.
  */
 export async function verifyAdminRequest(ctx: Context): Promise<boolean> {
   const presented = presentedToken(ctx.request.headers);

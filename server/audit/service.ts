@@ -13,7 +13,7 @@ export interface AuditEntry {
   details?: Record<string, unknown>;
 }
 
-/** Appends to the audit trail (spec 5). Runs inside the caller's transaction when given one. */
+/** Appends to the audit trail. Runs inside the caller's transaction when given one. */
 export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void> {
   await db.insert(auditEvents).values(entry);
 }

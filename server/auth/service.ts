@@ -67,7 +67,7 @@ async function fail(ctx: Context, code: ErrorCode, message: string, key?: string
 
 /**
  * The key lookup runs on every authenticated request: prepared once, so Drizzle does not rebuild
- * its SQL each time (notes/performance.md).
+ * its SQL each time.
  */
 const keyLookup = preparedOnce((db) =>
   db
@@ -92,7 +92,7 @@ const keyLookup = preparedOnce((db) =>
     .prepare('auth_key_lookup'),
 );
 
-/** Spec 5: resolves the key to its store and environment, or fails with the right 401/403. */
+/** Resolves the key to its store and environment, or fails with the right 401/403. */
 export async function authenticateRequest(ctx: Context, accept: KeyAcceptance): Promise<Subject> {
   const key = presentedKey(ctx.request.headers, accept.allowXApiKey);
   if (key === undefined || key === '') {

@@ -1,5 +1,5 @@
 /**
- * Recurring billing (issue 5, spec 3.3, CONTRACT 3): every charge of a subscription after the
+ * Recurring billing: every charge of a subscription after the
  * first. Per due subscription: (1) claim it and write the charge `processing` (charges.ts, one
  * short transaction); (2) call the gateway's recurring contract with the charge's idempotency
  * key, outside any transaction; (3) settle the charge and move the subscription in one
@@ -8,7 +8,7 @@
  *
  * A pass repeats claiming until nothing is due: a subscription whose clock jumped several
  * cycles is charged once per missed cycle, in order (each its own charge row and events), until
- * one fails (the retries of CONTRACT 3 take over, also in order) or the schedule ends.
+ * one fails (the retries at +1, +3, +5, +7 days take over, also in order) or the schedule ends.
  */
 import { and, eq } from 'drizzle-orm';
 import { subscriptionCharges } from '@/db/schema';
@@ -91,7 +91,7 @@ export async function payBackUnowedCharge(deps: BillingEngineDeps, charge: Pick<
 }
 
 /**
- * Retries exhausted (CONTRACT 3): the recurring contract is cancelled at the gateway too, after
+ * Retries exhausted: the recurring contract is cancelled at the gateway too, after
  * the commit. Best effort: the subscription is canceled either way and is never charged again.
  */
 async function endRecurringContract(deps: BillingEngineDeps, subscription: SubscriptionRow): Promise<void> {

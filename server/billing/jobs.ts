@@ -44,7 +44,7 @@ async function chargesInFlight(services: Services, scope: Scope): Promise<boolea
 }
 
 /**
- * advance_clock (CONTRACT 3): the recurring charges and retries of this store's test mode that
+ * advance_clock: the recurring charges and retries of this store's test mode that
  * fell due, settled before it answers. A background worker may be charging one of them at this
  * moment: the answer waits until that charge is settled (at most the gateway timeout, measured
  * in real time), then bills whatever the settlement made due.

@@ -1,5 +1,5 @@
 /**
- * What one settled recurring charge does to its subscription (spec 3.3, CONTRACT 3), as a pure
+ * What one settled recurring charge does to its subscription, as a pure
  * function of the subscription, the charge and the store's clock: the engine applies the result
  * in the transaction that settles the charge.
  *
@@ -20,7 +20,7 @@
  * | an active subscription with every payment made falls due (no charge) | `expired` | expired, updated |
  *
  * `subscription.updated` closes every transition because each one changes the status or
- * `next_billing_at` (spec 6: "state changed (status, next billing, metadata)").
+ * `next_billing_at`, and the event is sent whenever status, next billing or metadata change.
  */
 import type { EventType } from '../webhooks/events';
 import { periodBoundary } from '../subscriptions/schedule';
@@ -28,7 +28,7 @@ import type { SubscriptionRow } from '../subscriptions/representation';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** CONTRACT 3: retries at +1, +3, +5 and +7 days from the failed scheduled charge. */
+/** Retries at +1, +3, +5 and +7 days from the failed scheduled charge. */
 export const RETRY_OFFSET_DAYS = [1, 3, 5, 7] as const;
 
 /** Attempt 0 is the scheduled charge of a cycle, attempts 1–4 its retries. */

@@ -1,6 +1,6 @@
 /**
- * What a checkout session sells (spec 4.4): its lines, priced from the catalog (price and line
- * items mode) or described by the merchant (amount mode), each taxed per CONTRACT 3.
+ * What a checkout session sells: its lines, priced from the catalog (price and line
+ * items mode) or described by the merchant (amount mode), each taxed on its own (tax.ts).
  */
 import { and, inArray, sql } from 'drizzle-orm';
 import { preparedPerShape, type Executor } from '@/db/client';
@@ -63,7 +63,7 @@ const priceRead = preparedPerShape((executor, count) =>
 );
 
 /**
- * Spec 4.4: every price in one query, scoped to the store and environment; unknown, foreign and
+ * Every price in one query, scoped to the store and environment; unknown, foreign and
  * other-environment ids are 404, recurring prices `price_mode_unsupported`, inactive ones
  * `price_inactive`, in the order the lines were sent.
  */
@@ -82,7 +82,7 @@ async function resolvePriceLines(executor: Executor, subject: Subject, requests:
       });
     }
     if (!product.priceActive) throw new ApiError('price_inactive', 'This price is not active: activate it or sell another one.', { param: line.param });
-    // Tax settings count only where tax is calculated (spec 4.1 tax_inclusive); the line records what was applied.
+    // Tax settings count only where tax is calculated; the line records what was applied.
     const taxed = subject.flags.taxCalculation && product.taxRate !== null && product.taxRate > 0;
     const inclusive = taxed && product.taxInclusive;
     return {

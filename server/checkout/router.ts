@@ -12,7 +12,7 @@ const TAGS = ['Checkout sessions'];
 
 /**
  * Runs after the key and its `Idempotency-Key` and before the body is validated
- * (server/checkout/schemas.ts, check order): CONTRACT 3's precedence: a body containing
+ * (server/checkout/schemas.ts, check order): a body containing
  * `amount` in a store without amount mode is `amount_mode_unsupported`, whatever else it holds.
  */
 const createProcedure = checkoutSecretKeyProcedure.use(({ ctx, next }) => {
@@ -56,7 +56,7 @@ export const checkoutRouter = createRouter({
     .output(checkoutSessionSchema)
     .query(({ ctx, input }) => getCheckoutSession(ctx, ctx.subject, input.id)),
 
-  // POST /api/v1/checkout/sessions/{id}/confirm: embedded confirmation, always refused (spec 4.4).
+  // POST /api/v1/checkout/sessions/{id}/confirm: embedded confirmation, always refused.
   confirm: publishableKeyProcedure
     .meta({
       openapi: {

@@ -1,11 +1,11 @@
 /**
- * The public contract of checkout sessions (spec 2.7, 4.4; CONTRACT 3): request schemas with
+ * The public contract of checkout sessions: request schemas with
  * their field rules, and the response schema as an explicit allowlist.
  *
  * Check order of a create, first failure wins:
  * 1. the key (procedure base);
  * 2. `Idempotency-Key` format, then `amount` without the store's permission →
- *    `amount_mode_unsupported` whatever else the body holds (CONTRACT 3; server/checkout/router.ts);
+ *    `amount_mode_unsupported` whatever else the body holds (server/checkout/router.ts);
  * 3. fields with their own code: `currency`, `metadata`, `success_url`, `cancel_url` (below);
  * 4. the shape: unknown fields, types and ranges → `parameter_invalid`;
  * 5. how the fields combine (one mode selector, `quantity` and `description` rules);
@@ -34,7 +34,7 @@ const URL_FIELDS = [
 ] as const;
 
 /**
- * Step 3: the fields spec 4.4 gives their own code are judged before the shape, so that
+ * Step 3: the fields with their own error code are judged before the shape, so that
  * `{ price_id, currency: "usd" }` hears `currency_unsupported`, not about an unknown field.
  */
 function checkingOwnCodeFields<T extends z.ZodType>(schema: T) {
@@ -65,7 +65,7 @@ function checkingOwnCodeFields<T extends z.ZodType>(schema: T) {
 const quantity = strict(z.number().int().min(1).max(MAX_QUANTITY));
 const priceId = z.string().min(1).max(255);
 
-/** Spec 4.4 description: plain text, so no control characters and nothing that reads as markup. */
+/** `description` is plain text, so no control characters and nothing that reads as markup. */
 function isPlainText(value: string): boolean {
   return value.trim() !== '' && !/[\u0000-\u001f\u007f]/.test(value) && !/<[A-Za-z/!?]/.test(value);
 }
@@ -112,7 +112,7 @@ const createFields = z.strictObject({
     .describe('Epoch seconds; clamped to between 30 minutes and 24 hours from now (never rejected). Default: 24 hours.'),
 });
 
-/** Step 5: exactly one mode selector, and the fields that belong to one mode only (spec 4.4). */
+/** Step 5: exactly one mode selector, and the fields that belong to one mode only. */
 function checkCombination(body: z.infer<typeof createFields>, ctx: IssueSink): void {
   const selectors = (['price_id', 'line_items', 'amount'] as const).filter((field) => body[field] !== undefined);
   if (selectors.length !== 1) {
@@ -144,7 +144,7 @@ export const checkoutSessionIdParam = z.string().min(1).max(255).describe('The c
 export const retrieveCheckoutSessionInput = z.strictObject({ id: checkoutSessionIdParam });
 
 /**
- * Spec 4.4 confirm: the body is not strict, so injected fields (amounts among them) are
+ * Confirm: the body is not strict, so injected fields (amounts among them) are
  * accepted and ignored; they can never change what the session charges.
  */
 export const confirmCheckoutSessionInput = z.object({

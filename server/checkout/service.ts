@@ -28,11 +28,11 @@ export interface CheckoutDeps {
 
 export const CREATE_OPERATION = 'checkout_session.create';
 
-/** Spec 4.4 expires_at: clamped to [now + 30 minutes, now + 24 hours], default 24 hours. */
+/** expires_at: clamped to [now + 30 minutes, now + 24 hours], default 24 hours. */
 const SESSION_LIFETIME: Lifetime = { min: 30 * 60, max: 24 * 60 * 60, default: 24 * 60 * 60 };
 
 /**
- * The API shape of a session (spec 2.7): `url` only while open, `client_secret` only for creation
+ * The API shape of a session: `url` only while open, `client_secret` only for creation
  * and its replay (which pass it in: it is derived, never stored).
  */
 export function checkoutSessionView(row: CheckoutSessionRow, deps: Pick<CheckoutDeps, 'config'>, options: { clientSecret?: string } = {}): CheckoutSession {
@@ -71,12 +71,12 @@ export async function findCheckoutSession(deps: Pick<CheckoutDeps, 'db' | 'clock
   return withExpiryApplied(deps.db, checkoutSessions, row, deps.clock.now());
 }
 
-/** GET /checkout/sessions/{id}: never the client secret (spec 2.7). */
+/** GET /checkout/sessions/{id}: never the client secret. */
 export async function getCheckoutSession(deps: CheckoutDeps, scope: Scope, id: string): Promise<CheckoutSession> {
   return checkoutSessionView(await findCheckoutSession(deps, scope, id), deps);
 }
 
-/** Spec 4.4: https is required in live mode; test mode allows http too (the schema checked the rest). */
+/** https is required in live mode; test mode allows http too (the schema checked the rest). */
 function assertUrlsAllowed(subject: Subject, input: CreateCheckoutSessionInput): void {
   if (!subject.livemode) return;
   for (const [field, code] of [
@@ -170,7 +170,7 @@ function prepareSessionInsert(executor: Executor, lineCount: number) {
 const sessionInsert = preparedPerShape(prepareSessionInsert);
 
 /**
- * POST /checkout/sessions (spec 4.4). The prices are read and the order, its lines and the
+ * POST /checkout/sessions. The prices are read and the order, its lines and the
  * session written inside the idempotency key's transaction, so a replay never depends on the
  * catalog as it is now. The three inserts are one prepared statement (prepareSessionInsert).
  */
@@ -250,16 +250,17 @@ export async function createCheckoutSession(
       return withExpiryApplied(deps.db, checkoutSessions, row, now);
     },
   });
-  // Spec 2.7: the client secret is returned by the creation and by its replay, never by reads.
+  // The client secret is returned by the creation and by its replay, never by reads.
   // A replay answers the original session, whose secret derives from its own id.
   return checkoutSessionView(result, deps, { clientSecret: replayed ? clientSecretFor(secret, result.id) : clientSecret });
 }
 
 /**
- * POST /checkout/sessions/{id}/confirm (spec 4.4, CONTRACT 3 check order). The session is looked
- * up within the key's store across both environments, so a matching secret of the other
- * environment answers `environment_mismatch`; an unknown id answers like a wrong secret, so the
- * endpoint never tells which sessions exist. Embedded confirmation always ends in
+ * POST /checkout/sessions/{id}/confirm, checked in order: key, client secret, environment,
+ * session state, then `three_d_secure_required`. The session is looked up within the key's store
+ * across both environments, so a matching secret of the other environment answers
+ * `environment_mismatch`; an unknown id answers like a wrong secret, so the endpoint never tells
+ * which sessions exist. Embedded confirmation always ends in
  * `three_d_secure_required`: the card is entered on the hosted page.
  */
 export async function confirmCheckoutSession(
@@ -274,7 +275,7 @@ export async function confirmCheckoutSession(
     .from(checkoutSessions)
     .where(and(eq(checkoutSessions.id, id), eq(checkoutSessions.storeId, subject.storeId)))
     .limit(1);
-  // Spec 5: every authentication failure is audited, these two included.
+  // Every authentication failure is audited, these two included.
   const refuse = async (error: ApiError): Promise<never> => {
     await recordAudit(deps.db, { action: 'auth.failed', code: error.code, storeId: subject.storeId, livemode: subject.livemode, ip: request.ip, method: request.method, path: request.path });
     throw error;

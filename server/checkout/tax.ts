@@ -1,5 +1,5 @@
 /**
- * Tax of one order line (CONTRACT 3), in integer arithmetic only: BigInt keeps every product
+ * Tax of one order line, in integer arithmetic only: BigInt keeps every product
  * and quotient exact, whatever the amounts.
  */
 
@@ -31,7 +31,7 @@ export function lineTax(gross: number, rate: number | null, inclusive: boolean, 
   return { subtotal: gross, tax, total: gross + tax };
 }
 
-/** The order's amounts: the lines' amounts summed (CONTRACT 3: per line, then summed). */
+/** The order's amounts: the lines' amounts summed (tax is rounded per line, then summed). */
 export function sumLines(lines: readonly LineAmounts[]): LineAmounts {
   return lines.reduce((sum, line) => ({ subtotal: sum.subtotal + line.subtotal, tax: sum.tax + line.tax, total: sum.total + line.total }), {
     subtotal: 0,

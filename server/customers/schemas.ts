@@ -1,5 +1,5 @@
 /**
- * The public contract of customers (CONTRACT 3): created or matched by email at payment, read and
+ * The public contract of customers: created or matched by email at payment, read and
  * deleted by id. Response schemas are explicit allowlists.
  */
 import { z } from 'zod';

@@ -22,7 +22,7 @@ export function customerView(row: CustomerRow): Customer {
 }
 
 /**
- * Tenant, environment and "not deleted", in the same WHERE as every lookup (spec 5): a deleted
+ * Tenant, environment and "not deleted", in the same WHERE as every lookup: a deleted
  * customer answers exactly like an unknown one.
  */
 function liveCustomer(subject: Scope, id: string) {
@@ -31,7 +31,7 @@ function liveCustomer(subject: Scope, id: string) {
 
 /**
  * The customer of a payment: created or matched by lower-cased email within the store and
- * environment (CONTRACT 3), by checkout settlement and by a subscription's first charge. Two
+ * environment, by checkout settlement and by a subscription's first charge. Two
  * payments of one customer may settle at once: both inserts reach the partial unique index, the
  * second waits for the first to commit and then does nothing, and its select (a new statement,
  * so a new snapshot under READ COMMITTED) finds the winner's row.
@@ -70,7 +70,7 @@ export async function deleteCustomer(deps: { db: Database; clock: Clock }, subje
       .where(liveCustomer(subject, id))
       .returning({ id: customers.id });
     if (!deleted) throw resourceMissing('customer', id);
-    // CONTRACT 3: deleting a customer revokes their portal sessions at once, in this
+    // Deleting a customer revokes their portal sessions at once, in this
     // transaction, so the delete and the revocation commit together.
     await revokeCustomerPortalSessions(tx, subject, id, deps.clock.now());
   });

@@ -74,7 +74,7 @@ interface StripeError {
 
 type Form = Array<[string, string]>;
 
-/** Stripe's error codes → ours (spec 7 card errors); anything else a card refused is a decline. */
+/** Stripe's error codes → our card error codes; anything else a card refused is a decline. */
 function cardErrorCode(code: string | undefined): CardErrorCode {
   switch (code) {
     case 'incorrect_number':

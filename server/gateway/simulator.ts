@@ -7,7 +7,7 @@ import { cardBrand, last4 } from './card-number';
 import type { ChargeRequest, ChargeResult, PaymentGateway, RecurringChargeRequest, RefundLookup, RefundRequest, RefundResult } from './types';
 
 /**
- * The test-mode gateway (CONTRACT 4). It moves no money; the outcome follows from the test card.
+ * The test-mode gateway. It moves no money; the outcome follows from the test card.
  *
  * Its ledger is in the database (db/schema/simulator.ts) rather than in memory or derived from
  * the key: an idempotent replay must answer the same result after a restart and on another
@@ -25,7 +25,7 @@ const TEST_CARDS: Record<string, Scenario> = {
 };
 
 /**
- * Whether a (digits-only) number is one of the CONTRACT 4 test cards. Lets a hosted page refuse
+ * Whether a (digits-only) number is one of the published test cards. Lets a hosted page refuse
  * any other number with `unsupported_test_card` before it spends something single-use (a
  * subscription checkout's link) on an attempt the simulator would refuse anyway.
  */

@@ -1,6 +1,6 @@
 /**
- * The payment gateway boundary (issue 3): the one interface through which money moves. Two
- * implementations: the test-mode simulator (CONTRACT 4 test cards) and the live adapter to a
+ * The payment gateway boundary: the one interface through which money moves. Two
+ * implementations: the test-mode simulator (the test cards) and the live adapter to a
  * real acquirer. Every call that can move money carries a deterministic idempotency key
  * (`<purpose>:<object id>:<attempt>`), so a retry after a timeout or crash never charges twice.
  */
@@ -122,7 +122,7 @@ export interface PaymentGateway {
   retrieveRefund(lookup: RefundLookup): Promise<RefundResult | null>;
 }
 
-/** Test and live never mix (spec 5): each environment has its own gateway. */
+/** Test and live never mix: each environment has its own gateway. */
 export interface Gateways {
   test: PaymentGateway;
   live: PaymentGateway;

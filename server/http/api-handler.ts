@@ -143,7 +143,7 @@ export interface ApiHandler {
 
 /**
  * The public REST surface: trpc-to-openapi routes `/api/v1/*` to the procedures; around it this
- * adapter owns what the library does not do as the spec wants (body limits and parsing, the
+ * adapter owns what the library does not do as our API requires (body limits and parsing, the
  * error envelope, statuses, headers). The library's handler is built once, not per request.
  * The app hands the router in (server/app.ts), so this layer never imports the domains.
  */

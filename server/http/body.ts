@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../errors';
 
-/** CONTRACT 3: JSON bodies over 64 KiB are refused before they are parsed. */
+/** JSON bodies over 64 KiB are refused before they are parsed. */
 export const MAX_JSON_BODY_BYTES = 64 * 1024;
 
 const tooLarge = () =>
@@ -74,7 +74,7 @@ export function readIncomingText(req: IncomingMessage, headers: Headers): Promis
 
 /**
  * Reads the JSON object body of a request. `undefined` when a body-less method sent nothing.
- * Methods that carry a body must say `application/json` (spec 1: 415 otherwise).
+ * Methods that carry a body must say `application/json` (415 otherwise).
  */
 export async function readJsonBody(source: BodySource): Promise<Record<string, unknown> | undefined> {
   const carriesBody = source.method === 'POST' || source.method === 'PATCH' || source.method === 'PUT';

@@ -20,9 +20,9 @@ function describe(issue: Issue, param: string): string {
 }
 
 /**
- * The first validation issue becomes the error. A schema names a spec code for a rule by
+ * The first validation issue becomes the error. A schema names a rule's own code by
  * `params: { apiCode }` on a custom issue (e.g. `metadata_invalid`); everything else is
- * `parameter_invalid` (CONTRACT 3).
+ * `parameter_invalid`.
  */
 export function apiErrorFromZod(error: { issues: readonly Issue[] }): ApiError {
   const issue = error.issues[0];

@@ -1,6 +1,6 @@
 /**
- * `Idempotency-Key` for create operations (spec 1, 4.4; CONTRACT 3), written to be reused by
- * portal sessions and subscription checkouts: each passes its own `operation` name.
+ * `Idempotency-Key` for create operations (a replay answers 200, another body 409), written to
+ * be reused by portal sessions and subscription checkouts: each passes its own `operation` name.
  *
  * The key row is inserted in the same transaction as the object it creates. The primary key
  * (store, environment, operation, key) makes a racing request with the same key wait for the
@@ -20,7 +20,7 @@ import { ownedBy, type Scope } from './scope';
 export const IDEMPOTENCY_KEY_MAX_LENGTH = 191;
 export const IDEMPOTENCY_WINDOW_SECONDS = 24 * 60 * 60;
 
-/** The `Idempotency-Key` header: absent, or 1–191 printable characters (spec 4.4). */
+/** The `Idempotency-Key` header: absent, or 1–191 printable characters. */
 export function readIdempotencyKey(headers: Headers): string | undefined {
   const key = headers.get('idempotency-key');
   if (key === null) return undefined;

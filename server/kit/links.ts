@@ -18,9 +18,8 @@ function hmac(secret: string, message: string): Buffer {
 }
 
 /**
- * `cs_…_secret_<random>` (CONTRACT 2). Derived from the session id under the server key, so an
- * idempotent replay can return the original secret while only its SHA-256 is stored
- * (notes/performance.md).
+ * `cs_…_secret_<random>`. Derived from the session id under the server key, so an
+ * idempotent replay can return the original secret while only its SHA-256 is stored.
  */
 export function clientSecretFor(secret: string, sessionId: string): string {
   return `${sessionId}_secret_${hmac(secret, `client_secret:${sessionId}`).toString('base64url').replace(/[-_]/g, '').slice(0, 32)}`;
@@ -96,7 +95,7 @@ function receiptSignatureMatches(secret: string, sessionId: string, presented: s
 }
 
 /**
- * A merchant's URL with our parameters appended to its query (spec 4.4: "appended"): the
+ * A merchant's URL with our parameters appended to its query: the
  * merchant's own query is kept byte for byte (URLSearchParams would re-encode it, breaking a
  * merchant that signs its return URL), and a #fragment stays last.
  */

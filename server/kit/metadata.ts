@@ -1,6 +1,6 @@
 /**
- * Metadata of checkout sessions (spec 4.4 metadata rules 1–6), shared with subscription checkouts
- * and portal sessions (CONTRACT 3: `metadata_invalid` applies there too).
+ * Metadata of checkout sessions, shared with subscription checkouts
+ * and portal sessions (`metadata_invalid` applies there too).
  */
 
 export const METADATA_MAX_KEYS = 20;
@@ -11,24 +11,24 @@ export type Metadata = Record<string, string>;
 
 /** Why `value` breaks a metadata rule, with the offending key when there is one; null when it is valid. */
 export function metadataProblem(value: unknown): { message: string; key?: string } | null {
-  // Rule 5: omitted or null reads back as {}.
+  // Omitted or null reads back as {}.
   if (value === undefined || value === null) return null;
-  // Rule 1: a flat JSON object.
+  // A flat JSON object.
   if (typeof value !== 'object' || Array.isArray(value)) {
     return { message: '`metadata` must be a JSON object of string keys and string, number or boolean values.' };
   }
   const entries = Object.entries(value);
-  // Rule 2.
+  // At most 20 keys, each 1–40 characters.
   if (entries.length > METADATA_MAX_KEYS) return { message: `\`metadata\` may hold at most ${METADATA_MAX_KEYS} keys.` };
   for (const [key, item] of entries) {
     if (key.length < 1 || key.length > METADATA_MAX_KEY_LENGTH) {
       return { message: `Metadata keys must be 1–${METADATA_MAX_KEY_LENGTH} characters.`, key };
     }
-    // Rule 3: strings, numbers and booleans only; null, arrays and objects are refused.
+    // Strings, numbers and booleans only; null, arrays and objects are refused.
     if (typeof item !== 'string' && typeof item !== 'number' && typeof item !== 'boolean') {
       return { message: `Metadata values must be strings, numbers or booleans (\`${key}\` is not).`, key };
     }
-    // Rule 4: measured after coercion.
+    // Values are measured after coercion.
     if (String(item).length > METADATA_MAX_VALUE_LENGTH) {
       return { message: `Metadata values must be at most ${METADATA_MAX_VALUE_LENGTH} characters (\`${key}\` is longer).`, key };
     }
@@ -37,8 +37,8 @@ export function metadataProblem(value: unknown): { message: string; key?: string
 }
 
 /**
- * Rules 3 and 5: numbers and booleans become strings, null or omitted becomes {}. Keys keep the
- * order they arrived in (rule 6: echoed verbatim), which is why the column is `json`, not `jsonb`.
+ * Numbers and booleans become strings, null or omitted becomes {}. Keys keep the
+ * order they arrived in (metadata is echoed verbatim), which is why the column is `json`, not `jsonb`.
  */
 export function normalizeMetadata(value: Record<string, string | number | boolean> | null | undefined): Metadata {
   // fromEntries, not assignment: a key named `__proto__` stays an ordinary key.

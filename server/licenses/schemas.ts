@@ -1,5 +1,5 @@
 /**
- * The public contract of license key validation (CONTRACT 3). Validation always answers 200 with
+ * The public contract of license key validation. Validation always answers 200 with
  * `valid`: an unknown key, another store's, the other environment's and a revoked one are all
  * `valid: false`, never 404, so a merchant's server has one shape to check.
  */

@@ -12,9 +12,9 @@ export function normalizeLicenseKey(key: string): string {
 }
 
 /**
- * POST /licenses/validate. The lookup is scoped like every other (spec 5), so another store's or
+ * POST /licenses/validate. The lookup is scoped like every other, so another store's or
  * the other environment's key reads as not found: the answer never reveals that a key exists
- * elsewhere. A revoked key (its product force-deleted, spec 4.1) is refused from the commit of the
+ * elsewhere. A revoked key (its product force-deleted) is refused from the commit of the
  * revocation on, since nothing is cached.
  */
 export async function validateLicenseKey(db: Database, subject: Scope, rawKey: string): Promise<LicenseValidation> {

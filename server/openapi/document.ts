@@ -1,6 +1,6 @@
 /**
  * The public OpenAPI 3.1 document: trpc-to-openapi generates paths and schemas from the
- * routers, then this file adds what the library cannot know (notes/trpc-to-openapi.md): our
+ * routers, then this file adds what the library cannot know: our
  * success statuses, the error envelope and per-operation error codes, the security schemes the
  * procedure bases enforce, `Idempotency-Key`, and the document's own metadata.
  */

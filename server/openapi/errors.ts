@@ -69,10 +69,10 @@ export function operationErrorCodes({ method, path, meta, hasInput }: OperationF
     for (const code of ['missing_api_key', 'invalid_api_key', 'wrong_key_type', 'capability_disabled'] as const) codes.add(code);
     if (meta.auth.kinds.includes('secret')) codes.add('account_suspended');
   }
-  // Ids of other stores and of the other environment answer exactly like unknown ones (spec 5).
+  // Ids of other stores and of the other environment answer exactly like unknown ones.
   if (/\{[^}]+\}/.test(path)) codes.add('resource_missing');
   for (const code of meta.errors ?? []) codes.add(code);
-  // The per-IP limit applies to every request, before authentication (spec 8).
+  // The per-IP limit applies to every request, before authentication.
   codes.add('rate_limited');
   codes.add('internal_error');
   // Catalog order, so the document does not depend on the order codes were listed in.

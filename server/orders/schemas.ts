@@ -1,5 +1,5 @@
 /**
- * The public contract of orders (CONTRACT 3): one per checkout session, `pending` until paid,
+ * The public contract of orders: one per checkout session, `pending` until paid,
  * with its lines, amounts, refunds and license keys. Explicit allowlists: payment details such as
  * the gateway's payment id or the card never leave through this object.
  */

@@ -11,7 +11,7 @@ type OrderRow = typeof orders.$inferSelect;
 type OrderLineRow = typeof orderLines.$inferSelect;
 type RefundRow = typeof refunds.$inferSelect;
 
-/** Tenant and environment, in the same WHERE as every lookup (spec 5). */
+/** Tenant and environment, in the same WHERE as every lookup. */
 export function orderLineView(row: OrderLineRow): OrderLine {
   return {
     object: 'order_line',
@@ -28,7 +28,7 @@ export function orderLineView(row: OrderLineRow): OrderLine {
   };
 }
 
-/** The API shape of an order and what hangs off it; the portal's order view (issue 4) reuses it. */
+/** The API shape of an order and what hangs off it; the portal's order view reuses it. */
 export function orderView(row: OrderRow, related: { lines: OrderLineRow[]; refunds: RefundRow[]; licenseKeys: string[] }): Order {
   return {
     id: row.id,

@@ -12,9 +12,9 @@ export interface CardFields {
 const EXPIRY = /^(\d{1,2})\s*\/\s*(\d{2}|\d{4})$/;
 
 /**
- * Local validation before any attempt (issue 3): it consumes no attempt and calls no gateway,
+ * Local validation before any attempt: it consumes no attempt and calls no gateway,
  * so a typo never counts against the session's attempt limit. `now` is the store's clock, so a
- * test clock moved past a card's expiry makes it expired (CONTRACT 3).
+ * test clock moved past a card's expiry makes it expired.
  * Messages never quote the input: card data must not reach a log or a page.
  */
 export function validateCard(fields: CardFields, now: Date): CardInput {
@@ -36,7 +36,7 @@ export function validateCard(fields: CardFields, now: Date): CardInput {
     throw new ApiError('expired_card', 'The card has expired.', { param: 'expiry' });
   }
 
-  // CONTRACT 4: any 3-digit CVC; Amex cards print 4 digits, so they may send either.
+  // Any 3-digit CVC; Amex cards print 4 digits, so they may send either.
   const cvc = fields.cvc.trim();
   const amex = cardBrand(number) === 'amex';
   if (!(amex ? /^\d{3,4}$/ : /^\d{3}$/).test(cvc)) {

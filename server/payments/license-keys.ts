@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
 
 /**
- * `LK-XXXXX-XXXXX-XXXXX-XXXXX` (CONTRACT 2): 20 uppercase base32 characters, 100 bits from the
+ * `LK-XXXXX-XXXXX-XXXXX-XXXXX`: 20 uppercase base32 characters, 100 bits from the
  * CSPRNG. 256 is a multiple of 32, so `byte & 31` keeps every character equally likely.
  */
 export function generateLicenseKey(): string {

@@ -16,7 +16,7 @@ import { isOpen, OPEN_ATTEMPT_STATUSES, settleAttempt, type AttemptRow, type Ses
 import { ownedBy } from '../kit/scope';
 
 /**
- * Paying a checkout session on the hosted page (issue 3; spec 3.4, CONTRACT 3–4).
+ * Paying a checkout session on the hosted page.
  *
  * The rule everything here serves: a session is charged at most once. Each attempt is committed
  * with its deterministic idempotency key (`charge:<session id>:<attempt>`) before the gateway is
@@ -44,7 +44,7 @@ export const DEFAULT_PAYMENT_SETTINGS: PaymentSettings = {
 
 export interface PaymentDeps {
   db: Database;
-  /** Wall clock; the session's store clock is derived from it (test clocks, CONTRACT 3). */
+  /** Wall clock; the session's store clock is derived from it (test clocks). */
   clock: Clock;
   gateways: Gateways;
   config: Pick<Config, 'publicBaseUrl' | 'authSecret'>;
@@ -268,7 +268,7 @@ export async function payCheckoutSession(deps: PaymentDeps, input: PayInput): Pr
   }
   const stateError = sessionStateError(loaded.session);
   if (stateError) throw stateError;
-  // Spec 5: a suspended store, or one whose live channel is off, takes no live money on its
+  // A suspended store, or one whose live channel is off, takes no live money on its
   // hosted pages either; test mode keeps working, as for its keys.
   if (loaded.session.livemode && loaded.suspended) {
     throw new ApiError('account_suspended', 'This merchant cannot accept payments at the moment. No payment was taken.');

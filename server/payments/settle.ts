@@ -21,8 +21,7 @@ export function isOpen(status: PaymentAttemptStatus): boolean {
 
 /**
  * Gateway answers that are about what was typed, not a refusal by the bank: the attempt fails but
- * the session stays payable (within its attempt limit). Only `card_declined` fails the session
- * (CONTRACT 3 "after a declined attempt", spec 3.4).
+ * the session stays payable (within its attempt limit). Only `card_declined` fails the session.
  */
 const RETRYABLE_DECLINES = new Set(['unsupported_test_card', 'invalid_card_number', 'invalid_expiry', 'expired_card', 'invalid_cvc']);
 
@@ -75,7 +74,7 @@ export async function settleAttempt(db: Database, clock: Clock, attemptId: strin
         .where(eq(paymentAttempts.id, attemptId))
         .returning();
       if (!declineFailsSession(outcome.code)) return { attempt: updated!, session };
-      // CONTRACT 3: status stays `open` until expires_at; only payment_status moves.
+      // Status stays `open` until expires_at; only payment_status moves.
       const [failed] = await tx
         .update(checkoutSessions)
         .set({ paymentStatus: 'failed', failureCode: outcome.code })
@@ -120,7 +119,7 @@ async function fulfil(tx: Transaction, session: SessionRow, now: Date, payment: 
     .where(and(eq(orderLines.orderId, order.id), eq(orderLines.hasLicense, true)))
     .orderBy(asc(orderLines.position));
   if (licensed.length > 0) {
-    // One key per paid order line of a licensed product (CONTRACT 3), not per unit.
+    // One key per paid order line of a licensed product, not per unit.
     await tx.insert(licenseKeys).values(
       licensed.map((line) => ({
         id: newId('lic', session.livemode),

@@ -1,5 +1,5 @@
 /**
- * The read model of the customer portal page (issue 4, spec 2.4, CONTRACT 5): what the holder of
+ * The read model of the customer portal page: what the holder of
  * a portal link may see. proxy.ts and the page call this; neither touches the database.
  *
  * Every request goes to the database: the token's hash is looked up by its unique index and the
@@ -29,7 +29,7 @@ import { epochSeconds, type Clock } from '../clock';
 import { isPortalTokenFormat, portalTokenHash } from './token';
 import { ownedBy, type Scope } from '../kit/scope';
 
-/** Only brand and last 4 of a card are ever shown (spec 2.4). */
+/** Only brand and last 4 of a card are ever shown. */
 export interface PortalCard {
   brand: string;
   last4: string;
@@ -82,7 +82,7 @@ interface PortalDeps {
 
 /**
  * "Now" on the session's store clock, in SQL: wall time, plus the store's test clock offset for
- * a test-mode session (CONTRACT 3). Judged in the statement itself, so there is no window between
+ * a test-mode session. Judged in the statement itself, so there is no window between
  * reading the clock and the session.
  */
 function storeNow(wallNow: Date) {

@@ -1,7 +1,7 @@
 /**
  * What proxy.ts answers for portal links before the page renders: the headers of every portal
- * response, and small self-contained pages for a link that no longer resolves (404, CONTRACT 3)
- * and for too many lookups from one address (429 with Retry-After, spec 8).
+ * response, and small self-contained pages for a link that no longer resolves (404)
+ * and for too many lookups from one address (429 with Retry-After).
  *
  * Served by the proxy rather than by Next's notFound(): Next 16 sends the not-found UI as an
  * empty shell drawn by client-side JavaScript, which portal pages never run (script-src 'none',
@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { hostedContentSecurityPolicy, hostedPageHeaders } from '../kit/hosted-page/headers';
 
-/** Spec 2.4, CONTRACT 5: no index, no archive; and, as on checkout, no caching and no referrer. */
+/** No index, no archive; and, as on checkout, no caching and no referrer. */
 export function portalHeaders(): Record<string, string> {
   return hostedPageHeaders(hostedContentSecurityPolicy());
 }

@@ -1,5 +1,5 @@
 /**
- * The public contract of portal sessions (spec 2.4, 4.2; CONTRACT 3): request schemas with
+ * The public contract of portal sessions: request schemas with
  * their field rules, and the response schema as an explicit allowlist.
  *
  * Check order of a create, first failure wins: the key, the `Idempotency-Key` format, then
@@ -38,7 +38,7 @@ const createFields = z.strictObject({
 
 type IssueSink = { issues: z.core.$ZodRawIssue[] };
 
-/** `metadata` has its own code (CONTRACT 3), judged before the shape as on checkout sessions. */
+/** `metadata` has its own code, judged before the shape as on checkout sessions. */
 function checkingMetadata<T extends z.ZodType>(schema: T) {
   return z.preprocess((value, ctx: IssueSink) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
@@ -51,7 +51,7 @@ function checkingMetadata<T extends z.ZodType>(schema: T) {
   }, schema);
 }
 
-/** Spec 4.2: exactly one of the four selectors. */
+/** Exactly one of the four selectors. */
 function checkOneSelector(body: z.infer<typeof createFields>, ctx: IssueSink): void {
   const given = PORTAL_SELECTORS.filter((field) => body[field] !== undefined);
   if (given.length === 1) return;

@@ -24,17 +24,17 @@ export interface PortalDeps {
 
 export const CREATE_OPERATION = 'portal_session.create';
 
-/** Spec 4.2 expires_at: clamped to [now + 5 minutes, now + 30 days], default 24 hours. */
+/** expires_at: clamped to [now + 5 minutes, now + 30 days], default 24 hours. */
 const PORTAL_LIFETIME: Lifetime = { min: 5 * 60, max: 30 * 24 * 60 * 60, default: 24 * 60 * 60 };
 
-/** Tenant and environment, in the same WHERE as every lookup (spec 5). */
-/** Spec 3.2: revoked is permanent and wins; otherwise expired once the store clock reaches expires_at. */
+/** Tenant and environment, in the same WHERE as every lookup. */
+/** Revoked is permanent and wins; otherwise expired once the store clock reaches expires_at. */
 export function portalStatus(row: Pick<PortalSessionRow, 'revokedAt' | 'expiresAt'>, now: Date): PortalSession['status'] {
   if (row.revokedAt !== null) return 'revoked';
   return now.getTime() >= row.expiresAt.getTime() ? 'expired' : 'active';
 }
 
-/** The API shape (spec 2.4). `url` is left out entirely unless given (CONTRACT 3: absent, not null). */
+/** The API shape. `url` is left out entirely unless given (absent, not null). */
 export function portalSessionView(row: PortalSessionRow, now: Date, url?: string): PortalSession {
   return {
     id: row.id,
@@ -64,7 +64,7 @@ interface Target {
 /**
  * What the selector names, in this store and environment. A deleted customer is never a target,
  * neither directly nor through their order or subscription: deleting a customer revokes their
- * portals (spec 3.2), and a new link must not bring the data back.
+ * portals, and a new link must not bring the data back.
  */
 async function resolveTarget(executor: Executor, subject: Scope, input: CreatePortalSessionInput): Promise<Target> {
   const ownCustomer = ownedBy(customers, subject);
@@ -100,7 +100,7 @@ async function resolveTarget(executor: Executor, subject: Scope, input: CreatePo
 }
 
 /**
- * POST /portal/sessions (spec 4.2). The URL is returned by the create; a replay returns it only
+ * POST /portal/sessions. The URL is returned by the create; a replay returns it only
  * while the link is active, from the encrypted copy kept for that purpose (server/portal/token.ts).
  */
 export async function createPortalSession(
@@ -155,13 +155,13 @@ async function findPortalSession(db: Executor, scope: Scope, id: string): Promis
   return row;
 }
 
-/** GET /portal/sessions/{id}: the state, never the URL (spec 4.2). */
+/** GET /portal/sessions/{id}: the state, never the URL. */
 export async function getPortalSession(deps: Pick<PortalDeps, 'db' | 'clock'>, scope: Scope, id: string): Promise<PortalSession> {
   return portalSessionView(await findPortalSession(deps.db, scope, id), deps.clock.now());
 }
 
 /**
- * DELETE /portal/sessions/{id}: permanent (spec 3.2). The page checks `revoked_at` on every
+ * DELETE /portal/sessions/{id}: permanent. The page checks `revoked_at` on every
  * request, so the link stops resolving on the next one. Revoking twice keeps the first time.
  */
 export async function revokePortalSession(deps: Pick<PortalDeps, 'db' | 'clock'>, scope: Scope, id: string): Promise<PortalSession> {
@@ -174,7 +174,7 @@ export async function revokePortalSession(deps: Pick<PortalDeps, 'db' | 'clock'>
   return portalSessionView(revoked ?? (await findPortalSession(deps.db, scope, id)), now);
 }
 
-/** Spec 3.2: deleting a customer revokes their portals at once; called inside the delete's transaction. */
+/** Deleting a customer revokes their portals at once; called inside the delete's transaction. */
 export async function revokeCustomerPortalSessions(executor: Executor, scope: Scope, customerId: string, now: Date): Promise<void> {
   await executor
     .update(portalSessions)

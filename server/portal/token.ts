@@ -1,8 +1,8 @@
 /**
- * The portal link's token (spec 2.4, 5): 256 random bits as 43 base64url characters, which is
+ * The portal link's token: 256 random bits as 43 base64url characters, which is
  * itself the credential for the page. Only its SHA-256 is looked up and kept.
  *
- * An idempotent replay must hand back the same URL while the link is active (spec 4.2), which
+ * An idempotent replay must hand back the same URL while the link is active, which
  * a hash cannot give. So, only when the create carries an `Idempotency-Key`, the token is also
  * kept encrypted (AES-256-GCM, key derived from AUTH_SECRET with HKDF, the session id as
  * associated data so a ciphertext cannot be moved to another row). A database dump alone opens

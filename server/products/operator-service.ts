@@ -1,5 +1,5 @@
 /**
- * What only the operator may change on a product (spec 4.1 refuses these fields from merchants).
+ * What only the operator may change on a product (these fields are refused from merchants).
  * Operator scope: the product is found by id alone, whatever its store or environment.
  */
 import { eq } from 'drizzle-orm';
@@ -18,7 +18,7 @@ interface OperatorDeps {
 /** Unlike the public answer, which must not depend on the id, the operator is told which id. */
 const productMissing = (id: string) => new ApiError('resource_missing', `No product with id '${id}' in any store.`, { param: 'id' });
 
-/** Marks the product as issuing a license key per paid order line (CONTRACT 3). */
+/** Marks the product as issuing a license key per paid order line. */
 export async function attachLicense(deps: OperatorDeps, id: string): Promise<Product> {
   const [row] = await deps.db
     .update(products)

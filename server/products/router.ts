@@ -24,7 +24,7 @@ const deps = (ctx: Context & { subject: Subject }): ProductDeps => ({
 
 /**
  * trpc-to-openapi lays the path `id` over the body's fields, so an `id` in the body would vanish
- * silently; spec 4.1 never ignores a field.
+ * silently; a field is never ignored.
  */
 function refuseBodyId(body: unknown): void {
   if (typeof body === 'object' && body !== null && Object.hasOwn(body, 'id')) {
@@ -32,7 +32,7 @@ function refuseBodyId(body: unknown): void {
   }
 }
 
-/** PATCH and its POST alias: two routes, one operation (spec 4.1). */
+/** PATCH and its POST alias: two routes, one operation. */
 function updateProcedure(method: 'PATCH' | 'POST', summary: string) {
   return secretKeyProcedure
     .meta({

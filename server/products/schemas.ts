@@ -1,5 +1,5 @@
 /**
- * The public contract of the catalog (spec 2.1–2.3, 4.1): request schemas with their field rules,
+ * The public contract of the catalog: request schemas with their field rules,
  * and response schemas as explicit allowlists, so a new column (e.g. `file_url`) never leaks.
  */
 import { z } from 'zod';
@@ -9,18 +9,18 @@ export const PRODUCT_TYPES = ['digital', 'physical'] as const;
 export const PRICE_MODES = ['one_time', 'recurring'] as const;
 export const PRICE_INTERVALS = ['day', 'week', 'month', 'year'] as const;
 
-/** Fields a merchant may never set (spec 4.1), each with the reason it is refused. */
+/** Fields a merchant may never set, each with the reason it is refused. */
 const REJECTED_FIELDS: Record<string, string> = {
   has_license: '`has_license` is read-only: licenses are attached by the platform.',
   has_file: '`has_file` is read-only: delivery files are attached by the platform.',
   file_url: '`file_url` cannot be set through the API: delivery files are attached by the platform.',
-  // Spec 4.1: `price` and `currency` are refused with a message that points at `amount`.
+  // `price` and `currency` are refused with a message that points at `amount`.
   price: '`price` cannot be set: send the price as `amount`, an integer in cents (1999 = EUR 19.99).',
   currency: '`currency` cannot be set: every price is in EUR. Send `amount`, an integer in cents (1999 = EUR 19.99).',
 };
 
 /**
- * Spec 4.1: these fields are refused with their own message, checked before any other rule so
+ * These fields are refused with their own message, checked before any other rule so
  * that `{ name, price: 1999 }` hears about `amount` rather than about a missing field.
  */
 function refusingReadOnlyFields<T extends z.ZodType>(schema: T) {
@@ -37,7 +37,7 @@ function refusingReadOnlyFields<T extends z.ZodType>(schema: T) {
 
 const SKU_PATTERN = /^[A-Za-z0-9._-]{3,64}$/;
 
-/** Spec 2.1: absolute http(s) URLs only (no `http:foo`, no `javascript:`). */
+/** Absolute http(s) URLs only (no `http:foo`, no `javascript:`). */
 function isHttpUrl(value: string): boolean {
   if (!/^https?:\/\//i.test(value)) return false;
   try {
@@ -105,7 +105,7 @@ export type CreateProductInput = z.infer<typeof createProductInput>;
 
 export const productIdParam = z.string().min(1).describe('The product id, `prod_…`.');
 
-/** Spec 4.1 PATCH: the create body with every field optional; `id` comes from the path. */
+/** PATCH: the create body with every field optional; `id` comes from the path. */
 export const updateProductInput = refusingReadOnlyFields(
   z.strictObject({
     id: productIdParam,
@@ -125,7 +125,7 @@ export const deleteProductInput = z.strictObject({
     .describe('`true` also deletes a product with issued license keys, revoking them at once.'),
 });
 
-/** Spec 4.1 list query. Unknown parameters are refused so a mistyped filter never reads as "no filter". */
+/** The list query. Unknown parameters are refused so a mistyped filter never reads as "no filter". */
 export const listProductsInput = z.strictObject({
   limit: z.number().int().min(1).max(100).default(10).describe('Page size, 1–100; default 10.'),
   starting_after: z.string().min(1).optional().describe('The id of the last product of the previous page.'),

@@ -32,7 +32,7 @@ export function amountDecimal(amount: number): string {
   return `${amount < 0 ? '-' : ''}${Math.trunc(Math.abs(amount) / 100)}.${cents}`;
 }
 
-/** The API shape of a product row: an explicit allowlist, so `file_url` can never leak (spec 2.1). */
+/** The API shape of a product row: an explicit allowlist, so `file_url` can never leak. */
 export function productView(row: ProductRow): Product {
   return {
     id: row.id,
@@ -78,12 +78,12 @@ export interface ResolvedPrice {
 }
 
 /**
- * Spec 4.1: the price that results from a create or an update, validated as a whole (update
- * rule 1). `interval` is required with `recurring` and refused with `one_time`; `interval_count`
+ * The price that results from a create or an update, validated as a whole.
+ * `interval` is required with `recurring` and refused with `one_time`; `interval_count`
  * is refused with `one_time` too, rather than silently dropped. Sending `mode` restates the
  * price: `mode: recurring` needs its `interval` in the same request even when the product is
  * already recurring, and `interval_count` falls back to its default of 1. Without `mode`, the
- * current interval and count are kept. Switching to `one_time` clears both (rule 2).
+ * current interval and count are kept. Switching to `one_time` clears both.
  */
 export function resolvePrice(
   requested: { mode?: ResolvedPrice['mode']; interval?: ResolvedPrice['interval']; interval_count?: number },
@@ -108,7 +108,7 @@ export function resolvePrice(
   return { mode, interval, intervalCount };
 }
 
-/** Spec 7: the same answer whether the sku is this product's store's, another store's or the other environment's. */
+/** The same answer whether the sku is this product's store's, another store's or the other environment's. */
 const skuTaken = () => new ApiError('sku_unavailable', 'This sku is not available. Choose another one.', { param: 'sku' });
 
 function rethrowSkuCollision(error: unknown): never {
@@ -116,7 +116,7 @@ function rethrowSkuCollision(error: unknown): never {
   throw error;
 }
 
-/** SKUs the platform generates (spec 2.1): recognisable, and 36^16 values keep collisions out of reach. */
+/** SKUs the platform generates when none is sent: recognisable, and 36^16 values keep collisions out of reach. */
 function generateSku(): string {
   return `SKU-${randomBase62(16).toUpperCase()}`;
 }
@@ -127,7 +127,7 @@ export async function createProduct(deps: ProductDeps, subject: Subject, input: 
   const now = deps.clock.now();
   try {
     const row = await deps.db.transaction(async (tx) => {
-      // Serialises creates of one store and environment so the limit is exact under concurrency (CONTRACT 3).
+      // Serialises creates of one store and environment so the limit is exact under concurrency.
       await lockUntilCommit(tx, `products:${subject.storeId}:${subject.livemode}`);
       await assertBelowProductLimit(tx, subject, deps.maxProductsPerStore);
       const [created] = await tx
@@ -142,7 +142,7 @@ export async function createProduct(deps: ProductDeps, subject: Subject, input: 
           type: input.type ?? 'digital',
           showInStore: input.show_in_store ?? true,
           images: input.images ?? [],
-          // Kept as sent: 0 stays 0 and null stays null, both meaning "no tax" (spec 4.1), so a
+          // Kept as sent: 0 stays 0 and null stays null, both meaning "no tax", so a
           // merchant reads back exactly what it wrote.
           taxRate: input.tax_rate ?? null,
           taxInclusive: input.tax_inclusive ?? false,
@@ -177,7 +177,7 @@ async function assertBelowProductLimit(tx: Executor, subject: Scope, max: number
   }
 }
 
-/** GET /products/{id}: unknown, foreign and other-environment ids answer alike (spec 4.1). */
+/** GET /products/{id}: unknown, foreign and other-environment ids answer alike. */
 export async function getProduct(deps: Pick<ProductDeps, 'db'>, subject: Scope, id: string): Promise<Product> {
   const [row] = await deps.db.select().from(products).where(and(eq(products.id, id), ownedBy(products, subject))).limit(1);
   if (!row) throw resourceMissing('product', id);
@@ -216,10 +216,10 @@ const firstPage = preparedOnce((db) =>
 
 /**
  * GET /products: newest first, then by id, and `starting_after` continues strictly after the
- * cursor product (CONTRACT 3). The cursor is looked up inside the page query, scoped like any
+ * cursor product. The cursor is looked up inside the page query, scoped like any
  * lookup, so a page is one round trip; `limit + 1` rows tell whether another page follows.
  * The LIMIT is a bound parameter: PostgreSQL connections run with `plan_cache_mode =
- * force_generic_plan` (db/client.ts), so it does not force a re-plan (notes/performance.md).
+ * force_generic_plan` (db/client.ts), so it does not force a re-plan.
  */
 export async function listProducts(deps: Pick<ProductDeps, 'db'>, subject: Scope, query: ListProductsQuery): Promise<ProductList> {
   const conditions: (SQL | undefined)[] = [ownedBy(products, subject)];
@@ -278,13 +278,14 @@ function productChanges(current: ProductRow, input: UpdateProductBody, now: Date
     Object.entries(columns).some(([column, value]) => JSON.stringify(value) !== JSON.stringify(current[column as keyof ProductRow]));
   const priceChanged = differs(priceColumns);
   if (!priceChanged && !differs(productColumns)) return null;
-  // Spec 2.2: the price's `updated` moves only when the price itself changes.
+  // The price's `updated` moves only when the price itself changes.
   return { ...productColumns, ...priceColumns, updatedAt: now, ...(priceChanged ? { priceUpdatedAt: now } : {}) };
 }
 
 /**
  * PATCH /products/{id} (and its POST alias): a partial update. The row is locked first, so two
- * concurrent updates each validate the price against the other's result (spec 4.1 rule 1).
+ * concurrent updates each validate the price against the other's result (the resulting price is
+ * validated as a whole).
  */
 export async function updateProduct(deps: ProductDeps, subject: Subject, id: string, input: UpdateProductBody): Promise<Product> {
   const now = deps.clock.now();
@@ -304,7 +305,8 @@ export async function updateProduct(deps: ProductDeps, subject: Subject, id: str
 }
 
 /**
- * DELETE /products/{id}: the guards of spec 4.1, in one transaction with the product row locked.
+ * DELETE /products/{id}: the guards (active subscriptions always refuse, license keys unless
+ * forced), in one transaction with the product row locked.
  * Issuing a license key or creating a subscription references the product, and that foreign key
  * check takes a share lock on the product row, which conflicts with ours: so no key or
  * subscription can appear between the guard and the delete. Subscriptions and keys keep their
@@ -350,7 +352,7 @@ export async function deleteProduct(deps: Pick<ProductDeps, 'db' | 'clock'>, sub
           'License keys have been issued for this product. Delete with `force=true` to revoke them and delete the product.',
         );
       }
-      // Spec 4.1: with force the keys stop validating at once, in the same commit as the delete.
+      // With force the keys stop validating at once, in the same commit as the delete.
       await tx.update(licenseKeys).set({ revokedAt: deps.clock.now() }).where(liveKeys);
     }
     await tx.delete(products).where(and(eq(products.id, id), ownedBy(products, subject)));

@@ -10,7 +10,7 @@ interface Waiter {
  * arrive meanwhile are added up and spent together next (one atomic increment by their number).
  * Each call learns its own place in the count, so exactly the calls past `limit` are refused, as
  * one increment each would decide. Under load the hot counters (one per client address, one per
- * key) then cost a round trip per batch instead of one per request (issue 3); alone, a call goes
+ * key) then cost a round trip per batch instead of one per request; alone, a call goes
  * out at once. Refusals reject with the limiter's RateLimiterRes (its msBeforeNext).
  */
 export function coalescedConsume(limiter: RateLimiterAbstract, limit: number): (subject: string) => Promise<void> {

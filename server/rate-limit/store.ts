@@ -12,7 +12,7 @@ const expired = sql`${rateLimits.expire} <= ${sql.placeholder('nowText')}`;
 /**
  * rate-limiter-flexible's atomic fixed-window upsert (RateLimiterDrizzle._upsert), the same SQL,
  * prepared once: the library builds it with Drizzle on every call, which was about a tenth of a
- * request's CPU (issue 3).
+ * request's CPU.
  */
 const counterUpsert = preparedOnce((db) =>
   db

@@ -1,4 +1,4 @@
-/** The public contract of refunds (CONTRACT 3): full or partial, up to what remains of a paid order. */
+/** The public contract of refunds: full or partial, up to what remains of a paid order. */
 import { z } from 'zod';
 import { REFUND_STATUSES } from '@/db/schema';
 import { strict } from '../http/json-schema';

@@ -14,7 +14,7 @@ export type RefundRow = typeof refunds.$inferSelect;
 export interface RefundDeps {
   db: Database;
   clock: Clock;
-  /** The gateway of the subject's environment: test refunds never reach the live acquirer (spec 5). */
+  /** The gateway of the subject's environment: test refunds never reach the live acquirer. */
   gateway: PaymentGateway;
 }
 
@@ -50,7 +50,7 @@ const statusAfterRefunds = (refunded: number, total: number): OrderStatus =>
  *
  * Error codes: an order that is not paid yet is 400 `parameter_invalid` on `order_id` (the request
  * names an order that cannot be refunded); a fully refunded order is 409 `order_already_processed`
- * (spec 7's code for an order whose processing is over: nothing remains to refund); an amount above
+ * (the code for an order whose processing is over: nothing remains to refund); an amount above
  * the remainder is 400 `parameter_invalid` on `amount`, with the remainder in the message.
  */
 async function reserveRefund(executor: Executor, deps: RefundDeps, subject: Scope, input: CreateRefundInput, refundId: string) {
@@ -92,8 +92,8 @@ async function reserveRefund(executor: Executor, deps: RefundDeps, subject: Scop
 }
 
 /**
- * The gateway key of a refund (STYLE: `<purpose>:<object id>:<attempt>`): the request and the
- * reconciler (./reconcile.ts) send the same, so the gateway refunds at most once.
+ * The gateway key of a refund (`<purpose>:<object id>:<attempt>`, like every gateway key): the
+ * request and the reconciler (./reconcile.ts) send the same, so the gateway refunds at most once.
  */
 export const refundGatewayKey = (refundId: string) => `refund:${refundId}:1`;
 
@@ -175,7 +175,7 @@ async function readRefund(db: Database, subject: Scope, id: string): Promise<Ref
 }
 
 /**
- * POST /refunds: full when `amount` is omitted, partial up to what remains (CONTRACT 3).
+ * POST /refunds: full when `amount` is omitted, partial up to what remains.
  *
  * Three steps, so that no transaction stays open across the gateway call (a slow acquirer would
  * otherwise hold the order's lock and a connection, and PGlite's single connection entirely):
@@ -185,7 +185,7 @@ async function readRefund(db: Database, subject: Scope, id: string): Promise<Ref
  * does, for a refund whose answer never came): the gateway replays its refund instead of paying
  * the customer twice.
  *
- * With an `Idempotency-Key` the reservation commits together with the key (CONTRACT 3: a replay
+ * With an `Idempotency-Key` the reservation commits together with the key (a replay
  * answers the original refund as it is now, with 200; another body is 409). A request that fails
  * its checks commits nothing, so the key stays free for a corrected retry.
  */

@@ -1,5 +1,5 @@
 /**
- * Subscription checkouts (spec 2.5, 3.3, 4.3): the signed, single-use hosted link that starts a
+ * Subscription checkouts: the signed, single-use hosted link that starts a
  * subscription. Created here; consumed by the hosted page's first payment attempt (first-charge.ts).
  */
 import { and, eq } from 'drizzle-orm';
@@ -32,10 +32,10 @@ export interface SubscriptionDeps {
 
 export const CREATE_OPERATION = 'subscription_checkout.create';
 
-/** Spec 4.3 expires_at: clamped to [now + 30 minutes, now + 24 hours], default 24 hours. */
+/** expires_at: clamped to [now + 30 minutes, now + 24 hours], default 24 hours. */
 const CHECKOUT_LIFETIME: Lifetime = { min: 30 * 60, max: 24 * 60 * 60, default: 24 * 60 * 60 };
 
-/** The API shape (spec 2.5): `url` signed afresh on every read while open, null after. */
+/** The API shape: `url` signed afresh on every read while open, null after. */
 export function subscriptionCheckoutView(row: SubscriptionCheckoutRow, config: SubscriptionDeps['config']): SubscriptionCheckout {
   const expiresAt = epochSeconds(row.expiresAt);
   return {
@@ -79,7 +79,7 @@ interface Plan {
 }
 
 /**
- * Price mode reads amount, interval and plan name from the catalog (CONTRACT 3: the product's
+ * Price mode reads amount, interval and plan name from the catalog (the product's
  * name); a one-time price is `price_mode_unsupported`, an inactive one `price_inactive`.
  */
 async function resolvePlan(executor: Executor, scope: Scope, input: CreateSubscriptionInput): Promise<Plan> {
@@ -111,7 +111,7 @@ async function resolvePlan(executor: Executor, scope: Scope, input: CreateSubscr
 }
 
 /**
- * POST /subscriptions (spec 4.3): the checkout, audited in the same transaction. The catalog is
+ * POST /subscriptions: the checkout, audited in the same transaction. The catalog is
  * read inside the idempotency key's transaction, so a replay never depends on the catalog as it is now.
  */
 export async function createSubscriptionCheckout(

@@ -1,5 +1,5 @@
 /**
- * The first charge of a subscription, made on the hosted page (spec 3.3, 5; CONTRACT 4).
+ * The first charge of a subscription, made on the hosted page.
  *
  * The link is single-use: the attempt burns it before the gateway is called, in one transaction
  * that also creates the subscription (`pending`) and its first charge row (`processing`, with
@@ -33,7 +33,7 @@ import { ownedBy } from '../kit/scope';
 
 export interface FirstChargeDeps {
   db: Database;
-  /** Wall clock; the store's clock is derived from it (test clocks, CONTRACT 3). */
+  /** Wall clock; the store's clock is derived from it (test clocks). */
   clock: Clock;
   gateways: Gateways;
   config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'subscriptionsEnabled'>;
@@ -46,7 +46,7 @@ export function subscriptionReceiptUrl(config: Pick<Config, 'publicBaseUrl' | 'a
   return receiptPageUrl(config, 'subscription_checkout', checkoutId, 'receipt');
 }
 
-/** CONTRACT 5: success_url with `checkout_id` and `subscription_id` added (its own query kept), else the receipt page. */
+/** success_url with `checkout_id` and `subscription_id` added (its own query kept), else the receipt page. */
 export function subscribedRedirectUrl(config: Pick<Config, 'publicBaseUrl' | 'authSecret'>, checkout: { id: string; successUrl: string | null }, subscriptionId: string): string {
   if (!checkout.successUrl) return subscriptionReceiptUrl(config, checkout.id);
   return appendQuery(checkout.successUrl, { checkout_id: checkout.id, subscription_id: subscriptionId });
@@ -114,7 +114,7 @@ export async function paySubscriptionCheckout(deps: FirstChargeDeps, input: PayS
   const now = storeClock(deps.clock, { livemode: checkout.livemode, testClockOffsetSeconds: loaded.offset }).now();
   if (checkout.consumedAt !== null || checkout.status === 'complete') throw linkUsed();
   if (checkout.status === 'expired' || now.getTime() >= checkout.expiresAt.getTime()) throw linkExpired();
-  // Spec 5: a suspended store or one with the live channel off takes no live money; nobody
+  // A suspended store or one with the live channel off takes no live money; nobody
   // subscribes while subscriptions are switched off for the platform or the store.
   if ((checkout.livemode && (loaded.suspended || !loaded.liveApi)) || !deps.config.subscriptionsEnabled || !loaded.subscriptionsFlag) {
     throw new ApiError('capability_disabled', 'This merchant cannot accept subscriptions at the moment. No payment was taken.');
@@ -223,7 +223,7 @@ async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionChec
         id: subscriptionId,
         storeId: burned.storeId,
         livemode: burned.livemode,
-        // Spec 3.3's transitional status: the first charge is on its way.
+        // The transitional status: the first charge is on its way.
         status: 'pending',
         amount: burned.amount,
         interval: burned.interval,

@@ -1,5 +1,5 @@
 /**
- * The hosted subscription checkout (spec 3.3, 5; CONTRACT 5): what a customer holding the signed
+ * The hosted subscription checkout: what a customer holding the signed
  * link may see, the form's POST, and the receipt. The pages call these; none touches the database.
  */
 import { and, eq } from 'drizzle-orm';

@@ -1,6 +1,6 @@
 /**
- * The Subscription object of the API (spec 2.6), shared by the REST responses, the billing
- * engine and the webhook payloads (spec 6: `data.object` is exactly what the REST API returns).
+ * The Subscription object of the API, shared by the REST responses, the billing
+ * engine and the webhook payloads (`data.object` is exactly what the REST API returns).
  */
 import type { Transaction } from '@/db/client';
 import type { subscriptions } from '@/db/schema';
@@ -41,7 +41,7 @@ export type SubscriptionObject = ReturnType<typeof subscriptionObject>;
 
 /**
  * Writes a subscription event to the outbox in the caller's transaction, carrying the
- * subscription as it is after the change (metadata included, spec 6).
+ * subscription as it is after the change (metadata included).
  */
 export function emitSubscriptionEvent(tx: Transaction, row: SubscriptionRow, type: EventType, times: { now: Date; wallNow: Date }) {
   return recordEvent(tx, { storeId: row.storeId, livemode: row.livemode, type, object: subscriptionObject(row), now: times.now, wallNow: times.wallNow });

@@ -22,7 +22,7 @@ const TAGS = ['Subscriptions'];
 const auditRequest = (ctx: Context) => ({ ip: ctx.request.ip, method: ctx.request.method, path: ctx.request.path });
 
 /**
- * Spec 4.3, CONTRACT 3: creating and cancelling are switched off platform-wide unless
+ * Creating and cancelling are switched off platform-wide unless
  * SUBSCRIPTIONS_ENABLED (503), and per store by its `subscriptions` flag (403), in test and live
  * alike. Checked right after the key, before any lookup or validation of the request.
  */

@@ -1,5 +1,5 @@
 /**
- * The public contract of subscriptions (spec 2.5, 2.6, 4.3; CONTRACT 3): request schemas with
+ * The public contract of subscriptions: request schemas with
  * their field rules, and the response schemas as explicit allowlists.
  *
  * Check order of a create, first failure wins:
@@ -30,7 +30,7 @@ function refuse(ctx: IssueSink, input: unknown, apiCode: ErrorCode, path: Proper
   ctx.issues.push({ code: 'custom', message, path, input, params: { apiCode } });
 }
 
-/** Step 3: `currency`, `metadata` and `success_url` answer their own codes (CONTRACT 3), before the shape. */
+/** Step 3: `currency`, `metadata` and `success_url` answer their own codes, before the shape. */
 function checkingOwnCodeFields<T extends z.ZodType>(schema: T) {
   return z.preprocess((value, ctx) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
@@ -88,7 +88,7 @@ const createFields = z.strictObject({
     .describe('Epoch seconds; clamped to between 30 minutes and 24 hours from now (never rejected). Default: 24 hours. The hosted link dies with it.'),
 });
 
-/** Step 5: exactly one of `price_id` (price mode) or `amount` (plan mode), and what each mode needs or refuses (spec 4.3). */
+/** Step 5: exactly one of `price_id` (price mode) or `amount` (plan mode), and what each mode needs or refuses. */
 function checkCombination(body: z.infer<typeof createFields>, ctx: IssueSink): void {
   if ((body.price_id === undefined) === (body.amount === undefined)) {
     refuse(ctx, body, 'parameter_invalid', body.price_id === undefined ? [] : ['amount'], 'Send exactly one of `price_id` (price mode) or `amount` (plan mode).');
@@ -119,7 +119,7 @@ export const subscriptionIdParam = z.string().min(1).max(255).describe('The subs
 export const retrieveSubscriptionCheckoutInput = z.strictObject({ id: z.string().min(1).max(255).describe('The subscription checkout id, `subchk_…`.') });
 export const retrieveSubscriptionInput = z.strictObject({ id: subscriptionIdParam });
 
-/** Spec 4.3 update: `metadata` is the only mutable field; anything else is refused, never ignored. */
+/** Update: `metadata` is the only mutable field; anything else is refused, never ignored. */
 export const updateSubscriptionInput = z.preprocess(
   (value, ctx) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;

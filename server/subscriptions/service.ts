@@ -1,5 +1,5 @@
 /**
- * Subscriptions through the API (spec 2.6, 3.3, 4.3): read, list, update metadata, cancel.
+ * Subscriptions through the API: read, list, update metadata, cancel.
  * Every update and cancel is audited and emits its event in the same transaction as the change.
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
@@ -65,7 +65,7 @@ export async function listSubscriptions(deps: Pick<SubscriptionDeps, 'db'>, scop
   return { object: 'list', data: rows.slice(0, query.limit).map(subscriptionObject), has_more: rows.length > query.limit };
 }
 
-/** POST /subscriptions/{id}: `metadata` replaces the stored object whole (spec 4.3); emits `subscription.updated`. */
+/** POST /subscriptions/{id}: `metadata` replaces the stored object whole; emits `subscription.updated`. */
 export async function updateSubscription(
   deps: SubscriptionDeps,
   scope: Scope,
@@ -88,7 +88,7 @@ export async function updateSubscription(
 }
 
 /**
- * Statuses a cancel has nothing to stop in: `canceled` (spec 3.3: a no-op), `expired` (the
+ * Statuses a cancel has nothing to stop in: `canceled` (cancelling again is a no-op), `expired` (the
  * schedule ran out) and `incomplete` (the first charge was declined, so no contract exists).
  * They answer the subscription unchanged, without a gateway call or an event.
  */
@@ -99,7 +99,7 @@ function pendingError(): ApiError {
 }
 
 /**
- * DELETE /subscriptions/{id} (spec 4.3): the gateway's recurring contract is cancelled first,
+ * DELETE /subscriptions/{id}: the gateway's recurring contract is cancelled first,
  * outside any transaction (a slow acquirer must not hold a row lock), so that no charge can
  * follow; then, under the row lock, the subscription becomes `canceled`, keeps `reason` for the
  * audit trail and emits `subscription.canceled`. A concurrent cancel that got there first wins:

@@ -1,5 +1,5 @@
 /**
- * What falls due when a store's test clock moves (CONTRACT 3: expiries, recurring charges,
+ * What falls due when a store's test clock moves (expiries, recurring charges,
  * retries, webhook scheduling), run in this order before advance_clock answers.
  */
 import { billTestSubscriptionsDueJob } from '../billing/jobs';

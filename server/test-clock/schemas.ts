@@ -1,4 +1,4 @@
-/** The test clock's contract (CONTRACT 3): move a store's test-mode time forward. */
+/** The test clock's contract: move a store's test-mode time forward. */
 import { z } from 'zod';
 import { strict } from '../http/json-schema';
 

@@ -11,7 +11,7 @@ import type { TestClockView } from './schemas';
 const MAX_OFFSET_SECONDS = 2_147_483_647;
 
 /**
- * POST /test_helpers/advance_clock (CONTRACT 3): adds to the store's offset in one UPDATE, so two
+ * POST /test_helpers/advance_clock: adds to the store's offset in one UPDATE, so two
  * concurrent advances both count, then runs what fell due before answering with the new time.
  */
 export async function advanceTestClock(deps: Services, subject: Subject, seconds: number): Promise<TestClockView> {

@@ -1,5 +1,5 @@
 /**
- * The webhook delivery worker (CONTRACT 3). Each webhook_deliveries row is a job: a pass claims
+ * The webhook delivery worker. Each webhook_deliveries row is a job: a pass claims
  * the due ones with FOR UPDATE SKIP LOCKED, leases them (pushes next_attempt_at past the request
  * timeout and counts the attempt) and commits, then sends outside any transaction and records
  * the outcome. A worker that dies mid-attempt leaves the lease to expire, and the delivery is
@@ -20,10 +20,10 @@ import type { HostResolver } from './destinations';
 import { endpointSecret, signPayload } from './secrets';
 import { sendWebhook, type WebhookResponse } from './sender';
 
-/** CONTRACT 3: retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery is given up. */
+/** Retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery is given up. */
 export const RETRY_DELAYS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
-/** CONTRACT 3: a delivery succeeds on a 2xx within 15 s. */
+/** A delivery succeeds on a 2xx within 15 s. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
 /** How long past the timeout a claimed delivery stays leased before another worker may retry it. */
 const LEASE_MARGIN_MS = 45_000;
@@ -32,7 +32,7 @@ const MAX_IN_FLIGHT = 32;
 
 export interface DeliveryDeps {
   db: Database;
-  /** Wall clock: deliveries are scheduled in real time, also in test mode (CONTRACT 3). */
+  /** Wall clock: deliveries are scheduled in real time, also in test mode. */
   clock: Clock;
   config: Pick<Config, 'authSecret'>;
   timeoutMs?: number;

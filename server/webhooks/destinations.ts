@@ -1,5 +1,5 @@
 /**
- * Where webhooks may go (issue 5, CONTRACT 3): absolute http(s) URLs; in live mode https only,
+ * Where webhooks may go: absolute http(s) URLs; in live mode https only,
  * and only to public addresses, so a merchant cannot point the service at its own network
  * (SSRF: loopback, private ranges, the cloud metadata address 169.254.169.254, …). Test mode
  * accepts http, loopback and private addresses so a receiver on a laptop works, but never

@@ -1,5 +1,5 @@
 /**
- * The outbox (spec 6, CONTRACT 3): an event is written in the same transaction as the state
+ * The outbox: an event is written in the same transaction as the state
  * change that causes it, together with one pending delivery per endpoint of that store and
  * environment that wants it. Delivery happens later (server/webhooks/delivery.ts), so a rolled
  * back change never sends an event and a committed one is never lost.

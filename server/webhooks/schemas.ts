@@ -1,5 +1,5 @@
 /**
- * The public contract of webhook endpoints and their delivery log (CONTRACT 3): request schemas
+ * The public contract of webhook endpoints and their delivery log: request schemas
  * with their field rules, response schemas as explicit allowlists.
  */
 import { z } from 'zod';

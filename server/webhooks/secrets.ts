@@ -1,5 +1,5 @@
 /**
- * Endpoint signing secrets (CONTRACT 3: `whsec_<base64>`, the HMAC key is the decoded part).
+ * Endpoint signing secrets (`whsec_<base64>`, the HMAC key is the decoded part).
  * They are derived from AUTH_SECRET and the endpoint id instead of being stored, so the
  * database never holds them: reading it is not enough to forge a webhook. The cost: rotating
  * AUTH_SECRET rotates every endpoint's secret at once (README, "Webhooks").

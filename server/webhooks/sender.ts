@@ -1,5 +1,5 @@
 /**
- * One HTTP attempt of a webhook (CONTRACT 3): a POST of the exact signed bytes, redirects not
+ * One HTTP attempt of a webhook: a POST of the exact signed bytes, redirects not
  * followed (node:http never follows them), given up after the timeout. The host is resolved and
  * checked here, at the moment of sending, under the rules of the endpoint's mode
  * (server/webhooks/destinations.ts), and the connection goes to the very address that was

@@ -1,5 +1,5 @@
 /**
- * Webhook endpoints (CONTRACT 3): create (the secret is answered once), list, retrieve, delete,
+ * Webhook endpoints: create (the secret is answered once), list, retrieve, delete,
  * and each endpoint's delivery log. Every lookup is scoped by store and environment in the same
  * WHERE, so a foreign, other-environment or unknown id is the same 404.
  */

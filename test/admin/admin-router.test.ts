@@ -55,7 +55,7 @@ async function createProduct(key: string, body: Record<string, unknown> = {}) {
   return created.body;
 }
 
-describe('admin token (CONTRACT 1)', () => {
+describe('admin token', () => {
   it('no Authorization header → UNAUTHORIZED, audited as admin_token_missing', async () => {
     const ip = freshIp();
     const error = await rejection(adminClient({ token: null, ip }).store.create.mutate({ name: 'Nope' }));

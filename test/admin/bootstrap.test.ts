@@ -21,7 +21,7 @@ afterAll(async () => {
   await rm(dataDir, { recursive: true, force: true });
 });
 
-describe('secrets (CONTRACT 1)', () => {
+describe('secrets', () => {
   it('generates the admin token and AUTH_SECRET once, mode 0600, and finds them again', async () => {
     const dir = path.join(dataDir, 'fresh');
     // Two instances starting at once agree on one value.

@@ -57,7 +57,7 @@ function expectFailure(result: CliResult, code: number, message: RegExp) {
 
 const defaultFlags = { suspended: false, live_api: true, amount_mode: false, tax_calculation: false, subscriptions: false };
 
-describe('npm run admin (CONTRACT 1)', { timeout: 150_000 }, () => {
+describe('npm run admin', { timeout: 150_000 }, () => {
   it('store:create prints id, name, keys and flags; the keys work', async () => {
     const store = expectJson(await runCli(['store:create', '--name', 'Acme Books']));
     expect(store).toEqual({

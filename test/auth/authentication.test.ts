@@ -30,7 +30,7 @@ async function auditRows(ip: string) {
   return api.services.db.select().from(auditEvents).where(eq(auditEvents.ip, ip));
 }
 
-/** Spec 5 "all authentication failures are audited": one row, with the code and a hint, never the key. */
+/** Every authentication failure is audited: one row, with the code and a hint, never the key. */
 async function expectAudited(
   ip: string,
   code: string,
@@ -65,20 +65,20 @@ async function createProductFor(key: string): Promise<string> {
   return created.body.id as string;
 }
 
-describe('5 missing and invalid keys', () => {
-  it.each(PROBES)('5 no Authorization header → 401 missing_api_key, audited (%s)', async (kind) => {
+describe('missing and invalid keys', () => {
+  it.each(PROBES)('no Authorization header → 401 missing_api_key, audited (%s)', async (kind) => {
     const response = await probe(kind);
     expectApiError(response, 401, 'missing_api_key');
     await expectAudited(response.ip, 'missing_api_key', { hint: null, storeId: null, path: kind === 'read' ? undefined : '/api/v1/products' });
   });
 
-  it.each(PROBES)('5 an empty Authorization header → 401 missing_api_key (%s)', async (kind) => {
+  it.each(PROBES)('an empty Authorization header → 401 missing_api_key (%s)', async (kind) => {
     const response = await probe(kind, { headers: { authorization: '' } });
     expectApiError(response, 401, 'missing_api_key');
     await expectAudited(response.ip, 'missing_api_key', {});
   });
 
-  it.each(PROBES)('5 Authorization: Basic with a valid secret key inside → 401 invalid_api_key (%s)', async (kind) => {
+  it.each(PROBES)('Authorization: Basic with a valid secret key inside → 401 invalid_api_key (%s)', async (kind) => {
     const store = await createStore(api.services);
     const basic = `Basic ${Buffer.from(`${store.keys.sk_test}:`).toString('base64')}`;
     const response = await probe(kind, { headers: { authorization: basic } });
@@ -94,7 +94,7 @@ describe('5 missing and invalid keys', () => {
     ['too short', 'Bearer sk_test_abc'],
     ['bad characters', 'Bearer sk_test_abcdefghijklmnopqrstuvwx-yz01234'],
     ['a token only', 'sk_test_abcdefghijklmnopqrstuvwxyz0123'],
-  ])('5 malformed Authorization (%s) → 401 invalid_api_key', async (_name, header) => {
+  ])('malformed Authorization (%s) → 401 invalid_api_key', async (_name, header) => {
     for (const kind of PROBES) {
       const response = await probe(kind, { headers: { authorization: header } });
       expectApiError(response, 401, 'invalid_api_key');
@@ -102,7 +102,7 @@ describe('5 missing and invalid keys', () => {
     }
   });
 
-  it.each(['sk_test', 'sk_live', 'pk_test', 'pk_live'])('5 an unknown well-formed %s key → 401 invalid_api_key with a hint, never the key', async (prefix) => {
+  it.each(['sk_test', 'sk_live', 'pk_test', 'pk_live'])('an unknown well-formed %s key → 401 invalid_api_key with a hint, never the key', async (prefix) => {
     const key = `${prefix}_${'Zx9'.repeat(10)}Q7w2`;
     for (const kind of PROBES) {
       const response = await probe(kind, { headers: bearer(key) });
@@ -111,14 +111,14 @@ describe('5 missing and invalid keys', () => {
     }
   });
 
-  it('5 the Bearer scheme name is case-insensitive', async () => {
+  it('the Bearer scheme name is case-insensitive', async () => {
     const store = await createStore(api.services);
     const id = await createProductFor(store.keys.sk_test);
     const response = await probe('read', { headers: { authorization: `bearer ${store.keys.sk_test}` }, productId: id });
     expect(response.status).toBe(200);
   });
 
-  it('5 a revoked key → 401 invalid_api_key; the store’s other keys keep working', async () => {
+  it('a revoked key → 401 invalid_api_key; the store’s other keys keep working', async () => {
     const store = await createStore(api.services);
     const id = await createProductFor(store.keys.sk_test);
     const liveId = await createProductFor(store.keys.sk_live);
@@ -133,8 +133,8 @@ describe('5 missing and invalid keys', () => {
   });
 });
 
-describe('5 publishable keys on catalog endpoints', () => {
-  it.each(['pk_test', 'pk_live'] as const)('5 %s on a read and a write → 401 wrong_key_type, audited with the store', async (slot) => {
+describe('publishable keys on catalog endpoints', () => {
+  it.each(['pk_test', 'pk_live'] as const)('%s on a read and a write → 401 wrong_key_type, audited with the store', async (slot) => {
     const store = await createStore(api.services);
     const id = await createProductFor(slot === 'pk_test' ? store.keys.sk_test : store.keys.sk_live);
     const before = await api.services.db.select({ id: products.id }).from(products).where(eq(products.storeId, store.id));
@@ -149,7 +149,7 @@ describe('5 publishable keys on catalog endpoints', () => {
   });
 });
 
-describe('5 every catalog operation refuses what the probes refuse', () => {
+describe('every catalog operation refuses what the probes refuse', () => {
   const operations = (id: string): [string, string, object | undefined][] => [
     ['GET', '/api/v1/products', undefined],
     ['GET', `/api/v1/products/${id}`, undefined],
@@ -159,7 +159,7 @@ describe('5 every catalog operation refuses what the probes refuse', () => {
     ['DELETE', `/api/v1/products/${id}`, undefined],
   ];
 
-  it('5 no key, X-Api-Key, publishable keys and query-string keys on list, retrieve, create, update and delete', async () => {
+  it('no key, X-Api-Key, publishable keys and query-string keys on list, retrieve, create, update and delete', async () => {
     const store = await createStore(api.services);
     const id = await createProductFor(store.keys.sk_test);
     const before = await api.request('GET', `/api/v1/products/${id}`, { key: store.keys.sk_test });
@@ -186,7 +186,7 @@ describe('5 every catalog operation refuses what the probes refuse', () => {
   });
 });
 
-describe('CONTRACT 3 keys in the query string', () => {
+describe('keys in the query string', () => {
   it.each([
     ['api_key', (key: string) => `?api_key=${key}`],
     ['key', (key: string) => `?key=${key}`],
@@ -195,7 +195,7 @@ describe('CONTRACT 3 keys in the query string', () => {
     ['api_key with garbage', () => '?api_key=whatever'],
     ['sk_ value under another name', (key: string) => `?token=${key}`],
     ['sk_ value among other params', (key: string) => `?expand=price&q=${key}`],
-  ])('CONTRACT 3 %s → 401 invalid_api_key even beside a valid header, audited without the key', async (_name, query) => {
+  ])('%s → 401 invalid_api_key even beside a valid header, audited without the key', async (_name, query) => {
     const store = await createStore(api.services);
     const id = await createProductFor(store.keys.sk_test);
     for (const kind of PROBES) {
@@ -208,7 +208,7 @@ describe('CONTRACT 3 keys in the query string', () => {
     expect(created).toHaveLength(1);
   });
 
-  it.each(['pk_test', 'pk_live', 'sk_live'] as const)('CONTRACT 3 a %s value in the query string → 401 invalid_api_key', async (slot) => {
+  it.each(['pk_test', 'pk_live', 'sk_live'] as const)('a %s value in the query string → 401 invalid_api_key', async (slot) => {
     const store = await createStore(api.services);
     const id = await createProductFor(store.keys.sk_test);
     const response = await probe('read', { headers: bearer(store.keys.sk_test), productId: id, query: `?x=${store.keys[slot]}` });
@@ -216,7 +216,7 @@ describe('CONTRACT 3 keys in the query string', () => {
     await expectAudited(response.ip, 'invalid_api_key', { hint: hintOf(store.keys[slot]), rawKeys: [store.keys[slot]] });
   });
 
-  it('CONTRACT 3 a key in the query string is refused without any header too, and on unknown routes', async () => {
+  it('a key in the query string is refused without any header too, and on unknown routes', async () => {
     const store = await createStore(api.services);
     const bare = await probe('read', { query: `?api_key=${store.keys.sk_test}` });
     expectApiError(bare, 401, 'invalid_api_key');
@@ -227,14 +227,14 @@ describe('CONTRACT 3 keys in the query string', () => {
     await expectAudited(ip, 'invalid_api_key', { rawKeys: [store.keys.sk_live] });
   });
 
-  it('CONTRACT 3 ordinary query parameters are not mistaken for keys', async () => {
+  it('ordinary query parameters are not mistaken for keys', async () => {
     const store = await createStore(api.services);
     // An unknown route, so that only the key detector could turn this 404 into a 401.
     const response = await api.request('GET', '/api/v1/not-a-route?task=sku_1&monkey=pk&name=pk-sk_x&skey=1', { key: store.keys.sk_test });
     expectApiError(response, 404, 'resource_missing');
   });
 
-  it('CONTRACT 3 a value that merely starts sk_ or pk_ is ordinary: ?sku=sk_blue filters the list', async () => {
+  it('a value that merely starts sk_ or pk_ is ordinary: ?sku=sk_blue filters the list', async () => {
     const store = await createStore(api.services);
     for (const sku of ['sk_blue', 'pk_red']) {
       const created = await api.request('POST', '/api/v1/products', { key: store.keys.sk_test, body: { name: 'Shirt', amount: 500, sku } });
@@ -245,7 +245,7 @@ describe('CONTRACT 3 keys in the query string', () => {
     expect(response.body.data.map((product: { sku: string }) => product.sku)).toEqual(['sk_blue']);
   });
 
-  it.each(['sk_test_', 'sk_live_', 'pk_test_', 'pk_live_'])('CONTRACT 3 %s followed by 16 letters or digits is a key; 15 are not', async (prefix) => {
+  it.each(['sk_test_', 'sk_live_', 'pk_test_', 'pk_live_'])('%s followed by 16 letters or digits is a key; 15 are not', async (prefix) => {
     const store = await createStore(api.services);
     const list = (sku: string) => {
       const ip = nextIp();
@@ -260,8 +260,8 @@ describe('CONTRACT 3 keys in the query string', () => {
   });
 });
 
-describe('5 X-Api-Key is for checkout sessions only', () => {
-  it.each(['sk_test', 'sk_live'] as const)('5 %s in X-Api-Key on the catalog → 401 missing_api_key', async (slot) => {
+describe('X-Api-Key is for checkout sessions only', () => {
+  it.each(['sk_test', 'sk_live'] as const)('%s in X-Api-Key on the catalog → 401 missing_api_key', async (slot) => {
     const store = await createStore(api.services);
     const id = await createProductFor(store.keys[slot]);
     for (const kind of PROBES) {
@@ -272,8 +272,8 @@ describe('5 X-Api-Key is for checkout sessions only', () => {
   });
 });
 
-describe('5 suspended account and disabled channel', () => {
-  it('5 suspended: live secret → 403 account_suspended; test secret works; publishable keys stay wrong_key_type', async () => {
+describe('suspended account and disabled channel', () => {
+  it('suspended: live secret → 403 account_suspended; test secret works; publishable keys stay wrong_key_type', async () => {
     const store = await createStore(api.services);
     const testId = await createProductFor(store.keys.sk_test);
     const liveId = await createProductFor(store.keys.sk_live);
@@ -298,7 +298,7 @@ describe('5 suspended account and disabled channel', () => {
     }
   });
 
-  it('5 live_api off: live secret → 403 capability_disabled; test keys unaffected', async () => {
+  it('live_api off: live secret → 403 capability_disabled; test keys unaffected', async () => {
     const store = await createStore(api.services, { liveApi: false });
     const testId = await createProductFor(store.keys.sk_test);
     for (const kind of PROBES) {
@@ -312,13 +312,13 @@ describe('5 suspended account and disabled channel', () => {
     }
   });
 
-  it('5 suspended and live_api off together: the live secret key gets account_suspended', async () => {
+  it('suspended and live_api off together: the live secret key gets account_suspended', async () => {
     const store = await createStore(api.services, { suspended: true, liveApi: false });
     const response = await probe('read', { headers: bearer(store.keys.sk_live) });
     expectApiError(response, 403, 'account_suspended');
   });
 
-  it('5 flags switched by updateStore take effect on the next request', async () => {
+  it('flags switched by updateStore take effect on the next request', async () => {
     const store = await createStore(api.services);
     const liveId = await createProductFor(store.keys.sk_live);
     const read = () => probe('read', { headers: bearer(store.keys.sk_live), productId: liveId });
@@ -337,8 +337,8 @@ describe('5 suspended account and disabled channel', () => {
   });
 });
 
-describe('5 storage and audit of keys', () => {
-  it('5 keys are stored only as SHA-256 hashes', async () => {
+describe('storage and audit of keys', () => {
+  it('keys are stored only as SHA-256 hashes', async () => {
     const store = await createStore(api.services);
     const rows = await api.services.db.select().from(apiKeys).where(eq(apiKeys.storeId, store.id));
     expect(rows).toHaveLength(4);
@@ -355,7 +355,7 @@ describe('5 storage and audit of keys', () => {
     for (const key of all) expect(everything).not.toContain(key);
   });
 
-  it('5 no raw key anywhere in audit_events after every kind of failure', async () => {
+  it('no raw key anywhere in audit_events after every kind of failure', async () => {
     const store = await createStore(api.services, { liveApi: false });
     const suspended = await createStore(api.services, { suspended: true });
     const keys = [...Object.values(store.keys), ...Object.values(suspended.keys)];
@@ -373,7 +373,7 @@ describe('5 storage and audit of keys', () => {
     expect(failures.length).toBeGreaterThanOrEqual(9);
   });
 
-  it('5 successful requests are not audited as failures', async () => {
+  it('successful requests are not audited as failures', async () => {
     const store = await createStore(api.services);
     const id = await createProductFor(store.keys.sk_test);
     const response = await probe('read', { headers: bearer(store.keys.sk_test), productId: id });
@@ -381,7 +381,7 @@ describe('5 storage and audit of keys', () => {
     expect(await auditRows(response.ip)).toEqual([]);
   });
 
-  it('5 the 401 body never echoes the presented key', async () => {
+  it('the 401 body never echoes the presented key', async () => {
     const store = await createStore(api.services);
     const key = `${store.keys.sk_test.slice(0, -1)}${store.keys.sk_test.endsWith('0') ? '1' : '0'}`;
     const response = await rawRequest(api.baseUrl, 'GET', '/api/v1/products/prod_test_x', { headers: bearer(key) });

@@ -39,8 +39,8 @@ beforeAll(async () => {
   tenants.push(await createTenant('Store A'), await createTenant('Store B'));
 });
 
-describe('5 tenant and environment isolation on GET /products/{id}', () => {
-  it('5 each key reads its own product', async () => {
+describe('tenant and environment isolation on GET /products/{id}', () => {
+  it('each key reads its own product', async () => {
     for (const tenant of tenants) {
       for (const slot of ['sk_test', 'sk_live'] as const) {
         const response = await get(tenant.keys[slot], tenant.products[slot]);
@@ -50,7 +50,7 @@ describe('5 tenant and environment isolation on GET /products/{id}', () => {
     }
   });
 
-  it('4.1 another store’s id, the other environment’s id and an unknown id answer 404 resource_missing with byte-identical bodies', async () => {
+  it('another store’s id, the other environment’s id and an unknown id answer 404 resource_missing with byte-identical bodies', async () => {
     for (const tenant of tenants) {
       for (const slot of ['sk_test', 'sk_live'] as const) {
         const key = tenant.keys[slot];
@@ -78,7 +78,7 @@ describe('5 tenant and environment isolation on GET /products/{id}', () => {
     }
   });
 
-  it('5 updates and deletes of another store’s or environment’s product answer like an unknown id and change nothing', async () => {
+  it('updates and deletes of another store’s or environment’s product answer like an unknown id and change nothing', async () => {
     const [a, b] = tenants as [Tenant, Tenant];
     const send = (method: string, key: string, id: string, body?: object) =>
       rawRequest(api.baseUrl, method, `/api/v1/products/${id}`, {
@@ -105,7 +105,7 @@ describe('5 tenant and environment isolation on GET /products/{id}', () => {
     expect(after.map((r) => r.text)).toEqual(before.map((r) => r.text));
   });
 
-  it('5 a list shows only the key’s own store and environment', async () => {
+  it('a list shows only the key’s own store and environment', async () => {
     for (const tenant of tenants) {
       for (const slot of ['sk_test', 'sk_live'] as const) {
         const list = await rawRequest(api.baseUrl, 'GET', '/api/v1/products?limit=100', { headers: { authorization: `Bearer ${tenant.keys[slot]}` } });
@@ -116,7 +116,7 @@ describe('5 tenant and environment isolation on GET /products/{id}', () => {
     }
   });
 
-  it('5 starting_after with a foreign or other-environment id answers like an unknown id', async () => {
+  it('starting_after with a foreign or other-environment id answers like an unknown id', async () => {
     const [a, b] = tenants as [Tenant, Tenant];
     const list = (after: string) =>
       rawRequest(api.baseUrl, 'GET', `/api/v1/products?starting_after=${encodeURIComponent(after)}`, { headers: { authorization: `Bearer ${a.keys.sk_test}` } });
@@ -131,14 +131,14 @@ describe('5 tenant and environment isolation on GET /products/{id}', () => {
     expectApiError(reference, 404, 'resource_missing');
   });
 
-  it('5 a foreign id is never revealed by the message, only the generic 404', async () => {
+  it('a foreign id is never revealed by the message, only the generic 404', async () => {
     const [a, b] = tenants as [Tenant, Tenant];
     const response = await get(a.keys.sk_test, b.products.sk_test);
     expect(response.text).not.toContain(b.products.sk_test);
     expect(response.text).not.toContain(b.name);
   });
 
-  it('5 after probing foreign ids the owners still read their products unchanged', async () => {
+  it('after probing foreign ids the owners still read their products unchanged', async () => {
     const [a, b] = tenants as [Tenant, Tenant];
     const before = await get(b.keys.sk_live, b.products.sk_live);
     await get(a.keys.sk_live, b.products.sk_live);

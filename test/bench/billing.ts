@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: recurring billing throughput (issue 5). N subscriptions fall due at once on a
+ * `npm run bench`: recurring billing throughput. N subscriptions fall due at once on a
  * fresh PostgreSQL database; the billing pass (server/billing/engine.ts: claim with SKIP LOCKED,
  * charge row, simulator gateway call, settle with events) bills them, first as one worker, then
  * as two workers with a connection pool each (two instances sharing the database). Prints due

@@ -1,6 +1,6 @@
 import { measureLibrarySize } from '@/client/scripts/bundle';
 
-/** `npm run bench`: what the browser client library (spec 4.5) costs a merchant page, React excluded. */
+/** `npm run bench`: what the browser client library costs a merchant page, React excluded. */
 export async function printClientLibrarySize(): Promise<void> {
   const { minified, gzipped } = await measureLibrarySize();
   console.log(`\nBrowser client library (client/index.ts, everything imported, React external): ${minified} bytes minified, ${gzipped} bytes minified + gzipped.`);

@@ -1,5 +1,5 @@
 /**
- * The reference floor of `npm run bench` (issue 3): the two benchmarked endpoints as a minimal
+ * The reference floor of `npm run bench`: the two benchmarked endpoints as a minimal
  * `node:http` + `postgres` program, with no framework, no validation library, no rate limits and
  * no ORM. It does the same SQL work as the service, in the fewest round trips we know:
  *

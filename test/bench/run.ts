@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issue 3): the production build of the service, started the way `npm start`
+ * `npm run bench`: the production build of the service, started the way `npm start`
  * starts it, on a fresh PostgreSQL database (and then on embedded PGlite), driven with
  * autocannon from this process at 1, 16 and 64 connections on
  *
@@ -82,7 +82,7 @@ async function startFloor(port: number, databaseUrl: string): Promise<Service> {
   return { child, output: () => output, exited };
 }
 
-/** The demo store's test secret key, from the banner a first start prints (CONTRACT 1). */
+/** The demo store's test secret key, from the banner a first start prints on an empty database. */
 function demoSecretKey(output: string): string {
   const match = /^ {2}sk_test {2}(\S+)$/m.exec(output);
   if (!match) throw new Error(`no demo store keys in the start-up output:\n${output}`);

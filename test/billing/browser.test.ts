@@ -8,9 +8,9 @@ import { chromiumAvailable, launchChromium, newContext, type LaunchedBrowser } f
 import { freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
 
 /**
- * Recurring billing end to end (issue 5, spec 3.3, CONTRACT 3-4) on the production server
+ * Recurring billing end to end (renewals, retries, cancel, expiry) on the production server
  * (`npm start`, background work on): a customer subscribes in Chromium on the hosted page with a
- * CONTRACT 4 test card, then the merchant moves the store's test clock with advance_clock and
+ * test card, then the merchant moves the store's test clock with advance_clock and
  * reads the subscription through the API; the events arrive signed at the merchant's endpoint.
  */
 const ADMIN_TOKEN = 'adm_billingbrowsertestbillingbrowser1234';
@@ -107,7 +107,7 @@ afterAll(async () => {
   await cleanupStorage();
 }, 60_000);
 
-describe('recurring billing on the production server (issue 5)', () => {
+describe('recurring billing on the production server', () => {
   it('4000 0000 0000 0341: renewal declined → past_due, retries at +1/+3/+5/+7 days → canceled; the events arrive signed, in order', async () => {
     const key = await newStore();
     const endpoint = await api(key, 'POST', '/api/v1/webhook_endpoints', { url: receiverUrl });

@@ -31,7 +31,7 @@ function worker(db: Database) {
   return { db, clock, gateways: createGateways({ db, clock, config: loadConfig({}) }) };
 }
 
-describe('two workers on one database (issue 5)', () => {
+describe('two workers on one database', () => {
   it(`bill ${COUNT} due subscriptions: every one charged exactly once`, async () => {
     const { db } = database;
     const store = await createStore({ db });

@@ -62,7 +62,7 @@ function runChild(env: Record<string, string>): Promise<{ signal: NodeJS.Signals
 let cleanup: () => Promise<void> = async () => {};
 afterAll(() => cleanup(), 60_000);
 
-describe('a worker killed between the gateway call and the commit (issue 5)', () => {
+describe('a worker killed between the gateway call and the commit', () => {
   it('leaves one charge at the gateway; a fresh worker settles it from the gateway under the same key, never charging again', async () => {
     const shared = await sharedDatabase();
     cleanup = shared.cleanup;

@@ -50,7 +50,7 @@ async function timeOutRenewal({ sub, storeId }: Awaited<ReturnType<typeof dueRen
   return sub;
 }
 
-describe('charge reconciliation order (issue 5)', () => {
+describe('charge reconciliation order', () => {
   it('charges the gateway cannot answer about are asked about after the others: a batch of two still reaches the third', async () => {
     const due = [await dueRenewal(), await dueRenewal(), await dueRenewal()];
     const stuck = [await timeOutRenewal(due[0]!), await timeOutRenewal(due[1]!)];

@@ -39,7 +39,7 @@ async function dueSubscription(card: string = CARDS.approved) {
 
 const storeScope = (storeId: string) => ({ kind: 'store' as const, storeId, livemode: false, now: new Date(T0.getTime() + RENEWAL * 1000) });
 
-describe('open charges are reconciled, never charged twice (issue 5)', () => {
+describe('open charges are reconciled, never charged twice', () => {
   it('a timeout after the gateway charged: the charge stays unknown and is not claimed again; the reconciler records the gateway’s charge', async () => {
     const { key, storeId, sub } = await dueSubscription();
     expect(await billDueSubscriptions(timingOut(true), storeScope(storeId))).toBe(0);

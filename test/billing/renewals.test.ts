@@ -21,7 +21,7 @@ async function newStore() {
   return { id: store.id, key: store.keys.sk_test };
 }
 
-describe('renewal (spec 3.3, CONTRACT 3)', () => {
+describe('renewal', () => {
   it('a due subscription is charged once at the end of its period: periods move, events payment_succeeded then updated', async () => {
     const store = await newStore();
     const sub = await createSubscription(api.services, store.id, { metadata: { order: 'A-17' } });

@@ -21,7 +21,7 @@ async function newStore() {
   return { id: store.id, key: store.keys.sk_test };
 }
 
-describe('failed renewals and retries (spec 3.3, CONTRACT 3, CONTRACT 4)', () => {
+describe('failed renewals and retries', () => {
   it('4000 0000 0000 0341: past_due with retries at +1, +3, +5, +7 days, canceled after the fourth failed retry', async () => {
     const store = await newStore();
     const sub = await createSubscription(api.services, store.id, { card: CARDS.declinesRecurring, metadata: { order: 'B-3' } });

@@ -6,7 +6,7 @@ import type { TestApi } from '../support/server';
 
 export const DAY = 24 * 60 * 60;
 
-/** POST /test_helpers/advance_clock, which bills what fell due before it answers (CONTRACT 3). */
+/** POST /test_helpers/advance_clock, which bills what fell due before it answers. */
 export async function advanceClock(api: TestApi, key: string, seconds: number): Promise<number> {
   const response = await api.request('POST', '/api/v1/test_helpers/advance_clock', { key, body: { seconds } });
   expect(response.status).toBe(200);

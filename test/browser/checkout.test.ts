@@ -8,7 +8,7 @@ import { chromiumAvailable, launchChromium, merchantLandingPage, newContext, sta
 import { callService, freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
- * Issue 3, CONTRACT 4-5: the hosted checkout page in Debian's Chromium against the real
+ * The hosted checkout page, paid with the test cards, in Debian's Chromium against the real
  * production server (`npm start`), one server and one browser for the file. The merchant's
  * success_url is a second local origin, so the redirect after the POST leaves the service.
  * Set CHECKOUT_SCREENSHOTS=<dir> to keep screenshots of the pages at desktop and phone width.
@@ -78,7 +78,7 @@ beforeAll(async () => {
 
 afterAll(() => stopStarted({ chromium, service, merchant, cleanupStorage }), 60_000);
 
-describe('hosted checkout in Chromium (issue 3, CONTRACT 5)', () => {
+describe('hosted checkout in Chromium', () => {
   it('approve: 4242… lands on success_url with session_id; the session reads complete/paid; strict headers', async () => {
     const session = await createSession({ email: 'moth@example.com' });
     const context = await newContext(browser);
@@ -101,7 +101,7 @@ describe('hosted checkout in Chromium (issue 3, CONTRACT 5)', () => {
 
     await expect.poll(() => page.getByText('Field guide to moths').count()).toBe(1);
     expect(await page.locator('main').textContent()).toContain('€25.00');
-    // CONTRACT 5: no Email field when the session already has customer_email.
+    // No Email field when the session already has customer_email.
     expect(await page.getByLabel('Email').count()).toBe(0);
     expect(await page.getByRole('banner').count()).toBe(1);
     // The stylesheet loads under the policy (it is same-origin), and nothing inline was refused.
@@ -153,7 +153,7 @@ describe('hosted checkout in Chromium (issue 3, CONTRACT 5)', () => {
     await fillCard(page, DECLINED);
     await page.getByRole('button', { name: /^Pay/ }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('declined');
-    // The page offers no further attempt (CONTRACT 3).
+    // After a decline the page offers no further attempt.
     expect(await page.getByRole('button', { name: /^Pay/ }).count()).toBe(0);
     expect(await page.getByLabel('Card number').count()).toBe(0);
     await screenshot(page, 'declined-desktop');
@@ -277,7 +277,7 @@ describe('hosted checkout in Chromium (issue 3, CONTRACT 5)', () => {
     expect(await page.getByLabel('Card number').count()).toBe(0);
     await screenshot(page, 'expired-desktop');
 
-    // The store's test clock past the session's 24-hour deadline (CONTRACT 3): the original link dies.
+    // The store's test clock past the session's 24-hour deadline: the original link dies.
     const advanced = await api('POST', '/api/v1/test_helpers/advance_clock', { seconds: 25 * 3600 });
     expect(advanced.status).toBe(200);
     await page.goto(session.url);

@@ -8,7 +8,7 @@ import { chromiumAvailable, launchChromium, newContext, startMerchantSite, stopS
 import { callService, freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
- * Issue 6: the browser client library on the demo merchant pages (/demo), in Debian's Chromium
+ * The browser client library on the demo merchant pages (/demo), in Debian's Chromium
  * against the real production server (`npm start`): Buy → hosted page → the merchant's success
  * page; the embedded forms end on three_d_secure_required with a way on to the hosted page.
  * Then on a merchant page of another origin (a second local server with the library bundled
@@ -105,7 +105,7 @@ beforeAll(async () => {
 
 afterAll(() => stopStarted({ chromium, service, merchant, cleanupStorage }), 60_000);
 
-describe('demo merchant page (issue 6)', () => {
+describe('demo merchant page', () => {
   it('the demo store’s test keys (and only those) are kept for the demo, mode 0600', async () => {
     const file = path.join(dataDir, 'demo-store-test-keys.json');
     expect((await stat(file)).mode & 0o777).toBe(0o600);
@@ -152,7 +152,7 @@ describe('demo merchant page (issue 6)', () => {
   });
 });
 
-describe('embedded forms on /demo/embedded (spec 4.5)', () => {
+describe('embedded forms on /demo/embedded', () => {
   it('SecureCheckoutForm: card inputs in a frame from the service origin under its own CSP; local errors send nothing; a confirm ends on three_d_secure_required and the continue button opens the hosted page', async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
@@ -249,7 +249,7 @@ describe('embedded forms on /demo/embedded (spec 4.5)', () => {
   });
 });
 
-describe('the library on a merchant page of another origin (spec 4.5)', () => {
+describe('the library on a merchant page of another origin', () => {
   it('the card frame comes from the service origin; every request with card data goes there only; CORS lets the in-page form confirm; both end on three_d_secure_required', async () => {
     const sessionId = await createMerchantSession();
     const context = await newContext(browser);

@@ -9,7 +9,7 @@ import { freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, t
 import { seedCustomer, seedOrder, seedSubscription } from '../portal/factories';
 
 /**
- * Issue 4, spec 2.4, 3.2, CONTRACT 3 and 5: the customer portal page in Debian's Chromium and
+ * The customer portal page (read-only, noindex, 404 once a link stops resolving) in Debian's Chromium and
  * over plain HTTP against the real production server (`npm start`). The data (two customers of
  * one store, a customer of another store, orders, refunds, a subscription with payment attempts)
  * is written into the service's database before it starts. TRUST_PROXY lets the rate-limit test
@@ -63,7 +63,7 @@ async function screenshot(page: Page, name: string) {
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
 }
 
-/** CONTRACT 5 and the issue: on every portal answer, the page's own and the error pages. */
+/** On every portal answer, the page's own and the error pages: noindex, noarchive and the rest. */
 function expectPortalHeaders(headers: Record<string, string>) {
   expect(headers['x-robots-tag']).toBe('noindex, noarchive');
   expect(headers['cache-control']).toContain('no-store');
@@ -157,7 +157,7 @@ beforeAll(async () => {
 
 afterAll(() => stopStarted({ chromium, service, cleanupStorage }), 60_000);
 
-describe('the portal page in Chromium, by scope (spec 2.4, CONTRACT 5)', () => {
+describe('the portal page in Chromium, by scope', () => {
   it('customer scope: all her orders and subscriptions with totals, statuses and refunds; nobody else’s data, no card data beyond brand and last 4', async () => {
     const session = await portal({ customer_id: world.ada.id });
     const { context, page, response } = await open(session.url);
@@ -205,7 +205,7 @@ describe('the portal page in Chromium, by scope (spec 2.4, CONTRACT 5)', () => {
   it('order scope: that order’s amounts, tax, payment status, refunds and license key; not her other order', async () => {
     const [atlas, guide] = world.adaOrders;
     const session = await portal({ order_id: atlas!.id });
-    // The page needs no script (CONTRACT 5): read it with JavaScript off.
+    // The page needs no script: read it with JavaScript off.
     const { context, page, response } = await open(session.url, { javaScriptEnabled: false });
     expect(response.status()).toBe(200);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain('Your order');
@@ -261,8 +261,8 @@ describe('the portal page in Chromium, by scope (spec 2.4, CONTRACT 5)', () => {
   });
 });
 
-describe('links that stop resolving (spec 3.2, CONTRACT 3)', () => {
-  it('3.2 expiry on the store’s test clock: the next request is a 404 page saying the link is no longer valid', async () => {
+describe('links that stop resolving', () => {
+  it('expiry on the store’s test clock: the next request is a 404 page saying the link is no longer valid', async () => {
     const session = await portal({ customer_id: world.ada.id, expires_at: Math.floor(Date.now() / 1000) + 300 });
     const { context, page, response } = await open(session.url);
     expect(response.status()).toBe(200);
@@ -277,7 +277,7 @@ describe('links that stop resolving (spec 3.2, CONTRACT 3)', () => {
     await context.close();
   });
 
-  it('3.2 revocation takes effect on the very next request', async () => {
+  it('revocation takes effect on the very next request', async () => {
     const session = await portal({ customer_id: world.ada.id });
     const { context, page, response } = await open(session.url);
     expect(response.status()).toBe(200);
@@ -288,7 +288,7 @@ describe('links that stop resolving (spec 3.2, CONTRACT 3)', () => {
     await context.close();
   });
 
-  it('3.2 deleting the customer revokes her link at once', async () => {
+  it('deleting the customer revokes her link at once', async () => {
     const seeded = await portal({ customer_id: world.bob.id });
     expect((await fetch(seeded.url)).status).toBe(200);
     expect((await api('DELETE', `/api/v1/customers/${world.bob.id}`)).status).toBe(200);
@@ -297,7 +297,7 @@ describe('links that stop resolving (spec 3.2, CONTRACT 3)', () => {
     expect(await after.text()).not.toContain('Beetles of the world');
   });
 
-  it('CONTRACT 3 unknown and malformed tokens are the same 404 page, with the portal headers', async () => {
+  it('unknown and malformed tokens are the same 404 page, with the portal headers', async () => {
     for (const token of ['A'.repeat(43), 'not-a-token']) {
       const response = await fetch(`http://localhost:${port}/portal/${token}`);
       expect(response.status).toBe(404);
@@ -307,8 +307,8 @@ describe('links that stop resolving (spec 3.2, CONTRACT 3)', () => {
   });
 });
 
-describe('counting and limiting (spec 2.4, 8)', () => {
-  it('2.4 concurrent views each count once', async () => {
+describe('counting and limiting', () => {
+  it('concurrent views each count once', async () => {
     const session = await portal({ customer_id: world.ada.id });
     const context = await newContext(browser);
     const views = 12;
@@ -321,7 +321,7 @@ describe('counting and limiting (spec 2.4, 8)', () => {
     await context.close();
   });
 
-  it('8 portal lookups are limited per IP: 429 with Retry-After and the portal headers; another address is unaffected', async () => {
+  it('portal lookups are limited per IP: 429 with Retry-After and the portal headers; another address is unaffected', async () => {
     const session = await portal({ customer_id: world.ada.id });
     const from = (ip: string) => fetch(session.url, { headers: { 'x-forwarded-for': ip } });
     const burst = await Promise.all(Array.from({ length: PORTAL_LIMIT + 10 }, () => from('203.0.113.77')));

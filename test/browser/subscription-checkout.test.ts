@@ -7,7 +7,7 @@ import { chromiumAvailable, launchChromium, merchantLandingPage, newContext, sta
 import { callService, freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
- * The hosted subscription checkout (spec 3.3, 5; CONTRACT 4, 5) in Debian's Chromium against
+ * The hosted subscription checkout (signed single-use link, test cards) in Debian's Chromium against
  * the real production server (`npm start` with SUBSCRIPTIONS_ENABLED=true), with a store made by
  * the operator CLI (`store:create --subscriptions`). The merchant's success_url is a second
  * local origin, so the redirect after the POST leaves the service.
@@ -75,7 +75,7 @@ beforeAll(async () => {
 
 afterAll(() => stopStarted({ chromium, service, merchant, cleanupStorage }), 60_000);
 
-describe('hosted subscription checkout in Chromium (CONTRACT 5)', () => {
+describe('hosted subscription checkout in Chromium', () => {
   it('approve: plan, amount, interval and the read-only email; 4242 lands on success_url with checkout_id and subscription_id; the subscription is active', async () => {
     const checkout = await createCheckout();
     const context = await newContext(browser);

@@ -28,21 +28,21 @@ const confirm = (id: string, body: unknown, withKey: string | null = store.keys.
 const setState = (id: string, state: Partial<typeof checkoutSessions.$inferInsert>) =>
   api.services.db.update(checkoutSessions).set(state).where(eq(checkoutSessions.id, id));
 
-describe('POST /api/v1/checkout/sessions/{id}/confirm (spec 4.4, CONTRACT 3 check order)', () => {
-  it('4.4 an open session with its client secret → 400 three_d_secure_required; nothing changes', async () => {
+describe('POST /api/v1/checkout/sessions/{id}/confirm (key, client secret, environment, session state, in that order)', () => {
+  it('an open session with its client secret → 400 three_d_secure_required; nothing changes', async () => {
     const session = await createSession();
     expectError(await confirm(session.id, { client_secret: session.client_secret }), 400, 'three_d_secure_required');
     expect(await readSessionRow(api, session.id)).toMatchObject({ status: 'open', paymentStatus: 'unpaid', attemptCount: 0 });
   });
 
-  it('4.4 injected amount fields are ignored', async () => {
+  it('injected amount fields are ignored', async () => {
     const session = await createSession();
     const response = await confirm(session.id, { client_secret: session.client_secret, amount: 1, amount_total: 1, currency: 'usd', quantity: 100 });
     expectError(response, 400, 'three_d_secure_required');
     expect(await readSessionRow(api, session.id)).toMatchObject({ amountTotal: 1999, amountSubtotal: 1999, quantity: 1 });
   });
 
-  it('CONTRACT 3 the key comes first: none → missing_api_key, unknown → invalid_api_key, a secret key → wrong_key_type', async () => {
+  it('the key comes first: none → missing_api_key, unknown → invalid_api_key, a secret key → wrong_key_type', async () => {
     const session = await createSession();
     const body = { client_secret: session.client_secret };
     expectError(await confirm(session.id, body, null), 401, 'missing_api_key');
@@ -51,7 +51,7 @@ describe('POST /api/v1/checkout/sessions/{id}/confirm (spec 4.4, CONTRACT 3 chec
     expectError(await confirm(session.id, { client_secret: 'wrong' }, store.keys.sk_test), 401, 'wrong_key_type');
   });
 
-  it('CONTRACT 3 a wrong client secret, another session’s, or an unknown session id → 401 invalid_client_secret', async () => {
+  it('a wrong client secret, another session’s, or an unknown session id → 401 invalid_client_secret', async () => {
     const session = await createSession();
     const other = await createSession();
     expectError(await confirm(session.id, { client_secret: `${session.id}_secret_wrong` }), 401, 'invalid_client_secret', 'client_secret');
@@ -59,21 +59,21 @@ describe('POST /api/v1/checkout/sessions/{id}/confirm (spec 4.4, CONTRACT 3 chec
     expectError(await confirm('cs_test_000000000000000000000000', { client_secret: session.client_secret }), 401, 'invalid_client_secret', 'client_secret');
   });
 
-  it('CONTRACT 3 another store’s session, even with its own secret → 401 invalid_client_secret', async () => {
+  it('another store’s session, even with its own secret → 401 invalid_client_secret', async () => {
     const other = await createStore(api.services);
     const otherProduct = await createProduct(api, other.keys.sk_test);
     const theirs = await createSession({ price_id: otherProduct.price_id }, other.keys.sk_test);
     expectError(await confirm(theirs.id, { client_secret: theirs.client_secret }), 401, 'invalid_client_secret', 'client_secret');
   });
 
-  it('CONTRACT 3 the right secret with the publishable key of the other environment → 401 environment_mismatch', async () => {
+  it('the right secret with the publishable key of the other environment → 401 environment_mismatch', async () => {
     const session = await createSession();
     expectError(await confirm(session.id, { client_secret: session.client_secret }, store.keys.pk_live), 401, 'environment_mismatch');
     // The secret is checked first: a wrong one is invalid_client_secret whatever the environment.
     expectError(await confirm(session.id, { client_secret: 'nope' }, store.keys.pk_live), 401, 'invalid_client_secret', 'client_secret');
   });
 
-  it('5 invalid_client_secret and environment_mismatch are audited as authentication failures, without the secret', async () => {
+  it('invalid_client_secret and environment_mismatch are audited as authentication failures, without the secret', async () => {
     const session = await createSession();
     const send = async (body: unknown, key: string) => {
       const ip = nextIp();
@@ -89,7 +89,7 @@ describe('POST /api/v1/checkout/sessions/{id}/confirm (spec 4.4, CONTRACT 3 chec
     expect(JSON.stringify([...wrongSecret, ...mismatch])).not.toContain(session.client_secret);
   });
 
-  it('CONTRACT 3 an expired session → 400 session_expired (before a failed payment)', async () => {
+  it('an expired session → 400 session_expired (before a failed payment)', async () => {
     const session = await createSession({ expires_at: epoch(T0) + HOUR });
     api.clock.advance(HOUR);
     expectError(await confirm(session.id, { client_secret: session.client_secret }), 400, 'session_expired');
@@ -97,19 +97,19 @@ describe('POST /api/v1/checkout/sessions/{id}/confirm (spec 4.4, CONTRACT 3 chec
     expectError(await confirm(session.id, { client_secret: session.client_secret }), 400, 'session_expired');
   });
 
-  it('CONTRACT 3 a complete session → 409 session_already_complete', async () => {
+  it('a complete session → 409 session_already_complete', async () => {
     const session = await createSession();
     await setState(session.id, { status: 'complete', paymentStatus: 'paid' });
     expectError(await confirm(session.id, { client_secret: session.client_secret }), 409, 'session_already_complete');
   });
 
-  it('CONTRACT 3 after a declined attempt → 409 session_payment_failed', async () => {
+  it('after a declined attempt → 409 session_payment_failed', async () => {
     const session = await createSession();
     await setState(session.id, { paymentStatus: 'failed', failureCode: 'card_declined' });
     expectError(await confirm(session.id, { client_secret: session.client_secret }), 409, 'session_payment_failed');
   });
 
-  it('4.4 a missing or non-string client_secret → 400 parameter_invalid', async () => {
+  it('a missing or non-string client_secret → 400 parameter_invalid', async () => {
     const session = await createSession();
     expectError(await confirm(session.id, {}), 400, 'parameter_invalid', 'client_secret');
     expectError(await confirm(session.id, { client_secret: 12 }), 400, 'parameter_invalid', 'client_secret');

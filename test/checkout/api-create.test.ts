@@ -26,8 +26,8 @@ beforeEach(() => api.clock.set(T0));
 
 const post = (body: unknown, withKey = key, headers: Record<string, string> = {}) => api.request('POST', SESSIONS, { key: withKey, body, headers });
 
-describe('POST /api/v1/checkout/sessions: price mode (spec 2.7, 4.4)', () => {
-  it('4.4 price_id alone gives an open, unpaid session with every field of spec 2.7, an order and a signed url', async () => {
+describe('POST /api/v1/checkout/sessions: price mode', () => {
+  it('price_id alone gives an open, unpaid session with every field, an order and a signed url', async () => {
     const response = await post({ price_id: product.price_id });
     expect(response.status).toBe(201);
     const body = response.body;
@@ -77,66 +77,66 @@ describe('POST /api/v1/checkout/sessions: price mode (spec 2.7, 4.4)', () => {
   });
 });
 
-describe('POST /api/v1/checkout/sessions: keys and wire format (spec 1, 5)', () => {
-  it('5 the secret key in X-Api-Key is accepted as well as Bearer', async () => {
+describe('POST /api/v1/checkout/sessions: keys and wire format', () => {
+  it('the secret key in X-Api-Key is accepted as well as Bearer', async () => {
     const response = await api.request('POST', SESSIONS, { body: { price_id: product.price_id }, headers: { 'x-api-key': key } });
     expect(response.status).toBe(201);
     expect(response.body.id).toMatch(/^cs_test_/);
   });
 
-  it('5 no key → 401 missing_api_key; a publishable key → 401 wrong_key_type; an unknown key → 401 invalid_api_key', async () => {
+  it('no key → 401 missing_api_key; a publishable key → 401 wrong_key_type; an unknown key → 401 invalid_api_key', async () => {
     expectError(await api.request('POST', SESSIONS, { body: { price_id: product.price_id } }), 401, 'missing_api_key');
     expectError(await post({ price_id: product.price_id }, store.keys.pk_test), 401, 'wrong_key_type');
     expectError(await post({ price_id: product.price_id }, `sk_test_${'x'.repeat(32)}`), 401, 'invalid_api_key');
   });
 
-  it('1 without Content-Type: application/json → 415 unsupported_media_type', async () => {
+  it('without Content-Type: application/json → 415 unsupported_media_type', async () => {
     const body = JSON.stringify({ price_id: product.price_id });
     expectError(await rawRequest(api.baseUrl, 'POST', SESSIONS, { headers: { authorization: `Bearer ${key}` }, body: new TextEncoder().encode(body) }), 415, 'unsupported_media_type');
     expectError(await rawRequest(api.baseUrl, 'POST', SESSIONS, { headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' }, body }), 415, 'unsupported_media_type');
   });
 
-  it('7 malformed JSON → 400 invalid_json', async () => {
+  it('malformed JSON → 400 invalid_json', async () => {
     expectError(await rawRequest(api.baseUrl, 'POST', SESSIONS, { headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"price_id":' }), 400, 'invalid_json');
   });
 
-  it('4.4 an unknown field → 400 parameter_invalid naming it', async () => {
+  it('an unknown field → 400 parameter_invalid naming it', async () => {
     expectError(await post({ price_id: product.price_id, colour: 'red' }), 400, 'parameter_invalid', 'colour');
   });
 
-  it('1 `currency` → 400 currency_unsupported, even `eur`, before any other rule', async () => {
+  it('`currency` → 400 currency_unsupported, even `eur`, before any other rule', async () => {
     expectError(await post({ price_id: product.price_id, currency: 'usd' }), 400, 'currency_unsupported', 'currency');
     expectError(await post({ price_id: product.price_id, currency: 'eur' }), 400, 'currency_unsupported', 'currency');
     expectError(await post({ currency: 'eur', colour: 'red' }), 400, 'currency_unsupported', 'currency');
   });
 });
 
-describe('POST /api/v1/checkout/sessions: mode selectors (spec 4.4)', () => {
-  it('4.4 no mode selector → 400 parameter_invalid', async () => {
+describe('POST /api/v1/checkout/sessions: mode selectors', () => {
+  it('no mode selector → 400 parameter_invalid', async () => {
     expectError(await post({}), 400, 'parameter_invalid');
     expectError(await post({ success_url: 'https://shop.example.com/ok' }), 400, 'parameter_invalid');
   });
 
-  it('4.4 price_id with line_items → 400 parameter_invalid', async () => {
+  it('price_id with line_items → 400 parameter_invalid', async () => {
     expectError(await post({ price_id: product.price_id, line_items: [{ price_id: product.price_id }] }), 400, 'parameter_invalid', 'line_items');
   });
 
-  it('4.4 price_id with amount (amount mode on) → 400 parameter_invalid', async () => {
+  it('price_id with amount (amount mode on) → 400 parameter_invalid', async () => {
     const own = await createProduct(api, amountStore.keys.sk_test);
     expectError(await post({ price_id: own.price_id, amount: 500, description: 'Consulting' }, amountStore.keys.sk_test), 400, 'parameter_invalid', 'amount');
     expectError(await post({ line_items: [{ price_id: own.price_id }], amount: 500, description: 'Consulting' }, amountStore.keys.sk_test), 400, 'parameter_invalid', 'amount');
   });
 });
 
-describe('POST /api/v1/checkout/sessions: price mode rules (spec 4.4, CONTRACT 2)', () => {
-  it('CONTRACT 2 the price id is accepted without its leading `price_`', async () => {
+describe('POST /api/v1/checkout/sessions: price mode rules', () => {
+  it('the price id is accepted without its leading `price_`', async () => {
     const response = await post({ price_id: product.price_id.slice('price_'.length) });
     expect(response.status).toBe(201);
     expect(response.body.price_id).toBe(product.price_id);
     expect(response.body.product_id).toBe(product.id);
   });
 
-  it('4.4 quantity multiplies the amount; 1 and 100 are the bounds', async () => {
+  it('quantity multiplies the amount; 1 and 100 are the bounds', async () => {
     const three = await post({ price_id: product.price_id, quantity: 3 });
     expect(three.status).toBe(201);
     expect(three.body).toMatchObject({ quantity: 3, amount_subtotal: 5997, amount_tax: 0, amount_total: 5997 });
@@ -148,24 +148,24 @@ describe('POST /api/v1/checkout/sessions: price mode rules (spec 4.4, CONTRACT 2
     expect(hundred.body.amount_total).toBe(199_900);
   });
 
-  it.each([0, 101, -1, 1.5, '2', null, true])('4.4 quantity %j → 400 parameter_invalid', async (quantity) => {
+  it.each([0, 101, -1, 1.5, '2', null, true])('quantity %j → 400 parameter_invalid', async (quantity) => {
     expectError(await post({ price_id: product.price_id, quantity }), 400, 'parameter_invalid', 'quantity');
   });
 
-  it('4.4 quantity with line_items → 400 parameter_invalid', async () => {
+  it('quantity with line_items → 400 parameter_invalid', async () => {
     expectError(await post({ line_items: [{ price_id: product.price_id }], quantity: 2 }), 400, 'parameter_invalid', 'quantity');
   });
 
-  it('4.4 quantity with amount → 400 parameter_invalid', async () => {
+  it('quantity with amount → 400 parameter_invalid', async () => {
     expectError(await post({ amount: 500, description: 'Consulting', quantity: 2 }, amountStore.keys.sk_test), 400, 'parameter_invalid', 'quantity');
   });
 
-  it('4.4 an unknown price → 404 resource_missing on price_id', async () => {
+  it('an unknown price → 404 resource_missing on price_id', async () => {
     expectError(await post({ price_id: 'price_test_000000000000000000000000' }), 404, 'resource_missing', 'price_id');
     expectError(await post({ price_id: 'nonsense' }), 404, 'resource_missing', 'price_id');
   });
 
-  it('5 another store’s price and this store’s live price answer exactly like an unknown one', async () => {
+  it('another store’s price and this store’s live price answer exactly like an unknown one', async () => {
     const other = await createStore(api.services);
     const foreign = await createProduct(api, other.keys.sk_test);
     const live = await createProduct(api, store.keys.sk_live);
@@ -179,17 +179,17 @@ describe('POST /api/v1/checkout/sessions: price mode rules (spec 4.4, CONTRACT 2
     expectError(await post({ price_id: product.price_id }, store.keys.sk_live), 404, 'resource_missing', 'price_id');
   });
 
-  it('4.4 an inactive price → 400 price_inactive', async () => {
+  it('an inactive price → 400 price_inactive', async () => {
     const inactive = await createProduct(api, key, { active: false });
     expectError(await post({ price_id: inactive.price_id }), 400, 'price_inactive', 'price_id');
   });
 
-  it('4.4 a recurring price → 400 price_mode_unsupported', async () => {
+  it('a recurring price → 400 price_mode_unsupported', async () => {
     const recurring = await createProduct(api, key, { mode: 'recurring', interval: 'month' });
     expectError(await post({ price_id: recurring.price_id }), 400, 'price_mode_unsupported', 'price_id');
   });
 
-  it('4.4 the order line keeps the product’s license flag, so paying issues keys for it', async () => {
+  it('the order line keeps the product’s license flag, so paying issues keys for it', async () => {
     const licensed = await createProduct(api, key, { name: 'Editor licence', amount: 4900 });
     await api.services.db.update(products).set({ hasLicense: true }).where(eq(products.id, licensed.id));
     const response = await post({ price_id: licensed.price_id, quantity: 2 });
@@ -198,15 +198,15 @@ describe('POST /api/v1/checkout/sessions: price mode rules (spec 4.4, CONTRACT 2
     expect(lines).toEqual([expect.objectContaining({ productId: licensed.id, description: 'Editor licence', quantity: 2, hasLicense: true })]);
   });
 
-  it('4.4 a total above 99,999,999 cents → 400 parameter_invalid', async () => {
+  it('a total above 99,999,999 cents → 400 parameter_invalid', async () => {
     const dear = await createProduct(api, key, { amount: 99_999_999 });
     expectError(await post({ price_id: dear.price_id, quantity: 2 }), 400, 'parameter_invalid', 'quantity');
     expect((await post({ price_id: dear.price_id })).status).toBe(201);
   });
 });
 
-describe('POST /api/v1/checkout/sessions: line items mode (spec 4.4)', () => {
-  it('4.4 line items: amount_total is the sum of the entries; quantity defaults to 1; the lines are on the order', async () => {
+describe('POST /api/v1/checkout/sessions: line items mode', () => {
+  it('line items: amount_total is the sum of the entries; quantity defaults to 1; the lines are on the order', async () => {
     const second = await createProduct(api, key, { name: 'Audiobook', amount: 500 });
     const response = await post({ line_items: [{ price_id: product.price_id, quantity: 2 }, { price_id: second.price_id.slice('price_'.length) }] });
     expect(response.status).toBe(201);
@@ -228,7 +228,7 @@ describe('POST /api/v1/checkout/sessions: line items mode (spec 4.4)', () => {
     ]);
   });
 
-  it('4.4 line_items takes 1–100 entries', async () => {
+  it('line_items takes 1–100 entries', async () => {
     expectError(await post({ line_items: [] }), 400, 'parameter_invalid', 'line_items');
     const hundred = Array.from({ length: 100 }, () => ({ price_id: product.price_id }));
     const response = await post({ line_items: hundred });
@@ -237,7 +237,7 @@ describe('POST /api/v1/checkout/sessions: line items mode (spec 4.4)', () => {
     expectError(await post({ line_items: [...hundred, { price_id: product.price_id }] }), 400, 'parameter_invalid', 'line_items');
   });
 
-  it('4.4 each entry is checked like price mode, and blamed by its position', async () => {
+  it('each entry is checked like price mode, and blamed by its position', async () => {
     const inactive = await createProduct(api, key, { active: false });
     const recurring = await createProduct(api, key, { mode: 'recurring', interval: 'year' });
     const other = await createStore(api.services);
@@ -253,8 +253,8 @@ describe('POST /api/v1/checkout/sessions: line items mode (spec 4.4)', () => {
   });
 });
 
-describe('POST /api/v1/checkout/sessions: amount mode (spec 4.4, CONTRACT 3 precedence)', () => {
-  it('4.4 amount with description, in a store with amount mode: one line, no product, no tax', async () => {
+describe('POST /api/v1/checkout/sessions: amount mode (amount_mode_unsupported before any other error)', () => {
+  it('amount with description, in a store with amount mode: one line, no product, no tax', async () => {
     const response = await post({ amount: 12_345, description: 'Consulting, March' }, amountStore.keys.sk_test);
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({
@@ -272,7 +272,7 @@ describe('POST /api/v1/checkout/sessions: amount mode (spec 4.4, CONTRACT 3 prec
     ]);
   });
 
-  it('CONTRACT 3 any body containing `amount` without amount mode → 400 amount_mode_unsupported, whatever else it holds', async () => {
+  it('any body containing `amount` without amount mode → 400 amount_mode_unsupported, whatever else it holds', async () => {
     for (const body of [
       { amount: 500, description: 'Consulting' },
       { amount: 500 },
@@ -285,7 +285,7 @@ describe('POST /api/v1/checkout/sessions: amount mode (spec 4.4, CONTRACT 3 prec
     expectError(await post({ amount: 500, description: 'Consulting' }, store.keys.sk_live), 400, 'amount_mode_unsupported', 'amount');
   });
 
-  it('4.4 amount is 50–1,000,000 cents', async () => {
+  it('amount is 50–1,000,000 cents', async () => {
     const amountKey = amountStore.keys.sk_test;
     expect((await post({ amount: 50, description: 'Tip' }, amountKey)).status).toBe(201);
     expect((await post({ amount: 1_000_000, description: 'Consulting' }, amountKey)).status).toBe(201);
@@ -294,7 +294,7 @@ describe('POST /api/v1/checkout/sessions: amount mode (spec 4.4, CONTRACT 3 prec
     }
   });
 
-  it('4.4 description is required with amount, 1–255 characters of plain text', async () => {
+  it('description is required with amount, 1–255 characters of plain text', async () => {
     const amountKey = amountStore.keys.sk_test;
     expectError(await post({ amount: 500 }, amountKey), 400, 'parameter_invalid', 'description');
     expect((await post({ amount: 500, description: 'x'.repeat(255) }, amountKey)).status).toBe(201);
@@ -303,14 +303,14 @@ describe('POST /api/v1/checkout/sessions: amount mode (spec 4.4, CONTRACT 3 prec
     }
   });
 
-  it('4.4 description is valid only with amount', async () => {
+  it('description is valid only with amount', async () => {
     expectError(await post({ price_id: product.price_id, description: 'Ebook' }), 400, 'parameter_invalid', 'description');
     expectError(await post({ line_items: [{ price_id: product.price_id }], description: 'Cart' }), 400, 'parameter_invalid', 'description');
   });
 });
 
-describe('POST /api/v1/checkout/sessions: urls and customer_email (spec 4.4)', () => {
-  it('4.4 success_url and cancel_url are stored and returned; http is allowed in test mode', async () => {
+describe('POST /api/v1/checkout/sessions: urls and customer_email', () => {
+  it('success_url and cancel_url are stored and returned; http is allowed in test mode', async () => {
     const response = await post({ price_id: product.price_id, success_url: 'http://localhost:3001/thanks?x=1', cancel_url: 'https://shop.example.com/cart' });
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({ success_url: 'http://localhost:3001/thanks?x=1', cancel_url: 'https://shop.example.com/cart' });
@@ -319,7 +319,7 @@ describe('POST /api/v1/checkout/sessions: urls and customer_email (spec 4.4)', (
   it.each([
     ['success_url', 'invalid_success_url'],
     ['cancel_url', 'invalid_cancel_url'],
-  ])('4.4 %s must be an absolute http(s) URL of at most 2000 characters → %s', async (field, code) => {
+  ])('%s must be an absolute http(s) URL of at most 2000 characters → %s', async (field, code) => {
     const long = `https://shop.example.com/${'a'.repeat(2000 - 'https://shop.example.com/'.length)}`;
     expect(long.length).toBe(2000);
     expect((await post({ price_id: product.price_id, [field]: long })).status).toBe(201);
@@ -331,7 +331,7 @@ describe('POST /api/v1/checkout/sessions: urls and customer_email (spec 4.4)', (
   it.each([
     ['success_url', 'invalid_success_url'],
     ['cancel_url', 'invalid_cancel_url'],
-  ])('4.4 live mode requires https for %s → %s', async (field, code) => {
+  ])('live mode requires https for %s → %s', async (field, code) => {
     const live = await createProduct(api, store.keys.sk_live);
     expectError(await post({ price_id: live.price_id, [field]: 'http://shop.example.com/x' }, store.keys.sk_live), 400, code, field);
     const response = await post({ price_id: live.price_id, [field]: 'https://shop.example.com/x' }, store.keys.sk_live);
@@ -341,7 +341,7 @@ describe('POST /api/v1/checkout/sessions: urls and customer_email (spec 4.4)', (
     expect(response.body.order_id).toMatch(/^ord_live_[0-9A-Za-z]{24}$/);
   });
 
-  it('4.4 customer_email: a valid address of at most 254 characters, on the session and its order', async () => {
+  it('customer_email: a valid address of at most 254 characters, on the session and its order', async () => {
     const response = await post({ price_id: product.price_id, customer_email: 'buyer@example.com' });
     expect(response.status).toBe(201);
     expect(response.body.customer_email).toBe('buyer@example.com');
@@ -355,8 +355,8 @@ describe('POST /api/v1/checkout/sessions: urls and customer_email (spec 4.4)', (
   });
 });
 
-describe('POST /api/v1/checkout/sessions: metadata (spec 4.4 rules 1–6)', () => {
-  it('4.4 rule 3 and 6: numbers and booleans become strings; keys keep their order, on create and on read', async () => {
+describe('POST /api/v1/checkout/sessions: metadata', () => {
+  it('rule 3 and 6: numbers and booleans become strings; keys keep their order, on create and on read', async () => {
     const response = await post({ price_id: product.price_id, metadata: { zeta: 'z', alpha: 1, mid: true, neg: -2.5, off: false } });
     expect(response.status).toBe(201);
     expect(JSON.stringify(response.body.metadata)).toBe('{"zeta":"z","alpha":"1","mid":"true","neg":"-2.5","off":"false"}');
@@ -364,7 +364,7 @@ describe('POST /api/v1/checkout/sessions: metadata (spec 4.4 rules 1–6)', () =
     expect(JSON.stringify(read.body.metadata)).toBe('{"zeta":"z","alpha":"1","mid":"true","neg":"-2.5","off":"false"}');
   });
 
-  it('4.4 rule 5: omitted, null or empty metadata reads back as {}', async () => {
+  it('rule 5: omitted, null or empty metadata reads back as {}', async () => {
     for (const metadata of [undefined, null, {}]) {
       const response = await post({ price_id: product.price_id, ...(metadata === undefined ? {} : { metadata }) });
       expect(response.status).toBe(201);
@@ -372,7 +372,7 @@ describe('POST /api/v1/checkout/sessions: metadata (spec 4.4 rules 1–6)', () =
     }
   });
 
-  it('4.4 rule 2 and 4: 20 keys of 40 characters with 500-character values are the limits', async () => {
+  it('rule 2 and 4: 20 keys of 40 characters with 500-character values are the limits', async () => {
     const metadata = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`${String(i).padStart(2, '0')}${'k'.repeat(38)}`, 'v'.repeat(500)]));
     const response = await post({ price_id: product.price_id, metadata });
     expect(response.status).toBe(201);
@@ -390,12 +390,12 @@ describe('POST /api/v1/checkout/sessions: metadata (spec 4.4 rules 1–6)', () =
     ['an object value', { plan: { tier: 'pro' } }, 'metadata.plan'],
     ['an array value', { plan: ['pro'] }, 'metadata.plan'],
     ['a 501-character value', { plan: 'v'.repeat(501) }, 'metadata.plan'],
-  ])('4.4 metadata with %s → 400 metadata_invalid', async (_name, metadata, param) => {
+  ])('metadata with %s → 400 metadata_invalid', async (_name, metadata, param) => {
     expectError(await post({ price_id: product.price_id, metadata }), 400, 'metadata_invalid', param);
   });
 });
 
-describe('POST /api/v1/checkout/sessions: expires_at (spec 4.4)', () => {
+describe('POST /api/v1/checkout/sessions: expires_at', () => {
   const now = epoch(T0);
 
   it.each([
@@ -406,22 +406,22 @@ describe('POST /api/v1/checkout/sessions: expires_at (spec 4.4)', () => {
     ['in the past, clamped up', now - HOUR, now + 30 * 60],
     ['zero, clamped up', 0, now + 30 * 60],
     ['too late, clamped down', now + 48 * HOUR, now + 24 * HOUR],
-  ])('4.4 expires_at %s is clamped to [now + 30 min, now + 24 h], never rejected', async (_name, requested, expected) => {
+  ])('expires_at %s is clamped to [now + 30 min, now + 24 h], never rejected', async (_name, requested, expected) => {
     const response = await post({ price_id: product.price_id, expires_at: requested });
     expect(response.status).toBe(201);
     expect(response.body.expires_at).toBe(expected);
     expect(parseSessionUrl(response.body.url).expires).toBe(String(expected));
   });
 
-  it.each([1.5, '1767225600', null, true])('4.4 expires_at %j (not an integer) → 400 parameter_invalid', async (expiresAt) => {
+  it.each([1.5, '1767225600', null, true])('expires_at %j (not an integer) → 400 parameter_invalid', async (expiresAt) => {
     expectError(await post({ price_id: product.price_id, expires_at: expiresAt }), 400, 'parameter_invalid', 'expires_at');
   });
 });
 
-describe('POST /api/v1/checkout/sessions: tax (CONTRACT 3)', () => {
+describe('POST /api/v1/checkout/sessions: tax', () => {
   const taxKey = () => taxStore.keys.sk_test;
 
-  it('CONTRACT 3 exclusive: tax = round_half_up(subtotal × rate / 100), total = subtotal + tax', async () => {
+  it('exclusive: tax = round_half_up(subtotal × rate / 100), total = subtotal + tax', async () => {
     const taxed = await createProduct(api, taxKey(), { amount: 1999, tax_rate: 19 });
     const response = await post({ price_id: taxed.price_id }, taxKey());
     expect(response.status).toBe(201);
@@ -432,7 +432,7 @@ describe('POST /api/v1/checkout/sessions: tax (CONTRACT 3)', () => {
     expect(lines).toEqual([expect.objectContaining({ unitAmount: 1999, amountSubtotal: 1999, amountTax: 380, amountTotal: 2379, taxRate: 19, taxInclusive: false })]);
   });
 
-  it('CONTRACT 3 inclusive: tax = round_half_up(total × rate / (100 + rate)), subtotal = total − tax', async () => {
+  it('inclusive: tax = round_half_up(total × rate / (100 + rate)), subtotal = total − tax', async () => {
     const taxed = await createProduct(api, taxKey(), { amount: 1190, tax_rate: 19, tax_inclusive: true });
     const response = await post({ price_id: taxed.price_id }, taxKey());
     expect(response.body).toMatchObject({ amount_subtotal: 1000, amount_tax: 190, amount_total: 1190 });
@@ -443,7 +443,7 @@ describe('POST /api/v1/checkout/sessions: tax (CONTRACT 3)', () => {
     expect(lines).toEqual([expect.objectContaining({ amountSubtotal: 1000, amountTax: 190, amountTotal: 1190, taxRate: 19, taxInclusive: true })]);
   });
 
-  it('CONTRACT 3 an exact half rounds up, exclusive and inclusive', async () => {
+  it('an exact half rounds up, exclusive and inclusive', async () => {
     const exclusive = await createProduct(api, taxKey(), { amount: 50, tax_rate: 1 });
     // 50 × 1 / 100 = 0.5 → 1
     expect((await post({ price_id: exclusive.price_id }, taxKey())).body).toMatchObject({ amount_subtotal: 50, amount_tax: 1, amount_total: 51 });
@@ -456,7 +456,7 @@ describe('POST /api/v1/checkout/sessions: tax (CONTRACT 3)', () => {
     expect((await post({ price_id: half.price_id, quantity: 3 }, taxKey())).body).toMatchObject({ amount_subtotal: 300, amount_tax: 3, amount_total: 303 });
   });
 
-  it('CONTRACT 3 tax is computed per line, then summed', async () => {
+  it('tax is computed per line, then summed', async () => {
     const a = await createProduct(api, taxKey(), { amount: 50, tax_rate: 1 });
     const b = await createProduct(api, taxKey(), { amount: 50, tax_rate: 1 });
     const untaxed = await createProduct(api, taxKey(), { amount: 1000 });
@@ -473,7 +473,7 @@ describe('POST /api/v1/checkout/sessions: tax (CONTRACT 3)', () => {
     ]);
   });
 
-  it('CONTRACT 3 without the store’s tax calculation, or with rate 0, amount_tax is 0 and total = subtotal', async () => {
+  it('without the store’s tax calculation, or with rate 0, amount_tax is 0 and total = subtotal', async () => {
     const exclusive = await createProduct(api, key, { amount: 1999, tax_rate: 19 });
     const inclusive = await createProduct(api, key, { amount: 1190, tax_rate: 19, tax_inclusive: true });
     expect((await post({ price_id: exclusive.price_id })).body).toMatchObject({ amount_subtotal: 1999, amount_tax: 0, amount_total: 1999 });

@@ -29,8 +29,8 @@ async function orderCount(storeId: string) {
   return row!.total;
 }
 
-describe('Idempotency-Key on POST /api/v1/checkout/sessions (spec 4.4, CONTRACT 3)', () => {
-  it('4.4 a repeat with the same key and body replays the original session, client_secret included, with 200', async () => {
+describe('Idempotency-Key on POST /api/v1/checkout/sessions', () => {
+  it('a repeat with the same key and body replays the original session, client_secret included, with 200', async () => {
     const own = await createStore(api.services);
     const ownProduct = await createProduct(api, own.keys.sk_test);
     const idempotencyKey = freshKey();
@@ -46,7 +46,7 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions (spec 4.4, CONTRACT 
     expect(await orderCount(own.id)).toBe(1);
   });
 
-  it('4.4 the body is compared as canonical JSON: field order and whitespace do not matter', async () => {
+  it('the body is compared as canonical JSON: field order and whitespace do not matter', async () => {
     const idempotencyKey = freshKey();
     const first = await post({ price_id: product.price_id, quantity: 2, customer_email: 'a@example.com' }, idempotencyKey);
     expect(first.status).toBe(201);
@@ -65,33 +65,33 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions (spec 4.4, CONTRACT 
     ['metadata in another key order (it is echoed verbatim)', (base: Record<string, unknown>) => ({ ...base, metadata: { b: '2', a: '1' } })],
     ['metadata left out', ({ metadata: _omitted, ...base }: Record<string, unknown>) => base],
     ['a field added', (base: Record<string, unknown>) => ({ ...base, customer_email: 'a@example.com' })],
-  ])('4.4 the same key with %s → 409 idempotency_key_reused', async (_name, change) => {
+  ])('the same key with %s → 409 idempotency_key_reused', async (_name, change) => {
     const base = { price_id: product.price_id, quantity: 2, metadata: { a: '1', b: '2' } };
     const idempotencyKey = freshKey();
     expect((await post(base, idempotencyKey)).status).toBe(201);
     expectError(await post(change(base), idempotencyKey), 409, 'idempotency_key_reused');
   });
 
-  it('4.4 the same key with another price → 409 idempotency_key_reused', async () => {
+  it('the same key with another price → 409 idempotency_key_reused', async () => {
     const other = await createProduct(api, store.key);
     const idempotencyKey = freshKey();
     expect((await post({ price_id: product.price_id }, idempotencyKey)).status).toBe(201);
     expectError(await post({ price_id: other.price_id }, idempotencyKey), 409, 'idempotency_key_reused');
   });
 
-  it('4.4 numbers in metadata count as sent: 1 and "1" are different requests', async () => {
+  it('numbers in metadata count as sent: 1 and "1" are different requests', async () => {
     const idempotencyKey = freshKey();
     expect((await post({ price_id: product.price_id, metadata: { n: 1 } }, idempotencyKey)).status).toBe(201);
     expectError(await post({ price_id: product.price_id, metadata: { n: '1' } }, idempotencyKey), 409, 'idempotency_key_reused');
   });
 
-  it('4.4 a key of 191 characters is accepted; 192 → 400 idempotency_key_invalid, before the body is judged', async () => {
+  it('a key of 191 characters is accepted; 192 → 400 idempotency_key_invalid, before the body is judged', async () => {
     expect((await post({ price_id: product.price_id }, 'k'.repeat(191))).status).toBe(201);
     expectError(await post({ price_id: product.price_id }, 'k'.repeat(192)), 400, 'idempotency_key_invalid');
     expectError(await post({ colour: 'red' }, 'k'.repeat(192)), 400, 'idempotency_key_invalid');
   });
 
-  it('CONTRACT 3 keys are scoped per store and per environment', async () => {
+  it('keys are scoped per store and per environment', async () => {
     const other = await createStore(api.services);
     const otherProduct = await createProduct(api, other.keys.sk_test);
     const liveProduct = await createProduct(api, store.keys.sk_live);
@@ -104,7 +104,7 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions (spec 4.4, CONTRACT 
     expect(live.body.livemode).toBe(true);
   });
 
-  it('4.4 a replay after the session expired still returns the original, as it is now', async () => {
+  it('a replay after the session expired still returns the original, as it is now', async () => {
     const idempotencyKey = freshKey();
     const first = await post({ price_id: product.price_id, expires_at: epoch(T0) + HOUR }, idempotencyKey);
     api.clock.advance(2 * HOUR);
@@ -113,7 +113,7 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions (spec 4.4, CONTRACT 
     expect(replay.body).toEqual({ ...first.body, status: 'expired', url: null });
   });
 
-  it('4.4 a replay does not read the catalog again: a price deactivated since still replays', async () => {
+  it('a replay does not read the catalog again: a price deactivated since still replays', async () => {
     const own = await createProduct(api, store.key);
     const idempotencyKey = freshKey();
     const first = await post({ price_id: own.price_id }, idempotencyKey);
@@ -123,13 +123,13 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions (spec 4.4, CONTRACT 
     expect(replay.body).toEqual(first.body);
   });
 
-  it('4.4 a request that failed leaves the key unused: the corrected request creates', async () => {
+  it('a request that failed leaves the key unused: the corrected request creates', async () => {
     const idempotencyKey = freshKey();
     expectError(await post({ price_id: 'price_test_000000000000000000000000' }, idempotencyKey), 404, 'resource_missing', 'price_id');
     expect((await post({ price_id: product.price_id }, idempotencyKey)).status).toBe(201);
   });
 
-  it('CONTRACT 3 a key is kept 24 hours of the store clock; after that it counts as new', async () => {
+  it('a key is kept 24 hours of the store clock; after that it counts as new', async () => {
     const idempotencyKey = freshKey();
     const body = { price_id: product.price_id };
     const first = await post(body, idempotencyKey);
@@ -147,7 +147,7 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions (spec 4.4, CONTRACT 
     expect(row).toMatchObject({ livemode: false, operation: 'checkout_session.create', resourceId: later.body.id });
   });
 
-  it('4.4 ten identical requests racing with one key create exactly one session; all get the same answer (one 201, nine 200)', async () => {
+  it('ten identical requests racing with one key create exactly one session; all get the same answer (one 201, nine 200)', async () => {
     const racer = await createStore(api.services);
     const racerProduct = await createProduct(api, racer.keys.sk_test);
     const idempotencyKey = freshKey();
@@ -159,7 +159,7 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions (spec 4.4, CONTRACT 
     expect(await orderCount(racer.id)).toBe(1);
   });
 
-  it('4.4 without a key, two identical requests create two sessions', async () => {
+  it('without a key, two identical requests create two sessions', async () => {
     const own = await createStore(api.services);
     const ownProduct = await createProduct(api, own.keys.sk_test);
     const [a, b] = await Promise.all([post({ price_id: ownProduct.price_id }, undefined, own.keys.sk_test), post({ price_id: ownProduct.price_id }, undefined, own.keys.sk_test)]);

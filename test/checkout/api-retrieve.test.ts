@@ -22,8 +22,8 @@ async function createSession(body: Record<string, unknown> = {}, withKey = store
 }
 const get = (id: string, withKey = store.key) => api.request('GET', `${SESSIONS}/${id}`, { key: withKey });
 
-describe('GET /api/v1/checkout/sessions/{id} (spec 2.7, 3.4, 4.4)', () => {
-  it('2.7 returns the session as created, with client_secret null', async () => {
+describe('GET /api/v1/checkout/sessions/{id}', () => {
+  it('returns the session as created, with client_secret null', async () => {
     const created = await createSession({ quantity: 2, customer_email: 'buyer@example.com', success_url: 'https://shop.example.com/ok', metadata: { order: '7' } });
     const response = await get(created.id);
     expect(response.status).toBe(200);
@@ -31,7 +31,7 @@ describe('GET /api/v1/checkout/sessions/{id} (spec 2.7, 3.4, 4.4)', () => {
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('5 X-Api-Key is accepted; no key → 401 missing_api_key; a publishable key → 401 wrong_key_type', async () => {
+  it('X-Api-Key is accepted; no key → 401 missing_api_key; a publishable key → 401 wrong_key_type', async () => {
     const created = await createSession();
     const viaHeader = await api.request('GET', `${SESSIONS}/${created.id}`, { headers: { 'x-api-key': store.key } });
     expect(viaHeader.status).toBe(200);
@@ -40,7 +40,7 @@ describe('GET /api/v1/checkout/sessions/{id} (spec 2.7, 3.4, 4.4)', () => {
     expectError(await get(created.id, store.keys.pk_test), 401, 'wrong_key_type');
   });
 
-  it('5 an unknown id, another store’s session and this store’s session of the other environment answer the same 404', async () => {
+  it('an unknown id, another store’s session and this store’s session of the other environment answer the same 404', async () => {
     const created = await createSession();
     const other = await createStore(api.services);
     const unknown = await get('cs_test_000000000000000000000000');
@@ -56,7 +56,7 @@ describe('GET /api/v1/checkout/sessions/{id} (spec 2.7, 3.4, 4.4)', () => {
     expect((await get(live.id, store.keys.sk_live)).body).toMatchObject({ id: live.id, livemode: true, client_secret: null });
   });
 
-  it('3.4 the session expires when the store clock reaches expires_at: status expired, url null, written to the row', async () => {
+  it('the session expires when the store clock reaches expires_at: status expired, url null, written to the row', async () => {
     const created = await createSession({ expires_at: epoch(T0) + HOUR });
     api.clock.advance(HOUR - 1);
     const before = await get(created.id);
@@ -67,7 +67,7 @@ describe('GET /api/v1/checkout/sessions/{id} (spec 2.7, 3.4, 4.4)', () => {
     expect((await readSessionRow(api, created.id))?.status).toBe('expired');
   });
 
-  it('CONTRACT 3 after a declined attempt the session stays open with payment_status failed until expires_at, then expired', async () => {
+  it('after a declined attempt the session stays open with payment_status failed until expires_at, then expired', async () => {
     const created = await createSession({ expires_at: epoch(T0) + HOUR });
     await api.services.db.update(checkoutSessions).set({ paymentStatus: 'failed', failureCode: 'card_declined', attemptCount: 1 }).where(eq(checkoutSessions.id, created.id));
     expect((await get(created.id)).body).toMatchObject({ status: 'open', payment_status: 'failed' });
@@ -75,7 +75,7 @@ describe('GET /api/v1/checkout/sessions/{id} (spec 2.7, 3.4, 4.4)', () => {
     expect((await get(created.id)).body).toMatchObject({ status: 'expired', payment_status: 'failed', url: null });
   });
 
-  it('2.7 a complete session has url null, and never expires', async () => {
+  it('a complete session has url null, and never expires', async () => {
     const created = await createSession({ expires_at: epoch(T0) + HOUR });
     await api.services.db.update(checkoutSessions).set({ status: 'complete', paymentStatus: 'paid', completedAt: T0 }).where(eq(checkoutSessions.id, created.id));
     expect((await get(created.id)).body).toMatchObject({ status: 'complete', payment_status: 'paid', url: null, client_secret: null });

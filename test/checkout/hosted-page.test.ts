@@ -11,7 +11,7 @@ import { createStore, uniqueSku } from '../support/factories';
 import { useTestApi } from '../support/server';
 
 /**
- * The hosted page's read model and form glue (issue 3) without a browser: link checks, the
+ * The hosted page's read model and form glue without a browser: link checks, the
  * states the page shows, where each submission sends the browser, the receipt, and that card
  * data never reaches a URL or a log. test/browser/checkout.test.ts drives the same in Chromium.
  */

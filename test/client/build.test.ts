@@ -8,7 +8,7 @@ import { CARD_FRAME_SCRIPT } from '@/app/embed/card/card-frame-script';
 import * as source from '@/client';
 import { buildLibrary, bundleFrameScript, CLIENT_DIR } from '@/client/scripts/bundle';
 
-/** The package entry and the build outputs (issue 6). Node environment: esbuild and tsc run here. */
+/** The package entry and the build outputs. Node environment: esbuild and tsc run here. */
 const ROOT = path.resolve(CLIENT_DIR, '..');
 let outDir = '';
 
@@ -33,7 +33,7 @@ describe('client build', () => {
     expect(manifest.scripts['client:build']).toBe('tsx client/scripts/build.ts');
   });
 
-  it('the ESM bundle exports every name of spec 4.5, imports React instead of bundling it, and drops what a page does not use', async () => {
+  it('the ESM bundle exports every name of the public API, imports React instead of bundling it, and drops what a page does not use', async () => {
     const bundle = path.join(outDir, 'index.js');
     await buildLibrary(bundle);
     const code = await readFile(bundle, 'utf8');

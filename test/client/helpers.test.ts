@@ -11,7 +11,7 @@ import {
   validateCard,
 } from '@/client';
 
-describe('sessionIdFromClientSecret (spec 4.5, CONTRACT 2)', () => {
+describe('sessionIdFromClientSecret', () => {
   it('maps cs_<env>_…_secret_… to the session id', () => {
     expect(sessionIdFromClientSecret('cs_test_a1B2c3D4e5F6g7H8i9J0k1L2_secret_Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2')).toBe('cs_test_a1B2c3D4e5F6g7H8i9J0k1L2');
     expect(sessionIdFromClientSecret('cs_live_abcdefghijklmnopqrstuvwx_secret_abc')).toBe('cs_live_abcdefghijklmnopqrstuvwx');
@@ -25,7 +25,7 @@ describe('sessionIdFromClientSecret (spec 4.5, CONTRACT 2)', () => {
   });
 });
 
-describe('isSafeRedirectUrl (spec 4.5)', () => {
+describe('isSafeRedirectUrl', () => {
   it('true only for absolute http(s) URLs', () => {
     expect(isSafeRedirectUrl('https://shop.example/thanks?x=1')).toBe(true);
     expect(isSafeRedirectUrl('http://localhost:3000/checkout/cs_test_x')).toBe(true);
@@ -105,7 +105,7 @@ describe('card helpers', () => {
 });
 
 describe('constants', () => {
-  it('TEST_CARDS per CONTRACT 4: APPROVED 4242…, DECLINED 4000…0002, both Luhn-valid', () => {
+  it('TEST_CARDS: APPROVED 4242…, DECLINED 4000…0002, both Luhn-valid', () => {
     expect(TEST_CARDS).toEqual({ APPROVED: '4242424242424242', DECLINED: '4000000000000002' });
     expect(luhnCheck(TEST_CARDS.APPROVED) && luhnCheck(TEST_CARDS.DECLINED)).toBe(true);
     expect(formatCardNumber(TEST_CARDS.DECLINED)).toBe('4000 0000 0000 0002');

@@ -20,7 +20,7 @@ const wrapper = ({ children }: { children: ReactNode }) => (
   </ServiceProvider>
 );
 
-describe('ServiceProvider, useService, useCheckout (spec 4.5)', () => {
+describe('ServiceProvider, useService, useCheckout', () => {
   it('useService returns the provider’s client', () => {
     const { result } = renderHook(() => useService(), { wrapper });
     expect(result.current).toMatchObject({ publishableKey: PK_TEST, apiBaseUrl: API, livemode: false });
@@ -81,7 +81,7 @@ async function fillCard(user: ReturnType<typeof userEvent.setup>, card = CARD) {
   await user.type(screen.getByLabelText('CVC'), card.cvc);
 }
 
-describe('CheckoutForm (spec 4.5)', () => {
+describe('CheckoutForm', () => {
   it('labelled fields, default submit label Pay, no Email unless collectEmail, className on the form', () => {
     const { container } = render(<CheckoutForm clientSecret={CLIENT_SECRET} className="merchant-form" />, { wrapper });
     for (const label of ['Card number', 'Expiry', 'CVC']) expect(screen.getByLabelText(label)).toBeTruthy();

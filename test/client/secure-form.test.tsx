@@ -40,7 +40,7 @@ async function renderForm(props: Partial<Parameters<typeof SecureCheckoutForm>[0
   return { ...result, frame, post, fromFrame };
 }
 
-describe('SecureCheckoutForm (spec 4.5)', () => {
+describe('SecureCheckoutForm', () => {
   it('frames <apiBaseUrl>/embed/card with this page’s origin; frameUrl overrides it', async () => {
     const { frame, unmount } = await renderForm();
     expect(frame.getAttribute('src')).toBe(`${API}/embed/card?origin=${encodeURIComponent(window.location.origin)}`);

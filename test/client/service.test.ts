@@ -7,7 +7,7 @@ import { API, CARD, CLIENT_SECRET, deferred, PK_LIVE, PK_TEST, SESSION_ID, sessi
 const confirmApi = useConfirmApi();
 const service = () => loadService(PK_TEST, { apiBaseUrl: API });
 
-describe('loadService (spec 4.5)', () => {
+describe('loadService', () => {
   it('creates a client synchronously from a pk_test_ or pk_live_ key', () => {
     const test = loadService(PK_TEST);
     expect(test).toBeInstanceOf(Service);
@@ -29,7 +29,7 @@ describe('loadService (spec 4.5)', () => {
   });
 });
 
-describe('redirectToCheckout (spec 4.5: scheme-checked, live keys require HTTPS)', () => {
+describe('redirectToCheckout (scheme-checked, live keys require HTTPS)', () => {
   it('navigates to an absolute http(s) URL and resolves to {}', async () => {
     const assign = spyOnNavigation();
     expect(await service().redirectToCheckout({ url: 'http://localhost:3000/checkout/cs_test_x?expires=1&signature=s' })).toEqual({});
@@ -54,7 +54,7 @@ describe('redirectToCheckout (spec 4.5: scheme-checked, live keys require HTTPS)
   });
 });
 
-describe('confirmCheckoutSession (spec 4.4, 7; CONTRACT 3)', () => {
+describe('confirmCheckoutSession', () => {
   it('POSTs to <apiBaseUrl>/api/v1/checkout/sessions/{id}/confirm with Bearer pk_… and exactly { client_secret }; today’s answer → { error: three_d_secure_required }', async () => {
     const result = await service().confirmCheckoutSession({ clientSecret: CLIENT_SECRET, card: CARD });
     expect(result).toEqual({ error: { ...THREE_D_SECURE.error, status: 400 } });

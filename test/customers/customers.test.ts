@@ -19,8 +19,8 @@ async function readRow(id: string) {
   return row!;
 }
 
-describe('GET /api/v1/customers/{id} (CONTRACT 3)', () => {
-  it('CONTRACT 3 answers the customer, every field', async () => {
+describe('GET /api/v1/customers/{id}', () => {
+  it('answers the customer, every field', async () => {
     const customer = await insertCustomer(api, store, { email: 'Ada@Example.com', name: 'Ada Lovelace' });
     const response = await get(customer.id);
     expect(response.status).toBe(200);
@@ -35,14 +35,14 @@ describe('GET /api/v1/customers/{id} (CONTRACT 3)', () => {
     expect(customer.id).toMatch(/^cus_test_[0-9A-Za-z]{24}$/);
   });
 
-  it('CONTRACT 3 a customer without a name answers name null; a live one livemode true with the live key', async () => {
+  it('a customer without a name answers name null; a live one livemode true with the live key', async () => {
     const customer = await insertCustomer(api, store, { livemode: true });
     const response = await get(customer.id, store.keys.sk_live);
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ id: customer.id, livemode: true, name: null });
   });
 
-  it('5 unknown, another store’s and the other environment’s customer → 404 resource_missing, byte-identical', async () => {
+  it('unknown, another store’s and the other environment’s customer → 404 resource_missing, byte-identical', async () => {
     const other = await createStore(api.services);
     const customer = await insertCustomer(api, store);
     const path = `${CUSTOMERS}/${customer.id}`;
@@ -52,15 +52,15 @@ describe('GET /api/v1/customers/{id} (CONTRACT 3)', () => {
     expectIdenticalMissing([foreign, otherEnvironment, unknown], 'id');
   });
 
-  it('5 without a key → 401 missing_api_key; with a publishable key → 401 wrong_key_type', async () => {
+  it('without a key → 401 missing_api_key; with a publishable key → 401 wrong_key_type', async () => {
     const customer = await insertCustomer(api, store);
     expectError(await api.request('GET', `${CUSTOMERS}/${customer.id}`), 401, 'missing_api_key');
     expectError(await get(customer.id, store.keys.pk_test), 401, 'wrong_key_type');
   });
 });
 
-describe('DELETE /api/v1/customers/{id} (CONTRACT 3)', () => {
-  it('CONTRACT 3 answers the deleted-customer object; the customer then answers 404 on read and on a second delete', async () => {
+describe('DELETE /api/v1/customers/{id}', () => {
+  it('answers the deleted-customer object; the customer then answers 404 on read and on a second delete', async () => {
     const customer = await insertCustomer(api, store);
     api.clock.advance(60);
     const response = await remove(customer.id);
@@ -70,7 +70,7 @@ describe('DELETE /api/v1/customers/{id} (CONTRACT 3)', () => {
     expectError(await remove(customer.id), 404, 'resource_missing', 'id');
   });
 
-  it('CONTRACT 3 the delete is soft: the row stays with deleted_at, and the customer’s orders still name it', async () => {
+  it('the delete is soft: the row stays with deleted_at, and the customer’s orders still name it', async () => {
     const order = await insertOrder(api, store, { customerEmail: 'kept@example.com' });
     api.clock.advance(60);
     expect((await remove(order.customer!.id)).status).toBe(200);
@@ -79,21 +79,21 @@ describe('DELETE /api/v1/customers/{id} (CONTRACT 3)', () => {
     expect(read.body).toMatchObject({ customer_id: order.customer!.id, customer_email: 'kept@example.com' });
   });
 
-  it('CONTRACT 3 a deleted customer’s email is free again for a new customer of the store', async () => {
+  it('a deleted customer’s email is free again for a new customer of the store', async () => {
     const customer = await insertCustomer(api, store, { email: 'again@example.com' });
     expect((await remove(customer.id)).status).toBe(200);
     const fresh = await insertCustomer(api, store, { email: 'again@example.com' });
     expect((await get(fresh.id)).body).toMatchObject({ id: fresh.id, email: 'again@example.com' });
   });
 
-  it('CONTRACT 3 a live customer is deleted with the live key and answers livemode true', async () => {
+  it('a live customer is deleted with the live key and answers livemode true', async () => {
     const customer = await insertCustomer(api, store, { livemode: true });
     const response = await remove(customer.id, store.keys.sk_live);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ id: customer.id, object: 'customer', deleted: true, livemode: true });
   });
 
-  it('5 another store’s and the other environment’s customer → 404 resource_missing, and it is not deleted', async () => {
+  it('another store’s and the other environment’s customer → 404 resource_missing, and it is not deleted', async () => {
     const other = await createStore(api.services);
     const customer = await insertCustomer(api, store);
     const path = `${CUSTOMERS}/${customer.id}`;
@@ -105,7 +105,7 @@ describe('DELETE /api/v1/customers/{id} (CONTRACT 3)', () => {
     expect((await get(customer.id)).status).toBe(200);
   });
 
-  it('5 without a key → 401 missing_api_key; with a publishable key → 401 wrong_key_type; nothing is deleted', async () => {
+  it('without a key → 401 missing_api_key; with a publishable key → 401 wrong_key_type; nothing is deleted', async () => {
     const customer = await insertCustomer(api, store);
     expectError(await api.request('DELETE', `${CUSTOMERS}/${customer.id}`), 401, 'missing_api_key');
     expectError(await remove(customer.id, store.keys.pk_test), 401, 'wrong_key_type');

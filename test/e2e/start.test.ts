@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService as startProductionService, stopService, type Service } from '../support/production-server';
 
 /**
- * CONTRACT 1 end to end: the real `npm start` (a production build, made only when missing or
+ * End to end: the real `npm start` (a production build, made only when missing or
  * stale), on PGlite in a temporary DATA_DIR, or on a fresh database when DATABASE_URL is set.
  */
 // The per-IP limit is lowered so that one test can show a client cannot pick its own address.
@@ -83,7 +83,7 @@ afterAll(async () => {
   await cleanupStorage();
 }, 60_000);
 
-describe('npm start (CONTRACT 1)', () => {
+describe('npm start', () => {
   it('prints the demo store’s four keys', () => {
     const printed = Object.fromEntries([...service.output().matchAll(/^ {2}(sk_test|pk_test|sk_live|pk_live) {2}(\S+)$/gm)].map((match) => [match[1], match[2]]));
     expect(printed).toEqual({

@@ -20,7 +20,7 @@ const request = (number: string, extra: Partial<ChargeRequest> = {}): ChargeRequ
 });
 const ledger = (key: string) => fx.db.select().from(simulatorCharges).where(eq(simulatorCharges.idempotencyKey, key));
 
-describe('CONTRACT 4 test cards', () => {
+describe('test cards', () => {
   it('4242 4242 4242 4242 is approved, with brand and last 4 from the number', async () => {
     const req = request('4242424242424242');
     const result = await gateway().charge(req);

@@ -27,27 +27,27 @@ const productBody = () => JSON.stringify({ name: 'Body test', amount: 250, sku: 
 const post = (headers: Record<string, string>, body?: string | Uint8Array | ReadableStream<Uint8Array>) =>
   rawRequest(api.baseUrl, 'POST', '/api/v1/products', { headers: { ...auth(), ...headers }, body });
 
-describe('1 wire format: JSON bodies', () => {
-  it('1 malformed JSON → 400 invalid_json', async () => {
+describe('wire format: JSON bodies', () => {
+  it('malformed JSON → 400 invalid_json', async () => {
     for (const text of ['{"name": "x", "amount": 1', '{name: "x"}', '{"a":1}}', "{'a':1}", '\u0000']) {
       expectApiError(await post({ 'content-type': 'application/json' }, text), 400, 'invalid_json');
     }
   });
 
-  it('1 missing Content-Type on POST → 415 unsupported_media_type', async () => {
+  it('missing Content-Type on POST → 415 unsupported_media_type', async () => {
     // A Uint8Array body makes fetch send no Content-Type of its own.
     expectApiError(await post({}, new TextEncoder().encode(productBody())), 415, 'unsupported_media_type');
   });
 
   it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonp', 'application/json-patch+json', 'json'])(
-    '1 Content-Type %s on POST → 415 unsupported_media_type',
+    'Content-Type %s on POST → 415 unsupported_media_type',
     async (contentType) => {
       expectApiError(await post({ 'content-type': contentType }, productBody()), 415, 'unsupported_media_type');
     },
   );
 
   it.each(['application/json', 'Application/JSON; charset=utf-8', 'APPLICATION/JSON', 'application/json;charset=UTF-8', 'application/json ; charset="utf-8"'])(
-    '1 Content-Type %s is accepted (media types are case-insensitive)',
+    'Content-Type %s is accepted (media types are case-insensitive)',
     async (contentType) => {
       const response = await post({ 'content-type': contentType }, productBody());
       expect(response.status).toBe(201);
@@ -56,12 +56,12 @@ describe('1 wire format: JSON bodies', () => {
     },
   );
 
-  it('CONTRACT 3 a body over 64 KiB → 413 payload_too_large', async () => {
+  it('a body over 64 KiB → 413 payload_too_large', async () => {
     const big = JSON.stringify({ name: 'Big', amount: 100, description: 'x'.repeat(MAX_JSON_BODY_BYTES) });
     expectApiError(await post({ 'content-type': 'application/json' }, big), 413, 'payload_too_large');
   });
 
-  it('CONTRACT 3 a streamed body over 64 KiB without Content-Length → 413 payload_too_large', async () => {
+  it('a streamed body over 64 KiB without Content-Length → 413 payload_too_large', async () => {
     const chunk = new TextEncoder().encode(`{"name":"Big","amount":100,"description":"${'y'.repeat(16 * 1024)}`);
     let sent = 0;
     const stream = new ReadableStream<Uint8Array>({
@@ -78,11 +78,11 @@ describe('1 wire format: JSON bodies', () => {
     expectApiError(await post({ 'content-type': 'application/json' }, stream), 413, 'payload_too_large');
   });
 
-  it('CONTRACT 3 a body just under 64 KiB is read and validated normally', async () => {
+  it('a body just under 64 KiB is read and validated normally', async () => {
     const base = JSON.stringify({ name: 'Big', amount: 100, description: '' });
     const padded = JSON.stringify({ name: 'Big', amount: 100, description: 'd'.repeat(MAX_JSON_BODY_BYTES - base.length) });
     expect(Buffer.byteLength(padded)).toBe(MAX_JSON_BODY_BYTES);
-    // Too long a description (spec 4.1: up to 2000 chars), but not too large a body.
+    // Too long a description (up to 2000 chars), but not too large a body.
     expectApiError(await post({ 'content-type': 'application/json' }, padded), 400, 'parameter_invalid');
   });
 
@@ -92,17 +92,17 @@ describe('1 wire format: JSON bodies', () => {
     ['a number', '42'],
     ['null', 'null'],
     ['true', 'true'],
-  ])('1 a JSON body that is %s → 400 parameter_invalid', async (_name, text) => {
+  ])('a JSON body that is %s → 400 parameter_invalid', async (_name, text) => {
     expectApiError(await post({ 'content-type': 'application/json' }, text), 400, 'parameter_invalid');
   });
 });
 
-describe('5 credentials are judged before the body', () => {
+describe('credentials are judged before the body', () => {
   const noAuth = (headers: Record<string, string>, body?: string | Uint8Array) =>
     rawRequest(api.baseUrl, 'POST', '/api/v1/products', { headers, body });
   const huge = JSON.stringify({ name: 'x', amount: 1, description: 'x'.repeat(MAX_JSON_BODY_BYTES) });
 
-  it('5 no key with no body, a wrong Content-Type, malformed JSON or too large a body → 401 missing_api_key', async () => {
+  it('no key with no body, a wrong Content-Type, malformed JSON or too large a body → 401 missing_api_key', async () => {
     expectApiError(await noAuth({}), 401, 'missing_api_key');
     expectApiError(await noAuth({ 'content-type': 'text/plain' }, 'x'), 401, 'missing_api_key');
     expectApiError(await noAuth({ 'content-type': 'application/json' }, '{oops'), 401, 'missing_api_key');
@@ -110,7 +110,7 @@ describe('5 credentials are judged before the body', () => {
     expectApiError(await noAuth({ 'content-type': 'application/json' }, huge), 401, 'missing_api_key');
   });
 
-  it('5 an invalid, publishable or suspended live key with a bad body gets its auth error', async () => {
+  it('an invalid, publishable or suspended live key with a bad body gets its auth error', async () => {
     const suspended = await createStore(api.services, { suspended: true });
     const cases: [Record<string, string>, number, string][] = [
       [{ authorization: 'Bearer sk_test_unknownunknownunknownunknown' }, 401, 'invalid_api_key'],
@@ -128,7 +128,7 @@ describe('5 credentials are judged before the body', () => {
   });
 });
 
-describe('7 routes', () => {
+describe('routes', () => {
   it.each([
     ['GET', '/api/v1/nope'],
     ['GET', '/api/v1'],
@@ -139,7 +139,7 @@ describe('7 routes', () => {
     ['PUT', '/api/v1/products'],
     ['PATCH', '/api/v1/products'],
     ['POST', '/api/v1/nope'],
-  ])('7 %s %s (unknown route or method) → 404 resource_missing', async (method, path) => {
+  ])('%s %s (unknown route or method) → 404 resource_missing', async (method, path) => {
     // Without a body, with a JSON body, and with a body of the wrong type: the route decides first.
     const variants: { headers: Record<string, string>; body?: string }[] = [{ headers: auth() }];
     if (method !== 'GET' && method !== 'DELETE') {
@@ -152,11 +152,11 @@ describe('7 routes', () => {
     }
   });
 
-  it('7 an unknown route answers 404 without a key too', async () => {
+  it('an unknown route answers 404 without a key too', async () => {
     expectApiError(await rawRequest(api.baseUrl, 'GET', '/api/v1/nope'), 404, 'resource_missing');
   });
 
-  it('7 HEAD and OPTIONS on the API answer the JSON 404 envelope, not an empty success', async () => {
+  it('HEAD and OPTIONS on the API answer the JSON 404 envelope, not an empty success', async () => {
     for (const method of ['OPTIONS']) {
       expectApiError(await rawRequest(api.baseUrl, method, '/api/v1/nope', { headers: auth() }), 404, 'resource_missing');
     }
@@ -165,7 +165,7 @@ describe('7 routes', () => {
     expectApiHeaders(head);
   });
 
-  it('7 HEAD on a read answers like GET, without a body', async () => {
+  it('HEAD on a read answers like GET, without a body', async () => {
     const head = await rawRequest(api.baseUrl, 'HEAD', `/api/v1/products/${productId}`, { headers: auth() });
     expect(head.status).toBe(200);
     expectApiHeaders(head);
@@ -175,8 +175,8 @@ describe('7 routes', () => {
   });
 });
 
-describe('7 every answer', () => {
-  it('7 success and error answers carry application/json, a request-id and no-store', async () => {
+describe('every answer', () => {
+  it('success and error answers carry application/json, a request-id and no-store', async () => {
     const ok = await rawRequest(api.baseUrl, 'GET', `/api/v1/products/${productId}`, { headers: auth() });
     expect(ok.status).toBe(200);
     expectApiHeaders(ok);
@@ -187,7 +187,7 @@ describe('7 every answer', () => {
     expectApiError(await post({ 'content-type': 'application/json' }, '{"name":"x","amount":1.5}'), 400, 'parameter_invalid');
   });
 
-  it('7 request ids are unique per request', async () => {
+  it('request ids are unique per request', async () => {
     const ids = new Set<string>();
     for (let i = 0; i < 5; i += 1) {
       const response = await rawRequest(api.baseUrl, 'GET', `/api/v1/products/${productId}`, { headers: auth() });
@@ -196,7 +196,7 @@ describe('7 every answer', () => {
     expect(ids.size).toBe(5);
   });
 
-  it('7 validation errors use the envelope, never the library’s issues/data/stack', async () => {
+  it('validation errors use the envelope, never the library’s issues/data/stack', async () => {
     for (const body of [{}, { name: '', amount: 100 }, { name: 'x', amount: '100' }, { name: 'x', amount: 100, unknown: true }, { name: 'x', amount: 100, currency: 'eur' }]) {
       const response = await post({ 'content-type': 'application/json' }, JSON.stringify(body));
       expectApiError(response, 400, 'parameter_invalid');
@@ -204,7 +204,7 @@ describe('7 every answer', () => {
   });
 });
 
-describe('7 unexpected exceptions → 500 internal_error', () => {
+describe('unexpected exceptions → 500 internal_error', () => {
   const SECRET_DETAIL = 'SELECT key_hash FROM api_keys WHERE secret = 42';
 
   afterEach(() => {
@@ -220,7 +220,7 @@ describe('7 unexpected exceptions → 500 internal_error', () => {
     expect(response.body.error.message).toContain(response.headers.get('request-id'));
   }
 
-  it('7 a database that throws gives a generic 500 with no SQL or stack', async () => {
+  it('a database that throws gives a generic 500 with no SQL or stack', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     const failing = new Proxy({} as Services['db'], {
       get() {
@@ -239,7 +239,7 @@ describe('7 unexpected exceptions → 500 internal_error', () => {
     }
   });
 
-  it('7 a closed database gives a generic 500', async () => {
+  it('a closed database gives a generic 500', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     const database = await createTestDatabase();
     const config = loadConfig({});
@@ -257,7 +257,7 @@ describe('7 unexpected exceptions → 500 internal_error', () => {
     }
   });
 
-  it('7 a failing audit write on a query-string key is still a generic 500, never the key', async () => {
+  it('a failing audit write on a query-string key is still a generic 500, never the key', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     const failing = new Proxy({} as Services['db'], {
       get() {

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 
-/** Spec 7 (and CONTRACT 3 for 413): the `type` every status carries. Written out here, not read from the catalog, so the catalog is checked. */
+/** The `type` every status carries (413 `payload_too_large` included). Written out here, not read from the catalog, so the catalog is checked. */
 export const ERROR_TYPE_BY_STATUS: Record<number, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
@@ -63,7 +63,7 @@ function collectKeys(value: unknown, into: Set<string>): Set<string> {
 }
 
 /**
- * Spec 7: exactly `{ error: { type, code, message } }` (plus an optional `param`), the type that
+ * Exactly `{ error: { type, code, message } }` (plus an optional `param`), the type that
  * belongs to the status, and nothing of the library's own shape (`issues`, `data`, `stack`).
  */
 export function expectApiError(response: { status: number; body: any; headers: Headers }, status: number, code: string): void {

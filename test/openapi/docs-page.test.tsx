@@ -21,7 +21,7 @@ describe('/docs API reference', () => {
     expect(html).toContain('Authorization: Bearer sk_test_… or sk_live_…');
   });
 
-  it('4.1 lists POST /api/v1/products with its body fields, responses and errors', () => {
+  it('lists POST /api/v1/products with its body fields, responses and errors', () => {
     const create = operationHtml('POST', '/api/v1/products');
     expect(create).toContain('Create a product');
     for (const field of ['name', 'amount', 'description', 'sku', 'images', 'tax_rate', 'mode', 'interval', 'interval_count', 'active']) {

@@ -40,7 +40,7 @@ describe('OpenAPI document', () => {
     expect(Object.keys(document.paths ?? {})).toContain('/products');
   });
 
-  it('4.1 POST /products answers 201 with a Product', () => {
+  it('POST /products answers 201 with a Product', () => {
     const responses = document.paths?.['/products']?.post?.responses ?? {};
     expect(responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Product' });
     expect(responses['200']).toBeUndefined();
@@ -56,7 +56,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('7 the Error schema is the envelope, with every code and type of the catalog', () => {
+  it('the Error schema is the envelope, with every code and type of the catalog', () => {
     const error = document.components?.schemas?.Error as any;
     expect(error.required).toEqual(['error']);
     const fields = error.properties.error;
@@ -68,7 +68,7 @@ describe('OpenAPI document', () => {
     expect(Object.keys(document.components?.schemas ?? {}).filter((name) => name.startsWith('error.'))).toEqual([]);
   });
 
-  it('7 each error response lists only codes of its status, with their types', () => {
+  it('each error response lists only codes of its status, with their types', () => {
     for (const { method, path: route, operation } of operations()) {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         if (Number(status) < 400) continue;
@@ -79,7 +79,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('4.1 product operations document their conflicts, lookups and body errors', () => {
+  it('product operations document their conflicts, lookups and body errors', () => {
     const create = document.paths?.['/products']?.post?.responses ?? {};
     expect(codesOf(create['409'])).toEqual(expect.arrayContaining(['sku_unavailable', 'product_limit_reached']));
     expect(codesOf(create['413'])).toEqual(['payload_too_large']);
@@ -92,14 +92,14 @@ describe('OpenAPI document', () => {
     expect(retrieve['415']).toBeUndefined();
   });
 
-  it('8 every 429 carries Retry-After', () => {
+  it('every 429 carries Retry-After', () => {
     expect(document.components?.headers?.RetryAfter).toMatchObject({ schema: { type: 'integer' } });
     for (const { method, path: route, operation } of operations()) {
       expect(operation.responses?.['429']?.headers, `${method} ${route}`).toEqual({ 'Retry-After': { $ref: '#/components/headers/RetryAfter' } });
     }
   });
 
-  it('5 catalog operations require a secret key as a bearer token', () => {
+  it('catalog operations require a secret key as a bearer token', () => {
     expect(document.components?.securitySchemes?.secretKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const { method, path: route, operation } of operations()) {
       if (!route.startsWith('/products')) continue;

@@ -31,8 +31,8 @@ async function paidSession(customerEmail: string) {
   return { product: product.body, session: session.body };
 }
 
-describe('records after a real payment (CONTRACT 3)', () => {
-  it('CONTRACT 3 the paid order, its customer and license key read back; the key validates; a full refund refunds it', async () => {
+describe('records after a real payment', () => {
+  it('the paid order, its customer and license key read back; the key validates; a full refund refunds it', async () => {
     const { product, session } = await paidSession('Payer@Example.com');
     const order = await api.request('GET', `/api/v1/orders/${session.order_id}`, { key: store.key });
     expect(order.status).toBe(200);
@@ -68,7 +68,7 @@ describe('records after a real payment (CONTRACT 3)', () => {
     expect(refunded.body).toMatchObject({ status: 'refunded', amount_refunded: 9800, refunds: [refund.body] });
   });
 
-  it('CONTRACT 3 an order whose session is not paid yet cannot be refunded', async () => {
+  it('an order whose session is not paid yet cannot be refunded', async () => {
     const product = await api.request('POST', '/api/v1/products', { key: store.key, body: { name: 'Ebook', amount: 1500, sku: uniqueSku() } });
     const session = await api.request('POST', '/api/v1/checkout/sessions', { key: store.key, body: { price_id: product.body.price_id } });
     expect((await api.request('GET', `/api/v1/orders/${session.body.order_id}`, { key: store.key })).body).toMatchObject({ status: 'pending', customer_id: null });

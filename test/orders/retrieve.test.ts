@@ -17,8 +17,8 @@ async function createProduct(body: Record<string, unknown> = {}, withKey = store
   return response.body;
 }
 
-describe('GET /api/v1/orders/{id} (CONTRACT 3)', () => {
-  it('CONTRACT 3 a paid order answers its lines, amounts, status, customer, refunds and license keys, every field', async () => {
+describe('GET /api/v1/orders/{id}', () => {
+  it('a paid order answers its lines, amounts, status, customer, refunds and license keys, every field', async () => {
     const licensed = await createProduct({ name: 'App licence', amount: 5000, tax_rate: 19 });
     const plain = await createProduct({ name: 'Stickers', amount: 250 });
     const order = await insertOrder(api, store, {
@@ -78,7 +78,7 @@ describe('GET /api/v1/orders/{id} (CONTRACT 3)', () => {
     expect(response.body.license_keys).toEqual([expect.stringMatching(/^LK-[A-Z2-7]{5}-[A-Z2-7]{5}-[A-Z2-7]{5}-[A-Z2-7]{5}$/)]);
   });
 
-  it('CONTRACT 3 a pending order has no customer, no paid_at, no keys and no refunds', async () => {
+  it('a pending order has no customer, no paid_at, no keys and no refunds', async () => {
     const order = await insertOrder(api, store, { status: 'pending', customerEmail: 'prefill@example.com', lines: [{ licenseKeys: 1 }] });
     const response = await get(order.id);
     expect(response.status).toBe(200);
@@ -95,7 +95,7 @@ describe('GET /api/v1/orders/{id} (CONTRACT 3)', () => {
     });
   });
 
-  it('CONTRACT 3 license keys are listed in line order, and stay listed once revoked', async () => {
+  it('license keys are listed in line order, and stay listed once revoked', async () => {
     const product = await createProduct();
     const order = await insertOrder(api, store, {
       lines: [
@@ -112,7 +112,7 @@ describe('GET /api/v1/orders/{id} (CONTRACT 3)', () => {
     expect(after.body.lines.map((line: { product_id: string | null }) => line.product_id)).toEqual([null, null, null]);
   });
 
-  it('2.1 a live order is read with the live key and carries livemode true', async () => {
+  it('a live order is read with the live key and carries livemode true', async () => {
     const order = await insertOrder(api, store, { livemode: true });
     const response = await get(order.id, store.keys.sk_live);
     expect(response.status).toBe(200);
@@ -120,7 +120,7 @@ describe('GET /api/v1/orders/{id} (CONTRACT 3)', () => {
     expect(order.id).toMatch(/^ord_live_[0-9A-Za-z]{24}$/);
   });
 
-  it('5 unknown, another store’s and the other environment’s order → 404 resource_missing, byte-identical', async () => {
+  it('unknown, another store’s and the other environment’s order → 404 resource_missing, byte-identical', async () => {
     const other = await createStore(api.services);
     const order = await insertOrder(api, store);
     const path = `${ORDERS}/${order.id}`;
@@ -130,18 +130,18 @@ describe('GET /api/v1/orders/{id} (CONTRACT 3)', () => {
     expectIdenticalMissing([foreign, otherEnvironment, unknown], 'id');
   });
 
-  it('5 without a key → 401 missing_api_key; with a publishable key → 401 wrong_key_type', async () => {
+  it('without a key → 401 missing_api_key; with a publishable key → 401 wrong_key_type', async () => {
     const order = await insertOrder(api, store);
     expectError(await api.request('GET', `${ORDERS}/${order.id}`), 401, 'missing_api_key');
     expectError(await get(order.id, store.keys.pk_test), 401, 'wrong_key_type');
   });
 
-  it('CONTRACT 3 an unknown query parameter is refused', async () => {
+  it('an unknown query parameter is refused', async () => {
     const order = await insertOrder(api, store);
     expectError(await api.request('GET', `${ORDERS}/${order.id}?expand=lines`, { key: store.key }), 400, 'parameter_invalid', 'expand');
   });
 
-  it('CONTRACT 3 card details and the gateway payment id never appear in the order', async () => {
+  it('card details and the gateway payment id never appear in the order', async () => {
     const order = await insertOrder(api, store);
     const raw = await rawApiRequest(api, 'GET', `${ORDERS}/${order.id}`, store.key);
     expect(raw.status).toBe(200);

@@ -148,7 +148,7 @@ describe('gateway timeout (500 payment_outcome_unknown), reconciled later, never
 });
 
 describe('attempt limit (429 too_many_attempts)', () => {
-  it('5 gateway attempts per 15 minutes per session; local failures count none; Retry-After says when', async () => {
+  it('gateway attempts per 15 minutes per session; local failures count none; Retry-After says when', async () => {
     const store = await newStore(fx);
     const { sessionId } = await insertSession(fx, store);
     for (let i = 0; i < 5; i += 1) {

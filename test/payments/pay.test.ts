@@ -120,7 +120,7 @@ describe('approved payment', () => {
   });
 });
 
-describe('declined payment (CONTRACT 3)', () => {
+describe('declined payment', () => {
   it('4000…0002: 402 card_declined; payment_status failed, status stays open; further attempts 409 session_payment_failed', async () => {
     const store = await newStore(fx);
     const { sessionId, orderId } = await insertSession(fx, store);
@@ -182,7 +182,7 @@ describe('local validation: no attempt consumed, no gateway call', () => {
     // Valid locally; then the simulator decides (Amex is no test card).
     const { sessionId } = await insertSession(fx, store);
     await expectPaymentError(payCheckoutSession(fx, { sessionId, card: { number: '378282246310005', expiry: '06/26', cvc: '1234' } }), 'unsupported_test_card', 400);
-    // CONTRACT 4's "any 3-digit CVC" holds for Amex too.
+    // Test mode's "any 3-digit CVC" holds for Amex too.
     const { sessionId: amexThreeDigits } = await insertSession(fx, store);
     await expectPaymentError(payCheckoutSession(fx, { sessionId: amexThreeDigits, card: { number: '378282246310005', expiry: '06/26', cvc: '123' } }), 'unsupported_test_card', 400);
   });
@@ -251,7 +251,7 @@ describe('customers', () => {
   });
 });
 
-describe('card data is never stored (CONTRACT 4)', () => {
+describe('card data is never stored', () => {
   it('no table holds a full card number after approvals, declines and errors', async () => {
     const store = await newStore(fx);
     for (const number of [CARDS.approved, CARDS.declined, CARDS.unsupported]) {

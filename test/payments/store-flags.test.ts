@@ -6,8 +6,8 @@ import { expectPaymentError, insertSession, usePayments, validCard } from './sup
 
 const fx = usePayments();
 
-describe('hosted payments follow the store flags (spec 5)', () => {
-  it('5 suspended store: live payments refused with account_suspended, test payments still go through', async () => {
+describe('hosted payments follow the store flags', () => {
+  it('suspended store: live payments refused with account_suspended, test payments still go through', async () => {
     const store = await createStore(fx);
     await updateStore(fx.db, store.id, { suspended: true });
     const live = await insertSession(fx, store, { livemode: true });
@@ -16,7 +16,7 @@ describe('hosted payments follow the store flags (spec 5)', () => {
     expect((await payCheckoutSession(fx, { sessionId: test.sessionId, card: validCard() })).status).toBe('paid');
   });
 
-  it('5 live channel off: live payments refused with capability_disabled', async () => {
+  it('live channel off: live payments refused with capability_disabled', async () => {
     const store = await createStore(fx);
     await updateStore(fx.db, store.id, { liveApi: false });
     const live = await insertSession(fx, store, { livemode: true });

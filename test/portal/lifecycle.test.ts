@@ -8,7 +8,7 @@ import { useTestStore } from '../support/store';
 import { seedCustomer, seedOrder, seedSubscription } from './factories';
 import { createdPortal, createPortal, PORTAL_URL, PUBLIC_BASE_URL, seedOf, SESSIONS } from './support';
 
-/** Spec 3.2, 4.2; CONTRACT 3: reading, revoking, expiring and replaying portal sessions. */
+/** Reading, revoking, expiring and replaying portal sessions. */
 const api = useTestApi({ publicBaseUrl: PUBLIC_BASE_URL });
 const store = useTestStore(api);
 
@@ -16,8 +16,8 @@ const get = (id: string, withKey = store.key) => api.request('GET', `${SESSIONS}
 const revoke = (id: string, withKey = store.key) => api.request('DELETE', `${SESSIONS}/${id}`, { key: withKey });
 const advance = (storeKey: string, seconds: number) => api.request('POST', '/api/v1/test_helpers/advance_clock', { key: storeKey, body: { seconds } });
 
-describe('GET /api/v1/portal/sessions/{id} (spec 4.2)', () => {
-  it('4.2 the state with every field, and never the url (absent, not null)', async () => {
+describe('GET /api/v1/portal/sessions/{id}', () => {
+  it('the state with every field, and never the url (absent, not null)', async () => {
     const customer = await seedCustomer(seedOf(api), store);
     const created = await createdPortal(api, store.key, { customer_id: customer.id, metadata: { ref: 'A-1' } });
     api.clock.advance(60);
@@ -28,7 +28,7 @@ describe('GET /api/v1/portal/sessions/{id} (spec 4.2)', () => {
     expect(Object.hasOwn(read.body, 'url')).toBe(false);
   });
 
-  it('5 unknown, another store’s and the other environment’s session → 404 resource_missing, byte-identical', async () => {
+  it('unknown, another store’s and the other environment’s session → 404 resource_missing, byte-identical', async () => {
     const other = await createStore(api.services);
     const customer = await seedCustomer(seedOf(api), store);
     const created = await createdPortal(api, store.key, { customer_id: customer.id });
@@ -42,13 +42,13 @@ describe('GET /api/v1/portal/sessions/{id} (spec 4.2)', () => {
     expect((await get(created.id)).body.status).toBe('active');
   });
 
-  it('5 no key → 401 missing_api_key', async () => {
+  it('no key → 401 missing_api_key', async () => {
     expectError(await api.request('GET', `${SESSIONS}/portal_test_x`), 401, 'missing_api_key');
   });
 });
 
-describe('Expiry (spec 3.2)', () => {
-  it('3.2 active until expires_at on the store’s test clock, then expired', async () => {
+describe('Expiry', () => {
+  it('active until expires_at on the store’s test clock, then expired', async () => {
     const clockStore = await createStore(api.services);
     const customer = await seedCustomer(seedOf(api), clockStore);
     const created = await createdPortal(api, clockStore.keys.sk_test, { customer_id: customer.id, expires_at: epoch(T0) + 300 });
@@ -59,8 +59,8 @@ describe('Expiry (spec 3.2)', () => {
   });
 });
 
-describe('DELETE /api/v1/portal/sessions/{id} (spec 3.2, 4.2)', () => {
-  it('4.2 revokes and answers the session with status revoked; reads stay revoked; revoking again changes nothing', async () => {
+describe('DELETE /api/v1/portal/sessions/{id}', () => {
+  it('revokes and answers the session with status revoked; reads stay revoked; revoking again changes nothing', async () => {
     const customer = await seedCustomer(seedOf(api), store);
     const created = await createdPortal(api, store.key, { customer_id: customer.id });
     const revoked = await revoke(created.id);
@@ -73,7 +73,7 @@ describe('DELETE /api/v1/portal/sessions/{id} (spec 3.2, 4.2)', () => {
     expect(again.body).toEqual(revoked.body);
   });
 
-  it('3.2 revocation is permanent: past expires_at it still reads revoked', async () => {
+  it('revocation is permanent: past expires_at it still reads revoked', async () => {
     const clockStore = await createStore(api.services);
     const customer = await seedCustomer(seedOf(api), clockStore);
     const created = await createdPortal(api, clockStore.keys.sk_test, { customer_id: customer.id, expires_at: epoch(T0) + 300 });
@@ -82,7 +82,7 @@ describe('DELETE /api/v1/portal/sessions/{id} (spec 3.2, 4.2)', () => {
     expect((await get(created.id, clockStore.keys.sk_test)).body.status).toBe('revoked');
   });
 
-  it('3.2 deleting a customer revokes their sessions of every scope at once; other customers’ stay active', async () => {
+  it('deleting a customer revokes their sessions of every scope at once; other customers’ stay active', async () => {
     const seed = seedOf(api);
     const customer = await seedCustomer(seed, store);
     const bystander = await seedCustomer(seed, store);
@@ -100,8 +100,8 @@ describe('DELETE /api/v1/portal/sessions/{id} (spec 3.2, 4.2)', () => {
   });
 });
 
-describe('Idempotency-Key (spec 1, 4.2; CONTRACT 3)', () => {
-  it('4.2 a repeated key replays the session and its url (200) while the link is active', async () => {
+describe('Idempotency-Key', () => {
+  it('a repeated key replays the session and its url (200) while the link is active', async () => {
     const customer = await seedCustomer(seedOf(api), store);
     const body = { customer_id: customer.id, metadata: { a: '1', b: '2' } };
     const first = await createPortal(api, store.key, body, { 'idempotency-key': 'portal-replay-1' });
@@ -116,14 +116,14 @@ describe('Idempotency-Key (spec 1, 4.2; CONTRACT 3)', () => {
     expect(row!.tokenCiphertext).not.toContain(first.body.url.split('/').pop());
   });
 
-  it('CONTRACT 3 the same key with another body → 409 idempotency_key_reused; with reordered metadata too', async () => {
+  it('the same key with another body → 409 idempotency_key_reused; with reordered metadata too', async () => {
     const customer = await seedCustomer(seedOf(api), store);
     await createdPortal(api, store.key, { customer_id: customer.id, metadata: { a: '1', b: '2' } }, { 'idempotency-key': 'portal-reuse' });
     expectError(await createPortal(api, store.key, { customer_id: customer.id }, { 'idempotency-key': 'portal-reuse' }), 409, 'idempotency_key_reused');
     expectError(await createPortal(api, store.key, { customer_id: customer.id, metadata: { b: '2', a: '1' } }, { 'idempotency-key': 'portal-reuse' }), 409, 'idempotency_key_reused');
   });
 
-  it('CONTRACT 3 a replay after revocation answers the session without url', async () => {
+  it('a replay after revocation answers the session without url', async () => {
     const customer = await seedCustomer(seedOf(api), store);
     const body = { customer_id: customer.id };
     const first = await createdPortal(api, store.key, body, { 'idempotency-key': 'portal-revoked' });
@@ -136,7 +136,7 @@ describe('Idempotency-Key (spec 1, 4.2; CONTRACT 3)', () => {
     expect(row!.tokenCiphertext).toBeNull();
   });
 
-  it('CONTRACT 3 a replay after expiry (store clock) answers the session without url', async () => {
+  it('a replay after expiry (store clock) answers the session without url', async () => {
     const clockStore = await createStore(api.services);
     const customer = await seedCustomer(seedOf(api), clockStore);
     const body = { customer_id: customer.id, expires_at: epoch(T0) + 300 };
@@ -148,7 +148,7 @@ describe('Idempotency-Key (spec 1, 4.2; CONTRACT 3)', () => {
     expect(Object.hasOwn(replay.body, 'url')).toBe(false);
   });
 
-  it('CONTRACT 3 a key is per store and mode; an unknown target is not remembered under the key', async () => {
+  it('a key is per store and mode; an unknown target is not remembered under the key', async () => {
     const other = await createStore(api.services);
     const mine = await seedCustomer(seedOf(api), store);
     const theirs = await seedCustomer(seedOf(api), other);
@@ -159,7 +159,7 @@ describe('Idempotency-Key (spec 1, 4.2; CONTRACT 3)', () => {
     expect((await createPortal(api, store.key, { customer_id: mine.id }, { 'idempotency-key': 'portal-miss' })).status).toBe(201);
   });
 
-  it('CONTRACT 3 concurrent creates with one key make one session', async () => {
+  it('concurrent creates with one key make one session', async () => {
     const customer = await seedCustomer(seedOf(api), store);
     const body = { customer_id: customer.id };
     const responses = await Promise.all(Array.from({ length: 5 }, () => createPortal(api, store.key, body, { 'idempotency-key': 'portal-race' })));
@@ -170,7 +170,7 @@ describe('Idempotency-Key (spec 1, 4.2; CONTRACT 3)', () => {
     expect(rows).toHaveLength(1);
   });
 
-  it('4.2 a malformed Idempotency-Key → 400 idempotency_key_invalid', async () => {
+  it('a malformed Idempotency-Key → 400 idempotency_key_invalid', async () => {
     const customer = await seedCustomer(seedOf(api), store);
     expectError(await createPortal(api, store.key, { customer_id: customer.id }, { 'idempotency-key': 'x'.repeat(192) }), 400, 'idempotency_key_invalid');
   });

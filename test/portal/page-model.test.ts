@@ -8,7 +8,7 @@ import { seedCustomer, seedOrder, seedSubscription } from './factories';
 import { createdPortal, seedOf, SESSIONS, tokenOf } from './support';
 
 /**
- * Issue 4: the read model behind the portal page (server/portal/page.ts), which proxy.ts and the
+ * The read model behind the portal page (server/portal/page.ts), which proxy.ts and the
  * page call: what each scope holds, and that it holds nothing of anyone else. The page itself is
  * driven in Chromium by test/browser/portal.test.ts.
  */
@@ -16,7 +16,7 @@ const api = useTestApi({ publicBaseUrl: 'https://pay.example.test' });
 const store = useTestStore(api, { name: 'Moth Books' });
 const deps = () => ({ db: api.services.db, clock: api.clock });
 
-describe('what each scope holds (spec 2.4)', () => {
+describe('what each scope holds', () => {
   it('customer scope: that customer’s paid orders (newest first) and subscriptions only; not a second customer of the store, not another store’s customer', async () => {
     const seed = seedOf(api);
     const ada = await seedCustomer(seed, store, { email: 'ada@example.com' });
@@ -110,7 +110,7 @@ describe('what each scope holds (spec 2.4)', () => {
   });
 });
 
-describe('resolving and counting (spec 2.4, 3.2)', () => {
+describe('resolving and counting', () => {
   it('each view counts once, also when views run concurrently; last_accessed_at is the store clock', async () => {
     const customer = await seedCustomer(seedOf(api), store);
     const session = await createdPortal(api, store.key, { customer_id: customer.id });
@@ -122,7 +122,7 @@ describe('resolving and counting (spec 2.4, 3.2)', () => {
     expect(read.body).toMatchObject({ access_count: 12, last_accessed_at: epoch(T0) + 90 });
   });
 
-  it('3.2 expired (test clock) and revoked links stop resolving on the next request, and are not counted', async () => {
+  it('expired (test clock) and revoked links stop resolving on the next request, and are not counted', async () => {
     const clockStore = await createStore(api.services);
     const customer = await seedCustomer(seedOf(api), clockStore);
     const expiring = await createdPortal(api, clockStore.keys.sk_test, { customer_id: customer.id, expires_at: epoch(T0) + 300 });

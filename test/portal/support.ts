@@ -4,7 +4,7 @@ import type { Seed } from './factories';
 
 export const SESSIONS = '/api/v1/portal/sessions';
 export const PUBLIC_BASE_URL = 'https://pay.example.test';
-/** CONTRACT 3: `<PUBLIC_BASE_URL>/portal/<43 base64url characters>`. */
+/** `<PUBLIC_BASE_URL>/portal/<43 base64url characters>`. */
 export const PORTAL_URL = /^https:\/\/pay\.example\.test\/portal\/[A-Za-z0-9_-]{43}$/;
 
 export const seedOf = (api: TestApi): Seed => ({ db: api.services.db, now: api.clock.now() });

@@ -17,8 +17,8 @@ const withField = (field: string, value: unknown) => {
 };
 const httpsImages = (n: number) => Array.from({ length: n }, (_, i) => `https://cdn.example.com/${i}.png`);
 
-describe('POST /api/v1/products: defaults and response fields (spec 2.1, 2.2, 4.1)', () => {
-  it('4.1 name and amount alone give a digital, visible, active one-time product with every default', async () => {
+describe('POST /api/v1/products: defaults and response fields', () => {
+  it('name and amount alone give a digital, visible, active one-time product with every default', async () => {
     const response = await post({ name: 'Ebook', amount: 1999 });
     expect(response.status).toBe(201);
     const body = response.body;
@@ -60,7 +60,7 @@ describe('POST /api/v1/products: defaults and response fields (spec 2.1, 2.2, 4.
     expect(response.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('4.1 every field sent is stored and returned as sent', async () => {
+  it('every field sent is stored and returned as sent', async () => {
     const sku = uniqueSku('Full');
     const body = {
       name: 'Video course',
@@ -119,12 +119,12 @@ describe('POST /api/v1/products: defaults and response fields (spec 2.1, 2.2, 4.
     expect(read.body).toEqual(response.body);
   });
 
-  it('4.1 a recurring price without interval_count gets interval_count 1', async () => {
+  it('a recurring price without interval_count gets interval_count 1', async () => {
     const product = await createProduct(api, store.key, { mode: 'recurring', interval: 'year' });
     expect(product.price).toMatchObject({ mode: 'recurring', interval: 'year', interval_count: 1 });
   });
 
-  it('2.1 amount_decimal is the amount in euros with two decimals', async () => {
+  it('amount_decimal is the amount in euros with two decimals', async () => {
     const cases: [number, string][] = [
       [0, '0.00'],
       [5, '0.05'],
@@ -140,7 +140,7 @@ describe('POST /api/v1/products: defaults and response fields (spec 2.1, 2.2, 4.
     }
   });
 
-  it('2.1 an omitted sku is generated, and each generated sku is different', async () => {
+  it('an omitted sku is generated, and each generated sku is different', async () => {
     const first = await post({ name: 'A', amount: 100 });
     const second = await post({ name: 'B', amount: 100 });
     expect([first.status, second.status]).toEqual([201, 201]);
@@ -149,20 +149,20 @@ describe('POST /api/v1/products: defaults and response fields (spec 2.1, 2.2, 4.
     expect(first.body.sku).not.toBe(second.body.sku);
   });
 
-  it('5 a live key creates a live product with live ids', async () => {
+  it('a live key creates a live product with live ids', async () => {
     const product = await createProduct(api, store.keys.sk_live);
     expect(product).toMatchObject({ livemode: true, id: expect.stringMatching(/^prod_live_/), price_id: expect.stringMatching(/^price_live_/) });
     expect(product.price.id).toBe(product.price_id);
   });
 
-  it('4.1 tax_rate 0 and null are both kept as sent (both mean no tax)', async () => {
+  it('tax_rate 0 and null are both kept as sent (both mean no tax)', async () => {
     expect((await createProduct(api, store.key, { tax_rate: 0 })).tax_rate).toBe(0);
     expect((await createProduct(api, store.key, { tax_rate: null })).tax_rate).toBe(null);
     expect((await createProduct(api, store.key, { tax_rate: 100 })).tax_rate).toBe(100);
   });
 });
 
-describe('POST /api/v1/products: field rules (spec 4.1, 8)', () => {
+describe('POST /api/v1/products: field rules', () => {
   const accepted: [string, string, unknown][] = [
     ['name', '1 char', 'E'],
     ['name', '255 chars', 'n'.repeat(255)],
@@ -181,22 +181,22 @@ describe('POST /api/v1/products: field rules (spec 4.1, 8)', () => {
     ['tax_inclusive', 'false', false],
     ['active', 'false', false],
   ];
-  it.each(accepted)('8 %s accepts %s', async (field, _label, value) => {
+  it.each(accepted)('%s accepts %s', async (field, _label, value) => {
     const body = withField(field, value);
     const response = await post(body);
     expect(response.status).toBe(201);
-    // `active` belongs to the price (spec 2.2); every other field is the product's own.
+    // `active` belongs to the price; every other field is the product's own.
     expect(field === 'active' ? response.body.price.active : response.body[field]).toEqual(body[field]);
   });
 
-  it('8 sku accepts exactly 64 chars', async () => {
+  it('sku accepts exactly 64 chars', async () => {
     const sku = uniqueSku('S').padEnd(64, 'x');
     const response = await post(withField('sku', sku));
     expect(response.status).toBe(201);
     expect(response.body.sku).toBe(sku);
   });
 
-  it('8 interval_count accepts 1 and 365 on a recurring price', async () => {
+  it('interval_count accepts 1 and 365 on a recurring price', async () => {
     for (const count of [1, 365]) {
       const product = await createProduct(api, store.key, { mode: 'recurring', interval: 'day', interval_count: count });
       expect(product.price.interval_count).toBe(count);
@@ -240,7 +240,7 @@ describe('POST /api/v1/products: field rules (spec 4.1, 8)', () => {
     ['active', 'the string "true"', 'true'],
     ['active', 'null', null],
   ];
-  it.each(rejected)('8 %s rejects %s → parameter_invalid', async (field, _label, value) => {
+  it.each(rejected)('%s rejects %s → parameter_invalid', async (field, _label, value) => {
     expectError(await post(withField(field, value)), 400, 'parameter_invalid', field);
   });
 
@@ -252,57 +252,57 @@ describe('POST /api/v1/products: field rules (spec 4.1, 8)', () => {
     ['a data: URL', 'data:image/png;base64,AAAA'],
     ['http: without slashes', 'http:cdn.example.com'],
   ];
-  it.each(badImages)('2.1 images rejects %s, naming the entry', async (_label, url) => {
+  it.each(badImages)('images rejects %s, naming the entry', async (_label, url) => {
     expectError(await post(withField('images', ['https://cdn.example.com/ok.png', url])), 400, 'parameter_invalid', 'images[1]');
   });
 
-  it('8 images rejects a non-string entry', async () => {
+  it('images rejects a non-string entry', async () => {
     expectError(await post(withField('images', [42])), 400, 'parameter_invalid', 'images[0]');
   });
 
-  it('8 interval_count rejects 0, 366, a float and a numeric string', async () => {
+  it('interval_count rejects 0, 366, a float and a numeric string', async () => {
     for (const count of [0, 366, 1.5, '2']) {
       expectError(await post({ ...withField('mode', 'recurring'), interval: 'month', interval_count: count }), 400, 'parameter_invalid', 'interval_count');
     }
   });
 
-  it('4.1 interval is rejected with one_time, sent or defaulted', async () => {
+  it('interval is rejected with one_time, sent or defaulted', async () => {
     expectError(await post({ ...withField('mode', 'one_time'), interval: 'month' }), 400, 'parameter_invalid', 'interval');
     expectError(await post(withField('interval', 'month')), 400, 'parameter_invalid', 'interval');
   });
 
-  it('4.1 interval_count is rejected with one_time rather than silently dropped', async () => {
+  it('interval_count is rejected with one_time rather than silently dropped', async () => {
     expectError(await post(withField('interval_count', 2)), 400, 'parameter_invalid', 'interval_count');
   });
 
-  it('4.1 recurring without interval → parameter_invalid on interval', async () => {
+  it('recurring without interval → parameter_invalid on interval', async () => {
     expectError(await post(withField('mode', 'recurring')), 400, 'parameter_invalid', 'interval');
     expectError(await post({ ...withField('mode', 'recurring'), interval_count: 2 }), 400, 'parameter_invalid', 'interval');
   });
 
-  it('4.1 interval rejects an unknown period', async () => {
+  it('interval rejects an unknown period', async () => {
     expectError(await post({ ...withField('mode', 'recurring'), interval: 'fortnight' }), 400, 'parameter_invalid', 'interval');
   });
 
-  it('4.1 an unknown field is refused, never ignored', async () => {
+  it('an unknown field is refused, never ignored', async () => {
     const response = await post(withField('colour', 'red'));
     expectError(response, 400, 'parameter_invalid', 'colour');
     expect(response.body.error.message).toBe('Received unknown parameter: colour.');
   });
 
-  it('4.1 a body that is not a JSON object → parameter_invalid', async () => {
+  it('a body that is not a JSON object → parameter_invalid', async () => {
     expectError(await post([{ name: 'Ebook', amount: 1999 }]), 400, 'parameter_invalid');
   });
 });
 
-describe('POST /api/v1/products: fields refused with their own error (spec 4.1)', () => {
+describe('POST /api/v1/products: fields refused with their own error', () => {
   const readOnly: [string, unknown][] = [
     ['has_license', true],
     ['has_license', false],
     ['file_url', 'https://files.example.com/book.pdf'],
     ['has_file', true],
   ];
-  it.each(readOnly)('4.1 %s (%s) → parameter_invalid naming the field', async (field, value) => {
+  it.each(readOnly)('%s (%s) → parameter_invalid naming the field', async (field, value) => {
     const response = await post(withField(field, value));
     expectError(response, 400, 'parameter_invalid', field);
     expect(response.body.error.message).toContain(`\`${field}\``);
@@ -313,19 +313,19 @@ describe('POST /api/v1/products: fields refused with their own error (spec 4.1)'
     ['price', { amount: 1999 }],
     ['currency', 'eur'],
     ['currency', 'usd'],
-  ])('4.1 %s (%j) → parameter_invalid with a message that points at amount', async (field, value) => {
+  ])('%s (%j) → parameter_invalid with a message that points at amount', async (field, value) => {
     const response = await post(withField(field, value));
     expectError(response, 400, 'parameter_invalid', field);
     expect(response.body.error.message).toContain('`amount`');
   });
 
-  it('4.1 price sent instead of amount is answered with the pointer to amount, not a missing field', async () => {
+  it('price sent instead of amount is answered with the pointer to amount, not a missing field', async () => {
     const response = await post({ name: 'Ebook', price: 1999 });
     expectError(response, 400, 'parameter_invalid', 'price');
     expect(response.body.error.message).toContain('`amount`');
   });
 
-  it('4.1 nothing is created when a refused field is sent', async () => {
+  it('nothing is created when a refused field is sent', async () => {
     const sku = uniqueSku();
     expectError(await post({ name: 'Ebook', amount: 1999, sku, file_url: 'https://files.example.com/x.pdf' }), 400, 'parameter_invalid', 'file_url');
     const list = await api.request('GET', `${PRODUCTS}?sku=${sku}`, { key: store.key });
@@ -333,8 +333,8 @@ describe('POST /api/v1/products: fields refused with their own error (spec 4.1)'
   });
 });
 
-describe('POST /api/v1/products: sku uniqueness across the platform (spec 2.1, 7)', () => {
-  it('7 a taken sku → 409 sku_unavailable, byte-identical whether it is this store’s, the other environment’s or another store’s', async () => {
+describe('POST /api/v1/products: sku uniqueness across the platform', () => {
+  it('a taken sku → 409 sku_unavailable, byte-identical whether it is this store’s, the other environment’s or another store’s', async () => {
     const other = await createStore(api.services);
     const own = uniqueSku();
     const ownLive = uniqueSku();
@@ -353,7 +353,7 @@ describe('POST /api/v1/products: sku uniqueness across the platform (spec 2.1, 7
     for (const sku of [own, ownLive, foreign]) expect(answers[0]).not.toContain(sku);
   });
 
-  it('2.1 skus are case-sensitive: a sku differing only in case is a different sku', async () => {
+  it('skus are case-sensitive: a sku differing only in case is a different sku', async () => {
     const sku = uniqueSku('case');
     await createProduct(api, store.key, { sku });
     const product = await createProduct(api, store.key, { sku: sku.toUpperCase() });
@@ -361,12 +361,12 @@ describe('POST /api/v1/products: sku uniqueness across the platform (spec 2.1, 7
   });
 });
 
-describe('POST /api/v1/products: authentication (spec 5)', () => {
-  it('5 without a key → 401 missing_api_key', async () => {
+describe('POST /api/v1/products: authentication', () => {
+  it('without a key → 401 missing_api_key', async () => {
     expectError(await api.request('POST', PRODUCTS, { body: { name: 'Ebook', amount: 1999 } }), 401, 'missing_api_key');
   });
 
-  it('5 with a publishable key → 401 wrong_key_type, and nothing is created', async () => {
+  it('with a publishable key → 401 wrong_key_type, and nothing is created', async () => {
     const sku = uniqueSku();
     expectError(await post({ name: 'Ebook', amount: 1999, sku }, store.keys.pk_test), 401, 'wrong_key_type');
     const list = await api.request('GET', `${PRODUCTS}?sku=${sku}`, { key: store.key });

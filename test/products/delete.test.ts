@@ -22,8 +22,8 @@ const store = useTestStore(api);
 const remove = (id: string, query = '', withKey = store.key) => api.request('DELETE', `${PRODUCTS}/${id}${query}`, { key: withKey });
 const exists = async (id: string, withKey = store.key) => (await api.request('GET', `${PRODUCTS}/${id}`, { key: withKey })).status === 200;
 
-describe('DELETE /api/v1/products/{id} (spec 2.3, 4.1)', () => {
-  it('2.3 answers the deleted-product object, and the product is gone from reads and lists', async () => {
+describe('DELETE /api/v1/products/{id}', () => {
+  it('answers the deleted-product object, and the product is gone from reads and lists', async () => {
     const product = await createProduct(api, store.key);
     const response = await remove(product.id);
     expect(response.status).toBe(200);
@@ -32,26 +32,26 @@ describe('DELETE /api/v1/products/{id} (spec 2.3, 4.1)', () => {
     expect((await api.request('GET', `${PRODUCTS}?sku=${product.sku}`, { key: store.key })).body.data).toEqual([]);
   });
 
-  it('2.3 a live product is deleted with the live key and answers livemode true', async () => {
+  it('a live product is deleted with the live key and answers livemode true', async () => {
     const product = await createProduct(api, store.keys.sk_live);
     const response = await remove(product.id, '', store.keys.sk_live);
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ id: product.id, object: 'product', deleted: true, livemode: true });
   });
 
-  it('4.1 deleting twice → the second answers 404 resource_missing', async () => {
+  it('deleting twice → the second answers 404 resource_missing', async () => {
     const product = await createProduct(api, store.key);
     expect((await remove(product.id)).status).toBe(200);
     expectError(await remove(product.id), 404, 'resource_missing', 'id');
   });
 
-  it('2.1 a deleted product’s sku is free again', async () => {
+  it('a deleted product’s sku is free again', async () => {
     const product = await createProduct(api, store.key);
     expect((await remove(product.id)).status).toBe(200);
     expect((await createProduct(api, store.key, { sku: product.sku })).sku).toBe(product.sku);
   });
 
-  it('5 another store’s and the other environment’s product → 404 resource_missing, byte-identical with unknown, and it survives', async () => {
+  it('another store’s and the other environment’s product → 404 resource_missing, byte-identical with unknown, and it survives', async () => {
     const other = await createStore(api.services);
     const product = await createProduct(api, store.key);
     const path = `${PRODUCTS}/${product.id}?force=true`;
@@ -63,22 +63,22 @@ describe('DELETE /api/v1/products/{id} (spec 2.3, 4.1)', () => {
     expectIdenticalMissing([foreign, otherEnvironment, unknown], 'id');
   });
 
-  it.each(['TRUE', '1', 'yes'])('4.1 force=%s → 400 parameter_invalid: force takes only "true" or "false"', async (force) => {
+  it.each(['TRUE', '1', 'yes'])('force=%s → 400 parameter_invalid: force takes only "true" or "false"', async (force) => {
     const product = await createProduct(api, store.key);
     expectError(await remove(product.id, `?force=${force}`), 400, 'parameter_invalid', 'force');
     expect(await exists(product.id)).toBe(true);
   });
 
-  it('4.1 an unknown query parameter is refused and nothing is deleted', async () => {
+  it('an unknown query parameter is refused and nothing is deleted', async () => {
     const product = await createProduct(api, store.key);
     expectError(await remove(product.id, '?forced=true'), 400, 'parameter_invalid', 'forced');
     expect(await exists(product.id)).toBe(true);
   });
 });
 
-describe('DELETE /api/v1/products/{id}: subscription guard (spec 4.1)', () => {
+describe('DELETE /api/v1/products/{id}: subscription guard', () => {
   const blocking: SubscriptionStatus[] = ['pending', 'active', 'past_due', 'suspended'];
-  it.each(blocking)('4.1 a %s subscription → 409 product_has_active_subscriptions, with or without force', async (status) => {
+  it.each(blocking)('a %s subscription → 409 product_has_active_subscriptions, with or without force', async (status) => {
     const product = await createProduct(api, store.key, { mode: 'recurring', interval: 'month' });
     await insertSubscription(api, store, product.id, status);
     for (const query of ['', '?force=false', '?force=true']) {
@@ -88,14 +88,14 @@ describe('DELETE /api/v1/products/{id}: subscription guard (spec 4.1)', () => {
   });
 
   const finished: SubscriptionStatus[] = ['canceled', 'expired', 'incomplete'];
-  it.each(finished)('4.1 a %s subscription does not block; it stays, detached from the product', async (status) => {
+  it.each(finished)('a %s subscription does not block; it stays, detached from the product', async (status) => {
     const product = await createProduct(api, store.key, { mode: 'recurring', interval: 'month' });
     const subscription = await insertSubscription(api, store, product.id, status);
     expect((await remove(product.id)).status).toBe(200);
     expect(await readSubscription(api, subscription)).toMatchObject({ status, productId: null });
   });
 
-  it('4.1 the subscription guard wins over the license guard, even with force, and revokes nothing', async () => {
+  it('the subscription guard wins over the license guard, even with force, and revokes nothing', async () => {
     const product = await createProduct(api, store.key, { mode: 'recurring', interval: 'month' });
     await insertSubscription(api, store, product.id, 'active');
     const license = await insertLicenseKey(api, store, product.id);
@@ -103,7 +103,7 @@ describe('DELETE /api/v1/products/{id}: subscription guard (spec 4.1)', () => {
     expect(await readLicenseKey(api, license)).toMatchObject({ productId: product.id, revokedAt: null });
   });
 
-  it('4.1 another product’s active subscription does not block', async () => {
+  it('another product’s active subscription does not block', async () => {
     const product = await createProduct(api, store.key);
     const sibling = await createProduct(api, store.key, { mode: 'recurring', interval: 'month' });
     await insertSubscription(api, store, sibling.id, 'active');
@@ -112,8 +112,8 @@ describe('DELETE /api/v1/products/{id}: subscription guard (spec 4.1)', () => {
   });
 });
 
-describe('DELETE /api/v1/products/{id}: license guard (spec 4.1)', () => {
-  it.each(['', '?force=false'])('4.1 issued license keys without force (%s) → 409 product_has_licenses, keys untouched', async (query) => {
+describe('DELETE /api/v1/products/{id}: license guard', () => {
+  it.each(['', '?force=false'])('issued license keys without force (%s) → 409 product_has_licenses, keys untouched', async (query) => {
     const product = await createProduct(api, store.key);
     const license = await insertLicenseKey(api, store, product.id);
     expectError(await remove(product.id, query), 409, 'product_has_licenses');
@@ -121,7 +121,7 @@ describe('DELETE /api/v1/products/{id}: license guard (spec 4.1)', () => {
     expect(await readLicenseKey(api, license)).toMatchObject({ productId: product.id, revokedAt: null });
   });
 
-  it('4.1 force=true deletes and revokes every issued key at once', async () => {
+  it('force=true deletes and revokes every issued key at once', async () => {
     const product = await createProduct(api, store.key);
     const licenses = [await insertLicenseKey(api, store, product.id), await insertLicenseKey(api, store, product.id)];
     const alreadyRevokedAt = new Date(T0.getTime() - 86_400_000);
@@ -134,13 +134,13 @@ describe('DELETE /api/v1/products/{id}: license guard (spec 4.1)', () => {
     expect(await readLicenseKey(api, revoked)).toMatchObject({ productId: null, revokedAt: alreadyRevokedAt });
   });
 
-  it('4.1 keys that are all revoked already do not block', async () => {
+  it('keys that are all revoked already do not block', async () => {
     const product = await createProduct(api, store.key);
     await insertLicenseKey(api, store, product.id, { revokedAt: T0 });
     expect((await remove(product.id)).status).toBe(200);
   });
 
-  it('4.1 another product’s keys neither block nor get revoked', async () => {
+  it('another product’s keys neither block nor get revoked', async () => {
     const product = await createProduct(api, store.key);
     const sibling = await createProduct(api, store.key);
     const license = await insertLicenseKey(api, store, sibling.id);
@@ -149,14 +149,14 @@ describe('DELETE /api/v1/products/{id}: license guard (spec 4.1)', () => {
   });
 });
 
-describe('DELETE /api/v1/products/{id}: authentication (spec 5)', () => {
-  it('5 without a key → 401 missing_api_key, and the product survives', async () => {
+describe('DELETE /api/v1/products/{id}: authentication', () => {
+  it('without a key → 401 missing_api_key, and the product survives', async () => {
     const product = await createProduct(api, store.key);
     expectError(await api.request('DELETE', `${PRODUCTS}/${product.id}`), 401, 'missing_api_key');
     expect(await exists(product.id)).toBe(true);
   });
 
-  it('5 with a publishable key → 401 wrong_key_type, and the product survives', async () => {
+  it('with a publishable key → 401 wrong_key_type, and the product survives', async () => {
     const product = await createProduct(api, store.key);
     expectError(await remove(product.id, '?force=true', store.keys.pk_test), 401, 'wrong_key_type');
     expect(await exists(product.id)).toBe(true);

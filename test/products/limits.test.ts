@@ -3,14 +3,14 @@ import { createStore, uniqueSku } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { createProduct, expectError, PRODUCTS } from './support';
 
-// CONTRACT 3 sets 10,000 products per store and environment; a limit of 3 exercises the same rule.
+// The service allows 10,000 products per store and environment; a limit of 3 exercises the same rule.
 const api = useTestApi({ maxProductsPerStore: 3 });
 
 const post = (key: string, body: Record<string, unknown> = {}) =>
   api.request('POST', PRODUCTS, { key, body: { name: 'Ebook', amount: 1999, ...body } });
 
-describe('POST /api/v1/products: product limit per store and environment (CONTRACT 3)', () => {
-  it('CONTRACT 3 beyond the limit → 409 product_limit_reached; deleting one makes room again', async () => {
+describe('POST /api/v1/products: product limit per store and environment', () => {
+  it('beyond the limit → 409 product_limit_reached; deleting one makes room again', async () => {
     const store = await createStore(api.services);
     const products = [];
     for (let i = 0; i < 3; i += 1) products.push(await createProduct(api, store.keys.sk_test));
@@ -21,7 +21,7 @@ describe('POST /api/v1/products: product limit per store and environment (CONTRA
     expect((await post(store.keys.sk_test)).status).toBe(201);
   });
 
-  it('CONTRACT 3 the limit counts each environment and each store on its own', async () => {
+  it('the limit counts each environment and each store on its own', async () => {
     const store = await createStore(api.services);
     const other = await createStore(api.services);
     for (let i = 0; i < 3; i += 1) await createProduct(api, store.keys.sk_test);
@@ -30,7 +30,7 @@ describe('POST /api/v1/products: product limit per store and environment (CONTRA
     expect((await post(other.keys.sk_test)).status).toBe(201);
   });
 
-  it('CONTRACT 3 concurrent creates cannot overshoot the limit', async () => {
+  it('concurrent creates cannot overshoot the limit', async () => {
     const store = await createStore(api.services);
     const responses = await Promise.all(Array.from({ length: 8 }, () => post(store.keys.sk_test)));
     expect(responses.filter((r) => r.status === 201)).toHaveLength(3);
@@ -42,8 +42,8 @@ describe('POST /api/v1/products: product limit per store and environment (CONTRA
   });
 });
 
-describe('POST /api/v1/products: concurrent creation of one sku (spec 2.1)', () => {
-  it('2.1 ten parallel creates of the same sku across two stores and both environments → exactly one 201, nine 409 sku_unavailable', async () => {
+describe('POST /api/v1/products: concurrent creation of one sku', () => {
+  it('ten parallel creates of the same sku across two stores and both environments → exactly one 201, nine 409 sku_unavailable', async () => {
     const first = await createStore(api.services);
     const second = await createStore(api.services);
     const keys = [first.keys.sk_test, first.keys.sk_live, second.keys.sk_test, second.keys.sk_live];

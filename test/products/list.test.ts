@@ -32,8 +32,8 @@ async function allPages(key: string, query: string) {
   }
 }
 
-describe('GET /api/v1/products: envelope, ordering and pagination (spec 1, 4.1, CONTRACT 3)', () => {
-  it('1 the list envelope carries object, data, has_more, url and livemode', async () => {
+describe('GET /api/v1/products: envelope, ordering and pagination', () => {
+  it('the list envelope carries object, data, has_more, url and livemode', async () => {
     const store = await createStore(api.services);
     const [product] = await createSeries(store.keys.sk_test, 1);
     const response = await list(store.keys.sk_test);
@@ -43,7 +43,7 @@ describe('GET /api/v1/products: envelope, ordering and pagination (spec 1, 4.1, 
     expect(live.body).toEqual({ object: 'list', data: [], has_more: false, url: '/api/v1/products', livemode: true });
   });
 
-  it('CONTRACT 3 pages over more than two pages, newest first, with has_more and starting_after', async () => {
+  it('pages over more than two pages, newest first, with has_more and starting_after', async () => {
     const store = await createStore(api.services);
     const products = await createSeries(store.keys.sk_test, 7);
     const pages = await allPages(store.keys.sk_test, 'limit=3');
@@ -56,7 +56,7 @@ describe('GET /api/v1/products: envelope, ordering and pagination (spec 1, 4.1, 
     expect(pages.flatMap((page) => page.data.map((p: { created: number }) => p.created))).toEqual(products.map((p) => p.created));
   });
 
-  it('CONTRACT 3 products created in the same second are ordered by id, newest-first order stays total', async () => {
+  it('products created in the same second are ordered by id, newest-first order stays total', async () => {
     const store = await createStore(api.services);
     const created = [];
     for (let i = 0; i < 5; i += 1) created.push(await createProduct(api, store.keys.sk_test, { name: `Same second ${i}` }));
@@ -66,7 +66,7 @@ describe('GET /api/v1/products: envelope, ordering and pagination (spec 1, 4.1, 
     expect(pages.flatMap((page) => page.data.map((p: { id: string }) => p.id))).toEqual(expected);
   });
 
-  it('4.1 a page that ends exactly at the last product says has_more false', async () => {
+  it('a page that ends exactly at the last product says has_more false', async () => {
     const store = await createStore(api.services);
     const products = await createSeries(store.keys.sk_test, 4);
     const first = await list(store.keys.sk_test, '?limit=2');
@@ -78,7 +78,7 @@ describe('GET /api/v1/products: envelope, ordering and pagination (spec 1, 4.1, 
     expect(after.body).toEqual({ object: 'list', data: [], has_more: false, url: '/api/v1/products', livemode: false });
   });
 
-  it('4.1 limit defaults to 10 and accepts 1 and 100', async () => {
+  it('limit defaults to 10 and accepts 1 and 100', async () => {
     const store = await createStore(api.services);
     const products = await createSeries(store.keys.sk_test, 12);
     const byDefault = await list(store.keys.sk_test);
@@ -90,12 +90,12 @@ describe('GET /api/v1/products: envelope, ordering and pagination (spec 1, 4.1, 
     expect([hundred.body.data, hundred.body.has_more]).toEqual([products, false]);
   });
 
-  it.each(['0', '101', '-1', '1.5', 'ten', '10abc'])('CONTRACT 3 limit=%s → 400 parameter_invalid, never clamped', async (limit) => {
+  it.each(['0', '101', '-1', '1.5', 'ten', '10abc'])('limit=%s → 400 parameter_invalid, never clamped', async (limit) => {
     const store = await createStore(api.services);
     expectError(await list(store.keys.sk_test, `?limit=${limit}`), 400, 'parameter_invalid', 'limit');
   });
 
-  it('5 only this store’s products of this environment are listed', async () => {
+  it('only this store’s products of this environment are listed', async () => {
     const store = await createStore(api.services);
     const other = await createStore(api.services);
     const testProducts = await createSeries(store.keys.sk_test, 2);
@@ -109,8 +109,8 @@ describe('GET /api/v1/products: envelope, ordering and pagination (spec 1, 4.1, 
   });
 });
 
-describe('GET /api/v1/products: starting_after (spec 4.1)', () => {
-  it('4.1 a cursor of another store → 404 resource_missing on starting_after', async () => {
+describe('GET /api/v1/products: starting_after', () => {
+  it('a cursor of another store → 404 resource_missing on starting_after', async () => {
     const store = await createStore(api.services);
     const other = await createStore(api.services);
     await createSeries(store.keys.sk_test, 2);
@@ -118,14 +118,14 @@ describe('GET /api/v1/products: starting_after (spec 4.1)', () => {
     expectError(await list(store.keys.sk_test, `?starting_after=${foreign.id}`), 404, 'resource_missing', 'starting_after');
   });
 
-  it('4.1 a cursor of the other environment → 404 resource_missing on starting_after', async () => {
+  it('a cursor of the other environment → 404 resource_missing on starting_after', async () => {
     const store = await createStore(api.services);
     await createSeries(store.keys.sk_test, 2);
     const [live] = await createSeries(store.keys.sk_live, 1);
     expectError(await list(store.keys.sk_test, `?starting_after=${live.id}`), 404, 'resource_missing', 'starting_after');
   });
 
-  it('4.1 an unknown or deleted cursor → 404 resource_missing on starting_after', async () => {
+  it('an unknown or deleted cursor → 404 resource_missing on starting_after', async () => {
     const store = await createStore(api.services);
     const [newest, oldest] = await createSeries(store.keys.sk_test, 2);
     expectError(await list(store.keys.sk_test, '?starting_after=prod_test_doesnotexist000000000'), 404, 'resource_missing', 'starting_after');
@@ -134,7 +134,7 @@ describe('GET /api/v1/products: starting_after (spec 4.1)', () => {
     expect((await list(store.keys.sk_test)).body.data).toEqual([oldest]);
   });
 
-  it('4.1 a cursor that the filters exclude still marks the position to continue from', async () => {
+  it('a cursor that the filters exclude still marks the position to continue from', async () => {
     const store = await createStore(api.services);
     const [olderDigital] = await createSeries(store.keys.sk_test, 1, { type: 'digital' });
     const [physical] = await createSeries(store.keys.sk_test, 1, { type: 'physical' });
@@ -145,8 +145,8 @@ describe('GET /api/v1/products: starting_after (spec 4.1)', () => {
   });
 });
 
-describe('GET /api/v1/products: filters (spec 4.1)', () => {
-  it('4.1 type filters by product type', async () => {
+describe('GET /api/v1/products: filters', () => {
+  it('type filters by product type', async () => {
     const store = await createStore(api.services);
     const physical = await createSeries(store.keys.sk_test, 2, { type: 'physical' });
     const digital = await createSeries(store.keys.sk_test, 2, { type: 'digital' });
@@ -155,7 +155,7 @@ describe('GET /api/v1/products: filters (spec 4.1)', () => {
     expectError(await list(store.keys.sk_test, '?type=service'), 400, 'parameter_invalid', 'type');
   });
 
-  it('4.1 mode filters by the price mode', async () => {
+  it('mode filters by the price mode', async () => {
     const store = await createStore(api.services);
     const recurring = await createSeries(store.keys.sk_test, 2, { mode: 'recurring', interval: 'month' });
     const oneTime = await createSeries(store.keys.sk_test, 2);
@@ -164,7 +164,7 @@ describe('GET /api/v1/products: filters (spec 4.1)', () => {
     expectError(await list(store.keys.sk_test, '?mode=monthly'), 400, 'parameter_invalid', 'mode');
   });
 
-  it('4.1 show_in_store filters by visibility and takes only "true" or "false"', async () => {
+  it('show_in_store filters by visibility and takes only "true" or "false"', async () => {
     const store = await createStore(api.services);
     const hidden = await createSeries(store.keys.sk_test, 2, { show_in_store: false });
     const shown = await createSeries(store.keys.sk_test, 2);
@@ -175,7 +175,7 @@ describe('GET /api/v1/products: filters (spec 4.1)', () => {
     }
   });
 
-  it('4.1 sku matches exactly, and only within this store and environment', async () => {
+  it('sku matches exactly, and only within this store and environment', async () => {
     const store = await createStore(api.services);
     const other = await createStore(api.services);
     const [product] = await createSeries(store.keys.sk_test, 1, { sku: 'exact-sku-1' });
@@ -187,7 +187,7 @@ describe('GET /api/v1/products: filters (spec 4.1)', () => {
     expect((await list(other.keys.sk_test, '?sku=exact-sku-1')).body.data).toEqual([]);
   });
 
-  it('4.1 filters combine, and pagination follows the filtered list', async () => {
+  it('filters combine, and pagination follows the filtered list', async () => {
     const store = await createStore(api.services);
     const wanted = await createSeries(store.keys.sk_test, 5, { type: 'physical', show_in_store: false });
     await createSeries(store.keys.sk_test, 3, { type: 'physical' });
@@ -197,18 +197,18 @@ describe('GET /api/v1/products: filters (spec 4.1)', () => {
     expect(pages.flatMap((page) => page.data)).toEqual(wanted);
   });
 
-  it('4.1 an unknown query parameter is refused rather than read as no filter', async () => {
+  it('an unknown query parameter is refused rather than read as no filter', async () => {
     const store = await createStore(api.services);
     expectError(await list(store.keys.sk_test, '?show_instore=false'), 400, 'parameter_invalid', 'show_instore');
   });
 });
 
-describe('GET /api/v1/products: authentication (spec 5)', () => {
-  it('5 without a key → 401 missing_api_key', async () => {
+describe('GET /api/v1/products: authentication', () => {
+  it('without a key → 401 missing_api_key', async () => {
     expectError(await api.request('GET', PRODUCTS), 401, 'missing_api_key');
   });
 
-  it('5 with a publishable key → 401 wrong_key_type (CONTRACT 3)', async () => {
+  it('with a publishable key → 401 wrong_key_type', async () => {
     const store = await createStore(api.services);
     expectError(await list(store.keys.pk_live), 401, 'wrong_key_type');
   });

@@ -10,15 +10,15 @@ beforeAll(async () => {
   store = await createStore(api.services);
 });
 
-describe('GET /api/v1/products/{id} (spec 4.1)', () => {
-  it('4.1 returns the product exactly as created', async () => {
+describe('GET /api/v1/products/{id}', () => {
+  it('returns the product exactly as created', async () => {
     const created = await createProduct(api, store.keys.sk_test, { description: 'A book', images: ['https://cdn.example.com/a.png'], tax_rate: 7 });
     const response = await api.request('GET', `${PRODUCTS}/${created.id}`, { key: store.keys.sk_test });
     expect(response.status).toBe(200);
     expect(response.body).toEqual(created);
   });
 
-  it('4.1 unknown, another store’s and the other environment’s id → 404 resource_missing, byte-identical', async () => {
+  it('unknown, another store’s and the other environment’s id → 404 resource_missing, byte-identical', async () => {
     const other = await createStore(api.services);
     const product = await createProduct(api, store.keys.sk_test);
     const path = `${PRODUCTS}/${product.id}`;
@@ -33,14 +33,14 @@ describe('GET /api/v1/products/{id} (spec 4.1)', () => {
     expect(otherEnvironment.text).toBe(unknown.text);
   });
 
-  it('4.1 a live product is read with the live key and carries livemode true', async () => {
+  it('a live product is read with the live key and carries livemode true', async () => {
     const created = await createProduct(api, store.keys.sk_live);
     const response = await api.request('GET', `${PRODUCTS}/${created.id}`, { key: store.keys.sk_live });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ ...created, livemode: true });
   });
 
-  it('2.1 has_file is true once a delivery file is attached, and file_url is never returned', async () => {
+  it('has_file is true once a delivery file is attached, and file_url is never returned', async () => {
     const created = await createProduct(api, store.keys.sk_test);
     await attachFile(api, created.id, 'https://files.example.com/secret-book.pdf');
     const response = await api.request('GET', `${PRODUCTS}/${created.id}`, { key: store.keys.sk_test });
@@ -54,17 +54,17 @@ describe('GET /api/v1/products/{id} (spec 4.1)', () => {
     expect(list.text).not.toContain('secret-book');
   });
 
-  it('4.1 an unknown query parameter is refused', async () => {
+  it('an unknown query parameter is refused', async () => {
     const created = await createProduct(api, store.keys.sk_test);
     expectError(await api.request('GET', `${PRODUCTS}/${created.id}?expand=price`, { key: store.keys.sk_test }), 400, 'parameter_invalid', 'expand');
   });
 
-  it('5 without a key → 401 missing_api_key', async () => {
+  it('without a key → 401 missing_api_key', async () => {
     const created = await createProduct(api, store.keys.sk_test);
     expectError(await api.request('GET', `${PRODUCTS}/${created.id}`), 401, 'missing_api_key');
   });
 
-  it('5 with a publishable key → 401 wrong_key_type, reads too (CONTRACT 3)', async () => {
+  it('with a publishable key → 401 wrong_key_type, reads too', async () => {
     const created = await createProduct(api, store.keys.sk_test);
     expectError(await api.request('GET', `${PRODUCTS}/${created.id}`, { key: store.keys.pk_test }), 401, 'wrong_key_type');
   });

@@ -19,8 +19,8 @@ async function createRecurring(body: Record<string, unknown> = {}) {
 describe.each([
   ['PATCH', patch],
   ['POST', postAlias],
-])('%s /api/v1/products/{id}: partial update (spec 4.1)', (method, update) => {
-  it(`4.1 ${method} changes only the fields sent; product updated moves, price updated stays when the price is untouched`, async () => {
+])('%s /api/v1/products/{id}: partial update', (method, update) => {
+  it(`${method} changes only the fields sent; product updated moves, price updated stays when the price is untouched`, async () => {
     const product = await createProduct(api, store.key, { description: 'Old', tax_rate: 19 });
     api.clock.set(T1);
     const response = await update(product.id, { name: 'New name', images: ['https://cdn.example.com/new.png'] });
@@ -29,7 +29,7 @@ describe.each([
     expect(await read(product.id)).toEqual(response.body);
   });
 
-  it(`2.2 ${method} of a price field moves price.updated too`, async () => {
+  it(`${method} of a price field moves price.updated too`, async () => {
     const product = await createProduct(api, store.key);
     api.clock.set(T1);
     const response = await update(product.id, { amount: 2500, active: false });
@@ -43,7 +43,7 @@ describe.each([
     });
   });
 
-  it(`4.1 ${method} can set every field of the create body`, async () => {
+  it(`${method} can set every field of the create body`, async () => {
     const product = await createProduct(api, store.key);
     const sku = uniqueSku('Upd');
     api.clock.set(T1);
@@ -89,14 +89,14 @@ describe.each([
     });
   });
 
-  it(`4.1 ${method} rule 1: mode recurring without interval is rejected even when already recurring, and changes nothing`, async () => {
+  it(`${method} rule 1: mode recurring without interval is rejected even when already recurring, and changes nothing`, async () => {
     const product = await createRecurring();
     expectError(await update(product.id, { mode: 'recurring' }), 400, 'parameter_invalid', 'interval');
     expectError(await update(product.id, { mode: 'recurring', interval_count: 6, name: 'Changed' }), 400, 'parameter_invalid', 'interval');
     expect(await read(product.id)).toEqual(product);
   });
 
-  it(`4.1 ${method} rule 2: switching recurring to one_time clears interval and interval_count`, async () => {
+  it(`${method} rule 2: switching recurring to one_time clears interval and interval_count`, async () => {
     const product = await createRecurring();
     api.clock.set(T1);
     const response = await update(product.id, { mode: 'one_time' });
@@ -109,21 +109,21 @@ describe.each([
   });
 });
 
-describe('PATCH /api/v1/products/{id}: the resulting price as a whole (spec 4.1 rules 1 and 2)', () => {
-  it('4.1 rule 1: mode recurring with an interval restates the price; interval_count falls back to its default 1', async () => {
+describe('PATCH /api/v1/products/{id}: the resulting price as a whole', () => {
+  it('rule 1: mode recurring with an interval restates the price; interval_count falls back to its default 1', async () => {
     const product = await createRecurring();
     const response = await patch(product.id, { mode: 'recurring', interval: 'year' });
     expect(response.status).toBe(200);
     expect(response.body.price).toMatchObject({ mode: 'recurring', interval: 'year', interval_count: 1 });
   });
 
-  it('4.1 without mode, interval or interval_count alone change a recurring price and keep the other', async () => {
+  it('without mode, interval or interval_count alone change a recurring price and keep the other', async () => {
     const product = await createRecurring();
     expect((await patch(product.id, { interval: 'week' })).body.price).toMatchObject({ mode: 'recurring', interval: 'week', interval_count: 3 });
     expect((await patch(product.id, { interval_count: 12 })).body.price).toMatchObject({ mode: 'recurring', interval: 'week', interval_count: 12 });
   });
 
-  it('4.1 a one-time product becomes recurring only with its interval', async () => {
+  it('a one-time product becomes recurring only with its interval', async () => {
     const product = await createProduct(api, store.key);
     expectError(await patch(product.id, { mode: 'recurring' }), 400, 'parameter_invalid', 'interval');
     expectError(await patch(product.id, { mode: 'recurring', interval_count: 2 }), 400, 'parameter_invalid', 'interval');
@@ -132,7 +132,7 @@ describe('PATCH /api/v1/products/{id}: the resulting price as a whole (spec 4.1 
     expect(response.body.price).toMatchObject({ mode: 'recurring', interval: 'day', interval_count: 30 });
   });
 
-  it('4.1 interval or interval_count on a one-time product is rejected, sent alone or with mode one_time', async () => {
+  it('interval or interval_count on a one-time product is rejected, sent alone or with mode one_time', async () => {
     const product = await createProduct(api, store.key);
     expectError(await patch(product.id, { interval: 'month' }), 400, 'parameter_invalid', 'interval');
     expectError(await patch(product.id, { interval_count: 2 }), 400, 'parameter_invalid', 'interval_count');
@@ -143,7 +143,7 @@ describe('PATCH /api/v1/products/{id}: the resulting price as a whole (spec 4.1 
     expect(await read(recurring.id)).toEqual(recurring);
   });
 
-  it('4.1 concurrent updates of the same product lose neither change', async () => {
+  it('concurrent updates of the same product lose neither change', async () => {
     const product = await createProduct(api, store.key);
     const [amount, mode] = await Promise.all([patch(product.id, { amount: 2000 }), patch(product.id, { mode: 'recurring', interval: 'month' })]);
     expect([amount.status, mode.status]).toEqual([200, 200]);
@@ -151,8 +151,8 @@ describe('PATCH /api/v1/products/{id}: the resulting price as a whole (spec 4.1 
   });
 });
 
-describe('PATCH /api/v1/products/{id}: field rules (spec 4.1, 8)', () => {
-  it('4.1 an empty body changes nothing, timestamps included', async () => {
+describe('PATCH /api/v1/products/{id}: field rules', () => {
+  it('an empty body changes nothing, timestamps included', async () => {
     const product = await createProduct(api, store.key);
     api.clock.set(T1);
     const response = await patch(product.id, {});
@@ -160,7 +160,7 @@ describe('PATCH /api/v1/products/{id}: field rules (spec 4.1, 8)', () => {
     expect(response.body).toEqual(product);
   });
 
-  it('4.1 sending the current values changes nothing, timestamps included', async () => {
+  it('sending the current values changes nothing, timestamps included', async () => {
     const product = await createProduct(api, store.key);
     api.clock.set(T1);
     const response = await patch(product.id, { name: product.name, amount: product.amount, sku: product.sku, active: true });
@@ -168,7 +168,7 @@ describe('PATCH /api/v1/products/{id}: field rules (spec 4.1, 8)', () => {
     expect(response.body).toEqual(product);
   });
 
-  it('4.1 description and tax_rate can be cleared with null; tax_rate 0 is kept as 0', async () => {
+  it('description and tax_rate can be cleared with null; tax_rate 0 is kept as 0', async () => {
     const product = await createProduct(api, store.key, { description: 'Text', tax_rate: 19 });
     expect((await patch(product.id, { description: null, tax_rate: null })).body).toMatchObject({ description: null, tax_rate: null });
     expect((await patch(product.id, { tax_rate: 0 })).body.tax_rate).toBe(0);
@@ -201,13 +201,13 @@ describe('PATCH /api/v1/products/{id}: field rules (spec 4.1, 8)', () => {
     ['active', 'true'],
     ['colour', 'red'],
   ];
-  it.each(rejected)('8 %s = %j → parameter_invalid, and nothing changes', async (field, value) => {
+  it.each(rejected)('%s = %j → parameter_invalid, and nothing changes', async (field, value) => {
     const product = await createRecurring();
     expectError(await patch(product.id, { [field]: value }), 400, 'parameter_invalid', field);
     expect(await read(product.id)).toEqual(product);
   });
 
-  it.each(['has_license', 'file_url', 'has_file'])('4.1 %s is refused on update too', async (field) => {
+  it.each(['has_license', 'file_url', 'has_file'])('%s is refused on update too', async (field) => {
     const product = await createProduct(api, store.key);
     const response = await patch(product.id, { [field]: field === 'file_url' ? 'https://files.example.com/x.pdf' : true });
     expectError(response, 400, 'parameter_invalid', field);
@@ -217,7 +217,7 @@ describe('PATCH /api/v1/products/{id}: field rules (spec 4.1, 8)', () => {
   it.each([
     ['price', 2500],
     ['currency', 'eur'],
-  ])('4.1 %s is refused on update with a message that points at amount', async (field, value) => {
+  ])('%s is refused on update with a message that points at amount', async (field, value) => {
     const product = await createProduct(api, store.key);
     const response = await patch(product.id, { name: 'Renamed', [field]: value });
     expectError(response, 400, 'parameter_invalid', field);
@@ -225,7 +225,7 @@ describe('PATCH /api/v1/products/{id}: field rules (spec 4.1, 8)', () => {
     expect(await read(product.id)).toEqual(product);
   });
 
-  it('4.1 an id in the body is refused: the product is named by the path', async () => {
+  it('an id in the body is refused: the product is named by the path', async () => {
     const product = await createProduct(api, store.key);
     const other = await createProduct(api, store.key);
     expectError(await patch(product.id, { id: other.id, name: 'Renamed' }), 400, 'parameter_invalid', 'id');
@@ -234,15 +234,15 @@ describe('PATCH /api/v1/products/{id}: field rules (spec 4.1, 8)', () => {
   });
 });
 
-describe('PATCH /api/v1/products/{id}: sku uniqueness (spec 2.1, 7)', () => {
-  it('4.1 a free sku can be taken, and the old one is released', async () => {
+describe('PATCH /api/v1/products/{id}: sku uniqueness', () => {
+  it('a free sku can be taken, and the old one is released', async () => {
     const product = await createProduct(api, store.key);
     const sku = uniqueSku('Move');
     expect((await patch(product.id, { sku })).body.sku).toBe(sku);
     expect((await createProduct(api, store.key, { sku: product.sku })).sku).toBe(product.sku);
   });
 
-  it('7 a taken sku → 409 sku_unavailable, byte-identical whoever owns it; POST alias alike', async () => {
+  it('a taken sku → 409 sku_unavailable, byte-identical whoever owns it; POST alias alike', async () => {
     const other = await createStore(api.services);
     const product = await createProduct(api, store.key);
     const skus = [
@@ -263,8 +263,8 @@ describe('PATCH /api/v1/products/{id}: sku uniqueness (spec 2.1, 7)', () => {
   });
 });
 
-describe('PATCH /api/v1/products/{id}: isolation (spec 5)', () => {
-  it('4.1 another store’s, the other environment’s and an unknown id → 404 resource_missing, byte-identical, nothing changed', async () => {
+describe('PATCH /api/v1/products/{id}: isolation', () => {
+  it('another store’s, the other environment’s and an unknown id → 404 resource_missing, byte-identical, nothing changed', async () => {
     const other = await createStore(api.services);
     const product = await createProduct(api, store.key);
     const path = `${PRODUCTS}/${product.id}`;
@@ -284,13 +284,13 @@ describe('PATCH /api/v1/products/{id}: isolation (spec 5)', () => {
   });
 });
 
-describe('PATCH and POST /api/v1/products/{id}: authentication (spec 5)', () => {
-  it.each(['PATCH', 'POST'])('5 %s without a key → 401 missing_api_key', async (method) => {
+describe('PATCH and POST /api/v1/products/{id}: authentication', () => {
+  it.each(['PATCH', 'POST'])('%s without a key → 401 missing_api_key', async (method) => {
     const product = await createProduct(api, store.key);
     expectError(await api.request(method, `${PRODUCTS}/${product.id}`, { body: { name: 'X' } }), 401, 'missing_api_key');
   });
 
-  it.each(['PATCH', 'POST'])('5 %s with a publishable key → 401 wrong_key_type, nothing changed', async (method) => {
+  it.each(['PATCH', 'POST'])('%s with a publishable key → 401 wrong_key_type, nothing changed', async (method) => {
     const product = await createProduct(api, store.key);
     expectError(await api.request(method, `${PRODUCTS}/${product.id}`, { key: store.keys.pk_test, body: { name: 'X' } }), 401, 'wrong_key_type');
     expect(await read(product.id)).toEqual(product);

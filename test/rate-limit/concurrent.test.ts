@@ -8,7 +8,7 @@ import { createTestDatabase } from '../support/database';
 import { nextIp } from '../http/helpers';
 
 /**
- * Spec 8 under concurrency: requests that arrive together are counted together (server/rate-limit/
+ * Rate limits under concurrency: requests that arrive together are counted together (server/rate-limit/
  * coalesce.ts), yet exactly the limit passes and every other one is refused, on the shared store
  * as in memory.
  */
@@ -34,8 +34,8 @@ async function outcomes(store: 'memory' | 'shared', limit: number, requests: num
   return { settled, after };
 }
 
-describe.each(['memory', 'shared'] as const)('8 a burst of concurrent requests (%s counters)', (store) => {
-  it('8 exactly the limit passes; the rest are 429 rate_limited with Retry-After', async () => {
+describe.each(['memory', 'shared'] as const)('a burst of concurrent requests (%s counters)', (store) => {
+  it('exactly the limit passes; the rest are 429 rate_limited with Retry-After', async () => {
     const { settled, after } = await outcomes(store, 7, 20);
     expect(settled.filter((result) => result.status === 'fulfilled')).toHaveLength(7);
     const refused = settled.filter((result): result is PromiseRejectedResult => result.status === 'rejected');
@@ -48,15 +48,15 @@ describe.each(['memory', 'shared'] as const)('8 a burst of concurrent requests (
     }
   });
 
-  it('8 a burst within the limit passes whole', async () => {
+  it('a burst within the limit passes whole', async () => {
     const { settled, after } = await outcomes(store, 21, 20);
     expect(settled.every((result) => result.status === 'fulfilled')).toBe(true);
     expect(after).toBe('passed');
   });
 });
 
-describe.each(['memory', 'shared'] as const)('8 the window (%s counters)', (store) => {
-  it('8 once the window has passed the count starts afresh', async () => {
+describe.each(['memory', 'shared'] as const)('the window (%s counters)', (store) => {
+  it('once the window has passed the count starts afresh', async () => {
     // A 3 s window: three consumes fit in it even when a loaded machine stalls for a second.
     const limits = limitsOn(store, 2, 3);
     const ip = nextIp();
@@ -77,8 +77,8 @@ describe.each(['memory', 'shared'] as const)('8 the window (%s counters)', (stor
   });
 });
 
-describe('8 the shared counters table', () => {
-  it('8 is unlogged: a counter upsert writes no WAL, and a crash only resets the windows', async () => {
+describe('the shared counters table', () => {
+  it('is unlogged: a counter upsert writes no WAL, and a crash only resets the windows', async () => {
     const rows = await database.db
       .select({ persistence: sql<string>`relpersistence` })
       .from(sql`pg_class`)

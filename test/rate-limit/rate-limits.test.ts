@@ -16,7 +16,7 @@ import { createTestClock, serveFetchHandler } from '../support/server';
 import { expectApiError, nextIp, rawRequest, type RawResponse } from '../http/helpers';
 
 /**
- * Spec 8. Windows are a minute long and every count stays far inside them, so no assertion
+ * Per-IP, per-key and product-write limits, with Retry-After on 429. Windows are a minute long and every count stays far inside them, so no assertion
  * depends on how fast the machine is.
  */
 const WINDOW = 60;
@@ -86,8 +86,8 @@ async function storeWithProduct(services: Pick<Services, 'db'>) {
   return { store, id };
 }
 
-describe('8 per-IP limit', () => {
-  it('8 every request from one address counts, authenticated or not; the next one is 429 with Retry-After', async () => {
+describe('per-IP limit', () => {
+  it('every request from one address counts, authenticated or not; the next one is 429 with Retry-After', async () => {
     const instance = await startInstance({ perIp: 5 });
     const { store, id } = await storeWithProduct(instance.services);
     const ip = nextIp();
@@ -104,7 +104,7 @@ describe('8 per-IP limit', () => {
     expectRateLimited(await instance.raw('GET', `/api/v1/products/${id}?api_key=${store.keys.sk_test}`, { 'x-forwarded-for': ip }));
   });
 
-  it('8 addresses are counted separately (first X-Forwarded-For entry)', async () => {
+  it('addresses are counted separately (first X-Forwarded-For entry)', async () => {
     const instance = await startInstance({ perIp: 3 });
     const { store, id } = await storeWithProduct(instance.services);
     const [a, b] = [nextIp(), nextIp()];
@@ -119,8 +119,8 @@ describe('8 per-IP limit', () => {
   });
 });
 
-describe('8 per-key limit', () => {
-  it('8 requests with one key are limited across addresses; other keys are not affected', async () => {
+describe('per-key limit', () => {
+  it('requests with one key are limited across addresses; other keys are not affected', async () => {
     const instance = await startInstance({ perKey: 4 });
     const { store, id } = await storeWithProduct(instance.services);
     const other = await createStore(instance.services);
@@ -135,7 +135,7 @@ describe('8 per-key limit', () => {
     expectNotLimited(await instance.get(id, other.keys.sk_test, nextIp()));
   });
 
-  it('8 refused authentications do not spend a key’s budget', async () => {
+  it('refused authentications do not spend a key’s budget', async () => {
     const instance = await startInstance({ perKey: 2 });
     const { store, id } = await storeWithProduct(instance.services);
     for (let i = 0; i < 5; i += 1) expectApiError(await instance.get(id, store.keys.pk_test, nextIp()), 401, 'wrong_key_type');
@@ -143,8 +143,8 @@ describe('8 per-key limit', () => {
   });
 });
 
-describe('8 product write limit', () => {
-  it('8 product creates hit the stricter write limit; reads with the same key are unaffected', async () => {
+describe('product write limit', () => {
+  it('product creates hit the stricter write limit; reads with the same key are unaffected', async () => {
     const instance = await startInstance({ perKey: 50, productWritesPerKey: 3 });
     const { store } = await storeWithProduct(instance.services);
     const ids: string[] = [];
@@ -169,7 +169,7 @@ describe('8 product write limit', () => {
   });
 
 
-  it('8 update (PATCH and its POST alias) and delete spend the same write budget; list and retrieve do not', async () => {
+  it('update (PATCH and its POST alias) and delete spend the same write budget; list and retrieve do not', async () => {
     const instance = await startInstance({ perKey: 50, productWritesPerKey: 4 });
     const { store } = await storeWithProduct(instance.services);
     const key = store.keys.sk_test;
@@ -197,8 +197,8 @@ describe('8 product write limit', () => {
   });
 });
 
-describe('8 counters shared by several instances', () => {
-  it('8 two limiters on the shared store count together (Drizzle store, on whatever database runs)', async () => {
+describe('counters shared by several instances', () => {
+  it('two limiters on the shared store count together (Drizzle store, on whatever database runs)', async () => {
     const shared = { db: database.db };
     const one = await startInstance({ perKey: 6 }, shared);
     const two = await startInstance({ perKey: 6 }, shared);
@@ -213,7 +213,7 @@ describe('8 counters shared by several instances', () => {
     expect(rows.length).toBeGreaterThanOrEqual(1);
   });
 
-  it('8 the service wiring: PostgreSQL shares counters between instances; embedded PGlite counts in memory', async () => {
+  it('the service wiring: PostgreSQL shares counters between instances; embedded PGlite counts in memory', async () => {
     const limits: RateLimitConfig = { perIp: HIGH, perKey: 4, productWritesPerKey: HIGH, windowSeconds: WINDOW };
     if (database.url) {
       // Two processes' worth of services on one PostgreSQL database, wired exactly as `npm start` wires them.
@@ -253,7 +253,7 @@ describe('8 counters shared by several instances', () => {
     }
   });
 
-  it('8 when the shared store fails, limits still hold in memory instead of failing requests', async () => {
+  it('when the shared store fails, limits still hold in memory instead of failing requests', async () => {
     const failing = new Proxy({} as Services['db'], {
       get() {
         throw new Error('connection refused');

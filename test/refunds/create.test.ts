@@ -12,8 +12,8 @@ const REFUNDS = '/api/v1/refunds';
 const refund = (body: unknown, withKey = store.key) => api.request('POST', REFUNDS, { key: withKey, body });
 const getOrder = (id: string) => api.request('GET', `/api/v1/orders/${id}`, { key: store.key });
 
-describe('POST /api/v1/refunds (CONTRACT 3)', () => {
-  it('CONTRACT 3 without amount refunds the whole order: 201 refund, every field; the order is refunded and lists it', async () => {
+describe('POST /api/v1/refunds', () => {
+  it('without amount refunds the whole order: 201 refund, every field; the order is refunded and lists it', async () => {
     const order = await insertOrder(api, store, { lines: [{ unitAmount: 2500 }] });
     api.clock.advance(30);
     const response = await refund({ order_id: order.id });
@@ -32,7 +32,7 @@ describe('POST /api/v1/refunds (CONTRACT 3)', () => {
     expect(read.body).toMatchObject({ status: 'refunded', amount_total: 2500, amount_refunded: 2500, refunds: [response.body] });
   });
 
-  it('CONTRACT 3 partial refunds up to what remains: paid → partially_refunded → refunded, listed oldest first', async () => {
+  it('partial refunds up to what remains: paid → partially_refunded → refunded, listed oldest first', async () => {
     const order = await insertOrder(api, store, { lines: [{ unitAmount: 1000 }] });
     const first = await refund({ order_id: order.id, amount: 300 });
     expect(first.status).toBe(201);
@@ -48,7 +48,7 @@ describe('POST /api/v1/refunds (CONTRACT 3)', () => {
     expect(read.body.refunds).toEqual([first.body, rest.body]);
   });
 
-  it('CONTRACT 3 an amount above what remains → 400 parameter_invalid on amount, and nothing is refunded', async () => {
+  it('an amount above what remains → 400 parameter_invalid on amount, and nothing is refunded', async () => {
     const order = await insertOrder(api, store, { lines: [{ unitAmount: 1000 }] });
     expect((await refund({ order_id: order.id, amount: 600 })).status).toBe(201);
     const response = await refund({ order_id: order.id, amount: 401 });
@@ -58,14 +58,14 @@ describe('POST /api/v1/refunds (CONTRACT 3)', () => {
     expect((await refund({ order_id: order.id, amount: 400 })).status).toBe(201);
   });
 
-  it('CONTRACT 3 a fully refunded order → 409 order_already_processed, with or without amount', async () => {
+  it('a fully refunded order → 409 order_already_processed, with or without amount', async () => {
     const order = await insertOrder(api, store);
     expect((await refund({ order_id: order.id })).status).toBe(201);
     expectError(await refund({ order_id: order.id }), 409, 'order_already_processed');
     expectError(await refund({ order_id: order.id, amount: 1 }), 409, 'order_already_processed');
   });
 
-  it('CONTRACT 3 a pending (unpaid) order → 400 parameter_invalid on order_id', async () => {
+  it('a pending (unpaid) order → 400 parameter_invalid on order_id', async () => {
     const order = await insertOrder(api, store, { status: 'pending' });
     expectError(await refund({ order_id: order.id }), 400, 'parameter_invalid', 'order_id');
     expect(await readOrder(api, order.id)).toMatchObject({ status: 'pending', amountRefunded: 0 });
@@ -77,7 +77,7 @@ describe('POST /api/v1/refunds (CONTRACT 3)', () => {
     ['a float', 10.5],
     ['a numeric string', '100'],
     ['null', null],
-  ])('1 amount %s → 400 parameter_invalid on amount', async (_name, amount) => {
+  ])('amount %s → 400 parameter_invalid on amount', async (_name, amount) => {
     const order = await insertOrder(api, store);
     expectError(await refund({ order_id: order.id, amount }), 400, 'parameter_invalid', 'amount');
     expect(await readOrder(api, order.id)).toMatchObject({ status: 'paid', amountRefunded: 0 });
@@ -86,11 +86,11 @@ describe('POST /api/v1/refunds (CONTRACT 3)', () => {
   it.each([
     ['a missing order_id', {}, 'order_id'],
     ['an unknown field', { order_id: 'ord_test_x', currency: 'eur' }, 'currency'],
-  ])('CONTRACT 3 %s → 400 parameter_invalid', async (_name, body, param) => {
+  ])('%s → 400 parameter_invalid', async (_name, body, param) => {
     expectError(await refund(body), 400, 'parameter_invalid', param);
   });
 
-  it('5 unknown, another store’s and the other environment’s order → 404 resource_missing on order_id, byte-identical, nothing refunded', async () => {
+  it('unknown, another store’s and the other environment’s order → 404 resource_missing on order_id, byte-identical, nothing refunded', async () => {
     const other = await createStore(api.services);
     const order = await insertOrder(api, store);
     const body = { order_id: order.id };
@@ -101,7 +101,7 @@ describe('POST /api/v1/refunds (CONTRACT 3)', () => {
     expect(await readOrder(api, order.id)).toMatchObject({ status: 'paid', amountRefunded: 0 });
   });
 
-  it('5 without a key → 401 missing_api_key; with a publishable key → 401 wrong_key_type; nothing refunded', async () => {
+  it('without a key → 401 missing_api_key; with a publishable key → 401 wrong_key_type; nothing refunded', async () => {
     const order = await insertOrder(api, store);
     expectError(await api.request('POST', REFUNDS, { body: { order_id: order.id } }), 401, 'missing_api_key');
     expectError(await refund({ order_id: order.id }, store.keys.pk_test), 401, 'wrong_key_type');
@@ -109,8 +109,8 @@ describe('POST /api/v1/refunds (CONTRACT 3)', () => {
   });
 });
 
-describe('POST /api/v1/refunds under concurrency (CONTRACT 3)', () => {
-  it('CONTRACT 3 ten concurrent partial refunds never exceed the total: exactly the ones that fit succeed', async () => {
+describe('POST /api/v1/refunds under concurrency', () => {
+  it('ten concurrent partial refunds never exceed the total: exactly the ones that fit succeed', async () => {
     const order = await insertOrder(api, store, { lines: [{ unitAmount: 1999 }] });
     const responses = await Promise.all(Array.from({ length: 10 }, () => refund({ order_id: order.id, amount: 500 })));
     const created = responses.filter((response) => response.status === 201);
@@ -121,7 +121,7 @@ describe('POST /api/v1/refunds under concurrency (CONTRACT 3)', () => {
     expect(read.body.refunds).toHaveLength(3);
   });
 
-  it('CONTRACT 3 five concurrent full refunds: one refunds the whole order, the others get 409 order_already_processed', async () => {
+  it('five concurrent full refunds: one refunds the whole order, the others get 409 order_already_processed', async () => {
     const order = await insertOrder(api, store, { lines: [{ unitAmount: 1200 }] });
     const responses = await Promise.all(Array.from({ length: 5 }, () => refund({ order_id: order.id })));
     expect(responses.filter((response) => response.status === 201).map((response) => response.body.amount)).toEqual([1200]);

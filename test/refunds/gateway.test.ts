@@ -7,7 +7,7 @@ import { useTestStore } from '../support/store';
 import { insertOrder, readOrder } from '../orders/fixtures';
 
 /**
- * The gateway side of a refund, through the service with the gateway injected (STYLE: inject,
+ * The gateway side of a refund, through the service with the gateway injected (inject,
  * never patch): what the gateway is asked, and how each of its answers is recorded.
  */
 const api = useTestApi();
@@ -36,7 +36,7 @@ function gatewayAnswering(refund: (request: RefundRequest) => Promise<RefundResu
 
 const deps = (gateway: PaymentGateway): RefundDeps => ({ db: api.services.db, clock: api.clock, gateway });
 
-describe('refunds through the gateway (CONTRACT 3, STYLE idempotency keys)', () => {
+describe('refunds through the gateway (deterministic idempotency keys)', () => {
   it('each refund of an order goes to the order’s payment with the key refund:<refund id>:1', async () => {
     const order = await insertOrder(api, store, { lines: [{ unitAmount: 1000 }] });
     const { gateway, requests } = recordingGateway();

@@ -12,7 +12,7 @@ import { createStripeReplay, STRIPE_BASE_URL, STRIPE_KEY } from '../gateway/stri
 import { insertOrder, readOrder, T0 } from '../orders/fixtures';
 
 /**
- * A refund whose gateway answer never came (issue 3: "reconciled later, never charged twice",
+ * A refund whose gateway answer never came ("reconciled later, never charged twice",
  * for money going back): server/refunds/reconcile.ts asks again under the refund's own key, so
  * the customer is refunded exactly once and the reservation is never left for good.
  */

@@ -5,7 +5,7 @@ import { expectError } from '../support/api';
 import { PLAN, SUBSCRIPTIONS } from './support';
 
 /**
- * Spec 4.3, CONTRACT 3: with SUBSCRIPTIONS_ENABLED unset (the default), creating and cancelling
+ * With SUBSCRIPTIONS_ENABLED unset (the default), creating and cancelling
  * answer 503 `feature_unavailable` in test and live, before any lookup or validation, even for a
  * store with the `subscriptions` flag; everything else keeps working.
  */
@@ -19,17 +19,17 @@ beforeAll(async () => {
 
 describe('subscriptions switched off on the platform (SUBSCRIPTIONS_ENABLED unset)', () => {
   for (const mode of ['sk_test', 'sk_live'] as const) {
-    it(`4.3 POST /subscriptions → 503 feature_unavailable (${mode}), even with an invalid body`, async () => {
+    it(`POST /subscriptions → 503 feature_unavailable (${mode}), even with an invalid body`, async () => {
       expectError(await api.request('POST', SUBSCRIPTIONS, { key: keys[mode], body: PLAN }), 503, 'feature_unavailable');
       expectError(await api.request('POST', SUBSCRIPTIONS, { key: keys[mode], body: { amount: 'x', currency: 'usd' } }), 503, 'feature_unavailable');
     });
 
-    it(`4.3 DELETE /subscriptions/{id} → 503 feature_unavailable before the lookup (${mode})`, async () => {
+    it(`DELETE /subscriptions/{id} → 503 feature_unavailable before the lookup (${mode})`, async () => {
       expectError(await api.request('DELETE', `${SUBSCRIPTIONS}/sub_test_unknown`, { key: keys[mode] }), 503, 'feature_unavailable');
     });
   }
 
-  it('4.3 the switch comes before the `Idempotency-Key` is read: a malformed key still hears 503', async () => {
+  it('the switch comes before the `Idempotency-Key` is read: a malformed key still hears 503', async () => {
     const headers = { 'idempotency-key': 'k'.repeat(192) };
     expectError(await api.request('POST', SUBSCRIPTIONS, { key: keys.sk_test, body: PLAN, headers }), 503, 'feature_unavailable');
   });

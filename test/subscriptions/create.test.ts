@@ -6,7 +6,7 @@ import { useTestStore } from '../support/store';
 import { createProduct, epoch, expectError, T0 } from '../support/api';
 import { auditOf, createCheckout, PLAN, SUBSCRIPTIONS, submitCard } from './support';
 
-/** POST /subscriptions and GET /subscriptions/checkout/{id} (spec 2.5, 3.3, 4.3; CONTRACT 3). */
+/** POST /subscriptions and GET /subscriptions/checkout/{id}. */
 const api = useTestApi({ subscriptionsEnabled: true });
 const store = useTestStore(api, { subscriptions: true });
 let recurring: any;
@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 
 describe('availability with SUBSCRIPTIONS_ENABLED=true', () => {
-  it('4.3 a store without the `subscriptions` flag → 403 capability_disabled on POST and DELETE, test and live, before any validation', async () => {
+  it('a store without the `subscriptions` flag → 403 capability_disabled on POST and DELETE, test and live, before any validation', async () => {
     const plain = await createStore(api.services);
     for (const sk of [plain.keys.sk_test, plain.keys.sk_live]) {
       expectError(await create(PLAN, { key: sk }), 403, 'capability_disabled');
@@ -30,7 +30,7 @@ describe('availability with SUBSCRIPTIONS_ENABLED=true', () => {
     expect((await api.request('GET', SUBSCRIPTIONS, { key: plain.keys.sk_test })).status).toBe(200);
   });
 
-  it('4.3 with the flag, live mode creates too', async () => {
+  it('with the flag, live mode creates too', async () => {
     const response = await create({ ...PLAN, success_url: 'https://merchant.example/thanks' }, { key: store.keys.sk_live });
     expect(response.status).toBe(201);
     expect(response.body.id).toMatch(/^subchk_live_[0-9A-Za-z]{24}$/);
@@ -39,7 +39,7 @@ describe('availability with SUBSCRIPTIONS_ENABLED=true', () => {
 });
 
 describe('POST /api/v1/subscriptions: plan mode', () => {
-  it('2.5 answers 201 with the open checkout, every field', async () => {
+  it('answers 201 with the open checkout, every field', async () => {
     const response = await create({ ...PLAN, interval_count: 3, customer_name: 'Ada Lovelace', success_url: 'http://merchant.test/done?x=1', metadata: { plan: 'pro', seats: 3, trial: false } });
     expect(response.status).toBe(201);
     const body = response.body;
@@ -74,7 +74,7 @@ describe('POST /api/v1/subscriptions: plan mode', () => {
     expect(checkLink('test-auth-secret', 'checkout', body.id, url.searchParams.get('expires')!, url.searchParams.get('signature')!, epoch(T0))).toBe('invalid');
   });
 
-  it('2.5 interval_count defaults to 1, customer_name and success_url to null, metadata to {}', async () => {
+  it('interval_count defaults to 1, customer_name and success_url to null, metadata to {}', async () => {
     const body = (await create(PLAN)).body;
     expect(body).toMatchObject({ interval_count: 1, customer_name: null, success_url: null, metadata: {} });
   });
@@ -98,16 +98,16 @@ describe('POST /api/v1/subscriptions: plan mode', () => {
     ['an empty plan_name', { ...PLAN, plan_name: '' }, 'plan_name'],
     ['an unknown field', { ...PLAN, quantity: 2 }, 'quantity'],
     ['expires_at as a string', { ...PLAN, expires_at: '1800000000' }, 'expires_at'],
-  ])('4.3 %s → 400 parameter_invalid', async (_name, body, param) => {
+  ])('%s → 400 parameter_invalid', async (_name, body, param) => {
     expectError(await create(body), 400, 'parameter_invalid', param);
   });
 
-  it('8 the limits themselves are accepted: amount 50, interval_count 365, total_payments 1 and 10000', async () => {
+  it('the limits themselves are accepted: amount 50, interval_count 365, total_payments 1 and 10000', async () => {
     expect((await create({ ...PLAN, amount: 50, interval_count: 365, total_payments: 1 })).status).toBe(201);
     expect((await create({ ...PLAN, total_payments: 10_000 })).status).toBe(201);
   });
 
-  it('CONTRACT 3 fields with their own code: currency, metadata, success_url (https in live)', async () => {
+  it('fields with their own code: currency, metadata, success_url (https in live)', async () => {
     expectError(await create({ ...PLAN, currency: 'eur' }), 400, 'currency_unsupported', 'currency');
     expectError(await create({ ...PLAN, metadata: { nested: { a: 1 } } }), 400, 'metadata_invalid', 'metadata.nested');
     expectError(await create({ ...PLAN, metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])) }), 400, 'metadata_invalid', 'metadata');
@@ -117,13 +117,13 @@ describe('POST /api/v1/subscriptions: plan mode', () => {
     expectError(await create({ ...PLAN, success_url: 'http://merchant.example/thanks' }, { key: store.keys.sk_live }), 400, 'invalid_success_url', 'success_url');
   });
 
-  it('4.3 expires_at is clamped to [now + 30 minutes, now + 24 hours], never rejected', async () => {
+  it('expires_at is clamped to [now + 30 minutes, now + 24 hours], never rejected', async () => {
     expect((await create({ ...PLAN, expires_at: epoch(T0) + 60 })).body.expires_at).toBe(epoch(T0) + 30 * 60);
     expect((await create({ ...PLAN, expires_at: epoch(T0) + 48 * HOUR })).body.expires_at).toBe(epoch(T0) + 24 * HOUR);
     expect((await create({ ...PLAN, expires_at: epoch(T0) + 2 * HOUR })).body.expires_at).toBe(epoch(T0) + 2 * HOUR);
   });
 
-  it('5 every create is audited, without the key', async () => {
+  it('every create is audited, without the key', async () => {
     const body = (await create(PLAN)).body;
     const rows = await auditOf(api.services.db, store.id);
     const row = rows.find((entry) => entry.action === 'subscription_checkout.create' && (entry.details as any)?.subscription_checkout === body.id);
@@ -133,7 +133,7 @@ describe('POST /api/v1/subscriptions: plan mode', () => {
 });
 
 describe('POST /api/v1/subscriptions: price mode', () => {
-  it('4.3 amount, interval and plan name come from the catalog; price_id and product_id are set', async () => {
+  it('amount, interval and plan name come from the catalog; price_id and product_id are set', async () => {
     const response = await create({ price_id: recurring.price_id, total_payments: 6, customer_email: 'bob@example.com' });
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({
@@ -147,25 +147,25 @@ describe('POST /api/v1/subscriptions: price mode', () => {
     });
   });
 
-  it('CONTRACT 2 the price id is accepted without its `price_` prefix', async () => {
+  it('the price id is accepted without its `price_` prefix', async () => {
     const response = await create({ price_id: recurring.price_id.slice('price_'.length), total_payments: 6, customer_email: 'bob@example.com' });
     expect(response.status).toBe(201);
     expect(response.body.price_id).toBe(recurring.price_id);
   });
 
-  it.each(['interval', 'interval_count', 'plan_name'])('4.3 %s with price_id → 400 parameter_invalid', async (field) => {
+  it.each(['interval', 'interval_count', 'plan_name'])('%s with price_id → 400 parameter_invalid', async (field) => {
     const value = field === 'interval' ? 'month' : field === 'interval_count' ? 2 : 'Gold';
     expectError(await create({ price_id: recurring.price_id, total_payments: 6, customer_email: 'bob@example.com', [field]: value }), 400, 'parameter_invalid', field);
   });
 
-  it('CONTRACT 3 a one-time price → price_mode_unsupported; an inactive one → price_inactive', async () => {
+  it('a one-time price → price_mode_unsupported; an inactive one → price_inactive', async () => {
     const oneTime = await createProduct(api, store.key, { name: 'Ebook', amount: 900 });
     expectError(await create({ price_id: oneTime.price_id, total_payments: 6, customer_email: 'bob@example.com' }), 400, 'price_mode_unsupported', 'price_id');
     const inactive = await createProduct(api, store.key, { name: 'Old club', amount: 900, mode: 'recurring', interval: 'month', active: false });
     expectError(await create({ price_id: inactive.price_id, total_payments: 6, customer_email: 'bob@example.com' }), 400, 'price_inactive', 'price_id');
   });
 
-  it('5 an unknown price, another store’s and the live one → 404 resource_missing', async () => {
+  it('an unknown price, another store’s and the live one → 404 resource_missing', async () => {
     const other = await createStore(api.services, { subscriptions: true });
     const foreign = await createProduct(api, other.keys.sk_test, { name: 'Other', amount: 900, mode: 'recurring', interval: 'month' });
     const live = await createProduct(api, store.keys.sk_live, { name: 'Live', amount: 900, mode: 'recurring', interval: 'month' });
@@ -176,7 +176,7 @@ describe('POST /api/v1/subscriptions: price mode', () => {
 });
 
 describe('Idempotency-Key on POST /api/v1/subscriptions', () => {
-  it('CONTRACT 3 the same key and body replays the checkout with 200; another body → 409 idempotency_key_reused', async () => {
+  it('the same key and body replays the checkout with 200; another body → 409 idempotency_key_reused', async () => {
     const headers = { 'idempotency-key': `sub-${Math.random()}` };
     const first = await create({ ...PLAN, metadata: { a: '1', b: '2' } }, { headers });
     expect(first.status).toBe(201);
@@ -204,7 +204,7 @@ describe('Idempotency-Key on POST /api/v1/subscriptions', () => {
 });
 
 describe('GET /api/v1/subscriptions/checkout/{id}', () => {
-  it('2.5 answers the open checkout with its signed url', async () => {
+  it('answers the open checkout with its signed url', async () => {
     const checkout = await createCheckout(api, store.key);
     const read = await api.request('GET', `${SUBSCRIPTIONS}/checkout/${checkout.id}`, { key: store.key });
     expect(read.status).toBe(200);
@@ -212,14 +212,14 @@ describe('GET /api/v1/subscriptions/checkout/{id}', () => {
     expect(read.body).toEqual(created);
   });
 
-  it('3.3 once the first payment attempt is made: complete, url null, subscription set', async () => {
+  it('once the first payment attempt is made: complete, url null, subscription set', async () => {
     const checkout = await createCheckout(api, store.key);
     await submitCard(api, checkout);
     const read = await api.request('GET', `${SUBSCRIPTIONS}/checkout/${checkout.id}`, { key: store.key });
     expect(read.body).toMatchObject({ status: 'complete', url: null, subscription: expect.stringMatching(/^sub_test_[0-9A-Za-z]{24}$/) });
   });
 
-  it('3.3 past expires_at (test clock): expired, url null, and the advance_clock sweep writes it', async () => {
+  it('past expires_at (test clock): expired, url null, and the advance_clock sweep writes it', async () => {
     const checkout = await createCheckout(api, store.key, { ...PLAN, expires_at: epoch(T0) + HOUR });
     const other = await createCheckout(api, store.key, { ...PLAN, expires_at: epoch(T0) + HOUR });
     const moved = await api.request('POST', '/api/v1/test_helpers/advance_clock', { key: store.key, body: { seconds: HOUR } });
@@ -230,7 +230,7 @@ describe('GET /api/v1/subscriptions/checkout/{id}', () => {
     }
   });
 
-  it('5 another store’s, the other environment’s and an unknown id → 404 resource_missing', async () => {
+  it('another store’s, the other environment’s and an unknown id → 404 resource_missing', async () => {
     const checkout = await createCheckout(api, store.key);
     const other = await createStore(api.services, { subscriptions: true });
     expectError(await api.request('GET', `${SUBSCRIPTIONS}/checkout/${checkout.id}`, { key: other.keys.sk_test }), 404, 'resource_missing', 'id');

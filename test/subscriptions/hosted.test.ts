@@ -13,7 +13,7 @@ import { createProduct, epoch, expectError, T0 } from '../support/api';
 import { auditOf, CARDS, cardForm, createCheckout, eventsOf, PLAN, SUBSCRIPTIONS, submitCard } from './support';
 
 /**
- * The hosted subscription checkout without a browser (spec 3.3, 5; CONTRACT 4, 5): the signed
+ * The hosted subscription checkout without a browser: the signed
  * single-use link, the first charge (approved → active, declined → incomplete), where each
  * submission sends the browser, the events written, and the crash window around the gateway call.
  * test/browser/subscription-checkout.test.ts drives the same pages in Chromium.
@@ -32,7 +32,7 @@ const pagePath = (checkout: { link: { id: string; expires: string; signature: st
   `/subscribe/${checkout.link.id}?expires=${checkout.link.expires}&signature=${checkout.link.signature}`;
 
 describe('hosted subscription checkout: the link', () => {
-  it('5 an open link shows plan, amount, interval and the prefilled email', async () => {
+  it('an open link shows plan, amount, interval and the prefilled email', async () => {
     const checkout = await createCheckout(api, store.key, { ...PLAN, interval_count: 3, customer_name: 'Ada' });
     const hosted = await loadHostedSubscriptionCheckout(api.services, checkout.link);
     expect(hosted).toEqual({
@@ -53,7 +53,7 @@ describe('hosted subscription checkout: the link', () => {
     });
   });
 
-  it('5 a tampered signature, expiry or id, an unknown id and a checkout-purpose signature are all `invalid`', async () => {
+  it('a tampered signature, expiry or id, an unknown id and a checkout-purpose signature are all `invalid`', async () => {
     const checkout = await createCheckout(api, store.key);
     const other = await createCheckout(api, store.key);
     const { id, expires, signature } = checkout.link;
@@ -73,7 +73,7 @@ describe('hosted subscription checkout: the link', () => {
     expect(await gatewayCharges()).toBe(0);
   });
 
-  it('3.3 past expires_at the link is dead: the page says expired and a submit charges nothing', async () => {
+  it('past expires_at the link is dead: the page says expired and a submit charges nothing', async () => {
     const checkout = await createCheckout(api, store.key, { ...PLAN, expires_at: epoch(T0) + HOUR });
     api.clock.set(new Date(T0.getTime() + HOUR * 1000));
     expect(await loadHostedSubscriptionCheckout(api.services, checkout.link)).toEqual({ state: 'expired', storeName: store.name });
@@ -85,7 +85,7 @@ describe('hosted subscription checkout: the link', () => {
 });
 
 describe('hosted subscription checkout: the first charge', () => {
-  it('3.3 approved (4242): active, one payment, periods from now; redirect to success_url with checkout_id and subscription_id', async () => {
+  it('approved (4242): active, one payment, periods from now; redirect to success_url with checkout_id and subscription_id', async () => {
     const checkout = await createCheckout(api, store.key, { ...PLAN, customer_email: 'Ada@Example.com', success_url: 'http://merchant.test/done?plan=pro', metadata: { order: 'A-17' } });
     const outcome = await submitCard(api, checkout, CARDS.approved);
     const read = await readCheckout(checkout.id);
@@ -118,7 +118,7 @@ describe('hosted subscription checkout: the first charge', () => {
       metadata: { order: 'A-17' },
       created: epoch(T0),
     });
-    // CONTRACT 3: the customer is created or matched by email, lower-cased.
+    // The customer is created or matched by email, lower-cased.
     const customer = await api.request('GET', `/api/v1/customers/${subscription.customer_id}`, { key: store.key });
     expect(customer.body.email).toBe('ada@example.com');
 
@@ -126,14 +126,14 @@ describe('hosted subscription checkout: the first charge', () => {
     expect(more).toEqual([]);
     expect(charge).toMatchObject({ cycle: 1, attempt: 0, status: 'succeeded', amount: 990, idempotencyKey: `subscription:${subscription.id}:1:0`, cardBrand: 'visa', cardLast4: '4242' });
 
-    // Spec 6: subscription.created carries exactly what GET returns.
+    // subscription.created carries exactly what GET returns.
     const events = await eventsOf(api.services.db, subscription.id);
     expect(events.map((event) => event.type)).toEqual(['subscription.created']);
     expect(events[0]).toMatchObject({ object: 'event', livemode: false, created: epoch(T0), data: { object: subscription } });
     expect((await auditOf(api.services.db, store.id)).some((row) => row.action === 'subscription.create' && (row.details as any).subscription === subscription.id)).toBe(true);
   });
 
-  it('3.3 declined (0002): incomplete, no customer, no contract; the page shows the decline and the link is spent', async () => {
+  it('declined (0002): incomplete, no customer, no contract; the page shows the decline and the link is spent', async () => {
     const checkout = await createCheckout(api, store.key, { ...PLAN, success_url: 'http://merchant.test/done' });
     expect(await submitCard(api, checkout, CARDS.declined)).toEqual({ kind: 'redirect', location: pagePath(checkout) });
     const read = await readCheckout(checkout.id);
@@ -152,7 +152,7 @@ describe('hosted subscription checkout: the first charge', () => {
     expect((await readSubscription(read.subscription)).status).toBe('incomplete');
   });
 
-  it('3.3 a second submit of an approved link lands where the first did, without a charge', async () => {
+  it('a second submit of an approved link lands where the first did, without a charge', async () => {
     const checkout = await createCheckout(api, store.key, { ...PLAN, success_url: 'http://merchant.test/done' });
     const first = await submitCard(api, checkout);
     const before = await gatewayCharges();
@@ -160,7 +160,7 @@ describe('hosted subscription checkout: the first charge', () => {
     expect(await gatewayCharges()).toBe(before);
   });
 
-  it('5 five submits at once: one burn, one charge, one subscription', async () => {
+  it('five submits at once: one burn, one charge, one subscription', async () => {
     const checkout = await createCheckout(api, store.key);
     const before = await gatewayCharges();
     await Promise.all(Array.from({ length: 5 }, () => submitCard(api, checkout)));
@@ -177,7 +177,7 @@ describe('hosted subscription checkout: the first charge', () => {
     ['a malformed expiry', CARDS.approved, { expiry: '13/30' }, 'invalid_expiry'],
     ['a 2-digit CVC', CARDS.approved, { cvc: '12' }, 'invalid_cvc'],
     ['a Luhn-valid number that is no test card', '4111 1111 1111 1111', {}, 'unsupported_test_card'],
-  ])('CONTRACT 4 %s → back to the form with its error; the link is not spent and nothing is charged', async (_name, number, fields, code) => {
+  ])('%s → back to the form with its error; the link is not spent and nothing is charged', async (_name, number, fields, code) => {
     const checkout = await createCheckout(api, store.key);
     const before = await gatewayCharges();
     expect(await submitCard(api, checkout, number, fields)).toEqual({ kind: 'redirect', location: `${pagePath(checkout)}&error=${code}#form-error` });
@@ -188,7 +188,7 @@ describe('hosted subscription checkout: the first charge', () => {
     expect((await readSubscription((await readCheckout(checkout.id)).subscription)).status).toBe('active');
   });
 
-  it('CONTRACT 5 without success_url the approval lands on a signed receipt page on the service origin', async () => {
+  it('without success_url the approval lands on a signed receipt page on the service origin', async () => {
     const checkout = await createCheckout(api, store.key);
     const outcome = await submitCard(api, checkout);
     if (outcome.kind !== 'redirect') throw new Error('expected a redirect');
@@ -365,7 +365,7 @@ describe('hosted subscription checkout: live mode', () => {
     expect(await loadHostedSubscriptionCheckout(api.services, checkout.link)).toMatchObject({ state: 'used', subscription: { status: 'incomplete', failureCode: 'processing_error' } });
   });
 
-  it('5 a suspended store takes no live subscription: the form says so, the link stays unspent', async () => {
+  it('a suspended store takes no live subscription: the form says so, the link stays unspent', async () => {
     const suspended = await createStore(api.services, { subscriptions: true });
     const checkout = await createCheckout(api, suspended.keys.sk_live, { ...PLAN, success_url: 'https://merchant.example/done' });
     await api.services.db.update(stores).set({ suspended: true }).where(eq(stores.id, suspended.id));

@@ -10,9 +10,9 @@ import { startReceiver } from '../webhooks/support';
 import { CARDS, eventsOf, PLAN, SUBSCRIPTIONS, subscribe } from './support';
 
 /**
- * Every transition of spec 3.3 end to end: a checkout created through the API, the first charge
- * made on the hosted form with a CONTRACT 4 test card, then the test clock moved with
- * advance_clock, which bills what falls due (CONTRACT 3 retries at +1, +3, +5, +7 days).
+ * Every subscription transition end to end: a checkout created through the API, the first charge
+ * made on the hosted form with a test card, then the test clock moved with
+ * advance_clock, which bills what falls due (retries at +1, +3, +5, +7 days).
  */
 const api = useTestApi({ subscriptionsEnabled: true });
 let key = '';
@@ -33,7 +33,7 @@ beforeEach(async () => {
   key = (await createStore(api.services, { subscriptions: true })).keys.sk_test;
 });
 
-describe('3.3 transitions driven by the test clock and the test cards', () => {
+describe('transitions driven by the test clock and the test cards', () => {
   it('active → (final scheduled payment) → expired: 4242 with total_payments 2', async () => {
     const { subscription } = await subscribe(api, key, CARDS.approved, { ...PLAN, total_payments: 2 });
     expect(subscription.status).toBe('active');
@@ -94,7 +94,7 @@ describe('3.3 transitions driven by the test clock and the test cards', () => {
   });
 });
 
-describe('6 events as a real receiver verifies them (standardwebhooks)', () => {
+describe('events as a real receiver verifies them (standardwebhooks)', () => {
   it('subscription.created and subscription.canceled arrive signed, with data.object as GET returns it', async () => {
     const receiver = await startReceiver();
     try {

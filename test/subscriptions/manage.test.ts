@@ -8,7 +8,7 @@ import { useTestStore } from '../support/store';
 import { createProduct, epoch, expectError, expectIdenticalMissing, rawApiRequest, T0 } from '../support/api';
 import { auditOf, CARDS, eventsOf, PLAN, SUBSCRIPTIONS, subscribe } from './support';
 
-/** GET, list, metadata update and cancel of subscriptions (spec 2.6, 3.3, 4.3), and the product guard (4.1). */
+/** GET, list, metadata update and cancel of subscriptions, and the guard against deleting their product. */
 const api = useTestApi({ subscriptionsEnabled: true });
 const store = useTestStore(api, { subscriptions: true });
 
@@ -19,7 +19,7 @@ const cancel = (id: string, body?: unknown, withKey = store.key) => api.request(
 const update = (id: string, body: unknown, withKey = store.key) => api.request('POST', `${SUBSCRIPTIONS}/${id}`, { key: withKey, body });
 
 describe('GET /api/v1/subscriptions/{id}', () => {
-  it('5 another store’s, the other environment’s and an unknown id answer the same 404; no key → 401', async () => {
+  it('another store’s, the other environment’s and an unknown id answer the same 404; no key → 401', async () => {
     const { subscription } = await subscribe(api, store.key);
     expect((await get(subscription.id)).body).toEqual(subscription);
     const other = await createStore(api.services, { subscriptions: true });
@@ -37,7 +37,7 @@ describe('GET /api/v1/subscriptions/{id}', () => {
 });
 
 describe('GET /api/v1/subscriptions', () => {
-  it('4.3 newest first, cursor pagination, status and customer_email filters', async () => {
+  it('newest first, cursor pagination, status and customer_email filters', async () => {
     const own = await createStore(api.services, { subscriptions: true });
     const made: any[] = [];
     for (const [index, card] of [CARDS.approved, CARDS.declined, CARDS.approved, CARDS.approved].entries()) {
@@ -66,17 +66,17 @@ describe('GET /api/v1/subscriptions', () => {
     expect((await api.request('GET', SUBSCRIPTIONS, { key: own.keys.sk_live })).body.data).toEqual([]);
   });
 
-  it.each(['limit=0', 'limit=101', 'limit=abc', 'status=paused', 'unknown=1'])('8 %s → 400 parameter_invalid', async (query) => {
+  it.each(['limit=0', 'limit=101', 'limit=abc', 'status=paused', 'unknown=1'])('%s → 400 parameter_invalid', async (query) => {
     expectError(await api.request('GET', `${SUBSCRIPTIONS}?${query}`, { key: store.key }), 400, 'parameter_invalid', query.split('=')[0]);
   });
 
-  it('CONTRACT 3 an unknown cursor → 404 resource_missing (as for products)', async () => {
+  it('an unknown cursor → 404 resource_missing (as for products)', async () => {
     expectError(await api.request('GET', `${SUBSCRIPTIONS}?starting_after=sub_test_unknownunknownunknown1`, { key: store.key }), 404, 'resource_missing', 'starting_after');
   });
 });
 
 describe('POST /api/v1/subscriptions/{id} (metadata)', () => {
-  it('4.3 replaces the metadata whole, emits subscription.updated, is audited', async () => {
+  it('replaces the metadata whole, emits subscription.updated, is audited', async () => {
     const { subscription } = await subscribe(api, store.key, CARDS.approved, { ...PLAN, metadata: { order: 'A-17', seats: '3' } });
     const response = await update(subscription.id, { metadata: { crm: 'X9', vip: true } });
     expect(response.status).toBe(200);
@@ -97,12 +97,12 @@ describe('POST /api/v1/subscriptions/{id} (metadata)', () => {
     [{}, 'parameter_invalid', 'metadata'],
     [{ metadata: { a: { b: 1 } } }, 'metadata_invalid', 'metadata.a'],
     [{ metadata: 'x' }, 'metadata_invalid', 'metadata'],
-  ])('4.3 %j → 400 %s', async (body, code, param) => {
+  ])('%j → 400 %s', async (body, code, param) => {
     const { subscription } = await subscribe(api, store.key);
     expectError(await update(subscription.id, body), 400, code, param);
   });
 
-  it('5 another store’s subscription → 404', async () => {
+  it('another store’s subscription → 404', async () => {
     const { subscription } = await subscribe(api, store.key);
     const other = await createStore(api.services, { subscriptions: true });
     expectError(await update(subscription.id, { metadata: {} }, other.keys.sk_test), 404, 'resource_missing', 'id');
@@ -110,7 +110,7 @@ describe('POST /api/v1/subscriptions/{id} (metadata)', () => {
 });
 
 describe('DELETE /api/v1/subscriptions/{id}', () => {
-  it('3.3 active → canceled at once: contract cancelled at the gateway first, reason kept, event, audit', async () => {
+  it('active → canceled at once: contract cancelled at the gateway first, reason kept, event, audit', async () => {
     const { subscription } = await subscribe(api, store.key);
     api.clock.set(new Date(T0.getTime() + 3_600_000));
     const response = await cancel(subscription.id, { reason: 'customer asked' });
@@ -162,7 +162,7 @@ describe('DELETE /api/v1/subscriptions/{id}', () => {
     expect((await get(subscription.id)).body.status).toBe('active');
   });
 
-  it('5 another store’s, the live and an unknown id → 404 resource_missing', async () => {
+  it('another store’s, the live and an unknown id → 404 resource_missing', async () => {
     const { subscription } = await subscribe(api, store.key);
     const other = await createStore(api.services, { subscriptions: true });
     expectError(await cancel(subscription.id, undefined, other.keys.sk_test), 404, 'resource_missing', 'id');
@@ -172,7 +172,7 @@ describe('DELETE /api/v1/subscriptions/{id}', () => {
   });
 });
 
-describe('4.1 product guard with a real subscription', () => {
+describe('product guard with a real subscription', () => {
   it('deleting the product of an active subscription → 409 product_has_active_subscriptions, even with force; after cancel it deletes', async () => {
     const product = await createProduct(api, store.key, { name: 'Moth club', amount: 1500, mode: 'recurring', interval: 'month' });
     const { subscription } = await subscribe(api, store.key, CARDS.approved, { price_id: product.price_id, total_payments: 6, customer_email: 'bob@example.com' });

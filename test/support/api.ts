@@ -17,14 +17,14 @@ export async function createProduct(api: TestApi, key: string, body: Record<stri
   return response.body;
 }
 
-/** The error envelope of spec 7, with the field it blames (or none). */
+/** The error envelope, with the field it blames (or none). */
 export function expectError(response: { status: number; body: any; headers: Headers }, status: number, code: string, param?: string) {
   expectApiError(response, status, code);
   expect(response.body.error.param).toBe(param);
 }
 
 /**
- * Spec 5: an id of another store, of the other environment, and an unknown id all answer 404
+ * An id of another store, of the other environment, and an unknown id all answer 404
  * `resource_missing`, byte for byte (the request id is a header, not in the body).
  */
 export function expectIdenticalMissing(responses: { status: number; body: any; headers: Headers; text: string }[], param: string) {

@@ -5,7 +5,7 @@ import { newId, randomBase62 } from '@/server/ids';
 import type { SubscriptionRow } from '@/server/subscriptions/representation';
 import { periodBoundary } from '@/server/subscriptions/schedule';
 
-/** CONTRACT 4 test cards, digits only. */
+/** The test-mode cards, digits only. */
 export const CARDS = {
   approved: '4242424242424242',
   declinesRecurring: '4000000000000341',

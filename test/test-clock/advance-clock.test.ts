@@ -20,13 +20,13 @@ async function createSession(key: string, body: Record<string, unknown> = {}) {
   return response.body;
 }
 
-describe('POST /api/v1/test_helpers/advance_clock (CONTRACT 3)', () => {
+describe('POST /api/v1/test_helpers/advance_clock', () => {
   let store: Store;
   beforeAll(async () => {
     store = await createStore(api.services);
   });
 
-  it('CONTRACT 3 moves the store’s test clock forward and answers { object: "test_clock", now }; moves add up', async () => {
+  it('moves the store’s test clock forward and answers { object: "test_clock", now }; moves add up', async () => {
     const own = await createStore(api.services);
     const first = await advance(own.keys.sk_test, { seconds: HOUR });
     expect(first.status).toBe(200);
@@ -37,31 +37,31 @@ describe('POST /api/v1/test_helpers/advance_clock (CONTRACT 3)', () => {
     expect(row?.offset).toBe(HOUR + 30);
   });
 
-  it('CONTRACT 3 concurrent moves of one store all count', async () => {
+  it('concurrent moves of one store all count', async () => {
     const own = await createStore(api.services);
     const responses = await Promise.all(Array.from({ length: 5 }, () => advance(own.keys.sk_test, { seconds: 10 })));
     expect(responses.map((response) => response.status)).toEqual([200, 200, 200, 200, 200]);
     expect(responses.map((response) => response.body.now).sort()).toEqual([10, 20, 30, 40, 50].map((seconds) => epoch(T0) + seconds));
   });
 
-  it('CONTRACT 3 a live secret key → 403 test_mode_only, and the clock does not move', async () => {
+  it('a live secret key → 403 test_mode_only, and the clock does not move', async () => {
     const own = await createStore(api.services);
     expectError(await advance(own.keys.sk_live, { seconds: 60 }), 403, 'test_mode_only');
     const [row] = await api.services.db.select({ offset: stores.testClockOffsetSeconds }).from(stores).where(eq(stores.id, own.id));
     expect(row?.offset).toBe(0);
   });
 
-  it('5 no key → 401 missing_api_key; a publishable key → 401 wrong_key_type', async () => {
+  it('no key → 401 missing_api_key; a publishable key → 401 wrong_key_type', async () => {
     expectError(await advance(null, { seconds: 60 }), 401, 'missing_api_key');
     expectError(await advance(store.keys.pk_test, { seconds: 60 }), 401, 'wrong_key_type');
     expectError(await advance(store.keys.pk_live, { seconds: 60 }), 401, 'wrong_key_type');
   });
 
-  it.each([0, -1, 1.5, '60', null, 315_360_001])('CONTRACT 3 seconds %j → 400 parameter_invalid', async (seconds) => {
+  it.each([0, -1, 1.5, '60', null, 315_360_001])('seconds %j → 400 parameter_invalid', async (seconds) => {
     expectError(await advance(store.keys.sk_test, { seconds }), 400, 'parameter_invalid', 'seconds');
   });
 
-  it('CONTRACT 3 a move past what the clock can hold → 400 parameter_invalid, and the clock stays', async () => {
+  it('a move past what the clock can hold → 400 parameter_invalid, and the clock stays', async () => {
     const own = await createStore(api.services);
     await api.services.db.update(stores).set({ testClockOffsetSeconds: 2_147_483_000 }).where(eq(stores.id, own.id));
     expectError(await advance(own.keys.sk_test, { seconds: 1000 }), 400, 'parameter_invalid', 'seconds');
@@ -70,12 +70,12 @@ describe('POST /api/v1/test_helpers/advance_clock (CONTRACT 3)', () => {
     expect((await advance(own.keys.sk_test, { seconds: 647 })).body).toEqual({ object: 'test_clock', now: epoch(T0) + 2_147_483_647 });
   });
 
-  it('CONTRACT 3 seconds is required, and nothing else is accepted', async () => {
+  it('seconds is required, and nothing else is accepted', async () => {
     expectError(await advance(store.keys.sk_test, {}), 400, 'parameter_invalid', 'seconds');
     expectError(await advance(store.keys.sk_test, { seconds: 60, to: 5 }), 400, 'parameter_invalid', 'to');
   });
 
-  it('CONTRACT 3 sessions that fall due expire before the answer, without a read', async () => {
+  it('sessions that fall due expire before the answer, without a read', async () => {
     const own = await createStore(api.services);
     const due = await createSession(own.keys.sk_test, { expires_at: epoch(T0) + HOUR });
     const later = await createSession(own.keys.sk_test, { expires_at: epoch(T0) + 2 * HOUR });
@@ -90,7 +90,7 @@ describe('POST /api/v1/test_helpers/advance_clock (CONTRACT 3)', () => {
     expect((await readSessionRow(api, othersDue.id))?.status).toBe('open');
   });
 
-  it('CONTRACT 3 every test-mode timestamp of the store reads the moved clock; live mode and other stores do not', async () => {
+  it('every test-mode timestamp of the store reads the moved clock; live mode and other stores do not', async () => {
     const own = await createStore(api.services);
     await advance(own.keys.sk_test, { seconds: 2 * HOUR });
     const test = await createSession(own.keys.sk_test);

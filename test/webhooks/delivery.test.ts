@@ -40,8 +40,8 @@ afterEach(async () => {
   await api.services.db.update(webhookDeliveries).set({ status: 'failed', nextAttemptAt: null }).where(eq(webhookDeliveries.status, 'pending'));
 });
 
-describe('delivery to a real receiver (CONTRACT 3)', () => {
-  it('CONTRACT 3 signs with Standard Webhooks: standardwebhooks verifies the body and headers a receiver got', async () => {
+describe('delivery to a real receiver', () => {
+  it('signs with Standard Webhooks: standardwebhooks verifies the body and headers a receiver got', async () => {
     const event = await write({ type: 'subscription.created' });
     expect(await deliver()).toBe(1);
     expect(receiver.received).toHaveLength(1);
@@ -56,7 +56,7 @@ describe('delivery to a real receiver (CONTRACT 3)', () => {
     });
   });
 
-  it('CONTRACT 3 a wrong secret or a tampered body fails verification', async () => {
+  it('a wrong secret or a tampered body fails verification', async () => {
     await write();
     await deliver();
     const [webhook] = receiver.received;
@@ -65,7 +65,7 @@ describe('delivery to a real receiver (CONTRACT 3)', () => {
     expect(() => new Webhook(endpoint.secret).verify(webhook!.body.replace('"active"', '"canceled"'), webhook!.headers)).toThrow();
   });
 
-  it('CONTRACT 3 envelope { id, object: "event", type, created (store clock), livemode, data.object } with the subscription’s metadata echoed verbatim', async () => {
+  it('envelope { id, object: "event", type, created (store clock), livemode, data.object } with the subscription’s metadata echoed verbatim', async () => {
     const storeNow = new Date('2027-05-04T03:02:01.000Z');
     const subscription = subscriptionLike({ metadata: { zeta: 'last', alpha: 'first', note: 'ünïcode ✓' } });
     await write({ type: 'subscription.payment_succeeded', object: subscription, now: storeNow });
@@ -84,7 +84,7 @@ describe('delivery to a real receiver (CONTRACT 3)', () => {
     expect(body.indexOf('"id"')).toBeLessThan(body.indexOf('"object":"event"'));
   });
 
-  it('CONTRACT 3 only endpoints of the event’s store and environment that want its type receive it', async () => {
+  it('only endpoints of the event’s store and environment that want its type receive it', async () => {
     const other = await createStore(api.services);
     const foreign = await startReceiver();
     const picky = await startReceiver();
@@ -104,7 +104,7 @@ describe('delivery to a real receiver (CONTRACT 3)', () => {
     }
   });
 
-  it('CONTRACT 3 the delivery log: status, attempts, last response status and each attempt', async () => {
+  it('the delivery log: status, attempts, last response status and each attempt', async () => {
     const event = await write({ type: 'subscription.created' });
     await deliver();
     expect(await log()).toEqual({
@@ -130,7 +130,7 @@ describe('delivery to a real receiver (CONTRACT 3)', () => {
     });
   });
 
-  it('CONTRACT 3 the delivery log pages newest event first with limit and starting_after', async () => {
+  it('the delivery log pages newest event first with limit and starting_after', async () => {
     const events = [];
     for (let n = 0; n < 3; n += 1) events.push(await write());
     const first = await log(endpoint.id, '?limit=2');
@@ -144,8 +144,8 @@ describe('delivery to a real receiver (CONTRACT 3)', () => {
   });
 });
 
-describe('retries (CONTRACT 3: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)', () => {
-  it('CONTRACT 3 a failing receiver is retried on the schedule, with the same webhook-id and a fresh timestamp each time, then given up', async () => {
+describe('retries (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)', () => {
+  it('a failing receiver is retried on the schedule, with the same webhook-id and a fresh timestamp each time, then given up', async () => {
     receiver.respond = () => 500;
     const event = await write();
     const webhook = new Webhook(endpoint.secret);
@@ -175,7 +175,7 @@ describe('retries (CONTRACT 3: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)', () =>
     expect(await deliver()).toBe(0);
   });
 
-  it('issue 5 a receiver that fails and then recovers acknowledges every event exactly once; the log shows each attempt', async () => {
+  it('a receiver that fails and then recovers acknowledges every event exactly once; the log shows each attempt', async () => {
     receiver.answers = [500, 503, 500, 500];
     const events = [await write(), await write()];
     await deliver();
@@ -194,7 +194,7 @@ describe('retries (CONTRACT 3: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)', () =>
     expect(deliveries.every((delivery: { status: string }) => delivery.status === 'succeeded')).toBe(true);
   });
 
-  it('CONTRACT 3 any status outside 2xx fails, a redirect is not followed; no answer within the timeout fails with an error', async () => {
+  it('any status outside 2xx fails, a redirect is not followed; no answer within the timeout fails with an error', async () => {
     receiver.answers = [302, 404];
     await write();
     await deliver();
@@ -213,7 +213,7 @@ describe('retries (CONTRACT 3: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)', () =>
     expect(receiver.received).toHaveLength(3);
   });
 
-  it('CONTRACT 3 an attempt whose worker died is sent again once its lease ends, under the same webhook-id', async () => {
+  it('an attempt whose worker died is sent again once its lease ends, under the same webhook-id', async () => {
     const event = await write();
     // What a claim leaves behind when its worker dies before sending: the attempt counted, the row leased.
     await api.services.db
@@ -227,7 +227,7 @@ describe('retries (CONTRACT 3: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)', () =>
     expect((await log()).data[0]).toMatchObject({ status: 'succeeded', attempts: 2 });
   });
 
-  it('CONTRACT 3 a receiver still working holds its own deliveries only: another endpoint gets its events in order meanwhile', async () => {
+  it('a receiver still working holds its own deliveries only: another endpoint gets its events in order meanwhile', async () => {
     const fast = await startReceiver();
     let release!: () => void;
     receiver.gate = new Promise<void>((resolve) => {
@@ -295,7 +295,7 @@ describe('retries (CONTRACT 3: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)', () =>
     }
   });
 
-  it('CONTRACT 3 two workers at once send each event once', async () => {
+  it('two workers at once send each event once', async () => {
     const events = [];
     for (let n = 0; n < 12; n += 1) events.push(await write());
     const handled = await Promise.all([deliver(), deliver(), deliver()]);
@@ -304,8 +304,8 @@ describe('retries (CONTRACT 3: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)', () =>
   });
 });
 
-describe('order per object (CONTRACT 3)', () => {
-  it('CONTRACT 3 a failing first event holds back the later events of its object, not those of other objects', async () => {
+describe('order per object', () => {
+  it('a failing first event holds back the later events of its object, not those of other objects', async () => {
     const subscription = subscriptionLike();
     const first = await write({ type: 'subscription.created', object: subscription });
     const second = await write({ type: 'subscription.updated', object: subscription });
@@ -325,7 +325,7 @@ describe('order per object (CONTRACT 3)', () => {
     expect(eventIds(ofSubscription)).toEqual([first.id, first.id, second.id, third.id]);
   });
 
-  it('CONTRACT 3 an event given up after the last retry lets the next event of its object go', async () => {
+  it('an event given up after the last retry lets the next event of its object go', async () => {
     const subscription = subscriptionLike();
     const doomed = await write({ object: subscription });
     const next = await write({ object: subscription });
@@ -340,7 +340,7 @@ describe('order per object (CONTRACT 3)', () => {
     expect(eventIds(receiver.acknowledged)).toEqual([next.id]);
   });
 
-  it('CONTRACT 3 order is per endpoint: a failing endpoint does not hold back another endpoint', async () => {
+  it('order is per endpoint: a failing endpoint does not hold back another endpoint', async () => {
     const healthy = await startReceiver();
     try {
       await createEndpoint(api, store.keys.sk_test, { url: healthy.url });
@@ -357,7 +357,7 @@ describe('order per object (CONTRACT 3)', () => {
 });
 
 describe('deleted endpoints and unsafe destinations', () => {
-  it('issue 5 deleting an endpoint stops its pending deliveries', async () => {
+  it('deleting an endpoint stops its pending deliveries', async () => {
     receiver.respond = () => 500;
     const event = await write();
     await deliver();
@@ -372,7 +372,7 @@ describe('deleted endpoints and unsafe destinations', () => {
     expect(await deliver()).toBe(0);
   });
 
-  it('issue 5 SSRF at delivery: a live endpoint whose host now resolves to loopback is refused, logged, and never reached', async () => {
+  it('SSRF at delivery: a live endpoint whose host now resolves to loopback is refused, logged, and never reached', async () => {
     // As if the name pointed at a public address when the endpoint was created (DNS rebinding).
     const id = newId('we', true);
     const port = new URL(receiver.url).port;

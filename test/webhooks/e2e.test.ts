@@ -8,7 +8,7 @@ import { CARDS, PLAN } from '../subscriptions/support';
 import { startReceiver, type Receiver } from './support';
 
 /**
- * Issue 5 end to end: the real `npm start`, whose own background worker delivers what the
+ * Webhooks end to end: the real `npm start`, whose own background worker delivers what the
  * subscription flow writes to the outbox, to a real receiver that verifies like a merchant's.
  */
 const ADMIN_TOKEN = 'webhooks-e2e-admin-token';
@@ -45,8 +45,8 @@ afterAll(async () => {
   await cleanupStorage();
 }, 60_000);
 
-describe('npm start delivers webhooks (issue 5)', () => {
-  it('issue 5 a subscription’s events reach a receiver that fails once: signed, retried, each acknowledged exactly once, logged', async () => {
+describe('npm start delivers webhooks', () => {
+  it('a subscription’s events reach a receiver that fails once: signed, retried, each acknowledged exactly once, logged', async () => {
     receiver.answers = [500];
     const endpoint = await request('POST', '/api/v1/webhook_endpoints', { url: receiver.url });
     expect(endpoint.status).toBe(201);

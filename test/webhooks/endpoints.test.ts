@@ -12,8 +12,8 @@ const store = useTestStore(api);
 const ENDPOINTS = '/api/v1/webhook_endpoints';
 const post = (body: unknown, withKey = store.key) => api.request('POST', ENDPOINTS, { key: withKey, body });
 
-describe('POST /api/v1/webhook_endpoints (CONTRACT 3)', () => {
-  it('CONTRACT 3 answers 201 with every field and the secret; events null means every type', async () => {
+describe('POST /api/v1/webhook_endpoints', () => {
+  it('answers 201 with every field and the secret; events null means every type', async () => {
     const response = await post({ url: 'http://127.0.0.1:4000/hooks' });
     expect(response.status).toBe(201);
     expect(response.body).toEqual({
@@ -27,20 +27,20 @@ describe('POST /api/v1/webhook_endpoints (CONTRACT 3)', () => {
     });
   });
 
-  it('CONTRACT 3 the secret is whsec_ + base64 of 32 bytes derived from AUTH_SECRET and the id (never stored)', async () => {
+  it('the secret is whsec_ + base64 of 32 bytes derived from AUTH_SECRET and the id (never stored)', async () => {
     const endpoint = await createEndpoint(api, store.key, { url: 'http://localhost:4000/hooks' });
     const expected = createHmac('sha256', 'test-auth-secret').update(`webhook-endpoint:${endpoint.id}`).digest('base64');
     expect(endpoint.secret).toBe(`whsec_${expected}`);
     expect(Buffer.from(endpoint.secret.slice(6), 'base64')).toHaveLength(32);
   });
 
-  it('CONTRACT 3 events: the listed types, each once, in the order given', async () => {
+  it('events: the listed types, each once, in the order given', async () => {
     const response = await post({ url: 'http://10.0.0.5/hooks', events: ['subscription.canceled', 'subscription.created', 'subscription.canceled'] });
     expect(response.status).toBe(201);
     expect(response.body.events).toEqual(['subscription.canceled', 'subscription.created']);
   });
 
-  it('CONTRACT 3 test mode accepts http, loopback and private addresses', async () => {
+  it('test mode accepts http, loopback and private addresses', async () => {
     for (const url of ['http://127.0.0.1/a', 'http://localhost:3000/a', 'http://192.168.1.20/a', 'http://10.0.0.8/a', 'http://[::1]:8080/a', 'https://[fd00::5]/a']) {
       const response = await post({ url });
       expect(response.status, url).toBe(201);
@@ -48,29 +48,29 @@ describe('POST /api/v1/webhook_endpoints (CONTRACT 3)', () => {
     }
   });
 
-  it('issue 5 SSRF: test mode still refuses link-local addresses, where cloud metadata lives', async () => {
+  it('SSRF: test mode still refuses link-local addresses, where cloud metadata lives', async () => {
     for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[fe80::1]/h', 'http://[::ffff:169.254.169.254]/h']) {
       expectError(await post({ url }), 400, 'parameter_invalid', 'url');
     }
   });
 
-  it('CONTRACT 3 live mode accepts https to a public address; the id and livemode say live', async () => {
+  it('live mode accepts https to a public address; the id and livemode say live', async () => {
     const response = await post({ url: 'https://93.184.216.34/hooks', events: ['subscription.created'] }, store.keys.sk_live);
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({ id: expect.stringMatching(/^we_live_[0-9A-Za-z]{24}$/), livemode: true, events: ['subscription.created'] });
   });
 
-  it('CONTRACT 3 live mode refuses http → 400 parameter_invalid on url', async () => {
+  it('live mode refuses http → 400 parameter_invalid on url', async () => {
     expectError(await post({ url: 'http://93.184.216.34/hooks' }, store.keys.sk_live), 400, 'parameter_invalid', 'url');
   });
 
-  it('issue 5 SSRF: live mode refuses a host that resolves to loopback (localhost)', async () => {
+  it('SSRF: live mode refuses a host that resolves to loopback (localhost)', async () => {
     const response = await post({ url: 'https://localhost/hooks' }, store.keys.sk_live);
     expectError(response, 400, 'parameter_invalid', 'url');
     expect(response.body.error.message).toContain('127.0.0.1');
   });
 
-  it('issue 5 SSRF: live mode refuses loopback, private, link-local, CGNAT, ULA, unspecified, multicast and IPv4-mapped literals', async () => {
+  it('SSRF: live mode refuses loopback, private, link-local, CGNAT, ULA, unspecified, multicast and IPv4-mapped literals', async () => {
     const refused = [
       'https://127.0.0.1/h',
       'https://127.1.2.3/h',
@@ -93,7 +93,7 @@ describe('POST /api/v1/webhook_endpoints (CONTRACT 3)', () => {
     for (const url of refused) expectError(await post({ url }, store.keys.sk_live), 400, 'parameter_invalid', 'url');
   });
 
-  it('issue 5 url: absolute http(s) only, at most 2000 characters, no credentials → 400 parameter_invalid on url', async () => {
+  it('url: absolute http(s) only, at most 2000 characters, no credentials → 400 parameter_invalid on url', async () => {
     const long = `http://127.0.0.1/${'a'.repeat(2000 - 'http://127.0.0.1/'.length + 1)}`;
     for (const url of ['ftp://127.0.0.1/h', 'javascript:alert(1)', '/hooks', 'http:foo', 'http://', 'not a url', long, 'http://user:pass@127.0.0.1/h', 42, null]) {
       expectError(await post({ url }), 400, 'parameter_invalid', 'url');
@@ -102,7 +102,7 @@ describe('POST /api/v1/webhook_endpoints (CONTRACT 3)', () => {
     expectError(await post({}), 400, 'parameter_invalid', 'url');
   });
 
-  it('CONTRACT 3 events: an empty list, an unknown type or a non-list → 400 parameter_invalid', async () => {
+  it('events: an empty list, an unknown type or a non-list → 400 parameter_invalid', async () => {
     for (const events of [[], ['subscription.created', 'invoice.paid'], 'subscription.created', [42]]) {
       const response = await post({ url: 'http://127.0.0.1/h', events });
       expectError(response, 400, 'parameter_invalid', response.body.error.param);
@@ -110,19 +110,19 @@ describe('POST /api/v1/webhook_endpoints (CONTRACT 3)', () => {
     }
   });
 
-  it('CONTRACT 3 an unknown field → 400 parameter_invalid', async () => {
+  it('an unknown field → 400 parameter_invalid', async () => {
     expectError(await post({ url: 'http://127.0.0.1/h', secret: 'whsec_mine' }), 400, 'parameter_invalid', 'secret');
   });
 
-  it('5 without a key → 401 missing_api_key; a publishable key → 401 wrong_key_type', async () => {
+  it('without a key → 401 missing_api_key; a publishable key → 401 wrong_key_type', async () => {
     expectError(await api.request('POST', ENDPOINTS, { body: { url: 'http://127.0.0.1/h' } }), 401, 'missing_api_key');
     expectError(await post({ url: 'http://127.0.0.1/h' }, store.keys.pk_test), 401, 'wrong_key_type');
     expectError(await api.request('GET', ENDPOINTS, { key: store.keys.pk_test }), 401, 'wrong_key_type');
   });
 });
 
-describe('GET /api/v1/webhook_endpoints (CONTRACT 3)', () => {
-  it('CONTRACT 3 lists this store’s endpoints of this environment, newest first, without secrets, paginated', async () => {
+describe('GET /api/v1/webhook_endpoints', () => {
+  it('lists this store’s endpoints of this environment, newest first, without secrets, paginated', async () => {
     const own = await createStore(api.services);
     const other = await createStore(api.services);
     await createEndpoint(api, other.keys.sk_test, { url: 'http://127.0.0.1/other-store' });
@@ -151,15 +151,15 @@ describe('GET /api/v1/webhook_endpoints (CONTRACT 3)', () => {
     expect(live.body.data.map((endpoint: { url: string }) => endpoint.url)).toEqual(['https://93.184.216.34/live']);
   });
 
-  it('CONTRACT 3 limit outside 1–100 → 400 parameter_invalid; an unknown starting_after → 404 resource_missing', async () => {
+  it('limit outside 1–100 → 400 parameter_invalid; an unknown starting_after → 404 resource_missing', async () => {
     expectError(await api.request('GET', `${ENDPOINTS}?limit=0`, { key: store.key }), 400, 'parameter_invalid', 'limit');
     expectError(await api.request('GET', `${ENDPOINTS}?limit=101`, { key: store.key }), 400, 'parameter_invalid', 'limit');
     expectError(await api.request('GET', `${ENDPOINTS}?starting_after=we_test_000000000000000000000000`, { key: store.key }), 404, 'resource_missing', 'starting_after');
   });
 });
 
-describe('GET and DELETE /api/v1/webhook_endpoints/{id} (CONTRACT 3)', () => {
-  it('CONTRACT 3 retrieve answers the endpoint without its secret', async () => {
+describe('GET and DELETE /api/v1/webhook_endpoints/{id}', () => {
+  it('retrieve answers the endpoint without its secret', async () => {
     const endpoint = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/r', events: ['subscription.expired'] });
     const response = await api.request('GET', `${ENDPOINTS}/${endpoint.id}`, { key: store.key });
     expect(response.status).toBe(200);
@@ -173,7 +173,7 @@ describe('GET and DELETE /api/v1/webhook_endpoints/{id} (CONTRACT 3)', () => {
     });
   });
 
-  it('5 another store’s, the other environment’s and an unknown endpoint → identical 404, on retrieve, deliveries and delete', async () => {
+  it('another store’s, the other environment’s and an unknown endpoint → identical 404, on retrieve, deliveries and delete', async () => {
     const other = await createStore(api.services);
     const endpoint = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/iso' });
     for (const [method, suffix] of [['GET', ''], ['GET', '/deliveries'], ['DELETE', '']] as const) {
@@ -190,7 +190,7 @@ describe('GET and DELETE /api/v1/webhook_endpoints/{id} (CONTRACT 3)', () => {
     expect((await api.request('GET', `${ENDPOINTS}/${endpoint.id}`, { key: store.key })).status).toBe(200);
   });
 
-  it('CONTRACT 3 delete answers { id, object, deleted: true }; the endpoint then answers 404 and leaves the list', async () => {
+  it('delete answers { id, object, deleted: true }; the endpoint then answers 404 and leaves the list', async () => {
     const own = await createStore(api.services);
     const endpoint = await createEndpoint(api, own.keys.sk_test, { url: 'http://127.0.0.1/d' });
     const response = await api.request('DELETE', `${ENDPOINTS}/${endpoint.id}`, { key: own.keys.sk_test });
@@ -203,7 +203,7 @@ describe('GET and DELETE /api/v1/webhook_endpoints/{id} (CONTRACT 3)', () => {
 });
 
 describe('Idempotency-Key on POST /api/v1/webhook_endpoints', () => {
-  it('CONTRACT 3 a retried create replays the first endpoint and its secret with 200; another body → 409 idempotency_key_reused', async () => {
+  it('a retried create replays the first endpoint and its secret with 200; another body → 409 idempotency_key_reused', async () => {
     const own = await createStore(api.services);
     const headers = { 'idempotency-key': 'endpoint-retry-1' };
     const body = { url: 'http://127.0.0.1/idem', events: ['subscription.created'] };

@@ -33,7 +33,7 @@ function liveRequest(url: string) {
 }
 
 describe('sending one test-mode webhook', () => {
-  it('CONTRACT 3 test mode sends to loopback by name: localhost resolves, and the receiver gets the signed bytes', async () => {
+  it('test mode sends to loopback by name: localhost resolves, and the receiver gets the signed bytes', async () => {
     const receiver = await startReceiver();
     try {
       const url = receiver.url.replace('127.0.0.1', 'localhost');
@@ -45,7 +45,7 @@ describe('sending one test-mode webhook', () => {
     }
   });
 
-  it('issue 5 the connection goes to the address that was checked, not to a second DNS answer', async () => {
+  it('the connection goes to the address that was checked, not to a second DNS answer', async () => {
     const receiver = await startReceiver();
     try {
       // The name exists nowhere: only the checked answer (the receiver's address) can be connected to.
@@ -58,7 +58,7 @@ describe('sending one test-mode webhook', () => {
     }
   });
 
-  it('issue 5 SSRF: a test-mode host that resolves to a link-local address is refused before connecting', async () => {
+  it('SSRF: a test-mode host that resolves to a link-local address is refused before connecting', async () => {
     const response = await sendWebhook(
       { url: 'http://metadata.merchant.example/', livemode: false, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 15_000 },
       async () => ['169.254.169.254'],
@@ -68,7 +68,7 @@ describe('sending one test-mode webhook', () => {
 });
 
 describe('sending one live webhook', () => {
-  it('CONTRACT 3 a host resolving to public addresses gets the exact signed bytes; standardwebhooks verifies them', async () => {
+  it('a host resolving to public addresses gets the exact signed bytes; standardwebhooks verifies them', async () => {
     const response = await sendWebhook(liveRequest('https://hooks.merchant.example/webhooks'), async () => ['93.184.216.34', '2606:2800:220:1::1']);
     expect(response).toEqual({ status: 204, error: null, durationMs: expect.any(Number) });
     expect(received).toHaveLength(1);
@@ -77,7 +77,7 @@ describe('sending one live webhook', () => {
     expect(received[0]!.headers['content-type']).toBe('application/json');
   });
 
-  it('issue 5 SSRF: a host with any non-public address is refused before connecting', async () => {
+  it('SSRF: a host with any non-public address is refused before connecting', async () => {
     for (const addresses of [['10.0.0.7'], ['93.184.216.34', '127.0.0.1'], ['::1'], ['169.254.169.254'], ['::ffff:192.168.0.1']]) {
       const response = await sendWebhook(liveRequest('https://hooks.merchant.example/webhooks'), async () => addresses);
       expect(response.status).toBeNull();
@@ -86,7 +86,7 @@ describe('sending one live webhook', () => {
     expect(received).toEqual([]);
   });
 
-  it('issue 5 a literal private address, plain http, and a failed lookup are refused in live mode', async () => {
+  it('a literal private address, plain http, and a failed lookup are refused in live mode', async () => {
     expect((await sendWebhook(liveRequest('https://127.0.0.1/webhooks'))).error).toBe('Refused: 127.0.0.1 is not a public address.');
     expect((await sendWebhook(liveRequest('http://hooks.merchant.example/webhooks'), async () => ['93.184.216.34'])).error).toBe('Live webhooks are sent over https only.');
     const lookupFailed = await sendWebhook(liveRequest('https://hooks.merchant.example/webhooks'), async () => {

@@ -18,7 +18,7 @@ afterEach(() => {
 });
 
 describe('the delivery worker as a background task', () => {
-  it('issue 5 it delivers on its own schedule, and stop waits for the pass in progress', async () => {
+  it('it delivers on its own schedule, and stop waits for the pass in progress', async () => {
     const store = await createStore(api.services);
     await createEndpoint(api, store.keys.sk_test, { url: receiver.url });
     const task = startWebhookDeliveryJob({ ...api.services, config: { ...api.services.config, webhookDeliveryIntervalMs: 50 } });
@@ -33,7 +33,7 @@ describe('the delivery worker as a background task', () => {
     }
   });
 
-  it('CONTRACT 3 advance_clock wakes the worker without waiting for the receiver', async () => {
+  it('advance_clock wakes the worker without waiting for the receiver', async () => {
     const store = await createStore(api.services);
     await createEndpoint(api, store.keys.sk_test, { url: receiver.url });
     // An interval no test outlives: only the wake-up after advance_clock can send.

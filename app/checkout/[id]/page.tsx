@@ -11,7 +11,7 @@ import { CardFields, CheckoutShell, Field, FormAlert, formatEur, Notice, OrderSu
 // Every view reads the session and the store's clock at request time.
 export const dynamic = 'force-dynamic';
 
-/** GET /checkout/{id}?expires&signature: the hosted payment page (CONTRACT 5). */
+/** GET /checkout/{id}?expires&signature: the hosted payment page. */
 export default async function CheckoutPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
   const { id } = await params;
   const query = await searchParams;
@@ -99,7 +99,7 @@ function PaymentForm({ view, action, error, email }: { view: HostedCheckoutView;
         Payment details
       </h2>
       <FormAlert error={error} />
-      {/* A plain POST: paying works without client-side JavaScript (issue 3). */}
+      {/* A plain POST: paying works without client-side JavaScript. */}
       <form method="post" action={action} className="co-form">
         {view.customerEmail ? (
           <p className="co-prefilled">

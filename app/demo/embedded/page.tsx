@@ -4,7 +4,7 @@ import { EmbeddedCheckout } from './embedded-checkout';
 
 export const dynamic = 'force-dynamic';
 
-/** GET /demo/embedded: SecureCheckoutForm and CheckoutForm on a merchant page (spec 4.5). */
+/** GET /demo/embedded: SecureCheckoutForm and CheckoutForm on a merchant page. */
 export default async function DemoEmbeddedPage() {
   const store = await demoStore();
   if (!store) return <p>{DEMO_UNAVAILABLE}</p>;

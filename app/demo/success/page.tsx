@@ -7,7 +7,7 @@ const SESSION_ID = /^cs_test_[0-9A-Za-z]{1,64}$/;
 
 /**
  * GET /demo/success?session_id=…: the merchant's success page. The query proves nothing, so the
- * merchant's server retrieves the session and fulfils only when it is complete and paid (spec 4.4).
+ * merchant's server retrieves the session and fulfils only when it is complete and paid.
  */
 export default async function DemoSuccessPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { session_id: sessionId } = await searchParams;

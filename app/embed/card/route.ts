@@ -66,7 +66,7 @@ function embeddingOrigin(value: string | null): string | null {
   return value !== null && isSafeRedirectUrl(value) && new URL(value).origin === value ? value : null;
 }
 
-/** GET /embed/card?origin=<embedding page's origin>: the card inputs of SecureCheckoutForm (spec 4.5). */
+/** GET /embed/card?origin=<embedding page's origin>: the card inputs of SecureCheckoutForm, framed from the service origin. */
 export function GET(request: Request): Response {
   const origin = embeddingOrigin(new URL(request.url).searchParams.get('origin'));
   if (!origin) {

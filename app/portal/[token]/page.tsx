@@ -12,7 +12,7 @@ export const dynamic = 'force-dynamic';
 const HEADING_ID = 'portal-heading';
 
 /**
- * GET /portal/{token}: a customer's read-only payment history (issue 4, spec 2.4). proxy.ts has
+ * GET /portal/{token}: a customer's read-only payment history. proxy.ts has
  * already answered unknown, expired and revoked links with a 404 page; openPortal checks again
  * in the statement that counts this view, so a revocation in between still wins.
  */

@@ -17,7 +17,7 @@ import { CardFields, CheckoutShell, Field, FormAlert, formatEur, Notice, PaidAct
 // Every view reads the checkout and the store's clock at request time.
 export const dynamic = 'force-dynamic';
 
-/** GET /subscribe/{id}?expires&signature: the hosted subscription checkout (CONTRACT 5). */
+/** GET /subscribe/{id}?expires&signature: the hosted subscription checkout. */
 export default async function SubscribePage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
   const { id } = await params;
   const query = await searchParams;
@@ -122,7 +122,7 @@ function SubscribeForm({ view, action, error, every }: { view: HostedSubscriptio
   );
 }
 
-/** What became of the link's one payment attempt (spec 3.3). */
+/** What became of the link's one payment attempt: the first attempt consumes the link. */
 function AttemptOutcome({ view, subscription, continueUrl, receiptUrl }: { view: HostedSubscriptionView; subscription: HostedSubscriptionOutcome; continueUrl: string; receiptUrl: string }) {
   if (subscription.status === 'pending') {
     return (

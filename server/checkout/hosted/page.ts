@@ -1,5 +1,5 @@
 /**
- * The read model of the hosted checkout page (issue 3, CONTRACT 5): what a customer holding a
+ * The read model of the hosted checkout page: what a customer holding a
  * signed link may see. The page and its form handler call this; neither touches the database.
  */
 import { asc, eq } from 'drizzle-orm';
@@ -35,7 +35,7 @@ export interface HostedCheckoutView {
   amountTotal: number;
   /** Tax already contained in the prices (inclusive) rather than added on top. */
   taxInclusive: boolean;
-  /** When set, the page asks for no email (CONTRACT 5). */
+  /** When set, the page asks for no email. */
   customerEmail: string | null;
   successUrl: string | null;
   cancelUrl: string | null;

@@ -1,5 +1,5 @@
 /**
- * The receipt page's read model (CONTRACT 3, 5): where a paid session without success_url lands.
+ * The receipt page's read model: where a paid session without success_url lands.
  * The link is signed by server/kit/links.ts; a session id alone is not enough, since ids
  * reach the merchant's success_url.
  */

@@ -1,5 +1,5 @@
 /**
- * The hosted checkout form's POST (issue 3): verify the link again, hand the card to the payment
+ * The hosted checkout form's POST: verify the link again, hand the card to the payment
  * service, and answer with where the browser goes next (always a 303, Post/Redirect/Get, so a
  * reload never resubmits and the page needs no client-side JavaScript).
  *

@@ -32,7 +32,7 @@ export interface HostedMessage {
 }
 
 const MESSAGES: Record<HostedErrorCode, HostedMessage> = {
-  // CONTRACT 5: a decline shows an alert containing the word "declined".
+  // A decline shows an alert containing the word "declined".
   card_declined: { message: 'Your card was declined. No payment was taken.' },
   invalid_card_number: { message: 'This card number is not valid. Check it and try again.', field: 'card_number' },
   unsupported_test_card: { message: 'This card number is not one of the test cards. Use a test card listed above.', field: 'card_number' },
@@ -55,7 +55,7 @@ export function hostedMessage(code: string | undefined): (HostedMessage & { code
   return { code: code as HostedErrorCode, ...MESSAGES[code as HostedErrorCode] };
 }
 
-/** Why a failed session failed, in words; the word "declined" stays in every decline (CONTRACT 5). */
+/** Why a failed session failed, in words; the word "declined" stays in every decline. */
 export function failureMessage(failureCode: string | null): string {
   if (failureCode && failureCode !== 'card_declined') {
     const known = hostedMessage(failureCode);

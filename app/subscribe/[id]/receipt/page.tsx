@@ -8,7 +8,7 @@ export const dynamic = 'force-dynamic';
 
 const DATE = new Intl.DateTimeFormat('en-IE', { dateStyle: 'long', timeZone: 'UTC' });
 
-/** GET /subscribe/{id}/receipt?signature: where an approved subscription checkout without success_url lands (CONTRACT 5). */
+/** GET /subscribe/{id}/receipt?signature: where an approved subscription checkout without success_url lands. */
 export default async function SubscriptionReceiptPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const { id } = await params;
   const { signature } = await searchParams;

@@ -3,7 +3,7 @@ import { getApiHandler } from '@/server/app';
 export const dynamic = 'force-dynamic';
 
 /**
- * The one endpoint merchant pages call from the browser (CheckoutForm, spec 4.5): the rest of
+ * The one endpoint merchant pages call from the browser (CheckoutForm): the rest of
  * /api/v1 answers server-to-server only. Publishable key and client secret travel in the
  * request, never in cookies, so any origin may call it (no credentials); the client library
  * reads Retry-After on a 429.
