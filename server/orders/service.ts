@@ -11,7 +11,6 @@ type OrderRow = typeof orders.$inferSelect;
 type OrderLineRow = typeof orderLines.$inferSelect;
 type RefundRow = typeof refunds.$inferSelect;
 
-/** Tenant and environment, in the same WHERE as every lookup. */
 export function orderLineView(row: OrderLineRow): OrderLine {
   return {
     object: 'order_line',
@@ -28,7 +27,7 @@ export function orderLineView(row: OrderLineRow): OrderLine {
   };
 }
 
-/** The API shape of an order and what hangs off it; the portal's order view reuses it. */
+/** The API shape of an order and what hangs off it. */
 export function orderView(row: OrderRow, related: { lines: OrderLineRow[]; refunds: RefundRow[]; licenseKeys: string[] }): Order {
   return {
     id: row.id,

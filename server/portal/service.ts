@@ -27,7 +27,6 @@ export const CREATE_OPERATION = 'portal_session.create';
 /** expires_at: clamped to [now + 5 minutes, now + 30 days], default 24 hours. */
 const PORTAL_LIFETIME: Lifetime = { min: 5 * 60, max: 30 * 24 * 60 * 60, default: 24 * 60 * 60 };
 
-/** Tenant and environment, in the same WHERE as every lookup. */
 /** Revoked is permanent and wins; otherwise expired once the store clock reaches expires_at. */
 export function portalStatus(row: Pick<PortalSessionRow, 'revokedAt' | 'expiresAt'>, now: Date): PortalSession['status'] {
   if (row.revokedAt !== null) return 'revoked';

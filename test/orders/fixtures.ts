@@ -33,7 +33,7 @@ export interface OrderInput {
   livemode?: boolean;
   status?: 'pending' | 'paid';
   lines?: LineInput[];
-  /** Matched or created like the payment path does: lower-cased, per store and environment. */
+  /** A paid order gets a new customer of this e-mail (null: none); the e-mail must be new to the store. */
   customerEmail?: string | null;
   customerName?: string | null;
 }
