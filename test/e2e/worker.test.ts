@@ -1,11 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createTRPCClient, httpLink } from '@trpc/client';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ADMIN_ENDPOINT } from '@/server/admin/constants';
-import type { AdminRouter } from '@/server/admin/router';
 import { CARDS, PLAN } from '../subscriptions/support';
-import { freePort, groupAlive, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
+import { adminClient, callService, freePort, groupAlive, payOnHostedPage, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
 import { startReceiver, type Receiver } from '../webhooks/support';
 
 /**
@@ -78,12 +75,7 @@ if (!process.env.DATABASE_URL) {
     let workers: WorkerProcess[] = [];
     let key: string;
 
-    async function request(method: string, route: string, body?: unknown) {
-      const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      const response = await fetch(`http://127.0.0.1:${port}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: response.status, body: await response.json() };
-    }
+    const request = (method: string, route: string, body?: unknown) => callService(`http://127.0.0.1:${port}`, key, method, route, body);
 
     beforeAll(async () => {
       port = await freePort();
@@ -94,10 +86,7 @@ if (!process.env.DATABASE_URL) {
       workers = [startWorker(shared), startWorker(shared)];
       running.push(...workers);
       receiver = await startReceiver();
-      const admin = createTRPCClient<AdminRouter>({
-        links: [httpLink({ url: `http://127.0.0.1:${port}${ADMIN_ENDPOINT}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })],
-      });
-      key = (await admin.store.create.mutate({ name: 'Worker end to end', subscriptions: true })).keys.sk_test;
+      key = (await adminClient(`http://127.0.0.1:${port}`, ADMIN_TOKEN).store.create.mutate({ name: 'Worker end to end', subscriptions: true })).keys.sk_test;
     }, 3 * START_TIMEOUT_MS);
 
     afterAll(async () => {
@@ -117,13 +106,7 @@ if (!process.env.DATABASE_URL) {
       expect(endpoint.status).toBe(201);
       const checkout = await request('POST', '/api/v1/subscriptions', PLAN);
       expect(checkout.status).toBe(201);
-      const link = new URL(checkout.body.url);
-      const paid = await fetch(`http://127.0.0.1:${port}${link.pathname}/pay${link.search}`, {
-        method: 'POST',
-        body: new URLSearchParams({ card_number: CARDS.approved, expiry: '12/34', cvc: '123' }),
-        redirect: 'manual',
-      });
-      expect(paid.status).toBe(303);
+      expect(await payOnHostedPage(checkout.body.url, `http://127.0.0.1:${port}`, CARDS.approved)).toBe(303);
 
       const types = () => receiver.acknowledged.map((webhook) => (JSON.parse(webhook.body) as { type: string }).type);
       await vi.waitFor(() => expect(types()).toContain('subscription.created'), { timeout: 30_000, interval: 100 });

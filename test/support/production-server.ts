@@ -4,7 +4,10 @@ import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createTRPCClient, httpLink } from '@trpc/client';
 import postgres from 'postgres';
+import { ADMIN_ENDPOINT } from '@/server/admin/constants';
+import type { AdminRouter } from '@/server/admin/router';
 import { randomBase62 } from '@/server/ids';
 
 /**
@@ -163,4 +166,23 @@ export async function serviceStorage(prefix: string): Promise<{ env: Record<stri
       await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The admin API of a started service, with the ADMIN_TOKEN it was given. */
+export function adminClient(origin: string, adminToken: string) {
+  return createTRPCClient<AdminRouter>({ links: [httpLink({ url: `${origin}${ADMIN_ENDPOINT}`, headers: { authorization: `Bearer ${adminToken}` } })] });
+}
+
+/**
+ * A customer buying a subscription on its hosted page with a test card (expiry 12/34, CVC 123):
+ * the form's POST as the browser sends it. Resolves to the answer's status (303 when paid).
+ */
+export async function payOnHostedPage(checkoutUrl: string, origin: string, cardNumber: string): Promise<number> {
+  const link = new URL(checkoutUrl);
+  const paid = await fetch(`${origin}${link.pathname}/pay${link.search}`, {
+    method: 'POST',
+    body: new URLSearchParams({ card_number: cardNumber, expiry: '12/34', cvc: '123' }),
+    redirect: 'manual',
+  });
+  return paid.status;
 }

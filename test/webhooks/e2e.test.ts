@@ -1,9 +1,6 @@
-import { createTRPCClient, httpLink } from '@trpc/client';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ADMIN_ENDPOINT } from '@/server/admin/constants';
-import type { AdminRouter } from '@/server/admin/router';
-import { freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
+import { adminClient, callService, freePort, payOnHostedPage, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
 import { CARDS, PLAN } from '../subscriptions/support';
 import { startReceiver, type Receiver } from './support';
 
@@ -18,22 +15,14 @@ let cleanupStorage: () => Promise<void> = async () => {};
 let receiver: Receiver;
 let key: string;
 
-async function request(method: string, route: string, body?: unknown) {
-  const headers: Record<string, string> = { authorization: `Bearer ${key}` };
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const response = await fetch(`http://127.0.0.1:${port}${route}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: response.status, body: await response.json() };
-}
+const request = (method: string, route: string, body?: unknown) => callService(`http://127.0.0.1:${port}`, key, method, route, body);
 
 beforeAll(async () => {
   port = await freePort();
   const storage = await serviceStorage('webhooks-e2e');
   cleanupStorage = storage.cleanup;
   service = await startService(serviceEnv({ ...storage.env, PORT: String(port), SUBSCRIPTIONS_ENABLED: 'true', ADMIN_TOKEN }));
-  const admin = createTRPCClient<AdminRouter>({
-    links: [httpLink({ url: `http://127.0.0.1:${port}${ADMIN_ENDPOINT}`, headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })],
-  });
-  const store = await admin.store.create.mutate({ name: 'Webhooks end to end', subscriptions: true });
+  const store = await adminClient(`http://127.0.0.1:${port}`, ADMIN_TOKEN).store.create.mutate({ name: 'Webhooks end to end', subscriptions: true });
   key = store.keys.sk_test;
   receiver = await startReceiver();
   // Starts take turns with the other suites' (test/support/production-server.ts): the wait for a turn comes on top.
@@ -52,13 +41,7 @@ describe('npm start delivers webhooks', () => {
     expect(endpoint.status).toBe(201);
     const checkout = await request('POST', '/api/v1/subscriptions', { ...PLAN, metadata: { order_ref: 'E2E-1' } });
     expect(checkout.status).toBe(201);
-    const link = new URL(checkout.body.url);
-    const paid = await fetch(`http://127.0.0.1:${port}${link.pathname}/pay${link.search}`, {
-      method: 'POST',
-      body: new URLSearchParams({ card_number: CARDS.approved, expiry: '12/34', cvc: '123' }),
-      redirect: 'manual',
-    });
-    expect(paid.status).toBe(303);
+    expect(await payOnHostedPage(checkout.body.url, `http://127.0.0.1:${port}`, CARDS.approved)).toBe(303);
 
     // The first attempt answers 500; the worker retries 5 s later on its own.
     await vi.waitFor(() => expect(receiver.acknowledged).toHaveLength(1), { timeout: 45_000, interval: 200 });
