@@ -228,6 +228,19 @@ describe('product.attachLicense and product.attachFile (operator scope)', () => 
     expect(read.body).toEqual(attached);
   });
 
+  it('in test mode both stamp `updated` on the store’s test clock, never before `created`', async () => {
+    const admin = adminClient();
+    const store = await admin.store.create.mutate({ name: 'Clock' });
+    const advance = (seconds: number) => api.request('POST', '/api/v1/test_helpers/advance_clock', { key: store.keys.sk_test, body: { seconds } });
+    expect((await advance(3 * 3600)).status).toBe(200);
+    const product = await createProduct(store.keys.sk_test);
+    expect((await advance(3600)).status).toBe(200);
+    const licensed = await admin.product.attachLicense.mutate({ id: product.id });
+    expect(licensed.updated - product.created).toBeGreaterThanOrEqual(3600);
+    const filed = await admin.product.attachFile.mutate({ id: product.id, url: 'https://files.example.com/clock.pdf' });
+    expect(filed.updated).toBeGreaterThanOrEqual(licensed.updated);
+  });
+
   it('attachFile → has_file true; the url is returned by no read and kept for delivery', async () => {
     const admin = adminClient();
     const store = await admin.store.create.mutate({ name: 'Files' });
