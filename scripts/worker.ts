@@ -24,13 +24,13 @@ if (!config.databaseUrl) {
 
 // The tasks' timers never hold a process open (a web process must be free to exit once its
 // server has closed); a worker has nothing else to do, so this timer holds it until stopped.
-const keepAlive = setInterval(() => {}, 2 ** 30);
-const stopRequested = new AbortController();
+setInterval(() => {}, 2 ** 30);
 let running: { tasks: PeriodicTask; database: DatabaseHandle } | undefined;
 
+// Before the tasks start there is nothing to finish: a migration cut off by the exit is rolled
+// back (PostgreSQL runs it in one transaction), and the next start applies it again.
 onStopSignal((signal) => {
   console.log(`${signal}: finishing the runs in progress, then stopping.`);
-  stopRequested.abort();
   void stop();
 });
 
@@ -42,29 +42,23 @@ async function stop(): Promise<void> {
     console.error('Error while stopping:', error);
     process.exitCode = 1;
   }
-  clearInterval(keepAlive);
   console.log('Stopped.');
   process.exit();
 }
 
-/** The services once the database answers; undefined when a stop came first. */
-async function connect(): Promise<{ services: Services; database: DatabaseHandle } | undefined> {
-  for (let attempt = 0; !stopRequested.signal.aborted; attempt++) {
+/** The services, once the database answers. */
+async function connect(): Promise<{ services: Services; database: DatabaseHandle }> {
+  for (let attempt = 0; ; attempt++) {
     try {
       return await createServices(config);
     } catch (error) {
       const wait = CONNECT_RETRY_SECONDS[Math.min(attempt, CONNECT_RETRY_SECONDS.length - 1)]!;
       console.error(`The database is unreachable (${error instanceof Error ? error.message : String(error)}); trying again in ${wait} s.`);
-      await sleep(wait * 1000, undefined, { signal: stopRequested.signal }).catch(() => undefined);
+      await sleep(wait * 1000);
     }
   }
-  return undefined;
 }
 
-const connected = await connect();
-if (connected && !stopRequested.signal.aborted) {
-  running = { tasks: startBackgroundTasks(connected.services, BACKGROUND_TASKS), database: connected.database };
-  console.log(`worker started: ${BACKGROUND_TASKS.length} background tasks`);
-} else {
-  await connected?.database.close();
-}
+const { services, database } = await connect();
+running = { tasks: startBackgroundTasks(services, BACKGROUND_TASKS), database };
+console.log(`worker started: ${BACKGROUND_TASKS.length} background tasks`);

@@ -55,6 +55,17 @@ describe('npm run worker with a database it cannot reach', () => {
     expect(worker.output()).toContain('SIGTERM: finishing the runs in progress, then stopping.');
     expect(worker.output()).toContain('Stopped.');
   }, 120_000);
+
+  it('Ctrl-C (SIGINT to the whole process group, which npm also forwards) is one stop: exit 0, not an immediate exit', async () => {
+    const worker = startWorker({ DATABASE_URL: 'postgres://postgres@127.0.0.1:2/unreachable', AUTH_SECRET });
+    running.push(worker);
+    await vi.waitFor(() => expect(worker.output()).toContain('The database is unreachable'), { timeout: 60_000, interval: 100 });
+    process.kill(-worker.child.pid!, 'SIGINT');
+    expect(await worker.exited).toBe(0);
+    expect(worker.output().match(/SIGINT: finishing the runs in progress/g)).toHaveLength(1);
+    expect(worker.output()).not.toContain('again: exiting now');
+    await vi.waitFor(() => expect(groupAlive(worker.child.pid!)).toBe(false), { timeout: 30_000, interval: 50 });
+  }, 120_000);
 });
 
 if (!process.env.DATABASE_URL) {
