@@ -125,4 +125,18 @@ describe('a hosted page is loaded once per view', () => {
     madeUp.set('x-hosted-page-handoff', crypto.randomUUID());
     expect(hostedCheckoutHandoff.take(madeUp)).toBeUndefined();
   });
+
+  it('a hand-off its page never takes is dropped by a later one after a minute, without a timer per view', () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const loaded: HostedCheckout = { state: 'expired', storeName: 'Shop', cancelUrl: null };
+      const abandoned = hostedCheckoutHandoff.give(loaded, new Headers());
+      vi.advanceTimersByTime(61_000);
+      const later = hostedCheckoutHandoff.give(loaded, new Headers());
+      expect(hostedCheckoutHandoff.take(abandoned)).toBeUndefined();
+      expect(hostedCheckoutHandoff.take(later)).toBe(loaded);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
