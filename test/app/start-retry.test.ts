@@ -1,36 +1,25 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as adminRoute } from '@/app/api/admin/trpc/[trpc]/route';
 import { closeAppServices, getApiHandler, getAppServices } from '@/server/app';
-import { createTestDatabase } from '../support/database';
-import { freePort } from '../support/production-server';
+import { freePort, serviceStorage } from '../support/production-server';
 
 /**
  * The process-wide app (server/app.ts) as the route handlers get it, configured from the
  * environment: a start that fails (the database unreachable for a moment) must not stay cached.
  */
 const saved = { ...process.env };
-let dataDir: string;
-let goodDatabase: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-let goodUrl: string | undefined;
+let storage: Awaited<ReturnType<typeof serviceStorage>>;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(tmpdir(), 'start-retry-'));
-  // On PostgreSQL an empty database of its own; otherwise PGlite in the temporary data dir.
-  if (process.env.DATABASE_URL) {
-    goodDatabase = await createTestDatabase();
-    goodUrl = goodDatabase.url;
-  }
-  Object.assign(process.env, { DATA_DIR: dataDir, AUTH_SECRET: 'test-auth-secret', ADMIN_TOKEN: 'adm_test_token', BACKGROUND_WORK: 'false' });
+  // A temporary data dir (PGlite), and on PostgreSQL an empty database that the retried start migrates.
+  storage = await serviceStorage('start-retry');
+  Object.assign(process.env, { DATA_DIR: storage.env.DATA_DIR, AUTH_SECRET: 'test-auth-secret', ADMIN_TOKEN: 'adm_test_token', BACKGROUND_WORK: 'false' });
 });
 
 afterAll(async () => {
   await closeAppServices();
   process.env = saved;
-  await goodDatabase?.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await storage.cleanup();
 });
 
 function useDatabase(url: string | undefined) {
@@ -51,13 +40,14 @@ describe('a failed first start is retried', () => {
     await expect(getApiHandler()).rejects.toThrow();
     await expect(adminRoute(unauthenticatedAdminCall())).rejects.toThrow();
 
-    useDatabase(goodUrl);
+    useDatabase(storage.env.DATABASE_URL);
     const services = await getAppServices();
-    expect(services.config.databaseUrl).toBe(goodUrl);
+    expect(services.config.databaseUrl).toBe(storage.env.DATABASE_URL);
     await expect(getAppServices()).resolves.toBe(services);
     const api = await getApiHandler();
     const response = await api(new Request('http://localhost/api/v1/products'));
     expect(response.status).toBe(401);
+    expect(((await response.json()) as { error: { code: string } }).error.code).toBe('missing_api_key');
     const admin = await adminRoute(unauthenticatedAdminCall());
     expect(admin.status).toBe(401);
     // Opens and migrates a database in the test itself: as long as a hook may take.

@@ -258,6 +258,16 @@ describe('keys in the query string', () => {
     expect(shorter.status).toBe(200);
     expect(shorter.body.data).toEqual([]);
   });
+
+  it.each(PROBES)('a key-shaped value in the query beside a valid header → 401 invalid_api_key, nothing created, the key not echoed (%s)', async (kind) => {
+    const store = await createStore(api.services);
+    const queryKey = 'sk_live_Ab3456789012345678901234';
+    const response = await probe(kind, { headers: bearer(store.keys.sk_test), query: `?ref=${queryKey}` });
+    expectApiError(response, 401, 'invalid_api_key');
+    expect(JSON.stringify(response.body)).not.toContain(queryKey);
+    const listed = await api.request('GET', '/api/v1/products', { headers: { 'x-forwarded-for': nextIp(), ...bearer(store.keys.sk_test) } });
+    expect(listed.body.data).toEqual([]);
+  });
 });
 
 describe('X-Api-Key is for checkout sessions only', () => {
