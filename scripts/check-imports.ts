@@ -19,7 +19,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
-export const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
+const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: 'client', paths: ['client/'] },
   { name: 'db', paths: ['db/'] },
   { name: 'kit', paths: ['server/kit/', 'server/errors.ts', 'server/ids.ts', 'server/clock.ts', 'server/config.ts'] },
@@ -86,7 +86,7 @@ function resolveSpecifier(root: string, from: string, specifier: string): string
 }
 
 /** Every static, dynamic and type-only import of the roots' source files. */
-export function readImportGraph(root: string): ImportGraph {
+function readImportGraph(root: string): ImportGraph {
   const graph: ImportGraph = new Map();
   for (const file of ROOTS.flatMap((entry) => listSources(root, entry))) {
     const { importedFiles } = ts.preProcessFile(readFileSync(path.join(root, file), 'utf8'), true, true);
@@ -156,7 +156,7 @@ function cycleThrough(graph: ImportGraph, members: Set<string>, start: string): 
   return [start, start];
 }
 
-export interface LayerViolation {
+interface LayerViolation {
   from: string;
   to: string;
   fromLayer: string;

@@ -6,8 +6,8 @@ import { stores } from './stores';
 export type PortalScope = 'customer' | 'order' | 'subscription';
 
 /**
- * Portal sessions. The link's token is stored only as its SHA-256 hash; `status`
- * keeps `active` or `revoked`, and `expired` is read from `expires_at` against the store clock.
+ * Portal sessions. The link's token is stored only as its SHA-256 hash; the status is derived:
+ * `revoked` once `revoked_at` is set, else `expired` from `expires_at` against the store clock.
  */
 export const portalSessions = pgTable(
   'portal_sessions',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isAbsoluteHttpUrl } from '../kit/fields';
 
 /**
  * The operator's admin router. Inputs are camelCase tRPC arguments; outputs are the
@@ -7,15 +8,6 @@ import { z } from 'zod';
 
 const storeId = z.string().min(1).max(255).describe('The store id, `acct_…`.');
 const productId = z.string().min(1).max(255).describe('The product id, `prod_…`, of any store.');
-
-function isAbsoluteHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
 
 export const createStoreInput = z.strictObject({
   name: z.string().trim().min(1).max(255),
@@ -42,7 +34,7 @@ export const attachLicenseInput = z.strictObject({ id: productId });
 
 export const attachFileInput = z.strictObject({
   id: productId,
-  url: z.string().max(2048).refine(isAbsoluteHttpUrl, 'must be an absolute http(s) URL'),
+  url: z.string().refine(isAbsoluteHttpUrl, 'must be an absolute http(s) URL'),
 });
 
 export const storeSchema = z.object({

@@ -1,6 +1,7 @@
 /**
- * `Idempotency-Key` for create operations (a replay answers 200, another body 409), written to
- * be reused by portal sessions and subscription checkouts: each passes its own `operation` name.
+ * `Idempotency-Key` for create operations (a replay answers 200, another body 409). A procedure
+ * with the `idempotent` meta gets the checked header as `ctx.idempotency` (server/trpc.ts); its
+ * service passes it here with its own `operation` name.
  *
  * The key row is inserted in the same transaction as the object it creates. The primary key
  * (store, environment, operation, key) makes a racing request with the same key wait for the

@@ -1,6 +1,6 @@
 /**
- * Metadata of checkout sessions, shared with subscription checkouts
- * and portal sessions (`metadata_invalid` applies there too).
+ * Merchant metadata on the objects that carry it (checkout sessions, subscription checkouts,
+ * portal sessions): one set of rules, one code (`metadata_invalid`).
  */
 
 export const METADATA_MAX_KEYS = 20;

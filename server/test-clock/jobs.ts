@@ -1,6 +1,6 @@
 /**
- * What falls due when a store's test clock moves (expiries, recurring charges,
- * retries, webhook scheduling), run in this order before advance_clock answers.
+ * The due jobs of every domain (server/due-jobs.ts), in the order advance_clock runs them;
+ * the webhook delivery pass is then woken for the events they wrote.
  */
 import { billTestSubscriptionsDueJob } from '../billing/jobs';
 import { expireCheckoutSessionsDueJob } from '../checkout/jobs';

@@ -1,9 +1,8 @@
+import { isCheckoutSessionId } from '@/server/ids';
 import { DEMO_UNAVAILABLE, demoStore } from '../demo-store';
 import { formatCents } from '../format';
 
 export const dynamic = 'force-dynamic';
-
-const SESSION_ID = /^cs_test_[0-9A-Za-z]{1,64}$/;
 
 /**
  * GET /demo/success?session_id=…: the merchant's success page. The query proves nothing, so the
@@ -13,7 +12,7 @@ export default async function DemoSuccessPage({ searchParams }: { searchParams: 
   const { session_id: sessionId } = await searchParams;
   const store = await demoStore();
   if (!store) return <p>{DEMO_UNAVAILABLE}</p>;
-  const retrieved = typeof sessionId === 'string' && SESSION_ID.test(sessionId) ? await store.api('GET', `/checkout/sessions/${sessionId}`) : undefined;
+  const retrieved = typeof sessionId === 'string' && isCheckoutSessionId(sessionId) ? await store.api('GET', `/checkout/sessions/${sessionId}`) : undefined;
   if (!retrieved || retrieved.status !== 200) {
     return (
       <>
