@@ -25,9 +25,10 @@ export const webhookEndpoints = pgTable(
 );
 
 /**
- * The outbox: one row per event, written in the same transaction as the state change that
- * causes it (server/webhooks/events.ts). `payload` is the envelope exactly as delivered.
- * `sequence` orders the events of one object.
+ * The outbox and the event log: one row per event, written in the same transaction as the state
+ * change that causes it (server/webhooks/events.ts). `payload` is the envelope exactly as
+ * delivered. `sequence` is the order events were recorded in (across objects); `objectSequence`
+ * counts the events of one object from 1 with no gap (the envelope's `sequence`).
  */
 export const webhookEvents = pgTable(
   'webhook_events',
@@ -40,10 +41,17 @@ export const webhookEvents = pgTable(
     livemode: boolean('livemode').notNull(),
     type: text('type').notNull(),
     objectId: text('object_id').notNull(),
+    objectSequence: integer('object_sequence').notNull(),
     payload: json('payload').$type<Record<string, unknown>>().notNull(),
     createdAt: timestamptz('created_at').notNull(),
   },
-  (t) => [uniqueIndex('webhook_events_sequence_unique').on(t.sequence), index('webhook_events_object_idx').on(t.objectId, t.sequence)],
+  (t) => [
+    uniqueIndex('webhook_events_sequence_unique').on(t.sequence),
+    uniqueIndex('webhook_events_object_sequence_unique').on(t.objectId, t.objectSequence),
+    // The event list: newest recorded first, and the same per type.
+    index('webhook_events_store_sequence_idx').on(t.storeId, t.livemode, t.sequence.desc()),
+    index('webhook_events_store_type_idx').on(t.storeId, t.livemode, t.type, t.sequence.desc()),
+  ],
 );
 
 export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const;

@@ -70,7 +70,7 @@ async function applyTransition(tx: Transaction, subscription: SubscriptionRow, t
     .set({ ...transition.changes, billingAnchor: billingAnchor(subscription) })
     .where(eq(subscriptions.id, subscription.id))
     .returning();
-  for (const type of transition.events) await emitSubscriptionEvent(tx, updated!, type, { now, wallNow });
+  for (const type of transition.events) await emitSubscriptionEvent(tx, updated!, type, { now, wallNow }, subscription);
   return updated!;
 }
 

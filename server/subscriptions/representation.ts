@@ -41,8 +41,17 @@ export type SubscriptionObject = ReturnType<typeof subscriptionObject>;
 
 /**
  * Writes a subscription event to the outbox in the caller's transaction, carrying the
- * subscription as it is after the change (metadata included).
+ * subscription as it is after the change (metadata included); `subscription.updated` also
+ * carries what changed, from `before`.
  */
-export function emitSubscriptionEvent(tx: Transaction, row: SubscriptionRow, type: EventType, times: { now: Date; wallNow: Date }) {
-  return recordEvent(tx, { storeId: row.storeId, livemode: row.livemode, type, object: subscriptionObject(row), now: times.now, wallNow: times.wallNow });
+export function emitSubscriptionEvent(tx: Transaction, row: SubscriptionRow, type: EventType, times: { now: Date; wallNow: Date }, before?: SubscriptionRow) {
+  return recordEvent(tx, {
+    storeId: row.storeId,
+    livemode: row.livemode,
+    type,
+    object: subscriptionObject(row),
+    previous: type === 'subscription.updated' && before ? subscriptionObject(before) : undefined,
+    now: times.now,
+    wallNow: times.wallNow,
+  });
 }

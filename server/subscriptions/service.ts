@@ -74,15 +74,16 @@ export async function updateSubscription(
   request: AuditRequest,
 ): Promise<SubscriptionObject> {
   const row = await deps.db.transaction(async (tx) => {
-    const [updated] = await tx
-      .update(subscriptions)
-      .set({ metadata: normalizeMetadata(metadata) })
+    const [before] = await tx
+      .select()
+      .from(subscriptions)
       .where(and(eq(subscriptions.id, id), ownedBy(subscriptions, scope)))
-      .returning();
-    if (!updated) throw resourceMissing('subscription', id);
-    await emitSubscriptionEvent(tx, updated, 'subscription.updated', { now: deps.clock.now(), wallNow: deps.wallClock.now() });
+      .for('update');
+    if (!before) throw resourceMissing('subscription', id);
+    const [updated] = await tx.update(subscriptions).set({ metadata: normalizeMetadata(metadata) }).where(eq(subscriptions.id, id)).returning();
+    await emitSubscriptionEvent(tx, updated!, 'subscription.updated', { now: deps.clock.now(), wallNow: deps.wallClock.now() }, before);
     await recordAudit(tx, { action: 'subscription.update', storeId: scope.storeId, livemode: scope.livemode, ...request, details: { subscription: id, fields: ['metadata'] } });
-    return updated;
+    return updated!;
   });
   return subscriptionObject(row);
 }

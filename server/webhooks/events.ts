@@ -1,10 +1,11 @@
 /**
- * The outbox: an event is written in the same transaction as the state
- * change that causes it, together with one pending delivery per endpoint of that store and
- * environment that wants it. Delivery happens later (server/webhooks/delivery.ts), so a rolled
- * back change never sends an event and a committed one is never lost.
+ * The outbox: an event is written in the same transaction as the state change that causes it,
+ * together with one pending delivery per endpoint of that store and environment that wants it.
+ * Delivery happens later (server/webhooks/delivery.ts), so a rolled back change never sends an
+ * event and a committed one is never lost. The same rows are the store's event log.
  */
-import { and, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { isDeepStrictEqual } from 'node:util';
 import type { Transaction } from '@/db/client';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from '@/db/schema';
 import { epochSeconds } from '../clock';
@@ -21,7 +22,28 @@ export const SUBSCRIPTION_EVENT_TYPES = [
   'subscription.expired',
 ] as const;
 
-export type EventType = (typeof SUBSCRIPTION_EVENT_TYPES)[number];
+/** Every type of event a store records and an endpoint may subscribe to. */
+export const EVENT_TYPES = [
+  'product.created',
+  'product.updated',
+  'product.deleted',
+  'checkout.session.completed',
+  'checkout.session.payment_failed',
+  'checkout.session.expired',
+  'order.paid',
+  'order.refunded',
+  'refund.created',
+  'refund.updated',
+  'customer.created',
+  'customer.deleted',
+  'portal.session.created',
+  'portal.session.revoked',
+  ...SUBSCRIPTION_EVENT_TYPES,
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export type EventObject = Record<string, unknown> & { id: string };
 
 export interface EventEnvelope {
   id: string;
@@ -29,35 +51,67 @@ export interface EventEnvelope {
   type: EventType;
   created: number;
   livemode: boolean;
-  data: { object: Record<string, unknown> & { id: string } };
+  /** The events of one object counted from 1 with no gap. */
+  sequence: number;
+  data: { object: EventObject; previous_attributes?: Record<string, unknown> };
 }
 
 export interface RecordEventInput {
   storeId: string;
   livemode: boolean;
   type: EventType;
-  /** The API representation of the object (for subscriptions: exactly what GET returns). */
-  object: Record<string, unknown> & { id: string };
+  /** The object exactly as the API returns it after the change (for a deletion, its deleted form). */
+  object: EventObject;
+  /** For `*.updated`: the same representation before the change; its differing fields become `previous_attributes`. */
+  previous?: EventObject;
   /** The store's clock (test clock in test mode): the event's `created`. */
   now: Date;
   /** Wall-clock time: when the first delivery attempt falls due. */
   wallNow: Date;
 }
 
-/** Writes the event and fans it out to the matching endpoints, inside the caller's transaction. */
+/** Each top-level field whose value changed, with its value before. */
+export function previousAttributes(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, unknown> {
+  const changed: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(before)) {
+    if (!isDeepStrictEqual(value, after[field])) changed[field] = value;
+  }
+  return changed;
+}
+
+/**
+ * Writes the event and fans it out to the matching endpoints, inside the caller's transaction.
+ * The caller holds the object's row lock (it changed the row in this transaction), so the
+ * events of one object get their sequence numbers one at a time.
+ */
 export async function recordEvent(tx: Transaction, input: RecordEventInput): Promise<EventEnvelope> {
   const id = newId('evt', input.livemode);
+  const [last] = await tx
+    .select({ sequence: sql<number>`coalesce(max(${webhookEvents.objectSequence}), 0)::int` })
+    .from(webhookEvents)
+    .where(eq(webhookEvents.objectId, input.object.id));
+  const objectSequence = (last?.sequence ?? 0) + 1;
   const envelope: EventEnvelope = {
     id,
     object: 'event',
     type: input.type,
     created: epochSeconds(input.now),
     livemode: input.livemode,
-    data: { object: input.object },
+    sequence: objectSequence,
+    data: input.previous ? { object: input.object, previous_attributes: previousAttributes(input.previous, input.object) } : { object: input.object },
   };
   const [event] = await tx
     .insert(webhookEvents)
-    .values({ id, storeId: input.storeId, livemode: input.livemode, type: input.type, objectId: input.object.id, payload: envelope as unknown as Record<string, unknown>, createdAt: input.now })
+    .values({
+      id,
+      storeId: input.storeId,
+      livemode: input.livemode,
+      type: input.type,
+      objectId: input.object.id,
+      objectSequence,
+      payload: envelope as unknown as Record<string, unknown>,
+      createdAt: input.now,
+    })
     .returning({ sequence: webhookEvents.sequence });
   const endpoints = await tx
     .select({ id: webhookEndpoints.id, events: webhookEndpoints.events })

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { WEBHOOK_DELIVERY_STATUSES } from '@/db/schema';
-import { SUBSCRIPTION_EVENT_TYPES } from './events';
+import { EVENT_TYPES } from './events';
 
 export const endpointIdParam = z.string().min(1).describe('The webhook endpoint id, `we_…`.');
 
@@ -15,7 +15,7 @@ export const createEndpointInput = z.strictObject({
       'Where events are POSTed: an absolute http(s) URL, at most 2000 characters. Live mode: https to a public address only; test mode also accepts http, loopback and private addresses.',
     ),
   events: z
-    .array(z.enum(SUBSCRIPTION_EVENT_TYPES))
+    .array(z.enum(EVENT_TYPES))
     .min(1)
     .optional()
     .describe('The event types this endpoint receives; every type when omitted.'),
@@ -40,7 +40,7 @@ const endpointFields = {
   id: z.string(),
   object: z.literal('webhook_endpoint'),
   url: z.string(),
-  events: z.array(z.enum(SUBSCRIPTION_EVENT_TYPES)).nullable().describe('The event types it receives; null means every type.'),
+  events: z.array(z.enum(EVENT_TYPES)).nullable().describe('The event types it receives; null means every type.'),
   livemode: z.boolean(),
   created: z.number().int(),
 };
@@ -89,7 +89,7 @@ export const deliverySchema = z
     id: z.string(),
     object: z.literal('webhook_delivery'),
     event_id: z.string().describe('Also the `webhook-id` header of every attempt.'),
-    event_type: z.enum(SUBSCRIPTION_EVENT_TYPES),
+    event_type: z.enum(EVENT_TYPES),
     status: z.enum(WEBHOOK_DELIVERY_STATUSES).describe('`failed`: given up after the last retry, or the endpoint was deleted.'),
     attempts: z.number().int().describe('Attempts made so far.'),
     last_response_status: z.number().int().nullable(),

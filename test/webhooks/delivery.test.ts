@@ -65,7 +65,7 @@ describe('delivery to a real receiver', () => {
     expect(() => new Webhook(endpoint.secret).verify(webhook!.body.replace('"active"', '"canceled"'), webhook!.headers)).toThrow();
   });
 
-  it('envelope { id, object: "event", type, created (store clock), livemode, data.object } with the subscription’s metadata echoed verbatim', async () => {
+  it('envelope { id, object: "event", type, created (store clock), livemode, sequence, data.object } with the subscription’s metadata echoed verbatim', async () => {
     const storeNow = new Date('2027-05-04T03:02:01.000Z');
     const subscription = subscriptionLike({ metadata: { zeta: 'last', alpha: 'first', note: 'ünïcode ✓' } });
     await write({ type: 'subscription.payment_succeeded', object: subscription, now: storeNow });
@@ -78,6 +78,7 @@ describe('delivery to a real receiver', () => {
       type: 'subscription.payment_succeeded',
       created: epochSeconds(storeNow),
       livemode: false,
+      sequence: 1,
       data: { object: subscription },
     });
     expect(Object.keys(envelope.data.object.metadata)).toEqual(['zeta', 'alpha', 'note']);
