@@ -94,8 +94,9 @@ function idempotentRequest(request: RequestState): IdempotentRequest | undefined
 }
 
 /**
- * In order (after the call's own request state over /api/trpc): the key, its rate limits, the operation's gate, then the `Idempotency-Key` of an
- * `idempotent` operation, all before the body is validated. A key names one store and
+ * In order (after the call's own request state over /api/trpc): the key, its rate limits, the
+ * operation's gate, then the `Idempotency-Key` of an `idempotent` operation, all before the body
+ * is validated. A key names one store and
  * environment: from here on `ctx.clock` is that store's clock (its test clock in test mode) and
  * `ctx.wallClock` the real time, for work that runs on the wall clock (webhook delivery, moving
  * the test clock itself). A create that replays its key answers 200.
