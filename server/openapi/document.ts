@@ -40,7 +40,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Licenses: 'License keys issued for paid lines of licensed products, and their validation.',
   Refunds: 'Full or partial refunds of paid orders, up to what remains, through the payment gateway.',
   Webhooks:
-    'Endpoints that receive subscription events as signed Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, in order per object; with each endpoint’s delivery log.',
+    'Endpoints that receive events as signed Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, in order per object; each can be disabled, have its secret rolled, and has a delivery log.',
+  Events: 'What happened in a store, as its webhooks carry it; any event can be sent again to an endpoint.',
   Subscriptions:
     'Recurring billing: a subscription checkout is a signed, single-use hosted link where the customer enters a card; the first charge creates the subscription, then the service bills every cycle. Creating and cancelling need SUBSCRIPTIONS_ENABLED and the account’s `subscriptions` flag.',
   Portal: 'Expiring, read-only links through which a customer sees their orders, subscriptions and refunds without an account. The URL is returned once.',
