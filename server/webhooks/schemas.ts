@@ -93,7 +93,9 @@ const endpointFields = {
     .number()
     .int()
     .nullable()
-    .describe('After a secret roll: until when (epoch seconds, wall clock) deliveries are also signed with the secret it replaced; null when there is none.'),
+    .describe(
+      'After a secret roll: until when (epoch seconds, wall clock) deliveries are also signed with the secret it replaced; null when the roll ended it at once, or before any roll.',
+    ),
   created: z.number().int(),
 };
 

@@ -75,7 +75,7 @@ function distinctTypes(events: EventType[] | null | undefined): EventType[] | nu
 }
 
 /**
- * POST /webhook_endpoints: the only answer that carries the secret. With an `Idempotency-Key` a
+ * POST /webhook_endpoints: answers the secret (as only roll_secret does besides). With an `Idempotency-Key` a
  * retried create (e.g. after a lost answer) replays the first endpoint and its secret, which can
  * be derived again, instead of registering a second endpoint that would get every event twice.
  */
@@ -237,7 +237,7 @@ const cursorDelivery = alias(webhookDeliveries, 'cursor_delivery');
 
 type DeliveryRow = typeof webhookDeliveries.$inferSelect;
 
-/** Deliveries with their event's type, as the log answers them, in the order given. */
+/** Deliveries with their event's type, in the log's order: newest event first, then newest delivery. */
 async function loadDeliveries(db: Database, where: SQL | undefined, limit?: number): Promise<{ delivery: DeliveryRow; eventType: string }[]> {
   const query = db
     .select({ delivery: webhookDeliveries, eventType: webhookEvents.type })
