@@ -34,7 +34,7 @@ const MAX_IN_FLIGHT = 32;
 
 export interface DeliveryDeps {
   db: Database;
-  /** Wall clock: deliveries are scheduled in real time, also in test mode. */
+  /** Wall clock: deliveries are scheduled in real time; a test clock's advance brings test-mode ones forward (advanceTestDeliveries). */
   clock: Clock;
   config: Pick<Config, 'authSecret'>;
   timeoutMs?: number;
