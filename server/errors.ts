@@ -51,6 +51,7 @@ export const ERROR_CATALOG = {
   sku_unavailable: invalid(409),
   product_limit_reached: invalid(409),
   webhook_endpoint_limit_reached: invalid(409),
+  webhook_endpoint_disabled: invalid(409),
   subscription_pending: invalid(409),
   payload_too_large: invalid(413),
   unsupported_media_type: invalid(415),

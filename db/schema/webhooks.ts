@@ -4,8 +4,8 @@ import { oneOf, timestamptz } from './columns';
 import { stores } from './stores';
 
 /**
- * Webhook endpoints. The signing secret is not stored: it is derived from AUTH_SECRET
- * and the endpoint id (server/webhooks/secrets.ts), so the database never holds it.
+ * Webhook endpoints. The signing secret is not stored: it is derived from AUTH_SECRET, the
+ * endpoint id and `secretGeneration` (server/webhooks/secrets.ts), so the database never holds it.
  */
 export const webhookEndpoints = pgTable(
   'webhook_endpoints',
@@ -18,6 +18,12 @@ export const webhookEndpoints = pgTable(
     url: text('url').notNull(),
     /** Event types this endpoint receives; null means every type. */
     events: json('events').$type<string[] | null>(),
+    /** While true, what falls due for it stays pending without attempts. */
+    disabled: boolean('disabled').notNull().default(false),
+    /** Counts secret rolls; 0 is the secret the endpoint was created with. */
+    secretGeneration: integer('secret_generation').notNull().default(0),
+    /** Wall-clock time until which the previous generation's secret also signs; null when none. */
+    previousSecretExpiresAt: timestamptz('previous_secret_expires_at'),
     createdAt: timestamptz('created_at').notNull(),
     deletedAt: timestamptz('deleted_at'),
   },
@@ -58,9 +64,10 @@ export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as c
 export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
 
 /**
- * One delivery per (event, endpoint), fanned out when the event is written. It is the job:
- * workers claim due rows with FOR UPDATE SKIP LOCKED. `objectId`/`sequence` are copied from the
- * event so that ordering per object per endpoint is one index lookup.
+ * One delivery per (event, endpoint), fanned out when the event is written, plus any resends
+ * asked for by API (`resend`): replays that neither wait for nor hold back the object's other
+ * events. It is the job: workers claim due rows with FOR UPDATE SKIP LOCKED. `objectId`/`sequence`
+ * are copied from the event so that ordering per object per endpoint is one index lookup.
  */
 export const webhookDeliveries = pgTable(
   'webhook_deliveries',
@@ -76,6 +83,7 @@ export const webhookDeliveries = pgTable(
     livemode: boolean('livemode').notNull(),
     objectId: text('object_id').notNull(),
     sequence: integer('sequence').notNull(),
+    resend: boolean('resend').notNull().default(false),
     status: text('status').$type<WebhookDeliveryStatus>().notNull(),
     /** Attempts made so far (0 before the first). */
     attempts: integer('attempts').notNull().default(0),
@@ -87,9 +95,14 @@ export const webhookDeliveries = pgTable(
     completedAt: timestamptz('completed_at'),
   },
   (t) => [
-    uniqueIndex('webhook_deliveries_event_endpoint_unique').on(t.eventId, t.endpointId),
+    uniqueIndex('webhook_deliveries_event_endpoint_unique').on(t.eventId, t.endpointId).where(sql`not ${t.resend}`),
+    index('webhook_deliveries_event_idx').on(t.eventId, t.endpointId),
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
     index('webhook_deliveries_order_idx').on(t.endpointId, t.objectId, t.sequence),
+    // The delivery log: newest event first, a resend after the deliveries of its event before it.
+    index('webhook_deliveries_log_idx').on(t.endpointId, t.sequence.desc(), t.createdAt.desc(), t.id.desc()),
+    // What a test clock's advance moves.
+    index('webhook_deliveries_store_pending_idx').on(t.storeId, t.livemode).where(sql`${t.status} = 'pending'`),
     check('webhook_deliveries_status_check', oneOf(t.status, WEBHOOK_DELIVERY_STATUSES)),
   ],
 );

@@ -1,4 +1,7 @@
+import { refuseBodyId } from '../http/path-id';
 import { createRouter, secretKeyProcedure } from '../trpc';
+import { deliverySchema, resendEventInput } from '../webhooks/schemas';
+import { resendEvent } from '../webhooks/service';
 import { eventListSchema, eventSchema, listEventsInput, retrieveEventInput } from './schemas';
 import { getEvent, listEvents } from './service';
 
@@ -21,4 +24,27 @@ export const eventsRouter = createRouter({
     .input(retrieveEventInput)
     .output(eventSchema)
     .query(({ ctx, input }) => getEvent(ctx.db, ctx.subject, input.id)),
+
+  // POST /api/v1/events/{id}/resend: send a past event to one endpoint again, at once.
+  resend: secretKeyProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/events/{id}/resend',
+        tags: TAGS,
+        summary: 'Resend an event to a webhook endpoint',
+        description:
+          'A new delivery of the event to the endpoint, sent at once under the same `webhook-id` and listed in its delivery log. A replay of a past event: the ordering of its object neither holds it back nor waits on it.',
+        protect: true,
+      },
+      successStatus: 201,
+      idempotent: true,
+      errors: ['webhook_endpoint_disabled'],
+    })
+    .input(resendEventInput)
+    .output(deliverySchema)
+    .mutation(({ ctx, input }) => {
+      refuseBodyId(ctx.request.body, 'event');
+      return resendEvent(ctx, ctx.subject, input.id, input.endpoint_id, ctx.idempotency);
+    }),
 });

@@ -41,9 +41,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Customers: 'Created or matched by email within a store and mode when a payment settles.',
   Licenses: 'License keys issued for paid lines of licensed products, and their validation.',
   Refunds: 'Full or partial refunds of paid orders, up to what remains, through the payment gateway.',
-  Events: 'Everything that happens in a store, in the order it was recorded: the same events that webhooks deliver, kept at least 30 days.',
+  Events: 'Everything that happens in a store, in the order it was recorded: the same events that webhooks deliver, kept at least 30 days; any event can be sent again to an endpoint.',
   Webhooks:
-    'Endpoints that receive events as signed Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, in order per object; with each endpoint’s delivery log.',
+    'Endpoints that receive events as signed Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, in order per object; each can be disabled, have its secret rolled, and has a delivery log.',
   Subscriptions:
     'Recurring billing: a subscription checkout is a signed, single-use hosted link where the customer enters a card; the first charge creates the subscription, then the service bills every cycle. Creating and cancelling need SUBSCRIPTIONS_ENABLED and the account’s `subscriptions` flag.',
   Portal: 'Expiring, read-only links through which a customer sees their orders, subscriptions and refunds without an account. The URL is returned once.',

@@ -1,7 +1,7 @@
 import type { Subject } from '../auth/service';
 import type { Clock } from '../clock';
 import type { Context } from '../context';
-import { ApiError } from '../errors';
+import { refuseBodyId } from '../http/path-id';
 import { createRouter, secretKeyProcedure } from '../trpc';
 import {
   createProductInput,
@@ -24,16 +24,6 @@ const deps = (ctx: Context & { subject: Subject; wallClock: Clock }): ProductDep
   maxProductsPerStore: ctx.config.maxProductsPerStore,
 });
 
-/**
- * trpc-to-openapi lays the path `id` over the body's fields, so an `id` in the body would vanish
- * silently; a field is never ignored.
- */
-function refuseBodyId(body: unknown): void {
-  if (typeof body === 'object' && body !== null && Object.hasOwn(body, 'id')) {
-    throw new ApiError('parameter_invalid', '`id` cannot be changed: the product is named by the id in the URL path.', { param: 'id' });
-  }
-}
-
 /** PATCH and its POST alias: two routes, one operation. */
 function updateProcedure(method: 'PATCH' | 'POST', summary: string) {
   return secretKeyProcedure
@@ -45,7 +35,7 @@ function updateProcedure(method: 'PATCH' | 'POST', summary: string) {
     .input(updateProductInput)
     .output(productSchema)
     .mutation(({ ctx, input: { id, ...body } }) => {
-      refuseBodyId(ctx.request.body);
+      refuseBodyId(ctx.request.body, 'product');
       return updateProduct(deps(ctx), ctx.subject, id, body);
     });
 }

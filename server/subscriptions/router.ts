@@ -1,5 +1,6 @@
 import type { Context } from '../context';
 import { ApiError } from '../errors';
+import { refuseBodyId } from '../http/path-id';
 import { apiErrorFromZod } from '../http/zod-errors';
 import { createRouter, gatedSecretKeyProcedure, secretKeyProcedure } from '../trpc';
 import { createSubscriptionCheckout, getSubscriptionCheckout } from './checkouts';
@@ -34,13 +35,6 @@ const gatedProcedure = gatedSecretKeyProcedure((ctx, subject) => {
     throw new ApiError('capability_disabled', 'Subscriptions are not enabled for this account.');
   }
 });
-
-/** trpc-to-openapi lays the path `id` over the body, so an `id` in the body would vanish silently: refuse it. */
-function refuseBodyId(body: unknown): void {
-  if (typeof body === 'object' && body !== null && Object.hasOwn(body, 'id')) {
-    throw new ApiError('parameter_invalid', '`id` cannot be changed: the subscription is named by the id in the URL path.', { param: 'id' });
-  }
-}
 
 export const subscriptionsRouter = createRouter({
   // POST /api/v1/subscriptions: a subscription checkout (hosted link) for a recurring price or a plan.
@@ -100,7 +94,7 @@ export const subscriptionsRouter = createRouter({
     .input(updateSubscriptionInput)
     .output(subscriptionSchema)
     .mutation(({ ctx, input }) => {
-      refuseBodyId(ctx.request.body);
+      refuseBodyId(ctx.request.body, 'subscription');
       return updateSubscription(ctx, ctx.subject, input.id, input.metadata, auditRequest(ctx));
     }),
 

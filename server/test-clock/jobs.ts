@@ -14,7 +14,7 @@ const DUE_JOBS: readonly DueJob[] = [expireCheckoutSessionsDueJob, expireSubscri
 
 export async function runDueJobs(services: Services, scope: Scope, now: Date): Promise<void> {
   for (const job of DUE_JOBS) await job(services, scope, now);
-  // The events those jobs wrote are already in the outbox; delivery runs on the wall clock, so
-  // the worker is only woken here, never awaited (a slow receiver must not hold the answer).
+  // The events those jobs wrote, and the retries the move brought forward, are due now: the
+  // worker is only woken here, never awaited (a slow receiver must not hold the answer).
   requestDeliveryRun();
 }

@@ -4,6 +4,7 @@ import type { Subject } from '../auth/service';
 import { epochSeconds, storeClock } from '../clock';
 import type { Services } from '../context';
 import { ApiError } from '../errors';
+import { advanceTestDeliveries } from '../webhooks/delivery';
 import { runDueJobs } from './jobs';
 import type { TestClockView } from './schemas';
 
@@ -12,17 +13,22 @@ const MAX_OFFSET_SECONDS = 2_147_483_647;
 
 /**
  * POST /test_helpers/advance_clock: adds to the store's offset in one UPDATE, so two
- * concurrent advances both count, then runs what fell due before answering with the new time.
+ * concurrent advances both count, and brings the store's webhook retries forward in the same
+ * transaction; then runs what fell due before answering with the new time.
  */
 export async function advanceTestClock(deps: Services, subject: Subject, seconds: number): Promise<TestClockView> {
   if (subject.livemode) {
     throw new ApiError('test_mode_only', 'The test clock exists in test mode only: use a test secret key (sk_test_…).');
   }
-  const [row] = await deps.db
-    .update(stores)
-    .set({ testClockOffsetSeconds: sql`${stores.testClockOffsetSeconds} + ${seconds}` })
-    .where(sql`${stores.id} = ${subject.storeId} and ${stores.testClockOffsetSeconds} <= ${MAX_OFFSET_SECONDS - seconds}`)
-    .returning({ offset: stores.testClockOffsetSeconds });
+  const row = await deps.db.transaction(async (tx) => {
+    const [moved] = await tx
+      .update(stores)
+      .set({ testClockOffsetSeconds: sql`${stores.testClockOffsetSeconds} + ${seconds}` })
+      .where(sql`${stores.id} = ${subject.storeId} and ${stores.testClockOffsetSeconds} <= ${MAX_OFFSET_SECONDS - seconds}`)
+      .returning({ offset: stores.testClockOffsetSeconds });
+    if (moved) await advanceTestDeliveries(tx, subject.storeId, seconds);
+    return moved;
+  });
   if (!row) throw new ApiError('parameter_invalid', 'The test clock cannot move that far: it is at its limit.', { param: 'seconds' });
   const now = storeClock(deps.clock, { livemode: false, testClockOffsetSeconds: row.offset }).now();
   await runDueJobs(deps, { storeId: subject.storeId, livemode: false }, now);

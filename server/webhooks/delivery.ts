@@ -8,16 +8,18 @@
  *
  * Order per object: a delivery is due only when no earlier delivery of the same object to the
  * same endpoint is still pending (delivered or given up both unblock it). Sequences follow the
- * order of the state changes, which write their events under the object's row lock.
+ * order of the state changes, which write their events under the object's row lock. A resend
+ * replays a past event: it neither waits for nor holds back the object's other deliveries.
+ * A disabled endpoint's deliveries are not claimed: they wait, pending, until it is enabled.
  */
-import { and, asc, eq, inArray, isNull, lt, lte, notExists, sql } from 'drizzle-orm';
+import { and, asc, eq, exists, inArray, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
-import type { Database } from '@/db/client';
+import type { Database, Transaction } from '@/db/client';
 import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEvents } from '@/db/schema';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { HostResolver } from './destinations';
-import { endpointSecret, signPayload } from './secrets';
+import { signingSecrets, signPayload, type EndpointSecretState } from './secrets';
 import { sendWebhook, type WebhookResponse } from './sender';
 
 /** Retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery is given up. */
@@ -32,7 +34,7 @@ const MAX_IN_FLIGHT = 32;
 
 export interface DeliveryDeps {
   db: Database;
-  /** Wall clock: deliveries are scheduled in real time, also in test mode. */
+  /** Wall clock: deliveries are scheduled in real time; a test clock's advance brings test-mode ones forward (advanceTestDeliveries). */
   clock: Clock;
   config: Pick<Config, 'authSecret'>;
   timeoutMs?: number;
@@ -42,7 +44,7 @@ export interface DeliveryDeps {
 interface ClaimedDelivery {
   id: string;
   attempt: number;
-  endpointId: string;
+  endpoint: EndpointSecretState;
   url: string;
   livemode: boolean;
   eventId: string;
@@ -65,18 +67,23 @@ async function claimDueDeliveries(deps: DeliveryDeps, limit: number): Promise<Cl
           eq(webhookDeliveries.status, 'pending'),
           lte(webhookDeliveries.nextAttemptAt, now),
           isNull(webhookEndpoints.deletedAt),
-          notExists(
-            tx
-              .select({ id: earlier.id })
-              .from(earlier)
-              .where(
-                and(
-                  eq(earlier.endpointId, webhookDeliveries.endpointId),
-                  eq(earlier.objectId, webhookDeliveries.objectId),
-                  eq(earlier.status, 'pending'),
-                  lt(earlier.sequence, webhookDeliveries.sequence),
+          eq(webhookEndpoints.disabled, false),
+          or(
+            webhookDeliveries.resend,
+            notExists(
+              tx
+                .select({ id: earlier.id })
+                .from(earlier)
+                .where(
+                  and(
+                    eq(earlier.endpointId, webhookDeliveries.endpointId),
+                    eq(earlier.objectId, webhookDeliveries.objectId),
+                    eq(earlier.status, 'pending'),
+                    eq(earlier.resend, false),
+                    lt(earlier.sequence, webhookDeliveries.sequence),
+                  ),
                 ),
-              ),
+            ),
           ),
         ),
       )
@@ -93,7 +100,11 @@ async function claimDueDeliveries(deps: DeliveryDeps, limit: number): Promise<Cl
     const rows = await tx
       .select({
         id: webhookDeliveries.id,
-        endpointId: webhookEndpoints.id,
+        endpoint: {
+          id: webhookEndpoints.id,
+          secretGeneration: webhookEndpoints.secretGeneration,
+          previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt,
+        },
         url: webhookEndpoints.url,
         livemode: webhookEndpoints.livemode,
         eventId: webhookEvents.id,
@@ -107,12 +118,46 @@ async function claimDueDeliveries(deps: DeliveryDeps, limit: number): Promise<Cl
   });
 }
 
-/** Standard Webhooks headers for one attempt: same id every time, the attempt's own wall-clock timestamp. */
-export function webhookHeaders(secret: string, eventId: string, timestamp: number, body: string): Record<string, string> {
+/**
+ * A store's test clock moved forward: its test-mode deliveries fall due `seconds` sooner, since
+ * retry delays in test mode run on the store's clock (next_attempt_at stays wall time). Runs in
+ * the transaction that moves the clock. A delivery in flight keeps its lease: that one's
+ * next_attempt_at guards the attempt, and its retry is counted from its own failure.
+ */
+export async function advanceTestDeliveries(tx: Transaction, storeId: string, seconds: number): Promise<void> {
+  const pendingOfStore = and(eq(webhookDeliveries.storeId, storeId), eq(webhookDeliveries.livemode, false), eq(webhookDeliveries.status, 'pending'));
+  // Locked first, moved by a second statement: its fresh snapshot sees the attempts recorded by
+  // the outcomes the lock waited for, so a retry scheduled meanwhile moves and a new lease does not.
+  await tx.execute(sql`select count(*) from (${tx.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(pendingOfStore).for('update')}) as locked`);
+  await tx
+    .update(webhookDeliveries)
+    .set({ nextAttemptAt: sql`${webhookDeliveries.nextAttemptAt} - ${seconds} * interval '1 second'` })
+    .where(
+      and(
+        pendingOfStore,
+        or(
+          eq(webhookDeliveries.attempts, 0),
+          exists(
+            tx
+              .select({ id: webhookDeliveryAttempts.id })
+              .from(webhookDeliveryAttempts)
+              .where(and(eq(webhookDeliveryAttempts.deliveryId, webhookDeliveries.id), eq(webhookDeliveryAttempts.attempt, webhookDeliveries.attempts))),
+          ),
+        ),
+      ),
+    );
+}
+
+/**
+ * Standard Webhooks headers for one attempt: same id every time, the attempt's own wall-clock
+ * timestamp, one signature per secret (space separated, as the scheme allows: a receiver holding
+ * either secret of a roll's overlap verifies).
+ */
+export function webhookHeaders(secrets: string | readonly string[], eventId: string, timestamp: number, body: string): Record<string, string> {
   return {
     'webhook-id': eventId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': signPayload(secret, eventId, timestamp, body),
+    'webhook-signature': [secrets].flat().map((secret) => signPayload(secret, eventId, timestamp, body)).join(' '),
   };
 }
 
@@ -120,7 +165,7 @@ async function attemptDelivery(deps: DeliveryDeps, delivery: ClaimedDelivery): P
   const attemptedAt = deps.clock.now();
   // The stored envelope, serialised once: these are exactly the bytes signed and sent.
   const body = JSON.stringify(delivery.payload);
-  const headers = webhookHeaders(endpointSecret(deps.config, delivery.endpointId), delivery.eventId, epochSeconds(attemptedAt), body);
+  const headers = webhookHeaders(signingSecrets(deps.config, delivery.endpoint, attemptedAt), delivery.eventId, epochSeconds(attemptedAt), body);
   const response = await sendWebhook(
     { url: delivery.url, livemode: delivery.livemode, headers, body, timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS },
     deps.resolveHost,

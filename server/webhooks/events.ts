@@ -43,6 +43,9 @@ export const EVENT_TYPES = [
 
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** A delivery id, `whd_<24 base62>`. */
+export const newDeliveryId = () => `whd_${randomBase62(24)}`;
+
 export type EventObject = Record<string, unknown> & { id: string };
 
 export interface EventEnvelope {
@@ -127,7 +130,7 @@ export async function recordEvent(tx: Transaction, input: RecordEventInput): Pro
   if (wanted.length > 0) {
     await tx.insert(webhookDeliveries).values(
       wanted.map((endpoint) => ({
-        id: `whd_${randomBase62(24)}`,
+        id: newDeliveryId(),
         eventId: id,
         endpointId: endpoint.id,
         storeId: input.storeId,

@@ -4,25 +4,62 @@
  */
 import { z } from 'zod';
 import { WEBHOOK_DELIVERY_STATUSES } from '@/db/schema';
-import { EVENT_TYPES } from './events';
+import { strict, strictBoolean } from '../http/json-schema';
+import { EVENT_TYPES, type EventType } from './events';
 
 export const endpointIdParam = z.string().min(1).describe('The webhook endpoint id, `we_…`.');
 
+const urlField = z
+  .string()
+  .describe(
+    'Where events are POSTed: an absolute http(s) URL, at most 2000 characters. Live mode: https to a public address only; test mode also accepts http, loopback and private addresses.',
+  );
+
+const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
+
+/** Documented as the list of types; an unknown one is blamed on `events` itself, not on its position. */
+const eventTypesField = z
+  .array(z.string().meta({ enum: [...EVENT_TYPES] }))
+  .min(1)
+  .superRefine((types, ctx) => {
+    const unknown = types.find((type) => !KNOWN_EVENT_TYPES.has(type));
+    if (unknown !== undefined) ctx.addIssue({ code: 'custom', message: `unknown event type "${unknown}"` });
+  })
+  .transform((types) => types as EventType[]);
+
 export const createEndpointInput = z.strictObject({
-  url: z
-    .string()
-    .describe(
-      'Where events are POSTed: an absolute http(s) URL, at most 2000 characters. Live mode: https to a public address only; test mode also accepts http, loopback and private addresses.',
-    ),
-  events: z
-    .array(z.enum(EVENT_TYPES))
-    .min(1)
-    .optional()
-    .describe('The event types this endpoint receives; every type when omitted.'),
+  url: urlField,
+  events: eventTypesField.optional().describe('The event types this endpoint receives; every type when omitted.'),
 });
 export type CreateEndpointInput = z.infer<typeof createEndpointInput>;
 
+export const updateEndpointInput = z.strictObject({
+  id: endpointIdParam,
+  url: urlField.optional(),
+  events: eventTypesField.nullable().optional().describe('The event types this endpoint receives; null for every type.'),
+  disabled: strictBoolean()
+    .optional()
+    .describe('While true, nothing is sent to it: what falls due is kept pending, and delivered in order once it is enabled again.'),
+});
+export type UpdateEndpointInput = Omit<z.infer<typeof updateEndpointInput>, 'id'>;
+
+/** A week: how long a receiver may keep verifying with the secret a roll replaced. */
+export const MAX_SECRET_OVERLAP_SECONDS = 7 * 24 * 60 * 60;
+
+export const rollSecretInput = z.strictObject({
+  id: endpointIdParam,
+  expires_in: strict(z.number().int().min(0).max(MAX_SECRET_OVERLAP_SECONDS))
+    .default(24 * 60 * 60)
+    .describe(
+      `For how many seconds (0–${MAX_SECRET_OVERLAP_SECONDS}, default 86400) deliveries are also signed with the secret being replaced; 0 ends it at once.`,
+    ),
+});
+
 export const retrieveEndpointInput = z.strictObject({ id: endpointIdParam });
+export const resendEventInput = z.strictObject({
+  id: z.string().min(1).describe('The event id, `evt_…`.'),
+  endpoint_id: z.string().min(1).describe('The webhook endpoint to send it to, `we_…`, of this store and environment.'),
+});
 export const deleteEndpointInput = z.strictObject({ id: endpointIdParam });
 
 const pageFields = {
@@ -33,7 +70,16 @@ const pageFields = {
 export const listEndpointsInput = z.strictObject(pageFields);
 export type ListEndpointsQuery = z.infer<typeof listEndpointsInput>;
 
-export const listDeliveriesInput = z.strictObject({ id: endpointIdParam, ...pageFields });
+export const listDeliveriesInput = z.strictObject({
+  id: endpointIdParam,
+  ...pageFields,
+  status: z.enum(WEBHOOK_DELIVERY_STATUSES).optional().describe('Only deliveries in this status.'),
+  event_id: z
+    .string()
+    .regex(/^evt_(test|live)_[0-9A-Za-z]{1,64}$/, 'must be an event id, `evt_…`')
+    .optional()
+    .describe('Only the deliveries of this event (its original delivery and any resends).'),
+});
 export type ListDeliveriesQuery = Omit<z.infer<typeof listDeliveriesInput>, 'id'>;
 
 const endpointFields = {
@@ -42,6 +88,14 @@ const endpointFields = {
   url: z.string(),
   events: z.array(z.enum(EVENT_TYPES)).nullable().describe('The event types it receives; null means every type.'),
   livemode: z.boolean(),
+  disabled: z.boolean().describe('While true, deliveries wait, pending, without attempts.'),
+  previous_secret_expires_at: z
+    .number()
+    .int()
+    .nullable()
+    .describe(
+      'After a secret roll: until when (epoch seconds, wall clock) deliveries are also signed with the secret it replaced; null when the roll ended it at once, or before any roll.',
+    ),
   created: z.number().int(),
 };
 
@@ -53,7 +107,7 @@ export const createdEndpointSchema = z
     ...endpointFields,
     secret: z
       .string()
-      .describe('The signing secret `whsec_…`, shown only in this answer. Verify deliveries with any Standard Webhooks library.'),
+      .describe('The signing secret `whsec_…`, shown only when the endpoint is created and when its secret is rolled. Verify deliveries with any Standard Webhooks library.'),
   })
   .meta({ id: 'CreatedWebhookEndpoint' });
 export type CreatedWebhookEndpoint = z.infer<typeof createdEndpointSchema>;

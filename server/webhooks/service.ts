@@ -1,9 +1,9 @@
 /**
- * Webhook endpoints: create (the secret is answered once), list, retrieve, delete,
- * and each endpoint's delivery log. Every lookup is scoped by store and environment in the same
- * WHERE, so a foreign, other-environment or unknown id is the same 404.
+ * Webhook endpoints: create (the secret is answered there and when it is rolled), list,
+ * retrieve, update, delete, and each endpoint's delivery log. Every lookup is scoped by store
+ * and environment in the same WHERE, so a foreign, other-environment or unknown id is the same 404.
  */
-import { and, asc, count, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { lockUntilCommit, type Database } from '@/db/client';
 import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEvents } from '@/db/schema';
@@ -13,7 +13,8 @@ import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
 import { endpointUrlProblem, type HostResolver } from './destinations';
-import type { EventType } from './events';
+import { newDeliveryId, type EventType } from './events';
+import { requestDeliveryRun } from './jobs';
 import { endpointSecret } from './secrets';
 import type {
   CreatedWebhookEndpoint,
@@ -21,6 +22,7 @@ import type {
   DeletedWebhookEndpoint,
   ListDeliveriesQuery,
   ListEndpointsQuery,
+  UpdateEndpointInput,
   WebhookDelivery,
   WebhookDeliveryList,
   WebhookEndpoint,
@@ -45,8 +47,15 @@ function endpointView(row: EndpointRow): WebhookEndpoint {
     url: row.url,
     events: row.events as EventType[] | null,
     livemode: row.livemode,
+    disabled: row.disabled,
+    previous_secret_expires_at: row.previousSecretExpiresAt ? epochSeconds(row.previousSecretExpiresAt) : null,
     created: epochSeconds(row.createdAt),
   };
+}
+
+async function checkEndpointUrl(url: string, subject: Scope, resolveHost: HostResolver | undefined): Promise<void> {
+  const problem = await endpointUrlProblem(url, subject.livemode, resolveHost);
+  if (problem) throw new ApiError('parameter_invalid', `Invalid url: ${problem}.`, { param: 'url' });
 }
 
 /** A live endpoint of this store and environment. */
@@ -60,8 +69,13 @@ function activeEndpoint(scope: Scope, id: string) {
 
 const CREATE_OPERATION = 'webhook_endpoint.create';
 
+/** Each listed type once, in the order given; null (every type) when there is no list. */
+function distinctTypes(events: EventType[] | null | undefined): EventType[] | null {
+  return events ? [...new Set(events)] : null;
+}
+
 /**
- * POST /webhook_endpoints: the only answer that carries the secret. With an `Idempotency-Key` a
+ * POST /webhook_endpoints: answers the secret (as only roll_secret does besides). With an `Idempotency-Key` a
  * retried create (e.g. after a lost answer) replays the first endpoint and its secret, which can
  * be derived again, instead of registering a second endpoint that would get every event twice.
  */
@@ -71,8 +85,7 @@ export async function createEndpoint(
   input: CreateEndpointInput,
   idempotency: IdempotentRequest | undefined,
 ): Promise<CreatedWebhookEndpoint> {
-  const problem = await endpointUrlProblem(input.url, subject.livemode, deps.resolveHost);
-  if (problem) throw new ApiError('parameter_invalid', `Invalid url: ${problem}.`, { param: 'url' });
+  await checkEndpointUrl(input.url, subject, deps.resolveHost);
   const now = deps.clock.now();
   const id = newId('we', subject.livemode);
   const { result } = await createIdempotently({
@@ -105,7 +118,7 @@ export async function createEndpoint(
             storeId: subject.storeId,
             livemode: subject.livemode,
             url: input.url,
-            events: input.events ? [...new Set(input.events)] : null,
+            events: distinctTypes(input.events),
             createdAt: now,
           })
           .returning();
@@ -127,6 +140,52 @@ export async function getEndpoint(db: Database, subject: Scope, id: string): Pro
   const [row] = await db.select().from(webhookEndpoints).where(activeEndpoint(subject, id)).limit(1);
   if (!row) throw resourceMissing('webhook endpoint', id);
   return endpointView(row);
+}
+
+/**
+ * PATCH /webhook_endpoints/{id} (and its POST alias): the fields given, validated as on create.
+ * Disabled, its deliveries wait pending; enabled again, the worker is woken for its backlog.
+ */
+export async function updateEndpoint(
+  deps: Pick<EndpointDeps, 'db' | 'resolveHost'>,
+  subject: Scope,
+  id: string,
+  input: UpdateEndpointInput,
+): Promise<WebhookEndpoint> {
+  if (input.url !== undefined) await checkEndpointUrl(input.url, subject, deps.resolveHost);
+  const changes: Partial<typeof webhookEndpoints.$inferInsert> = {};
+  if (input.url !== undefined) changes.url = input.url;
+  if (input.events !== undefined) changes.events = distinctTypes(input.events);
+  if (input.disabled !== undefined) changes.disabled = input.disabled;
+  if (Object.keys(changes).length === 0) return getEndpoint(deps.db, subject, id);
+  const [row] = await deps.db.update(webhookEndpoints).set(changes).where(activeEndpoint(subject, id)).returning();
+  if (!row) throw resourceMissing('webhook endpoint', id);
+  if (input.disabled === false) requestDeliveryRun();
+  return endpointView(row);
+}
+
+/**
+ * POST /webhook_endpoints/{id}/roll_secret: the next generation's secret signs from now on;
+ * the one it replaces also signs until `expiresIn` seconds of wall time from now (a real
+ * receiver swaps secrets in real time), and any older one no longer does.
+ */
+export async function rollEndpointSecret(
+  deps: Pick<EndpointDeps, 'db' | 'config'>,
+  subject: Scope,
+  id: string,
+  expiresIn: number,
+  wallNow: Date,
+): Promise<CreatedWebhookEndpoint> {
+  const [row] = await deps.db
+    .update(webhookEndpoints)
+    .set({
+      secretGeneration: sql`${webhookEndpoints.secretGeneration} + 1`,
+      previousSecretExpiresAt: expiresIn > 0 ? new Date(wallNow.getTime() + expiresIn * 1000) : null,
+    })
+    .where(activeEndpoint(subject, id))
+    .returning();
+  if (!row) throw resourceMissing('webhook endpoint', id);
+  return { ...endpointView(row), secret: endpointSecret(deps.config, row.id, row.secretGeneration) };
 }
 
 const cursorEndpoint = alias(webhookEndpoints, 'cursor_endpoint');
@@ -176,60 +235,154 @@ export async function deleteEndpoint(db: Database, subject: Scope, id: string, w
 
 const cursorDelivery = alias(webhookDeliveries, 'cursor_delivery');
 
-/** GET /webhook_endpoints/{id}/deliveries: the delivery log, newest event first, each with its attempts. */
-export async function listDeliveries(db: Database, subject: Scope, endpointId: string, query: ListDeliveriesQuery): Promise<WebhookDeliveryList> {
-  const [endpoint] = await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(activeEndpoint(subject, endpointId));
-  if (!endpoint) throw resourceMissing('webhook endpoint', endpointId);
-  const conditions = [eq(webhookDeliveries.endpointId, endpoint.id)];
-  if (query.starting_after !== undefined) {
-    const [cursor] = await db
-      .select({ sequence: cursorDelivery.sequence })
-      .from(cursorDelivery)
-      .where(and(eq(cursorDelivery.id, query.starting_after), eq(cursorDelivery.endpointId, endpoint.id)));
-    if (!cursor) throw resourceMissing('webhook delivery', query.starting_after, 'starting_after');
-    conditions.push(sql`${webhookDeliveries.sequence} < ${cursor.sequence}`);
-  }
-  const rows = await db
+type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+/** Deliveries with their event's type, in the log's order: newest event first, then newest delivery. */
+async function loadDeliveries(db: Database, where: SQL | undefined, limit?: number): Promise<{ delivery: DeliveryRow; eventType: string }[]> {
+  const query = db
     .select({ delivery: webhookDeliveries, eventType: webhookEvents.type })
     .from(webhookDeliveries)
     .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
-    .where(and(...conditions))
-    .orderBy(desc(webhookDeliveries.sequence))
-    .limit(query.limit + 1);
-  const page = rows.slice(0, query.limit);
+    .where(where)
+    .orderBy(desc(webhookDeliveries.sequence), desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id));
+  return limit === undefined ? query : query.limit(limit);
+}
+
+/** The delivery objects of these rows, each with its attempts (one query for all of them). */
+async function deliveryViews(db: Database, rows: { delivery: DeliveryRow; eventType: string }[]): Promise<WebhookDelivery[]> {
   const attempts =
-    page.length === 0
+    rows.length === 0
       ? []
       : await db
           .select()
           .from(webhookDeliveryAttempts)
-          .where(inArray(webhookDeliveryAttempts.deliveryId, page.map((row) => row.delivery.id)))
+          .where(inArray(webhookDeliveryAttempts.deliveryId, rows.map((row) => row.delivery.id)))
           .orderBy(asc(webhookDeliveryAttempts.attempt));
+  return rows.map(({ delivery, eventType }) => ({
+    id: delivery.id,
+    object: 'webhook_delivery',
+    event_id: delivery.eventId,
+    event_type: eventType as EventType,
+    status: delivery.status,
+    attempts: delivery.attempts,
+    last_response_status: delivery.lastResponseStatus,
+    last_error: delivery.lastError,
+    next_attempt_at: delivery.status === 'pending' && delivery.nextAttemptAt ? epochSeconds(delivery.nextAttemptAt) : null,
+    created: epochSeconds(delivery.createdAt),
+    attempt_log: attempts
+      .filter((attempt) => attempt.deliveryId === delivery.id)
+      .map((attempt) => ({
+        attempt: attempt.attempt,
+        attempted_at: epochSeconds(attempt.attemptedAt),
+        response_status: attempt.responseStatus,
+        error: attempt.error,
+        duration_ms: attempt.durationMs,
+      })),
+  }));
+}
+
+/**
+ * GET /webhook_endpoints/{id}/deliveries: the delivery log, newest event first (a resend after
+ * the deliveries of its event before it), each with its attempts; filtered by status and event.
+ */
+export async function listDeliveries(db: Database, subject: Scope, endpointId: string, query: ListDeliveriesQuery): Promise<WebhookDeliveryList> {
+  const [endpoint] = await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).where(activeEndpoint(subject, endpointId));
+  if (!endpoint) throw resourceMissing('webhook endpoint', endpointId);
+  const conditions = [eq(webhookDeliveries.endpointId, endpoint.id)];
+  if (query.status !== undefined) conditions.push(eq(webhookDeliveries.status, query.status));
+  if (query.event_id !== undefined) conditions.push(eq(webhookDeliveries.eventId, query.event_id));
+  if (query.starting_after !== undefined) {
+    const [cursor] = await db
+      .select({ sequence: cursorDelivery.sequence, createdAt: cursorDelivery.createdAt, id: cursorDelivery.id })
+      .from(cursorDelivery)
+      .where(and(eq(cursorDelivery.id, query.starting_after), eq(cursorDelivery.endpointId, endpoint.id)));
+    if (!cursor) throw resourceMissing('webhook delivery', query.starting_after, 'starting_after');
+    conditions.push(
+      sql`(${webhookDeliveries.sequence}, ${webhookDeliveries.createdAt}, ${webhookDeliveries.id}) < (${cursor.sequence}, ${cursor.createdAt.toISOString()}::timestamptz, ${cursor.id})`,
+    );
+  }
+  const rows = await loadDeliveries(db, and(...conditions), query.limit + 1);
   return {
     object: 'list',
-    data: page.map(({ delivery, eventType }): WebhookDelivery => ({
-      id: delivery.id,
-      object: 'webhook_delivery',
-      event_id: delivery.eventId,
-      event_type: eventType as EventType,
-      status: delivery.status,
-      attempts: delivery.attempts,
-      last_response_status: delivery.lastResponseStatus,
-      last_error: delivery.lastError,
-      next_attempt_at: delivery.status === 'pending' && delivery.nextAttemptAt ? epochSeconds(delivery.nextAttemptAt) : null,
-      created: epochSeconds(delivery.createdAt),
-      attempt_log: attempts
-        .filter((attempt) => attempt.deliveryId === delivery.id)
-        .map((attempt) => ({
-          attempt: attempt.attempt,
-          attempted_at: epochSeconds(attempt.attemptedAt),
-          response_status: attempt.responseStatus,
-          error: attempt.error,
-          duration_ms: attempt.durationMs,
-        })),
-    })),
+    data: await deliveryViews(db, rows.slice(0, query.limit)),
     has_more: rows.length > query.limit,
     url: `/api/v1/webhook_endpoints/${endpoint.id}/deliveries`,
     livemode: subject.livemode,
   };
+}
+
+export interface ResendDeps {
+  db: Database;
+  /** The store's clock: how long the Idempotency-Key is kept. */
+  clock: Clock;
+  /** A resend is due at once, on the wall clock every delivery runs on. */
+  wallClock: Clock;
+}
+
+const RESEND_OPERATION = 'event.resend';
+
+/**
+ * POST /events/{id}/resend: a new delivery of a past event to one endpoint, under the event's id
+ * as `webhook-id`. It is a replay, so the object's ordering neither holds it back nor waits on
+ * it. With an `Idempotency-Key` a retried request replays the first delivery (as it stands now)
+ * instead of sending the event once more; the lookups run inside the key's transaction, so a
+ * refused request leaves the key unused.
+ */
+export async function resendEvent(
+  deps: ResendDeps,
+  subject: Scope,
+  eventId: string,
+  endpointId: string,
+  idempotency: IdempotentRequest | undefined,
+): Promise<WebhookDelivery> {
+  // The event is named in the path: the same key and body for another event is another request.
+  if (idempotency) idempotency.body = { event: eventId, body: idempotency.body };
+  const wallNow = deps.wallClock.now();
+  const id = newDeliveryId();
+  const { result: deliveryId } = await createIdempotently({
+    db: deps.db,
+    scope: { storeId: subject.storeId, livemode: subject.livemode },
+    operation: RESEND_OPERATION,
+    request: idempotency,
+    now: deps.clock.now(),
+    resourceId: id,
+    create: (executor) =>
+      executor.transaction(async (tx) => {
+        const [event] = await tx
+          .select({ id: webhookEvents.id, objectId: webhookEvents.objectId, sequence: webhookEvents.sequence })
+          .from(webhookEvents)
+          .where(and(eq(webhookEvents.id, eventId), ownedBy(webhookEvents, subject)));
+        if (!event) throw resourceMissing('event', eventId);
+        // Shared lock: a delete committing meanwhile cannot leave this delivery pending behind it.
+        const [endpoint] = await tx
+          .select({ id: webhookEndpoints.id, disabled: webhookEndpoints.disabled })
+          .from(webhookEndpoints)
+          .where(activeEndpoint(subject, endpointId))
+          .for('share');
+        if (!endpoint) throw resourceMissing('webhook endpoint', endpointId, 'endpoint_id');
+        if (endpoint.disabled) {
+          throw new ApiError('webhook_endpoint_disabled', 'This webhook endpoint is disabled: enable it (disabled: false) before resending events to it.', {
+            param: 'endpoint_id',
+          });
+        }
+        await tx.insert(webhookDeliveries).values({
+          id,
+          eventId: event.id,
+          endpointId: endpoint.id,
+          storeId: subject.storeId,
+          livemode: subject.livemode,
+          objectId: event.objectId,
+          sequence: event.sequence,
+          resend: true,
+          status: 'pending',
+          nextAttemptAt: wallNow,
+          createdAt: wallNow,
+        });
+        return id;
+      }),
+    replay: async (firstId) => firstId,
+  });
+  requestDeliveryRun();
+  const [delivery] = await deliveryViews(deps.db, await loadDeliveries(deps.db, and(eq(webhookDeliveries.id, deliveryId), ownedBy(webhookDeliveries, subject))));
+  return delivery!;
 }

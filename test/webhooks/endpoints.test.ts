@@ -4,6 +4,7 @@ import { epoch, expectError, expectIdenticalMissing, rawApiRequest, T0 } from '.
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
+import { EVENT_TYPES } from '@/server/webhooks/events';
 import { createEndpoint } from './support';
 
 const api = useTestApi();
@@ -22,6 +23,8 @@ describe('POST /api/v1/webhook_endpoints', () => {
       url: 'http://127.0.0.1:4000/hooks',
       events: null,
       livemode: false,
+      disabled: false,
+      previous_secret_expires_at: null,
       created: epoch(T0),
       secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]+=*$/),
     });
@@ -103,11 +106,17 @@ describe('POST /api/v1/webhook_endpoints', () => {
   });
 
   it('events: an empty list, an unknown type or a non-list → 400 parameter_invalid', async () => {
-    for (const events of [[], ['subscription.created', 'invoice.paid'], 'subscription.created', [42]]) {
-      const response = await post({ url: 'http://127.0.0.1/h', events });
-      expectError(response, 400, 'parameter_invalid', response.body.error.param);
-      expect(response.body.error.param).toMatch(/^events/);
+    for (const [events, param] of [[[], 'events'], [['subscription.created', 'invoice.paid'], 'events'], ['subscription.created', 'events'], [[42], 'events[0]']] as const) {
+      expectError(await post({ url: 'http://127.0.0.1/h', events }), 400, 'parameter_invalid', param);
     }
+    const unknown = await post({ url: 'http://127.0.0.1/h', events: ['product.created', 'invoice.paid'] });
+    expect(unknown.body.error.message).toBe('Invalid events: unknown event type "invoice.paid".');
+  });
+
+  it('events: every type of the event log may be subscribed to', async () => {
+    const response = await post({ url: 'http://127.0.0.1/h', events: [...EVENT_TYPES] });
+    expect(response.status).toBe(201);
+    expect(response.body.events).toEqual([...EVENT_TYPES]);
   });
 
   it('an unknown field → 400 parameter_invalid', async () => {
@@ -137,8 +146,8 @@ describe('GET /api/v1/webhook_endpoints', () => {
     expect(first.body).toEqual({
       object: 'list',
       data: [
-        { id: created[2]!.id, object: 'webhook_endpoint', url: 'http://127.0.0.1/3', events: null, livemode: false, created: epoch(T0) + 2 },
-        { id: created[1]!.id, object: 'webhook_endpoint', url: 'http://127.0.0.1/2', events: null, livemode: false, created: epoch(T0) + 1 },
+        { id: created[2]!.id, object: 'webhook_endpoint', url: 'http://127.0.0.1/3', events: null, livemode: false, disabled: false, previous_secret_expires_at: null, created: epoch(T0) + 2 },
+        { id: created[1]!.id, object: 'webhook_endpoint', url: 'http://127.0.0.1/2', events: null, livemode: false, disabled: false, previous_secret_expires_at: null, created: epoch(T0) + 1 },
       ],
       has_more: true,
       url: '/api/v1/webhook_endpoints',
@@ -169,6 +178,8 @@ describe('GET and DELETE /api/v1/webhook_endpoints/{id}', () => {
       url: 'http://127.0.0.1/r',
       events: ['subscription.expired'],
       livemode: false,
+      disabled: false,
+      previous_secret_expires_at: null,
       created: epoch(T0),
     });
   });
@@ -215,5 +226,141 @@ describe('Idempotency-Key on POST /api/v1/webhook_endpoints', () => {
     expect((await api.request('GET', ENDPOINTS, { key: own.keys.sk_test })).body.data).toHaveLength(1);
     expectError(await api.request('POST', ENDPOINTS, { key: own.keys.sk_test, body: { ...body, url: 'http://127.0.0.1/other' }, headers }), 409, 'idempotency_key_reused');
     expectError(await api.request('POST', ENDPOINTS, { key: own.keys.sk_test, body, headers: { 'idempotency-key': 'x'.repeat(192) } }), 400, 'idempotency_key_invalid');
+  });
+});
+
+describe('PATCH /api/v1/webhook_endpoints/{id} (and POST as an alias)', () => {
+  const patch = (id: string, body: unknown, method = 'PATCH', key = store.key) => api.request(method, `${ENDPOINTS}/${id}`, { key, body });
+
+  it('changes url, events and disabled, answers the endpoint without its secret; GET and the list read the same', async () => {
+    const endpoint = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/before' });
+    api.clock.advance(30);
+    const response = await patch(endpoint.id, { url: 'http://localhost:5000/after', events: ['order.paid', 'refund.created', 'order.paid'], disabled: true });
+    expect(response.status).toBe(200);
+    const expected = {
+      id: endpoint.id,
+      object: 'webhook_endpoint',
+      url: 'http://localhost:5000/after',
+      events: ['order.paid', 'refund.created'],
+      livemode: false,
+      disabled: true,
+      previous_secret_expires_at: null,
+      created: epoch(T0),
+    };
+    expect(response.body).toEqual(expected);
+    expect((await api.request('GET', `${ENDPOINTS}/${endpoint.id}`, { key: store.key })).body).toEqual(expected);
+    const listed = (await api.request('GET', `${ENDPOINTS}?limit=100`, { key: store.key })).body.data;
+    expect(listed.find((item: { id: string }) => item.id === endpoint.id)).toEqual(expected);
+  });
+
+  it('only the fields sent change; events null means every type again; an empty body answers the endpoint as it is', async () => {
+    const endpoint = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/partial', events: ['product.created'] });
+    expect((await patch(endpoint.id, { disabled: true })).body).toMatchObject({ url: 'http://127.0.0.1/partial', events: ['product.created'], disabled: true });
+    expect((await patch(endpoint.id, { events: null })).body).toMatchObject({ url: 'http://127.0.0.1/partial', events: null, disabled: true });
+    expect((await patch(endpoint.id, { disabled: false })).body).toMatchObject({ events: null, disabled: false });
+    const unchanged = await patch(endpoint.id, {});
+    expect(unchanged.status).toBe(200);
+    expect(unchanged.body).toEqual((await api.request('GET', `${ENDPOINTS}/${endpoint.id}`, { key: store.key })).body);
+  });
+
+  it('POST /webhook_endpoints/{id} is the same update', async () => {
+    const endpoint = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/alias' });
+    const response = await patch(endpoint.id, { url: 'http://127.0.0.1/aliased', disabled: true }, 'POST');
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ id: endpoint.id, url: 'http://127.0.0.1/aliased', disabled: true });
+    expect(response.body).not.toHaveProperty('secret');
+    expectError(await patch(endpoint.id, { events: [] }, 'POST'), 400, 'parameter_invalid', 'events');
+  });
+
+  it('validated like create: url rules of the mode, events a non-empty list of known types, disabled a boolean, no other field', async () => {
+    const endpoint = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/v' });
+    for (const url of ['ftp://127.0.0.1/h', '/hooks', 'http://user:pass@127.0.0.1/h', 'http://169.254.169.254/latest', 42, null]) {
+      expectError(await patch(endpoint.id, { url }), 400, 'parameter_invalid', 'url');
+    }
+    for (const events of [[], ['order.paid', 'invoice.paid'], 'order.paid', 42]) {
+      expectError(await patch(endpoint.id, { events }), 400, 'parameter_invalid', 'events');
+    }
+    for (const disabled of ['true', 1, null]) expectError(await patch(endpoint.id, { disabled }), 400, 'parameter_invalid', 'disabled');
+    expectError(await patch(endpoint.id, { secret: 'whsec_mine' }), 400, 'parameter_invalid', 'secret');
+    expectError(await patch(endpoint.id, { id: 'we_test_000000000000000000000000' }), 400, 'parameter_invalid', 'id');
+    const live = await createEndpoint(api, store.keys.sk_live, { url: 'https://93.184.216.34/live' });
+    expectError(await patch(live.id, { url: 'http://93.184.216.34/plain' }, 'PATCH', store.keys.sk_live), 400, 'parameter_invalid', 'url');
+    expectError(await patch(live.id, { url: 'https://localhost/h' }, 'PATCH', store.keys.sk_live), 400, 'parameter_invalid', 'url');
+    // Nothing of a refused update was kept.
+    expect((await api.request('GET', `${ENDPOINTS}/${endpoint.id}`, { key: store.key })).body).toMatchObject({ url: 'http://127.0.0.1/v', events: null, disabled: false });
+  });
+
+  it('another store’s, the other environment’s, an unknown and a deleted endpoint → identical 404 on PATCH, its POST alias, roll_secret and deliveries', async () => {
+    const other = await createStore(api.services);
+    const endpoint = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/iso-patch' });
+    const deleted = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/deleted' });
+    await api.request('DELETE', `${ENDPOINTS}/${deleted.id}`, { key: store.key });
+    const requests = [
+      ['PATCH', '', { disabled: true }],
+      ['POST', '', { disabled: true }],
+      ['POST', '/roll_secret', { expires_in: 0 }],
+      ['GET', '/deliveries', undefined],
+    ] as const;
+    for (const [method, suffix, body] of requests) {
+      expectIdenticalMissing(
+        [
+          await rawApiRequest(api, method, `${ENDPOINTS}/${endpoint.id}${suffix}`, other.keys.sk_test, body),
+          await rawApiRequest(api, method, `${ENDPOINTS}/${endpoint.id}${suffix}`, store.keys.sk_live, body),
+          await rawApiRequest(api, method, `${ENDPOINTS}/we_test_000000000000000000000000${suffix}`, store.key, body),
+          await rawApiRequest(api, method, `${ENDPOINTS}/${deleted.id}${suffix}`, store.key, body),
+        ],
+        'id',
+      );
+    }
+    expect((await api.request('GET', `${ENDPOINTS}/${endpoint.id}`, { key: store.key })).body).toMatchObject({ disabled: false, previous_secret_expires_at: null });
+  });
+});
+
+describe('POST /api/v1/webhook_endpoints/{id}/roll_secret', () => {
+  const roll = (id: string, body: unknown = {}) => api.request('POST', `${ENDPOINTS}/${id}/roll_secret`, { key: store.key, body });
+  const derived = (label: string) => `whsec_${createHmac('sha256', 'test-auth-secret').update(label).digest('base64')}`;
+
+  it('answers 200 with the endpoint and a new secret; the old one lasts 86400 s of wall time by default; reads never show a secret', async () => {
+    const endpoint = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/roll', events: ['order.paid'] });
+    const response = await roll(endpoint.id);
+    expect(response.status).toBe(200);
+    const expected = {
+      id: endpoint.id,
+      object: 'webhook_endpoint',
+      url: 'http://127.0.0.1/roll',
+      events: ['order.paid'],
+      livemode: false,
+      disabled: false,
+      previous_secret_expires_at: epoch(T0) + 86400,
+      created: epoch(T0),
+    };
+    expect(response.body).toEqual({ ...expected, secret: derived(`webhook-endpoint:${endpoint.id}:1`) });
+    expect(response.body.secret).not.toBe(endpoint.secret);
+    expect(endpoint.secret).toBe(derived(`webhook-endpoint:${endpoint.id}`));
+    expect((await api.request('GET', `${ENDPOINTS}/${endpoint.id}`, { key: store.key })).body).toEqual(expected);
+    expect((await api.request('PATCH', `${ENDPOINTS}/${endpoint.id}`, { key: store.key, body: { disabled: true } })).body).toEqual({ ...expected, disabled: true });
+  });
+
+  it('the overlap is wall time, not the store’s test clock; each roll gives another secret; expires_in 0 ends the old one at once', async () => {
+    const own = await createStore(api.services);
+    const endpoint = await createEndpoint(api, own.keys.sk_test, { url: 'http://127.0.0.1/roll-clock' });
+    expect((await api.request('POST', '/api/v1/test_helpers/advance_clock', { key: own.keys.sk_test, body: { seconds: 7 * 86400 } })).status).toBe(200);
+    const rollOwn = (body: unknown) => api.request('POST', `${ENDPOINTS}/${endpoint.id}/roll_secret`, { key: own.keys.sk_test, body });
+    const first = await rollOwn({ expires_in: 600 });
+    expect(first.body.previous_secret_expires_at).toBe(epoch(T0) + 600);
+    api.clock.advance(100);
+    const second = await rollOwn({ expires_in: 604800 });
+    expect(second.status).toBe(200);
+    expect(second.body).toMatchObject({ previous_secret_expires_at: epoch(T0) + 100 + 604800, secret: derived(`webhook-endpoint:${endpoint.id}:2`) });
+    const third = await rollOwn({ expires_in: 0 });
+    expect(third.body).toMatchObject({ previous_secret_expires_at: null, secret: derived(`webhook-endpoint:${endpoint.id}:3`) });
+    expect(new Set([endpoint.secret, first.body.secret, second.body.secret, third.body.secret]).size).toBe(4);
+  });
+
+  it('expires_in: an integer 0–604800 → otherwise 400 parameter_invalid on expires_in; no other field', async () => {
+    const endpoint = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/roll-bad' });
+    for (const expires_in of [-1, 604801, 1.5, '60', null, true]) expectError(await roll(endpoint.id, { expires_in }), 400, 'parameter_invalid', 'expires_in');
+    expectError(await roll(endpoint.id, { expires: 60 }), 400, 'parameter_invalid', 'expires');
+    expect((await api.request('GET', `${ENDPOINTS}/${endpoint.id}`, { key: store.key })).body.previous_secret_expires_at).toBeNull();
   });
 });

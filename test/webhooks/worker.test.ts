@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { webhookDeliveries } from '@/db/schema';
 import { startWebhookDeliveryJob } from '@/server/webhooks/jobs';
 import { createStore } from '../support/factories';
@@ -8,6 +8,8 @@ import { createEndpoint, startReceiver, writeEvent, type Receiver } from './supp
 
 const api = useTestApi();
 let receiver: Receiver;
+const advanceClock = async (key: string, seconds: number) =>
+  expect((await api.request('POST', '/api/v1/test_helpers/advance_clock', { key, body: { seconds } })).status).toBe(200);
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -56,5 +58,52 @@ describe('the delivery worker as a background task', () => {
       await task.stop();
       await receiver.close();
     }
+  });
+
+  describe('wakes the worker, whose own interval no test outlives', () => {
+    let hooks: Receiver;
+    let task: ReturnType<typeof startWebhookDeliveryJob>;
+    let store: Awaited<ReturnType<typeof createStore>>;
+    let endpoint: { id: string };
+    const deliveries = async () =>
+      (await api.request('GET', `/api/v1/webhook_endpoints/${endpoint.id}/deliveries`, { key: store.keys.sk_test })).body.data as { status: string; attempt_log: unknown[] }[];
+    const received = () => hooks.received.map((webhook) => webhook.headers['webhook-id']);
+
+    beforeEach(async () => {
+      hooks = await startReceiver();
+      store = await createStore(api.services);
+      endpoint = await createEndpoint(api, store.keys.sk_test, { url: hooks.url });
+      task = startWebhookDeliveryJob({ ...api.services, config: { ...api.services.config, webhookDeliveryIntervalMs: 3_600_000 } });
+    });
+    afterEach(async () => {
+      await task.stop();
+      await hooks.close();
+    });
+
+    it('advance_clock past a failed attempt’s delay: the retry follows at once', async () => {
+      hooks.answers = [500];
+      const event = await writeEvent(api, store, {});
+      await advanceClock(store.keys.sk_test, 1);
+      await vi.waitFor(async () => expect((await deliveries())[0]).toMatchObject({ status: 'pending', attempt_log: [expect.objectContaining({ response_status: 500 })] }), { timeout: 10_000 });
+      await advanceClock(store.keys.sk_test, 5);
+      await vi.waitFor(() => expect(hooks.acknowledged.map((webhook) => webhook.headers['webhook-id'])).toEqual([event.id]), { timeout: 10_000 });
+      expect(received()).toEqual([event.id, event.id]);
+    });
+
+    it('enabling a disabled endpoint sends its backlog at once', async () => {
+      await api.request('PATCH', `/api/v1/webhook_endpoints/${endpoint.id}`, { key: store.keys.sk_test, body: { disabled: true } });
+      const event = await writeEvent(api, store, {});
+      await advanceClock(store.keys.sk_test, 1);
+      expect(await deliveries()).toMatchObject([{ status: 'pending', attempt_log: [] }]);
+      await api.request('PATCH', `/api/v1/webhook_endpoints/${endpoint.id}`, { key: store.keys.sk_test, body: { disabled: false } });
+      await vi.waitFor(() => expect(received()).toEqual([event.id]), { timeout: 10_000 });
+    });
+
+    it('a resend is sent at once', async () => {
+      const event = await writeEvent(api, store, {});
+      const response = await api.request('POST', `/api/v1/events/${event.id}/resend`, { key: store.keys.sk_test, body: { endpoint_id: endpoint.id } });
+      expect(response.status).toBe(201);
+      await vi.waitFor(() => expect(received()).toEqual([event.id, event.id]), { timeout: 10_000 });
+    });
   });
 });
