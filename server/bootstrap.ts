@@ -80,7 +80,7 @@ export async function bootstrapDemoStore(deps: { db: Database; clock: Clock; max
       flags: { suspended: false, liveApi: true, amountMode: false, taxCalculation: false, subscriptions: false },
     };
     for (const { license, ...product } of DEMO_PRODUCTS) {
-      const created = await createProduct({ db: tx, clock: deps.clock, maxProductsPerStore: deps.maxProductsPerStore }, subject, product);
+      const created = await createProduct({ db: tx, clock: deps.clock, wallClock: deps.clock, maxProductsPerStore: deps.maxProductsPerStore }, subject, product);
       if (license) await attachLicense({ db: tx, clock: deps.clock }, created.id);
     }
     return store;

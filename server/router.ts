@@ -1,5 +1,6 @@
 import { checkoutRouter } from './checkout/router';
 import { customersRouter } from './customers/router';
+import { eventsRouter } from './events/router';
 import { licensesRouter } from './licenses/router';
 import { ordersRouter } from './orders/router';
 import { portalRouter } from './portal/router';
@@ -22,6 +23,7 @@ export const appRouter = createRouter({
   webhookEndpoints: webhooksRouter,
   subscriptions: subscriptionsRouter,
   portal: portalRouter,
+  events: eventsRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -15,7 +15,9 @@ import {
 import packageJson from '../../package.json';
 import type { KeyAcceptance } from '../auth/service';
 import { API_PREFIX } from '../http/api-handler';
+import { EVENT_SCHEMAS, eventSchemaName } from '../events/schemas';
 import { appRouter } from '../router';
+import { EVENT_TYPES } from '../webhooks/events';
 import type { ApiMeta } from '../trpc';
 import { errorResponses, errorSchema, operationErrorCodes, retryAfterHeader, type OperationFacts } from './errors';
 import { isReference, type HttpMethod, type OpenAPIObject, type OperationObject, type ParameterObject, type ResponseObject, type SecuritySchemeObject } from './types';
@@ -39,8 +41,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Customers: 'Created or matched by email within a store and mode when a payment settles.',
   Licenses: 'License keys issued for paid lines of licensed products, and their validation.',
   Refunds: 'Full or partial refunds of paid orders, up to what remains, through the payment gateway.',
+  Events: 'Everything that happens in a store, in the order it was recorded: the same events that webhooks deliver, kept at least 30 days.',
   Webhooks:
-    'Endpoints that receive subscription events as signed Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, in order per object; with each endpoint’s delivery log.',
+    'Endpoints that receive events as signed Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, in order per object; with each endpoint’s delivery log.',
   Subscriptions:
     'Recurring billing: a subscription checkout is a signed, single-use hosted link where the customer enters a card; the first charge creates the subscription, then the service bills every cycle. Creating and cancelling need SUBSCRIPTIONS_ENABLED and the account’s `subscriptions` flag.',
   Portal: 'Expiring, read-only links through which a customer sees their orders, subscriptions and refunds without an account. The URL is returned once.',
@@ -76,6 +79,33 @@ const IDEMPOTENCY_KEY_PARAMETER: ParameterObject = {
     'Makes a retry safe: a repeat with the same key and body replays the original answer with status 200; the same key with a different body is 409 `idempotency_key_reused`.',
   schema: { type: 'string', minLength: 1, maxLength: 191 },
 };
+
+/** The Standard Webhooks headers of every delivery. */
+const WEBHOOK_HEADER_PARAMETERS = {
+  WebhookId: {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description: 'The event id, the same on every retry and resend: deduplicate on it.',
+    schema: { type: 'string' },
+  },
+  WebhookTimestamp: {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: 'Wall-clock time of this attempt, epoch seconds. Refuse messages far from your own clock.',
+    schema: { type: 'string' },
+  },
+  WebhookSignature: {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      '`v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<raw body>">` keyed with the endpoint secret; while a rolled secret overlaps, two signatures separated by a space, the new one first.',
+    schema: { type: 'string' },
+  },
+} satisfies Record<string, ParameterObject>;
+const WEBHOOK_HEADERS = Object.keys(WEBHOOK_HEADER_PARAMETERS);
 
 /** The keys the procedure base accepts (ApiMeta.auth), as OpenAPI alternatives. */
 function securityOf(auth: KeyAcceptance | undefined): Record<string, string[]>[] {
@@ -157,12 +187,41 @@ export function buildOpenApiDocument(baseUrl: string, router: OpenApiRouter = ap
   document.components = {
     schemas: { ...schemas, Error: errorSchema },
     headers: { RetryAfter: retryAfterHeader },
-    ...(operations.some((facts) => facts.meta.idempotent) ? { parameters: { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER } } : {}),
+    parameters: {
+      ...(operations.some((facts) => facts.meta.idempotent) ? { IdempotencyKey: IDEMPOTENCY_KEY_PARAMETER } : {}),
+      ...WEBHOOK_HEADER_PARAMETERS,
+    },
     securitySchemes: Object.fromEntries(Object.entries(SECURITY_SCHEMES).filter(([name]) => usedSchemes.has(name))),
   };
+  document.webhooks = eventWebhooks();
   const tags = [...new Set(operations.flatMap((facts) => facts.meta.openapi?.tags ?? []))];
   document.tags = tags.map((name) => (TAG_DESCRIPTIONS[name] ? { name, description: TAG_DESCRIPTIONS[name] } : { name }));
   return document;
+}
+
+/**
+ * Each event type as an OpenAPI webhook, so a client generated from the document types the
+ * payloads too. Their schemas are the members of `Event`, already among the components.
+ */
+function eventWebhooks(): NonNullable<OpenAPIObject['webhooks']> {
+  return Object.fromEntries(
+    EVENT_TYPES.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `webhook-${type}`,
+          summary: type,
+          description: EVENT_SCHEMAS[type].meta()?.description,
+          tags: ['Webhooks'],
+          // Sent by the service to the merchant: authenticated by its signature, not a key.
+          security: [],
+          parameters: WEBHOOK_HEADERS.map((name) => ({ $ref: `#/components/parameters/${name}` })),
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaName(type)}` } } } },
+          responses: { '200': { description: 'Any 2xx within 15 s counts as delivered; anything else is retried.' } },
+        },
+      },
+    ]),
+  );
 }
 
 const documents = new Map<string, OpenAPIObject>();

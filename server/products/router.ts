@@ -1,4 +1,5 @@
 import type { Subject } from '../auth/service';
+import type { Clock } from '../clock';
 import type { Context } from '../context';
 import { ApiError } from '../errors';
 import { createRouter, secretKeyProcedure } from '../trpc';
@@ -16,9 +17,10 @@ import { createProduct, deleteProduct, getProduct, listProducts, updateProduct, 
 
 const TAGS = ['Products'];
 
-const deps = (ctx: Context & { subject: Subject }): ProductDeps => ({
+const deps = (ctx: Context & { subject: Subject; wallClock: Clock }): ProductDeps => ({
   db: ctx.db,
   clock: ctx.clock,
+  wallClock: ctx.wallClock,
   maxProductsPerStore: ctx.config.maxProductsPerStore,
 });
 

@@ -17,12 +17,15 @@ import type {
   UpdateProductBody,
 } from './schemas';
 import { ownedBy, SCOPE_PLACEHOLDERS, type Scope } from '../kit/scope';
+import { recordEvent } from '../webhooks/events';
 
 type ProductRow = typeof products.$inferSelect;
 
 export interface ProductDeps {
   db: Database;
   clock: Clock;
+  /** Real time: when the events' first deliveries fall due. */
+  wallClock: Clock;
   maxProductsPerStore: number;
 }
 
@@ -158,6 +161,7 @@ export async function createProduct(deps: ProductDeps, subject: Subject, input: 
           updatedAt: now,
         })
         .returning();
+      await recordEvent(tx, { storeId: subject.storeId, livemode: subject.livemode, type: 'product.created', object: productView(created!), now, wallNow: deps.wallClock.now() });
       return created!;
     });
     return productView(row);
@@ -296,6 +300,15 @@ export async function updateProduct(deps: ProductDeps, subject: Subject, id: str
       const changes = productChanges(current, input, now);
       if (changes === null) return current;
       const [updated] = await tx.update(products).set(changes).where(and(eq(products.id, id), ownedBy(products, subject))).returning();
+      await recordEvent(tx, {
+        storeId: subject.storeId,
+        livemode: subject.livemode,
+        type: 'product.updated',
+        object: productView(updated!),
+        previous: productView(current),
+        now,
+        wallNow: deps.wallClock.now(),
+      });
       return updated!;
     });
     return productView(row);
@@ -313,7 +326,8 @@ export async function updateProduct(deps: ProductDeps, subject: Subject, id: str
  * rows: `on delete set null` detaches them from the product, as it must for orders and payment
  * links once those tables exist.
  */
-export async function deleteProduct(deps: Pick<ProductDeps, 'db' | 'clock'>, subject: Subject, id: string, options: { force: boolean }): Promise<DeletedProduct> {
+export async function deleteProduct(deps: Pick<ProductDeps, 'db' | 'clock' | 'wallClock'>, subject: Subject, id: string, options: { force: boolean }): Promise<DeletedProduct> {
+  const deleted: DeletedProduct = { id, object: 'product', deleted: true, livemode: subject.livemode };
   await deps.db.transaction(async (tx) => {
     const [locked] = await tx.select({ id: products.id }).from(products).where(and(eq(products.id, id), ownedBy(products, subject))).for('update');
     if (!locked) throw resourceMissing('product', id);
@@ -356,6 +370,7 @@ export async function deleteProduct(deps: Pick<ProductDeps, 'db' | 'clock'>, sub
       await tx.update(licenseKeys).set({ revokedAt: deps.clock.now() }).where(liveKeys);
     }
     await tx.delete(products).where(and(eq(products.id, id), ownedBy(products, subject)));
+    await recordEvent(tx, { storeId: subject.storeId, livemode: subject.livemode, type: 'product.deleted', object: deleted, now: deps.clock.now(), wallNow: deps.wallClock.now() });
   });
-  return { id, object: 'product', deleted: true, livemode: subject.livemode };
+  return deleted;
 }

@@ -1,0 +1,123 @@
+/**
+ * The public contract of events: each event type with the object it carries, the list query
+ * with its filters, and the list envelope. The same schemas describe webhook payloads.
+ */
+import { z } from 'zod';
+import { checkoutSessionSchema } from '../checkout/schemas';
+import { customerSchema, deletedCustomerSchema } from '../customers/schemas';
+import { orderSchema } from '../orders/schemas';
+import { portalSessionSchema } from '../portal/schemas';
+import { deletedProductSchema, productSchema } from '../products/schemas';
+import { refundSchema } from '../refunds/schemas';
+import { subscriptionSchema } from '../subscriptions/schemas';
+import { EVENT_TYPES, type EventType } from '../webhooks/events';
+
+/** The object each event type carries in `data.object`. */
+const EVENT_OBJECTS = {
+  'product.created': productSchema,
+  'product.updated': productSchema,
+  'product.deleted': deletedProductSchema,
+  'checkout.session.completed': checkoutSessionSchema,
+  'checkout.session.payment_failed': checkoutSessionSchema,
+  'checkout.session.expired': checkoutSessionSchema,
+  'order.paid': orderSchema,
+  'order.refunded': orderSchema,
+  'refund.created': refundSchema,
+  'refund.updated': refundSchema,
+  'customer.created': customerSchema,
+  'customer.deleted': deletedCustomerSchema,
+  'portal.session.created': portalSessionSchema,
+  'portal.session.revoked': portalSessionSchema,
+  'subscription.created': subscriptionSchema,
+  'subscription.updated': subscriptionSchema,
+  'subscription.payment_succeeded': subscriptionSchema,
+  'subscription.payment_failed': subscriptionSchema,
+  'subscription.past_due': subscriptionSchema,
+  'subscription.canceled': subscriptionSchema,
+  'subscription.expired': subscriptionSchema,
+} satisfies Record<EventType, z.ZodType>;
+
+/** `checkout.session.payment_failed` → `CheckoutSessionPaymentFailedEvent`. */
+export function eventSchemaName(type: EventType): string {
+  return `${type
+    .split(/[._]/)
+    .map((word) => word[0]!.toUpperCase() + word.slice(1))
+    .join('')}Event`;
+}
+
+function eventSchemaOf<T extends EventType>(type: T) {
+  const updated = type.endsWith('.updated');
+  return z
+    .object({
+      id: z.string().describe('`evt_test_…` or `evt_live_…`; also the `webhook-id` header of its deliveries.'),
+      object: z.literal('event'),
+      type: z.literal(type),
+      created: z.number().int().describe('When the change happened, on the store’s clock (its test clock in test mode).'),
+      livemode: z.boolean(),
+      sequence: z
+        .number()
+        .int()
+        .describe('The events of this object counted from 1 with no gap: a gap means an event is still to come, a repeat is a duplicate.'),
+      data: z.object({
+        object: EVENT_OBJECTS[type].describe('The object as the API returned it right after the change.'),
+        ...(updated
+          ? { previous_attributes: z.record(z.string(), z.unknown()).describe('Each top-level field that changed, with its value before.') }
+          : {}),
+      }),
+    })
+    .meta({ id: eventSchemaName(type), description: `Sent as \`${type}\`.` });
+}
+
+/** Each type's event schema: the members of `Event`, and the payloads of the document's webhooks. */
+export const EVENT_SCHEMAS = Object.fromEntries(EVENT_TYPES.map((type) => [type, eventSchemaOf(type)])) as unknown as {
+  [T in EventType]: ReturnType<typeof eventSchemaOf<T>>;
+};
+
+const [firstType, ...otherTypes] = EVENT_TYPES;
+export const eventSchema = z
+  .discriminatedUnion('type', [EVENT_SCHEMAS[firstType], ...otherTypes.map((type) => EVENT_SCHEMAS[type])])
+  .meta({ id: 'Event' });
+export type Event = z.infer<typeof eventSchema>;
+
+export const eventIdParam = z.string().min(1).describe('The event id, `evt_…`.');
+
+/** One type, or a prefix of types ending in `.*` (`checkout.session.*`). */
+export function isEventTypeFilter(value: string): boolean {
+  if (!value.endsWith('.*')) return (EVENT_TYPES as readonly string[]).includes(value);
+  const prefix = value.slice(0, -1);
+  return EVENT_TYPES.some((type) => type.startsWith(prefix));
+}
+
+const epochSeconds = z.number().int().min(0);
+
+export const listEventsInput = z.strictObject({
+  limit: z.number().int().min(1).max(100).default(10).describe('Page size, 1–100; default 10.'),
+  starting_after: z.string().min(1).describe('An event id: the page of events recorded before it (the next page of the list).').optional(),
+  ending_before: z
+    .string()
+    .min(1)
+    .describe('An event id: the page of events recorded right after it, still newest first. Pass the newest event you have to follow the stream.')
+    .optional(),
+  type: z
+    .string()
+    .refine(isEventTypeFilter, 'must be an event type, or a prefix of types ending in `.*` such as `checkout.session.*`')
+    .describe('One event type, or a prefix ending in `.*` (`checkout.session.*`).')
+    .optional(),
+  object_id: z.string().min(1).describe('Only the events of this object.').optional(),
+  created_gte: epochSeconds.describe('Only events created at or after this time (epoch seconds).').optional(),
+  created_lte: epochSeconds.describe('Only events created at or before this time (epoch seconds).').optional(),
+});
+export type ListEventsQuery = z.infer<typeof listEventsInput>;
+
+export const retrieveEventInput = z.strictObject({ id: eventIdParam });
+
+export const eventListSchema = z
+  .object({
+    object: z.literal('list'),
+    data: z.array(eventSchema).describe('Newest first, in the order the events were recorded.'),
+    has_more: z.boolean().describe('Whether more events follow in the direction of the page (older with `starting_after`, newer with `ending_before`).'),
+    url: z.string(),
+    livemode: z.boolean(),
+  })
+  .meta({ id: 'EventList' });
+export type EventList = z.infer<typeof eventListSchema>;
