@@ -16,6 +16,7 @@ import { sha256Hex } from '@/server/ids';
 import { isAbsoluteHttpUrl } from '@/server/kit/fields';
 import { DELIVERY_TIMEOUT_MS, webhookHeaders } from '@/server/webhooks/delivery';
 import { EVENT_TYPES } from '@/server/webhooks/events';
+import { isEventTypeFilter } from '@/server/events/schemas';
 import { sendWebhook } from '@/server/webhooks/sender';
 import { onStopSignal } from './stop-signals';
 
@@ -66,7 +67,6 @@ class ApiAnswer extends Error {
   constructor(
     readonly status: number,
     readonly code: string | undefined,
-    readonly param: string | undefined,
     message: string,
   ) {
     super(message);
@@ -92,7 +92,7 @@ function options() {
   const events = parsed.events?.split(',').map((type) => type.trim()).filter(Boolean);
   // One type, or a prefix of types ending in `.*`, as the API's `type` filter takes them.
   const matches = (filter: string, type: string) => type === filter || (filter.endsWith('.*') && type.startsWith(filter.slice(0, -1)));
-  const unknown = events?.filter((filter) => !EVENT_TYPES.some((type) => matches(filter, type)));
+  const unknown = events?.filter((filter) => !isEventTypeFilter(filter));
   if (unknown?.length) throw new Exit(`Unknown event type ${unknown.join(', ')}; the types are: ${EVENT_TYPES.join(', ')}.`, 2);
   return { forwardTo, apiKey, serviceUrl, wanted: (type: string) => !events?.length || events.some((filter) => matches(filter, type)) };
 }
@@ -113,8 +113,8 @@ async function listEvents(query: Record<string, string>): Promise<EventPage> {
     headers: { authorization: `Bearer ${apiKey}` },
     signal: AbortSignal.timeout(API_TIMEOUT_MS),
   });
-  const body = (await response.json().catch(() => undefined)) as { error?: { code?: string; param?: string; message?: string } } | undefined;
-  if (!response.ok) throw new ApiAnswer(response.status, body?.error?.code, body?.error?.param, body?.error?.message ?? response.statusText);
+  const body = (await response.json().catch(() => undefined)) as { error?: { code?: string; message?: string } } | undefined;
+  if (!response.ok) throw new ApiAnswer(response.status, body?.error?.code, body?.error?.message ?? response.statusText);
   return body as EventPage;
 }
 
