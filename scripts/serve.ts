@@ -1,7 +1,8 @@
 /**
  * The production server behind `npm start` (scripts/start.mjs runs it after building):
- * migrations and bootstrap first, then Next behind a small node:http front. The public API goes
- * straight to its handler: through Next's request pipeline it served a third less (checkout) to
+ * migrations and bootstrap first, then Next behind a small node:http front. The public API
+ * (REST under /api/v1, tRPC under /api/trpc) goes straight to its handler: through Next's
+ * request pipeline it served a third less (checkout) to
  * half (product list) of the requests.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -38,7 +39,7 @@ function setClientAddress(req: IncomingMessage): void {
   req.headers['x-forwarded-for'] = appendedByProxy || req.socket.remoteAddress || 'unknown';
 }
 
-/** Paths without a route file of their own under app/api/v1 (Next serves those, as `next dev` does). */
+/** /api/trpc, and /api/v1 paths without a route file of their own (Next serves those, as `next dev` does). */
 const isApiPath = createApiPathMatcher(path.join(process.cwd(), 'app'));
 
 function isApiRequest(req: IncomingMessage): boolean {
@@ -91,7 +92,7 @@ async function startApp() {
   const handle = app.getRequestHandler();
   handleReady = (req, res) => {
     setClientAddress(req);
-    // Next's build of the handler (the one app/api/v1/[...path]/route.ts serves): instrumentation.ts
+    // Next's build of the handler (the one the /api/v1 and /api/trpc route files serve): instrumentation.ts
     // publishes it when Next prepares its server, on the first request; until then Next routes.
     const getApiHandler = publishedApiHandler();
     const handled = getApiHandler && isApiRequest(req) ? getApiHandler().then((api) => api.node(req, res)) : handle(req, res);

@@ -4,7 +4,8 @@ import { loadConfig, type Config } from './config';
 import type { Services } from './context';
 import { ensureSecrets } from './bootstrap';
 import { createGateways } from './gateway';
-import { createApiHandlerFor, type ApiHandler } from './http/api-handler';
+import { createApiHandlerFor } from './http/api-handler';
+import type { ApiHandler } from './http/transport';
 import { startBackgroundTasks, type PeriodicTask } from './background';
 import { BACKGROUND_TASKS } from './background-tasks';
 import { createRateLimits } from './rate-limit/service';
@@ -28,7 +29,7 @@ export async function createServices(configured: Config): Promise<{ services: Se
   return { services: { db: database.db, clock: systemClock, config, rateLimits, gateways }, database };
 }
 
-/** The REST API of /api/v1: every domain's procedures behind the HTTP front. */
+/** The API: every domain's procedures behind the HTTP front, as REST under /api/v1 and over tRPC under /api/trpc. */
 export function createApiHandler(services: Services): ApiHandler {
   return createApiHandlerFor(appRouter, services);
 }

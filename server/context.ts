@@ -1,3 +1,4 @@
+import type { TRPCError } from '@trpc/server';
 import type { Database } from '@/db/client';
 import type { Clock } from './clock';
 import type { Config } from './config';
@@ -32,8 +33,31 @@ export interface RequestState {
   responseHeaders: Record<string, string>;
 }
 
+/** One call of a request over /api/trpc, as the procedure base sees it. */
+export interface RpcCall {
+  /** The procedure's path, `products.list`. */
+  path: string;
+  type: 'query' | 'mutation' | 'subscription';
+  /** Its place in the batch. */
+  batchIndex: number;
+  getRawInput(): Promise<unknown>;
+}
+
+/** What the /api/trpc handler adds to the context (server/http/trpc-handler.ts). */
+export interface RpcTransport {
+  /**
+   * The request state of one call: a batch carries several, each with its own status and body
+   * (its input). Throws when the call is refused before its procedure runs (the per-IP limit).
+   */
+  callRequest(call: RpcCall): Promise<RequestState>;
+  /** The API error a failed call answers: errors over /api/trpc carry the API's codes. */
+  apiErrorOf(error: TRPCError): ApiError;
+}
+
 export interface Context extends Services {
   request: RequestState;
+  /** Set for calls over /api/trpc only. */
+  rpc?: RpcTransport;
 }
 
 /** Pure context construction, so tests can build one without HTTP. */

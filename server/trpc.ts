@@ -3,13 +3,14 @@
  * operation carries (its OpenAPI route, success status, idempotency), and the procedure bases
  * that add authentication, rate limits, the store's clock and the `Idempotency-Key`.
  */
-import { initTRPC } from '@trpc/server';
+import { initTRPC, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import { authenticateRequest, type KeyAcceptance, type Subject } from './auth/service';
 import { readIdempotencyKey, type IdempotentRequest } from './kit/idempotency';
 import { storeClock } from './clock';
-import type { Context, RequestState } from './context';
-import type { ErrorCode } from './errors';
+import type { Context, RequestState, RpcCall } from './context';
+import type { ErrorBody, ErrorCode } from './errors';
 
 export interface ApiMeta extends OpenApiMeta {
   /** Status of a successful answer; 201 on creates. */
@@ -30,19 +31,57 @@ export interface ApiMeta extends OpenApiMeta {
   idempotent?: true;
 }
 
-const t = initTRPC.context<Context>().meta<ApiMeta>().create();
+const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  402: 'PAYMENT_REQUIRED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'TOO_MANY_REQUESTS',
+  503: 'SERVICE_UNAVAILABLE',
+};
+
+/** The tRPC error code of an HTTP status. */
+export function trpcErrorCode(status: number): TRPC_ERROR_CODE_KEY {
+  return TRPC_CODE_BY_STATUS[status] ?? 'INTERNAL_SERVER_ERROR';
+}
+
+/** `error.data` over /api/trpc: the API's error envelope without its message, and the status it answers. */
+export type RpcErrorData = Omit<ErrorBody['error'], 'message'> & { httpStatus: number };
+
+const t = initTRPC.context<Context>().meta<ApiMeta>().create({
+  // No stack trace in any error, in development neither.
+  isDev: false,
+  errorFormatter: ({ shape, error, ctx }) => {
+    // The operator's router keeps tRPC's own shape.
+    if (!ctx?.rpc) return shape;
+    const apiError = ctx.rpc.apiErrorOf(error);
+    const { message, ...fields } = apiError.toBody().error;
+    const data: RpcErrorData = { ...fields, httpStatus: apiError.status };
+    return { code: TRPC_ERROR_CODES_BY_KEY[trpcErrorCode(apiError.status)], message, data };
+  },
+});
 
 export const createRouter = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-function recordSuccessStatus(ctx: Context, meta: ApiMeta | undefined): void {
-  if (meta?.successStatus && ctx.request.successStatus === undefined) ctx.request.successStatus = meta.successStatus;
+function recordSuccessStatus(request: RequestState, meta: ApiMeta | undefined): void {
+  if (meta?.successStatus && request.successStatus === undefined) request.successStatus = meta.successStatus;
+}
+
+/** This call's request state: the request's own on REST; over /api/trpc each call of a batch has one. */
+function callRequest(ctx: Context, call: RpcCall): Promise<RequestState> | RequestState {
+  return ctx.rpc ? ctx.rpc.callRequest(call) : ctx.request;
 }
 
 /** No API key: the admin router adds its own token check. */
-export const publicProcedure = t.procedure.use(({ ctx, meta, next }) => {
-  recordSuccessStatus(ctx, meta);
-  return next();
+export const publicProcedure = t.procedure.use(async ({ ctx, meta, next, ...call }) => {
+  const request = await callRequest(ctx, call);
+  recordSuccessStatus(request, meta);
+  return next({ ctx: { request } });
 });
 
 /** Whether the store may use an operation at all (a switch of the platform or of the store); throws if not. */
@@ -55,8 +94,9 @@ function idempotentRequest(request: RequestState): IdempotentRequest | undefined
 }
 
 /**
- * In order: the key, its rate limits, the operation's gate, then the `Idempotency-Key` of an
- * `idempotent` operation, all before the body is validated. A key names one store and
+ * In order (after the call's own request state over /api/trpc): the key, its rate limits, the
+ * operation's gate, then the `Idempotency-Key` of an `idempotent` operation, all before the body
+ * is validated. A key names one store and
  * environment: from here on `ctx.clock` is that store's clock (its test clock in test mode) and
  * `ctx.wallClock` the real time, for work that runs on the wall clock (webhook delivery, moving
  * the test clock itself). A create that replays its key answers 200.
@@ -65,15 +105,17 @@ function idempotentRequest(request: RequestState): IdempotentRequest | undefined
  * request.
  */
 function keyProcedure(accept: KeyAcceptance, gate?: Gate) {
-  return t.procedure.meta({ auth: accept }).use(async ({ ctx, meta, next }) => {
-    recordSuccessStatus(ctx, meta);
+  return t.procedure.meta({ auth: accept }).use(async ({ ctx: requestCtx, meta, next, ...call }) => {
+    const request = await callRequest(requestCtx, call);
+    const ctx = request === requestCtx.request ? requestCtx : { ...requestCtx, request };
+    recordSuccessStatus(request, meta);
     const subject = await authenticateRequest(ctx, accept);
     await ctx.rateLimits.consume('key', subject.keyId);
     if (meta?.writeLimit === 'product') await ctx.rateLimits.consume('productWrite', subject.keyId);
     gate?.(ctx, subject);
-    const idempotency = meta?.idempotent ? idempotentRequest(ctx.request) : undefined;
-    const result = await next({ ctx: { subject, clock: storeClock(ctx.clock, subject), wallClock: ctx.clock, idempotency } });
-    if (idempotency?.replayed) ctx.request.successStatus = 200;
+    const idempotency = meta?.idempotent ? idempotentRequest(request) : undefined;
+    const result = await next({ ctx: { request, subject, clock: storeClock(ctx.clock, subject), wallClock: ctx.clock, idempotency } });
+    if (idempotency?.replayed) request.successStatus = 200;
     return result;
   });
 }

@@ -1,7 +1,7 @@
-import { TRPCError, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
+import { TRPCError } from '@trpc/server';
 import { ApiError } from '../errors';
 import { productSchema } from '../products/schemas';
-import { createRouter, publicProcedure } from '../trpc';
+import { createRouter, publicProcedure, trpcErrorCode } from '../trpc';
 import {
   attachFileInput,
   attachLicenseInput,
@@ -17,17 +17,6 @@ import {
   updateStoreAsOperator,
   verifyAdminRequest,
 } from './service';
-
-const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
-  400: 'BAD_REQUEST',
-  401: 'UNAUTHORIZED',
-  403: 'FORBIDDEN',
-  404: 'NOT_FOUND',
-  409: 'CONFLICT',
-  413: 'PAYLOAD_TOO_LARGE',
-  429: 'TOO_MANY_REQUESTS',
-  503: 'SERVICE_UNAVAILABLE',
-};
 
 /**
  * Operator-only procedures. No OpenAPI meta, so they never appear in the public document.
@@ -45,7 +34,7 @@ const adminProcedure = publicProcedure.use(async ({ ctx, next }) => {
   // Domain errors (e.g. resource_missing) keep their message and get the matching tRPC code.
   if (!result.ok && result.error.cause instanceof ApiError) {
     const cause = result.error.cause;
-    throw new TRPCError({ code: TRPC_CODE_BY_STATUS[cause.status] ?? 'INTERNAL_SERVER_ERROR', message: cause.message, cause });
+    throw new TRPCError({ code: trpcErrorCode(cause.status), message: cause.message, cause });
   }
   return result;
 });

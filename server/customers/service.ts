@@ -7,6 +7,7 @@ import { revokeCustomerPortalSessions } from '../portal/service';
 import { newId } from '../ids';
 import type { Customer, DeletedCustomer } from './schemas';
 import { ownedBy, type Scope } from '../kit/scope';
+import { recordEvent, type EventTimes } from '../webhooks/events';
 
 type CustomerRow = typeof customers.$inferSelect;
 
@@ -36,12 +37,17 @@ function liveCustomer(subject: Scope, id: string) {
  * second waits for the first to commit and then does nothing, and its select (a new statement,
  * so a new snapshot under READ COMMITTED) finds the winner's row.
  */
-export async function customerFor(tx: Transaction, scope: Scope, email: string, now: Date): Promise<string> {
+export async function customerFor(tx: Transaction, scope: Scope, email: string, times: EventTimes): Promise<string> {
   const lowered = email.toLowerCase();
-  await tx
+  const [created] = await tx
     .insert(customers)
-    .values({ id: newId('cus', scope.livemode), storeId: scope.storeId, livemode: scope.livemode, email: lowered, createdAt: now })
-    .onConflictDoNothing();
+    .values({ id: newId('cus', scope.livemode), storeId: scope.storeId, livemode: scope.livemode, email: lowered, createdAt: times.now })
+    .onConflictDoNothing()
+    .returning();
+  if (created) {
+    await recordEvent(tx, { storeId: scope.storeId, livemode: scope.livemode, type: 'customer.created', object: customerView(created), ...times });
+    return created.id;
+  }
   const [customer] = await tx
     .select({ id: customers.id })
     .from(customers)
@@ -62,17 +68,20 @@ export async function getCustomer(db: Database, subject: Scope, id: string): Pro
  * freed (customers_email_unique only covers rows not deleted), so a later payment with the same
  * address creates a new customer rather than reviving this one.
  */
-export async function deleteCustomer(deps: { db: Database; clock: Clock }, subject: Scope, id: string): Promise<DeletedCustomer> {
+export async function deleteCustomer(deps: { db: Database; clock: Clock; wallClock: Clock }, subject: Scope, id: string): Promise<DeletedCustomer> {
+  const deleted: DeletedCustomer = { id, object: 'customer', deleted: true, livemode: subject.livemode };
   await deps.db.transaction(async (tx) => {
-    const [deleted] = await tx
+    const times = { now: deps.clock.now(), wallNow: deps.wallClock.now() };
+    const [row] = await tx
       .update(customers)
-      .set({ deletedAt: deps.clock.now() })
+      .set({ deletedAt: times.now })
       .where(liveCustomer(subject, id))
       .returning({ id: customers.id });
-    if (!deleted) throw resourceMissing('customer', id);
+    if (!row) throw resourceMissing('customer', id);
     // Deleting a customer revokes their portal sessions at once, in this
     // transaction, so the delete and the revocation commit together.
-    await revokeCustomerPortalSessions(tx, subject, id, deps.clock.now());
+    await revokeCustomerPortalSessions(tx, subject, id, times);
+    await recordEvent(tx, { storeId: subject.storeId, livemode: subject.livemode, type: 'customer.deleted', object: deleted, ...times });
   });
-  return { id, object: 'customer', deleted: true, livemode: subject.livemode };
+  return deleted;
 }

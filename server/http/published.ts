@@ -1,4 +1,4 @@
-import type { ApiHandler } from './api-handler';
+import type { ApiHandler } from './transport';
 
 /**
  * scripts/serve.ts serves /api/v1 itself, without Next's request pipeline, yet with Next's own

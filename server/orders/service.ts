@@ -1,9 +1,9 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import type { Database } from '@/db/client';
+import type { Executor } from '@/db/client';
 import { licenseKeys, orderLines, orders, refunds } from '@/db/schema';
 import { epochSeconds } from '../clock';
 import { resourceMissing } from '../errors';
-import { refundView } from '../refunds/service';
+import { refundView } from '../refunds/view';
 import type { Order, OrderLine } from './schemas';
 import { ownedBy, type Scope } from '../kit/scope';
 
@@ -53,7 +53,7 @@ export function orderView(row: OrderRow, related: { lines: OrderLineRow[]; refun
  * GET /orders/{id}: unknown, foreign and other-environment ids answer alike. The order is found
  * first (scoped); its lines, refunds and keys are then read together, each still scoped.
  */
-export async function getOrder(db: Database, subject: Scope, id: string): Promise<Order> {
+export async function getOrder(db: Executor, subject: Scope, id: string): Promise<Order> {
   const [row] = await db.select().from(orders).where(and(eq(orders.id, id), ownedBy(orders, subject))).limit(1);
   if (!row) throw resourceMissing('order', id);
   const [lines, refundRows, keys] = await Promise.all([

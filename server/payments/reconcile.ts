@@ -1,9 +1,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import type { Database } from '@/db/client';
 import { paymentAttempts } from '@/db/schema';
-import type { Clock } from '../clock';
 import { chargeLookup, type Gateways } from '../gateway/types';
-import { OPEN_ATTEMPT_STATUSES, settleAttempt, type AttemptRow, type SessionRow } from './settle';
+import { OPEN_ATTEMPT_STATUSES, settleAttempt, type AttemptRow, type SessionRow, type SettleDeps } from './settle';
 
 export interface ReconcileSettings {
   /**
@@ -27,9 +25,7 @@ export interface ReconcileSettings {
 
 export const DEFAULT_RECONCILE_SETTINGS: ReconcileSettings = { staleAfterSeconds: 60, notFoundAfterSeconds: 120, abandonChallengeAfterSeconds: 3600 };
 
-export interface ReconcileDeps {
-  db: Database;
-  clock: Clock;
+export interface ReconcileDeps extends SettleDeps {
   gateways: Gateways;
   settings?: Partial<ReconcileSettings>;
 }
@@ -65,7 +61,7 @@ export async function resolveAttempt(deps: ReconcileDeps, attempt: AttemptRow): 
   }
   if (found === null && age < settings.notFoundAfterSeconds) return { settled: false, attempt };
   if (found?.status === 'requires_action' && age >= settings.abandonChallengeAfterSeconds) return withdrawChallenge(deps, attempt, found.paymentId);
-  const { attempt: settled, session } = await settleAttempt(deps.db, deps.clock, attempt.id, found);
+  const { attempt: settled, session } = await settleAttempt(deps, attempt.id, found);
   // A challenge still pending: the customer is sent back to it.
   if (settled.status === 'requires_action' && found?.status === 'requires_action') return { settled: true, attempt: settled, session, redirectUrl: found.redirectUrl };
   if (settled.status === 'requires_action') return { settled: false, attempt: settled };
@@ -84,7 +80,7 @@ export async function withdrawChallenge(deps: ReconcileDeps, attempt: AttemptRow
   } catch {
     return { settled: false, attempt };
   }
-  const { attempt: settled, session } = await settleAttempt(deps.db, deps.clock, attempt.id, outcome);
+  const { attempt: settled, session } = await settleAttempt(deps, attempt.id, outcome);
   return { settled: true, attempt: settled, session };
 }
 

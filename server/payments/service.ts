@@ -328,7 +328,7 @@ async function sendAttempt(deps: PaymentDeps, loaded: LoadedSession, attempt: At
     });
   } catch (error) {
     if (error instanceof GatewayRejectedError) {
-      await settleAttempt(deps.db, deps.clock, attempt.id, null);
+      await settleAttempt(deps, attempt.id, null);
       throw new ApiError('internal_error', 'The payment could not be sent to the payment gateway; nothing was charged.');
     }
     // A timeout or anything else unexpected: the charge may have happened. The attempt stays
@@ -339,7 +339,7 @@ async function sendAttempt(deps: PaymentDeps, loaded: LoadedSession, attempt: At
       .where(and(eq(paymentAttempts.id, attempt.id), eq(paymentAttempts.status, 'processing')));
     throw outcomeUnknown();
   }
-  const settled = await settleAttempt(deps.db, deps.clock, attempt.id, result);
+  const settled = await settleAttempt(deps, attempt.id, result);
   if (settled.attempt.status === 'abandoned') throw outcomeUnknown();
   return outcomeOf(deps, { settled: true, ...settled, redirectUrl: result.status === 'requires_action' ? result.redirectUrl : undefined });
 }

@@ -2,8 +2,12 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Database, Transaction } from '@/db/client';
 import { checkoutSessions, licenseKeys, orderLines, orders, paymentAttempts, stores } from '@/db/schema';
 import type { PaymentAttemptStatus } from '@/db/schema';
+import { checkoutSessionView } from '../checkout/service';
 import { storeClock, type Clock } from '../clock';
+import type { Config } from '../config';
 import { customerFor } from '../customers/service';
+import { getOrder } from '../orders/service';
+import { recordEvent, type EventTimes } from '../webhooks/events';
 import { newId } from '../ids';
 import type { ChargeResult } from '../gateway/types';
 import { generateLicenseKey } from './license-keys';
@@ -32,6 +36,14 @@ export function declineFailsSession(code: string | null): boolean {
 /** The outcome to record: a gateway result, or `null` when the gateway never received the charge. */
 export type AttemptOutcome = ChargeResult | null;
 
+export interface SettleDeps {
+  db: Database;
+  /** Wall clock; the session's store clock is derived from it (test clocks). */
+  clock: Clock;
+  /** For the session as the API shows it, in its events. */
+  config: Pick<Config, 'publicBaseUrl' | 'authSecret'>;
+}
+
 /**
  * Records an attempt's outcome and everything that follows from it, in one transaction with the
  * session row locked, exactly once: the attempt is re-read under the lock and only an attempt
@@ -39,8 +51,8 @@ export type AttemptOutcome = ChargeResult | null;
  * and the background reconciler may all settle the same attempt at once; one wins, the others
  * read its result.
  */
-export async function settleAttempt(db: Database, clock: Clock, attemptId: string, outcome: AttemptOutcome): Promise<{ attempt: AttemptRow; session: SessionRow }> {
-  return db.transaction(async (tx) => {
+export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome: AttemptOutcome): Promise<{ attempt: AttemptRow; session: SessionRow }> {
+  return deps.db.transaction(async (tx) => {
     const [attemptRef] = await tx.select().from(paymentAttempts).where(eq(paymentAttempts.id, attemptId));
     if (!attemptRef) throw new Error(`payment attempt ${attemptId} vanished`);
     const [locked] = await tx
@@ -54,8 +66,9 @@ export async function settleAttempt(db: Database, clock: Clock, attemptId: strin
     const [attempt] = await tx.select().from(paymentAttempts).where(eq(paymentAttempts.id, attemptId));
     if (!attempt || !isOpen(attempt.status)) return { attempt: attempt!, session: locked.session };
 
-    const wallNow = clock.now();
-    const storeNow = storeClock(clock, { livemode: locked.session.livemode, testClockOffsetSeconds: locked.offset }).now();
+    const wallNow = deps.clock.now();
+    const storeNow = storeClock(deps.clock, { livemode: locked.session.livemode, testClockOffsetSeconds: locked.offset }).now();
+    const times = { now: storeNow, wallNow };
     const session = locked.session;
 
     if (outcome === null) {
@@ -80,6 +93,7 @@ export async function settleAttempt(db: Database, clock: Clock, attemptId: strin
         .set({ paymentStatus: 'failed', failureCode: outcome.code })
         .where(eq(checkoutSessions.id, session.id))
         .returning();
+      await recordEvent(tx, { storeId: session.storeId, livemode: session.livemode, type: 'checkout.session.payment_failed', object: checkoutSessionView(failed!, deps), ...times });
       return { attempt: updated!, session: failed! };
     }
 
@@ -88,7 +102,7 @@ export async function settleAttempt(db: Database, clock: Clock, attemptId: strin
       .set({ status: 'succeeded', failureCode: null, ...card, updatedAt: wallNow })
       .where(eq(paymentAttempts.id, attemptId))
       .returning();
-    const completed = await fulfil(tx, session, storeNow, { brand: outcome.brand, last4: outcome.last4, paymentId: outcome.paymentId });
+    const completed = await fulfil(tx, deps, session, times, { brand: outcome.brand, last4: outcome.last4, paymentId: outcome.paymentId });
     return { attempt: updated!, session: completed };
   });
 }
@@ -98,15 +112,21 @@ export async function settleAttempt(db: Database, clock: Clock, attemptId: strin
  * license keys are issued. This runs even when the session passed its deadline meanwhile (a
  * charge in flight at expiry, or reconciled later): the customer paid, so they get what they paid for.
  */
-async function fulfil(tx: Transaction, session: SessionRow, now: Date, payment: { brand: string; last4: string; paymentId: string }): Promise<SessionRow> {
-  const scope = ownedBy(orders, session);
-  const [order] = await tx.select().from(orders).where(and(eq(orders.id, session.orderId), scope)).for('update');
+async function fulfil(
+  tx: Transaction,
+  deps: SettleDeps,
+  session: SessionRow,
+  times: EventTimes,
+  payment: { brand: string; last4: string; paymentId: string },
+): Promise<SessionRow> {
+  const now = times.now;
+  const [order] = await tx.select().from(orders).where(and(eq(orders.id, session.orderId), ownedBy(orders, session))).for('update');
   if (!order) throw new Error(`order ${session.orderId} of checkout session ${session.id} vanished`);
 
   // The session's customer_email, else the address typed on the hosted page (kept on the order
   // when the attempt began, so a later reconciliation still knows it).
   const email = (session.customerEmail ?? order.customerEmail)?.toLowerCase() ?? null;
-  const customerId = email ? await customerFor(tx, session, email, now) : null;
+  const customerId = email ? await customerFor(tx, session, email, times) : null;
 
   await tx
     .update(orders)
@@ -139,5 +159,8 @@ async function fulfil(tx: Transaction, session: SessionRow, now: Date, payment: 
     .set({ status: 'complete', paymentStatus: 'paid', completedAt: now, customerId, failureCode: null })
     .where(eq(checkoutSessions.id, session.id))
     .returning();
+  const scope = { storeId: session.storeId, livemode: session.livemode };
+  await recordEvent(tx, { ...scope, type: 'checkout.session.completed', object: checkoutSessionView(completed!, deps), ...times });
+  await recordEvent(tx, { ...scope, type: 'order.paid', object: await getOrder(tx, scope, order.id), ...times });
   return completed!;
 }

@@ -1,5 +1,5 @@
-import { and, eq, isNull } from 'drizzle-orm';
-import type { Database, Executor } from '@/db/client';
+import { and, eq, isNull, type SQL } from 'drizzle-orm';
+import type { Database, Executor, Transaction } from '@/db/client';
 import { customers, orders, portalSessions, subscriptions, type PortalScope } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
@@ -12,6 +12,7 @@ import { newId } from '../ids';
 import type { CreatePortalSessionInput, PortalSession } from './schemas';
 import { decryptPortalToken, encryptPortalToken, newPortalToken, portalTokenHash, portalUrl } from './token';
 import { ownedBy, type Scope } from '../kit/scope';
+import { recordEvent, type EventTimes } from '../webhooks/events';
 
 export type PortalSessionRow = typeof portalSessions.$inferSelect;
 
@@ -19,6 +20,8 @@ export interface PortalDeps {
   db: Database;
   /** The store's clock (server/clock.ts storeClock): expiry follows the test clock in test mode. */
   clock: Clock;
+  /** Real time: when the events' first deliveries fall due. */
+  wallClock: Clock;
   config: Pick<Config, 'publicBaseUrl' | 'authSecret'>;
 }
 
@@ -120,9 +123,10 @@ export async function createPortalSession(
     orderedFields: ['metadata'],
     now,
     resourceId: id,
-    create: async (executor) => {
-      const target = await resolveTarget(executor, subject, input);
-      const [row] = await executor
+    // A savepoint inside the idempotency key's transaction, else a transaction of its own.
+    create: (executor) => executor.transaction(async (tx) => {
+      const target = await resolveTarget(tx, subject, input);
+      const [row] = await tx
         .insert(portalSessions)
         .values({
           id,
@@ -136,8 +140,16 @@ export async function createPortalSession(
           expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, PORTAL_LIFETIME) * 1000),
         })
         .returning();
+      await recordEvent(tx, {
+        storeId: subject.storeId,
+        livemode: subject.livemode,
+        type: 'portal.session.created',
+        object: portalSessionView(row!, now),
+        now,
+        wallNow: deps.wallClock.now(),
+      });
       return portalSessionView(row!, now, portalUrl(deps.config.publicBaseUrl, token));
-    },
+    }),
     replay: async (replayedId) => {
       const row = await findPortalSession(deps.db, subject, replayedId);
       const sealed = portalStatus(row, now) === 'active' ? row.tokenCiphertext : null;
@@ -163,26 +175,28 @@ export async function getPortalSession(deps: Pick<PortalDeps, 'db' | 'clock'>, s
  * DELETE /portal/sessions/{id}: permanent. The page checks `revoked_at` on every
  * request, so the link stops resolving on the next one. Revoking twice keeps the first time.
  */
-export async function revokePortalSession(deps: Pick<PortalDeps, 'db' | 'clock'>, scope: Scope, id: string): Promise<PortalSession> {
-  const now = deps.clock.now();
-  const [revoked] = await deps.db
+export async function revokePortalSession(deps: Pick<PortalDeps, 'db' | 'clock' | 'wallClock'>, scope: Scope, id: string): Promise<PortalSession> {
+  const times = { now: deps.clock.now(), wallNow: deps.wallClock.now() };
+  const [revoked] = await deps.db.transaction((tx) =>
+    revokePortalSessions(tx, scope, and(eq(portalSessions.id, id), ownedBy(portalSessions, scope))!, times),
+  );
+  return portalSessionView(revoked ?? (await findPortalSession(deps.db, scope, id)), times.now);
+}
+
+/** Revokes the matching sessions not revoked yet, each with its `portal.session.revoked` event. */
+async function revokePortalSessions(tx: Transaction, scope: Scope, which: SQL, times: EventTimes): Promise<PortalSessionRow[]> {
+  const revoked = await tx
     .update(portalSessions)
-    .set({ revokedAt: now, tokenCiphertext: null })
-    .where(and(eq(portalSessions.id, id), ownedBy(portalSessions, scope), isNull(portalSessions.revokedAt)))
+    .set({ revokedAt: times.now, tokenCiphertext: null })
+    .where(and(which, isNull(portalSessions.revokedAt)))
     .returning();
-  return portalSessionView(revoked ?? (await findPortalSession(deps.db, scope, id)), now);
+  for (const row of revoked) {
+    await recordEvent(tx, { storeId: scope.storeId, livemode: scope.livemode, type: 'portal.session.revoked', object: portalSessionView(row, times.now), ...times });
+  }
+  return revoked;
 }
 
 /** Deleting a customer revokes their portals at once; called inside the delete's transaction. */
-export async function revokeCustomerPortalSessions(executor: Executor, scope: Scope, customerId: string, now: Date): Promise<void> {
-  await executor
-    .update(portalSessions)
-    .set({ revokedAt: now, tokenCiphertext: null })
-    .where(
-      and(
-        eq(portalSessions.customerId, customerId),
-        ownedBy(portalSessions, scope),
-        isNull(portalSessions.revokedAt),
-      ),
-    );
+export async function revokeCustomerPortalSessions(tx: Transaction, scope: Scope, customerId: string, times: EventTimes): Promise<void> {
+  await revokePortalSessions(tx, scope, and(eq(portalSessions.customerId, customerId), ownedBy(portalSessions, scope))!, times);
 }

@@ -75,7 +75,8 @@ export async function reconcilePendingRefunds(deps: RefundReconcileDeps, options
       await deps.db.update(refunds).set({ checkedAt: deps.clock.now() }).where(eq(refunds.id, refund.id));
       if (result === null) continue;
     }
-    if ((await settleRefund(deps.db, { storeId: refund.storeId, livemode: refund.livemode }, refund.id, result)).settled && result.status !== 'pending') settled += 1;
+    const times = { now: storeClock(deps.clock, refund).now(), wallNow: deps.clock.now() };
+    if ((await settleRefund(deps.db, { storeId: refund.storeId, livemode: refund.livemode }, refund.id, result, times)).settled && result.status !== 'pending') settled += 1;
   }
   return settled;
 }

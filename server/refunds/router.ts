@@ -14,6 +14,6 @@ export const refundsRouter = createRouter({
     .input(createRefundInput)
     .output(refundSchema)
     .mutation(({ ctx, input }) =>
-      createRefund({ db: ctx.db, clock: ctx.clock, gateway: ctx.gateways[ctx.subject.livemode ? 'live' : 'test'] }, ctx.subject, input, ctx.idempotency),
+      createRefund({ db: ctx.db, clock: ctx.clock, wallClock: ctx.wallClock, gateway: ctx.gateways[ctx.subject.livemode ? 'live' : 'test'] }, ctx.subject, input, ctx.idempotency),
     ),
 });

@@ -1,35 +1,28 @@
 import { and, eq, isNull, or } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '@/db/client';
 import { orders, refunds, type OrderStatus } from '@/db/schema';
-import { epochSeconds, type Clock } from '../clock';
+import type { Clock } from '../clock';
 import { ApiError, resourceMissing } from '../errors';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway, type RefundRequest, type RefundResult } from '../gateway/types';
 import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { newId } from '../ids';
 import type { CreateRefundInput, Refund } from './schemas';
 import { ownedBy, type Scope } from '../kit/scope';
+import { getOrder } from '../orders/service';
+import { recordEvent, type EventTimes } from '../webhooks/events';
+import { refundView, type RefundRow } from './view';
 
-export type RefundRow = typeof refunds.$inferSelect;
 
 export interface RefundDeps {
   db: Database;
+  /** The store's clock: a refund's `created`. */
   clock: Clock;
+  /** Real time: when the events' first deliveries fall due. */
+  wallClock: Clock;
   /** The gateway of the subject's environment: test refunds never reach the live acquirer. */
   gateway: PaymentGateway;
 }
 
-export function refundView(row: RefundRow): Refund {
-  return {
-    id: row.id,
-    object: 'refund',
-    livemode: row.livemode,
-    order_id: row.orderId,
-    amount: row.amount,
-    currency: 'eur',
-    status: row.status,
-    created: epochSeconds(row.createdAt),
-  };
-}
 
 function lockOrder(tx: Transaction, subject: Scope, orderId: string) {
   return tx
@@ -87,6 +80,7 @@ async function reserveRefund(executor: Executor, deps: RefundDeps, subject: Scop
       .returning();
     const refunded = order.amountRefunded + amount;
     await tx.update(orders).set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order.amountTotal) }).where(eq(orders.id, order.id));
+    await recordEvent(tx, { storeId: subject.storeId, livemode: subject.livemode, type: 'refund.created', object: refundView(refund!), now: refund!.createdAt, wallNow: deps.wallClock.now() });
     return { refund: refund!, paymentId: order.gatewayPaymentId };
   });
 }
@@ -136,6 +130,7 @@ export async function settleRefund(
   subject: Scope,
   refundId: string,
   result: RefundOutcome,
+  times: EventTimes,
 ): Promise<{ refund: RefundRow; settled: boolean }> {
   return db.transaction(async (tx) => {
     const [settled] = await tx
@@ -159,11 +154,24 @@ export async function settleRefund(
       const refunded = order!.amountRefunded - settled.amount;
       await tx.update(orders).set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order!.amountTotal) }).where(eq(orders.id, settled.orderId));
     }
+    if (result.status !== 'pending') {
+      const scope = { storeId: subject.storeId, livemode: subject.livemode };
+      const previous = refundView({ ...settled, status: 'pending' });
+      await recordEvent(tx, { ...scope, type: 'refund.updated', object: refundView(settled), previous, ...times });
+      if (result.status === 'succeeded') {
+        // The order counted the amount as refunded from the reservation on; now the money has
+        // moved. Its lock orders this event among the order's others (two refunds settling at once).
+        await lockOrder(tx, subject, settled.orderId);
+        await recordEvent(tx, { ...scope, type: 'order.refunded', object: await getOrder(tx, scope, settled.orderId), ...times });
+      }
+    }
     return { refund: settled, settled: true };
   });
 }
 
 const CREATE_OPERATION = 'refund.create';
+
+const eventTimes = (deps: RefundDeps): EventTimes => ({ now: deps.clock.now(), wallNow: deps.wallClock.now() });
 
 async function readRefund(db: Database, subject: Scope, id: string): Promise<RefundRow> {
   const [row] = await db
@@ -218,7 +226,7 @@ export async function createRefund(
   } catch (error) {
     // Refused before any money moved (e.g. no acquirer credentials): a known outcome, recorded as failed.
     if (error instanceof GatewayRejectedError) {
-      const { refund } = await settleRefund(deps.db, subject, reserved.refund.id, { status: 'failed', refundId: null });
+      const { refund } = await settleRefund(deps.db, subject, reserved.refund.id, { status: 'failed', refundId: null }, eventTimes(deps));
       return refundView(refund);
     }
     if (error instanceof GatewayTimeoutError) {
@@ -229,6 +237,6 @@ export async function createRefund(
     }
     throw error;
   }
-  const { refund } = await settleRefund(deps.db, subject, reserved.refund.id, result);
+  const { refund } = await settleRefund(deps.db, subject, reserved.refund.id, result, eventTimes(deps));
   return refundView(refund);
 }

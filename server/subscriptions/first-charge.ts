@@ -316,7 +316,7 @@ export async function settleFirstCharge(
     }
 
     await tx.update(subscriptionCharges).set({ status: 'succeeded', failureCode: null, ...card, settledAt: wallNow }).where(eq(subscriptionCharges.id, chargeId));
-    const customerId = await customerFor(tx, current, current.customerEmail, now);
+    const customerId = await customerFor(tx, current, current.customerEmail, times);
     const periodEnd = periodBoundary(now, current.interval, current.intervalCount, 1);
     const [active] = await tx
       .update(subscriptions)

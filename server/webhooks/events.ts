@@ -56,6 +56,12 @@ export interface EventEnvelope {
   data: { object: EventObject; previous_attributes?: Record<string, unknown> };
 }
 
+/** When a change happened: the store's clock (the event's `created`) and the real time (its first delivery). */
+export interface EventTimes {
+  now: Date;
+  wallNow: Date;
+}
+
 export interface RecordEventInput {
   storeId: string;
   livemode: boolean;

@@ -29,13 +29,18 @@ beforeAll(async () => {
 
 afterAll(() => rm(appDir, { recursive: true, force: true }));
 
-describe('which /api/v1 paths the API handler serves', () => {
+describe('which /api/v1 and /api/trpc paths the API handler serves', () => {
   it('a new route file under app/api/v1 is served by Next, not the handler, without listing it anywhere', () => {
     const isApiPath = createApiPathMatcher(appDir);
     for (const own of ['/api/v1/openapi.json', '/api/v1/widgets/w_1/refresh', '/api/v1/health', '/api/v1/files/a', '/api/v1/files/a/b']) expect(isApiPath(own), own).toBe(false);
     for (const handled of ['/api/v1/products', '/api/v1/products/prod_1', '/api/v1/widgets/w_1', '/api/v1/widgets/w_1/refresh/x', '/api/v1/openapi.jsonx', '/api/v1/files', '/api/v1/_drafts/preview'])
       expect(isApiPath(handled), handled).toBe(true);
-    for (const elsewhere of ['/api/admin/trpc/store.create', '/checkout/cs_test_1', '/api/v10/products']) expect(isApiPath(elsewhere), elsewhere).toBe(false);
+    for (const elsewhere of ['/api/admin/trpc/store.create', '/checkout/cs_test_1', '/api/v10/products', '/api/trpcx/products.list']) expect(isApiPath(elsewhere), elsewhere).toBe(false);
+  });
+
+  it('every /api/trpc path is the handler’s, batches included', () => {
+    const isApiPath = createApiPathMatcher(appDir);
+    for (const handled of ['/api/trpc', '/api/trpc/products.list', '/api/trpc/products.list,products.retrieve']) expect(isApiPath(handled), handled).toBe(true);
   });
 
   it('the route files of this app: the OpenAPI document and the confirm endpoint are Next’s, the rest is the handler’s', () => {

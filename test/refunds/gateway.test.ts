@@ -34,7 +34,7 @@ function gatewayAnswering(refund: (request: RefundRequest) => Promise<RefundResu
   return { ...api.services.gateways.test, refund };
 }
 
-const deps = (gateway: PaymentGateway): RefundDeps => ({ db: api.services.db, clock: api.clock, gateway });
+const deps = (gateway: PaymentGateway): RefundDeps => ({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway });
 
 describe('refunds through the gateway (deterministic idempotency keys)', () => {
   it('each refund of an order goes to the order’s payment with the key refund:<refund id>:1', async () => {

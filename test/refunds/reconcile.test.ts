@@ -52,7 +52,7 @@ const neverReached = () =>
 
 async function timedOutRefund(orderAmount: number, via: PaymentGateway) {
   const order = await insertOrder(api, store, { lines: [{ unitAmount: orderAmount }] });
-  const error = await createRefund({ db: api.services.db, clock: api.clock, gateway: via }, scope(), { order_id: order.id }).catch((caught: unknown) => caught);
+  const error = await createRefund({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway: via }, scope(), { order_id: order.id }).catch((caught: unknown) => caught);
   expect((error as ApiError).code).toBe('payment_outcome_unknown');
   const read = await api.request('GET', `/api/v1/orders/${order.id}`, { key: store.key });
   const [refund] = read.body.refunds as { id: string; status: string }[];
@@ -187,7 +187,7 @@ describe('live refunds (msw replay of Stripe)', () => {
 
   async function liveRefund(amount: number, refundAmount?: number, via: PaymentGateway = live) {
     const order = await insertOrder(api, store, { livemode: true, lines: [{ unitAmount: amount }] });
-    const deps = { db: api.services.db, clock: api.clock, gateway: via };
+    const deps = { db: api.services.db, clock: api.clock, wallClock: api.clock, gateway: via };
     const created = await createRefund(deps, { storeId: store.id, livemode: true }, { order_id: order.id, ...(refundAmount ? { amount: refundAmount } : {}) }).catch((error: unknown) => error);
     return { order, created };
   }

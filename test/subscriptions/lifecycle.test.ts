@@ -98,7 +98,7 @@ describe('events as a real receiver verifies them (standardwebhooks)', () => {
   it('subscription.created and subscription.canceled arrive signed, with data.object as GET returns it', async () => {
     const receiver = await startReceiver();
     try {
-      const endpoint = await api.request('POST', '/api/v1/webhook_endpoints', { key, body: { url: receiver.url } });
+      const endpoint = await api.request('POST', '/api/v1/webhook_endpoints', { key, body: { url: receiver.url, events: ['subscription.created', 'subscription.canceled'] } });
       expect(endpoint.status).toBe(201);
       const { subscription } = await subscribe(api, key, CARDS.approved, { ...PLAN, metadata: { order: 'A-17' } });
       const canceled = (await api.request('DELETE', `${SUBSCRIPTIONS}/${subscription.id}`, { key })).body;

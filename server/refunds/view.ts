@@ -1,0 +1,19 @@
+/** The API shape of a refund, apart from the service so orders can show their refunds. */
+import type { refunds } from '@/db/schema';
+import { epochSeconds } from '../clock';
+import type { Refund } from './schemas';
+
+export type RefundRow = typeof refunds.$inferSelect;
+
+export function refundView(row: RefundRow): Refund {
+  return {
+    id: row.id,
+    object: 'refund',
+    livemode: row.livemode,
+    order_id: row.orderId,
+    amount: row.amount,
+    currency: 'eur',
+    status: row.status,
+    created: epochSeconds(row.createdAt),
+  };
+}
