@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { SUBSCRIPTION_EVENT_TYPES } from '@/server/webhooks/events';
 import { adminClient, callService, freePort, payOnHostedPage, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
 import { CARDS, PLAN } from '../subscriptions/support';
 import { startReceiver, type Receiver } from './support';
@@ -37,7 +38,7 @@ afterAll(async () => {
 describe('npm start delivers webhooks', () => {
   it('a subscription’s events reach a receiver that fails once: signed, retried, each acknowledged exactly once, logged', async () => {
     receiver.answers = [500];
-    const endpoint = await request('POST', '/api/v1/webhook_endpoints', { url: receiver.url });
+    const endpoint = await request('POST', '/api/v1/webhook_endpoints', { url: receiver.url, events: [...SUBSCRIPTION_EVENT_TYPES] });
     expect(endpoint.status).toBe(201);
     const checkout = await request('POST', '/api/v1/subscriptions', { ...PLAN, metadata: { order_ref: 'E2E-1' } });
     expect(checkout.status).toBe(201);
