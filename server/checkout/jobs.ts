@@ -2,5 +2,6 @@
 import { checkoutSessions } from '@/db/schema';
 import type { DueJob } from '../due-jobs';
 import { expireDueRows } from '../kit/expiry';
+import { expireCheckoutSessions } from './expiry';
 
-export const expireCheckoutSessionsDueJob: DueJob = ({ db }, scope, now) => expireDueRows(db, checkoutSessions, scope, now);
+export const expireCheckoutSessionsDueJob: DueJob = ({ db }, scope, now) => expireDueRows(db, checkoutSessions, scope, now, expireCheckoutSessions);

@@ -13,6 +13,7 @@ import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { normalizeMetadata } from '../kit/metadata';
 import type { CheckoutSession, CreateCheckoutSessionInput } from './schemas';
 import { clampExpiry, withExpiryApplied, type Lifetime } from '../kit/expiry';
+import { expireCheckoutSessions } from './expiry';
 import { MAX_SESSION_TOTAL, resolveLines } from './lines';
 import { sumLines } from './tax';
 import { ownedBy, type Scope } from '../kit/scope';
@@ -68,7 +69,7 @@ export function checkoutSessionView(row: CheckoutSessionRow, deps: Pick<Checkout
 export async function findCheckoutSession(deps: Pick<CheckoutDeps, 'db' | 'clock'>, scope: Scope, id: string): Promise<CheckoutSessionRow> {
   const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), ownedBy(checkoutSessions, scope))).limit(1);
   if (!row) throw resourceMissing('checkout session', id);
-  return withExpiryApplied(deps.db, checkoutSessions, row, deps.clock.now());
+  return withExpiryApplied(deps.db, checkoutSessions, row, deps.clock.now(), expireCheckoutSessions);
 }
 
 /** GET /checkout/sessions/{id}: never the client secret. */
@@ -247,7 +248,7 @@ export async function createCheckoutSession(
     replay: async (id) => {
       const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), ownedBy(checkoutSessions, subject)));
       if (!row) throw resourceMissing('checkout session', id);
-      return withExpiryApplied(deps.db, checkoutSessions, row, now);
+      return withExpiryApplied(deps.db, checkoutSessions, row, now, expireCheckoutSessions);
     },
   });
   // The client secret is returned by the creation and by its replay, never by reads.
@@ -288,7 +289,7 @@ export async function confirmCheckoutSession(
       new ApiError('environment_mismatch', 'This session belongs to the other mode: use the publishable key of the same mode (test or live) as the session.'),
     );
   }
-  const session = await withExpiryApplied(deps.db, checkoutSessions, row, deps.clock.now());
+  const session = await withExpiryApplied(deps.db, checkoutSessions, row, deps.clock.now(), expireCheckoutSessions);
   if (session.status === 'expired') throw new ApiError('session_expired', 'This checkout session has expired. Create a new one.');
   if (session.status === 'complete') throw new ApiError('session_already_complete', 'This checkout session is already complete.');
   if (session.paymentStatus === 'failed') {
