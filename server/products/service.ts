@@ -16,6 +16,7 @@ import type {
   ProductList,
   UpdateProductBody,
 } from './schemas';
+import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { ownedBy, SCOPE_PLACEHOLDERS, type Scope } from '../kit/scope';
 
 type ProductRow = typeof products.$inferSelect;
@@ -121,46 +122,62 @@ function generateSku(): string {
   return `SKU-${randomBase62(16).toUpperCase()}`;
 }
 
-/** POST /products: the product and its price in one row, within the store's product limit. */
-export async function createProduct(deps: ProductDeps, subject: Subject, input: CreateProductInput): Promise<Product> {
+export const CREATE_OPERATION = 'product.create';
+
+/**
+ * POST /products: the product and its price in one row, within the store's product limit, under
+ * an optional `Idempotency-Key` (the key's row commits with the product; a refusal leaves it unused).
+ */
+export async function createProduct(deps: ProductDeps, subject: Subject, input: CreateProductInput, idempotency?: IdempotentRequest): Promise<Product> {
   const price = resolvePrice(input);
   const now = deps.clock.now();
+  const id = newId('prod', subject.livemode);
   try {
-    const row = await deps.db.transaction(async (tx) => {
-      // Serialises creates of one store and environment so the limit is exact under concurrency.
-      await lockUntilCommit(tx, `products:${subject.storeId}:${subject.livemode}`);
-      await assertBelowProductLimit(tx, subject, deps.maxProductsPerStore);
-      const [created] = await tx
-        .insert(products)
-        .values({
-          id: newId('prod', subject.livemode),
-          storeId: subject.storeId,
-          livemode: subject.livemode,
-          name: input.name,
-          description: input.description ?? null,
-          sku: input.sku ?? generateSku(),
-          type: input.type ?? 'digital',
-          showInStore: input.show_in_store ?? true,
-          images: input.images ?? [],
-          // Kept as sent: 0 stays 0 and null stays null, both meaning "no tax", so a
-          // merchant reads back exactly what it wrote.
-          taxRate: input.tax_rate ?? null,
-          taxInclusive: input.tax_inclusive ?? false,
-          priceId: newId('price', subject.livemode),
-          amount: input.amount,
-          priceMode: price.mode,
-          priceInterval: price.interval,
-          priceIntervalCount: price.intervalCount,
-          priceActive: input.active ?? true,
-          priceCreatedAt: now,
-          priceUpdatedAt: now,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      return created!;
+    const { result } = await createIdempotently({
+      db: deps.db,
+      scope: { storeId: subject.storeId, livemode: subject.livemode },
+      operation: CREATE_OPERATION,
+      request: idempotency,
+      now,
+      resourceId: id,
+      replay: (replayedId) => getProduct(deps, subject, replayedId),
+      create: (executor) =>
+        executor.transaction(async (tx) => {
+          // Serialises creates of one store and environment so the limit is exact under concurrency.
+          await lockUntilCommit(tx, `products:${subject.storeId}:${subject.livemode}`);
+          await assertBelowProductLimit(tx, subject, deps.maxProductsPerStore);
+          const [created] = await tx
+            .insert(products)
+            .values({
+              id,
+              storeId: subject.storeId,
+              livemode: subject.livemode,
+              name: input.name,
+              description: input.description ?? null,
+              sku: input.sku ?? generateSku(),
+              type: input.type ?? 'digital',
+              showInStore: input.show_in_store ?? true,
+              images: input.images ?? [],
+              // Kept as sent: 0 stays 0 and null stays null, both meaning "no tax", so a
+              // merchant reads back exactly what it wrote.
+              taxRate: input.tax_rate ?? null,
+              taxInclusive: input.tax_inclusive ?? false,
+              priceId: newId('price', subject.livemode),
+              amount: input.amount,
+              priceMode: price.mode,
+              priceInterval: price.interval,
+              priceIntervalCount: price.intervalCount,
+              priceActive: input.active ?? true,
+              priceCreatedAt: now,
+              priceUpdatedAt: now,
+              createdAt: now,
+              updatedAt: now,
+            })
+            .returning();
+          return productView(created!);
+        }),
     });
-    return productView(row);
+    return result;
   } catch (error) {
     // The unique index decides races between stores: the loser waits for the winner's commit, then fails here.
     return rethrowSkuCollision(error);
