@@ -1,6 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
 import { preparedPerShape, type Database, type Executor } from '@/db/client';
-import { checkoutSessions, orderLines, orders } from '@/db/schema';
+import { checkoutSessions, orderLines, orders, paymentAttempts } from '@/db/schema';
 import { recordAudit } from '../audit/service';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
@@ -11,8 +11,10 @@ import { newId } from '../ids';
 import { clientSecretFor, clientSecretHash, clientSecretMatches, signedLink, signingSecret } from '../kit/links';
 import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { normalizeMetadata } from '../kit/metadata';
-import type { CheckoutSession, CreateCheckoutSessionInput } from './schemas';
-import { clampExpiry, withExpiryApplied, type Lifetime } from '../kit/expiry';
+import type { CheckoutSession, CheckoutSessionList, CreateCheckoutSessionInput, ListCheckoutSessionsQuery } from './schemas';
+import { createdWithin, listEnvelope, listPage } from '../kit/list';
+import { OPEN_ATTEMPT_STATUSES } from '../payments/settle';
+import { clampExpiry, isDue, withExpiryApplied, type Lifetime } from '../kit/expiry';
 import { expireCheckoutSessions } from './expiry';
 import { MAX_SESSION_TOTAL, resolveLines } from './lines';
 import { sumLines } from './tax';
@@ -299,4 +301,67 @@ export async function confirmCheckoutSession(
     'three_d_secure_required',
     'This payment needs 3-D Secure authentication: send the customer to the session’s hosted `url` to enter the card there.',
   );
+}
+
+/** Sessions of one status as of `now`: an open session past its deadline counts as expired. */
+function hasStatus(status: CheckoutSessionRow['status'], now: Date): SQL {
+  const open = eq(checkoutSessions.status, 'open');
+  if (status === 'open') return and(open, gt(checkoutSessions.expiresAt, now))!;
+  if (status === 'expired') return or(eq(checkoutSessions.status, 'expired'), and(open, lte(checkoutSessions.expiresAt, now)))!;
+  return eq(checkoutSessions.status, status);
+}
+
+/**
+ * GET /checkout/sessions: newest first, filtered; never a client secret. A session past its
+ * deadline reads as expired, as GET /checkout/sessions/{id} answers it; the write is left to
+ * that read and to the due job, so a list stays a read.
+ */
+export async function listCheckoutSessions(deps: CheckoutDeps, scope: Scope, query: ListCheckoutSessionsQuery): Promise<CheckoutSessionList> {
+  const now = deps.clock.now();
+  const { rows, hasMore } = await listPage(deps.db, checkoutSessions, {
+    scope,
+    page: query,
+    kind: 'checkout session',
+    where: [
+      query.status === undefined ? undefined : hasStatus(query.status, now),
+      query.payment_status === undefined ? undefined : eq(checkoutSessions.paymentStatus, query.payment_status),
+      query.customer_email === undefined ? undefined : sql`lower(${checkoutSessions.customerEmail}) = ${query.customer_email}`,
+      ...createdWithin(checkoutSessions.createdAt, query),
+    ],
+  });
+  const asOfNow = (row: CheckoutSessionRow): CheckoutSessionRow => (isDue(row, now) ? { ...row, status: 'expired' } : row);
+  return listEnvelope('/api/v1/checkout/sessions', scope, rows.map((row) => checkoutSessionView(asOfNow(row), deps)), hasMore);
+}
+
+/**
+ * POST /checkout/sessions/{id}/expire. The session row is locked as a payment attempt locks it
+ * (payments/service.ts beginAttempt), so of a payment and an expiry one goes first and the other
+ * sees its outcome. An attempt still open at the gateway (a 3-D Secure challenge, an unanswered
+ * charge) may yet be paid, so the session is not expired under it.
+ */
+export async function expireCheckoutSession(deps: CheckoutDeps, scope: Scope, id: string): Promise<CheckoutSession> {
+  const row = await deps.db.transaction(async (tx) => {
+    const [session] = await tx
+      .select()
+      .from(checkoutSessions)
+      .where(and(eq(checkoutSessions.id, id), ownedBy(checkoutSessions, scope)))
+      .for('update');
+    if (!session) throw resourceMissing('checkout session', id);
+    if (session.status === 'expired') return session;
+    if (session.status === 'complete') throw new ApiError('session_already_complete', 'This checkout session is already complete: a paid session cannot expire.');
+    const [open] = await tx
+      .select({ id: paymentAttempts.id })
+      .from(paymentAttempts)
+      .where(and(eq(paymentAttempts.checkoutSessionId, session.id), ownedBy(paymentAttempts, scope), inArray(paymentAttempts.status, [...OPEN_ATTEMPT_STATUSES])))
+      .limit(1);
+    if (open) {
+      throw new ApiError(
+        'session_payment_in_progress',
+        'A payment of this checkout session is still in progress (a 3-D Secure challenge or a charge awaiting the gateway). Try again once it has settled.',
+      );
+    }
+    const [expired] = await expireCheckoutSessions(tx, eq(checkoutSessions.id, session.id));
+    return expired!;
+  });
+  return checkoutSessionView(row, deps);
 }
