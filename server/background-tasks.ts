@@ -4,6 +4,7 @@
  */
 import type { BackgroundStarter } from './background';
 import { startBillingJob } from './billing/jobs';
+import { startCheckoutExpiryJob } from './checkout/jobs';
 import { startPaymentReconcileJob } from './payments/jobs';
 import { startRefundReconcileJob } from './refunds/jobs';
 import { startFirstChargeReconcileJob } from './subscriptions/jobs';
@@ -15,4 +16,5 @@ export const BACKGROUND_TASKS: readonly BackgroundStarter[] = [
   (services) => startWebhookDeliveryJob(services),
   (services) => startFirstChargeReconcileJob(services),
   (services) => startRefundReconcileJob(services),
+  (services) => startCheckoutExpiryJob(services),
 ];

@@ -44,6 +44,7 @@ export const ERROR_CATALOG = {
   resource_missing: invalid(404),
   session_already_complete: invalid(409),
   session_payment_failed: invalid(409),
+  session_payment_in_progress: invalid(409),
   order_already_processed: invalid(409),
   idempotency_key_reused: invalid(409),
   product_has_active_subscriptions: invalid(409),

@@ -48,7 +48,13 @@ export const checkoutSessions = pgTable(
     completedAt: timestamptz('completed_at'),
   },
   (t) => [
-    index('checkout_sessions_store_idx').on(t.storeId, t.livemode, t.createdAt),
+    // GET /checkout/sessions, newest first, unfiltered and by each selective filter.
+    index('checkout_sessions_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
+    index('checkout_sessions_status_list_idx').on(t.storeId, t.livemode, t.status, t.createdAt.desc(), t.id.desc()),
+    index('checkout_sessions_payment_status_list_idx').on(t.storeId, t.livemode, t.paymentStatus, t.createdAt.desc(), t.id.desc()),
+    index('checkout_sessions_email_list_idx').on(t.storeId, t.livemode, sql`lower(${t.customerEmail})`, t.createdAt.desc(), t.id.desc()),
+    // The expiry sweep: open sessions by deadline, across stores.
+    index('checkout_sessions_open_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'open'`),
     check('checkout_sessions_status_check', oneOf(t.status, CHECKOUT_STATUSES)),
     check('checkout_sessions_payment_status_check', oneOf(t.paymentStatus, PAYMENT_STATUSES)),
   ],

@@ -23,6 +23,7 @@ export const customers = pgTable(
   },
   (t) => [
     uniqueIndex('customers_email_unique').on(t.storeId, t.livemode, t.email).where(sql`${t.deletedAt} is null`),
-    index('customers_store_idx').on(t.storeId, t.livemode),
+    // GET /customers, newest first; the email filter uses customers_email_unique.
+    index('customers_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
   ],
 );

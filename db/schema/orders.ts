@@ -32,7 +32,11 @@ export const orders = pgTable(
     paidAt: timestamptz('paid_at'),
   },
   (t) => [
-    index('orders_store_idx').on(t.storeId, t.livemode, t.createdAt),
+    // GET /orders, newest first, unfiltered and by each selective filter.
+    index('orders_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
+    index('orders_status_list_idx').on(t.storeId, t.livemode, t.status, t.createdAt.desc(), t.id.desc()),
+    index('orders_customer_list_idx').on(t.storeId, t.livemode, t.customerId, t.createdAt.desc(), t.id.desc()),
+    index('orders_email_list_idx').on(t.storeId, t.livemode, sql`lower(${t.customerEmail})`, t.createdAt.desc(), t.id.desc()),
     index('orders_customer_idx').on(t.customerId),
     check('orders_refund_within_total', sql`${t.amountRefunded} >= 0 and ${t.amountRefunded} <= ${t.amountTotal}`),
     check('orders_status_check', oneOf(t.status, ORDER_STATUSES)),
@@ -87,5 +91,12 @@ export const refunds = pgTable(
     /** When the reconciler last asked the gateway about this refund (wall clock): least recently asked goes first. */
     checkedAt: timestamptz('checked_at'),
   },
-  (t) => [index('refunds_order_idx').on(t.orderId), check('refunds_amount_positive', sql`${t.amount} > 0`), check('refunds_status_check', oneOf(t.status, REFUND_STATUSES))],
+  (t) => [
+    index('refunds_order_idx').on(t.orderId),
+    // GET /refunds, newest first, unfiltered and by each filter.
+    index('refunds_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
+    index('refunds_order_list_idx').on(t.storeId, t.livemode, t.orderId, t.createdAt.desc(), t.id.desc()),
+    index('refunds_status_list_idx').on(t.storeId, t.livemode, t.status, t.createdAt.desc(), t.id.desc()),
+    check('refunds_amount_positive', sql`${t.amount} > 0`), check('refunds_status_check', oneOf(t.status, REFUND_STATUSES)),
+  ],
 );

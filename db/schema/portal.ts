@@ -40,5 +40,9 @@ export const portalSessions = pgTable(
   (t) => [
     uniqueIndex('portal_sessions_token_unique').on(t.tokenHash),
     index('portal_sessions_customer_idx').on(t.customerId),
+    // GET /portal/sessions, newest first, unfiltered and by each selective filter.
+    index('portal_sessions_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
+    index('portal_sessions_customer_list_idx').on(t.storeId, t.livemode, t.customerId, t.createdAt.desc(), t.id.desc()),
+    index('portal_sessions_scope_list_idx').on(t.storeId, t.livemode, t.scope, t.createdAt.desc(), t.id.desc()),
   ],
 );

@@ -1,12 +1,15 @@
 import { ApiError } from '../errors';
 import { checkoutSecretKeyProcedure, createRouter, publishableKeyProcedure } from '../trpc';
 import {
+  checkoutSessionListSchema,
   checkoutSessionSchema,
   confirmCheckoutSessionInput,
   createCheckoutSessionInput,
+  expireCheckoutSessionInput,
+  listCheckoutSessionsInput,
   retrieveCheckoutSessionInput,
 } from './schemas';
-import { confirmCheckoutSession, createCheckoutSession, getCheckoutSession } from './service';
+import { confirmCheckoutSession, createCheckoutSession, expireCheckoutSession, getCheckoutSession, listCheckoutSessions } from './service';
 
 const TAGS = ['Checkout sessions'];
 
@@ -55,6 +58,26 @@ export const checkoutRouter = createRouter({
     .input(retrieveCheckoutSessionInput)
     .output(checkoutSessionSchema)
     .query(({ ctx, input }) => getCheckoutSession(ctx, ctx.subject, input.id)),
+
+  // GET /api/v1/checkout/sessions: this store's sessions in this environment, newest first.
+  list: checkoutSecretKeyProcedure
+    .meta({
+      openapi: { method: 'GET', path: '/checkout/sessions', tags: TAGS, summary: 'List checkout sessions', protect: true },
+      errors: ['resource_missing'],
+    })
+    .input(listCheckoutSessionsInput)
+    .output(checkoutSessionListSchema)
+    .query(({ ctx, input }) => listCheckoutSessions(ctx, ctx.subject, input)),
+
+  // POST /api/v1/checkout/sessions/{id}/expire: end an open session now; its link stops working.
+  expire: checkoutSecretKeyProcedure
+    .meta({
+      openapi: { method: 'POST', path: '/checkout/sessions/{id}/expire', tags: TAGS, summary: 'Expire a checkout session', protect: true },
+      errors: ['session_already_complete', 'session_payment_in_progress'],
+    })
+    .input(expireCheckoutSessionInput)
+    .output(checkoutSessionSchema)
+    .mutation(({ ctx, input }) => expireCheckoutSession(ctx, ctx.subject, input.id)),
 
   // POST /api/v1/checkout/sessions/{id}/confirm: embedded confirmation, always refused.
   confirm: publishableKeyProcedure

@@ -16,6 +16,7 @@ import { CHECKOUT_STATUSES, PAYMENT_STATUSES } from '@/db/schema';
 import { strict } from '../http/json-schema';
 import type { ErrorCode } from '../errors';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../kit/fields';
+import { createdRangeFields, emailFilter, listSchema, pageFields } from '../kit/list';
 import { metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
 
 export const MAX_QUANTITY = 100;
@@ -142,6 +143,7 @@ export type CreateCheckoutSessionInput = z.infer<typeof createCheckoutSessionInp
 export const checkoutSessionIdParam = z.string().min(1).max(255).describe('The checkout session id, `cs_…`.');
 
 export const retrieveCheckoutSessionInput = z.strictObject({ id: checkoutSessionIdParam });
+export const expireCheckoutSessionInput = z.strictObject({ id: checkoutSessionIdParam });
 
 /**
  * Confirm: the body is not strict, so injected fields (amounts among them) are
@@ -182,3 +184,16 @@ export const checkoutSessionSchema = z
   })
   .meta({ id: 'CheckoutSession' });
 export type CheckoutSession = z.infer<typeof checkoutSessionSchema>;
+
+/** The list query; unknown parameters are refused. */
+export const listCheckoutSessionsInput = z.strictObject({
+  ...pageFields,
+  status: z.enum(CHECKOUT_STATUSES).optional().describe('Only sessions with this status; a session past `expires_at` counts as `expired`.'),
+  payment_status: z.enum(PAYMENT_STATUSES).optional().describe('Only sessions with this payment status.'),
+  customer_email: emailFilter('Only sessions created with this customer e-mail (case-insensitive).'),
+  ...createdRangeFields,
+});
+export type ListCheckoutSessionsQuery = z.infer<typeof listCheckoutSessionsInput>;
+
+export const checkoutSessionListSchema = listSchema(checkoutSessionSchema, '/api/v1/checkout/sessions', 'CheckoutSessionList');
+export type CheckoutSessionList = z.infer<typeof checkoutSessionListSchema>;

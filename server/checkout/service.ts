@@ -1,6 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
 import { preparedPerShape, type Database, type Executor } from '@/db/client';
-import { checkoutSessions, orderLines, orders } from '@/db/schema';
+import { checkoutSessions, orderLines, orders, paymentAttempts } from '@/db/schema';
 import { recordAudit } from '../audit/service';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
@@ -11,18 +11,22 @@ import { newId } from '../ids';
 import { clientSecretFor, clientSecretHash, clientSecretMatches, signedLink, signingSecret } from '../kit/links';
 import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { normalizeMetadata } from '../kit/metadata';
-import type { CheckoutSession, CreateCheckoutSessionInput } from './schemas';
-import { clampExpiry, withExpiryApplied, type Lifetime } from '../kit/expiry';
+import type { CheckoutSession, CheckoutSessionList, CreateCheckoutSessionInput, ListCheckoutSessionsQuery } from './schemas';
+import { createdWithin, listEnvelope, listPage } from '../kit/list';
+import { OPEN_ATTEMPT_STATUSES } from '../payments/settle';
+import { clampExpiry, isDue, withExpiryApplied, type Lifetime } from '../kit/expiry';
+import { expireCheckoutSessions, type SessionExpiryDeps } from './expiry';
+import { checkoutSessionView, type CheckoutSessionRow } from './view';
 import { MAX_SESSION_TOTAL, resolveLines } from './lines';
 import { sumLines } from './tax';
 import { ownedBy, type Scope } from '../kit/scope';
-
-export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 
 export interface CheckoutDeps {
   db: Database;
   /** The store's clock (server/clock.ts storeClock): test mode reads the store's test clock. */
   clock: Clock;
+  /** Real time: when the events' first deliveries fall due. */
+  wallClock: Clock;
   config: Pick<Config, 'publicBaseUrl' | 'authSecret'>;
 }
 
@@ -31,44 +35,11 @@ export const CREATE_OPERATION = 'checkout_session.create';
 /** expires_at: clamped to [now + 30 minutes, now + 24 hours], default 24 hours. */
 const SESSION_LIFETIME: Lifetime = { min: 30 * 60, max: 24 * 60 * 60, default: 24 * 60 * 60 };
 
-/**
- * The API shape of a session: `url` only while open, `client_secret` only for creation
- * and its replay (which pass it in: it is derived, never stored).
- */
-export function checkoutSessionView(row: CheckoutSessionRow, deps: Pick<CheckoutDeps, 'config'>, options: { clientSecret?: string } = {}): CheckoutSession {
-  const secret = signingSecret(deps.config);
-  const expiresAt = epochSeconds(row.expiresAt);
-  return {
-    id: row.id,
-    object: 'checkout.session',
-    url: row.status === 'open' ? signedLink(deps.config.publicBaseUrl, secret, 'checkout', row.id, expiresAt) : null,
-    client_secret: options.clientSecret ?? null,
-    status: row.status,
-    payment_status: row.paymentStatus,
-    livemode: row.livemode,
-    currency: 'eur',
-    amount_subtotal: row.amountSubtotal,
-    amount_tax: row.amountTax,
-    amount_total: row.amountTotal,
-    quantity: row.quantity,
-    price_id: row.priceId,
-    product_id: row.productId,
-    description: row.description,
-    order_id: row.orderId,
-    customer_email: row.customerEmail,
-    success_url: row.successUrl,
-    cancel_url: row.cancelUrl,
-    metadata: row.metadata,
-    created: epochSeconds(row.createdAt),
-    expires_at: expiresAt,
-  };
-}
-
 /** A session of this store and environment with its expiry applied, or 404 for unknown, foreign and other-environment ids alike. */
-export async function findCheckoutSession(deps: Pick<CheckoutDeps, 'db' | 'clock'>, scope: Scope, id: string): Promise<CheckoutSessionRow> {
+export async function findCheckoutSession(deps: Omit<CheckoutDeps, 'wallClock'> & SessionExpiryDeps, scope: Scope, id: string): Promise<CheckoutSessionRow> {
   const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), ownedBy(checkoutSessions, scope))).limit(1);
   if (!row) throw resourceMissing('checkout session', id);
-  return withExpiryApplied(deps.db, checkoutSessions, row, deps.clock.now());
+  return withExpiryApplied(deps.db, checkoutSessions, row, deps.clock.now(), expireCheckoutSessions(deps));
 }
 
 /** GET /checkout/sessions/{id}: never the client secret. */
@@ -247,7 +218,7 @@ export async function createCheckoutSession(
     replay: async (id) => {
       const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), ownedBy(checkoutSessions, subject)));
       if (!row) throw resourceMissing('checkout session', id);
-      return withExpiryApplied(deps.db, checkoutSessions, row, now);
+      return withExpiryApplied(deps.db, checkoutSessions, row, now, expireCheckoutSessions(deps));
     },
   });
   // The client secret is returned by the creation and by its replay, never by reads.
@@ -288,7 +259,7 @@ export async function confirmCheckoutSession(
       new ApiError('environment_mismatch', 'This session belongs to the other mode: use the publishable key of the same mode (test or live) as the session.'),
     );
   }
-  const session = await withExpiryApplied(deps.db, checkoutSessions, row, deps.clock.now());
+  const session = await withExpiryApplied(deps.db, checkoutSessions, row, deps.clock.now(), expireCheckoutSessions(deps));
   if (session.status === 'expired') throw new ApiError('session_expired', 'This checkout session has expired. Create a new one.');
   if (session.status === 'complete') throw new ApiError('session_already_complete', 'This checkout session is already complete.');
   if (session.paymentStatus === 'failed') {
@@ -298,4 +269,67 @@ export async function confirmCheckoutSession(
     'three_d_secure_required',
     'This payment needs 3-D Secure authentication: send the customer to the session’s hosted `url` to enter the card there.',
   );
+}
+
+/** Sessions of one status as of `now`: an open session past its deadline counts as expired. */
+function hasStatus(status: CheckoutSessionRow['status'], now: Date): SQL {
+  const open = eq(checkoutSessions.status, 'open');
+  if (status === 'open') return and(open, gt(checkoutSessions.expiresAt, now))!;
+  if (status === 'expired') return or(eq(checkoutSessions.status, 'expired'), and(open, lte(checkoutSessions.expiresAt, now)))!;
+  return eq(checkoutSessions.status, status);
+}
+
+/**
+ * GET /checkout/sessions: newest first, filtered; never a client secret. A session past its
+ * deadline reads as expired, as GET /checkout/sessions/{id} answers it; the write is left to
+ * that read and to the due job, so a list stays a read.
+ */
+export async function listCheckoutSessions(deps: CheckoutDeps, scope: Scope, query: ListCheckoutSessionsQuery): Promise<CheckoutSessionList> {
+  const now = deps.clock.now();
+  const { rows, hasMore } = await listPage(deps.db, checkoutSessions, {
+    scope,
+    page: query,
+    kind: 'checkout session',
+    where: [
+      query.status === undefined ? undefined : hasStatus(query.status, now),
+      query.payment_status === undefined ? undefined : eq(checkoutSessions.paymentStatus, query.payment_status),
+      query.customer_email === undefined ? undefined : sql`lower(${checkoutSessions.customerEmail}) = ${query.customer_email}`,
+      ...createdWithin(checkoutSessions.createdAt, query),
+    ],
+  });
+  const asOfNow = (row: CheckoutSessionRow): CheckoutSessionRow => (isDue(row, now) ? { ...row, status: 'expired' } : row);
+  return listEnvelope('/api/v1/checkout/sessions', scope, rows.map((row) => checkoutSessionView(asOfNow(row), deps)), hasMore);
+}
+
+/**
+ * POST /checkout/sessions/{id}/expire. The session row is locked as a payment attempt locks it
+ * (payments/service.ts beginAttempt), so of a payment and an expiry one goes first and the other
+ * sees its outcome. An attempt still open at the gateway (a 3-D Secure challenge, an unanswered
+ * charge) may yet be paid, so the session is not expired under it.
+ */
+export async function expireCheckoutSession(deps: CheckoutDeps, scope: Scope, id: string): Promise<CheckoutSession> {
+  const row = await deps.db.transaction(async (tx) => {
+    const [session] = await tx
+      .select()
+      .from(checkoutSessions)
+      .where(and(eq(checkoutSessions.id, id), ownedBy(checkoutSessions, scope)))
+      .for('update');
+    if (!session) throw resourceMissing('checkout session', id);
+    if (session.status === 'expired') return session;
+    if (session.status === 'complete') throw new ApiError('session_already_complete', 'This checkout session is already complete: a paid session cannot expire.');
+    const [open] = await tx
+      .select({ id: paymentAttempts.id })
+      .from(paymentAttempts)
+      .where(and(eq(paymentAttempts.checkoutSessionId, session.id), ownedBy(paymentAttempts, scope), inArray(paymentAttempts.status, [...OPEN_ATTEMPT_STATUSES])))
+      .limit(1);
+    if (open) {
+      throw new ApiError(
+        'session_payment_in_progress',
+        'A payment of this checkout session is still in progress (a 3-D Secure challenge or a charge awaiting the gateway). Try again once it has settled.',
+      );
+    }
+    const [expired] = await expireCheckoutSessions(deps)(tx, eq(checkoutSessions.id, session.id));
+    return expired!;
+  });
+  return checkoutSessionView(row, deps);
 }

@@ -1,10 +1,17 @@
 import { createRouter, secretKeyProcedure } from '../trpc';
-import { customerSchema, deleteCustomerInput, deletedCustomerSchema, retrieveCustomerInput } from './schemas';
-import { deleteCustomer, getCustomer } from './service';
+import { customerListSchema, customerSchema, deleteCustomerInput, deletedCustomerSchema, listCustomersInput, retrieveCustomerInput } from './schemas';
+import { deleteCustomer, getCustomer, listCustomers } from './service';
 
 const TAGS = ['Customers'];
 
 export const customersRouter = createRouter({
+  // GET /api/v1/customers: this store's customers in this environment, newest first.
+  list: secretKeyProcedure
+    .meta({ openapi: { method: 'GET', path: '/customers', tags: TAGS, summary: 'List customers', protect: true }, errors: ['resource_missing'] })
+    .input(listCustomersInput)
+    .output(customerListSchema)
+    .query(({ ctx, input }) => listCustomers(ctx.db, ctx.subject, input)),
+
   // GET /api/v1/customers/{id}: a customer of this store and environment.
   retrieve: secretKeyProcedure
     .meta({ openapi: { method: 'GET', path: '/customers/{id}', tags: TAGS, summary: 'Retrieve a customer', protect: true } })

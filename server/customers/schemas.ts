@@ -3,6 +3,7 @@
  * deleted by id. Response schemas are explicit allowlists.
  */
 import { z } from 'zod';
+import { createdRangeFields, emailFilter, listSchema, pageFields } from '../kit/list';
 
 export const customerIdParam = z.string().min(1).describe('The customer id, `cus_…`.');
 
@@ -25,3 +26,14 @@ export const deletedCustomerSchema = z
   .object({ id: z.string(), object: z.literal('customer'), deleted: z.literal(true), livemode: z.boolean() })
   .meta({ id: 'DeletedCustomer' });
 export type DeletedCustomer = z.infer<typeof deletedCustomerSchema>;
+
+/** The list query; unknown parameters are refused. */
+export const listCustomersInput = z.strictObject({
+  ...pageFields,
+  email: emailFilter('Only the customer with this e-mail (case-insensitive).'),
+  ...createdRangeFields,
+});
+export type ListCustomersQuery = z.infer<typeof listCustomersInput>;
+
+export const customerListSchema = listSchema(customerSchema, '/api/v1/customers', 'CustomerList');
+export type CustomerList = z.infer<typeof customerListSchema>;

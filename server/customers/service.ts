@@ -5,7 +5,8 @@ import { epochSeconds, type Clock } from '../clock';
 import { resourceMissing } from '../errors';
 import { revokeCustomerPortalSessions } from '../portal/service';
 import { newId } from '../ids';
-import type { Customer, DeletedCustomer } from './schemas';
+import type { Customer, CustomerList, DeletedCustomer, ListCustomersQuery } from './schemas';
+import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
 import { recordEvent, type EventTimes } from '../webhooks/events';
 
@@ -84,4 +85,16 @@ export async function deleteCustomer(deps: { db: Database; clock: Clock; wallClo
     await recordEvent(tx, { storeId: subject.storeId, livemode: subject.livemode, type: 'customer.deleted', object: deleted, ...times });
   });
   return deleted;
+}
+
+/** GET /customers: newest first; deleted customers are left out, and are no cursor either. */
+export async function listCustomers(db: Database, scope: Scope, query: ListCustomersQuery): Promise<CustomerList> {
+  const { rows, hasMore } = await listPage(db, customers, {
+    scope,
+    page: query,
+    kind: 'customer',
+    visible: (table) => isNull(table.deletedAt),
+    where: [query.email === undefined ? undefined : eq(customers.email, query.email), ...createdWithin(customers.createdAt, query)],
+  });
+  return listEnvelope('/api/v1/customers', scope, rows.map(customerView), hasMore);
 }

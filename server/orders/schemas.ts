@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ORDER_STATUSES } from '@/db/schema';
+import { createdRangeFields, emailFilter, idFilter, listSchema, pageFields } from '../kit/list';
 import { refundSchema } from '../refunds/schemas';
 
 export const retrieveOrderInput = z.strictObject({ id: z.string().min(1).describe('The order id, `ord_…`.') });
@@ -47,3 +48,16 @@ export const orderSchema = z
   })
   .meta({ id: 'Order' });
 export type Order = z.infer<typeof orderSchema>;
+
+/** The list query. Unknown parameters are refused so a mistyped filter never reads as "no filter". */
+export const listOrdersInput = z.strictObject({
+  ...pageFields,
+  status: z.enum(ORDER_STATUSES).optional().describe('Only orders with this status.'),
+  customer_id: idFilter('cus', 'Only orders of this customer, `cus_…`.'),
+  customer_email: emailFilter('Only orders with this customer e-mail (case-insensitive).'),
+  ...createdRangeFields,
+});
+export type ListOrdersQuery = z.infer<typeof listOrdersInput>;
+
+export const orderListSchema = listSchema(orderSchema, '/api/v1/orders', 'OrderList');
+export type OrderList = z.infer<typeof orderListSchema>;

@@ -1,10 +1,11 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { licenseKeys, orderLines, orders, refunds } from '@/db/schema';
 import { epochSeconds } from '../clock';
 import { resourceMissing } from '../errors';
 import { refundView } from '../refunds/view';
-import type { Order, OrderLine } from './schemas';
+import type { ListOrdersQuery, Order, OrderLine, OrderList } from './schemas';
+import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
 
 type OrderRow = typeof orders.$inferSelect;
@@ -50,26 +51,53 @@ export function orderView(row: OrderRow, related: { lines: OrderLineRow[]; refun
 }
 
 /**
- * GET /orders/{id}: unknown, foreign and other-environment ids answer alike. The order is found
- * first (scoped); its lines, refunds and keys are then read together, each still scoped.
+ * The API objects of some orders of one scope: their lines, refunds and keys are read with one
+ * query per table, each still scoped, whatever the number of orders.
  */
-export async function getOrder(db: Executor, subject: Scope, id: string): Promise<Order> {
-  const [row] = await db.select().from(orders).where(and(eq(orders.id, id), ownedBy(orders, subject))).limit(1);
-  if (!row) throw resourceMissing('order', id);
+async function orderViews(db: Executor, scope: Scope, rows: OrderRow[]): Promise<Order[]> {
+  if (rows.length === 0) return [];
+  const ids = rows.map((row) => row.id);
   const [lines, refundRows, keys] = await Promise.all([
-    db.select().from(orderLines).where(eq(orderLines.orderId, row.id)).orderBy(asc(orderLines.position)),
+    db.select().from(orderLines).where(inArray(orderLines.orderId, ids)).orderBy(asc(orderLines.position)),
     db
       .select()
       .from(refunds)
-      .where(and(eq(refunds.orderId, row.id), ownedBy(refunds, subject)))
+      .where(and(inArray(refunds.orderId, ids), ownedBy(refunds, scope)))
       .orderBy(asc(refunds.createdAt), asc(refunds.id)),
     db
-      .select({ key: licenseKeys.key })
+      .select({ orderId: licenseKeys.orderId, key: licenseKeys.key })
       .from(licenseKeys)
       .leftJoin(orderLines, eq(orderLines.id, licenseKeys.orderLineId))
-      .where(and(eq(licenseKeys.orderId, row.id), ownedBy(licenseKeys, subject)))
+      .where(and(inArray(licenseKeys.orderId, ids), ownedBy(licenseKeys, scope)))
       // Line order, then issue order within a line; the key itself breaks ties so reads are stable.
       .orderBy(sql`${orderLines.position} asc nulls last`, asc(licenseKeys.createdAt), asc(licenseKeys.key)),
   ]);
-  return orderView(row, { lines, refunds: refundRows, licenseKeys: keys.map((k) => k.key) });
+  const of = <Row extends { orderId: string | null }>(list: Row[], id: string) => list.filter((row) => row.orderId === id);
+  return rows.map((row) =>
+    orderView(row, { lines: of(lines, row.id), refunds: of(refundRows, row.id), licenseKeys: of(keys, row.id).map((k) => k.key) }),
+  );
+}
+
+/** GET /orders/{id}: unknown, foreign and other-environment ids answer alike. */
+export async function getOrder(db: Executor, subject: Scope, id: string): Promise<Order> {
+  const [row] = await db.select().from(orders).where(and(eq(orders.id, id), ownedBy(orders, subject))).limit(1);
+  if (!row) throw resourceMissing('order', id);
+  const [order] = await orderViews(db, subject, [row]);
+  return order!;
+}
+
+/** GET /orders: newest first, filtered; each page's related rows in one query per table. */
+export async function listOrders(db: Executor, scope: Scope, query: ListOrdersQuery): Promise<OrderList> {
+  const { rows, hasMore } = await listPage(db, orders, {
+    scope,
+    page: query,
+    kind: 'order',
+    where: [
+      query.status === undefined ? undefined : eq(orders.status, query.status),
+      query.customer_id === undefined ? undefined : eq(orders.customerId, query.customer_id),
+      query.customer_email === undefined ? undefined : sql`lower(${orders.customerEmail}) = ${query.customer_email}`,
+      ...createdWithin(orders.createdAt, query),
+    ],
+  });
+  return listEnvelope('/api/v1/orders', scope, await orderViews(db, scope, rows), hasMore);
 }

@@ -7,6 +7,7 @@ import { ApiError, isErrorCode, resourceMissing } from '../errors';
 import { GatewayRejectedError, type Gateways } from '../gateway/types';
 import { randomBase62 } from '../ids';
 import { isDue, withExpiryApplied } from '../kit/expiry';
+import { expireCheckoutSessions } from '../checkout/expiry';
 import { isEmailAddress } from '../kit/fields';
 import { validateCard, type CardFields } from './card';
 import { last4 } from '../gateway/card-number';
@@ -191,7 +192,7 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, email: str
     if (!session) throw resourceMissing('checkout session', seen.id);
     const now = storeNow(deps, { ...loaded, session });
     if (session.status === 'open' && now.getTime() >= session.expiresAt.getTime()) {
-      await tx.update(checkoutSessions).set({ status: 'expired' }).where(eq(checkoutSessions.id, session.id));
+      await expireCheckoutSessions({ config: deps.config, wallClock: deps.clock })(tx, eq(checkoutSessions.id, session.id));
       return { kind: 'expired' as const };
     }
     const stateError = sessionStateError(session);
@@ -263,7 +264,7 @@ export async function payCheckoutSession(deps: PaymentDeps, input: PayInput): Pr
   const now = storeNow(deps, loaded);
   // The session's state first: a stale page learns the session is over, not that a card is wrong.
   if (isDue(loaded.session, now)) {
-    await withExpiryApplied(deps.db, checkoutSessions, loaded.session, now);
+    await withExpiryApplied(deps.db, checkoutSessions, loaded.session, now, expireCheckoutSessions({ config: deps.config, wallClock: deps.clock }));
     throw sessionStateError({ ...loaded.session, status: 'expired' })!;
   }
   const stateError = sessionStateError(loaded.session);

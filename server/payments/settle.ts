@@ -2,7 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Database, Transaction } from '@/db/client';
 import { checkoutSessions, licenseKeys, orderLines, orders, paymentAttempts, stores } from '@/db/schema';
 import type { PaymentAttemptStatus } from '@/db/schema';
-import { checkoutSessionView } from '../checkout/service';
+import { checkoutSessionView } from '../checkout/view';
 import { storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import { customerFor } from '../customers/service';

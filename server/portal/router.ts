@@ -1,6 +1,6 @@
 import { createRouter, secretKeyProcedure } from '../trpc';
-import { createPortalSessionInput, portalSessionSchema, retrievePortalSessionInput, revokePortalSessionInput } from './schemas';
-import { createPortalSession, getPortalSession, revokePortalSession } from './service';
+import { createPortalSessionInput, listPortalSessionsInput, portalSessionListSchema, portalSessionSchema, retrievePortalSessionInput, revokePortalSessionInput } from './schemas';
+import { createPortalSession, getPortalSession, listPortalSessions, revokePortalSession } from './service';
 
 const TAGS = ['Portal'];
 
@@ -16,6 +16,13 @@ export const portalRouter = createRouter({
     .input(createPortalSessionInput)
     .output(portalSessionSchema)
     .mutation(({ ctx, input }) => createPortalSession(ctx, ctx.subject, input, ctx.idempotency)),
+
+  // GET /api/v1/portal/sessions: this store's portal sessions in this environment, newest first; never a URL.
+  list: secretKeyProcedure
+    .meta({ openapi: { method: 'GET', path: '/portal/sessions', tags: TAGS, summary: 'List portal sessions', protect: true }, errors: ['resource_missing'] })
+    .input(listPortalSessionsInput)
+    .output(portalSessionListSchema)
+    .query(({ ctx, input }) => listPortalSessions(ctx, ctx.subject, input)),
 
   // GET /api/v1/portal/sessions/{id}: status and access counts; never the URL.
   retrieve: secretKeyProcedure

@@ -10,6 +10,10 @@ import { z } from 'zod';
 import { metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
 import { MAX_EMAIL_LENGTH } from '../kit/fields';
 import { strict } from '../http/json-schema';
+import { createdRangeFields, idFilter, listSchema, pageFields } from '../kit/list';
+
+export const PORTAL_STATUSES = ['active', 'expired', 'revoked'] as const;
+export const PORTAL_SCOPES = ['customer', 'order', 'subscription'] as const;
 
 export const PORTAL_SELECTORS = ['customer_id', 'customer_email', 'order_id', 'subscription_id'] as const;
 
@@ -76,8 +80,8 @@ export const portalSessionSchema = z
   .object({
     id: z.string().describe('`portal_test_…` or `portal_live_…`.'),
     object: z.literal('portal.session'),
-    status: z.enum(['active', 'expired', 'revoked']).describe('`expired` once the store clock reaches `expires_at`; `revoked` is permanent.'),
-    scope: z.enum(['customer', 'order', 'subscription']),
+    status: z.enum(PORTAL_STATUSES).describe('`expired` once the store clock reaches `expires_at`; `revoked` is permanent.'),
+    scope: z.enum(PORTAL_SCOPES),
     livemode: z.boolean(),
     customer_id: z.string().nullable().describe('The customer whose data the portal shows; set for every scope when known.'),
     order_id: z.string().nullable(),
@@ -96,3 +100,16 @@ export const portalSessionSchema = z
   })
   .meta({ id: 'PortalSession' });
 export type PortalSession = z.infer<typeof portalSessionSchema>;
+
+/** The list query; unknown parameters are refused. */
+export const listPortalSessionsInput = z.strictObject({
+  ...pageFields,
+  status: z.enum(PORTAL_STATUSES).optional().describe('Only sessions with this status (as of the store clock).'),
+  scope: z.enum(PORTAL_SCOPES).optional().describe('Only sessions of this scope.'),
+  customer_id: idFilter('cus', 'Only sessions showing this customer, `cus_…`.'),
+  ...createdRangeFields,
+});
+export type ListPortalSessionsQuery = z.infer<typeof listPortalSessionsInput>;
+
+export const portalSessionListSchema = listSchema(portalSessionSchema, '/api/v1/portal/sessions', 'PortalSessionList');
+export type PortalSessionList = z.infer<typeof portalSessionListSchema>;

@@ -1,4 +1,4 @@
-import { and, eq, isNull, type SQL } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, isNull, lte, type SQL } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '@/db/client';
 import { customers, orders, portalSessions, subscriptions, type PortalScope } from '@/db/schema';
 import type { Subject } from '../auth/service';
@@ -9,7 +9,8 @@ import type { Config } from '../config';
 import { resourceMissing } from '../errors';
 import { clampExpiry, type Lifetime } from '../kit/expiry';
 import { newId } from '../ids';
-import type { CreatePortalSessionInput, PortalSession } from './schemas';
+import type { CreatePortalSessionInput, ListPortalSessionsQuery, PortalSession, PortalSessionList } from './schemas';
+import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { decryptPortalToken, encryptPortalToken, newPortalToken, portalTokenHash, portalUrl } from './token';
 import { ownedBy, type Scope } from '../kit/scope';
 import { recordEvent, type EventTimes } from '../webhooks/events';
@@ -199,4 +200,28 @@ async function revokePortalSessions(tx: Transaction, scope: Scope, which: SQL, t
 /** Deleting a customer revokes their portals at once; called inside the delete's transaction. */
 export async function revokeCustomerPortalSessions(tx: Transaction, scope: Scope, customerId: string, times: EventTimes): Promise<void> {
   await revokePortalSessions(tx, scope, and(eq(portalSessions.customerId, customerId), ownedBy(portalSessions, scope))!, times);
+}
+
+/** The rows of one status as of `now`, as portalStatus derives it. */
+function hasStatus(status: PortalSession['status'], now: Date): SQL {
+  if (status === 'revoked') return isNotNull(portalSessions.revokedAt);
+  const deadline = status === 'expired' ? lte(portalSessions.expiresAt, now) : gt(portalSessions.expiresAt, now);
+  return and(isNull(portalSessions.revokedAt), deadline)!;
+}
+
+/** GET /portal/sessions: newest first, filtered; never a URL. */
+export async function listPortalSessions(deps: Pick<PortalDeps, 'db' | 'clock'>, scope: Scope, query: ListPortalSessionsQuery): Promise<PortalSessionList> {
+  const now = deps.clock.now();
+  const { rows, hasMore } = await listPage(deps.db, portalSessions, {
+    scope,
+    page: query,
+    kind: 'portal session',
+    where: [
+      query.status === undefined ? undefined : hasStatus(query.status, now),
+      query.scope === undefined ? undefined : eq(portalSessions.scope, query.scope),
+      query.customer_id === undefined ? undefined : eq(portalSessions.customerId, query.customer_id),
+      ...createdWithin(portalSessions.createdAt, query),
+    ],
+  });
+  return listEnvelope('/api/v1/portal/sessions', scope, rows.map((row) => portalSessionView(row, now)), hasMore);
 }

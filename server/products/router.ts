@@ -46,12 +46,13 @@ export const productsRouter = createRouter({
     .meta({
       openapi: { method: 'POST', path: '/products', tags: TAGS, summary: 'Create a product', protect: true },
       successStatus: 201,
+      idempotent: true,
       writeLimit: 'product',
       errors: ['sku_unavailable', 'product_limit_reached'],
     })
     .input(createProductInput)
     .output(productSchema)
-    .mutation(({ ctx, input }) => createProduct(deps(ctx), ctx.subject, input)),
+    .mutation(({ ctx, input }) => createProduct(deps(ctx), ctx.subject, input, ctx.idempotency)),
 
   // GET /api/v1/products: this store's products in this environment, newest first.
   list: secretKeyProcedure

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { queryBoolean, strict } from '../http/json-schema';
+import { listSchema, pageFields } from '../kit/list';
 
 export const PRODUCT_TYPES = ['digital', 'physical'] as const;
 export const PRICE_MODES = ['one_time', 'recurring'] as const;
@@ -127,8 +128,7 @@ export const deleteProductInput = z.strictObject({
 
 /** The list query. Unknown parameters are refused so a mistyped filter never reads as "no filter". */
 export const listProductsInput = z.strictObject({
-  limit: z.number().int().min(1).max(100).default(10).describe('Page size, 1–100; default 10.'),
-  starting_after: z.string().min(1).optional().describe('The id of the last product of the previous page.'),
+  ...pageFields,
   type: z.enum(PRODUCT_TYPES).optional().describe('Only products of this type.'),
   mode: z.enum(PRICE_MODES).optional().describe('Only products whose price has this mode.'),
   show_in_store: queryBoolean().optional().describe('`true` or `false`: only products with this storefront visibility.'),
@@ -179,15 +179,7 @@ export const productSchema = z
   .meta({ id: 'Product' });
 export type Product = z.infer<typeof productSchema>;
 
-export const productListSchema = z
-  .object({
-    object: z.literal('list'),
-    data: z.array(productSchema),
-    has_more: z.boolean().describe('Whether another page follows; fetch it with `starting_after` = the last id of `data`.'),
-    url: z.literal('/api/v1/products'),
-    livemode: z.boolean(),
-  })
-  .meta({ id: 'ProductList' });
+export const productListSchema = listSchema(productSchema, '/api/v1/products', 'ProductList');
 export type ProductList = z.infer<typeof productListSchema>;
 
 export const deletedProductSchema = z

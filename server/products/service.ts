@@ -1,5 +1,4 @@
-import { and, count, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
+import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { lockUntilCommit, preparedOnce, type Database, type Executor } from '@/db/client';
 import { isUniqueViolation } from '@/db/errors';
 import { licenseKeys, PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES, products, subscriptions } from '@/db/schema';
@@ -16,6 +15,8 @@ import type {
   ProductList,
   UpdateProductBody,
 } from './schemas';
+import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
+import { listEnvelope, listPage, newestFirst } from '../kit/list';
 import { ownedBy, SCOPE_PLACEHOLDERS, type Scope } from '../kit/scope';
 import { recordEvent } from '../webhooks/events';
 
@@ -124,47 +125,63 @@ function generateSku(): string {
   return `SKU-${randomBase62(16).toUpperCase()}`;
 }
 
-/** POST /products: the product and its price in one row, within the store's product limit. */
-export async function createProduct(deps: ProductDeps, subject: Subject, input: CreateProductInput): Promise<Product> {
+export const CREATE_OPERATION = 'product.create';
+
+/**
+ * POST /products: the product and its price in one row, within the store's product limit, under
+ * an optional `Idempotency-Key` (the key's row commits with the product; a refusal leaves it unused).
+ */
+export async function createProduct(deps: ProductDeps, subject: Subject, input: CreateProductInput, idempotency?: IdempotentRequest): Promise<Product> {
   const price = resolvePrice(input);
   const now = deps.clock.now();
+  const id = newId('prod', subject.livemode);
   try {
-    const row = await deps.db.transaction(async (tx) => {
-      // Serialises creates of one store and environment so the limit is exact under concurrency.
-      await lockUntilCommit(tx, `products:${subject.storeId}:${subject.livemode}`);
-      await assertBelowProductLimit(tx, subject, deps.maxProductsPerStore);
-      const [created] = await tx
-        .insert(products)
-        .values({
-          id: newId('prod', subject.livemode),
-          storeId: subject.storeId,
-          livemode: subject.livemode,
-          name: input.name,
-          description: input.description ?? null,
-          sku: input.sku ?? generateSku(),
-          type: input.type ?? 'digital',
-          showInStore: input.show_in_store ?? true,
-          images: input.images ?? [],
-          // Kept as sent: 0 stays 0 and null stays null, both meaning "no tax", so a
-          // merchant reads back exactly what it wrote.
-          taxRate: input.tax_rate ?? null,
-          taxInclusive: input.tax_inclusive ?? false,
-          priceId: newId('price', subject.livemode),
-          amount: input.amount,
-          priceMode: price.mode,
-          priceInterval: price.interval,
-          priceIntervalCount: price.intervalCount,
-          priceActive: input.active ?? true,
-          priceCreatedAt: now,
-          priceUpdatedAt: now,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning();
-      await recordEvent(tx, { storeId: subject.storeId, livemode: subject.livemode, type: 'product.created', object: productView(created!), now, wallNow: deps.wallClock.now() });
-      return created!;
+    const { result } = await createIdempotently({
+      db: deps.db,
+      scope: { storeId: subject.storeId, livemode: subject.livemode },
+      operation: CREATE_OPERATION,
+      request: idempotency,
+      now,
+      resourceId: id,
+      replay: (replayedId) => getProduct(deps, subject, replayedId),
+      create: (executor) =>
+        executor.transaction(async (tx) => {
+          // Serialises creates of one store and environment so the limit is exact under concurrency.
+          await lockUntilCommit(tx, `products:${subject.storeId}:${subject.livemode}`);
+          await assertBelowProductLimit(tx, subject, deps.maxProductsPerStore);
+          const [created] = await tx
+            .insert(products)
+            .values({
+              id,
+              storeId: subject.storeId,
+              livemode: subject.livemode,
+              name: input.name,
+              description: input.description ?? null,
+              sku: input.sku ?? generateSku(),
+              type: input.type ?? 'digital',
+              showInStore: input.show_in_store ?? true,
+              images: input.images ?? [],
+              // Kept as sent: 0 stays 0 and null stays null, both meaning "no tax", so a
+              // merchant reads back exactly what it wrote.
+              taxRate: input.tax_rate ?? null,
+              taxInclusive: input.tax_inclusive ?? false,
+              priceId: newId('price', subject.livemode),
+              amount: input.amount,
+              priceMode: price.mode,
+              priceInterval: price.interval,
+              priceIntervalCount: price.intervalCount,
+              priceActive: input.active ?? true,
+              priceCreatedAt: now,
+              priceUpdatedAt: now,
+              createdAt: now,
+              updatedAt: now,
+            })
+            .returning();
+          await recordEvent(tx, { storeId: subject.storeId, livemode: subject.livemode, type: 'product.created', object: productView(created!), now, wallNow: deps.wallClock.now() });
+          return productView(created!);
+        }),
     });
-    return productView(row);
+    return result;
   } catch (error) {
     // The unique index decides races between stores: the loser waits for the winner's commit, then fails here.
     return rethrowSkuCollision(error);
@@ -189,73 +206,37 @@ export async function getProduct(deps: Pick<ProductDeps, 'db'>, subject: Scope, 
 }
 
 /**
- * Spelled as products_list_idx is declared (drizzle-kit writes `DESC NULLS LAST`): a plain `desc`
- * means NULLS FIRST, which the index cannot return in order, and PostgreSQL would then sort the
- * store's whole catalog for every page. The columns are NOT NULL, so the order is the same.
- */
-const NEWEST_FIRST = [sql`${products.createdAt} desc nulls last`, sql`${products.id} desc nulls last`];
-
-const cursorProduct = alias(products, 'cursor_product');
-
-function cursorPosition(db: Database, subject: Scope, id: string) {
-  return db
-    .select({ createdAt: cursorProduct.createdAt, id: cursorProduct.id })
-    .from(cursorProduct)
-    .where(and(eq(cursorProduct.id, id), ownedBy(cursorProduct, subject)));
-}
-
-/**
- * The unfiltered first page (the common list call) as a prepared statement: the same query as
- * below, without Drizzle rebuilding it on every request.
+ * The unfiltered first page (the common list call) as a prepared statement: the query listPage
+ * builds, without Drizzle rebuilding it on every request.
  */
 const firstPage = preparedOnce((db) =>
   db
     .select()
     .from(products)
     .where(ownedBy(products, SCOPE_PLACEHOLDERS))
-    .orderBy(...NEWEST_FIRST)
+    .orderBy(...newestFirst(products))
     .limit(sql.placeholder('limit'))
     .prepare('products_first_page'),
 );
 
 /**
- * GET /products: newest first, then by id, and `starting_after` continues strictly after the
- * cursor product. The cursor is looked up inside the page query, scoped like any
- * lookup, so a page is one round trip; `limit + 1` rows tell whether another page follows.
- * The LIMIT is a bound parameter: PostgreSQL connections run with `plan_cache_mode =
- * force_generic_plan` (db/client.ts), so it does not force a re-plan.
+ * GET /products: newest first, then by id, filtered. The LIMIT is a bound parameter: PostgreSQL
+ * connections run with `plan_cache_mode = force_generic_plan` (db/client.ts), so it does not
+ * force a re-plan.
  */
 export async function listProducts(deps: Pick<ProductDeps, 'db'>, subject: Scope, query: ListProductsQuery): Promise<ProductList> {
-  const conditions: (SQL | undefined)[] = [ownedBy(products, subject)];
-  if (query.type !== undefined) conditions.push(eq(products.type, query.type));
-  if (query.mode !== undefined) conditions.push(eq(products.priceMode, query.mode));
-  if (query.show_in_store !== undefined) conditions.push(eq(products.showInStore, query.show_in_store === 'true'));
-  if (query.sku !== undefined) conditions.push(eq(products.sku, query.sku));
-  if (query.starting_after !== undefined) {
-    const cursor = cursorPosition(deps.db, subject, query.starting_after);
-    conditions.push(sql`(${products.createdAt}, ${products.id}) < (${cursor})`);
+  const where = [
+    query.type === undefined ? undefined : eq(products.type, query.type),
+    query.mode === undefined ? undefined : eq(products.priceMode, query.mode),
+    query.show_in_store === undefined ? undefined : eq(products.showInStore, query.show_in_store === 'true'),
+    query.sku === undefined ? undefined : eq(products.sku, query.sku),
+  ];
+  if (query.starting_after === undefined && where.every((condition) => condition === undefined)) {
+    const rows = await firstPage(deps.db).execute({ storeId: subject.storeId, livemode: subject.livemode, limit: query.limit + 1 });
+    return listEnvelope('/api/v1/products', subject, rows.slice(0, query.limit).map(productView), rows.length > query.limit);
   }
-  const unfiltered = conditions.length === 1;
-  const rows = unfiltered
-    ? await firstPage(deps.db).execute({ storeId: subject.storeId, livemode: subject.livemode, limit: query.limit + 1 })
-    : await deps.db
-        .select()
-        .from(products)
-        .where(and(...conditions))
-        .orderBy(...NEWEST_FIRST)
-        .limit(query.limit + 1);
-  // An unknown cursor matches nothing; only an empty page needs the second look to tell it from the last page.
-  if (rows.length === 0 && query.starting_after !== undefined) {
-    const [found] = await cursorPosition(deps.db, subject, query.starting_after);
-    if (!found) throw resourceMissing('product', query.starting_after, 'starting_after');
-  }
-  return {
-    object: 'list',
-    data: rows.slice(0, query.limit).map(productView),
-    has_more: rows.length > query.limit,
-    url: '/api/v1/products',
-    livemode: subject.livemode,
-  };
+  const { rows, hasMore } = await listPage(deps.db, products, { scope: subject, page: query, kind: 'product', where });
+  return listEnvelope('/api/v1/products', subject, rows.map(productView), hasMore);
 }
 
 /** The columns an update writes, or null when the request changes nothing. */

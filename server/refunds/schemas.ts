@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { REFUND_STATUSES } from '@/db/schema';
 import { strict } from '../http/json-schema';
+import { createdRangeFields, idFilter, listSchema, pageFields } from '../kit/list';
 
 export const createRefundInput = z.strictObject({
   order_id: z.string().min(1).describe('The paid order to refund, `ord_…`.'),
@@ -24,3 +25,17 @@ export const refundSchema = z
   })
   .meta({ id: 'Refund' });
 export type Refund = z.infer<typeof refundSchema>;
+
+export const retrieveRefundInput = z.strictObject({ id: z.string().min(1).describe('The refund id, `re_…`.') });
+
+/** The list query; unknown parameters are refused. */
+export const listRefundsInput = z.strictObject({
+  ...pageFields,
+  order_id: idFilter('ord', 'Only refunds of this order, `ord_…`.'),
+  status: z.enum(REFUND_STATUSES).optional().describe('Only refunds with this status.'),
+  ...createdRangeFields,
+});
+export type ListRefundsQuery = z.infer<typeof listRefundsInput>;
+
+export const refundListSchema = listSchema(refundSchema, '/api/v1/refunds', 'RefundList');
+export type RefundList = z.infer<typeof refundListSchema>;

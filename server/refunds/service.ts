@@ -6,7 +6,8 @@ import { ApiError, resourceMissing } from '../errors';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway, type RefundRequest, type RefundResult } from '../gateway/types';
 import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { newId } from '../ids';
-import type { CreateRefundInput, Refund } from './schemas';
+import type { CreateRefundInput, ListRefundsQuery, Refund, RefundList } from './schemas';
+import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
 import { getOrder } from '../orders/service';
 import { recordEvent, type EventTimes } from '../webhooks/events';
@@ -178,7 +179,7 @@ async function readRefund(db: Database, subject: Scope, id: string): Promise<Ref
     .select()
     .from(refunds)
     .where(and(eq(refunds.id, id), ownedBy(refunds, subject)));
-  if (!row) throw new Error(`Refund ${id} recorded under an idempotency key is missing`);
+  if (!row) throw resourceMissing('refund', id);
   return row;
 }
 
@@ -239,4 +240,24 @@ export async function createRefund(
   }
   const { refund } = await settleRefund(deps.db, subject, reserved.refund.id, result, eventTimes(deps));
   return refundView(refund);
+}
+
+/** GET /refunds/{id}: unknown, foreign and other-environment ids answer alike. */
+export async function getRefund(db: Database, scope: Scope, id: string): Promise<Refund> {
+  return refundView(await readRefund(db, scope, id));
+}
+
+/** GET /refunds: newest first, filtered. */
+export async function listRefunds(db: Database, scope: Scope, query: ListRefundsQuery): Promise<RefundList> {
+  const { rows, hasMore } = await listPage(db, refunds, {
+    scope,
+    page: query,
+    kind: 'refund',
+    where: [
+      query.order_id === undefined ? undefined : eq(refunds.orderId, query.order_id),
+      query.status === undefined ? undefined : eq(refunds.status, query.status),
+      ...createdWithin(refunds.createdAt, query),
+    ],
+  });
+  return listEnvelope('/api/v1/refunds', scope, rows.map(refundView), hasMore);
 }

@@ -14,7 +14,7 @@ import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { signedLink, signingSecret } from '../kit/links';
 import { normalizeMetadata } from '../kit/metadata';
 import { ApiError, resourceMissing } from '../errors';
-import { clampExpiry, withExpiryApplied, type Lifetime } from '../kit/expiry';
+import { clampExpiry, markExpired, withExpiryApplied, type Lifetime } from '../kit/expiry';
 import { newId, normalizePriceId } from '../ids';
 import type { CreateSubscriptionInput, SubscriptionCheckout } from './schemas';
 import { ownedBy, type Scope } from '../kit/scope';
@@ -34,6 +34,9 @@ export const CREATE_OPERATION = 'subscription_checkout.create';
 
 /** expires_at: clamped to [now + 30 minutes, now + 24 hours], default 24 hours. */
 const CHECKOUT_LIFETIME: Lifetime = { min: 30 * 60, max: 24 * 60 * 60, default: 24 * 60 * 60 };
+
+/** How a subscription checkout becomes `expired`: past its deadline, read or due. */
+export const expireSubscriptionCheckouts = markExpired(subscriptionCheckouts);
 
 /** The API shape: `url` signed afresh on every read while open, null after. */
 export function subscriptionCheckoutView(row: SubscriptionCheckoutRow, config: SubscriptionDeps['config']): SubscriptionCheckout {
@@ -66,7 +69,7 @@ export function subscriptionCheckoutView(row: SubscriptionCheckoutRow, config: S
 export async function getSubscriptionCheckout(deps: SubscriptionDeps, scope: Scope, id: string): Promise<SubscriptionCheckout> {
   const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, id), ownedBy(subscriptionCheckouts, scope))).limit(1);
   if (!row) throw resourceMissing('subscription checkout', id);
-  return subscriptionCheckoutView(await withExpiryApplied(deps.db, subscriptionCheckouts, row, deps.clock.now()), deps.config);
+  return subscriptionCheckoutView(await withExpiryApplied(deps.db, subscriptionCheckouts, row, deps.clock.now(), expireSubscriptionCheckouts), deps.config);
 }
 
 interface Plan {
@@ -169,7 +172,7 @@ export async function createSubscriptionCheckout(
     replay: async (existing) => {
       const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, existing), ownedBy(subscriptionCheckouts, subject)));
       if (!row) throw resourceMissing('subscription checkout', existing);
-      return withExpiryApplied(deps.db, subscriptionCheckouts, row, now);
+      return withExpiryApplied(deps.db, subscriptionCheckouts, row, now, expireSubscriptionCheckouts);
     },
   });
   return subscriptionCheckoutView(result, deps.config);

@@ -7,10 +7,11 @@ import { startPeriodic, type PeriodicTask } from '../background';
 import type { Services } from '../context';
 import type { DueJob } from '../due-jobs';
 import { expireDueRows } from '../kit/expiry';
+import { expireSubscriptionCheckouts } from './checkouts';
 import { reconcileFirstCharges } from './first-charge-reconcile';
 
 export function startFirstChargeReconcileJob(services: Services, options: { intervalMs?: number } = {}): PeriodicTask {
   return startPeriodic('first charge reconciliation', () => reconcileFirstCharges(services), { intervalMs: options.intervalMs ?? 30_000 });
 }
 
-export const expireSubscriptionCheckoutsDueJob: DueJob = ({ db }, scope, now) => expireDueRows(db, subscriptionCheckouts, scope, now);
+export const expireSubscriptionCheckoutsDueJob: DueJob = ({ db }, scope, now) => expireDueRows(db, subscriptionCheckouts, scope, now, expireSubscriptionCheckouts);

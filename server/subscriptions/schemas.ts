@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import { SUBSCRIPTION_CHECKOUT_STATUSES, SUBSCRIPTION_STATUSES } from '@/db/schema';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../kit/fields';
+import { pageFields } from '../kit/list';
 import { metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
 import type { ErrorCode } from '../errors';
 import { strict } from '../http/json-schema';
@@ -146,8 +147,7 @@ export const cancelSubscriptionBody = z
   .optional();
 
 export const listSubscriptionsInput = z.strictObject({
-  limit: z.number().int().min(1).max(100).default(10).describe('Page size, 1–100; default 10.'),
-  starting_after: z.string().min(1).optional().describe('The id of the last subscription of the previous page.'),
+  ...pageFields,
   status: z.enum(SUBSCRIPTION_STATUSES).optional().describe('Only subscriptions in this status.'),
   customer_email: z.string().min(1).max(MAX_EMAIL_LENGTH).optional().describe('Only subscriptions of this email address (case-insensitive).'),
 });

@@ -2,8 +2,7 @@
  * Subscriptions through the API: read, list, update metadata, cancel.
  * Every update and cancel is audited and emits its event in the same transaction as the change.
  */
-import { and, eq, sql, type SQL } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { subscriptions } from '@/db/schema';
 import { recordAudit } from '../audit/service';
@@ -14,6 +13,7 @@ import { GatewayRejectedError, type PaymentGateway } from '../gateway/types';
 import type { SubscriptionDeps } from './checkouts';
 import { emitSubscriptionEvent, subscriptionObject, type SubscriptionObject, type SubscriptionRow } from './representation';
 import type { ListSubscriptionsQuery, SubscriptionList } from './schemas';
+import { listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
 
 type AuditRequest = Pick<RequestState, 'ip' | 'method' | 'path'>;
@@ -29,40 +29,18 @@ export async function getSubscription(deps: Pick<SubscriptionDeps, 'db'>, scope:
   return subscriptionObject(await findSubscription(deps.db, scope, id));
 }
 
-/** As subscriptions_list_idx is declared (`DESC NULLS LAST`), so PostgreSQL reads pages from the index (see products' NEWEST_FIRST). */
-const NEWEST_FIRST = [sql`${subscriptions.createdAt} desc nulls last`, sql`${subscriptions.id} desc nulls last`];
-
-const cursorSubscription = alias(subscriptions, 'cursor_subscription');
-
-function cursorPosition(db: Database, scope: Scope, id: string) {
-  return db
-    .select({ createdAt: cursorSubscription.createdAt, id: cursorSubscription.id })
-    .from(cursorSubscription)
-    .where(and(eq(cursorSubscription.id, id), ownedBy(cursorSubscription, scope)));
-}
-
-/**
- * GET /subscriptions: newest first, then by id; `starting_after` continues strictly after the
- * cursor, looked up inside the page query; an unknown cursor is 404 as for products.
- */
+/** GET /subscriptions: newest first, then by id, filtered. */
 export async function listSubscriptions(deps: Pick<SubscriptionDeps, 'db'>, scope: Scope, query: ListSubscriptionsQuery): Promise<SubscriptionList> {
-  const conditions: (SQL | undefined)[] = [ownedBy(subscriptions, scope)];
-  if (query.status !== undefined) conditions.push(eq(subscriptions.status, query.status));
-  if (query.customer_email !== undefined) conditions.push(sql`lower(${subscriptions.customerEmail}) = ${query.customer_email.toLowerCase()}`);
-  if (query.starting_after !== undefined) {
-    conditions.push(sql`(${subscriptions.createdAt}, ${subscriptions.id}) < (${cursorPosition(deps.db, scope, query.starting_after)})`);
-  }
-  const rows = await deps.db
-    .select()
-    .from(subscriptions)
-    .where(and(...conditions))
-    .orderBy(...NEWEST_FIRST)
-    .limit(query.limit + 1);
-  if (rows.length === 0 && query.starting_after !== undefined) {
-    const [found] = await cursorPosition(deps.db, scope, query.starting_after);
-    if (!found) throw resourceMissing('subscription', query.starting_after, 'starting_after');
-  }
-  return { object: 'list', data: rows.slice(0, query.limit).map(subscriptionObject), has_more: rows.length > query.limit };
+  const { rows, hasMore } = await listPage(deps.db, subscriptions, {
+    scope,
+    page: query,
+    kind: 'subscription',
+    where: [
+      query.status === undefined ? undefined : eq(subscriptions.status, query.status),
+      query.customer_email === undefined ? undefined : sql`lower(${subscriptions.customerEmail}) = ${query.customer_email.toLowerCase()}`,
+    ],
+  });
+  return { object: 'list', data: rows.map(subscriptionObject), has_more: hasMore };
 }
 
 /** POST /subscriptions/{id}: `metadata` replaces the stored object whole; emits `subscription.updated`. */

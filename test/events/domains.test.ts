@@ -1,8 +1,10 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { expireDueCheckoutSessions } from '@/server/checkout/expiry';
 import { payCheckoutSession } from '@/server/payments/service';
 import { deliverDueWebhooks } from '@/server/webhooks/delivery';
 import { createProduct } from '../support/api';
+import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
 import { createEndpoint, startReceiver } from '../webhooks/support';
@@ -126,5 +128,45 @@ describe('events of payments, refunds, customers and portal sessions', () => {
     } finally {
       await receiver.close();
     }
+  });
+
+  it('checkout.session.expired: once per session, whether the API expires it, a read past the deadline does, or the sweep', async () => {
+    const byApi = await openSession();
+    const byRead = await openSession();
+    const bySweep = await openSession();
+    const before = await newest();
+    const expired = await api.request('POST', `/api/v1/checkout/sessions/${byApi.id}/expire`, { key: store.key, body: {} });
+    expect(expired.status).toBe(200);
+    expect((await api.request('POST', `/api/v1/checkout/sessions/${byApi.id}/expire`, { key: store.key, body: {} })).status).toBe(200);
+
+    // A day later by the wall clock: a read expires its session, then the sweep the rest, once.
+    api.clock.advance(24 * 3600 + 1);
+    expect((await get(`/checkout/sessions/${byRead.id}`)).status).toBe('expired');
+    const sweep = () => expireDueCheckoutSessions(api.services.db, { config: api.services.config, wallClock: api.clock });
+    expect(await sweep()).toBeGreaterThanOrEqual(1);
+    expect(await sweep()).toBe(0);
+
+    const mine = new Set([byApi.id, byRead.id, bySweep.id]);
+    const events = (await eventsSince(before)).filter((event) => mine.has(event.data.object.id));
+    expect(events.map((event) => [event.type, event.data.object.id])).toEqual([
+      ['checkout.session.expired', byApi.id],
+      ['checkout.session.expired', byRead.id],
+      ['checkout.session.expired', bySweep.id],
+    ]);
+    expect(events[0]).toMatchObject({ sequence: 1, data: { object: expired.body } });
+    expect(expired.body).toMatchObject({ status: 'expired', url: null, client_secret: null });
+    expect(events[2].data.object).toEqual(await get(`/checkout/sessions/${bySweep.id}`));
+    expect(events[2].created).toBe(Math.floor(api.clock.now().getTime() / 1000));
+  });
+
+  it('advance_clock writes checkout.session.expired before it answers, dated on the test clock', async () => {
+    const own = await createStore(api.services);
+    const product = await createProduct(api, own.keys.sk_test);
+    const session = await api.request('POST', '/api/v1/checkout/sessions', { key: own.keys.sk_test, body: { price_id: product.price_id } });
+    const advanced = await api.request('POST', '/api/v1/test_helpers/advance_clock', { key: own.keys.sk_test, body: { seconds: 2 * 24 * 3600 } });
+    expect(advanced.status).toBe(200);
+    const list = await api.request('GET', '/api/v1/events?type=checkout.session.expired', { key: own.keys.sk_test });
+    expect(list.body.data.map((event: any) => event.data.object.id)).toEqual([session.body.id]);
+    expect(list.body.data[0].created).toBe(advanced.body.now);
   });
 });

@@ -40,10 +40,12 @@ describe('OpenAPI document', () => {
     expect(Object.keys(document.paths ?? {})).toContain('/products');
   });
 
-  it('POST /products answers 201 with a Product', () => {
-    const responses = document.paths?.['/products']?.post?.responses ?? {};
+  it('POST /products answers 201 with a Product, and 200 with it on an idempotent replay', () => {
+    const operation = document.paths?.['/products']?.post;
+    const responses = operation?.responses ?? {};
     expect(responses['201'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Product' });
-    expect(responses['200']).toBeUndefined();
+    expect(responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Product' });
+    expect(operation?.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
   });
 
   it('every operation has an operationId, a summary, a tag and at least the errors every request can meet', () => {
