@@ -1,3 +1,6 @@
+import type { inferRouterOutputs } from '@trpc/server';
+import type { AppRouter } from '../types/trpc';
+
 /** Every type of event the service records and delivers. */
 export type EventType =
   | 'product.created'
@@ -22,8 +25,11 @@ export type EventType =
   | 'subscription.canceled'
   | 'subscription.expired';
 
+/** An event as the events API answers it: the router's types, written by `npm install`. */
+type ApiEvent = inferRouterOutputs<AppRouter>['events']['retrieve'];
+
 /** The object an event of type `T` carries in `data.object`, as the API returned it at the change. */
-export type EventObject<T extends EventType> = { id: string } & Record<string, unknown>;
+export type EventObject<T extends EventType> = Extract<ApiEvent, { type: T }>['data']['object'];
 
 /** The envelope of one event, as the events API lists it and a webhook carries it. */
 export interface Event<T extends EventType = EventType> {

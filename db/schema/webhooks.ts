@@ -52,11 +52,11 @@ export const webhookEvents = pgTable(
     createdAt: timestamptz('created_at').notNull(),
   },
   (t) => [
-    uniqueIndex('webhook_events_sequence_unique').on(t.sequence),
     uniqueIndex('webhook_events_object_sequence_unique').on(t.objectId, t.objectSequence),
-    // The event list: newest recorded first, and the same per type.
-    index('webhook_events_store_sequence_idx').on(t.storeId, t.livemode, t.sequence.desc()),
-    index('webhook_events_store_type_idx').on(t.storeId, t.livemode, t.type, t.sequence.desc()),
+    // The event list, read both ways (newest first, and forward from a cursor), and the same per
+    // type. No index on `sequence` alone: the planner would walk every store's events with it.
+    index('webhook_events_store_sequence_idx').on(t.storeId, t.livemode, t.sequence),
+    index('webhook_events_store_type_idx').on(t.storeId, t.livemode, t.type, t.sequence),
   ],
 );
 

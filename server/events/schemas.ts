@@ -45,8 +45,14 @@ export function eventSchemaName(type: EventType): string {
     .join('')}Event`;
 }
 
+/** `*.updated` events also carry what changed. */
+function previousAttributesOf(type: EventType) {
+  return type.endsWith('.updated')
+    ? { previous_attributes: z.record(z.string(), z.unknown()).describe('Each top-level field that changed, with its value before.') }
+    : {};
+}
+
 function eventSchemaOf<T extends EventType>(type: T) {
-  const updated = type.endsWith('.updated');
   return z
     .object({
       id: z.string().describe('`evt_test_…` or `evt_live_…`; also the `webhook-id` header of its deliveries.'),
@@ -58,12 +64,8 @@ function eventSchemaOf<T extends EventType>(type: T) {
         .number()
         .int()
         .describe('The events of this object counted from 1 with no gap: a gap means an event is still to come, a repeat is a duplicate.'),
-      data: z.object({
-        object: EVENT_OBJECTS[type].describe('The object as the API returned it right after the change.'),
-        ...(updated
-          ? { previous_attributes: z.record(z.string(), z.unknown()).describe('Each top-level field that changed, with its value before.') }
-          : {}),
-      }),
+      // The object's schema is not described here: a method call on it would lose its type per event type.
+      data: z.object({ object: EVENT_OBJECTS[type], ...previousAttributesOf(type) }).describe('`object`: the object as the API returned it right after the change.'),
     })
     .meta({ id: eventSchemaName(type), description: `Sent as \`${type}\`.` });
 }

@@ -172,6 +172,9 @@ describe('verifyWebhook', () => {
     const event = verifyWebhook(BODY, signed(), SECRET);
     if (event.type === 'product.created') expectTypeOf(event).toEqualTypeOf<Event<'product.created'>>();
     expectTypeOf(event.data.object.id).toEqualTypeOf<string>();
+    // data.object is the object of its type, as the API answers it.
+    if (event.type === 'order.paid') expectTypeOf(event.data.object.license_keys).toEqualTypeOf<string[]>();
+    if (event.type === 'product.deleted') expectTypeOf(event.data.object.deleted).toEqualTypeOf<true>();
     // The package's list of types is the service's.
     expectTypeOf<EventType>().toEqualTypeOf<RecordedEventType>();
   });
