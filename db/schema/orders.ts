@@ -38,6 +38,11 @@ export const orders = pgTable(
     index('orders_customer_list_idx').on(t.storeId, t.livemode, t.customerId, t.createdAt.desc(), t.id.desc()),
     index('orders_email_list_idx').on(t.storeId, t.livemode, sql`lower(${t.customerEmail})`, t.createdAt.desc(), t.id.desc()),
     index('orders_customer_idx').on(t.customerId),
+    // The dashboard's volume by day: a store's paid orders by payment time, the summed columns
+    // in the index so 100,000 orders are read without touching the table.
+    index('orders_paid_idx')
+      .on(t.storeId, t.livemode, t.paidAt, t.status, t.amountTotal, t.amountRefunded)
+      .where(sql`${t.paidAt} is not null`),
     check('orders_refund_within_total', sql`${t.amountRefunded} >= 0 and ${t.amountRefunded} <= ${t.amountTotal}`),
     check('orders_status_check', oneOf(t.status, ORDER_STATUSES)),
   ],

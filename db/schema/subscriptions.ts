@@ -61,6 +61,8 @@ export const subscriptions = pgTable(
     index('subscriptions_product_idx').on(t.productId),
     index('subscriptions_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
     index('subscriptions_customer_idx').on(t.customerId),
+    // The dashboard's counts and MRR: a store's subscriptions in one status.
+    index('subscriptions_status_idx').on(t.storeId, t.livemode, t.status),
     // The billing job's queue: subscriptions that can fall due, by due time.
     index('subscriptions_due_idx').on(t.nextBillingAt).where(sql`${t.status} in ('active', 'past_due')`),
     check('subscriptions_status_check', oneOf(t.status, SUBSCRIPTION_STATUSES)),

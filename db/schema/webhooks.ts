@@ -121,5 +121,9 @@ export const webhookDeliveryAttempts = pgTable(
     durationMs: integer('duration_ms').notNull(),
     attemptedAt: timestamptz('attempted_at').notNull(),
   },
-  (t) => [uniqueIndex('webhook_delivery_attempts_unique').on(t.deliveryId, t.attempt)],
+  (t) => [
+    uniqueIndex('webhook_delivery_attempts_unique').on(t.deliveryId, t.attempt),
+    // The dashboard's failures of the last 24 hours: recent failed attempts, then their delivery's store.
+    index('webhook_delivery_attempts_failed_idx').on(t.attemptedAt, t.deliveryId).where(sql`${t.error} is not null`),
+  ],
 );

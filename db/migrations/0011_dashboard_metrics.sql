@@ -1,0 +1,3 @@
+CREATE INDEX "subscriptions_status_idx" ON "subscriptions" USING btree ("store_id","livemode","status");--> statement-breakpoint
+CREATE INDEX "orders_paid_idx" ON "orders" USING btree ("store_id","livemode","paid_at","status","amount_total","amount_refunded") WHERE "orders"."paid_at" is not null;--> statement-breakpoint
+CREATE INDEX "webhook_delivery_attempts_failed_idx" ON "webhook_delivery_attempts" USING btree ("attempted_at","delivery_id") WHERE "webhook_delivery_attempts"."error" is not null;
