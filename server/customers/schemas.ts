@@ -35,5 +35,9 @@ export const listCustomersInput = z.strictObject({
 });
 export type ListCustomersQuery = z.infer<typeof listCustomersInput>;
 
+/** The list's filters without the page fields: what an export of every matching customer takes. */
+export const customerListFilters = listCustomersInput.omit({ limit: true, starting_after: true });
+export type CustomerListFilters = z.infer<typeof customerListFilters>;
+
 export const customerListSchema = listSchema(customerSchema, '/api/v1/customers', 'CustomerList');
 export type CustomerList = z.infer<typeof customerListSchema>;

@@ -5,7 +5,7 @@ import { epochSeconds, type Clock } from '../clock';
 import { resourceMissing } from '../errors';
 import { revokeCustomerPortalSessions } from '../portal/service';
 import { newId } from '../ids';
-import type { Customer, CustomerList, DeletedCustomer, ListCustomersQuery } from './schemas';
+import type { Customer, CustomerList, CustomerListFilters, DeletedCustomer, ListCustomersQuery } from './schemas';
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
 import { recordEvent, type EventTimes } from '../webhooks/events';
@@ -87,14 +87,16 @@ export async function deleteCustomer(deps: { db: Database; clock: Clock; wallClo
   return deleted;
 }
 
+/** The customer list's filters (the page fields aside), and its rule that deleted customers are not listed. */
+export function customerListConditions(filters: CustomerListFilters) {
+  return {
+    visible: (table: typeof customers) => isNull(table.deletedAt),
+    where: [filters.email === undefined ? undefined : eq(customers.email, filters.email), ...createdWithin(customers.createdAt, filters)],
+  };
+}
+
 /** GET /customers: newest first; deleted customers are left out, and are no cursor either. */
 export async function listCustomers(db: Database, scope: Scope, query: ListCustomersQuery): Promise<CustomerList> {
-  const { rows, hasMore } = await listPage(db, customers, {
-    scope,
-    page: query,
-    kind: 'customer',
-    visible: (table) => isNull(table.deletedAt),
-    where: [query.email === undefined ? undefined : eq(customers.email, query.email), ...createdWithin(customers.createdAt, query)],
-  });
+  const { rows, hasMore } = await listPage(db, customers, { scope, page: query, kind: 'customer', ...customerListConditions(query) });
   return listEnvelope('/api/v1/customers', scope, rows.map(customerView), hasMore);
 }

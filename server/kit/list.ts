@@ -86,6 +86,27 @@ export interface ListOptions<T extends ListedTable> {
   kind: string;
 }
 
+/** The (created_at, id) of row `id` of the scope, for the keyset condition "after this row". */
+function cursorRow<T extends ListedTable>(db: Database, table: T, scope: Scope, id: string, visible?: (table: T) => SQL) {
+  const cursorTable = alias(table, 'cursor_row') as unknown as T;
+  return db
+    .select({ createdAt: cursorTable.createdAt, id: cursorTable.id })
+    .from(cursorTable as PgTable)
+    .where(and(eq(cursorTable.id, id), ownedBy(cursorTable, scope), visible?.(cursorTable)));
+}
+
+/** Up to `limit` rows of the scope matching `where`, newest first, after the cursor row if any. */
+function rowsAfter<T extends ListedTable>(db: Database, table: T, options: Omit<ListOptions<T>, 'page' | 'kind'>, cursor: SQL | undefined, limit: number) {
+  const conditions = [ownedBy(table, options.scope), options.visible?.(table), ...(options.where ?? [])];
+  if (cursor !== undefined) conditions.push(sql`(${table.createdAt}, ${table.id}) < (${cursor})`);
+  return db
+    .select()
+    .from(table as PgTable)
+    .where(and(...conditions))
+    .orderBy(...newestFirst(table))
+    .limit(limit) as Promise<T['$inferSelect'][]>;
+}
+
 /**
  * One page, newest first, then by id. `starting_after` continues strictly after that row, looked
  * up inside the page query with the same scope, so an unknown, foreign, other-environment or
@@ -95,25 +116,33 @@ export interface ListOptions<T extends ListedTable> {
  */
 export async function listPage<T extends ListedTable>(db: Database, table: T, options: ListOptions<T>): Promise<{ rows: T['$inferSelect'][]; hasMore: boolean }> {
   const { scope, page } = options;
-  const cursorTable = alias(table, 'cursor_row') as unknown as T;
-  const cursor = () =>
-    db
-      .select({ createdAt: cursorTable.createdAt, id: cursorTable.id })
-      .from(cursorTable as PgTable)
-      .where(and(eq(cursorTable.id, page.starting_after!), ownedBy(cursorTable, scope), options.visible?.(cursorTable)));
-  const conditions = [ownedBy(table, scope), options.visible?.(table), ...(options.where ?? [])];
-  if (page.starting_after !== undefined) conditions.push(sql`(${table.createdAt}, ${table.id}) < (${cursor()})`);
-  const rows = (await db
-    .select()
-    .from(table as PgTable)
-    .where(and(...conditions))
-    .orderBy(...newestFirst(table))
-    .limit(page.limit + 1)) as T['$inferSelect'][];
+  const cursor = () => cursorRow(db, table, scope, page.starting_after!, options.visible);
+  const rows = await rowsAfter(db, table, options, page.starting_after === undefined ? undefined : sql`${cursor()}`, page.limit + 1);
   if (rows.length === 0 && page.starting_after !== undefined) {
     const [found] = await cursor();
     if (!found) throw resourceMissing(options.kind, page.starting_after, 'starting_after');
   }
   return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+}
+
+/**
+ * Every row of a list, newest first, read `pageSize` rows at a time on the pages' keyset (for
+ * exports). Each read continues after the last row yielded even if that row was hidden since
+ * (a customer deleted during the export), which a page's `starting_after` would refuse.
+ */
+export async function* listAll<T extends ListedTable>(
+  db: Database,
+  table: T,
+  options: Omit<ListOptions<T>, 'page' | 'kind'> & { pageSize: number },
+): AsyncGenerator<T['$inferSelect'][]> {
+  let last: string | undefined;
+  for (;;) {
+    const cursor = last === undefined ? undefined : sql`${cursorRow(db, table, options.scope, last)}`;
+    const rows = await rowsAfter(db, table, options, cursor, options.pageSize);
+    if (rows.length > 0) yield rows;
+    if (rows.length < options.pageSize) return;
+    last = rows.at(-1)!.id as string;
+  }
 }
 
 /** The list envelope. */

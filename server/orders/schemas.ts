@@ -59,5 +59,9 @@ export const listOrdersInput = z.strictObject({
 });
 export type ListOrdersQuery = z.infer<typeof listOrdersInput>;
 
+/** The list's filters without the page fields: what an export of every matching order takes. */
+export const orderListFilters = listOrdersInput.omit({ limit: true, starting_after: true });
+export type OrderListFilters = z.infer<typeof orderListFilters>;
+
 export const orderListSchema = listSchema(orderSchema, '/api/v1/orders', 'OrderList');
 export type OrderList = z.infer<typeof orderListSchema>;

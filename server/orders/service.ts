@@ -4,7 +4,7 @@ import { licenseKeys, orderLines, orders, refunds } from '@/db/schema';
 import { epochSeconds } from '../clock';
 import { resourceMissing } from '../errors';
 import { refundView } from '../refunds/view';
-import type { ListOrdersQuery, Order, OrderLine, OrderList } from './schemas';
+import type { ListOrdersQuery, Order, OrderLine, OrderList, OrderListFilters } from './schemas';
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
 
@@ -86,18 +86,20 @@ export async function getOrder(db: Executor, subject: Scope, id: string): Promis
   return order!;
 }
 
+/** The order list's filters (the page fields aside). */
+export function orderListConditions(filters: OrderListFilters) {
+  return {
+    where: [
+      filters.status === undefined ? undefined : eq(orders.status, filters.status),
+      filters.customer_id === undefined ? undefined : eq(orders.customerId, filters.customer_id),
+      filters.customer_email === undefined ? undefined : sql`lower(${orders.customerEmail}) = ${filters.customer_email}`,
+      ...createdWithin(orders.createdAt, filters),
+    ],
+  };
+}
+
 /** GET /orders: newest first, filtered; each page's related rows in one query per table. */
 export async function listOrders(db: Executor, scope: Scope, query: ListOrdersQuery): Promise<OrderList> {
-  const { rows, hasMore } = await listPage(db, orders, {
-    scope,
-    page: query,
-    kind: 'order',
-    where: [
-      query.status === undefined ? undefined : eq(orders.status, query.status),
-      query.customer_id === undefined ? undefined : eq(orders.customerId, query.customer_id),
-      query.customer_email === undefined ? undefined : sql`lower(${orders.customerEmail}) = ${query.customer_email}`,
-      ...createdWithin(orders.createdAt, query),
-    ],
-  });
+  const { rows, hasMore } = await listPage(db, orders, { scope, page: query, kind: 'order', ...orderListConditions(query) });
   return listEnvelope('/api/v1/orders', scope, await orderViews(db, scope, rows), hasMore);
 }

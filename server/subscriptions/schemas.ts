@@ -153,6 +153,10 @@ export const listSubscriptionsInput = z.strictObject({
 });
 export type ListSubscriptionsQuery = z.infer<typeof listSubscriptionsInput>;
 
+/** The list's filters without the page fields: what an export of every matching subscription takes. */
+export const subscriptionListFilters = listSubscriptionsInput.omit({ limit: true, starting_after: true });
+export type SubscriptionListFilters = z.infer<typeof subscriptionListFilters>;
+
 export const subscriptionCheckoutSchema = z
   .object({
     id: z.string().describe('`subchk_test_…` or `subchk_live_…`.'),

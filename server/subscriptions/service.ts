@@ -12,7 +12,7 @@ import { ApiError, resourceMissing } from '../errors';
 import { GatewayRejectedError, type PaymentGateway } from '../gateway/types';
 import type { SubscriptionDeps } from './checkouts';
 import { emitSubscriptionEvent, subscriptionObject, type SubscriptionObject, type SubscriptionRow } from './representation';
-import type { ListSubscriptionsQuery, SubscriptionList } from './schemas';
+import type { ListSubscriptionsQuery, SubscriptionList, SubscriptionListFilters } from './schemas';
 import { listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
 
@@ -29,17 +29,19 @@ export async function getSubscription(deps: Pick<SubscriptionDeps, 'db'>, scope:
   return subscriptionObject(await findSubscription(deps.db, scope, id));
 }
 
+/** The subscription list's filters (the page fields aside). */
+export function subscriptionListConditions(filters: SubscriptionListFilters) {
+  return {
+    where: [
+      filters.status === undefined ? undefined : eq(subscriptions.status, filters.status),
+      filters.customer_email === undefined ? undefined : sql`lower(${subscriptions.customerEmail}) = ${filters.customer_email.toLowerCase()}`,
+    ],
+  };
+}
+
 /** GET /subscriptions: newest first, then by id, filtered. */
 export async function listSubscriptions(deps: Pick<SubscriptionDeps, 'db'>, scope: Scope, query: ListSubscriptionsQuery): Promise<SubscriptionList> {
-  const { rows, hasMore } = await listPage(deps.db, subscriptions, {
-    scope,
-    page: query,
-    kind: 'subscription',
-    where: [
-      query.status === undefined ? undefined : eq(subscriptions.status, query.status),
-      query.customer_email === undefined ? undefined : sql`lower(${subscriptions.customerEmail}) = ${query.customer_email.toLowerCase()}`,
-    ],
-  });
+  const { rows, hasMore } = await listPage(deps.db, subscriptions, { scope, page: query, kind: 'subscription', ...subscriptionListConditions(query) });
   return { object: 'list', data: rows.map(subscriptionObject), has_more: hasMore };
 }
 

@@ -1,0 +1,127 @@
+/**
+ * CSV exports of the dashboard's lists: every order, customer or subscription the list's filters
+ * match, newest first, streamed page by page (a store's 100,000 orders are never in memory at
+ * once). RFC 4180: a header row, CRLF line ends, a field quoted when it holds `"`, `,`, CR or LF,
+ * quotes doubled. A cell starting with `=`, `+`, `-`, `@`, tab or CR is prefixed with `'` so a
+ * spreadsheet shows it as text instead of running it as a formula. The rule applies to every cell;
+ * numbers never meet it because amounts are non-negative integer cents. Times are ISO 8601 UTC to
+ * the second (the API's epoch seconds); an empty cell is null.
+ */
+import type { Database } from '@/db/client';
+import { customers, orders, subscriptions } from '@/db/schema';
+import { customerListConditions } from '../customers/service';
+import type { CustomerListFilters } from '../customers/schemas';
+import { listAll } from '../kit/list';
+import type { Scope } from '../kit/scope';
+import { orderListConditions } from '../orders/service';
+import type { OrderListFilters } from '../orders/schemas';
+import { subscriptionListConditions } from '../subscriptions/service';
+import type { SubscriptionListFilters } from '../subscriptions/schemas';
+
+type Cell = string | number | Date | null;
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+const NEEDS_QUOTES = /[",\r\n]/;
+
+/** One field: neutralised against formulas, then quoted if RFC 4180 needs it. */
+export function csvField(value: Cell): string {
+  let text = value === null ? '' : value instanceof Date ? value.toISOString().replace(/\.\d{3}Z$/, 'Z') : String(value);
+  if (FORMULA_START.test(text)) text = `'${text}`;
+  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** One record, CRLF-terminated. */
+export function csvRecord(cells: Cell[]): string {
+  return `${cells.map(csvField).join(',')}\r\n`;
+}
+
+/** Rows read per query; large enough that 100,000 orders take a hundred reads, small enough to hold. */
+const EXPORT_PAGE_SIZE = 1000;
+
+export interface ExportOptions {
+  pageSize?: number;
+}
+
+interface ExportDeps {
+  db: Database;
+}
+
+/** The header row, then one chunk per page read; a page is read only when the consumer asks for more. */
+async function* csvChunks<Row>(header: string[], pages: AsyncIterable<Row[]>, cells: (row: Row) => Cell[]): AsyncGenerator<string> {
+  yield csvRecord(header);
+  for await (const rows of pages) yield rows.map((row) => csvRecord(cells(row))).join('');
+}
+
+const ORDER_COLUMNS = [
+  'id',
+  'created',
+  'status',
+  'customer_email',
+  'customer_id',
+  'amount_subtotal',
+  'amount_tax',
+  'amount_total',
+  'amount_refunded',
+  'currency',
+  'card_brand',
+  'card_last4',
+];
+
+/** orders.csv: the orders GET /orders would list with these filters, every page. */
+export function exportOrdersCsv(deps: ExportDeps, scope: Scope, filters: OrderListFilters, options: ExportOptions = {}): AsyncIterable<string> {
+  const pages = listAll(deps.db, orders, { scope, pageSize: options.pageSize ?? EXPORT_PAGE_SIZE, ...orderListConditions(filters) });
+  return csvChunks(ORDER_COLUMNS, pages, (row) => [
+    row.id,
+    row.createdAt,
+    row.status,
+    row.customerEmail,
+    row.customerId,
+    row.amountSubtotal,
+    row.amountTax,
+    row.amountTotal,
+    row.amountRefunded,
+    'eur',
+    row.cardBrand,
+    row.cardLast4,
+  ]);
+}
+
+const CUSTOMER_COLUMNS = ['id', 'created', 'email', 'name'];
+
+/** customers.csv: the customers GET /customers would list with these filters (deleted ones left out). */
+export function exportCustomersCsv(deps: ExportDeps, scope: Scope, filters: CustomerListFilters, options: ExportOptions = {}): AsyncIterable<string> {
+  const pages = listAll(deps.db, customers, { scope, pageSize: options.pageSize ?? EXPORT_PAGE_SIZE, ...customerListConditions(filters) });
+  return csvChunks(CUSTOMER_COLUMNS, pages, (row) => [row.id, row.createdAt, row.email, row.name]);
+}
+
+const SUBSCRIPTION_COLUMNS = [
+  'id',
+  'created',
+  'status',
+  'customer_email',
+  'plan_name',
+  'amount',
+  'currency',
+  'interval',
+  'interval_count',
+  'current_period_end',
+  'canceled_at',
+];
+
+/** subscriptions.csv: the subscriptions GET /subscriptions would list with these filters. */
+export function exportSubscriptionsCsv(deps: ExportDeps, scope: Scope, filters: SubscriptionListFilters, options: ExportOptions = {}): AsyncIterable<string> {
+  const pages = listAll(deps.db, subscriptions, { scope, pageSize: options.pageSize ?? EXPORT_PAGE_SIZE, ...subscriptionListConditions(filters) });
+  return csvChunks(SUBSCRIPTION_COLUMNS, pages, (row) => [
+    row.id,
+    row.createdAt,
+    row.status,
+    row.customerEmail,
+    row.planName,
+    row.amount,
+    'eur',
+    row.interval,
+    row.intervalCount,
+    row.currentPeriodEnd,
+    row.canceledAt,
+  ]);
+}
