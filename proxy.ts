@@ -114,9 +114,19 @@ async function dashboardProxy(request: NextRequest) {
     const signIn = request.nextUrl.clone();
     signIn.pathname = '/dashboard/sign-in';
     signIn.search = '';
-    return withHostedPageHeaders([], undefined, NextResponse.redirect(signIn, 303));
+    return withDashboardHeaders(NextResponse.redirect(signIn, 303));
   }
-  return withHostedPageHeaders([], undefined);
+  return withDashboardHeaders();
+}
+
+/**
+ * The hosted pages' headers, but the referrer stays with same-origin requests: under no-referrer
+ * Chromium sends `Origin: null` with a form's POST, and the Origin check then refuses every form.
+ */
+function withDashboardHeaders(answer?: NextResponse) {
+  const response = withHostedPageHeaders([], undefined, answer);
+  response.headers.set('referrer-policy', 'same-origin');
+  return response;
 }
 
 export const config = {
