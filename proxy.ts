@@ -8,6 +8,7 @@ import { hostedSubscriptionHandoff, loadHostedSubscriptionCheckout } from '@/ser
 import { clientIp } from '@/server/context';
 import { isCheckoutSessionId, isSubscriptionCheckoutId } from '@/server/ids';
 import { portalLinkResolves } from '@/server/portal/page';
+import { describeLink } from '@/server/users/service';
 import { portalHeaders, portalLinkInvalidResponse, portalRateLimitedResponse, rateLimitedRetryAfter } from '@/server/portal/responses';
 
 /**
@@ -16,6 +17,7 @@ import { portalHeaders, portalLinkInvalidResponse, portalRateLimitedResponse, ra
  * server's own process (Node runtime), so it shares the app's database client.
  */
 export async function proxy(request: NextRequest) {
+  if (request.nextUrl.pathname === '/dashboard' || request.nextUrl.pathname.startsWith('/dashboard/')) return dashboardProxy(request);
   if (request.nextUrl.pathname.startsWith('/portal/')) return portalProxy(request);
   if (request.nextUrl.pathname.startsWith('/subscribe/')) return subscribeProxy(request);
   const [, , id = '', below, extra] = request.nextUrl.pathname.split('/');
@@ -36,9 +38,9 @@ export async function proxy(request: NextRequest) {
   return withHostedPageHeaders(formTargets, pageRequestHeaders);
 }
 
-/** Continues to the page (with the request headers given, if any) under the hosted pages' headers. */
-function withHostedPageHeaders(formTargets: string[], pageRequestHeaders: Headers | undefined) {
-  const response = NextResponse.next(pageRequestHeaders ? { request: { headers: pageRequestHeaders } } : undefined);
+/** Continues to the page (with the request headers given, if any), or gives `answer`, under the hosted pages' headers. */
+function withHostedPageHeaders(formTargets: string[], pageRequestHeaders: Headers | undefined, answer?: NextResponse) {
+  const response = answer ?? NextResponse.next(pageRequestHeaders ? { request: { headers: pageRequestHeaders } } : undefined);
   for (const [name, value] of Object.entries(hostedPageHeaders(hostedContentSecurityPolicy(formTargets)))) response.headers.set(name, value);
   return response;
 }
@@ -88,6 +90,45 @@ async function subscribeProxy(request: NextRequest) {
   return withHostedPageHeaders(formTargets, pageRequestHeaders);
 }
 
+const DASHBOARD_LINK_NOTICE = {
+  site: 'Payments dashboard',
+  title: 'This link is no longer valid',
+  paragraphs: ['It was used already, it expired (links last 24 hours), or it was copied incompletely.', 'Ask for a new link to set your password.'],
+};
+
+/** Any chunk of next-auth's session cookie (secure or not). */
+const SESSION_COOKIE = /^(__Secure-)?authjs\.session-token(\.\d+)?$/;
+
+/**
+ * The dashboard: its pages' headers (no script, no framing, no caching), the 404 page of an
+ * accept link that is no longer valid, and sign-in for visitors without a session cookie. This is
+ * a convenience only: every page checks the session, membership and role itself.
+ */
+async function dashboardProxy(request: NextRequest) {
+  const [, , section = '', token, below] = request.nextUrl.pathname.split('/');
+  if (section === 'accept') {
+    if (request.method === 'GET' && below === undefined && (await describeLink(await getAppServices(), token ?? '')).kind === 'invalid') {
+      return invalidLinkResponse(DASHBOARD_LINK_NOTICE);
+    }
+  } else if (section !== 'sign-in' && !request.cookies.getAll().some((cookie) => SESSION_COOKIE.test(cookie.name))) {
+    const signIn = request.nextUrl.clone();
+    signIn.pathname = '/dashboard/sign-in';
+    signIn.search = '';
+    return withDashboardHeaders(NextResponse.redirect(signIn, 303));
+  }
+  return withDashboardHeaders();
+}
+
+/**
+ * The hosted pages' headers, but the referrer stays with same-origin requests: under no-referrer
+ * Chromium sends `Origin: null` with a form's POST, and the Origin check then refuses every form.
+ */
+function withDashboardHeaders(answer?: NextResponse) {
+  const response = withHostedPageHeaders([], undefined, answer);
+  response.headers.set('referrer-policy', 'same-origin');
+  return response;
+}
+
 export const config = {
-  matcher: ['/checkout/:path*', '/portal/:path*', '/subscribe/:path*'],
+  matcher: ['/checkout/:path*', '/portal/:path*', '/subscribe/:path*', '/dashboard', '/dashboard/:path*'],
 };

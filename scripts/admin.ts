@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import type { MemberRole } from '../db/schema/users';
 import type { AdminRouter } from '../server/admin/router';
 import { ADMIN_ENDPOINT, ADMIN_TOKEN_FILE } from '../server/admin/constants';
 
@@ -74,6 +75,16 @@ const COMMANDS: Record<string, Command> = {
     usage: 'product:attach-file --id PRODUCT_ID --url URL',
     flags: { id: { kind: 'string', required: true }, url: { kind: 'string', required: true } },
     run: (client, flags) => client.product.attachFile.mutate({ id: text(flags.id), url: text(flags.url) }),
+  },
+  'user:invite': {
+    usage: 'user:invite --store ID --email EMAIL --role owner|admin|developer|support|viewer',
+    flags: { store: { kind: 'string', required: true }, email: { kind: 'string', required: true }, role: { kind: 'string', required: true } },
+    run: (client, flags) => client.user.invite.mutate({ store: text(flags.store), email: text(flags.email), role: text(flags.role) as MemberRole }),
+  },
+  'user:reset': {
+    usage: 'user:reset --email EMAIL',
+    flags: { email: { kind: 'string', required: true } },
+    run: (client, flags) => client.user.reset.mutate({ email: text(flags.email) }),
   },
 };
 

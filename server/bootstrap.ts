@@ -10,6 +10,7 @@ import { randomBase62 } from './ids';
 import { attachLicense } from './products/operator-service';
 import { createProduct } from './products/service';
 import { createStore, type StoreKeys, type StoreView } from './stores/service';
+import { acceptLinkUrl, inviteUser } from './users/service';
 
 const AUTH_SECRET_FILE = 'auth-secret';
 
@@ -51,6 +52,10 @@ export async function ensureSecrets(config: Pick<Config, 'dataDir' | 'adminToken
 }
 
 const DEMO_STORE_NAME = 'Demo Store';
+/** The demo store's owner, who signs in to the dashboard after following the printed link. */
+export const DEMO_OWNER_EMAIL = 'owner@example.com';
+
+export type DemoStore = StoreView & { keys: StoreKeys; ownerLinkToken: string };
 
 const DEMO_PRODUCTS = [
   { name: 'Demo ebook', description: 'A downloadable book; each purchase issues a license key.', amount: 1999, license: true },
@@ -59,12 +64,13 @@ const DEMO_PRODUCTS = [
 ] as const;
 
 /**
- * On an empty database: the demo store with a few test-mode products. Returns its keys, which
- * exist nowhere else (only hashes are stored), or undefined when the database already has stores.
+ * On an empty database: the demo store with a few test-mode products and its owner. Returns its
+ * keys and the owner's password link, which exist nowhere else (only hashes are stored), or
+ * undefined when the database already has stores.
  * The transaction-scoped advisory lock makes a second instance starting at the same moment wait
  * and then find the store, so exactly one demo store is ever created.
  */
-export async function bootstrapDemoStore(deps: { db: Database; clock: Clock; maxProductsPerStore: number }): Promise<(StoreView & { keys: StoreKeys }) | undefined> {
+export async function bootstrapDemoStore(deps: { db: Database; clock: Clock; maxProductsPerStore: number }): Promise<DemoStore | undefined> {
   return deps.db.transaction(async (tx) => {
     await lockUntilCommit(tx, 'payments-service:bootstrap');
     const [existing] = await tx.select({ id: stores.id }).from(stores).limit(1);
@@ -83,7 +89,8 @@ export async function bootstrapDemoStore(deps: { db: Database; clock: Clock; max
       const created = await createProduct({ db: tx, clock: deps.clock, wallClock: deps.clock, maxProductsPerStore: deps.maxProductsPerStore }, subject, product);
       if (license) await attachLicense({ db: tx, clock: deps.clock }, created.id);
     }
-    return store;
+    const owner = await inviteUser({ db: tx, clock: deps.clock }, { storeId: store.id, email: DEMO_OWNER_EMAIL, role: 'owner' });
+    return { ...store, ownerLinkToken: owner.token };
   });
 }
 
@@ -121,7 +128,7 @@ export async function readDemoStoreTestKeys(dataDir: string): Promise<DemoStoreT
 }
 
 /** The one place keys are ever printed: the demo store's, right after they were created. */
-export function formatDemoStoreBanner(store: StoreView & { keys: StoreKeys }, publicBaseUrl: string): string {
+export function formatDemoStoreBanner(store: DemoStore, publicBaseUrl: string): string {
   const rule = '─'.repeat(72);
   return [
     rule,
@@ -133,6 +140,8 @@ export function formatDemoStoreBanner(store: StoreView & { keys: StoreKeys }, pu
     `  pk_live  ${store.keys.pk_live}`,
     '',
     `Try: curl ${publicBaseUrl}/api/v1/products -H "Authorization: Bearer ${store.keys.sk_test}"`,
+    '',
+    `Dashboard: set the password of ${DEMO_OWNER_EMAIL} (link valid 24 hours, once): ${acceptLinkUrl(publicBaseUrl, store.ownerLinkToken)}`,
     rule,
   ].join('\n');
 }

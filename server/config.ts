@@ -13,9 +13,14 @@ export interface RateLimitConfig {
    */
   portalPerIp?: number;
   windowSeconds: number;
+  /** Dashboard sign-in attempts per IP and per e-mail within `signInWindowSeconds`; defaults below when unset. */
+  signInPerIp?: number;
+  signInPerEmail?: number;
+  signInWindowSeconds?: number;
 }
 
 export const DEFAULT_PORTAL_PER_IP = 20;
+export const DEFAULT_SIGN_IN_LIMITS = { perIp: 30, perEmail: 10, windowSeconds: 15 * 60 };
 
 export interface Config {
   port: number;
@@ -76,6 +81,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       productWritesPerKey: positiveInt(env.RATE_LIMIT_PRODUCT_WRITES_PER_KEY, 25, 'RATE_LIMIT_PRODUCT_WRITES_PER_KEY'),
       portalPerIp: positiveInt(env.RATE_LIMIT_PORTAL_PER_IP, DEFAULT_PORTAL_PER_IP, 'RATE_LIMIT_PORTAL_PER_IP'),
       windowSeconds: positiveInt(env.RATE_LIMIT_WINDOW_SECONDS, 1, 'RATE_LIMIT_WINDOW_SECONDS'),
+      signInPerIp: positiveInt(env.RATE_LIMIT_SIGN_IN_PER_IP, DEFAULT_SIGN_IN_LIMITS.perIp, 'RATE_LIMIT_SIGN_IN_PER_IP'),
+      signInPerEmail: positiveInt(env.RATE_LIMIT_SIGN_IN_PER_EMAIL, DEFAULT_SIGN_IN_LIMITS.perEmail, 'RATE_LIMIT_SIGN_IN_PER_EMAIL'),
+      signInWindowSeconds: DEFAULT_SIGN_IN_LIMITS.windowSeconds,
     },
     maxProductsPerStore: positiveInt(env.MAX_PRODUCTS_PER_STORE, 10_000, 'MAX_PRODUCTS_PER_STORE'),
     maxWebhookEndpointsPerStore: positiveInt(env.MAX_WEBHOOK_ENDPOINTS_PER_STORE, 100, 'MAX_WEBHOOK_ENDPOINTS_PER_STORE'),

@@ -10,3 +10,4 @@ export * from './checkout';
 export * from './simulator';
 export * from './portal';
 export * from './webhooks';
+export * from './users';

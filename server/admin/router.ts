@@ -7,6 +7,10 @@ import {
   attachLicenseInput,
   createdStoreSchema,
   createStoreInput,
+  invitedUserSchema,
+  inviteUserInput,
+  resetLinkSchema,
+  resetUserInput,
   storeSchema,
   updateStoreInput,
 } from './schemas';
@@ -14,6 +18,8 @@ import {
   attachFileAsOperator,
   attachLicenseAsOperator,
   createStoreAsOperator,
+  inviteUserAsOperator,
+  resetUserAsOperator,
   updateStoreAsOperator,
   verifyAdminRequest,
 } from './service';
@@ -65,6 +71,19 @@ export const adminRouter = createRouter({
       .input(attachFileInput)
       .output(productSchema)
       .mutation(({ ctx, input }) => attachFileAsOperator(ctx, input.id, input.url)),
+  }),
+  user: createRouter({
+    // user.invite: adds the person to the store and prints a one-time link.
+    invite: adminProcedure
+      .input(inviteUserInput)
+      .output(invitedUserSchema)
+      .mutation(({ ctx, input }) => inviteUserAsOperator(ctx, input)),
+
+    // user.reset: a one-time link to set a new password.
+    reset: adminProcedure
+      .input(resetUserInput)
+      .output(resetLinkSchema)
+      .mutation(({ ctx, input }) => resetUserAsOperator(ctx, input.email)),
   }),
 });
 

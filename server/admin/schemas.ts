@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { isAbsoluteHttpUrl } from '../kit/fields';
+import { MEMBER_ROLES } from '@/db/schema';
+import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH } from '../kit/fields';
 
 /**
  * The operator's admin router. Inputs are camelCase tRPC arguments; outputs are the
@@ -59,3 +60,17 @@ export const createdStoreSchema = z.object({
   flags: storeSchema.shape.flags,
   created: storeSchema.shape.created,
 });
+
+const email = z.string().trim().min(1).max(MAX_EMAIL_LENGTH).describe('The person\'s e-mail address (case does not matter).');
+
+export const inviteUserInput = z.strictObject({ store: storeId, email, role: z.enum(MEMBER_ROLES) });
+
+export const resetUserInput = z.strictObject({ email });
+
+/** The link is the only credential: shown this once. */
+export const invitedUserSchema = z.object({
+  user: z.object({ email: z.string(), role: z.enum(MEMBER_ROLES), store: z.string() }),
+  url: z.string(),
+});
+
+export const resetLinkSchema = z.object({ url: z.string() });

@@ -7,7 +7,8 @@ import { digestsEqual, sha256Hex } from '../ids';
 import { attachFile, attachLicense } from '../products/operator-service';
 import type { Product } from '../products/schemas';
 import { createStore, updateStore } from '../stores/service';
-import type { createStoreInput, updateStoreInput, Store } from './schemas';
+import { acceptLinkUrl, createResetLink, inviteUser, normalizeEmail } from '../users/service';
+import type { createStoreInput, inviteUserInput, updateStoreInput, Store } from './schemas';
 
 /** `Authorization: Bearer <token>`; anything else counts as no token. */
 function presentedToken(headers: Headers): string | undefined {
@@ -78,5 +79,22 @@ export function attachFileAsOperator(ctx: Context, id: string, url: string): Pro
     const product = await attachFile({ db: tx, clock: ctx.clock }, id, url);
     await auditOperatorAction(tx, ctx, { action: 'admin.product.attach_file', details: { product: id } });
     return product;
+  });
+}
+
+/** Links follow the wall clock (ctx.clock here); the audit trail names the person, never the link. */
+export function inviteUserAsOperator(ctx: Context, input: z.infer<typeof inviteUserInput>) {
+  return ctx.db.transaction(async (tx) => {
+    const { user, token } = await inviteUser({ db: tx, clock: ctx.clock }, { storeId: input.store, email: input.email, role: input.role });
+    await auditOperatorAction(tx, ctx, { action: 'admin.user.invite', storeId: user.store, details: { email: user.email, role: user.role } });
+    return { user, url: acceptLinkUrl(ctx.config.publicBaseUrl, token) };
+  });
+}
+
+export function resetUserAsOperator(ctx: Context, email: string) {
+  return ctx.db.transaction(async (tx) => {
+    const token = await createResetLink({ db: tx, clock: ctx.clock }, email);
+    await auditOperatorAction(tx, ctx, { action: 'admin.user.reset', details: { email: normalizeEmail(email) } });
+    return { url: acceptLinkUrl(ctx.config.publicBaseUrl, token) };
   });
 }

@@ -1,12 +1,12 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Database } from '@/db/client';
 import { rateLimits as rateLimitsTable } from '@/db/schema';
-import { DEFAULT_PORTAL_PER_IP, type RateLimitConfig } from '../config';
+import { DEFAULT_PORTAL_PER_IP, DEFAULT_SIGN_IN_LIMITS, type RateLimitConfig } from '../config';
 import { ApiError } from '../errors';
 import { coalescedConsume } from './coalesce';
 import { PreparedRateLimiterDrizzle } from './store';
 
-export type RateLimitBucket = 'ip' | 'key' | 'productWrite' | 'portalIp';
+export type RateLimitBucket = 'ip' | 'key' | 'productWrite' | 'portalIp' | 'signInIp' | 'signInEmail';
 
 export interface RateLimits {
   /** Spends one request of `bucket` for `subject`; throws 429 `rate_limited` with `Retry-After` when spent out. */
@@ -18,6 +18,8 @@ const MESSAGES: Record<RateLimitBucket, string> = {
   key: 'Too many requests with this API key. Retry after the time given in Retry-After.',
   productWrite: 'Too many product writes with this API key. Retry after the time given in Retry-After.',
   portalIp: 'Too many portal page requests from this address. Retry after the time given in Retry-After.',
+  signInIp: 'Too many sign-in attempts from this address. Try again later.',
+  signInEmail: 'Too many sign-in attempts for this e-mail. Try again later.',
 };
 
 /**
@@ -30,10 +32,22 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
     key: config.perKey,
     productWrite: config.productWritesPerKey,
     portalIp: config.portalPerIp ?? DEFAULT_PORTAL_PER_IP,
+    signInIp: config.signInPerIp ?? DEFAULT_SIGN_IN_LIMITS.perIp,
+    signInEmail: config.signInPerEmail ?? DEFAULT_SIGN_IN_LIMITS.perEmail,
+  };
+  // Password guessing is counted over minutes, API traffic per second.
+  const signInWindow = config.signInWindowSeconds ?? DEFAULT_SIGN_IN_LIMITS.windowSeconds;
+  const durations: Record<RateLimitBucket, number> = {
+    ip: config.windowSeconds,
+    key: config.windowSeconds,
+    productWrite: config.windowSeconds,
+    portalIp: config.windowSeconds,
+    signInIp: signInWindow,
+    signInEmail: signInWindow,
   };
   const limiters = Object.fromEntries(
     (Object.keys(points) as RateLimitBucket[]).map((bucket) => {
-      const options = { keyPrefix: `rl:${bucket}`, points: points[bucket], duration: config.windowSeconds };
+      const options = { keyPrefix: `rl:${bucket}`, points: points[bucket], duration: durations[bucket] };
       const memory = new RateLimiterMemory(options);
       // If the shared store fails, fall back to per-process counting rather than refusing traffic.
       const limiter: RateLimiterAbstract = shared

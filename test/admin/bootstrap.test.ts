@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { products, stores } from '@/db/schema';
+import { memberships, oneTimeLinks, products, stores, users } from '@/db/schema';
 import { bootstrapDemoStore, ensureSecrets, formatDemoStoreBanner } from '@/server/bootstrap';
+import { sha256Hex } from '@/server/ids';
+import { describeLink } from '@/server/users/service';
 import { createTestDatabase } from '../support/database';
 import { createTestClock } from '../support/server';
 
@@ -61,6 +63,7 @@ describe('demo store on an empty database', () => {
         sk_live: expect.stringMatching(/^sk_live_/),
         pk_live: expect.stringMatching(/^pk_live_/),
       },
+      ownerLinkToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
     });
     expect(await database.db.select({ id: stores.id }).from(stores)).toEqual([{ id: demo.id }]);
 
@@ -75,19 +78,30 @@ describe('demo store on an empty database', () => {
       { name: 'Demo video course', livemode: false, amount: 4900, priceMode: 'one_time', priceInterval: null, hasLicense: false, fileUrl: null },
     ]);
 
+    // Its owner, with no password yet and one invitation link, stored only as a hash.
+    const people = await database.db.select({ email: users.email, passwordHash: users.passwordHash, storeId: memberships.storeId, role: memberships.role }).from(users).innerJoin(memberships, eq(memberships.userId, users.id));
+    expect(people).toEqual([{ email: 'owner@example.com', passwordHash: null, storeId: demo.id, role: 'owner' }]);
+    const links = await database.db.select({ tokenHash: oneTimeLinks.tokenHash, purpose: oneTimeLinks.purpose, role: oneTimeLinks.role }).from(oneTimeLinks);
+    expect(links).toEqual([{ tokenHash: sha256Hex(demo.ownerLinkToken), purpose: 'invite', role: 'owner' }]);
+    expect(await describeLink(deps, demo.ownerLinkToken)).toEqual({ kind: 'set_password', email: 'owner@example.com', storeName: 'Demo Store' });
+
     expect(await bootstrapDemoStore(deps)).toBeUndefined();
   });
 
-  it('the banner shows the four keys and a first request', () => {
+  it('the banner shows the four keys, a first request and the owner link', () => {
     const store = {
       id: 'acct_x',
       name: 'Demo Store',
       flags: { suspended: false, live_api: true, amount_mode: false, tax_calculation: false, subscriptions: false },
       created: 0,
       keys: { sk_test: 'sk_test_a', pk_test: 'pk_test_b', sk_live: 'sk_live_c', pk_live: 'pk_live_d' },
+      ownerLinkToken: 'tok',
     };
     const banner = formatDemoStoreBanner(store, 'http://localhost:3000');
     for (const line of ['  sk_test  sk_test_a', '  pk_test  pk_test_b', '  sk_live  sk_live_c', '  pk_live  pk_live_d']) expect(banner.split('\n')).toContain(line);
     expect(banner).toContain('curl http://localhost:3000/api/v1/products -H "Authorization: Bearer sk_test_a"');
+    expect(banner.split('\n').filter((line) => line.includes('/dashboard/accept/'))).toEqual([
+      'Dashboard: set the password of owner@example.com (link valid 24 hours, once): http://localhost:3000/dashboard/accept/tok',
+    ]);
   });
 });

@@ -131,6 +131,36 @@ describe('npm run admin', { timeout: 150_000 }, () => {
   });
 });
 
+describe('npm run admin: dashboard people', { timeout: 150_000 }, () => {
+  const acceptUrl = () => new RegExp(`^${api.services.config.publicBaseUrl}/dashboard/accept/[A-Za-z0-9_-]{43}$`);
+
+  it('user:invite prints the person and a one-time link; the same person in another store gets a membership; user:reset prints a link', async () => {
+    const store = expectJson(await runCli(['store:create', '--name', 'Team']));
+    const invited = expectJson(await runCli(['user:invite', '--store', store.id, '--email', 'Pat@Example.com', '--role', 'developer']));
+    expect(invited).toEqual({ user: { email: 'pat@example.com', role: 'developer', store: store.id }, url: expect.stringMatching(acceptUrl()) });
+    expect(Object.keys(invited)).toEqual(['user', 'url']);
+
+    const other = expectJson(await runCli(['store:create', '--name', 'Other team']));
+    const second = expectJson(await runCli(['user:invite', '--store', other.id, '--email', 'pat@example.com', '--role', 'viewer']));
+    expect(second).toEqual({ user: { email: 'pat@example.com', role: 'viewer', store: other.id }, url: expect.stringMatching(acceptUrl()) });
+    expect(second.url).not.toBe(invited.url);
+
+    const reset = expectJson(await runCli(['user:reset', '--email', 'PAT@example.com']));
+    expect(reset).toEqual({ url: expect.stringMatching(acceptUrl()) });
+  });
+
+  it('refusals: unknown e-mail on reset, unknown store, unknown role, a second invitation to the same store', async () => {
+    expectFailure(await runCli(['user:reset', '--email', 'nobody@example.com']), 1, /NOT_FOUND \(404\): No dashboard user with e-mail 'nobody@example.com'\./);
+    expectFailure(await runCli(['user:invite', '--store', 'acct_missing', '--email', 'a@example.com', '--role', 'owner']), 1, /NOT_FOUND \(404\): No store with id 'acct_missing'\./);
+    const store = expectJson(await runCli(['store:create', '--name', 'Refusals']));
+    expectFailure(await runCli(['user:invite', '--store', store.id, '--email', 'a@example.com', '--role', 'boss']), 1, /BAD_REQUEST \(400\): role: /);
+    expectFailure(await runCli(['user:invite', '--store', store.id, '--email', 'not-an-address', '--role', 'owner']), 1, /BAD_REQUEST \(400\): Give a valid e-mail address\./);
+    expectJson(await runCli(['user:invite', '--store', store.id, '--email', 'a@example.com', '--role', 'owner']));
+    expectFailure(await runCli(['user:invite', '--store', store.id, '--email', 'a@example.com', '--role', 'viewer']), 1, /BAD_REQUEST \(400\): a@example.com is already a member/);
+    expectFailure(await runCli(['user:invite', '--store', store.id, '--email', 'a@example.com']), 2, /--role is required/);
+  });
+});
+
 describe('npm run admin failures: non-zero exit, stderr, nothing on stdout', { timeout: 150_000 }, () => {
   it('bad command lines exit 2', async () => {
     const cases: [string[], RegExp][] = [

@@ -16,29 +16,43 @@ h1{margin:0 0 1rem;font-size:1.35rem;line-height:1.25;color:#a3161b}p{margin:0 0
 
 const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
-const HTML = `<!doctype html>
+/** What the 404 page says; fixed texts only (nothing of the request is echoed). */
+export interface InvalidLinkNotice {
+  site: string;
+  title: string;
+  paragraphs: readonly string[];
+}
+
+const CHECKOUT_NOTICE: InvalidLinkNotice = {
+  site: 'Checkout',
+  title: 'This checkout link is not valid',
+  paragraphs: ['The link may have been copied incompletely or changed. Nothing was charged.', 'Go back to the shop and start the checkout again to get a new link.'],
+};
+
+function html(notice: InvalidLinkNotice): string {
+  return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, noarchive">
-<title>Checkout link not valid</title>
+<title>${notice.title}</title>
 <style>${STYLE}</style>
 </head>
 <body>
-<header><p>Checkout</p></header>
+<header><p>${notice.site}</p></header>
 <main>
 <section aria-labelledby="notice-heading">
-<h1 id="notice-heading">This checkout link is not valid</h1>
-<p>The link may have been copied incompletely or changed. Nothing was charged.</p>
-<p>Go back to the shop and start the checkout again to get a new link.</p>
+<h1 id="notice-heading">${notice.title}</h1>
+${notice.paragraphs.map((paragraph) => `<p>${paragraph}</p>`).join('\n')}
 </section>
 </main>
 </body>
 </html>
 `;
+}
 
-export function invalidLinkResponse(): Response {
+export function invalidLinkResponse(notice: InvalidLinkNotice = CHECKOUT_NOTICE): Response {
   const policy = hostedContentSecurityPolicy().replace("style-src 'self'", `style-src 'self' ${STYLE_HASH}`);
-  return new Response(HTML, { status: 404, headers: { ...hostedPageHeaders(policy), 'content-type': 'text/html; charset=utf-8' } });
+  return new Response(html(notice), { status: 404, headers: { ...hostedPageHeaders(policy), 'content-type': 'text/html; charset=utf-8' } });
 }

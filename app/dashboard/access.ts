@@ -1,0 +1,45 @@
+/**
+ * What every dashboard page and action checks on the server itself (the proxy's redirect is only
+ * a convenience): a live session, the person, their membership of the current store and the
+ * role's right to the action.
+ */
+import { headers } from 'next/headers';
+import { redirect } from 'next/navigation';
+import { getAppServices } from '@/server/app';
+import { isServiceOrigin } from '@/server/kit/origin';
+import { can, type DashboardAction } from '@/server/users/roles';
+import { dashboardPerson, type StoreMembership } from '@/server/users/service';
+import { auth } from './auth';
+
+export const SIGN_IN_PATH = '/dashboard/sign-in';
+
+export type DashboardMode = 'live' | 'test';
+
+export function dashboardBase(mode: DashboardMode): string {
+  return mode === 'test' ? '/dashboard/test' : '/dashboard';
+}
+
+export interface DashboardAccess {
+  userId: string;
+  email: string;
+  memberships: StoreMembership[];
+  /** Undefined when the person belongs to no store, or their role may not do the action. */
+  current: StoreMembership | undefined;
+}
+
+export async function requireDashboard(action: DashboardAction): Promise<DashboardAccess> {
+  const session = await auth();
+  const userId = session?.user?.id;
+  if (!userId) redirect(SIGN_IN_PATH);
+  const services = await getAppServices();
+  const person = await dashboardPerson(services.db, userId);
+  if (!person) redirect(SIGN_IN_PATH);
+  const chosen = person.memberships.find((membership) => membership.storeId === session.storeId) ?? person.memberships[0];
+  return { userId, email: person.email, memberships: person.memberships, current: chosen && can(chosen.role, action) ? chosen : undefined };
+}
+
+/** Server Actions answer only posts from the service's own pages. */
+export async function requireServiceOrigin(): Promise<void> {
+  const { config } = await getAppServices();
+  if (!isServiceOrigin((await headers()).get('origin'), config.publicBaseUrl)) throw new Error('Cross-site request refused.');
+}

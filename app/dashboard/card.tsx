@@ -1,0 +1,14 @@
+import type { ReactNode } from 'react';
+
+/** The signed-out pages: one narrow card in the middle. */
+export function SignedOutCard({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <main className="dash-auth">
+      <p className="dash-brand">Payments dashboard</p>
+      <section className="dash-card">
+        <h1>{title}</h1>
+        {children}
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,77 @@
+import type { ReactNode } from 'react';
+import { dashboardBase, type DashboardAccess, type DashboardMode } from './access';
+import { signOutAction, switchStoreAction } from './actions';
+
+const NAVIGATION: readonly { label: string; path: string }[] = [
+  { label: 'Home', path: '' },
+  { label: 'Orders', path: '/orders' },
+  { label: 'Customers', path: '/customers' },
+  { label: 'Products', path: '/products' },
+  { label: 'Subscriptions', path: '/subscriptions' },
+  { label: 'Webhooks', path: '/webhooks' },
+  { label: 'Events', path: '/events' },
+  { label: 'API keys', path: '/api-keys' },
+  { label: 'Audit log', path: '/audit' },
+  { label: 'Settings', path: '/settings' },
+];
+
+/**
+ * The frame of every signed-in page: store, store switcher, the test-mode switch, sign-out and
+ * the navigation. `path` is the page's place below the mode's base ('' for Home).
+ */
+export function DashboardShell({ access, mode, path, children }: { access: DashboardAccess; mode: DashboardMode; path: string; children: ReactNode }) {
+  const base = dashboardBase(mode);
+  const current = access.current;
+  return (
+    <div className={mode === 'test' ? 'dash dash-test' : 'dash'}>
+      {mode === 'test' && <p className="dash-banner">Test mode</p>}
+      <header className="dash-header">
+        <p className="dash-store">{current?.storeName ?? 'Dashboard'}</p>
+        {access.memberships.length > 1 && (
+          <form action={switchStoreAction} className="dash-switcher">
+            <label htmlFor="dash-store-select">Store</label>
+            <select id="dash-store-select" name="store" defaultValue={current?.storeId}>
+              {access.memberships.map((membership) => (
+                <option key={membership.storeId} value={membership.storeId}>
+                  {membership.storeName}
+                </option>
+              ))}
+            </select>
+            <input type="hidden" name="mode" value={mode} />
+            <button type="submit">Switch</button>
+          </form>
+        )}
+        <a className="dash-mode" href={`${dashboardBase(mode === 'test' ? 'live' : 'test')}${path}`} data-on={mode === 'test'}>
+          Test mode
+        </a>
+        <form action={signOutAction}>
+          <button type="submit" className="dash-signout">
+            Sign out
+          </button>
+        </form>
+      </header>
+      <nav className="dash-nav" aria-label="Dashboard">
+        <ul>
+          {NAVIGATION.map((item) => (
+            <li key={item.label}>
+              <a href={`${base}${item.path}`} aria-current={item.path === path ? 'page' : undefined}>
+                {item.label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main className="dash-main">{children}</main>
+    </div>
+  );
+}
+
+/** A signed-in person without a store (or without the right to this page). */
+export function NoAccess({ email }: { email: string }) {
+  return (
+    <section className="dash-card">
+      <h1>No access</h1>
+      <p>{email} is not a member of a store that allows this page. Ask an owner of your store for an invitation.</p>
+    </section>
+  );
+}

@@ -1,0 +1,214 @@
+/**
+ * Dashboard people: invitations and password resets by one-time link, password sign-in, and the
+ * session version that ends every session of a person at once.
+ */
+import { randomBytes } from 'node:crypto';
+import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { memberships, oneTimeLinks, stores, users, type MemberRole, type OneTimeLinkPurpose } from '@/db/schema';
+import { recordAudit } from '../audit/service';
+import type { Clock } from '../clock';
+import { ApiError } from '../errors';
+import { isEmailAddress } from '../kit/fields';
+import { newPlatformId, sha256Hex } from '../ids';
+import type { RateLimits } from '../rate-limit/service';
+import { hashPassword, UNMATCHABLE_HASH, verifyPassword } from './password';
+
+/** One-time links expire this long after they are made, on the wall clock. */
+export const LINK_LIFETIME_SECONDS = 24 * 60 * 60;
+export const MIN_PASSWORD_LENGTH = 12;
+/** scrypt takes any length; this only bounds the work one form post can ask for. */
+export const MAX_PASSWORD_LENGTH = 256;
+
+/** `clock` is the wall clock: links and sessions follow real time, never a store's test clock. */
+export interface UserDeps {
+  db: Executor;
+  clock: Clock;
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** The page a link opens; the token is its only credential. */
+export function acceptLinkUrl(publicBaseUrl: string, token: string): string {
+  return `${publicBaseUrl}/dashboard/accept/${token}`;
+}
+
+/** 256 random bits, returned this once; only the SHA-256 is kept. */
+async function issueLink(tx: Executor, now: Date, link: { purpose: OneTimeLinkPurpose; userId: string; storeId?: string; role?: MemberRole }): Promise<string> {
+  const token = randomBytes(32).toString('base64url');
+  await tx.insert(oneTimeLinks).values({
+    id: newPlatformId('link'),
+    tokenHash: sha256Hex(token),
+    ...link,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + LINK_LIFETIME_SECONDS * 1000),
+  });
+  return token;
+}
+
+export interface Invitation {
+  user: { email: string; role: MemberRole; store: string };
+  token: string;
+}
+
+/**
+ * Adds the person (created when the e-mail is new) to the store with the role, and makes an
+ * invitation link. A person who already has a password keeps it: their link only tells them
+ * about the new store (see `describeLink`), so an invitation can never take over an account.
+ */
+export async function inviteUser(deps: UserDeps, input: { storeId: string; email: string; role: MemberRole }): Promise<Invitation> {
+  const email = normalizeEmail(input.email);
+  if (!isEmailAddress(email)) throw new ApiError('parameter_invalid', 'Give a valid e-mail address.', { param: 'email' });
+  const now = deps.clock.now();
+  return deps.db.transaction(async (tx) => {
+    const [store] = await tx.select({ id: stores.id }).from(stores).where(eq(stores.id, input.storeId));
+    if (!store) throw new ApiError('resource_missing', `No store with id '${input.storeId}'.`, { param: 'store' });
+    await tx.insert(users).values({ id: newPlatformId('user'), email, createdAt: now }).onConflictDoNothing({ target: users.email });
+    const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
+    const added = await tx
+      .insert(memberships)
+      .values({ userId: user!.id, storeId: store.id, role: input.role, createdAt: now })
+      .onConflictDoNothing()
+      .returning({ role: memberships.role });
+    if (added.length === 0) {
+      throw new ApiError('parameter_invalid', `${email} is already a member of ${store.id}; \`user:reset --email ${email}\` makes a new password link.`, { param: 'email' });
+    }
+    const token = await issueLink(tx, now, { purpose: 'invite', userId: user!.id, storeId: store.id, role: input.role });
+    return { user: { email, role: input.role, store: store.id }, token };
+  });
+}
+
+/** A password-reset link for a known person; an unknown e-mail is an error (the operator asks, not the public). */
+export async function createResetLink(deps: UserDeps, rawEmail: string): Promise<string> {
+  const email = normalizeEmail(rawEmail);
+  return deps.db.transaction(async (tx) => {
+    const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
+    if (!user) throw new ApiError('resource_missing', `No dashboard user with e-mail '${email}'.`, { param: 'email' });
+    return issueLink(tx, deps.clock.now(), { purpose: 'reset', userId: user.id });
+  });
+}
+
+function liveLink(token: string, now: Date) {
+  return and(eq(oneTimeLinks.tokenHash, sha256Hex(token)), isNull(oneTimeLinks.usedAt), gt(oneTimeLinks.expiresAt, now));
+}
+
+export type LinkState =
+  | { kind: 'invalid' }
+  /** The link sets a password (a reset, or an invitation of someone who has none yet). */
+  | { kind: 'set_password'; email: string; storeName: string | null }
+  /** An invitation of someone who already has a password: they sign in with it. */
+  | { kind: 'joined'; email: string; storeName: string };
+
+/** What an accept link does now: unknown, used and expired links all read as invalid. */
+export async function describeLink(deps: UserDeps, token: string): Promise<LinkState> {
+  const [row] = await deps.db
+    .select({ purpose: oneTimeLinks.purpose, email: users.email, hasPassword: sql<boolean>`${users.passwordHash} is not null`, storeName: stores.name })
+    .from(oneTimeLinks)
+    .innerJoin(users, eq(users.id, oneTimeLinks.userId))
+    .leftJoin(stores, eq(stores.id, oneTimeLinks.storeId))
+    .where(liveLink(token, deps.clock.now()));
+  if (!row) return { kind: 'invalid' };
+  if (row.purpose === 'invite' && row.hasPassword) return { kind: 'joined', email: row.email, storeName: row.storeName ?? '' };
+  return { kind: 'set_password', email: row.email, storeName: row.storeName };
+}
+
+export type PasswordProblem = 'too_short' | 'too_long' | 'mismatch';
+
+export function passwordProblem(password: string, confirmation: string): PasswordProblem | undefined {
+  if (password.length < MIN_PASSWORD_LENGTH) return 'too_short';
+  if (password.length > MAX_PASSWORD_LENGTH) return 'too_long';
+  if (password !== confirmation) return 'mismatch';
+  return undefined;
+}
+
+class LinkRefused extends Error {}
+
+/**
+ * Spends the link and sets the password in one transaction: the conditional update lets exactly
+ * one of two concurrent posts through. The new password also ends every earlier session.
+ * Returns the person's e-mail, or undefined when the link cannot set a password (any more).
+ */
+export async function setPasswordWithLink(deps: UserDeps, token: string, password: string): Promise<{ email: string } | undefined> {
+  const passwordHash = await hashPassword(password);
+  const now = deps.clock.now();
+  try {
+    return await deps.db.transaction(async (tx) => {
+      const [spent] = await tx.update(oneTimeLinks).set({ usedAt: now }).where(liveLink(token, now)).returning({ userId: oneTimeLinks.userId, purpose: oneTimeLinks.purpose });
+      if (!spent) throw new LinkRefused();
+      const [user] = await tx
+        .update(users)
+        .set({ passwordHash, sessionVersion: sql`${users.sessionVersion} + 1` })
+        // An invitation never replaces a password someone already has.
+        .where(and(eq(users.id, spent.userId), spent.purpose === 'invite' ? isNull(users.passwordHash) : undefined))
+        .returning({ email: users.email });
+      if (!user) throw new LinkRefused();
+      return { email: user.email };
+    });
+  } catch (error) {
+    if (error instanceof LinkRefused) return undefined;
+    throw error;
+  }
+}
+
+export interface SignedInUser {
+  id: string;
+  email: string;
+  sessionVersion: number;
+}
+
+export type SignInResult = { ok: true; user: SignedInUser } | { ok: false; reason: 'invalid_credentials' | 'rate_limited' };
+
+/**
+ * Checks an e-mail and password. Attempts are limited per address and per e-mail; an unknown
+ * e-mail costs the same scrypt as a known one and gets the same answer. Failures are audited.
+ */
+export async function signInWithPassword(deps: { db: Executor; rateLimits: RateLimits }, input: { email: string; password: string; ip: string }): Promise<SignInResult> {
+  const email = normalizeEmail(input.email).slice(0, 254);
+  const fail = async (reason: 'invalid_credentials' | 'rate_limited'): Promise<SignInResult> => {
+    await recordAudit(deps.db, { action: 'dashboard.sign_in_failed', code: reason, ip: input.ip, path: '/dashboard/sign-in', details: { email } });
+    return { ok: false, reason };
+  };
+  try {
+    await deps.rateLimits.consume('signInIp', input.ip);
+    await deps.rateLimits.consume('signInEmail', email);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'rate_limited') return fail('rate_limited');
+    throw error;
+  }
+  const [user] = await deps.db.select({ id: users.id, email: users.email, passwordHash: users.passwordHash, sessionVersion: users.sessionVersion }).from(users).where(eq(users.email, email));
+  const matches = await verifyPassword(input.password.slice(0, MAX_PASSWORD_LENGTH + 1), user?.passwordHash ?? UNMATCHABLE_HASH);
+  if (!user || !user.passwordHash || !matches) return fail('invalid_credentials');
+  return { ok: true, user: { id: user.id, email: user.email, sessionVersion: user.sessionVersion } };
+}
+
+/** The version every live session of the person must carry; undefined once the person is gone. */
+export async function currentSessionVersion(db: Executor, userId: string): Promise<number | undefined> {
+  const [user] = await db.select({ sessionVersion: users.sessionVersion }).from(users).where(eq(users.id, userId));
+  return user?.sessionVersion;
+}
+
+/** Ends every session of the person at once (their next request no longer verifies). */
+export async function endAllSessions(db: Executor, userId: string): Promise<void> {
+  await db.update(users).set({ sessionVersion: sql`${users.sessionVersion} + 1` }).where(eq(users.id, userId));
+}
+
+export interface StoreMembership {
+  storeId: string;
+  storeName: string;
+  role: MemberRole;
+}
+
+/** The person and their stores (by name), for the dashboard's checks and switcher. */
+export async function dashboardPerson(db: Executor, userId: string): Promise<{ email: string; memberships: StoreMembership[] } | undefined> {
+  const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
+  if (!user) return undefined;
+  const rows = await db
+    .select({ storeId: stores.id, storeName: stores.name, role: memberships.role })
+    .from(memberships)
+    .innerJoin(stores, eq(stores.id, memberships.storeId))
+    .where(eq(memberships.userId, userId))
+    .orderBy(asc(stores.name), asc(stores.id));
+  return { email: user.email, memberships: rows };
+}

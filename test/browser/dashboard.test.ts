@@ -1,0 +1,195 @@
+import { execFile } from 'node:child_process';
+import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchChromium, newContext, stopStarted, type LaunchedBrowser } from '../support/browser';
+import { adminClient, freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
+
+/**
+ * The dashboard's way in, in Debian's Chromium against `npm start`: the demo owner's printed
+ * link, `user:invite` → set a password → the signed-in shell → sign out → sign in again, the
+ * wrong-password alert, a used link, and a session ended by a password change elsewhere.
+ */
+const ADMIN_TOKEN = 'adm_dashboardbrowsertesttoken0000000000000';
+const TSX_CLI = createRequire(import.meta.url).resolve('tsx/cli');
+const SHOTS = '/tmp/shots';
+
+let origin = '';
+let service: Service;
+let cleanupStorage: () => Promise<void> = async () => {};
+let chromium: LaunchedBrowser;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!chromiumAvailable()) throw new Error('Debian chromium is missing: apt-get install chromium (.ci/run does).');
+  const port = await freePort();
+  origin = `http://localhost:${port}`;
+  const storage = await serviceStorage('dashboard-browser');
+  cleanupStorage = storage.cleanup;
+  [service, chromium] = await Promise.all([
+    startService(serviceEnv({ ...storage.env, PORT: String(port), AUTH_SECRET: 'dashboard-browser-auth-secret', ADMIN_TOKEN })),
+    launchChromium(),
+  ]);
+  browser = chromium.browser;
+  await mkdir(SHOTS, { recursive: true });
+}, START_TIMEOUT_MS + 60_000);
+
+afterAll(() => stopStarted({ chromium, service, cleanupStorage }), 60_000);
+
+/** `npm run admin -- …` against the started service. */
+function admin(args: string[]): Promise<any> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [TSX_CLI, 'scripts/admin.ts', ...args], { cwd: ROOT, env: { ...process.env, SERVICE_URL: origin, ADMIN_TOKEN } }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+    );
+  });
+}
+
+async function shoot(page: Page, name: string) {
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+async function setPassword(page: Page, url: string, password: string) {
+  await page.goto(url);
+  await page.getByLabel('New password', { exact: true }).fill(password);
+  await page.getByLabel('Confirm password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Set password' }).click();
+  await page.waitForURL(`${origin}/dashboard`);
+}
+
+async function signIn(page: Page, email: string, password: string) {
+  await page.goto(`${origin}/dashboard/sign-in`);
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+describe('dashboard sign-in', { timeout: 180_000 }, () => {
+  it('npm start prints the demo owner link once; it sets the password and opens the demo store', async () => {
+    const lines = service.output().split('\n').filter((line) => /\/dashboard\/accept\/[A-Za-z0-9_-]{43}/.test(line));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('owner@example.com');
+    const url = /(http:\/\/\S+\/dashboard\/accept\/[A-Za-z0-9_-]{43})/.exec(lines[0]!)![1]!.replace(/^http:\/\/localhost:\d+/, origin);
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await setPassword(page, url, 'demo owner password');
+    await expect(page.locator('main h1').textContent()).resolves.toBe('Demo Store');
+    await expect(page.locator('main').textContent()).resolves.toContain('Your role: owner');
+    await context.close();
+  });
+
+  it('user:invite → set password → the shell → sign out → sign in → wrong password → used link', async () => {
+    const store = await adminClient(origin, ADMIN_TOKEN).store.create.mutate({ name: 'Harbour Books' });
+    const invited = await admin(['user:invite', '--store', store.id, '--email', 'Mia@Example.com', '--role', 'support']);
+    expect(invited.user).toEqual({ email: 'mia@example.com', role: 'support', store: store.id });
+    const context = await newContext(browser);
+    const page = await context.newPage();
+
+    // Signed out: every dashboard page sends to sign-in.
+    for (const path of ['/dashboard', '/dashboard/test', '/dashboard/orders']) {
+      await page.goto(`${origin}${path}`);
+      expect(page.url()).toBe(`${origin}/dashboard/sign-in`);
+    }
+
+    const accept = await page.goto(invited.url);
+    expect(accept!.status()).toBe(200);
+    expect(accept!.headers()['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(accept!.headers()['cache-control']).toBe('no-store');
+    await shoot(page, 'accept');
+    await page.getByLabel('New password', { exact: true }).fill('too short');
+    await page.getByLabel('Confirm password', { exact: true }).fill('too short');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('Use at least 12 characters.');
+    await page.getByLabel('New password', { exact: true }).fill('harbour books 2026');
+    await page.getByLabel('Confirm password', { exact: true }).fill('harbour books 2027');
+    await page.getByRole('button', { name: 'Set password' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toBe('The two passwords are not the same.');
+    await setPassword(page, invited.url, 'harbour books 2026');
+
+    // The shell: store, role, navigation, the test-mode switch.
+    await expect(page.locator('.dash-store').textContent()).resolves.toBe('Harbour Books');
+    await expect(page.locator('main').textContent()).resolves.toContain('Your role: support');
+    const nav = page.getByRole('navigation', { name: 'Dashboard' });
+    const links = await nav.getByRole('link').evaluateAll((anchors) => anchors.map((a) => [a.textContent, a.getAttribute('href')]));
+    expect(links).toEqual([
+      ['Home', '/dashboard'],
+      ['Orders', '/dashboard/orders'],
+      ['Customers', '/dashboard/customers'],
+      ['Products', '/dashboard/products'],
+      ['Subscriptions', '/dashboard/subscriptions'],
+      ['Webhooks', '/dashboard/webhooks'],
+      ['Events', '/dashboard/events'],
+      ['API keys', '/dashboard/api-keys'],
+      ['Audit log', '/dashboard/audit'],
+      ['Settings', '/dashboard/settings'],
+    ]);
+    expect(await page.getByText('Test mode', { exact: true }).count()).toBe(1);
+    await shoot(page, 'home');
+    await page.getByRole('link', { name: 'Test mode' }).click();
+    await page.waitForURL(`${origin}/dashboard/test`);
+    await expect(page.locator('.dash-banner').textContent()).resolves.toBe('Test mode');
+    await shoot(page, 'home-test');
+    await page.getByRole('link', { name: 'Test mode' }).click();
+    await page.waitForURL(`${origin}/dashboard`);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${origin}/dashboard/sign-in`);
+    await page.goto(`${origin}/dashboard`);
+    expect(page.url()).toBe(`${origin}/dashboard/sign-in`);
+
+    await shoot(page, 'sign-in');
+    await signIn(page, 'mia@example.com', 'harbour books 2026');
+    await page.waitForURL(`${origin}/dashboard`);
+    await expect(page.locator('.dash-store').textContent()).resolves.toBe('Harbour Books');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(`${origin}/dashboard/sign-in`);
+
+    for (const [email, password] of [['mia@example.com', 'not the password'], ['nobody@example.com', 'harbour books 2026']] as const) {
+      await signIn(page, email, password);
+      await page.waitForURL(/\/dashboard\/sign-in\?error=/);
+      await expect(page.getByRole('alert').textContent()).resolves.toBe('The e-mail or password is not right.');
+    }
+    await shoot(page, 'sign-in-error');
+
+    const used = await page.goto(invited.url);
+    expect(used!.status()).toBe(404);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('This link is no longer valid');
+    await context.close();
+  });
+
+  it('a person in two stores switches between them; a password change ends their other sessions at once', async () => {
+    const store = await adminClient(origin, ADMIN_TOKEN).store.create.mutate({ name: 'Second Shop' });
+    const first = await admin(['user:invite', '--store', store.id, '--email', 'lee@example.com', '--role', 'viewer']);
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await setPassword(page, first.url, 'lee first password');
+    const other = await adminClient(origin, ADMIN_TOKEN).store.create.mutate({ name: 'Another Shop' });
+    const joined = await admin(['user:invite', '--store', other.id, '--email', 'lee@example.com', '--role', 'admin']);
+    const joinedPage = await context.newPage();
+    await joinedPage.goto(joined.url);
+    await expect(joinedPage.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('You have joined Another Shop');
+    await joinedPage.close();
+
+    await page.goto(`${origin}/dashboard`);
+    await expect(page.locator('.dash-store').textContent()).resolves.toBe('Another Shop');
+    await page.getByLabel('Store').selectOption({ label: 'Second Shop' });
+    await page.getByRole('button', { name: 'Switch' }).click();
+    await page.waitForURL(`${origin}/dashboard`);
+    await expect(page.locator('.dash-store').textContent()).resolves.toBe('Second Shop');
+    await expect(page.locator('main').textContent()).resolves.toContain('Your role: viewer');
+
+    // A reset used in another browser changes the password: this session is over.
+    const reset = await admin(['user:reset', '--email', 'lee@example.com']);
+    const elsewhere = await newContext(browser);
+    await setPassword(await elsewhere.newPage(), reset.url, 'lee second password');
+    await page.goto(`${origin}/dashboard`);
+    expect(page.url()).toBe(`${origin}/dashboard/sign-in`);
+    await elsewhere.close();
+    await context.close();
+  });
+});

@@ -1,0 +1,16 @@
+import { describe, expect, it } from 'vitest';
+import { MEMBER_ROLES } from '@/db/schema';
+import { can, DASHBOARD_ACTIONS } from '@/server/users/roles';
+
+describe('can(role, action)', () => {
+  it('is exactly the table of roles', () => {
+    const table = Object.fromEntries(MEMBER_ROLES.map((role) => [role, DASHBOARD_ACTIONS.filter((action) => can(role, action))]));
+    expect(table).toEqual({
+      owner: ['read', 'refund', 'products', 'developer', 'export', 'settings'],
+      admin: ['read', 'refund', 'products', 'developer', 'export', 'settings'],
+      developer: ['read', 'products', 'developer', 'export'],
+      support: ['read', 'refund', 'export'],
+      viewer: ['read'],
+    });
+  });
+});

@@ -1,0 +1,176 @@
+import { desc, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEvents, oneTimeLinks, users } from '@/db/schema';
+import { createRateLimits } from '@/server/rate-limit/service';
+import { createStore } from '@/server/stores/service';
+import { sha256Hex } from '@/server/ids';
+import { hashPassword, verifyPassword } from '@/server/users/password';
+import {
+  createResetLink,
+  currentSessionVersion,
+  dashboardPerson,
+  describeLink,
+  endAllSessions,
+  inviteUser,
+  LINK_LIFETIME_SECONDS,
+  passwordProblem,
+  setPasswordWithLink,
+  signInWithPassword,
+} from '@/server/users/service';
+import { createTestDatabase } from '../support/database';
+import { createTestClock } from '../support/server';
+
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const clock = createTestClock(new Date('2026-03-01T10:00:00Z'));
+const deps = () => ({ db: database.db, clock });
+const rateLimits = () => createRateLimits({ perIp: 1000, perKey: 1000, productWritesPerKey: 1000, windowSeconds: 1, signInPerIp: 1000, signInPerEmail: 1000 }, undefined);
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+}, 60_000);
+afterAll(() => database.close());
+
+const PASSWORD = 'correct horse battery';
+
+describe('passwords', () => {
+  it('scrypt round trip: N=2^15, r=8, p=1, a 16-byte salt, self-describing; another password or a tampered hash fails', async () => {
+    const stored = await hashPassword(PASSWORD);
+    expect(stored).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(await verifyPassword(PASSWORD, stored)).toBe(true);
+    expect(await verifyPassword(`${PASSWORD}!`, stored)).toBe(false);
+    expect(await verifyPassword(PASSWORD, stored.slice(0, -2) + (stored.endsWith('AA') ? 'BB' : 'AA'))).toBe(false);
+    expect(await verifyPassword(PASSWORD, 'not a hash')).toBe(false);
+    // A fresh salt every time.
+    expect(await hashPassword(PASSWORD)).not.toBe(stored);
+  });
+
+  it('at least 12 characters, and both fields alike', () => {
+    expect(passwordProblem('short', 'short')).toBe('too_short');
+    expect(passwordProblem('x'.repeat(11), 'x'.repeat(11))).toBe('too_short');
+    expect(passwordProblem('x'.repeat(12), 'y'.repeat(12))).toBe('mismatch');
+    expect(passwordProblem('x'.repeat(257), 'x'.repeat(257))).toBe('too_long');
+    expect(passwordProblem('x'.repeat(12), 'x'.repeat(12))).toBeUndefined();
+  });
+});
+
+describe('one-time links', () => {
+  it('an invitation link sets the password once; the token is stored only as its SHA-256', async () => {
+    const store = await createStore(database.db, { name: 'Links' });
+    const { user, token } = await inviteUser(deps(), { storeId: store.id, email: ' Ann@Example.COM ', role: 'admin' });
+    expect(user).toEqual({ email: 'ann@example.com', role: 'admin', store: store.id });
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const [row] = await database.db.select().from(oneTimeLinks).where(eq(oneTimeLinks.tokenHash, sha256Hex(token)));
+    expect(JSON.stringify(row)).not.toContain(token);
+    expect(row!.expiresAt.getTime() - row!.createdAt.getTime()).toBe(LINK_LIFETIME_SECONDS * 1000);
+
+    expect(await describeLink(deps(), token)).toEqual({ kind: 'set_password', email: 'ann@example.com', storeName: 'Links' });
+    expect(await setPasswordWithLink(deps(), token, PASSWORD)).toEqual({ email: 'ann@example.com' });
+    expect(await describeLink(deps(), token)).toEqual({ kind: 'invalid' });
+    expect(await setPasswordWithLink(deps(), token, 'another password!')).toBeUndefined();
+    const [ann] = await database.db.select().from(users).where(eq(users.email, 'ann@example.com'));
+    expect(await verifyPassword(PASSWORD, ann!.passwordHash!)).toBe(true);
+  });
+
+  it('two posts of one link at once: exactly one sets the password', async () => {
+    const store = await createStore(database.db, { name: 'Race' });
+    const { token } = await inviteUser(deps(), { storeId: store.id, email: 'race@example.com', role: 'viewer' });
+    const results = await Promise.all([setPasswordWithLink(deps(), token, 'first password 1'), setPasswordWithLink(deps(), token, 'second password 2')]);
+    expect(results.filter((result) => result !== undefined)).toEqual([{ email: 'race@example.com' }]);
+  });
+
+  it('expires 24 hours after it was made, on the wall clock', async () => {
+    const store = await createStore(database.db, { name: 'Expiry' });
+    const { token } = await inviteUser(deps(), { storeId: store.id, email: 'late@example.com', role: 'viewer' });
+    clock.advance(LINK_LIFETIME_SECONDS - 1);
+    expect((await describeLink(deps(), token)).kind).toBe('set_password');
+    clock.advance(1);
+    expect(await describeLink(deps(), token)).toEqual({ kind: 'invalid' });
+    expect(await setPasswordWithLink(deps(), token, PASSWORD)).toBeUndefined();
+  });
+
+  it('an unknown token is invalid', async () => {
+    expect(await describeLink(deps(), 'A'.repeat(43))).toEqual({ kind: 'invalid' });
+    expect(await setPasswordWithLink(deps(), 'A'.repeat(43), PASSWORD)).toBeUndefined();
+  });
+
+  it('inviting someone with a password to another store adds the store and never changes the password', async () => {
+    const first = await createStore(database.db, { name: 'First' });
+    const second = await createStore(database.db, { name: 'Second' });
+    const invited = await inviteUser(deps(), { storeId: first.id, email: 'bo@example.com', role: 'owner' });
+    await setPasswordWithLink(deps(), invited.token, PASSWORD);
+    const again = await inviteUser(deps(), { storeId: second.id, email: 'BO@example.com', role: 'support' });
+    expect(await describeLink(deps(), again.token)).toEqual({ kind: 'joined', email: 'bo@example.com', storeName: 'Second' });
+    expect(await setPasswordWithLink(deps(), again.token, 'taken over password')).toBeUndefined();
+    const [bo] = await database.db.select().from(users).where(eq(users.email, 'bo@example.com'));
+    expect(await verifyPassword(PASSWORD, bo!.passwordHash!)).toBe(true);
+    expect((await dashboardPerson(database.db, bo!.id))!.memberships).toEqual([
+      { storeId: first.id, storeName: 'First', role: 'owner' },
+      { storeId: second.id, storeName: 'Second', role: 'support' },
+    ]);
+    await expect(inviteUser(deps(), { storeId: second.id, email: 'bo@example.com', role: 'viewer' })).rejects.toMatchObject({ code: 'parameter_invalid' });
+  });
+
+  it('a reset link replaces the password and ends every session; an unknown e-mail is refused', async () => {
+    const store = await createStore(database.db, { name: 'Reset' });
+    const invited = await inviteUser(deps(), { storeId: store.id, email: 'cy@example.com', role: 'developer' });
+    await setPasswordWithLink(deps(), invited.token, PASSWORD);
+    const [cy] = await database.db.select().from(users).where(eq(users.email, 'cy@example.com'));
+    const before = await currentSessionVersion(database.db, cy!.id);
+    const token = await createResetLink(deps(), 'CY@example.com');
+    expect(await setPasswordWithLink(deps(), token, 'a brand new password')).toEqual({ email: 'cy@example.com' });
+    expect(await currentSessionVersion(database.db, cy!.id)).toBe(before! + 1);
+    await expect(createResetLink(deps(), 'nobody@example.com')).rejects.toMatchObject({ code: 'resource_missing' });
+  });
+});
+
+describe('sign-in', () => {
+  it('the right password signs in; a wrong password and an unknown e-mail fail alike and are audited', async () => {
+    const store = await createStore(database.db, { name: 'Sign in' });
+    const invited = await inviteUser(deps(), { storeId: store.id, email: 'di@example.com', role: 'viewer' });
+    const limits = rateLimits();
+    // No password yet: nothing signs in.
+    expect(await signInWithPassword({ db: database.db, rateLimits: limits }, { email: 'di@example.com', password: '', ip: '203.0.113.5' })).toEqual({ ok: false, reason: 'invalid_credentials' });
+    await setPasswordWithLink(deps(), invited.token, PASSWORD);
+    const ok = await signInWithPassword({ db: database.db, rateLimits: limits }, { email: 'DI@example.com', password: PASSWORD, ip: '203.0.113.5' });
+    expect(ok).toEqual({ ok: true, user: { id: expect.stringMatching(/^user_/), email: 'di@example.com', sessionVersion: 2 } });
+    for (const email of ['di@example.com', 'nobody@example.com']) {
+      expect(await signInWithPassword({ db: database.db, rateLimits: limits }, { email, password: 'wrong password!', ip: '203.0.113.5' })).toEqual({ ok: false, reason: 'invalid_credentials' });
+    }
+    const audited = await database.db.select().from(auditEvents).where(eq(auditEvents.action, 'dashboard.sign_in_failed')).orderBy(desc(auditEvents.id)).limit(2);
+    expect(audited.map((row) => ({ code: row.code, ip: row.ip, details: row.details }))).toEqual([
+      { code: 'invalid_credentials', ip: '203.0.113.5', details: { email: 'nobody@example.com' } },
+      { code: 'invalid_credentials', ip: '203.0.113.5', details: { email: 'di@example.com' } },
+    ]);
+    expect(JSON.stringify(audited)).not.toContain('wrong password');
+  });
+
+  it('attempts are limited per e-mail and per address, even with the right password', async () => {
+    const store = await createStore(database.db, { name: 'Limits' });
+    const invited = await inviteUser(deps(), { storeId: store.id, email: 'ed@example.com', role: 'viewer' });
+    await setPasswordWithLink(deps(), invited.token, PASSWORD);
+    const limits = createRateLimits({ perIp: 1000, perKey: 1000, productWritesPerKey: 1000, windowSeconds: 1, signInPerIp: 3, signInPerEmail: 2 }, undefined);
+    const attempt = (email: string, password: string, ip: string) => signInWithPassword({ db: database.db, rateLimits: limits }, { email, password, ip });
+    expect((await attempt('ed@example.com', 'wrong password!', '198.51.100.1')).ok).toBe(false);
+    expect((await attempt('ed@example.com', PASSWORD, '198.51.100.2')).ok).toBe(true);
+    // The e-mail's two attempts are spent, from whatever address.
+    expect(await attempt('ed@example.com', PASSWORD, '198.51.100.3')).toEqual({ ok: false, reason: 'rate_limited' });
+    // The address's three are spent, for whatever e-mail.
+    expect((await attempt('x@example.com', 'whatever pass', '198.51.100.1')).ok).toBe(false);
+    expect((await attempt('y@example.com', 'whatever pass', '198.51.100.1')).ok).toBe(false);
+    expect(await attempt('z@example.com', 'whatever pass', '198.51.100.1')).toEqual({ ok: false, reason: 'rate_limited' });
+    const [last] = await database.db.select().from(auditEvents).orderBy(desc(auditEvents.id)).limit(1);
+    expect(last).toMatchObject({ action: 'dashboard.sign_in_failed', code: 'rate_limited', ip: '198.51.100.1' });
+  });
+
+  it('ending all sessions bumps the session version', async () => {
+    const store = await createStore(database.db, { name: 'Sessions' });
+    const invited = await inviteUser(deps(), { storeId: store.id, email: 'fay@example.com', role: 'viewer' });
+    const [fay] = await database.db.select().from(users).where(eq(users.email, 'fay@example.com'));
+    expect(await currentSessionVersion(database.db, fay!.id)).toBe(1);
+    await setPasswordWithLink(deps(), invited.token, PASSWORD);
+    expect(await currentSessionVersion(database.db, fay!.id)).toBe(2);
+    await endAllSessions(database.db, fay!.id);
+    expect(await currentSessionVersion(database.db, fay!.id)).toBe(3);
+    expect(await currentSessionVersion(database.db, 'user_unknown')).toBeUndefined();
+  });
+});
