@@ -1,18 +1,79 @@
+import { getAppServices } from '@/server/app';
+import { homeMetrics, type HomeMetrics } from '@/server/dashboard/service';
 import { requireDashboard, type DashboardMode } from './access';
 import { DashboardShell, NoAccess } from './shell';
 
+/** The days the Home figures and chart cover. */
+const HOME_DAYS = 30;
+
+const euros = new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' });
+const money = (cents: number) => euros.format(cents / 100);
+
+/** One bar per day, heights relative to the best day; drawn in SVG attributes, which the page's CSP allows. */
+function DailyChart({ daily }: { daily: HomeMetrics['daily'] }) {
+  const highest = Math.max(1, ...daily.map((day) => day.gross_volume));
+  const width = 10;
+  return (
+    <figure className="dash-chart">
+      <svg viewBox={`0 0 ${daily.length * width} 100`} preserveAspectRatio="none" role="img" aria-label={`Gross volume per day, ${daily[0]?.date} to ${daily.at(-1)?.date}`}>
+        {daily.map((day, index) => {
+          const height = Math.round((day.gross_volume / highest) * 96);
+          return (
+            <rect key={day.date} x={index * width + 1} y={100 - height} width={width - 2} height={height} className="dash-chart-bar">
+              <title>{`${day.date}: ${money(day.gross_volume)}, ${day.orders} ${day.orders === 1 ? 'order' : 'orders'}`}</title>
+            </rect>
+          );
+        })}
+      </svg>
+      <figcaption className="dash-muted">
+        Gross volume per day, {daily[0]?.date} to {daily.at(-1)?.date}
+      </figcaption>
+    </figure>
+  );
+}
+
+function Figures({ metrics }: { metrics: HomeMetrics }) {
+  const figures: [string, string][] = [
+    [`Gross volume, ${HOME_DAYS} days`, money(metrics.gross_volume)],
+    [`Orders, ${HOME_DAYS} days`, String(metrics.orders)],
+    ['Active subscriptions', String(metrics.active_subscriptions)],
+    ['MRR', money(metrics.mrr)],
+    ['Past due', String(metrics.past_due)],
+    ['Webhook failures, 24 hours', String(metrics.webhook_failures_24h)],
+  ];
+  return (
+    <dl className="dash-figures">
+      {figures.map(([label, value]) => (
+        <div key={label} className="dash-figure">
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 export async function HomePage({ mode }: { mode: DashboardMode }) {
   const access = await requireDashboard('read');
+  const current = access.current;
+  const services = await getAppServices();
+  const metrics = current ? await homeMetrics(services, { storeId: current.storeId, livemode: mode === 'live' }, { days: HOME_DAYS }) : undefined;
   return (
     <DashboardShell access={access} mode={mode} path="">
-      {access.current ? (
-        <section className="dash-card">
-          <h1>{access.current.storeName}</h1>
-          <p>
-            Signed in as {access.email}. Your role: <strong>{access.current.role}</strong>.
-          </p>
-          <p className="dash-muted">{mode === 'test' ? 'You are looking at test data: nothing here moves real money.' : 'You are looking at live data.'}</p>
-        </section>
+      {current && metrics ? (
+        <>
+          <section className="dash-card">
+            <h1>{current.storeName}</h1>
+            <p>
+              Signed in as {access.email}. Your role: <strong>{current.role}</strong>.
+            </p>
+            <p className="dash-muted">{mode === 'test' ? 'You are looking at test data: nothing here moves real money.' : 'You are looking at live data.'}</p>
+          </section>
+          <section className="dash-card" aria-label="Figures">
+            <Figures metrics={metrics} />
+            <DailyChart daily={metrics.daily} />
+          </section>
+        </>
       ) : (
         <NoAccess email={access.email} />
       )}

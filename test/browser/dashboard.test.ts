@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium, newContext, stopStarted, type LaunchedBrowser } from '../support/browser';
-import { adminClient, freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
+import { adminClient, callService, freePort, payOnHostedPage, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
  * The dashboard's way in, in Debian's Chromium against `npm start`: the demo owner's printed
@@ -129,10 +129,20 @@ describe('dashboard sign-in', { timeout: 180_000 }, () => {
       ['Settings', '/dashboard/settings'],
     ]);
     expect(await page.getByText('Test mode', { exact: true }).count()).toBe(1);
+    // Home's figures: one test-mode payment counts in test mode only.
+    const product = await callService(origin, store.keys.sk_test, 'POST', '/api/v1/products', { name: 'Atlas', amount: 2450 });
+    const session = await callService(origin, store.keys.sk_test, 'POST', '/api/v1/checkout/sessions', { price_id: product.body.price_id, customer_email: 'reader@example.com' });
+    expect(await payOnHostedPage(session.body.url, origin, '4242 4242 4242 4242')).toBe(303);
+    const figure = (label: string) => page.locator('.dash-figure', { hasText: label }).locator('dd').textContent();
+    await page.reload();
+    await expect(figure('Gross volume, 30 days')).resolves.toBe('€0.00');
     await shoot(page, 'home');
     await page.getByRole('link', { name: 'Test mode' }).click();
     await page.waitForURL(`${origin}/dashboard/test`);
     await expect(page.locator('.dash-banner').textContent()).resolves.toBe('Test mode');
+    await expect(figure('Gross volume, 30 days')).resolves.toBe('€24.50');
+    await expect(figure('Orders, 30 days')).resolves.toBe('1');
+    await expect(figure('Active subscriptions')).resolves.toBe('0');
     await shoot(page, 'home-test');
     await page.getByRole('link', { name: 'Test mode' }).click();
     await page.waitForURL(`${origin}/dashboard`);
