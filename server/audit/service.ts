@@ -6,6 +6,7 @@ export interface AuditEntry {
   code?: string;
   storeId?: string;
   livemode?: boolean;
+  /** Who acted: an API key's hint (`sk_test_…abcd`) or a dashboard person (`user:<email>`). */
   keyHint?: string;
   ip?: string;
   method?: string;

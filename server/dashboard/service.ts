@@ -51,6 +51,12 @@ export interface HomeMetricsDeps {
 
 const utcDay = (date: Date) => date.toISOString().slice(0, 10);
 
+/** The clock of a store's environment: its test clock in test mode, read from the store. */
+export async function scopeClock(deps: HomeMetricsDeps, scope: Scope): Promise<Clock> {
+  const [store] = await deps.db.select({ testClockOffsetSeconds: stores.testClockOffsetSeconds }).from(stores).where(eq(stores.id, scope.storeId));
+  return storeClock(deps.clock, { livemode: scope.livemode, testClockOffsetSeconds: store?.testClockOffsetSeconds ?? 0 });
+}
+
 /**
  * A subscription's amount per month in cents, rounded half up to the cent for each subscription
  * before the sum: a day is 1/30 of a month, a week 12/52, a year 12 months, and the amount is
@@ -70,8 +76,7 @@ export async function homeMetrics(deps: HomeMetricsDeps, scope: Scope, input: { 
   if (!Number.isInteger(days) || days < 1 || days > MAX_DAYS) {
     throw new ApiError('parameter_invalid', `\`days\` must be an integer from 1 to ${MAX_DAYS}.`, { param: 'days' });
   }
-  const [store] = await deps.db.select({ testClockOffsetSeconds: stores.testClockOffsetSeconds }).from(stores).where(eq(stores.id, scope.storeId));
-  const now = storeClock(deps.clock, { livemode: scope.livemode, testClockOffsetSeconds: store?.testClockOffsetSeconds ?? 0 }).now();
+  const now = (await scopeClock(deps, scope)).now();
   const tomorrow = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
   const start = new Date(tomorrow - days * DAY_MS);
   const wallDayAgo = new Date(deps.clock.now().getTime() - DAY_MS);
