@@ -1,13 +1,12 @@
 import { getAppServices } from '@/server/app';
 import { homeMetrics, type HomeMetrics } from '@/server/dashboard/service';
 import { requireDashboard, type DashboardMode } from './access';
+import { money } from './format';
 import { DashboardShell, NoAccess } from './shell';
 
 /** The days the Home figures and chart cover. */
 const HOME_DAYS = 30;
 
-const euros = new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' });
-const money = (cents: number) => euros.format(cents / 100);
 
 /** One bar per day, heights relative to the best day; drawn in SVG attributes, which the page's CSP allows. */
 function DailyChart({ daily }: { daily: HomeMetrics['daily'] }) {
