@@ -1,0 +1,233 @@
+import { randomBytes } from 'node:crypto';
+import type { ReactNode } from 'react';
+import { notFound } from 'next/navigation';
+import { getAppServices } from '@/server/app';
+import { getOrderWithCard } from '@/server/dashboard/orders';
+import { ApiError } from '@/server/errors';
+import type { Order } from '@/server/orders/schemas';
+import { can } from '@/server/users/roles';
+import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { refundAction } from '../actions';
+import { money, utcTime } from '../format';
+import { DashboardShell, NoAccess } from '../shell';
+import type { SearchParams } from './query';
+
+/** The refund form's errors, by the code refundAction sends back. */
+const REFUND_MESSAGES: Record<string, (order: Order) => string> = {
+  amount: () => 'Enter an amount in euros with at most two decimals, e.g. 12.50.',
+  confirm: () => 'Tick “I confirm this live refund” to refund in live mode.',
+  form_expired: () => 'This form has expired: reload the page and refund again.',
+  above_remainder: (order) => `The amount exceeds what remains to refund on this order: at most ${money(order.amount_total - order.amount_refunded)}.`,
+  not_paid: () => 'This order is not paid: only paid orders can be refunded.',
+  refunded: () => 'This order has already been refunded in full: nothing remains to refund.',
+  key_reused: () => 'This form was already used for another amount. Reload the page to refund again.',
+  outcome_unknown: () => 'The payment gateway did not confirm the refund. It stays pending, with its amount reserved, until the gateway answers.',
+};
+
+const centsAsEuros = (cents: number) => (cents / 100).toFixed(2);
+
+function Summary({ order, card }: { order: Order; card: { brand: string; last4: string } | null }) {
+  const rows: [string, ReactNode][] = [
+    ['Status', <span className="dash-status" data-status={order.status}>{order.status}</span>],
+    ['Created', utcTime(order.created)],
+    ['Paid', order.paid_at === null ? '—' : utcTime(order.paid_at)],
+    [
+      'Customer',
+      <>
+        {order.customer_email ?? '—'}
+        {order.customer_id && <span className="dash-muted dash-mono dash-block">{order.customer_id}</span>}
+      </>,
+    ],
+    ['Card', card ? `${card.brand.charAt(0).toUpperCase()}${card.brand.slice(1)} •••• ${card.last4}` : '—'],
+  ];
+  return (
+    <dl className="dash-facts">
+      {rows.map(([label, value]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function Lines({ order }: { order: Order }) {
+  const totals: [string, number][] = [
+    ['Subtotal', order.amount_subtotal],
+    ['Tax', order.amount_tax],
+    ['Total', order.amount_total],
+    ['Refunded', order.amount_refunded],
+  ];
+  return (
+    <>
+      <div className="dash-table-wrap">
+        <table className="dash-table dash-table-stack">
+          <thead>
+            <tr>
+              <th scope="col">Description</th>
+              <th scope="col" className="dash-num">
+                Quantity
+              </th>
+              <th scope="col" className="dash-num">
+                Unit amount
+              </th>
+              <th scope="col" className="dash-num">
+                Tax
+              </th>
+              <th scope="col" className="dash-num">
+                Total
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {order.lines.map((line, index) => (
+              <tr key={index}>
+                <td data-label="Description">{line.description}</td>
+                <td className="dash-num" data-label="Quantity">
+                  {line.quantity}
+                </td>
+                <td className="dash-num" data-label="Unit amount">
+                  {money(line.unit_amount)}
+                </td>
+                <td className="dash-num" data-label="Tax">
+                  {money(line.amount_tax)}
+                </td>
+                <td className="dash-num" data-label="Total">
+                  {money(line.amount_total)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <dl className="dash-totals">
+        {totals.map(([label, cents]) => (
+          <div key={label}>
+            <dt>{label}</dt>
+            <dd>{money(cents)}</dd>
+          </div>
+        ))}
+      </dl>
+    </>
+  );
+}
+
+function Refunds({ order }: { order: Order }) {
+  if (order.refunds.length === 0) return <p className="dash-muted">No refunds.</p>;
+  return (
+    <div className="dash-table-wrap">
+      <table className="dash-table dash-table-stack">
+        <thead>
+          <tr>
+            <th scope="col">Refund</th>
+            <th scope="col" className="dash-num">
+              Amount
+            </th>
+            <th scope="col">Status</th>
+            <th scope="col">Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          {order.refunds.map((refund) => (
+            <tr key={refund.id}>
+              <td data-label="Refund">
+                <span className="dash-mono">{refund.id}</span>
+              </td>
+              <td className="dash-num" data-label="Amount">
+                {money(refund.amount)}
+              </td>
+              <td data-label="Status">{refund.status}</td>
+              <td className="dash-nowrap" data-label="Created">
+                {utcTime(refund.created)}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function RefundForm({ order, mode }: { order: Order; mode: DashboardMode }) {
+  const remaining = order.amount_total - order.amount_refunded;
+  return (
+    <form action={refundAction} className="dash-form dash-refund">
+      <h3>Refund</h3>
+      <input type="hidden" name="order_id" value={order.id} />
+      <input type="hidden" name="mode" value={mode} />
+      {/* One key per rendering of the form: submitting it twice refunds once. */}
+      <input type="hidden" name="idempotency_key" value={randomBytes(16).toString('hex')} />
+      <label htmlFor="refund-amount">Amount</label>
+      <input id="refund-amount" name="amount" inputMode="decimal" required pattern="\d{1,9}(\.\d{1,2})?" defaultValue={centsAsEuros(remaining)} aria-describedby="refund-amount-hint" />
+      <p id="refund-amount-hint" className="dash-muted">
+        EUR, at most {money(remaining)}.
+      </p>
+      {mode === 'live' && (
+        <label className="dash-check">
+          <input type="checkbox" name="confirm" value="yes" required /> I confirm this live refund
+        </label>
+      )}
+      <button type="submit">Refund</button>
+    </form>
+  );
+}
+
+/** One order of the store and mode; anything else is this page's 404. */
+export async function OrderPage({ mode, params, searchParams }: { mode: DashboardMode; params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
+  const access = await requireDashboard('read');
+  const current = access.current;
+  if (!current) {
+    return (
+      <DashboardShell access={access} mode={mode} path="/orders">
+        <NoAccess email={access.email} />
+      </DashboardShell>
+    );
+  }
+  const { id } = await params;
+  const { error } = await searchParams;
+  const { db } = await getAppServices();
+  const { order, card } = await getOrderWithCard(db, { storeId: current.storeId, livemode: mode === 'live' }, id).catch((failure: unknown) => {
+    if (failure instanceof ApiError && failure.code === 'resource_missing') notFound();
+    throw failure;
+  });
+  const refundable = can(current.role, 'refund') && order.status !== 'pending' && order.amount_refunded < order.amount_total;
+  const message = typeof error === 'string' ? REFUND_MESSAGES[error]?.(order) : undefined;
+  return (
+    <DashboardShell access={access} mode={mode} path="/orders">
+      <p className="dash-back">
+        <a href={`${dashboardBase(mode)}/orders`}>← Orders</a>
+      </p>
+      <section className="dash-card">
+        <h1 className="dash-mono">{order.id}</h1>
+        <Summary order={order} card={card} />
+      </section>
+      <section className="dash-card" aria-labelledby="order-lines">
+        <h2 id="order-lines">Lines</h2>
+        <Lines order={order} />
+      </section>
+      {order.license_keys.length > 0 && (
+        <section className="dash-card" aria-labelledby="order-keys">
+          <h2 id="order-keys">License keys</h2>
+          <ul className="dash-keys">
+            {order.license_keys.map((key) => (
+              <li key={key} className="dash-mono">
+                {key}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <section className="dash-card" aria-labelledby="order-refunds">
+        <h2 id="order-refunds">Refunds</h2>
+        <Refunds order={order} />
+        {message && (
+          <p role="alert" className="dash-alert">
+            {message}
+          </p>
+        )}
+        {refundable && <RefundForm order={order} mode={mode} />}
+      </section>
+    </DashboardShell>
+  );
+}

@@ -1,0 +1,154 @@
+import { notFound, redirect } from 'next/navigation';
+import { ORDER_STATUSES } from '@/db/schema';
+import { getAppServices } from '@/server/app';
+import { ApiError } from '@/server/errors';
+import type { OrderList } from '@/server/orders/schemas';
+import { getOrder, listOrders } from '@/server/orders/service';
+import { can } from '@/server/users/roles';
+import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { money, utcTime } from '../format';
+import { DashboardShell, NoAccess } from '../shell';
+import { ordersQueryString, readOrdersQuery, type OrdersQuery, type SearchParams } from './query';
+
+const PAGE_SIZE = 25;
+
+const isMissing = (error: unknown) => error instanceof ApiError && error.code === 'resource_missing';
+
+function Filters({ base, form }: { base: string; form: OrdersQuery['form'] }) {
+  return (
+    <form method="get" action={`${base}/orders`} className="dash-filters" role="search">
+      <div className="dash-field dash-field-wide">
+        <label htmlFor="orders-q">Search</label>
+        <input id="orders-q" name="q" type="search" defaultValue={form.q} placeholder="ord_… or e-mail" maxLength={254} />
+      </div>
+      <div className="dash-field">
+        <label htmlFor="orders-status">Status</label>
+        <select id="orders-status" name="status" defaultValue={form.status || 'all'}>
+          <option value="all">all</option>
+          {ORDER_STATUSES.map((status) => (
+            <option key={status} value={status}>
+              {status}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="dash-field">
+        <label htmlFor="orders-from">From</label>
+        <input id="orders-from" name="from" type="date" defaultValue={form.from} />
+      </div>
+      <div className="dash-field">
+        <label htmlFor="orders-to">To</label>
+        <input id="orders-to" name="to" type="date" defaultValue={form.to} />
+      </div>
+      <button type="submit">Apply</button>
+    </form>
+  );
+}
+
+function OrdersTable({ base, list }: { base: string; list: OrderList }) {
+  return (
+    <div className="dash-table-wrap">
+      <table className="dash-table dash-table-stack">
+        <thead>
+          <tr>
+            <th scope="col">Order</th>
+            <th scope="col">Created</th>
+            <th scope="col">Customer</th>
+            <th scope="col">Status</th>
+            <th scope="col" className="dash-num">
+              Total
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {list.data.map((order) => (
+            <tr key={order.id}>
+              <td data-label="Order">
+                <a href={`${base}/orders/${order.id}`} className="dash-mono">
+                  {order.id}
+                </a>
+              </td>
+              <td className="dash-nowrap" data-label="Created">
+                {utcTime(order.created)}
+              </td>
+              <td data-label="Customer">{order.customer_email ?? '—'}</td>
+              <td data-label="Status">
+                <span className="dash-status" data-status={order.status}>
+                  {order.status}
+                </span>
+              </td>
+              <td className="dash-num" data-label="Total">
+                {money(order.amount_total)}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** The store's orders of one mode, newest first, 25 a page, filtered by the query string. */
+export async function OrdersPage({ mode, searchParams }: { mode: DashboardMode; searchParams: SearchParams }) {
+  const access = await requireDashboard('read');
+  const current = access.current;
+  const base = dashboardBase(mode);
+  if (!current) {
+    return (
+      <DashboardShell access={access} mode={mode} path="/orders">
+        <NoAccess email={access.email} />
+      </DashboardShell>
+    );
+  }
+  const { db } = await getAppServices();
+  const scope = { storeId: current.storeId, livemode: mode === 'live' };
+  const query = readOrdersQuery(searchParams);
+  let problem = query.problem;
+  if (!problem && query.orderId) {
+    const found = await getOrder(db, scope, query.orderId).then(
+      (order) => order.id,
+      (error: unknown) => {
+        if (isMissing(error)) return undefined;
+        throw error;
+      },
+    );
+    if (found) redirect(`${base}/orders/${found}`);
+    problem = 'No order found';
+  }
+  const startingAfter = typeof searchParams.starting_after === 'string' ? searchParams.starting_after : undefined;
+  const list = problem
+    ? undefined
+    : await listOrders(db, scope, { ...query.filters, limit: PAGE_SIZE, starting_after: startingAfter }).catch((error: unknown) => {
+        // A cursor of another store, mode or list: the page does not exist.
+        if (isMissing(error)) notFound();
+        throw error;
+      });
+  const filtered = Object.values(query.form).some((value) => value !== '' && value !== 'all');
+  return (
+    <DashboardShell access={access} mode={mode} path="/orders">
+      <section className="dash-card">
+        <div className="dash-heading">
+          <h1>Orders</h1>
+          {can(current.role, 'export') && list && (
+            <a className="dash-button-link" href={`${base}/orders.csv${ordersQueryString(query.form)}`}>
+              Export CSV
+            </a>
+          )}
+        </div>
+        <Filters base={base} form={query.form} />
+        {problem && (
+          <p role="alert" className="dash-alert">
+            {problem}
+          </p>
+        )}
+        {list && list.data.length === 0 && <p className="dash-muted">{filtered || startingAfter ? 'No orders match these filters.' : 'No orders yet.'}</p>}
+        {list && list.data.length > 0 && <OrdersTable base={base} list={list} />}
+        {list?.has_more && (
+          <p className="dash-pager">
+            <a href={`${base}/orders${ordersQueryString(query.form, { starting_after: list.data.at(-1)!.id })}`}>Next page</a>
+          </p>
+        )}
+      </section>
+    </DashboardShell>
+  );
+}

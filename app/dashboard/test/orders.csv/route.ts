@@ -1,0 +1,7 @@
+import { ordersCsvResponse } from '../../orders/csv';
+
+export const dynamic = 'force-dynamic';
+
+export function GET(request: Request) {
+  return ordersCsvResponse('test', request);
+}
