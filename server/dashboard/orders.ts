@@ -4,7 +4,6 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { orders } from '@/db/schema';
-import { recordAudit } from '../audit/service';
 import type { Services } from '../context';
 import type { IdempotentRequest } from '../kit/idempotency';
 import { ownedBy, type Scope } from '../kit/scope';
@@ -52,18 +51,13 @@ export interface DashboardActor {
 export async function refundAs(services: Services, scope: Scope, actor: DashboardActor, input: CreateRefundInput, idempotencyKey: string): Promise<Refund> {
   const idempotency: IdempotentRequest = { key: idempotencyKey, body: input, replayed: false };
   const deps = { db: services.db, clock: await scopeClock(services, scope), wallClock: services.clock, gateway: services.gateways[scope.livemode ? 'live' : 'test'] };
-  const refund = await createRefund(deps, scope, input, idempotency);
-  if (!idempotency.replayed) {
-    await recordAudit(services.db, {
-      action: 'refund.create',
-      storeId: scope.storeId,
-      livemode: scope.livemode,
-      keyHint: `user:${actor.email}`,
-      ip: actor.ip,
-      method: 'POST',
-      path: actor.path,
-      details: { refund: refund.id, order: refund.order_id, amount: refund.amount, status: refund.status },
-    });
-  }
-  return refund;
+  return createRefund(deps, scope, input, idempotency, {
+    action: 'refund.create',
+    storeId: scope.storeId,
+    livemode: scope.livemode,
+    keyHint: `user:${actor.email}`,
+    ip: actor.ip,
+    method: 'POST',
+    path: actor.path,
+  });
 }

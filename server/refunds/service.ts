@@ -9,6 +9,7 @@ import { newId } from '../ids';
 import type { CreateRefundInput, ListRefundsQuery, Refund, RefundList } from './schemas';
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
+import { recordAudit, type AuditEntry } from '../audit/service';
 import { getOrder } from '../orders/service';
 import { recordEvent, type EventTimes } from '../webhooks/events';
 import { refundView, type RefundRow } from './view';
@@ -47,7 +48,7 @@ const statusAfterRefunds = (refunded: number, total: number): OrderStatus =>
  * (the code for an order whose processing is over: nothing remains to refund); an amount above
  * the remainder is 400 `parameter_invalid` on `amount`, with the remainder in the message.
  */
-async function reserveRefund(executor: Executor, deps: RefundDeps, subject: Scope, input: CreateRefundInput, refundId: string) {
+async function reserveRefund(executor: Executor, deps: RefundDeps, subject: Scope, input: CreateRefundInput, refundId: string, audit: AuditEntry | undefined) {
   // A savepoint inside the idempotency key's transaction, or a transaction of its own without a key.
   return executor.transaction(async (tx) => {
     const [order] = await lockOrder(tx, subject, input.order_id);
@@ -82,6 +83,7 @@ async function reserveRefund(executor: Executor, deps: RefundDeps, subject: Scop
     const refunded = order.amountRefunded + amount;
     await tx.update(orders).set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order.amountTotal) }).where(eq(orders.id, order.id));
     await recordEvent(tx, { storeId: subject.storeId, livemode: subject.livemode, type: 'refund.created', object: refundView(refund!), now: refund!.createdAt, wallNow: deps.wallClock.now() });
+    if (audit) await recordAudit(tx, { ...audit, details: { ...audit.details, refund: refundId, order: order.id, amount } });
     return { refund: refund!, paymentId: order.gatewayPaymentId };
   });
 }
@@ -203,6 +205,8 @@ export async function createRefund(
   subject: Scope,
   input: CreateRefundInput,
   idempotency?: IdempotentRequest,
+  /** Who asked, recorded with the reservation in its transaction (a replay records nothing). */
+  audit?: AuditEntry,
 ): Promise<Refund> {
   let reserved: Awaited<ReturnType<typeof reserveRefund>> | undefined;
   const refundId = newId('re', subject.livemode);
@@ -214,7 +218,7 @@ export async function createRefund(
     now: deps.clock.now(),
     resourceId: refundId,
     create: async (executor) => {
-      reserved = await reserveRefund(executor, deps, subject, input, refundId);
+      reserved = await reserveRefund(executor, deps, subject, input, refundId, audit);
       return reserved.refund;
     },
     replay: (id) => readRefund(deps.db, subject, id),
