@@ -1,10 +1,7 @@
-import { execFile } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, newContext, stopStarted, type LaunchedBrowser } from '../support/browser';
-import { adminClient, callService, freePort, payOnHostedPage, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
+import { chromiumAvailable, launchChromium, newContext, screenshotAtWidths, stopStarted, type LaunchedBrowser } from '../support/browser';
+import { adminClient, callService, freePort, payOnHostedPage, runAdminCli, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
  * The dashboard's Orders pages in Debian's Chromium against `npm start`: a support person lists,
@@ -13,7 +10,6 @@ import { adminClient, callService, freePort, payOnHostedPage, ROOT, serviceEnv, 
  * and a refund posted anyway is refused.
  */
 const ADMIN_TOKEN = 'adm_dashboardorderstesttoken00000000000000';
-const TSX_CLI = createRequire(import.meta.url).resolve('tsx/cli');
 const SHOTS = '/tmp/shots';
 
 let origin = '';
@@ -33,27 +29,12 @@ beforeAll(async () => {
     launchChromium(),
   ]);
   browser = chromium.browser;
-  await mkdir(SHOTS, { recursive: true });
 }, START_TIMEOUT_MS + 60_000);
 
 afterAll(() => stopStarted({ chromium, service, cleanupStorage }), 60_000);
 
-/** `npm run admin -- …` against the started service. */
-function admin(args: string[]): Promise<any> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TSX_CLI, 'scripts/admin.ts', ...args], { cwd: ROOT, env: { ...process.env, SERVICE_URL: origin, ADMIN_TOKEN } }, (error, stdout, stderr) =>
-      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
-    );
-  });
-}
-
-async function shoot(page: Page, name: string) {
-  for (const width of [1280, 375]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+const admin = (args: string[]) => runAdminCli(origin, ADMIN_TOKEN, args);
+const shoot = (page: Page, name: string) => screenshotAtWidths(page, SHOTS, name);
 
 /** A person invited with `user:invite`, signed in through their link in a context of their own. */
 async function invitedPage(storeId: string, email: string, role: string): Promise<Page> {

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { stopService, type Service } from './production-server';
 
 /**
@@ -72,4 +73,14 @@ export async function stopStarted(parts: { chromium: LaunchedBrowser | undefined
   if (parts.service) await stopService(parts.service);
   await new Promise<void>((resolve) => (parts.merchant ? parts.merchant.close(() => resolve()) : resolve()));
   await parts.cleanupStorage();
+}
+
+/** Full-page screenshots at desktop and phone width into `directory`, for a person to look at. */
+export async function screenshotAtWidths(page: Page, directory: string, name: string): Promise<void> {
+  await mkdir(directory, { recursive: true });
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: `${directory}/${name}-${width}.png`, fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
 }

@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -185,4 +186,13 @@ export async function payOnHostedPage(checkoutUrl: string, origin: string, cardN
     redirect: 'manual',
   });
   return paid.status;
+}
+
+/** `npm run admin -- …` against a started service: its one JSON object, or the CLI's error. */
+export function runAdminCli(serviceUrl: string, adminToken: string, args: string[]): Promise<any> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [createRequire(import.meta.url).resolve('tsx/cli'), 'scripts/admin.ts', ...args], { cwd: ROOT, env: { ...process.env, SERVICE_URL: serviceUrl, ADMIN_TOKEN: adminToken } }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+    );
+  });
 }
