@@ -165,6 +165,15 @@ describe('GET /api/v1/events', () => {
     expectIdenticalMissing(responses, 'id');
   });
 
+  it('ten events a page unless limit says otherwise; an unknown parameter is 400 naming it', async () => {
+    const own = await createStore(api.services);
+    for (let index = 0; index < 11; index += 1) await createProduct(api, own.keys.sk_test, { name: `P${index}` });
+    const page = await listEvents('', own.keys.sk_test);
+    expect(page.data).toHaveLength(10);
+    expect(page.has_more).toBe(true);
+    expectError(await api.request('GET', '/api/v1/events?kind=product.created', { key: own.keys.sk_test }), 400, 'parameter_invalid', 'kind');
+  });
+
   it('publishable keys are refused', async () => {
     expectError(await api.request('GET', '/api/v1/events', { key: store.keys.pk_test }), 401, 'wrong_key_type');
   });

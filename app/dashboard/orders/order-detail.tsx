@@ -11,6 +11,7 @@ import { refundAction } from '../actions';
 import { money, utcTime } from '../format';
 import { DashboardShell, NoAccess } from '../shell';
 import type { SearchParams } from './query';
+import { OrderStatus } from './status';
 
 /** The refund form's errors, by the code refundAction sends back. */
 const REFUND_MESSAGES: Record<string, (order: Order) => string> = {
@@ -28,7 +29,7 @@ const centsAsEuros = (cents: number) => (cents / 100).toFixed(2);
 
 function Summary({ order, card }: { order: Order; card: { brand: string; last4: string } | null }) {
   const rows: [string, ReactNode][] = [
-    ['Status', <span className="dash-status" data-status={order.status}>{order.status}</span>],
+    ['Status', <OrderStatus status={order.status} />],
     ['Created', utcTime(order.created)],
     ['Paid', order.paid_at === null ? '—' : utcTime(order.paid_at)],
     [

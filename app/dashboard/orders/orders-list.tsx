@@ -9,6 +9,7 @@ import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
 import { money, utcTime } from '../format';
 import { DashboardShell, NoAccess } from '../shell';
 import { ordersQueryString, readOrdersQuery, type OrdersQuery, type SearchParams } from './query';
+import { OrderStatus } from './status';
 
 const PAGE_SIZE = 25;
 
@@ -73,9 +74,7 @@ function OrdersTable({ base, list }: { base: string; list: OrderList }) {
               </td>
               <td data-label="Customer">{order.customer_email ?? '—'}</td>
               <td data-label="Status">
-                <span className="dash-status" data-status={order.status}>
-                  {order.status}
-                </span>
+                <OrderStatus status={order.status} />
               </td>
               <td className="dash-num" data-label="Total">
                 {money(order.amount_total)}
