@@ -27,15 +27,23 @@ export interface DashboardAccess {
   current: StoreMembership | undefined;
 }
 
-export async function requireDashboard(action: DashboardAction): Promise<DashboardAccess> {
+/** The signed-in person's access for the action; undefined when nobody is signed in. */
+export async function dashboardAccess(action: DashboardAction): Promise<DashboardAccess | undefined> {
   const session = await auth();
   const userId = session?.user?.id;
-  if (!userId) redirect(SIGN_IN_PATH);
+  if (!userId) return undefined;
   const services = await getAppServices();
   const person = await dashboardPerson(services.db, userId);
-  if (!person) redirect(SIGN_IN_PATH);
+  if (!person) return undefined;
   const chosen = person.memberships.find((membership) => membership.storeId === session.storeId) ?? person.memberships[0];
   return { userId, email: person.email, memberships: person.memberships, current: chosen && can(chosen.role, action) ? chosen : undefined };
+}
+
+/** The same for a page: a signed-out visitor goes to the sign-in form. */
+export async function requireDashboard(action: DashboardAction): Promise<DashboardAccess> {
+  const access = await dashboardAccess(action);
+  if (!access) redirect(SIGN_IN_PATH);
+  return access;
 }
 
 /** Server Actions answer only posts from the service's own pages. */

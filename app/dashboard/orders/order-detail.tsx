@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { ReactNode } from 'react';
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
@@ -7,7 +6,7 @@ import { ApiError } from '@/server/errors';
 import type { Order } from '@/server/orders/schemas';
 import { can } from '@/server/users/roles';
 import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
-import { refundAction } from '../actions';
+import { ActionForm } from '../act/form';
 import { money, utcTime } from '../format';
 import { DashboardShell, NoAccess } from '../shell';
 import type { SearchParams } from './query';
@@ -153,12 +152,9 @@ function Refunds({ order }: { order: Order }) {
 function RefundForm({ order, mode }: { order: Order; mode: DashboardMode }) {
   const remaining = order.amount_total - order.amount_refunded;
   return (
-    <form action={refundAction} className="dash-form dash-refund">
+    <ActionForm action="refund" mode={mode} idempotent className="dash-form dash-refund">
       <h3>Refund</h3>
       <input type="hidden" name="order_id" value={order.id} />
-      <input type="hidden" name="mode" value={mode} />
-      {/* One key per rendering of the form: submitting it twice refunds once. */}
-      <input type="hidden" name="idempotency_key" value={randomBytes(16).toString('hex')} />
       <label htmlFor="refund-amount">Amount</label>
       <input id="refund-amount" name="amount" inputMode="decimal" required pattern="\d{1,9}(\.\d{1,2})?" defaultValue={centsAsEuros(remaining)} aria-describedby="refund-amount-hint" />
       <p id="refund-amount-hint" className="dash-muted">
@@ -170,7 +166,7 @@ function RefundForm({ order, mode }: { order: Order; mode: DashboardMode }) {
         </label>
       )}
       <button type="submit">Refund</button>
-    </form>
+    </ActionForm>
   );
 }
 
