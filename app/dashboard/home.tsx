@@ -1,7 +1,10 @@
 import { getAppServices } from '@/server/app';
-import { homeMetrics, type HomeMetrics } from '@/server/dashboard/service';
+import { homeMetrics, scopeClock, type HomeMetrics } from '@/server/dashboard/service';
+import { can } from '@/server/users/roles';
 import { requireDashboard, type DashboardMode } from './access';
-import { money } from './format';
+import { ActionForm } from './act/form';
+import { money, utcTime } from './format';
+import { CLOCK_STEPS } from './test-clock/actions';
 import { DashboardShell, NoAccess } from './shell';
 
 /** The days the Home figures and chart cover. */
@@ -52,11 +55,49 @@ function Figures({ metrics }: { metrics: HomeMetrics }) {
   );
 }
 
-export async function HomePage({ mode }: { mode: DashboardMode }) {
+const CLOCK_MESSAGES: Record<string, string> = {
+  test_mode_only: 'The test clock exists in test mode only.',
+  clock_step: 'Choose how far to move the clock from the list.',
+};
+
+/** Test mode's clock: where the store's test time stands, and (for developers and up) the control that moves it. */
+function TestClock({ now, movable, error }: { now: Date; movable: boolean; error: string | undefined }) {
+  return (
+    <section className="dash-card" aria-labelledby="test-clock">
+      <h2 id="test-clock">Test clock</h2>
+      <p>
+        Test-mode time: <strong>{utcTime(Math.floor(now.getTime() / 1000))}</strong>. Moving it forward runs what falls due: renewals, retries, expiries.
+      </p>
+      {error && (
+        <p role="alert" className="dash-alert">
+          {CLOCK_MESSAGES[error] ?? 'The clock was not moved.'}
+        </p>
+      )}
+      {movable && (
+        <ActionForm action="advance_clock" mode="test" className="dash-form dash-inline-form">
+          <label htmlFor="clock-step">Advance by</label>
+          <select id="clock-step" name="seconds" defaultValue={String(CLOCK_STEPS[1]!.seconds)}>
+            {CLOCK_STEPS.map((step) => (
+              <option key={step.seconds} value={step.seconds}>
+                {step.label}
+              </option>
+            ))}
+          </select>
+          <button type="submit">Advance clock</button>
+        </ActionForm>
+      )}
+    </section>
+  );
+}
+
+export async function HomePage({ mode, searchParams }: { mode: DashboardMode; searchParams: Promise<{ error?: string | string[] }> }) {
   const access = await requireDashboard('read');
   const current = access.current;
   const services = await getAppServices();
-  const metrics = current ? await homeMetrics(services, { storeId: current.storeId, livemode: mode === 'live' }, { days: HOME_DAYS }) : undefined;
+  const scope = current && { storeId: current.storeId, livemode: mode === 'live' };
+  const metrics = scope ? await homeMetrics(services, scope, { days: HOME_DAYS }) : undefined;
+  const clockNow = scope && mode === 'test' ? (await scopeClock(services, scope)).now() : undefined;
+  const { error } = await searchParams;
   return (
     <DashboardShell access={access} mode={mode} path="">
       {current && metrics ? (
@@ -72,6 +113,7 @@ export async function HomePage({ mode }: { mode: DashboardMode }) {
             <Figures metrics={metrics} />
             <DailyChart daily={metrics.daily} />
           </section>
+          {clockNow && <TestClock now={clockNow} movable={can(current.role, 'developer')} error={typeof error === 'string' ? error : undefined} />}
         </>
       ) : (
         <NoAccess email={access.email} />

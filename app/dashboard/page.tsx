@@ -2,6 +2,6 @@ import { HomePage } from './home';
 
 export const dynamic = 'force-dynamic';
 
-export default function LiveHome() {
-  return <HomePage mode="live" />;
+export default function LiveHome({ searchParams }: { searchParams: Promise<{ error?: string | string[] }> }) {
+  return <HomePage mode="live" searchParams={searchParams} />;
 }

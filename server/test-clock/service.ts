@@ -1,9 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { stores } from '@/db/schema';
-import type { Subject } from '../auth/service';
+import { recordAudit, type AuditEntry } from '../audit/service';
 import { epochSeconds, storeClock } from '../clock';
 import type { Services } from '../context';
 import { ApiError } from '../errors';
+import type { Scope } from '../kit/scope';
 import { advanceTestDeliveries } from '../webhooks/delivery';
 import { runDueJobs } from './jobs';
 import type { TestClockView } from './schemas';
@@ -14,9 +15,10 @@ const MAX_OFFSET_SECONDS = 2_147_483_647;
 /**
  * POST /test_helpers/advance_clock: adds to the store's offset in one UPDATE, so two
  * concurrent advances both count, and brings the store's webhook retries forward in the same
- * transaction; then runs what fell due before answering with the new time.
+ * transaction (with the audit entry of a dashboard person, when given); then runs what fell due
+ * before answering with the new time.
  */
-export async function advanceTestClock(deps: Services, subject: Subject, seconds: number): Promise<TestClockView> {
+export async function advanceTestClock(deps: Services, subject: Scope, seconds: number, audit?: AuditEntry): Promise<TestClockView> {
   if (subject.livemode) {
     throw new ApiError('test_mode_only', 'The test clock exists in test mode only: use a test secret key (sk_test_…).');
   }
@@ -27,6 +29,7 @@ export async function advanceTestClock(deps: Services, subject: Subject, seconds
       .where(sql`${stores.id} = ${subject.storeId} and ${stores.testClockOffsetSeconds} <= ${MAX_OFFSET_SECONDS - seconds}`)
       .returning({ offset: stores.testClockOffsetSeconds });
     if (moved) await advanceTestDeliveries(tx, subject.storeId, seconds);
+    if (moved && audit) await recordAudit(tx, { ...audit, details: { ...audit.details, seconds } });
     return moved;
   });
   if (!row) throw new ApiError('parameter_invalid', 'The test clock cannot move that far: it is at its limit.', { param: 'seconds' });

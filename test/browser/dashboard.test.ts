@@ -61,6 +61,18 @@ describe('dashboard sign-in', { timeout: 180_000 }, () => {
     await setPassword(page, url, 'demo owner password');
     await expect(page.locator('main h1').textContent()).resolves.toBe('Demo Store');
     await expect(page.locator('main').textContent()).resolves.toContain('Your role: owner');
+
+    // Test mode's clock: the owner moves it 7 days; the page shows the new test time.
+    await page.goto(`${origin}/dashboard/test`);
+    const clockText = () => page.locator('section[aria-labelledby="test-clock"] strong').textContent();
+    const before = Date.parse(`${(await clockText())!.replace(' UTC', '')}Z`);
+    await page.getByLabel('Advance by').selectOption({ label: '7 days' });
+    await page.getByRole('button', { name: 'Advance clock' }).click();
+    await page.waitForURL(`${origin}/dashboard/test`);
+    const after = Date.parse(`${(await clockText())!.replace(' UTC', '')}Z`);
+    expect(after - before).toBeGreaterThanOrEqual(7 * 24 * 3600 * 1000);
+    expect(after - before).toBeLessThan(7 * 24 * 3600 * 1000 + 5 * 60 * 1000);
+    await shoot(page, 'home-test-clock');
     await context.close();
   });
 
@@ -125,6 +137,12 @@ describe('dashboard sign-in', { timeout: 180_000 }, () => {
     await expect(figure('Orders, 30 days')).resolves.toBe('1');
     await expect(figure('Active subscriptions')).resolves.toBe('0');
     await shoot(page, 'home-test');
+    // Support sees the test clock but may not move it: no control, and a post anyway is refused.
+    expect(await page.getByRole('button', { name: 'Advance clock' }).count()).toBe(0);
+    const refused = await page.request.post(`${origin}/dashboard/act/advance_clock`, { form: { mode: 'test', seconds: '86400' }, headers: { origin }, maxRedirects: 0 });
+    expect(refused.status()).toBe(403);
+    const clock = await callService(origin, store.keys.sk_test, 'POST', '/api/v1/test_helpers/advance_clock', { seconds: 1 });
+    expect(Math.abs(clock.body.now - Math.floor(Date.now() / 1000))).toBeLessThan(60);
     await page.getByRole('link', { name: 'Test mode' }).click();
     await page.waitForURL(`${origin}/dashboard`);
 
