@@ -13,7 +13,7 @@
  * Environment: BENCH_DATABASE_URL (or DATABASE_URL) names the PostgreSQL server, default
  * postgres://postgres@127.0.0.1:5432/postgres; a database bench_<random> is created on it and
  * dropped afterwards. BENCH_DURATION (seconds per cell, default 5), BENCH_WARMUP (default 2),
- * BENCH_CONNECTIONS (default 1,16,64), BENCH_TARGETS (default postgres,floor,pglite,billing: a subset
+ * BENCH_CONNECTIONS (default 1,16,64), BENCH_TARGETS (default postgres,floor,pglite,billing,dashboard: a subset
  * makes a quicker loop while profiling). Not part of `npm test` or CI.
  */
 import { spawn } from 'node:child_process';
@@ -25,6 +25,7 @@ import postgres from 'postgres';
 import { randomBase62 } from '@/server/ids';
 import { printBillingThroughput } from './billing';
 import { printClientLibrarySize } from './client-size';
+import { printDashboardOrdersLoad } from './dashboard';
 import { freePort, ROOT, serviceEnv, startService as startNpmStart, stopService, type Service } from '../support/production-server';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
@@ -32,7 +33,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,16,64').split(',').map(Number);
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const FLOOR_START_TIMEOUT_MS = 60_000;
-const TARGETS = new Set((process.env.BENCH_TARGETS ?? 'postgres,floor,pglite,billing').split(','));
+const TARGETS = new Set((process.env.BENCH_TARGETS ?? 'postgres,floor,pglite,billing,dashboard').split(','));
 const LIST_PAGE = 10;
 const BIG = '1000000000';
 
@@ -246,7 +247,8 @@ async function main(): Promise<void> {
   console.log(formatTable(cells));
   await printClientLibrarySize();
   if (TARGETS.has('billing')) await printBillingThroughput(SERVER_URL);
-  if (cells.some((cell) => cell.errors > 0)) process.exitCode = 1;
+  const dashboardClean = TARGETS.has('dashboard') ? await printDashboardOrdersLoad(SERVER_URL) : true;
+  if (cells.some((cell) => cell.errors > 0) || !dashboardClean) process.exitCode = 1;
 }
 
 await main();
