@@ -3,6 +3,7 @@ import { getAppServices } from '@/server/app';
 import { hostedCheckoutHandoff, hostedFormTargets, loadHostedCheckout } from '@/server/checkout/hosted/page';
 import { hostedContentSecurityPolicy, hostedPageHeaders } from '@/server/kit/hosted-page/headers';
 import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';
+import { isServiceOrigin } from '@/server/kit/origin';
 import { receiptSignatureValid } from '@/server/kit/links';
 import { hostedSubscriptionHandoff, loadHostedSubscriptionCheckout } from '@/server/subscriptions/hosted';
 import { clientIp } from '@/server/context';
@@ -106,6 +107,11 @@ const SESSION_COOKIE = /^(__Secure-)?authjs\.session-token(\.\d+)?$/;
  */
 async function dashboardProxy(request: NextRequest) {
   const [, , section = '', token, below] = request.nextUrl.pathname.split('/');
+  // Every dashboard post is a form of its own pages: a cross-site one is refused before any page
+  // or Server Action runs (which would otherwise fail it as a server error).
+  if (request.method !== 'GET' && request.method !== 'HEAD' && !isServiceOrigin(request.headers.get('origin'), (await getAppServices()).config.publicBaseUrl)) {
+    return withDashboardHeaders(new NextResponse('Cross-site request refused: post this form from the dashboard itself.\n', { status: 403, headers: { 'content-type': 'text/plain; charset=utf-8' } }));
+  }
   if (section === 'accept') {
     if (request.method === 'GET' && below === undefined && (await describeLink(await getAppServices(), token ?? '')).kind === 'invalid') {
       return invalidLinkResponse(DASHBOARD_LINK_NOTICE);

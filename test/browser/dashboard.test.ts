@@ -164,6 +164,10 @@ describe('dashboard sign-in', { timeout: 180_000 }, () => {
       await expect(page.getByRole('alert').textContent()).resolves.toBe('The e-mail or password is not right.');
     }
     await shoot(page, 'sign-in-error');
+    // A sign-in form posted from another site is refused before the form's action runs.
+    const crossSite = await page.request.post(`${origin}/dashboard/sign-in`, { form: { email: 'mia@example.com', password: 'harbour books 2026' }, headers: { origin: 'https://attacker.example' }, maxRedirects: 0 });
+    expect(crossSite.status()).toBe(403);
+    await expect(crossSite.text()).resolves.toContain('Cross-site request refused');
 
     const used = await page.goto(invited.url);
     expect(used!.status()).toBe(404);
