@@ -20,6 +20,7 @@ export interface RateLimitConfig {
 }
 
 export const DEFAULT_PORTAL_PER_IP = 20;
+export const DEFAULT_EMAIL_FROM = 'Payments <no-reply@localhost>';
 export const DEFAULT_SIGN_IN_LIMITS = { perIp: 30, perEmail: 10, windowSeconds: 15 * 60 };
 
 export interface Config {
@@ -43,6 +44,10 @@ export interface Config {
   gateway: GatewayConfig;
   /** WEBHOOK_DELIVERY_INTERVAL_MS (default 1000): how often the delivery worker looks for due webhooks. */
   webhookDeliveryIntervalMs: number;
+  /** SMTP_URL: where e-mail is sent; unset, nothing is e-mailed (links are printed instead). */
+  smtpUrl?: string;
+  /** EMAIL_FROM: the sender of every e-mail. */
+  emailFrom?: string;
 }
 
 export interface GatewayConfig {
@@ -93,5 +98,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: positiveInt(env.GATEWAY_TIMEOUT_MS, 15_000, 'GATEWAY_TIMEOUT_MS'),
     },
     webhookDeliveryIntervalMs: positiveInt(env.WEBHOOK_DELIVERY_INTERVAL_MS, 1000, 'WEBHOOK_DELIVERY_INTERVAL_MS'),
+    smtpUrl: env.SMTP_URL || undefined,
+    emailFrom: env.EMAIL_FROM || DEFAULT_EMAIL_FROM,
   };
 }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { Executor } from '@/db/client';
 import { recordAudit, type AuditEntry } from '../audit/service';
+import { mailLinkInBackground } from '../users/link-mail';
 import type { Context } from '../context';
 import { ApiError } from '../errors';
 import { digestsEqual, sha256Hex } from '../ids';
@@ -83,18 +84,24 @@ export function attachFileAsOperator(ctx: Context, id: string, url: string): Pro
 }
 
 /** Links follow the wall clock (ctx.clock here); the audit trail names the person, never the link. */
-export function inviteUserAsOperator(ctx: Context, input: z.infer<typeof inviteUserInput>) {
-  return ctx.db.transaction(async (tx) => {
-    const { user, token } = await inviteUser({ db: tx, clock: ctx.clock }, { storeId: input.store, email: input.email, role: input.role });
-    await auditOperatorAction(tx, ctx, { action: 'admin.user.invite', storeId: user.store, details: { email: user.email, role: user.role } });
-    return { user, url: acceptLinkUrl(ctx.config.publicBaseUrl, token) };
+export async function inviteUserAsOperator(ctx: Context, input: z.infer<typeof inviteUserInput>) {
+  const { user, storeName, token } = await ctx.db.transaction(async (tx) => {
+    const invitation = await inviteUser({ db: tx, clock: ctx.clock }, { storeId: input.store, email: input.email, role: input.role });
+    await auditOperatorAction(tx, ctx, { action: 'admin.user.invite', storeId: invitation.user.store, details: { email: invitation.user.email, role: invitation.user.role } });
+    return invitation;
   });
+  const url = acceptLinkUrl(ctx.config.publicBaseUrl, token);
+  mailLinkInBackground(ctx.config, { purpose: 'invite', to: user.email, url, storeName, role: user.role });
+  return { user, url };
 }
 
-export function resetUserAsOperator(ctx: Context, email: string) {
-  return ctx.db.transaction(async (tx) => {
-    const token = await createResetLink({ db: tx, clock: ctx.clock }, email);
+export async function resetUserAsOperator(ctx: Context, email: string) {
+  const token = await ctx.db.transaction(async (tx) => {
+    const created = await createResetLink({ db: tx, clock: ctx.clock }, email);
     await auditOperatorAction(tx, ctx, { action: 'admin.user.reset', details: { email: normalizeEmail(email) } });
-    return { url: acceptLinkUrl(ctx.config.publicBaseUrl, token) };
+    return created;
   });
+  const url = acceptLinkUrl(ctx.config.publicBaseUrl, token);
+  mailLinkInBackground(ctx.config, { purpose: 'reset', to: normalizeEmail(email), url });
+  return { url };
 }

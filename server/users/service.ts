@@ -50,6 +50,7 @@ async function issueLink(tx: Executor, now: Date, link: { purpose: OneTimeLinkPu
 
 export interface Invitation {
   user: { email: string; role: MemberRole; store: string };
+  storeName: string;
   token: string;
 }
 
@@ -63,7 +64,7 @@ export async function inviteUser(deps: UserDeps, input: { storeId: string; email
   if (!isEmailAddress(email)) throw new ApiError('parameter_invalid', 'Give a valid e-mail address.', { param: 'email' });
   const now = deps.clock.now();
   return deps.db.transaction(async (tx) => {
-    const [store] = await tx.select({ id: stores.id }).from(stores).where(eq(stores.id, input.storeId));
+    const [store] = await tx.select({ id: stores.id, name: stores.name }).from(stores).where(eq(stores.id, input.storeId));
     if (!store) throw new ApiError('resource_missing', `No store with id '${input.storeId}'.`, { param: 'store' });
     await tx.insert(users).values({ id: newPlatformId('user'), email, createdAt: now }).onConflictDoNothing({ target: users.email });
     const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
@@ -76,7 +77,7 @@ export async function inviteUser(deps: UserDeps, input: { storeId: string; email
       throw new ApiError('parameter_invalid', `${email} is already a member of ${store.id}; \`user:reset --email ${email}\` makes a new password link.`, { param: 'email' });
     }
     const token = await issueLink(tx, now, { purpose: 'invite', userId: user!.id, storeId: store.id, role: input.role });
-    return { user: { email, role: input.role, store: store.id }, token };
+    return { user: { email, role: input.role, store: store.id }, storeName: store.name, token };
   });
 }
 
