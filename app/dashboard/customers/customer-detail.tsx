@@ -160,10 +160,9 @@ function PortalLinks({ detail, mode, mayChange }: { detail: CustomerDetail; mode
                   {session.status}
                 </span>
               </td>
-              <td className="dash-nowrap" data-label="Created">
-                {utcTime(session.created)}
-              </td>
-              <td className="dash-nowrap" data-label="Expires">
+              {/* Dates may wrap here: six columns and a button must fit the card without sideways scrolling. */}
+              <td data-label="Created">{utcTime(session.created)}</td>
+              <td data-label="Expires">
                 {utcTime(session.expires_at)}
               </td>
               <td className="dash-num" data-label="Visits">
