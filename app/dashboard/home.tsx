@@ -74,7 +74,7 @@ function TestClock({ now, movable, error }: { now: Date; movable: boolean; error
         </p>
       )}
       {movable && (
-        <ActionForm action="advance_clock" mode="test" className="dash-form dash-inline-form">
+        <ActionForm action="advance-clock" mode="test" className="dash-form dash-inline-form">
           <label htmlFor="clock-step">Advance by</label>
           <select id="clock-step" name="seconds" defaultValue={String(CLOCK_STEPS[1]!.seconds)}>
             {CLOCK_STEPS.map((step) => (

@@ -25,5 +25,7 @@ export const customers = pgTable(
     uniqueIndex('customers_email_unique').on(t.storeId, t.livemode, t.email).where(sql`${t.deletedAt} is null`),
     // GET /customers, newest first; the email filter uses customers_email_unique.
     index('customers_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
+    // The dashboard's search by the start of an e-mail (`LIKE 'ada@%'`): pattern order, whatever the collation.
+    index('customers_email_prefix_idx').on(t.storeId, t.livemode, t.email.op('text_pattern_ops')).where(sql`${t.deletedAt} is null`),
   ],
 );

@@ -61,6 +61,8 @@ export const subscriptions = pgTable(
     index('subscriptions_product_idx').on(t.productId),
     index('subscriptions_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
     index('subscriptions_customer_idx').on(t.customerId),
+    // The list filtered by customer e-mail, compared lower-cased, newest first.
+    index('subscriptions_email_list_idx').on(t.storeId, t.livemode, sql`lower(${t.customerEmail})`, t.createdAt.desc(), t.id.desc()),
     // The dashboard's counts and MRR: a store's subscriptions in one status.
     index('subscriptions_status_idx').on(t.storeId, t.livemode, t.status),
     // The billing job's queue: subscriptions that can fall due, by due time.

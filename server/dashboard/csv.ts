@@ -9,14 +9,12 @@
  */
 import type { Database } from '@/db/client';
 import { customers, orders, subscriptions } from '@/db/schema';
-import { customerListConditions } from '../customers/service';
-import type { CustomerListFilters } from '../customers/schemas';
 import { listAll } from '../kit/list';
 import type { Scope } from '../kit/scope';
 import { orderListConditions } from '../orders/service';
 import type { OrderListFilters } from '../orders/schemas';
-import { subscriptionListConditions } from '../subscriptions/service';
-import type { SubscriptionListFilters } from '../subscriptions/schemas';
+import { customerSearchConditions, type CustomerSearch } from './customers';
+import { subscriptionSearchConditions, type SubscriptionSearch } from './subscriptions';
 
 type Cell = string | number | Date | null;
 
@@ -88,9 +86,9 @@ export function exportOrdersCsv(deps: ExportDeps, scope: Scope, filters: OrderLi
 
 const CUSTOMER_COLUMNS = ['id', 'created', 'email', 'name'];
 
-/** customers.csv: the customers GET /customers would list with these filters (deleted ones left out). */
-export function exportCustomersCsv(deps: ExportDeps, scope: Scope, filters: CustomerListFilters, options: ExportOptions = {}): AsyncIterable<string> {
-  const pages = listAll(deps.db, customers, { scope, pageSize: options.pageSize ?? EXPORT_PAGE_SIZE, ...customerListConditions(filters) });
+/** customers.csv: the customers the list page shows with these filters (deleted ones left out). */
+export function exportCustomersCsv(deps: ExportDeps, scope: Scope, filters: CustomerSearch, options: ExportOptions = {}): AsyncIterable<string> {
+  const pages = listAll(deps.db, customers, { scope, pageSize: options.pageSize ?? EXPORT_PAGE_SIZE, ...customerSearchConditions(filters) });
   return csvChunks(CUSTOMER_COLUMNS, pages, (row) => [row.id, row.createdAt, row.email, row.name]);
 }
 
@@ -108,9 +106,9 @@ const SUBSCRIPTION_COLUMNS = [
   'canceled_at',
 ];
 
-/** subscriptions.csv: the subscriptions GET /subscriptions would list with these filters. */
-export function exportSubscriptionsCsv(deps: ExportDeps, scope: Scope, filters: SubscriptionListFilters, options: ExportOptions = {}): AsyncIterable<string> {
-  const pages = listAll(deps.db, subscriptions, { scope, pageSize: options.pageSize ?? EXPORT_PAGE_SIZE, ...subscriptionListConditions(filters) });
+/** subscriptions.csv: the subscriptions the list page shows with these filters. */
+export function exportSubscriptionsCsv(deps: ExportDeps, scope: Scope, filters: SubscriptionSearch, options: ExportOptions = {}): AsyncIterable<string> {
+  const pages = listAll(deps.db, subscriptions, { scope, pageSize: options.pageSize ?? EXPORT_PAGE_SIZE, ...subscriptionSearchConditions(filters) });
   return csvChunks(SUBSCRIPTION_COLUMNS, pages, (row) => [
     row.id,
     row.createdAt,
@@ -124,4 +122,36 @@ export function exportSubscriptionsCsv(deps: ExportDeps, scope: Scope, filters: 
     row.currentPeriodEnd,
     row.canceledAt,
   ]);
+}
+
+/** Chunks as they come: a large export is never held whole in memory. */
+function streamOf(chunks: AsyncIterable<string>): ReadableStream<Uint8Array> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  const encoder = new TextEncoder();
+  return new ReadableStream({
+    async pull(controller) {
+      const { value, done } = await iterator.next();
+      if (done) controller.close();
+      else controller.enqueue(encoder.encode(value));
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
+}
+
+/** An export as a streamed attachment named `filename`. */
+export function csvDownload(filename: string, chunks: AsyncIterable<string>): Response {
+  return new Response(streamOf(chunks), {
+    headers: {
+      'content-type': 'text/csv; charset=utf-8',
+      'content-disposition': `attachment; filename="${filename}"`,
+      'cache-control': 'no-store',
+    },
+  });
+}
+
+/** An export refused (403) or asked with a query it cannot take (400), as plain text. */
+export function csvRefusal(text: string, status: 403 | 400): Response {
+  return new Response(`${text}\n`, { status, headers: { 'content-type': 'text/plain; charset=utf-8' } });
 }

@@ -1,7 +1,6 @@
 import { and, eq, gt, isNotNull, isNull, lte, type SQL } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '@/db/client';
 import { customers, orders, portalSessions, subscriptions, type PortalScope } from '@/db/schema';
-import type { Subject } from '../auth/service';
 import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { normalizeMetadata } from '../kit/metadata';
 import { epochSeconds, type Clock } from '../clock';
@@ -108,7 +107,7 @@ async function resolveTarget(executor: Executor, subject: Scope, input: CreatePo
  */
 export async function createPortalSession(
   deps: PortalDeps,
-  subject: Subject,
+  subject: Scope,
   input: CreatePortalSessionInput,
   idempotency: IdempotentRequest | undefined,
 ): Promise<PortalSession> {

@@ -5,7 +5,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { subscriptions } from '@/db/schema';
-import { recordAudit } from '../audit/service';
+import { recordAudit, type AuditEntry } from '../audit/service';
 import type { RequestState } from '../context';
 import { normalizeMetadata } from '../kit/metadata';
 import { ApiError, resourceMissing } from '../errors';
@@ -16,7 +16,8 @@ import type { ListSubscriptionsQuery, SubscriptionList, SubscriptionListFilters 
 import { listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
 
-type AuditRequest = Pick<RequestState, 'ip' | 'method' | 'path'>;
+/** Where the change came from; `keyHint` names a dashboard person (`user:<email>`). */
+type AuditRequest = Pick<RequestState, 'ip' | 'method' | 'path'> & Pick<AuditEntry, 'keyHint'>;
 
 async function findSubscription(db: Database, scope: Scope, id: string): Promise<SubscriptionRow> {
   const [row] = await db.select().from(subscriptions).where(and(eq(subscriptions.id, id), ownedBy(subscriptions, scope))).limit(1);

@@ -139,7 +139,7 @@ describe('dashboard sign-in', { timeout: 180_000 }, () => {
     await shoot(page, 'home-test');
     // Support sees the test clock but may not move it: no control, and a post anyway is refused.
     expect(await page.getByRole('button', { name: 'Advance clock' }).count()).toBe(0);
-    const refused = await page.request.post(`${origin}/dashboard/act/advance_clock`, { form: { mode: 'test', seconds: '86400' }, headers: { origin }, maxRedirects: 0 });
+    const refused = await page.request.post(`${origin}/dashboard/act/advance-clock`, { form: { mode: 'test', seconds: '86400' }, headers: { origin }, maxRedirects: 0 });
     expect(refused.status()).toBe(403);
     const clock = await callService(origin, store.keys.sk_test, 'POST', '/api/v1/test_helpers/advance_clock', { seconds: 1 });
     expect(Math.abs(clock.body.now - Math.floor(Date.now() / 1000))).toBeLessThan(60);

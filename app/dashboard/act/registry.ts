@@ -1,9 +1,16 @@
 /** Every dashboard action by the name its form posts to (`/dashboard/act/<name>`). */
+import * as customers from '../customers/actions';
 import * as orders from '../orders/actions';
+import * as subscriptions from '../subscriptions/actions';
 import * as testClock from '../test-clock/actions';
 import type { DashboardActionDefinition } from './dispatch';
 
 export const DASHBOARD_ACTIONS: Record<string, DashboardActionDefinition> = {
   refund: orders.refund,
-  advance_clock: testClock.advanceClock,
+  'advance-clock': testClock.advanceClock,
+  'create-portal-link': customers.createPortalLink,
+  'revoke-portal-link': customers.revokePortalLink,
+  'delete-customer': customers.deleteCustomer,
+  'cancel-subscription': subscriptions.cancelSubscription,
+  'update-subscription-metadata': subscriptions.updateSubscriptionMetadata,
 };

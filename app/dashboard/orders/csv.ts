@@ -1,23 +1,7 @@
 import { getAppServices } from '@/server/app';
-import { exportOrdersCsv } from '@/server/dashboard/csv';
+import { csvDownload, exportOrdersCsv } from '@/server/dashboard/csv';
 import { requireDashboard, type DashboardMode } from '../access';
 import { readOrdersQuery } from './query';
-
-/** Chunks as they come: a large export is never held whole in memory. */
-function streamOf(chunks: AsyncIterable<string>): ReadableStream<Uint8Array> {
-  const iterator = chunks[Symbol.asyncIterator]();
-  const encoder = new TextEncoder();
-  return new ReadableStream({
-    async pull(controller) {
-      const { value, done } = await iterator.next();
-      if (done) controller.close();
-      else controller.enqueue(encoder.encode(value));
-    },
-    async cancel() {
-      await iterator.return?.();
-    },
-  });
-}
 
 /** orders.csv: every order the list page would show with this query, for roles with CSV export. */
 export async function ordersCsvResponse(mode: DashboardMode, request: Request): Promise<Response> {
@@ -28,11 +12,5 @@ export async function ordersCsvResponse(mode: DashboardMode, request: Request): 
   if (query.problem || query.orderId) return new Response(`${query.problem ?? 'Export takes the list filters, not an order id.'}\n`, { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8' } });
   const services = await getAppServices();
   const csv = exportOrdersCsv(services, { storeId: access.current.storeId, livemode: mode === 'live' }, query.filters);
-  return new Response(streamOf(csv), {
-    headers: {
-      'content-type': 'text/csv; charset=utf-8',
-      'content-disposition': `attachment; filename="orders-${mode}.csv"`,
-      'cache-control': 'no-store',
-    },
-  });
+  return csvDownload(`orders-${mode}.csv`, csv);
 }

@@ -7,8 +7,9 @@ import { getOrder, listOrders } from '@/server/orders/service';
 import { can } from '@/server/users/roles';
 import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
 import { money, utcTime } from '../format';
+import { listQueryString } from '../list-query';
 import { DashboardShell, NoAccess } from '../shell';
-import { ordersQueryString, readOrdersQuery, type OrdersQuery, type SearchParams } from './query';
+import { readOrdersQuery, type OrdersQuery, type SearchParams } from './query';
 import { OrderStatus } from './status';
 
 const PAGE_SIZE = 25;
@@ -129,7 +130,7 @@ export async function OrdersPage({ mode, searchParams }: { mode: DashboardMode; 
         <div className="dash-heading">
           <h1>Orders</h1>
           {can(current.role, 'export') && list && (
-            <a className="dash-button-link" href={`${base}/orders.csv${ordersQueryString(query.form)}`}>
+            <a className="dash-button-link" href={`${base}/orders.csv${listQueryString(query.form)}`}>
               Export CSV
             </a>
           )}
@@ -144,7 +145,7 @@ export async function OrdersPage({ mode, searchParams }: { mode: DashboardMode; 
         {list && list.data.length > 0 && <OrdersTable base={base} list={list} />}
         {list?.has_more && (
           <p className="dash-pager">
-            <a href={`${base}/orders${ordersQueryString(query.form, { starting_after: list.data.at(-1)!.id })}`}>Next page</a>
+            <a href={`${base}/orders${listQueryString(query.form, { starting_after: list.data.at(-1)!.id })}`}>Next page</a>
           </p>
         )}
       </section>

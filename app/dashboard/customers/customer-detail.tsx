@@ -1,0 +1,282 @@
+import type { ReactNode } from 'react';
+import { notFound } from 'next/navigation';
+import { getAppServices } from '@/server/app';
+import { customerDetail, takeNewPortalUrl, type CustomerDetail } from '@/server/dashboard/customers';
+import { ApiError } from '@/server/errors';
+import type { PortalSession } from '@/server/portal/schemas';
+import { can } from '@/server/users/roles';
+import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { ActionForm } from '../act/form';
+import { money, utcTime } from '../format';
+import type { SearchParams } from '../list-query';
+import { OrderStatus } from '../orders/status';
+import { DashboardShell, NoAccess } from '../shell';
+import { SubscriptionStatus, subscriptionPrice } from '../subscriptions/status';
+import { newPortalLinkId } from './new-portal-link';
+import './customers.css';
+
+/** The actions' errors, by the code they send back. */
+const MESSAGES: Record<string, string> = {
+  form_expired: 'This form has expired: reload the page and try again.',
+  confirm: 'Tick “I confirm deleting this customer” to delete them.',
+  customer_missing: 'This customer no longer exists.',
+  portal_missing: 'That portal link is not one of this customer’s.',
+};
+
+function Facts({ rows }: { rows: [string, ReactNode][] }) {
+  return (
+    <dl className="dash-facts">
+      {rows.map(([label, value]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+function Orders({ base, detail }: { base: string; detail: CustomerDetail }) {
+  const { orders, customer } = detail;
+  if (orders.data.length === 0) return <p className="dash-muted">No orders.</p>;
+  return (
+    <>
+      <div className="dash-table-wrap">
+        <table className="dash-table dash-table-stack">
+          <thead>
+            <tr>
+              <th scope="col">Order</th>
+              <th scope="col">Created</th>
+              <th scope="col">Status</th>
+              <th scope="col" className="dash-num">
+                Total
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {orders.data.map((order) => (
+              <tr key={order.id}>
+                <td data-label="Order">
+                  <a href={`${base}/orders/${order.id}`} className="dash-mono">
+                    {order.id}
+                  </a>
+                </td>
+                <td className="dash-nowrap" data-label="Created">
+                  {utcTime(order.created)}
+                </td>
+                <td data-label="Status">
+                  <OrderStatus status={order.status} />
+                </td>
+                <td className="dash-num" data-label="Total">
+                  {money(order.amount_total)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {orders.has_more && (
+        <p className="dash-pager">
+          <a href={`${base}/orders?${new URLSearchParams({ q: customer.email }).toString()}`}>All orders of {customer.email}</a>
+        </p>
+      )}
+    </>
+  );
+}
+
+function Subscriptions({ base, detail }: { base: string; detail: CustomerDetail }) {
+  const { subscriptions, customer } = detail;
+  if (subscriptions.data.length === 0) return <p className="dash-muted">No subscriptions.</p>;
+  return (
+    <>
+      <div className="dash-table-wrap">
+        <table className="dash-table dash-table-stack">
+          <thead>
+            <tr>
+              <th scope="col">Subscription</th>
+              <th scope="col">Created</th>
+              <th scope="col">Status</th>
+              <th scope="col" className="dash-num">
+                Price
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {subscriptions.data.map((subscription) => (
+              <tr key={subscription.id}>
+                <td data-label="Subscription">
+                  <a href={`${base}/subscriptions/${subscription.id}`} className="dash-mono">
+                    {subscription.id}
+                  </a>
+                </td>
+                <td className="dash-nowrap" data-label="Created">
+                  {utcTime(subscription.created)}
+                </td>
+                <td data-label="Status">
+                  <SubscriptionStatus status={subscription.status} />
+                </td>
+                <td className="dash-num" data-label="Price">
+                  {subscriptionPrice(subscription)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {subscriptions.hasMore && (
+        <p className="dash-pager">
+          <a href={`${base}/subscriptions?customer=${customer.id}`}>All subscriptions of this customer</a>
+        </p>
+      )}
+    </>
+  );
+}
+
+function PortalLinks({ detail, mode, mayChange }: { detail: CustomerDetail; mode: DashboardMode; mayChange: boolean }) {
+  if (detail.portalSessions.length === 0) return <p className="dash-muted">No portal links.</p>;
+  return (
+    <div className="dash-table-wrap">
+      <table className="dash-table dash-table-stack">
+        <thead>
+          <tr>
+            <th scope="col">Portal link</th>
+            <th scope="col">Status</th>
+            <th scope="col">Created</th>
+            <th scope="col">Expires</th>
+            <th scope="col" className="dash-num">
+              Visits
+            </th>
+            {mayChange && <th scope="col">Action</th>}
+          </tr>
+        </thead>
+        <tbody>
+          {detail.portalSessions.map((session: PortalSession) => (
+            <tr key={session.id}>
+              <td data-label="Portal link">
+                <span className="dash-mono">{session.id}</span>
+              </td>
+              <td data-label="Status">
+                <span className="dash-status" data-status={session.status}>
+                  {session.status}
+                </span>
+              </td>
+              {/* Dates may wrap here: six columns and a button must fit the card without sideways scrolling. */}
+              <td data-label="Created">{utcTime(session.created)}</td>
+              <td data-label="Expires">
+                {utcTime(session.expires_at)}
+              </td>
+              <td className="dash-num" data-label="Visits">
+                {session.access_count}
+              </td>
+              {mayChange && (
+                <td data-label="Action">
+                  {session.status === 'active' ? (
+                    <ActionForm action="revoke-portal-link" mode={mode} className="dash-inline-form" label={`Revoke ${session.id}`}>
+                      <input type="hidden" name="customer_id" value={detail.customer.id} />
+                      <input type="hidden" name="portal_session_id" value={session.id} />
+                      <button type="submit">Revoke</button>
+                    </ActionForm>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** One customer of the store and mode (deleted ones are gone); anything else is this page's 404. */
+export async function CustomerPage({ mode, params, searchParams }: { mode: DashboardMode; params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
+  const access = await requireDashboard('read');
+  const current = access.current;
+  if (!current) {
+    return (
+      <DashboardShell access={access} mode={mode} path="/customers">
+        <NoAccess email={access.email} />
+      </DashboardShell>
+    );
+  }
+  const { id } = await params;
+  const { error } = await searchParams;
+  const services = await getAppServices();
+  const scope = { storeId: current.storeId, livemode: mode === 'live' };
+  const detail = await customerDetail(services, scope, id).catch((failure: unknown) => {
+    if (failure instanceof ApiError && failure.code === 'resource_missing') notFound();
+    throw failure;
+  });
+  const mayChange = can(current.role, 'refund');
+  const newLinkId = mayChange ? await newPortalLinkId() : undefined;
+  const newUrl = newLinkId === undefined ? undefined : await takeNewPortalUrl(services, scope, id, newLinkId);
+  const message = typeof error === 'string' ? MESSAGES[error] : undefined;
+  const base = dashboardBase(mode);
+  const { customer } = detail;
+  return (
+    <DashboardShell access={access} mode={mode} path="/customers">
+      <p className="dash-back">
+        <a href={`${base}/customers`}>← Customers</a>
+      </p>
+      <section className="dash-card">
+        <h1 className="dash-mono">{customer.id}</h1>
+        <Facts
+          rows={[
+            ['Email', customer.email],
+            ['Name', customer.name ?? '—'],
+            ['Created', utcTime(customer.created)],
+            ['Mode', customer.livemode ? 'live' : 'test'],
+          ]}
+        />
+        {message && (
+          <p role="alert" className="dash-alert dash-alert-below">
+            {message}
+          </p>
+        )}
+      </section>
+      <section className="dash-card" aria-labelledby="customer-orders">
+        <h2 id="customer-orders">Orders</h2>
+        <Orders base={base} detail={detail} />
+      </section>
+      <section className="dash-card" aria-labelledby="customer-subscriptions">
+        <h2 id="customer-subscriptions">Subscriptions</h2>
+        <Subscriptions base={base} detail={detail} />
+      </section>
+      <section className="dash-card" aria-labelledby="customer-portal">
+        <h2 id="customer-portal">Portal links</h2>
+        {newUrl && (
+          <div role="status" className="dash-secret">
+            <p>
+              <strong>New portal link.</strong> Copy it now: it is shown only this once.
+            </p>
+            <input readOnly aria-label="New portal link" value={newUrl} className="dash-mono" />
+          </div>
+        )}
+        <PortalLinks detail={detail} mode={mode} mayChange={mayChange} />
+        {detail.morePortalSessions && <p className="dash-muted">The latest {detail.portalSessions.length} links are shown.</p>}
+        {mayChange && (
+          <ActionForm action="create-portal-link" mode={mode} idempotent className="dash-form dash-action-form">
+            <input type="hidden" name="customer_id" value={customer.id} />
+            <button type="submit">Create portal link</button>
+          </ActionForm>
+        )}
+      </section>
+      {mayChange && (
+        <section className="dash-card" aria-labelledby="customer-delete">
+          <h2 id="customer-delete">Delete customer</h2>
+          <p className="dash-muted">Their orders stay; their portal links are revoked at once and their e-mail is free for a new customer.</p>
+          <ActionForm action="delete-customer" mode={mode} className="dash-form dash-action-form">
+            <input type="hidden" name="customer_id" value={customer.id} />
+            <label className="dash-check">
+              <input type="checkbox" name="confirm" value="yes" required /> I confirm deleting this customer
+            </label>
+            <button type="submit" className="dash-danger">
+              Delete customer
+            </button>
+          </ActionForm>
+        </section>
+      )}
+    </DashboardShell>
+  );
+}

@@ -1,0 +1,2 @@
+CREATE INDEX "subscriptions_email_list_idx" ON "subscriptions" USING btree ("store_id","livemode",lower("customer_email"),"created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "customers_email_prefix_idx" ON "customers" USING btree ("store_id","livemode","email" text_pattern_ops) WHERE "customers"."deleted_at" is null;
