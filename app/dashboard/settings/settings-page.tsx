@@ -63,7 +63,7 @@ function StoreSection({ membership, mode }: { membership: StoreMembership; mode:
 function MemberRow({ member, actor, mode }: { member: TeamMember; actor: { userId: string; role: MemberRole }; mode: DashboardMode }) {
   const mayChange = can(actor.role, 'settings') && member.userId !== actor.userId && (member.role !== 'owner' || actor.role === 'owner');
   return (
-    <tr>
+    <tr data-user-id={member.userId}>
       <td data-label="Member">
         {member.email}
         {member.userId === actor.userId && <span className="dash-muted"> (you)</span>}
