@@ -86,16 +86,20 @@ function AuditTable({ entries }: { entries: AuditEntryView[] }) {
                 {utcTime(entry.created)}
               </td>
               <td data-label="Action">
-                <span className="dash-mono">{entry.action}</span>
-                {entry.code && <span className="dash-muted dash-block">{entry.code}</span>}
+                <div>
+                  <span className="dash-mono">{entry.action}</span>
+                  {entry.code && <span className="dash-muted dash-block">{entry.code}</span>}
+                </div>
               </td>
               <td data-label="Who" className="audit-who">
                 {entry.who ?? '—'}
               </td>
               <td data-label="Mode">{modeName(entry.livemode)}</td>
-              <td data-label="Request">
-                {entry.method ?? ''} <span className="dash-mono">{entry.path ?? ''}</span>
-                {entry.ip && <span className="dash-muted dash-block">{entry.ip}</span>}
+              <td data-label="Request" className="audit-request">
+                <div>
+                  {entry.method ?? ''} <span className="dash-mono audit-path">{entry.path ?? ''}</span>
+                  {entry.ip && <span className="dash-muted dash-block">{entry.ip}</span>}
+                </div>
               </td>
               <td data-label="Details" className="audit-details">
                 {entry.details && Object.keys(entry.details).length > 0 ? <code>{JSON.stringify(entry.details)}</code> : '—'}

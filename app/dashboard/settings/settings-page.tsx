@@ -65,9 +65,11 @@ function MemberRow({ member, actor, mode }: { member: TeamMember; actor: { userI
   return (
     <tr data-user-id={member.userId}>
       <td data-label="Member">
-        {member.email}
-        {member.userId === actor.userId && <span className="dash-muted"> (you)</span>}
-        {member.pending && <span className="dash-muted dash-block">invitation pending</span>}
+        <div>
+          {member.email}
+          {member.userId === actor.userId && <span className="dash-muted"> (you)</span>}
+          {member.pending && <span className="dash-muted dash-block">invitation pending</span>}
+        </div>
       </td>
       <td data-label="Role">
         {mayChange ? (
