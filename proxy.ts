@@ -10,6 +10,7 @@ import { clientIp } from '@/server/context';
 import { isCheckoutSessionId, isSubscriptionCheckoutId } from '@/server/ids';
 import { portalLinkResolves } from '@/server/portal/page';
 import { describeLink } from '@/server/users/service';
+import { decodeInvitationCookie, INVITATION_COOKIE, invitationHandoff, SETTINGS_PATHS } from '@/server/dashboard/settings';
 import { portalHeaders, portalLinkInvalidResponse, portalRateLimitedResponse, rateLimitedRetryAfter } from '@/server/portal/responses';
 
 /**
@@ -121,6 +122,14 @@ async function dashboardProxy(request: NextRequest) {
     signIn.pathname = '/dashboard/sign-in';
     signIn.search = '';
     return withDashboardHeaders(NextResponse.redirect(signIn, 303));
+  }
+  const invitationCookie = request.cookies.get(INVITATION_COOKIE);
+  if (invitationCookie && request.method === 'GET' && SETTINGS_PATHS.includes(request.nextUrl.pathname)) {
+    // A new invitation link, shown once: handed to the page, and the cookie deleted in this answer.
+    const invitation = decodeInvitationCookie(invitationCookie.value);
+    const response = NextResponse.next(invitation ? { request: { headers: invitationHandoff.give(invitation, request.headers) } } : undefined);
+    response.cookies.set(INVITATION_COOKIE, '', { path: request.nextUrl.pathname, maxAge: 0, httpOnly: true, sameSite: 'strict' });
+    return withDashboardHeaders(response);
   }
   return withDashboardHeaders();
 }

@@ -20,5 +20,11 @@ export const auditEvents = pgTable(
     details: json('details').$type<Record<string, unknown>>(),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
   },
-  (t) => [index('audit_events_store_idx').on(t.storeId, t.createdAt)],
+  (t) => [
+    index('audit_events_store_idx').on(t.storeId, t.createdAt),
+    // The dashboard's audit log filtered by action (exact, or a prefix by LIKE, which a btree
+    // index serves only under text_pattern_ops) or by who acted, newest first.
+    index('audit_events_store_action_idx').on(t.storeId, t.action.op('text_pattern_ops'), t.createdAt, t.id),
+    index('audit_events_store_actor_idx').on(t.storeId, t.keyHint, t.createdAt, t.id),
+  ],
 );

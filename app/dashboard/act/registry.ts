@@ -1,6 +1,7 @@
 /** Every dashboard action by the name its form posts to (`/dashboard/act/<name>`). */
 import * as customers from '../customers/actions';
 import * as orders from '../orders/actions';
+import * as settings from '../settings/actions';
 import * as subscriptions from '../subscriptions/actions';
 import * as testClock from '../test-clock/actions';
 import type { DashboardActionDefinition } from './dispatch';
@@ -13,4 +14,10 @@ export const DASHBOARD_ACTIONS: Record<string, DashboardActionDefinition> = {
   'delete-customer': customers.deleteCustomer,
   'cancel-subscription': subscriptions.cancelSubscription,
   'update-subscription-metadata': subscriptions.updateSubscriptionMetadata,
+  'store-rename': settings.renameStore,
+  'team-invite': settings.inviteTeamMember,
+  'team-role': settings.changeTeamRole,
+  'team-remove': settings.removeTeamMember,
+  'password-change': settings.changeOwnPassword,
+  'sign-out-everywhere': settings.signOutEverywhereAction,
 };

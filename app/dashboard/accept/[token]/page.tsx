@@ -3,14 +3,9 @@ import { getAppServices } from '@/server/app';
 import { describeLink, MIN_PASSWORD_LENGTH } from '@/server/users/service';
 import { setPasswordAction } from '../../actions';
 import { SignedOutCard } from '../../card';
+import { passwordMessage } from '../../password-messages';
 
 export const dynamic = 'force-dynamic';
-
-const MESSAGES: Record<string, string> = {
-  too_short: `Use at least ${MIN_PASSWORD_LENGTH} characters.`,
-  too_long: 'Use at most 256 characters.',
-  mismatch: 'The two passwords are not the same.',
-};
 
 /** An invitation or password-reset link; proxy.ts answers an invalid one with its 404 page. */
 export default async function AcceptPage({ params, searchParams }: { params: Promise<{ token: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
@@ -28,7 +23,7 @@ export default async function AcceptPage({ params, searchParams }: { params: Pro
       </SignedOutCard>
     );
   }
-  const message = typeof error === 'string' ? MESSAGES[error] : undefined;
+  const message = typeof error === 'string' ? passwordMessage(error) : undefined;
   return (
     <SignedOutCard title="Set your password">
       <p>

@@ -1,0 +1,104 @@
+import { CredentialsSignin } from 'next-auth';
+import { cookies } from 'next/headers';
+import { MEMBER_ROLES, type MemberRole } from '@/db/schema';
+import { encodeInvitationCookie, INVITATION_COOKIE, INVITATION_COOKIE_SECONDS, renameStoreAs } from '@/server/dashboard/settings';
+import { acceptLinkUrl, changeMemberRole, changePassword, inviteMember, removeMember, signOutEverywhere, TeamRefusal, type PersonActing } from '@/server/users/service';
+import { dashboardBase, SIGN_IN_PATH } from '../access';
+import { withError, type ActionInput, type DashboardActionDefinition } from '../act/dispatch';
+import { signIn, signOut } from '../auth';
+
+const settingsPath = (input: ActionInput) => `${dashboardBase(input.mode)}/settings`;
+
+const personActing = ({ userId, actor, scope }: ActionInput): PersonActing => ({ userId, email: actor.email, storeId: scope.storeId, ip: actor.ip, path: actor.path });
+
+const memberRole = (text: string): MemberRole | undefined => MEMBER_ROLES.find((role) => role === text);
+
+/** The settings page after a team change: done, or the rule that refused it. */
+async function teamChange(input: ActionInput, change: () => Promise<unknown>, done: string): Promise<string> {
+  try {
+    await change();
+    return `${settingsPath(input)}?done=${done}`;
+  } catch (error) {
+    if (error instanceof TeamRefusal) return withError(settingsPath(input), error.code);
+    throw error;
+  }
+}
+
+export const renameStore: DashboardActionDefinition = {
+  right: 'settings',
+  async run(input) {
+    const renamed = await renameStoreAs(input.services.db, personActing(input), input.form.text('name'));
+    return renamed ? `${settingsPath(input)}?done=renamed` : withError(settingsPath(input), 'name_invalid');
+  },
+};
+
+/** Invites a person; their link is shown once, on the next view of the settings page. */
+export const inviteTeamMember: DashboardActionDefinition = {
+  right: 'settings',
+  async run(input) {
+    const role = memberRole(input.form.text('role'));
+    if (!role) return withError(settingsPath(input), 'role_invalid');
+    const { services } = input;
+    return teamChange(
+      input,
+      async () => {
+        const { user, token } = await inviteMember(services, personActing(input), { email: input.form.text('email'), role });
+        const shown = { storeId: input.scope.storeId, email: user.email, role: user.role, url: acceptLinkUrl(services.config.publicBaseUrl, token) };
+        (await cookies()).set(INVITATION_COOKIE, encodeInvitationCookie(shown), {
+          httpOnly: true,
+          sameSite: 'strict',
+          secure: services.config.publicBaseUrl.startsWith('https:'),
+          path: settingsPath(input),
+          maxAge: INVITATION_COOKIE_SECONDS,
+        });
+      },
+      'invited',
+    );
+  },
+};
+
+export const changeTeamRole: DashboardActionDefinition = {
+  right: 'settings',
+  async run(input) {
+    const role = memberRole(input.form.text('role'));
+    if (!role) return withError(settingsPath(input), 'role_invalid');
+    return teamChange(input, () => changeMemberRole(input.services.db, personActing(input), { userId: input.form.text('user_id'), role }), 'role_changed');
+  },
+};
+
+export const removeTeamMember: DashboardActionDefinition = {
+  right: 'settings',
+  run: (input) => teamChange(input, () => removeMember(input.services.db, personActing(input), { userId: input.form.text('user_id') }), 'removed'),
+};
+
+/**
+ * One's own password. The change ends every session of the person, this one too; this browser is
+ * then signed in again with the new password, so only the other sessions end for good.
+ */
+export const changeOwnPassword: DashboardActionDefinition = {
+  right: 'read',
+  async run(input) {
+    const { form } = input;
+    const password = form.text('password');
+    const refused = await changePassword(input.services.db, personActing(input), { current: form.text('current_password'), password, confirmation: form.text('confirmation') });
+    if (refused) return withError(settingsPath(input), refused);
+    try {
+      await signIn('credentials', { email: input.actor.email, password, redirect: false });
+    } catch (error) {
+      // Too many sign-ins meanwhile: the password is changed; the sign-in form says the rest.
+      if (error instanceof CredentialsSignin) return SIGN_IN_PATH;
+      throw error;
+    }
+    return `${settingsPath(input)}?done=password_changed`;
+  },
+};
+
+/** Ends every session of the person, this one included. */
+export const signOutEverywhereAction: DashboardActionDefinition = {
+  right: 'read',
+  async run(input) {
+    await signOutEverywhere(input.services.db, personActing(input));
+    await signOut({ redirect: false });
+    return SIGN_IN_PATH;
+  },
+};

@@ -1,0 +1,226 @@
+import { headers } from 'next/headers';
+import { MEMBER_ROLES, type MemberRole } from '@/db/schema';
+import { getAppServices } from '@/server/app';
+import { invitationHandoff, MAX_STORE_NAME_LENGTH, type InvitationShown } from '@/server/dashboard/settings';
+import { can } from '@/server/users/roles';
+import { listTeam, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, type StoreMembership, type TeamMember } from '@/server/users/service';
+import { requireDashboard, type DashboardMode } from '../access';
+import { ActionForm } from '../act/form';
+import { utcTime } from '../format';
+import type { SearchParams } from '../list-query';
+import { passwordMessage } from '../password-messages';
+import { DashboardShell, NoAccess } from '../shell';
+import './settings.css';
+
+/** The refusals of the settings actions, by the code they send back. */
+const ERRORS: Record<string, string> = {
+  name_invalid: `Give the store a name of 1 to ${MAX_STORE_NAME_LENGTH} characters.`,
+  role_invalid: 'Choose a role from the list.',
+  email_invalid: 'Give a valid e-mail address.',
+  already_member: 'That person is already a member of this store.',
+  not_member: 'That person is not a member of this store (any more).',
+  not_allowed: 'Only owners and admins change the team.',
+  owner_only: 'Only an owner may invite, change or remove an owner, or make someone owner.',
+  last_owner: 'A store keeps at least one owner: make someone else owner first.',
+  own_role: 'You cannot change your own role: ask another owner or admin.',
+  wrong_password: 'The current password is not right.',
+};
+
+const DONE: Record<string, string> = {
+  renamed: 'The store is renamed.',
+  invited: 'The invitation is made.',
+  role_changed: 'The role is changed.',
+  removed: 'The member is removed and their sessions have ended.',
+  password_changed: 'Your password is changed and your other sessions have ended.',
+};
+
+const lookUp = (messages: Record<string, string>, code: unknown) => (typeof code === 'string' && Object.hasOwn(messages, code) ? messages[code] : undefined);
+
+/** The roles this person may give: only an owner makes someone owner. */
+const assignableRoles = (actorRole: MemberRole) => MEMBER_ROLES.filter((role) => role !== 'owner' || actorRole === 'owner');
+
+function StoreSection({ membership, mode }: { membership: StoreMembership; mode: DashboardMode }) {
+  return (
+    <section className="dash-card" aria-labelledby="settings-store">
+      <h2 id="settings-store">Store</h2>
+      {can(membership.role, 'settings') ? (
+        <ActionForm action="store-rename" mode={mode} className="dash-form settings-form">
+          <label htmlFor="store-name">Store name</label>
+          <input id="store-name" name="name" defaultValue={membership.storeName} required maxLength={MAX_STORE_NAME_LENGTH} />
+          <button type="submit">Rename</button>
+        </ActionForm>
+      ) : (
+        <p>{membership.storeName}</p>
+      )}
+      <p className="dash-muted">
+        Store id <span className="dash-mono">{membership.storeId}</span>
+      </p>
+    </section>
+  );
+}
+
+/** A member's row: the forms appear only where the rules let this person act. */
+function MemberRow({ member, actor, mode }: { member: TeamMember; actor: { userId: string; role: MemberRole }; mode: DashboardMode }) {
+  const mayChange = can(actor.role, 'settings') && member.userId !== actor.userId && (member.role !== 'owner' || actor.role === 'owner');
+  return (
+    <tr data-user-id={member.userId}>
+      <td data-label="Member">
+        <div>
+          {member.email}
+          {member.userId === actor.userId && <span className="dash-muted"> (you)</span>}
+          {member.pending && <span className="dash-muted dash-block">invitation pending</span>}
+        </div>
+      </td>
+      <td data-label="Role">
+        {mayChange ? (
+          <ActionForm action="team-role" mode={mode} className="settings-inline">
+            <input type="hidden" name="user_id" value={member.userId} />
+            <select name="role" defaultValue={member.role} aria-label={`Role of ${member.email}`}>
+              {assignableRoles(actor.role).map((role) => (
+                <option key={role} value={role}>
+                  {role}
+                </option>
+              ))}
+            </select>
+            <button type="submit">Change role</button>
+          </ActionForm>
+        ) : (
+          member.role
+        )}
+      </td>
+      <td className="dash-nowrap" data-label="Joined">
+        {utcTime(member.joined)}
+      </td>
+      <td data-label="">
+        {mayChange && (
+          <ActionForm action="team-remove" mode={mode} className="settings-inline">
+            <input type="hidden" name="user_id" value={member.userId} />
+            <button type="submit" className="settings-danger" aria-label={`Remove ${member.email}`}>
+              Remove
+            </button>
+          </ActionForm>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+function TeamSection({ team, actor, mode, invitation }: { team: TeamMember[]; actor: { userId: string; role: MemberRole }; mode: DashboardMode; invitation: InvitationShown | undefined }) {
+  return (
+    <section className="dash-card" aria-labelledby="settings-team">
+      <h2 id="settings-team">Team</h2>
+      <div className="dash-table-wrap">
+        <table className="dash-table dash-table-stack">
+          <thead>
+            <tr>
+              <th scope="col">Member</th>
+              <th scope="col">Role</th>
+              <th scope="col">Joined</th>
+              <th scope="col">
+                <span className="settings-hidden">Remove</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {team.map((member) => (
+              <MemberRow key={member.userId} member={member} actor={actor} mode={mode} />
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {invitation && (
+        <div className="settings-link" role="status">
+          <p>
+            Invitation link for <strong>{invitation.email}</strong> ({invitation.role}). It is shown this once: copy it now and send it to them. It works once, for 24 hours.
+          </p>
+          <p className="dash-mono settings-url">{invitation.url}</p>
+        </div>
+      )}
+      {can(actor.role, 'settings') && (
+        <ActionForm action="team-invite" mode={mode} className="dash-form settings-form" label="Invite a member">
+          <h3>Invite a member</h3>
+          <label htmlFor="invite-email">Email</label>
+          <input id="invite-email" name="email" type="email" required maxLength={254} autoComplete="off" />
+          <label htmlFor="invite-role">Role</label>
+          <select id="invite-role" name="role" defaultValue="viewer">
+            {assignableRoles(actor.role).map((role) => (
+              <option key={role} value={role}>
+                {role}
+              </option>
+            ))}
+          </select>
+          <button type="submit">Invite</button>
+        </ActionForm>
+      )}
+    </section>
+  );
+}
+
+function AccountSection({ email, mode }: { email: string; mode: DashboardMode }) {
+  return (
+    <section className="dash-card" aria-labelledby="settings-account">
+      <h2 id="settings-account">Account</h2>
+      <p>
+        Signed in as <strong>{email}</strong>.
+      </p>
+      <ActionForm action="password-change" mode={mode} className="dash-form settings-form" label="Change password">
+        <h3>Change password</h3>
+        <input type="text" name="username" value={email} autoComplete="username" readOnly hidden />
+        <label htmlFor="current-password">Current password</label>
+        <input id="current-password" name="current_password" type="password" autoComplete="current-password" required maxLength={MAX_PASSWORD_LENGTH} />
+        <label htmlFor="new-password">New password</label>
+        <input id="new-password" name="password" type="password" autoComplete="new-password" required maxLength={MAX_PASSWORD_LENGTH} />
+        <label htmlFor="confirm-password">Confirm password</label>
+        <input id="confirm-password" name="confirmation" type="password" autoComplete="new-password" required maxLength={MAX_PASSWORD_LENGTH} />
+        <p className="dash-muted">At least {MIN_PASSWORD_LENGTH} characters. Your other sessions end; this one continues.</p>
+        <button type="submit">Change password</button>
+      </ActionForm>
+      {/* Two-factor authentication: its settings element goes here, between the password and the sign-out. */}
+      <ActionForm action="sign-out-everywhere" mode={mode} className="dash-form settings-form" label="Sign out everywhere">
+        <h3>Sessions</h3>
+        <p className="dash-muted">Ends every session of yours at once, in every browser, this one included.</p>
+        <button type="submit">Sign out everywhere</button>
+      </ActionForm>
+    </section>
+  );
+}
+
+/**
+ * Settings: the store's name and team (owners and admins change them; everyone sees them) and
+ * the person's own account (anyone, for themselves).
+ */
+export async function SettingsPage({ mode, searchParams }: { mode: DashboardMode; searchParams: SearchParams }) {
+  const access = await requireDashboard('read');
+  const current = access.current;
+  if (!current) {
+    return (
+      <DashboardShell access={access} mode={mode} path="/settings">
+        <NoAccess email={access.email} />
+      </DashboardShell>
+    );
+  }
+  const team = await listTeam((await getAppServices()).db, current.storeId);
+  const shown = invitationHandoff.take(await headers());
+  // A link made in another store (the switcher used meanwhile) is not this page's to show.
+  const invitation = shown?.storeId === current.storeId ? shown : undefined;
+  const error = lookUp(ERRORS, searchParams.error) ?? (typeof searchParams.error === 'string' ? passwordMessage(searchParams.error) : undefined);
+  const done = lookUp(DONE, searchParams.done);
+  return (
+    <DashboardShell access={access} mode={mode} path="/settings">
+      <h1 className="settings-title">Settings</h1>
+      {error && (
+        <p role="alert" className="dash-alert">
+          {error}
+        </p>
+      )}
+      {done && !error && (
+        <p role="status" className="settings-done">
+          {done}
+        </p>
+      )}
+      <StoreSection membership={current} mode={mode} />
+      <TeamSection team={team} actor={{ userId: access.userId, role: current.role }} mode={mode} invitation={invitation} />
+      <AccountSection email={access.email} mode={mode} />
+    </DashboardShell>
+  );
+}

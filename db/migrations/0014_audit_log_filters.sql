@@ -1,0 +1,2 @@
+CREATE INDEX "audit_events_store_action_idx" ON "audit_events" USING btree ("store_id","action" text_pattern_ops,"created_at","id");--> statement-breakpoint
+CREATE INDEX "audit_events_store_actor_idx" ON "audit_events" USING btree ("store_id","key_hint","created_at","id");
