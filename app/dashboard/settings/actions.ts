@@ -2,6 +2,7 @@ import { CredentialsSignin } from 'next-auth';
 import { cookies } from 'next/headers';
 import { MEMBER_ROLES, type MemberRole } from '@/db/schema';
 import { encodeInvitationCookie, INVITATION_COOKIE, INVITATION_COOKIE_SECONDS, renameStoreAs } from '@/server/dashboard/settings';
+import { mailLinkInBackground } from '@/server/users/link-mail';
 import { acceptLinkUrl, changeMemberRole, changePassword, inviteMember, removeMember, signOutEverywhere, TeamRefusal, type PersonActing } from '@/server/users/service';
 import { dashboardBase, SIGN_IN_PATH } from '../access';
 import { withError, type ActionInput, type DashboardActionDefinition } from '../act/dispatch';
@@ -42,8 +43,9 @@ export const inviteTeamMember: DashboardActionDefinition = {
     return teamChange(
       input,
       async () => {
-        const { user, token } = await inviteMember(services, personActing(input), { email: input.form.text('email'), role });
+        const { user, storeName, token } = await inviteMember(services, personActing(input), { email: input.form.text('email'), role });
         const shown = { storeId: input.scope.storeId, email: user.email, role: user.role, url: acceptLinkUrl(services.config.publicBaseUrl, token) };
+        mailLinkInBackground(services.config, { purpose: 'invite', to: user.email, url: shown.url, storeName, role: user.role });
         (await cookies()).set(INVITATION_COOKIE, encodeInvitationCookie(shown), {
           httpOnly: true,
           sameSite: 'strict',
