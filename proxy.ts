@@ -10,6 +10,7 @@ import { isCheckoutSessionId, isSubscriptionCheckoutId } from '@/server/ids';
 import { portalLinkResolves } from '@/server/portal/page';
 import { describeLink } from '@/server/users/service';
 import { portalHeaders, portalLinkInvalidResponse, portalRateLimitedResponse, rateLimitedRetryAfter } from '@/server/portal/responses';
+import { REVEAL_COOKIE, revealHandoff } from '@/app/dashboard/reveal';
 
 /**
  * Security headers of the hosted checkout pages, and the 404 of a link that does not
@@ -116,7 +117,12 @@ async function dashboardProxy(request: NextRequest) {
     signIn.search = '';
     return withDashboardHeaders(NextResponse.redirect(signIn, 303));
   }
-  return withDashboardHeaders();
+  // A secret shown once (app/dashboard/reveal.ts): handed to this rendering, deleted in its response.
+  const revealed = request.method === 'GET' ? request.cookies.get(REVEAL_COOKIE)?.value : undefined;
+  if (revealed === undefined) return withDashboardHeaders();
+  const response = withDashboardHeaders(NextResponse.next({ request: { headers: revealHandoff.give(revealed, request.headers) } }));
+  response.cookies.set({ name: REVEAL_COOKIE, value: '', path: request.nextUrl.pathname, maxAge: 0 });
+  return response;
 }
 
 /**
