@@ -146,7 +146,7 @@ export async function ApiKeysPage({ mode, searchParams }: { mode: DashboardMode;
                         {utcTime(epochSeconds(apiKey.created))}
                       </td>
                       <td data-label="Status">{status.label}</td>
-                      {manage && <td data-label="Actions">{status.active ? <KeyActions apiKey={apiKey} mode={mode} askCode={askCode} rolled={status.rolled} /> : '—'}</td>}
+                      {manage && <td data-label="Actions" className="keys-actions-cell">{status.active ? <KeyActions apiKey={apiKey} mode={mode} askCode={askCode} rolled={status.rolled} /> : '—'}</td>}
                     </tr>
                   );
                 })}
