@@ -10,8 +10,8 @@ import { clientIp } from '@/server/context';
 import { isCheckoutSessionId, isSubscriptionCheckoutId } from '@/server/ids';
 import { portalLinkResolves } from '@/server/portal/page';
 import { describeLink } from '@/server/users/service';
-import { decodeInvitationCookie, INVITATION_COOKIE, invitationHandoff, SETTINGS_PATHS } from '@/server/dashboard/settings';
 import { portalHeaders, portalLinkInvalidResponse, portalRateLimitedResponse, rateLimitedRetryAfter } from '@/server/portal/responses';
+import { handRevealedToPage, REVEAL_COOKIE } from '@/app/dashboard/reveal';
 
 /**
  * Security headers of the hosted checkout pages, and the 404 of a link that does not
@@ -123,15 +123,13 @@ async function dashboardProxy(request: NextRequest) {
     signIn.search = '';
     return withDashboardHeaders(NextResponse.redirect(signIn, 303));
   }
-  const invitationCookie = request.cookies.get(INVITATION_COOKIE);
-  if (invitationCookie && request.method === 'GET' && SETTINGS_PATHS.includes(request.nextUrl.pathname)) {
-    // A new invitation link, shown once: handed to the page, and the cookie deleted in this answer.
-    const invitation = decodeInvitationCookie(invitationCookie.value);
-    const response = NextResponse.next(invitation ? { request: { headers: invitationHandoff.give(invitation, request.headers) } } : undefined);
-    response.cookies.set(INVITATION_COOKIE, '', { path: request.nextUrl.pathname, maxAge: 0, httpOnly: true, sameSite: 'strict' });
-    return withDashboardHeaders(response);
-  }
-  return withDashboardHeaders();
+  // A secret shown once (app/dashboard/reveal.ts): handed to this rendering, deleted in its response.
+  const revealed = request.method === 'GET' ? request.cookies.get(REVEAL_COOKIE)?.value : undefined;
+  const pageHeaders = revealed === undefined ? undefined : handRevealedToPage(revealed, request.headers);
+  if (revealed === undefined) return withDashboardHeaders();
+  const response = withDashboardHeaders(NextResponse.next(pageHeaders ? { request: { headers: pageHeaders } } : undefined));
+  response.cookies.set({ name: REVEAL_COOKIE, value: '', path: request.nextUrl.pathname, maxAge: 0 });
+  return response;
 }
 
 /**

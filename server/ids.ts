@@ -50,7 +50,7 @@ export function isSubscriptionCheckoutId(value: string): boolean {
 }
 
 /** Ids of objects that belong to no environment (stores, API key records). */
-export function newPlatformId(prefix: 'acct' | 'key' | 'user' | 'link'): string {
+export function newPlatformId(prefix: 'acct' | 'key' | 'user' | 'link' | 'bkc'): string {
   return `${prefix}_${randomBase62(24)}`;
 }
 

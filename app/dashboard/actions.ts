@@ -4,30 +4,69 @@
  * redirect (an error travels as a code in the query, never the typed values).
  */
 import { CredentialsSignin } from 'next-auth';
+import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { getAppServices } from '@/server/app';
-import { endAllSessions, passwordProblem, setPasswordWithLink } from '@/server/users/service';
+import { clientIp } from '@/server/context';
+import { endAllSessions, passwordProblem, setPasswordWithLink, SIGN_IN_PROOF_SECONDS, signInProof, signInWithPassword } from '@/server/users/service';
 import { dashboardBase, requireDashboard, requireServiceOrigin, SIGN_IN_PATH } from './access';
 import { signIn, signOut, updateSession } from './auth';
+import { SIGN_IN_PROOF_COOKIE } from './sign-in/proof-cookie';
 
 const text = (form: FormData, name: string) => {
   const value = form.get(name);
   return typeof value === 'string' ? value : '';
 };
 
-/** Signs in, or back to the form with `invalid_credentials` or `rate_limited`. */
-async function signInOrBack(email: string, password: string): Promise<void> {
+/** Completes the sign-in with a password's proof (and a code), or back to the form with why not. */
+async function completeSignInOrBack(proof: string, code: string): Promise<void> {
   try {
-    await signIn('credentials', { email, password, redirect: false });
+    await signIn('credentials', { proof, code, redirect: false });
   } catch (error) {
-    if (error instanceof CredentialsSignin) redirect(`${SIGN_IN_PATH}?error=${error.code === 'rate_limited' ? 'rate_limited' : 'invalid_credentials'}`);
-    throw error;
+    if (!(error instanceof CredentialsSignin)) throw error;
+    if (error.code === 'expired') {
+      (await cookies()).delete(SIGN_IN_PROOF_COOKIE);
+      redirect(`${SIGN_IN_PATH}?error=expired`);
+    }
+    redirect(`${SIGN_IN_PATH}?step=code&error=${error.code === 'rate_limited' ? 'rate_limited' : 'invalid_code'}`);
   }
+}
+
+/**
+ * Checks the e-mail and password, then signs in, or with two-factor on asks for the code. The
+ * answer to a wrong password is the same either way, so it never tells whether two-factor is on.
+ */
+async function signInOrBack(email: string, password: string): Promise<void> {
+  const services = await getAppServices();
+  const result = await signInWithPassword(services, { email, password, ip: clientIp(await headers()) });
+  if (!result.ok) redirect(`${SIGN_IN_PATH}?error=${result.reason}`);
+  const proof = signInProof(services, result.user);
+  if (result.user.twoFactor) {
+    (await cookies()).set({
+      ...SIGN_IN_PROOF_COOKIE,
+      value: proof,
+      httpOnly: true,
+      sameSite: 'strict',
+      secure: services.config.publicBaseUrl.startsWith('https:'),
+      maxAge: SIGN_IN_PROOF_SECONDS,
+    });
+    redirect(`${SIGN_IN_PATH}?step=code`);
+  }
+  await completeSignInOrBack(proof, '');
 }
 
 export async function signInAction(form: FormData): Promise<void> {
   await requireServiceOrigin();
   await signInOrBack(text(form, 'email'), text(form, 'password'));
+  redirect('/dashboard');
+}
+
+/** The second step: the code with the password's proof kept in the cookie. */
+export async function verifyCodeAction(form: FormData): Promise<void> {
+  await requireServiceOrigin();
+  const jar = await cookies();
+  await completeSignInOrBack(jar.get(SIGN_IN_PROOF_COOKIE.name)?.value ?? '', text(form, 'code'));
+  jar.delete(SIGN_IN_PROOF_COOKIE);
   redirect('/dashboard');
 }
 

@@ -1,6 +1,7 @@
 /**
- * Dashboard sessions with next-auth: a password sign-in (Credentials) in a signed and encrypted
- * JWT cookie. A JWT cannot be revoked by itself, so it carries the person's session version,
+ * Dashboard sessions with next-auth: a sign-in (Credentials) in a signed and encrypted JWT cookie.
+ * The sign-in form's action checks the password and hands over a short-lived proof of it; the
+ * Credentials step completes with that proof and, when two-factor is on, a code. A JWT cannot be revoked by itself, so it carries the person's session version,
  * checked on every read: a password change, sign-out or "sign out everywhere" bumps the version
  * and ends every session at once. Sessions end 12 hours after sign-in, however active.
  */
@@ -10,7 +11,7 @@ import Credentials from 'next-auth/providers/credentials';
 import { getAppServices } from '@/server/app';
 import { clientIp } from '@/server/context';
 import { signingSecret } from '@/server/kit/links';
-import { currentSessionVersion, signInWithPassword } from '@/server/users/service';
+import { completeSignIn, currentSessionVersion } from '@/server/users/service';
 
 declare module 'next-auth' {
   interface User {
@@ -29,7 +30,7 @@ function sessionKey(authSecret: string): string {
   return Buffer.from(hkdfSync('sha256', authSecret, '', 'payments-service dashboard session v1', 32)).toString('base64url');
 }
 
-/** Carries why a sign-in was refused (`invalid_credentials` or `rate_limited`) to the form. */
+/** Carries why a sign-in was refused (`expired`, `invalid_code` or `rate_limited`) to the form. */
 class SignInRefused extends CredentialsSignin {
   constructor(reason: string) {
     super();
@@ -50,9 +51,9 @@ export const { auth, signIn, signOut, unstable_update: updateSession } = NextAut
     logger: { error: (error) => (error instanceof CredentialsSignin ? undefined : console.error('[auth]', error)) },
     providers: [
       Credentials({
-        credentials: { email: {}, password: {} },
+        credentials: { proof: {}, code: {} },
         async authorize(credentials, request) {
-          const result = await signInWithPassword(services, { email: field(credentials.email), password: field(credentials.password), ip: clientIp(request.headers) });
+          const result = await completeSignIn(services, { proof: field(credentials.proof), code: field(credentials.code), ip: clientIp(request.headers) });
           if (!result.ok) throw new SignInRefused(result.reason);
           return { id: result.user.id, email: result.user.email, sessionVersion: result.user.sessionVersion };
         },

@@ -31,6 +31,8 @@ export const apiKeys = pgTable(
     keyHint: text('key_hint').notNull(),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     revokedAt: timestamptz('revoked_at'),
+    /** A rolled key keeps working until then; the lookup refuses it afterwards, as a revoked one. */
+    expiresAt: timestamptz('expires_at'),
   },
   (t) => [index('api_keys_store_idx').on(t.storeId)],
 );

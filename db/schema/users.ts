@@ -19,8 +19,32 @@ export const users = pgTable('users', {
   /** `scrypt$N$r$p$salt$hash` (server/users/password.ts). */
   passwordHash: text('password_hash'),
   sessionVersion: integer('session_version').notNull().default(1),
+  /**
+   * The TOTP secret, AES-256-GCM encrypted (server/users/two-factor.ts): codes are checked against
+   * it, so it cannot be a hash. Set while two-factor is being turned on, kept while it is on.
+   */
+  totpSecret: text('totp_secret'),
+  /** Null while the secret awaits its first right code: two-factor is on only once this is set. */
+  totpEnabledAt: timestamptz('totp_enabled_at'),
+  /** The last 30-second step whose code was accepted; a code of it or an earlier step is refused. */
+  totpLastStep: integer('totp_last_step'),
   createdAt: timestamptz('created_at').notNull().defaultNow(),
 });
+
+/** Two-factor backup codes: shown once, stored only as SHA-256, each spent by a conditional update. */
+export const backupCodes = pgTable(
+  'backup_codes',
+  {
+    id: text('id').primaryKey(),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    codeHash: text('code_hash').notNull(),
+    createdAt: timestamptz('created_at').notNull(),
+    usedAt: timestamptz('used_at'),
+  },
+  (t) => [index('backup_codes_user_idx').on(t.userId)],
+);
 
 /** A person's role in one store. */
 export const memberships = pgTable(

@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { preparedOnce } from '@/db/client';
 import { apiKeys, stores } from '@/db/schema';
 import type { Context } from '../context';
@@ -87,7 +87,8 @@ const keyLookup = preparedOnce((db) =>
     })
     .from(apiKeys)
     .innerJoin(stores, eq(stores.id, apiKeys.storeId))
-    .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt)))
+    // A rolled key works until its expiry, then reads as revoked (the instant goes as text: both drivers take it).
+    .where(and(eq(apiKeys.keyHash, sql.placeholder('hash')), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, sql`${sql.placeholder('nowText')}::timestamptz`))))
     .limit(1)
     .prepare('auth_key_lookup'),
 );
@@ -102,7 +103,7 @@ export async function authenticateRequest(ctx: Context, accept: KeyAcceptance): 
   if (!KEY_PATTERN.test(key)) return fail(ctx, 'invalid_api_key', 'Invalid API key provided.', key);
 
   const hash = sha256Hex(key);
-  const [row] = await keyLookup(ctx.db).execute({ hash });
+  const [row] = await keyLookup(ctx.db).execute({ hash, nowText: ctx.clock.now().toISOString() });
   // The index finds the row by hash; the constant-time compare keeps the final check timing-flat.
   if (!row || !digestsEqual(row.keyHash, hash)) return fail(ctx, 'invalid_api_key', 'Invalid API key provided.', key);
 

@@ -4,7 +4,6 @@
  */
 import type { Database } from '@/db/client';
 import { recordAudit } from '../audit/service';
-import { createHandoff } from '../kit/hosted-page/handoff';
 import { updateStore } from '../stores/service';
 import { personAuditEntry, type PersonActing } from '../users/service';
 
@@ -21,13 +20,7 @@ export async function renameStoreAs(db: Database, actor: PersonActing, rawName: 
   return true;
 }
 
-/**
- * A new invitation link on its way to the Settings page, shown there once. It travels in an
- * HttpOnly, SameSite=Strict cookie of a few minutes on the settings path only, never in a URL
- * (addresses end up in logs, history and Referer headers); proxy.ts takes it out of the
- * request, deletes the cookie in the same answer, and hands it to the page (a reload shows it no
- * more).
- */
+/** A new invitation link as the Settings page shows it once (app/dashboard/reveal.ts carries it there). */
 export interface InvitationShown {
   storeId: string;
   email: string;
@@ -35,18 +28,10 @@ export interface InvitationShown {
   url: string;
 }
 
-export const INVITATION_COOKIE = 'dashboard_invitation';
-export const INVITATION_COOKIE_SECONDS = 300;
-export const invitationHandoff = createHandoff<InvitationShown>('dashboard-invitation');
-
-export function encodeInvitationCookie(invitation: InvitationShown): string {
-  return Buffer.from(JSON.stringify(invitation)).toString('base64url');
-}
-
-/** The cookie's invitation; undefined for anything that is not one. */
-export function decodeInvitationCookie(value: string): InvitationShown | undefined {
+/** The revealed text's invitation; undefined for anything that is not one. */
+export function parseInvitationShown(text: string): InvitationShown | undefined {
   try {
-    const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    const parsed: unknown = JSON.parse(text);
     if (typeof parsed !== 'object' || parsed === null) return undefined;
     const { storeId, email, role, url } = parsed as Record<string, unknown>;
     if (typeof storeId !== 'string' || typeof email !== 'string' || typeof role !== 'string' || typeof url !== 'string') return undefined;
@@ -55,6 +40,3 @@ export function decodeInvitationCookie(value: string): InvitationShown | undefin
     return undefined;
   }
 }
-
-/** The two Settings pages, the only paths the cookie is sent to. */
-export const SETTINGS_PATHS = ['/dashboard/settings', '/dashboard/test/settings'];

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { apiKeys, stores } from '@/db/schema';
-import { keyHint } from '../auth/service';
 import { epochSeconds } from '../clock';
 import { resourceMissing } from '../errors';
-import { newPlatformId, randomBase62, sha256Hex } from '../ids';
+import { newPlatformId } from '../ids';
+import { newApiKey } from '../keys/service';
 
 export interface StoreFlagsInput {
   suspended?: boolean;
@@ -55,22 +55,14 @@ const KEY_SLOTS = [
 /** Creates a store with its four keys. The keys are returned here once; only hashes are kept. */
 export async function createStore(db: Database, input: { name: string } & StoreFlagsInput): Promise<StoreView & { keys: StoreKeys }> {
   const storeId = newPlatformId('acct');
-  const keys = Object.fromEntries(KEY_SLOTS.map(([slot]) => [slot, `${slot}_${randomBase62(32)}`])) as unknown as StoreKeys;
+  const made = KEY_SLOTS.map(([slot, kind, livemode]) => ({ slot, ...newApiKey(storeId, kind, livemode) }));
+  const keys = Object.fromEntries(made.map(({ slot, key }) => [slot, key])) as unknown as StoreKeys;
   const row = await db.transaction(async (tx) => {
     const [created] = await tx
       .insert(stores)
       .values({ id: storeId, name: input.name, ...flagColumns(input) })
       .returning();
-    await tx.insert(apiKeys).values(
-      KEY_SLOTS.map(([slot, kind, livemode]) => ({
-        id: newPlatformId('key'),
-        storeId,
-        kind,
-        livemode,
-        keyHash: sha256Hex(keys[slot]),
-        keyHint: keyHint(keys[slot]),
-      })),
-    );
+    await tx.insert(apiKeys).values(made.map(({ row: keyRow }) => keyRow));
     return created!;
   });
   return { ...storeView(row), keys };

@@ -13,8 +13,12 @@ import { ApiError } from '../errors';
 import { isEmailAddress } from '../kit/fields';
 import { newPlatformId, sha256Hex } from '../ids';
 import type { RateLimits } from '../rate-limit/service';
+import { epochSeconds } from '../clock';
+import { signingSecret } from '../kit/links';
+import { seal, unseal } from '../kit/sealed';
 import { hashPassword, UNMATCHABLE_HASH, verifyPassword } from './password';
 import { can } from './roles';
+import { verifySecondFactor, type TwoFactorDeps } from './two-factor';
 
 /** One-time links expire this long after they are made, on the wall clock. */
 export const LINK_LIFETIME_SECONDS = 24 * 60 * 60;
@@ -159,6 +163,8 @@ export interface SignedInUser {
   id: string;
   email: string;
   sessionVersion: number;
+  /** With two-factor on, a right password only earns a sign-in proof; a code completes it. */
+  twoFactor: boolean;
 }
 
 export type SignInResult = { ok: true; user: SignedInUser } | { ok: false; reason: 'invalid_credentials' | 'rate_limited' };
@@ -180,10 +186,48 @@ export async function signInWithPassword(deps: { db: Executor; rateLimits: RateL
     if (error instanceof ApiError && error.code === 'rate_limited') return fail('rate_limited');
     throw error;
   }
-  const [user] = await deps.db.select({ id: users.id, email: users.email, passwordHash: users.passwordHash, sessionVersion: users.sessionVersion }).from(users).where(eq(users.email, email));
+  const [user] = await deps.db
+    .select({ id: users.id, email: users.email, passwordHash: users.passwordHash, sessionVersion: users.sessionVersion, totpEnabledAt: users.totpEnabledAt })
+    .from(users)
+    .where(eq(users.email, email));
   const matches = await verifyPassword(input.password.slice(0, MAX_PASSWORD_LENGTH + 1), user?.passwordHash ?? UNMATCHABLE_HASH);
   if (!user || !user.passwordHash || !matches) return fail('invalid_credentials');
-  return { ok: true, user: { id: user.id, email: user.email, sessionVersion: user.sessionVersion } };
+  return { ok: true, user: { id: user.id, email: user.email, sessionVersion: user.sessionVersion, twoFactor: user.totpEnabledAt !== null } };
+}
+
+/** How long a right password waits for its second factor. */
+export const SIGN_IN_PROOF_SECONDS = 5 * 60;
+const PROOF_LABEL = 'dashboard sign-in proof';
+
+/**
+ * What a right password earns: a sealed proof naming the person and their session version, valid
+ * for five minutes. It is what completes a sign-in (with a code when two-factor is on), so the
+ * password is checked once and a proof dies with a password change or "sign out everywhere".
+ */
+export function signInProof(deps: { clock: Clock; config: { authSecret: string | undefined } }, user: SignedInUser): string {
+  const expires = epochSeconds(deps.clock.now()) + SIGN_IN_PROOF_SECONDS;
+  return seal(signingSecret(deps.config), PROOF_LABEL, '', JSON.stringify({ uid: user.id, sv: user.sessionVersion, exp: expires }));
+}
+
+export type CompletedSignIn = { ok: true; user: SignedInUser } | { ok: false; reason: 'expired' | 'invalid_code' | 'rate_limited' };
+
+/**
+ * Completes a sign-in from its proof and, when the person has two-factor on, a TOTP or backup
+ * code (a wrong one is audited as a failed sign-in and counts against the sign-in limits).
+ */
+export async function completeSignIn(deps: TwoFactorDeps, input: { proof: string; code: string; ip: string }): Promise<CompletedSignIn> {
+  const opened = unseal(signingSecret(deps.config), PROOF_LABEL, '', input.proof);
+  const claims = opened === undefined ? undefined : (JSON.parse(opened) as { uid: string; sv: number; exp: number });
+  if (!claims || claims.exp <= epochSeconds(deps.clock.now())) return { ok: false, reason: 'expired' };
+  const [user] = await deps.db
+    .select({ id: users.id, email: users.email, sessionVersion: users.sessionVersion, totpEnabledAt: users.totpEnabledAt })
+    .from(users)
+    .where(eq(users.id, claims.uid));
+  if (!user || user.sessionVersion !== claims.sv) return { ok: false, reason: 'expired' };
+  const signedIn = { id: user.id, email: user.email, sessionVersion: user.sessionVersion, twoFactor: user.totpEnabledAt !== null };
+  if (!signedIn.twoFactor) return { ok: true, user: signedIn };
+  const check = await verifySecondFactor(deps, { userId: user.id, email: user.email }, input.code, { ip: input.ip, path: '/dashboard/sign-in', failureAction: 'dashboard.sign_in_failed' });
+  return check === 'ok' ? { ok: true, user: signedIn } : { ok: false, reason: check };
 }
 
 /** The version every live session of the person must carry; undefined once the person is gone. */

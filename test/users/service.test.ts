@@ -132,7 +132,7 @@ describe('sign-in', () => {
     expect(await signInWithPassword({ db: database.db, rateLimits: limits }, { email: 'di@example.com', password: '', ip: '203.0.113.5' })).toEqual({ ok: false, reason: 'invalid_credentials' });
     await setPasswordWithLink(deps(), invited.token, PASSWORD);
     const ok = await signInWithPassword({ db: database.db, rateLimits: limits }, { email: 'DI@example.com', password: PASSWORD, ip: '203.0.113.5' });
-    expect(ok).toEqual({ ok: true, user: { id: expect.stringMatching(/^user_/), email: 'di@example.com', sessionVersion: 2 } });
+    expect(ok).toEqual({ ok: true, user: { id: expect.stringMatching(/^user_/), email: 'di@example.com', sessionVersion: 2, twoFactor: false } });
     for (const email of ['di@example.com', 'nobody@example.com']) {
       expect(await signInWithPassword({ db: database.db, rateLimits: limits }, { email, password: 'wrong password!', ip: '203.0.113.5' })).toEqual({ ok: false, reason: 'invalid_credentials' });
     }

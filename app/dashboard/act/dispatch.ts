@@ -13,6 +13,7 @@ import { isServiceOrigin } from '@/server/kit/origin';
 import type { Scope } from '@/server/kit/scope';
 import type { DashboardAction } from '@/server/users/roles';
 import type { StoreMembership } from '@/server/users/service';
+import { twoFactorEnabled } from '@/server/users/two-factor';
 import { dashboardAccess, dashboardBase, SIGN_IN_PATH, type DashboardMode } from '../access';
 
 export interface ActionInput {
@@ -30,6 +31,12 @@ export interface ActionInput {
 export interface DashboardActionDefinition {
   /** The role's right the action needs. */
   right: DashboardAction;
+  /**
+   * What the action changes when it is not the data of the form's mode: the person's own account
+   * (password, sessions, two-factor) or the store as a whole (its name, its team). Only changes to
+   * live data need owners and admins to have turned two-factor on.
+   */
+  changes?: 'person' | 'store';
   /** Acts and returns the path to answer with (303). */
   run(input: ActionInput): Promise<string>;
 }
@@ -76,6 +83,10 @@ export async function dispatchDashboardAction(request: Request, definition: Dash
   if (!access) return seeOther(SIGN_IN_PATH);
   const membership = access.current;
   if (!membership) return refusal(`Your role may not do this in this store (${access.email}).`, dashboardBase(mode));
+  // Live changes by those who can change everything need a second factor behind the password.
+  if (mode === 'live' && definition.changes === undefined && (membership.role === 'owner' || membership.role === 'admin') && !(await twoFactorEnabled(services.db, access.userId))) {
+    return refusal('Owners and admins must turn on two-factor authentication before changing anything in live mode: turn it on in Settings.', `${dashboardBase(mode)}/settings`);
+  }
   const path = new URL(request.url).pathname;
   return seeOther(
     await definition.run({

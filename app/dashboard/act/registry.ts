@@ -1,7 +1,9 @@
 /** Every dashboard action by the name its form posts to (`/dashboard/act/<name>`). */
+import * as apiKeys from '../api-keys/actions';
 import * as customers from '../customers/actions';
 import * as orders from '../orders/actions';
 import * as settings from '../settings/actions';
+import * as twoFactor from '../settings/two-factor-actions';
 import * as subscriptions from '../subscriptions/actions';
 import * as testClock from '../test-clock/actions';
 import type { DashboardActionDefinition } from './dispatch';
@@ -20,4 +22,11 @@ export const DASHBOARD_ACTIONS: Record<string, DashboardActionDefinition> = {
   'team-remove': settings.removeTeamMember,
   'password-change': settings.changeOwnPassword,
   'sign-out-everywhere': settings.signOutEverywhereAction,
+  'api-key-create': apiKeys.apiKeyCreate,
+  'api-key-roll': apiKeys.apiKeyRoll,
+  'api-key-revoke': apiKeys.apiKeyRevoke,
+  'two-factor-start': twoFactor.twoFactorStart,
+  'two-factor-confirm': twoFactor.twoFactorConfirm,
+  'two-factor-disable': twoFactor.twoFactorDisable,
+  'two-factor-backup-codes': twoFactor.twoFactorBackupCodes,
 };

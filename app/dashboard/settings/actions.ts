@@ -1,12 +1,12 @@
 import { CredentialsSignin } from 'next-auth';
-import { cookies } from 'next/headers';
 import { MEMBER_ROLES, type MemberRole } from '@/db/schema';
-import { encodeInvitationCookie, INVITATION_COOKIE, INVITATION_COOKIE_SECONDS, renameStoreAs } from '@/server/dashboard/settings';
+import { renameStoreAs } from '@/server/dashboard/settings';
 import { mailLinkInBackground } from '@/server/users/link-mail';
 import { acceptLinkUrl, changeMemberRole, changePassword, inviteMember, removeMember, signOutEverywhere, TeamRefusal, type PersonActing } from '@/server/users/service';
 import { dashboardBase, SIGN_IN_PATH } from '../access';
 import { withError, type ActionInput, type DashboardActionDefinition } from '../act/dispatch';
 import { signIn, signOut } from '../auth';
+import { revealOnNextView } from '../reveal';
 
 const settingsPath = (input: ActionInput) => `${dashboardBase(input.mode)}/settings`;
 
@@ -27,6 +27,7 @@ async function teamChange(input: ActionInput, change: () => Promise<unknown>, do
 
 export const renameStore: DashboardActionDefinition = {
   right: 'settings',
+  changes: 'store',
   async run(input) {
     const renamed = await renameStoreAs(input.services.db, personActing(input), input.form.text('name'));
     return renamed ? `${settingsPath(input)}?done=renamed` : withError(settingsPath(input), 'name_invalid');
@@ -36,6 +37,7 @@ export const renameStore: DashboardActionDefinition = {
 /** Invites a person; their link is shown once, on the next view of the settings page. */
 export const inviteTeamMember: DashboardActionDefinition = {
   right: 'settings',
+  changes: 'store',
   async run(input) {
     const role = memberRole(input.form.text('role'));
     if (!role) return withError(settingsPath(input), 'role_invalid');
@@ -46,13 +48,7 @@ export const inviteTeamMember: DashboardActionDefinition = {
         const { user, storeName, token } = await inviteMember(services, personActing(input), { email: input.form.text('email'), role });
         const shown = { storeId: input.scope.storeId, email: user.email, role: user.role, url: acceptLinkUrl(services.config.publicBaseUrl, token) };
         mailLinkInBackground(services.config, { purpose: 'invite', to: user.email, url: shown.url, storeName, role: user.role });
-        (await cookies()).set(INVITATION_COOKIE, encodeInvitationCookie(shown), {
-          httpOnly: true,
-          sameSite: 'strict',
-          secure: services.config.publicBaseUrl.startsWith('https:'),
-          path: settingsPath(input),
-          maxAge: INVITATION_COOKIE_SECONDS,
-        });
+        await revealOnNextView(services, settingsPath(input), 'invitation', input.userId, JSON.stringify(shown));
       },
       'invited',
     );
@@ -61,6 +57,7 @@ export const inviteTeamMember: DashboardActionDefinition = {
 
 export const changeTeamRole: DashboardActionDefinition = {
   right: 'settings',
+  changes: 'store',
   async run(input) {
     const role = memberRole(input.form.text('role'));
     if (!role) return withError(settingsPath(input), 'role_invalid');
@@ -70,6 +67,7 @@ export const changeTeamRole: DashboardActionDefinition = {
 
 export const removeTeamMember: DashboardActionDefinition = {
   right: 'settings',
+  changes: 'store',
   run: (input) => teamChange(input, () => removeMember(input.services.db, personActing(input), { userId: input.form.text('user_id') }), 'removed'),
 };
 
@@ -79,6 +77,7 @@ export const removeTeamMember: DashboardActionDefinition = {
  */
 export const changeOwnPassword: DashboardActionDefinition = {
   right: 'read',
+  changes: 'person',
   async run(input) {
     const { form } = input;
     const password = form.text('password');
@@ -98,6 +97,7 @@ export const changeOwnPassword: DashboardActionDefinition = {
 /** Ends every session of the person, this one included. */
 export const signOutEverywhereAction: DashboardActionDefinition = {
   right: 'read',
+  changes: 'person',
   async run(input) {
     await signOutEverywhere(input.services.db, personActing(input));
     await signOut({ redirect: false });

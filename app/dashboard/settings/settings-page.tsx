@@ -1,7 +1,6 @@
-import { headers } from 'next/headers';
 import { MEMBER_ROLES, type MemberRole } from '@/db/schema';
 import { getAppServices } from '@/server/app';
-import { invitationHandoff, MAX_STORE_NAME_LENGTH, type InvitationShown } from '@/server/dashboard/settings';
+import { MAX_STORE_NAME_LENGTH, parseInvitationShown, type InvitationShown } from '@/server/dashboard/settings';
 import { can } from '@/server/users/roles';
 import { listTeam, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, type StoreMembership, type TeamMember } from '@/server/users/service';
 import { requireDashboard, type DashboardMode } from '../access';
@@ -9,7 +8,9 @@ import { ActionForm } from '../act/form';
 import { utcTime } from '../format';
 import type { SearchParams } from '../list-query';
 import { passwordMessage } from '../password-messages';
+import { takeRevealed } from '../reveal';
 import { DashboardShell, NoAccess } from '../shell';
+import { TwoFactorSettings } from './two-factor';
 import './settings.css';
 
 /** The refusals of the settings actions, by the code they send back. */
@@ -175,7 +176,6 @@ function AccountSection({ email, mode }: { email: string; mode: DashboardMode })
         <p className="dash-muted">At least {MIN_PASSWORD_LENGTH} characters. Your other sessions end; this one continues.</p>
         <button type="submit">Change password</button>
       </ActionForm>
-      {/* Two-factor authentication: its settings element goes here, between the password and the sign-out. */}
       <ActionForm action="sign-out-everywhere" mode={mode} className="dash-form settings-form" label="Sign out everywhere">
         <h3>Sessions</h3>
         <p className="dash-muted">Ends every session of yours at once, in every browser, this one included.</p>
@@ -199,8 +199,10 @@ export async function SettingsPage({ mode, searchParams }: { mode: DashboardMode
       </DashboardShell>
     );
   }
-  const team = await listTeam((await getAppServices()).db, current.storeId);
-  const shown = invitationHandoff.take(await headers());
+  const services = await getAppServices();
+  const team = await listTeam(services.db, current.storeId);
+  const revealed = await takeRevealed(services, 'invitation', access.userId);
+  const shown = revealed === undefined ? undefined : parseInvitationShown(revealed);
   // A link made in another store (the switcher used meanwhile) is not this page's to show.
   const invitation = shown?.storeId === current.storeId ? shown : undefined;
   const error = lookUp(ERRORS, searchParams.error) ?? (typeof searchParams.error === 'string' ? passwordMessage(searchParams.error) : undefined);
@@ -221,6 +223,7 @@ export async function SettingsPage({ mode, searchParams }: { mode: DashboardMode
       <StoreSection membership={current} mode={mode} />
       <TeamSection team={team} actor={{ userId: access.userId, role: current.role }} mode={mode} invitation={invitation} />
       <AccountSection email={access.email} mode={mode} />
+      <TwoFactorSettings access={access} mode={mode} error={typeof searchParams.error === 'string' ? searchParams.error : undefined} />
     </DashboardShell>
   );
 }

@@ -1,0 +1,98 @@
+/**
+ * A store's API keys: made here (for a new store and from the dashboard), listed by hint, rolled
+ * with a grace period for the old key, revoked. A key is returned once when made; only its
+ * SHA-256 and hint are kept. Every change from the dashboard is audited with the person in the
+ * same transaction.
+ */
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { apiKeys } from '@/db/schema';
+import { recordAudit, type AuditEntry } from '../audit/service';
+import { keyHint, type KeyKind } from '../auth/service';
+import type { Clock } from '../clock';
+import type { DashboardActor } from '../dashboard/orders';
+import { newPlatformId, randomBase62, sha256Hex } from '../ids';
+import { ownedBy, type Scope } from '../kit/scope';
+
+/** A new key (`sk_test_…`, `pk_live_…`) and the row that stores it without the key itself. */
+export function newApiKey(storeId: string, kind: KeyKind, livemode: boolean) {
+  const key = `${kind === 'secret' ? 'sk' : 'pk'}_${livemode ? 'live' : 'test'}_${randomBase62(32)}`;
+  return { key, row: { id: newPlatformId('key'), storeId, kind, livemode, keyHash: sha256Hex(key), keyHint: keyHint(key) } };
+}
+
+export interface ApiKeyListing {
+  id: string;
+  kind: KeyKind;
+  hint: string;
+  created: Date;
+  revokedAt: Date | null;
+  expiresAt: Date | null;
+}
+
+/** The scope's keys, newest first: hints only. */
+export async function listApiKeys(db: Executor, scope: Scope): Promise<ApiKeyListing[]> {
+  return db
+    .select({ id: apiKeys.id, kind: apiKeys.kind, hint: apiKeys.keyHint, created: apiKeys.createdAt, revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt })
+    .from(apiKeys)
+    .where(ownedBy(apiKeys, scope))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+}
+
+export interface KeyDeps {
+  db: Executor;
+  /** The wall clock: keys expire in real time, as the API's key lookup reads it. */
+  clock: Clock;
+}
+
+function auditEntry(scope: Scope, actor: DashboardActor, action: string, details: Record<string, unknown>): AuditEntry {
+  return { action, storeId: scope.storeId, livemode: scope.livemode, keyHint: `user:${actor.email}`, ip: actor.ip, method: 'POST', path: actor.path, details };
+}
+
+/** Makes a key of the scope's mode; returns it this once. */
+export async function createApiKey(deps: KeyDeps, scope: Scope, actor: DashboardActor, kind: KeyKind): Promise<string> {
+  const made = newApiKey(scope.storeId, kind, scope.livemode);
+  await deps.db.transaction(async (tx) => {
+    await tx.insert(apiKeys).values({ ...made.row, createdAt: deps.clock.now() });
+    await recordAudit(tx, auditEntry(scope, actor, 'api_key.create', { key: made.row.keyHint, kind }));
+  });
+  return made.key;
+}
+
+/** Roll: how long the old key keeps working, from now. */
+export const ROLL_GRACE_SECONDS = [0, 60 * 60, 24 * 60 * 60, 7 * 24 * 60 * 60] as const;
+
+/**
+ * Replaces an active key with a new one of its kind; the old key works for `graceSeconds` more
+ * (0: it stops now). Returns the new key this once, or undefined when the key is not an active
+ * key of the scope (unknown, revoked, already rolled).
+ */
+export async function rollApiKey(deps: KeyDeps, scope: Scope, actor: DashboardActor, keyId: string, graceSeconds: number): Promise<string | undefined> {
+  const now = deps.clock.now();
+  const expiresAt = new Date(now.getTime() + graceSeconds * 1000);
+  return deps.db.transaction(async (tx) => {
+    const [old] = await tx
+      .update(apiKeys)
+      .set({ expiresAt })
+      .where(and(eq(apiKeys.id, keyId), ownedBy(apiKeys, scope), isNull(apiKeys.revokedAt), isNull(apiKeys.expiresAt)))
+      .returning({ kind: apiKeys.kind, hint: apiKeys.keyHint });
+    if (!old) return undefined;
+    const made = newApiKey(scope.storeId, old.kind, scope.livemode);
+    await tx.insert(apiKeys).values({ ...made.row, createdAt: now });
+    await recordAudit(tx, auditEntry(scope, actor, 'api_key.roll', { key: old.hint, new_key: made.row.keyHint, old_key_expires_at: expiresAt.toISOString() }));
+    return made.key;
+  });
+}
+
+/** Revokes a key of the scope at once; false when there is no such key not yet revoked. */
+export async function revokeApiKey(deps: KeyDeps, scope: Scope, actor: DashboardActor, keyId: string): Promise<boolean> {
+  return deps.db.transaction(async (tx) => {
+    const [revoked] = await tx
+      .update(apiKeys)
+      .set({ revokedAt: deps.clock.now() })
+      .where(and(eq(apiKeys.id, keyId), ownedBy(apiKeys, scope), isNull(apiKeys.revokedAt)))
+      .returning({ hint: apiKeys.keyHint });
+    if (!revoked) return false;
+    await recordAudit(tx, auditEntry(scope, actor, 'api_key.revoke', { key: revoked.hint }));
+    return true;
+  });
+}
