@@ -8,7 +8,7 @@ import type { Config } from '../config';
 import type { RequestState } from '../context';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
-import { clientSecretFor, clientSecretHash, clientSecretMatches, signedLink, signingSecret } from '../kit/links';
+import { clientSecretFor, clientSecretHash, clientSecretMatches, signingSecret } from '../kit/links';
 import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { normalizeMetadata } from '../kit/metadata';
 import type { CheckoutSession, CheckoutSessionList, CreateCheckoutSessionInput, ListCheckoutSessionsQuery } from './schemas';

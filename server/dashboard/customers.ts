@@ -16,8 +16,7 @@ import { ownedBy, type Scope } from '../kit/scope';
 import type { OrderList } from '../orders/schemas';
 import { listOrders } from '../orders/service';
 import type { PortalSession } from '../portal/schemas';
-import { createPortalSession, getPortalSession, listPortalSessions, portalStatus, revokePortalSession } from '../portal/service';
-import { decryptPortalToken, portalUrl } from '../portal/token';
+import { createPortalSession, getPortalSession, listPortalSessions, revokePortalSession } from '../portal/service';
 import { personAudit } from './actor';
 import type { DashboardActor } from './orders';
 import { scopeClock } from './service';
@@ -84,24 +83,6 @@ export async function createPortalLinkAs(services: Services, scope: Scope, actor
     const session = await createPortalSession({ db: tx, clock, wallClock: services.clock, config: services.config }, scope, { customer_id: customerId }, idempotency);
     if (!idempotency.replayed) await recordAudit(tx, personAudit(scope, actor, 'portal_session.create', { portal_session: session.id, customer: customerId }));
     return session;
-  });
-}
-
-/**
- * The URL of a link just made by createPortalLinkAs, once: the sealed token is cleared as it is
- * read, so a reload (or a second tab) finds nothing. Undefined when already taken, revoked,
- * expired, or not this customer's.
- */
-export async function takeNewPortalUrl(services: Pick<Services, 'db' | 'clock' | 'config'>, scope: Scope, customerId: string, portalSessionId: string): Promise<string | undefined> {
-  const now = (await scopeClock(services, scope)).now();
-  return services.db.transaction(async (tx) => {
-    const which = and(eq(portalSessions.id, portalSessionId), ownedBy(portalSessions, scope), eq(portalSessions.customerId, customerId));
-    const [row] = await tx.select().from(portalSessions).where(which).for('update');
-    if (!row?.tokenCiphertext) return undefined;
-    await tx.update(portalSessions).set({ tokenCiphertext: null }).where(eq(portalSessions.id, row.id));
-    if (portalStatus(row, now) !== 'active') return undefined;
-    const token = decryptPortalToken(services.config, row.id, row.tokenCiphertext);
-    return token === undefined ? undefined : portalUrl(services.config.publicBaseUrl, token);
   });
 }
 

@@ -2,7 +2,7 @@
  * The event log: every event a store recorded, in the order recorded, read by the API and
  * followed by `npm run listen`. The rows are the webhook outbox (server/webhooks/events.ts).
  */
-import { and, asc, desc, eq, gt, gte, like, lt, lte, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, like, lt, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { webhookEvents } from '@/db/schema';
 import { ApiError, resourceMissing } from '../errors';

@@ -2,19 +2,21 @@ import { createPortalLinkAs, deleteCustomerAs, revokePortalLinkAs } from '@/serv
 import { dashboardBase } from '../access';
 import { refusalCode } from '../act/refusal';
 import { FORM_KEY, withError, type DashboardActionDefinition } from '../act/dispatch';
-import { customerPath, rememberNewPortalLink } from './new-portal-link';
+import { revealOnNextView } from '../reveal';
+import { customerPath } from './paths';
 
 /** A customer-scope portal link, once per rendering of the form; its URL is shown once on the customer page. */
 export const createPortalLink: DashboardActionDefinition = {
   right: 'refund',
-  async run({ form, services, mode, scope, actor }) {
+  async run({ form, services, mode, scope, actor, userId }) {
     const customerId = form.text('customer_id');
     const detail = customerPath(mode, customerId);
     const key = form.text('idempotency_key');
     if (!FORM_KEY.test(key)) return withError(detail, 'form_expired');
     return createPortalLinkAs(services, scope, { ...actor, path: detail }, customerId, key).then(
       async (session) => {
-        await rememberNewPortalLink(mode, customerId, session.id, services.config.publicBaseUrl);
+        // The link is shown once, on the page this answers with; a replay of the form has none to show.
+        if (session.url) await revealOnNextView(services, detail, 'portal_link', userId, session.url);
         return detail;
       },
       (error: unknown) => withError(detail, refusalCode(error, { resource_missing: 'customer_missing', idempotency_key_reused: 'form_expired' })),

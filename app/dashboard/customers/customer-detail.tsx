@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
-import { customerDetail, takeNewPortalUrl, type CustomerDetail } from '@/server/dashboard/customers';
+import { customerDetail, type CustomerDetail } from '@/server/dashboard/customers';
 import { ApiError } from '@/server/errors';
 import type { PortalSession } from '@/server/portal/schemas';
 import { can } from '@/server/users/roles';
@@ -10,9 +10,10 @@ import { ActionForm } from '../act/form';
 import { money, utcTime } from '../format';
 import type { SearchParams } from '../list-query';
 import { OrderStatus } from '../orders/status';
+import { takeRevealed } from '../reveal';
 import { DashboardShell, NoAccess } from '../shell';
 import { SubscriptionStatus, subscriptionPrice } from '../subscriptions/status';
-import { newPortalLinkId } from './new-portal-link';
+
 import './customers.css';
 
 /** The actions' errors, by the code they send back. */
@@ -209,8 +210,7 @@ export async function CustomerPage({ mode, params, searchParams }: { mode: Dashb
     throw failure;
   });
   const mayChange = can(current.role, 'refund');
-  const newLinkId = mayChange ? await newPortalLinkId() : undefined;
-  const newUrl = newLinkId === undefined ? undefined : await takeNewPortalUrl(services, scope, id, newLinkId);
+  const newUrl = mayChange ? await takeRevealed(services, 'portal_link', access.userId) : undefined;
   const message = typeof error === 'string' ? MESSAGES[error] : undefined;
   const base = dashboardBase(mode);
   const { customer } = detail;
