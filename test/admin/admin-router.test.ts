@@ -1,5 +1,5 @@
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
 import { auditEvents, products } from '@/db/schema';
 import { ADMIN_ENDPOINT } from '@/server/admin/constants';
@@ -148,7 +148,8 @@ describe('store.create', () => {
     expect(wrongType.status).toBe(401);
     expect(wrongType.body.error.code).toBe('wrong_key_type');
 
-    const [audit] = await api.services.db.select().from(auditEvents).where(eq(auditEvents.storeId, store.id));
+    // The store's first entry: its creation (the refused key above comes after it).
+    const [audit] = await api.services.db.select().from(auditEvents).where(eq(auditEvents.storeId, store.id)).orderBy(asc(auditEvents.id)).limit(1);
     expect(audit).toMatchObject({ action: 'admin.store.create', details: { flags: defaultFlags } });
     expect(JSON.stringify(audit)).not.toContain(store.keys.sk_test);
   });
@@ -181,7 +182,7 @@ describe('store.update', () => {
     expect(restored.flags).toEqual(defaultFlags);
     await createProduct(store.keys.sk_live);
 
-    const audits = await api.services.db.select().from(auditEvents).where(eq(auditEvents.storeId, store.id));
+    const audits = await api.services.db.select().from(auditEvents).where(eq(auditEvents.storeId, store.id)).orderBy(asc(auditEvents.id));
     expect(audits.filter((row) => row.action === 'admin.store.update').map((row) => row.details)).toEqual([
       { changes: { suspended: true } },
       { changes: { suspended: false } },
