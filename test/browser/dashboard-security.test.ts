@@ -96,7 +96,7 @@ describe('dashboard security', { timeout: 240_000 }, () => {
     expect(await page.locator('.tf-code-list').count()).toBe(0);
 
     // Sign out; the password then asks for the code: a wrong one is an alert, the next step's code signs in.
-    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
     await page.waitForURL(/\/dashboard\/sign-in/);
     await signInWithCode(page, email, '000000');
     await page.waitForURL(/error=invalid_code/);
@@ -108,7 +108,7 @@ describe('dashboard security', { timeout: 240_000 }, () => {
 
     // A backup code signs in once.
     for (const outcome of ['signed in', 'refused']) {
-      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByRole('button', { name: 'Sign out', exact: true }).click();
       await page.waitForURL(/\/dashboard\/sign-in/);
       await signInWithCode(page, email, backupCodes[0]!);
       if (outcome === 'signed in') await page.waitForURL(`${origin}/dashboard`);

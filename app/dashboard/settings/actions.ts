@@ -1,12 +1,12 @@
-import { CredentialsSignin } from 'next-auth';
 import { MEMBER_ROLES, type MemberRole } from '@/db/schema';
 import { renameStoreAs } from '@/server/dashboard/settings';
 import { mailLinkInBackground } from '@/server/users/link-mail';
 import { acceptLinkUrl, changeMemberRole, changePassword, inviteMember, removeMember, signOutEverywhere, TeamRefusal, type PersonActing } from '@/server/users/service';
 import { dashboardBase, SIGN_IN_PATH } from '../access';
 import { withError, type ActionInput, type DashboardActionDefinition } from '../act/dispatch';
-import { signIn, signOut } from '../auth';
+import { signOut } from '../auth';
 import { revealOnNextView } from '../reveal';
+import { passwordSignIn } from '../sign-in/password-sign-in';
 
 const settingsPath = (input: ActionInput) => `${dashboardBase(input.mode)}/settings`;
 
@@ -83,14 +83,9 @@ export const changeOwnPassword: DashboardActionDefinition = {
     const password = form.text('password');
     const refused = await changePassword(input.services.db, personActing(input), { current: form.text('current_password'), password, confirmation: form.text('confirmation') });
     if (refused) return withError(settingsPath(input), refused);
-    try {
-      await signIn('credentials', { email: input.actor.email, password, redirect: false });
-    } catch (error) {
-      // Too many sign-ins meanwhile: the password is changed; the sign-in form says the rest.
-      if (error instanceof CredentialsSignin) return SIGN_IN_PATH;
-      throw error;
-    }
-    return `${settingsPath(input)}?done=password_changed`;
+    // Every session ended with the change; this browser signs in again with the new password (with
+    // two-factor on, through the code step; rate limited, through the sign-in form).
+    return passwordSignIn(input.actor.email, password, `${settingsPath(input)}?done=password_changed`);
   },
 };
 
