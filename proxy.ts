@@ -9,6 +9,7 @@ import { clientIp } from '@/server/context';
 import { isCheckoutSessionId, isSubscriptionCheckoutId } from '@/server/ids';
 import { portalLinkResolves } from '@/server/portal/page';
 import { describeLink } from '@/server/users/service';
+import { forgetPassedSecret } from '@/app/dashboard/webhooks/secret-cookie';
 import { portalHeaders, portalLinkInvalidResponse, portalRateLimitedResponse, rateLimitedRetryAfter } from '@/server/portal/responses';
 
 /**
@@ -100,7 +101,8 @@ const DASHBOARD_LINK_NOTICE = {
 const SESSION_COOKIE = /^(__Secure-)?authjs\.session-token(\.\d+)?$/;
 
 /**
- * The dashboard: its pages' headers (no script, no framing, no caching), the 404 page of an
+ * The dashboard: its pages' headers (no script, no framing, no caching), the deletion of a
+ * one-time secret cookie its page has read, the 404 page of an
  * accept link that is no longer valid, and sign-in for visitors without a session cookie. This is
  * a convenience only: every page checks the session, membership and role itself.
  */
@@ -116,7 +118,9 @@ async function dashboardProxy(request: NextRequest) {
     signIn.search = '';
     return withDashboardHeaders(NextResponse.redirect(signIn, 303));
   }
-  return withDashboardHeaders();
+  const response = withDashboardHeaders();
+  forgetPassedSecret(request, response);
+  return response;
 }
 
 /**

@@ -22,10 +22,10 @@ const one = (params: SearchParams, name: string) => {
   return (typeof value === 'string' ? value : '').trim();
 };
 
-const DAY_SECONDS = 86_400;
+export const DAY_SECONDS = 86_400;
 
 /** `YYYY-MM-DD` → the epoch second its UTC day starts; undefined when empty, NaN when not a date. */
-function dayStart(text: string): number | undefined {
+export function dayStart(text: string): number | undefined {
   if (text === '') return undefined;
   const milliseconds = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : Number.NaN;
   return milliseconds / 1000;
