@@ -8,7 +8,8 @@ import { FORM_KEY, withError, type DashboardActionDefinition, type FormFields } 
 
 /** The product form's fields as the API takes them; a field the form leaves empty is not sent, or sent as null where null means "none". */
 function productFields(form: FormFields) {
-  const recurring = form.text('mode') === 'recurring';
+  // `billing`, as `mode` is the form's live or test mode.
+  const recurring = form.text('billing') === 'recurring';
   const description = form.text('description').trim();
   const taxRate = form.text('tax_rate').trim();
   const sku = form.text('sku').trim();

@@ -33,7 +33,7 @@ export function ProductFields({ product }: { product?: Product }) {
       </div>
       <div>
         <label htmlFor="product-mode">Billing</label>
-        <select id="product-mode" name="mode" defaultValue={product?.price.mode ?? 'one_time'}>
+        <select id="product-mode" name="billing" defaultValue={product?.price.mode ?? 'one_time'}>
           <option value="one_time">one_time</option>
           <option value="recurring">recurring</option>
         </select>
@@ -87,7 +87,6 @@ export const PRODUCT_MESSAGES: Record<string, string> = {
   invalid_type: 'Choose a type from the list.',
   invalid_sku: 'The SKU is 3 to 64 letters, digits, “.”, “_” or “-”.',
   invalid_tax_rate: 'The tax rate is a whole percentage from 0 to 100, or empty for none.',
-  invalid_mode: 'Choose one_time or recurring billing.',
   invalid_interval: 'Choose an interval from the list for a recurring price.',
   invalid_interval_count: 'The interval count is a whole number from 1 to 365.',
   sku_unavailable: 'This SKU is not available. Choose another one.',

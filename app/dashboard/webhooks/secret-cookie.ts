@@ -12,8 +12,8 @@ import { openSecret, sealSecret, SEALED_SECRET_SECONDS } from '@/server/dashboar
 
 const SECRET_COOKIE = 'dash_webhook_secret';
 
-/** An endpoint's page, live or test: the only path the cookie is sent to. */
-const ENDPOINT_PAGE = /^\/dashboard(\/test)?\/webhooks\/[^/]+$/;
+/** An endpoint's page, live or test (an id of word characters only: the path goes into a header). */
+const ENDPOINT_PAGE = /^\/dashboard(\/test)?\/webhooks\/we_\w+$/;
 
 /** From an action: the secret for the endpoint page's next answer. */
 export async function passSecretOnce(pagePath: string, endpointId: string, secret: string): Promise<void> {
@@ -38,6 +38,7 @@ export async function secretPassedOnce(endpointId: string): Promise<string | und
 /** In the proxy: an endpoint page's answer deletes the cookie its request carried. */
 export function forgetPassedSecret(request: NextRequest, response: NextResponse): void {
   if (request.cookies.has(SECRET_COOKIE) && ENDPOINT_PAGE.test(request.nextUrl.pathname)) {
-    response.cookies.set(SECRET_COOKIE, '', { httpOnly: true, sameSite: 'strict', path: request.nextUrl.pathname, maxAge: 0 });
+    // A raw header: `response.cookies` would also hand the deletion to the page, which would never see the secret.
+    response.headers.append('set-cookie', `${SECRET_COOKIE}=; Path=${request.nextUrl.pathname}; Max-Age=0; HttpOnly; SameSite=Strict`);
   }
 }
