@@ -102,7 +102,8 @@ const DASHBOARD_LINK_NOTICE = {
 const SESSION_COOKIE = /^(__Secure-)?authjs\.session-token(\.\d+)?$/;
 
 /**
- * The dashboard: its pages' headers (no script, no framing, no caching), the 404 page of an
+ * The dashboard: its pages' headers (no script, no framing, no caching), the deletion of a
+ * one-time secret cookie its page has read, the 404 page of an
  * accept link that is no longer valid, and sign-in for visitors without a session cookie. This is
  * a convenience only: every page checks the session, membership and role itself.
  */

@@ -1,6 +1,6 @@
 /**
  * A secret shown once right after the action that made it (a new API key, backup codes, an
- * invitation link, a portal link). The action answers with a redirect, so the secret travels to the
+ * invitation link, a portal link, a webhook signing secret). The action answers with a redirect, so the secret travels to the
  * page in a cookie: never in the URL, which browsers, logs and the Referer keep. The cookie is
  * HttpOnly, SameSite=Strict, sealed to the person and the purpose, lives two minutes and is sent
  * only to the one page; proxy.ts hands its value to that page's rendering and deletes it in the
@@ -16,7 +16,7 @@ export const REVEAL_COOKIE = 'dash_reveal';
 const REVEAL_SECONDS = 120;
 const SEAL_LABEL = 'dashboard reveal';
 
-const REVEAL_PURPOSES = ['api_key', 'backup_codes', 'invitation', 'portal_link'] as const;
+const REVEAL_PURPOSES = ['api_key', 'backup_codes', 'invitation', 'portal_link', 'webhook_secret'] as const;
 export type RevealPurpose = (typeof REVEAL_PURPOSES)[number];
 
 /** One hand-off per purpose: a page taking one purpose leaves another's for the part of the page that shows it. */

@@ -2,7 +2,6 @@ import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { lockUntilCommit, preparedOnce, type Database, type Executor } from '@/db/client';
 import { isUniqueViolation } from '@/db/errors';
 import { licenseKeys, PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES, products, subscriptions } from '@/db/schema';
-import type { Subject } from '../auth/service';
 import type { Clock } from '../clock';
 import { epochSeconds } from '../clock';
 import { ApiError, resourceMissing } from '../errors';
@@ -131,7 +130,7 @@ export const CREATE_OPERATION = 'product.create';
  * POST /products: the product and its price in one row, within the store's product limit, under
  * an optional `Idempotency-Key` (the key's row commits with the product; a refusal leaves it unused).
  */
-export async function createProduct(deps: ProductDeps, subject: Subject, input: CreateProductInput, idempotency?: IdempotentRequest): Promise<Product> {
+export async function createProduct(deps: ProductDeps, subject: Scope, input: CreateProductInput, idempotency?: IdempotentRequest): Promise<Product> {
   const price = resolvePrice(input);
   const now = deps.clock.now();
   const id = newId('prod', subject.livemode);
@@ -272,7 +271,7 @@ function productChanges(current: ProductRow, input: UpdateProductBody, now: Date
  * concurrent updates each validate the price against the other's result (the resulting price is
  * validated as a whole).
  */
-export async function updateProduct(deps: ProductDeps, subject: Subject, id: string, input: UpdateProductBody): Promise<Product> {
+export async function updateProduct(deps: ProductDeps, subject: Scope, id: string, input: UpdateProductBody): Promise<Product> {
   const now = deps.clock.now();
   try {
     const row = await deps.db.transaction(async (tx) => {
@@ -307,7 +306,7 @@ export async function updateProduct(deps: ProductDeps, subject: Subject, id: str
  * rows: `on delete set null` detaches them from the product, as it must for orders and payment
  * links once those tables exist.
  */
-export async function deleteProduct(deps: Pick<ProductDeps, 'db' | 'clock' | 'wallClock'>, subject: Subject, id: string, options: { force: boolean }): Promise<DeletedProduct> {
+export async function deleteProduct(deps: Pick<ProductDeps, 'db' | 'clock' | 'wallClock'>, subject: Scope, id: string, options: { force: boolean }): Promise<DeletedProduct> {
   const deleted: DeletedProduct = { id, object: 'product', deleted: true, livemode: subject.livemode };
   await deps.db.transaction(async (tx) => {
     const [locked] = await tx.select({ id: products.id }).from(products).where(and(eq(products.id, id), ownedBy(products, subject))).for('update');

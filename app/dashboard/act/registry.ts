@@ -2,10 +2,12 @@
 import * as apiKeys from '../api-keys/actions';
 import * as customers from '../customers/actions';
 import * as orders from '../orders/actions';
+import * as products from '../products/actions';
 import * as settings from '../settings/actions';
 import * as twoFactor from '../settings/two-factor-actions';
 import * as subscriptions from '../subscriptions/actions';
 import * as testClock from '../test-clock/actions';
+import * as webhooks from '../webhooks/actions';
 import type { DashboardActionDefinition } from './dispatch';
 
 export const DASHBOARD_ACTIONS: Record<string, DashboardActionDefinition> = {
@@ -29,4 +31,12 @@ export const DASHBOARD_ACTIONS: Record<string, DashboardActionDefinition> = {
   'two-factor-confirm': twoFactor.twoFactorConfirm,
   'two-factor-disable': twoFactor.twoFactorDisable,
   'two-factor-backup-codes': twoFactor.twoFactorBackupCodes,
+  'product-create': products.productCreate,
+  'product-update': products.productUpdate,
+  'product-delete': products.productDelete,
+  'webhook-create': webhooks.webhookCreate,
+  'webhook-update': webhooks.webhookUpdate,
+  'webhook-disable': webhooks.webhookDisable,
+  'webhook-roll-secret': webhooks.webhookRollSecret,
+  'event-resend': webhooks.eventResend,
 };

@@ -1,0 +1,130 @@
+import { createEndpointAs, deliveryStatus, resendEventAs, rollSecretAs, updateEndpointAs } from '@/server/dashboard/webhooks';
+import { ApiError } from '@/server/errors';
+import { createEndpointInput, rollSecretInput, updateEndpointInput } from '@/server/webhooks/schemas';
+import { dashboardBase, type DashboardMode } from '../access';
+import { FORM_KEY, withError, type DashboardActionDefinition, type FormFields } from '../act/dispatch';
+import { revealOnNextView } from '../reveal';
+
+const endpointPage = (mode: DashboardMode, id: string) => `${dashboardBase(mode)}/webhooks/${encodeURIComponent(id)}`;
+
+/** The endpoint form's event types: null (every type) when "All event types" is ticked. */
+const chosenEvents = (form: FormFields) => (form.text('all_events') === 'yes' ? null : form.all('events'));
+
+/** The page's code for a refusal of the webhook services; undefined for anything else. */
+function webhookErrorCode(error: unknown): string | undefined {
+  if (!(error instanceof ApiError)) return undefined;
+  if (error.code === 'parameter_invalid' && error.param === 'url') return 'invalid_url';
+  if (['webhook_endpoint_limit_reached', 'webhook_endpoint_disabled', 'idempotency_key_reused', 'resource_missing'].includes(error.code)) return error.code;
+  return undefined;
+}
+
+/** Runs a service call; a refusal it knows becomes `?error=<code>` on `failurePath`. */
+async function orRefusal(work: Promise<string>, failurePath: string): Promise<string> {
+  return work.catch((error: unknown) => {
+    const code = webhookErrorCode(error);
+    if (code === undefined) throw error;
+    return withError(failurePath, code);
+  });
+}
+
+/** Registers an endpoint once per rendering of the form; its page then shows the secret, once. */
+export const webhookCreate: DashboardActionDefinition = {
+  right: 'developer',
+  async run({ form, services, mode, scope, actor, userId }) {
+    const list = `${dashboardBase(mode)}/webhooks`;
+    const key = form.text('idempotency_key');
+    if (!FORM_KEY.test(key)) return withError(list, 'form_expired');
+    const events = chosenEvents(form);
+    if (events?.length === 0) return withError(list, 'no_events');
+    const parsed = createEndpointInput.safeParse({ url: form.text('url').trim(), events: events ?? undefined });
+    if (!parsed.success) return withError(list, parsed.error.issues[0]?.path[0] === 'events' ? 'invalid_events' : 'invalid_url');
+    return orRefusal(
+      createEndpointAs(services, scope, { ...actor, path: list }, parsed.data, key).then(async (endpoint) => {
+        const page = endpointPage(mode, endpoint.id);
+        await revealOnNextView(services, page, 'webhook_secret', userId, endpoint.secret);
+        return page;
+      }),
+      list,
+    );
+  },
+};
+
+/** Saves the endpoint's URL and event types. */
+export const webhookUpdate: DashboardActionDefinition = {
+  right: 'developer',
+  async run({ form, services, mode, scope, actor }) {
+    const id = form.text('endpoint_id');
+    const page = endpointPage(mode, id);
+    const events = chosenEvents(form);
+    if (events?.length === 0) return withError(page, 'no_events');
+    const parsed = updateEndpointInput.safeParse({ id, url: form.text('url').trim(), events });
+    if (!parsed.success) return withError(page, parsed.error.issues[0]?.path[0] === 'events' ? 'invalid_events' : 'invalid_url');
+    const { id: _id, ...changes } = parsed.data;
+    return orRefusal(
+      updateEndpointAs(services, scope, { ...actor, path: page }, id, changes).then(() => `${page}?saved=updated`),
+      page,
+    );
+  },
+};
+
+/** Disables an endpoint (what falls due waits, pending) or enables it again. */
+export const webhookDisable: DashboardActionDefinition = {
+  right: 'developer',
+  async run({ form, services, mode, scope, actor }) {
+    const id = form.text('endpoint_id');
+    const page = endpointPage(mode, id);
+    const disabled = form.text('disabled') === 'true';
+    return orRefusal(
+      updateEndpointAs(services, scope, { ...actor, path: page }, id, { disabled }).then(() => `${page}?saved=${disabled ? 'disabled' : 'enabled'}`),
+      page,
+    );
+  },
+};
+
+/** A new signing secret, shown once on the page; the old one keeps signing for the chosen time. */
+export const webhookRollSecret: DashboardActionDefinition = {
+  right: 'developer',
+  async run({ form, services, mode, scope, actor, userId }) {
+    const id = form.text('endpoint_id');
+    const page = endpointPage(mode, id);
+    const expiresIn = form.text('expires_in');
+    const parsed = rollSecretInput.safeParse({ id, expires_in: /^\d{1,7}$/.test(expiresIn) ? Number(expiresIn) : Number.NaN });
+    if (!parsed.success) return withError(page, 'invalid_expires_in');
+    return orRefusal(
+      rollSecretAs(services, scope, { ...actor, path: page }, id, parsed.data.expires_in).then(async (endpoint) => {
+        await revealOnNextView(services, page, 'webhook_secret', userId, endpoint.secret);
+        return page;
+      }),
+      page,
+    );
+  },
+};
+
+/**
+ * Sends a past event to one endpoint again, once per rendering of the form. From a delivery of
+ * the endpoint's log that already succeeded, the person must confirm: the receiver has it.
+ */
+export const eventResend: DashboardActionDefinition = {
+  right: 'developer',
+  async run({ form, services, mode, scope, actor }) {
+    const eventId = form.text('event_id');
+    const endpointId = form.text('endpoint_id');
+    const deliveryId = form.text('delivery_id');
+    const back = deliveryId === '' ? `${dashboardBase(mode)}/events/${encodeURIComponent(eventId)}` : endpointPage(mode, endpointId);
+    const key = form.text('idempotency_key');
+    if (!FORM_KEY.test(key)) return withError(back, 'form_expired');
+    if (endpointId === '') return withError(back, 'no_endpoint');
+    if (deliveryId !== '' && form.text('confirm') !== 'yes') {
+      const status = await deliveryStatus(services, scope, endpointId, eventId, deliveryId).catch((error: unknown) => {
+        if (error instanceof ApiError && error.code === 'resource_missing') return undefined;
+        throw error;
+      });
+      if (status === undefined) return withError(back, 'resource_missing');
+      if (status === 'succeeded') return withError(back, 'confirm_resend');
+    }
+    return orRefusal(
+      resendEventAs(services, scope, { ...actor, path: back }, eventId, endpointId, key).then(() => `${back}${back.includes('?') ? '&' : '?'}saved=resent`),
+      back,
+    );
+  },
+};
