@@ -4,18 +4,8 @@ import { auditEvents, memberships, users, type MemberRole } from '@/db/schema';
 import { randomBase62 } from '@/server/ids';
 import { createStore } from '@/server/stores/service';
 import { hashPassword, verifyPassword } from '@/server/users/password';
-import {
-  changeMemberRole,
-  changePassword,
-  currentSessionVersion,
-  inviteMember,
-  listTeam,
-  removeMember,
-  signOutEverywhere,
-  TeamRefusal,
-  type PersonActing,
-  type TeamRefusalCode,
-} from '@/server/users/service';
+import { changePassword, currentSessionVersion, signOutEverywhere, type PersonActing } from '@/server/users/service';
+import { changeMemberRole, inviteMember, listTeam, removeMember, TeamRefusal, type TeamRefusalCode } from '@/server/users/team';
 import { createTestDatabase } from '../support/database';
 import { createTestClock } from '../support/server';
 

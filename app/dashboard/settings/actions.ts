@@ -1,7 +1,8 @@
 import { MEMBER_ROLES, type MemberRole } from '@/db/schema';
 import { renameStoreAs } from '@/server/dashboard/settings';
 import { mailLinkInBackground } from '@/server/users/link-mail';
-import { acceptLinkUrl, changeMemberRole, changePassword, inviteMember, removeMember, signOutEverywhere, TeamRefusal, type PersonActing } from '@/server/users/service';
+import { acceptLinkUrl, changePassword, signOutEverywhere, type PersonActing } from '@/server/users/service';
+import { changeMemberRole, inviteMember, removeMember, TeamRefusal } from '@/server/users/team';
 import { dashboardBase, SIGN_IN_PATH } from '../access';
 import { withError, type ActionInput, type DashboardActionDefinition } from '../act/dispatch';
 import { signOut } from '../auth';
