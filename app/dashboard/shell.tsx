@@ -1,5 +1,6 @@
-import type { ReactNode } from 'react';
-import { dashboardBase, type DashboardAccess, type DashboardMode } from './access';
+import type { ReactElement, ReactNode } from 'react';
+import type { StoreMembership } from '@/server/users/service';
+import { dashboardBase, requireDashboard, type DashboardAccess, type DashboardMode } from './access';
 import { signOutAction, switchStoreAction } from './actions';
 
 const NAVIGATION: readonly { label: string; path: string }[] = [
@@ -74,4 +75,20 @@ export function NoAccess({ email }: { email: string }) {
       <p>{email} is not a member of a store that allows this page. Ask an owner of your store for an invitation.</p>
     </section>
   );
+}
+
+/**
+ * The access of a store page at `path` (below the mode's base): the person and their current
+ * store, or, for a person without a store here, the page that says so.
+ */
+export async function storePage(mode: DashboardMode, path: string): Promise<{ access: DashboardAccess; current: StoreMembership } | { denied: ReactElement }> {
+  const access = await requireDashboard('read');
+  if (access.current) return { access, current: access.current };
+  return {
+    denied: (
+      <DashboardShell access={access} mode={mode} path={path}>
+        <NoAccess email={access.email} />
+      </DashboardShell>
+    ),
+  };
 }

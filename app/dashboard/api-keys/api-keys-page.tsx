@@ -3,11 +3,11 @@ import { epochSeconds } from '@/server/clock';
 import { listApiKeys, ROLL_GRACE_SECONDS, type ApiKeyListing } from '@/server/keys/service';
 import { can } from '@/server/users/roles';
 import { twoFactorEnabled } from '@/server/users/two-factor';
-import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { dashboardBase, type DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
 import { utcTime } from '../format';
 import { takeRevealed } from '../reveal';
-import { DashboardShell, NoAccess } from '../shell';
+import { DashboardShell, storePage } from '../shell';
 import './api-keys.css';
 
 const MESSAGES: Record<string, string> = {
@@ -74,15 +74,9 @@ function KeyActions({ apiKey, mode, askCode, rolled }: { apiKey: ApiKeyListing; 
 
 /** The store's API keys of one mode by hint; developers and up create, roll and revoke them. */
 export async function ApiKeysPage({ mode, searchParams }: { mode: DashboardMode; searchParams: Record<string, string | string[] | undefined> }) {
-  const access = await requireDashboard('read');
-  const current = access.current;
-  if (!current) {
-    return (
-      <DashboardShell access={access} mode={mode} path="/api-keys">
-        <NoAccess email={access.email} />
-      </DashboardShell>
-    );
-  }
+  const entry = await storePage(mode, '/api-keys');
+  if ('denied' in entry) return entry.denied;
+  const { access, current } = entry;
   const services = await getAppServices();
   const scope = { storeId: current.storeId, livemode: mode === 'live' };
   const [keys, revealed, hasTwoFactor] = await Promise.all([

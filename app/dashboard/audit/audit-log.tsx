@@ -2,10 +2,10 @@ import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
 import { listAuditEntries, type AuditEntryView, type AuditFilters } from '@/server/dashboard/audit';
 import { ApiError } from '@/server/errors';
-import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { dashboardBase, type DashboardMode } from '../access';
 import { utcTime } from '../format';
 import { createdDays, listQueryString, queryText, type SearchParams } from '../list-query';
-import { DashboardShell, NoAccess } from '../shell';
+import { DashboardShell, storePage } from '../shell';
 import './audit.css';
 
 const PAGE_SIZE = 50;
@@ -112,16 +112,10 @@ function AuditTable({ entries }: { entries: AuditEntryView[] }) {
  * "both"), newest first, 50 a page, filtered by the query string.
  */
 export async function AuditPage({ mode, searchParams }: { mode: DashboardMode; searchParams: SearchParams }) {
-  const access = await requireDashboard('read');
-  const current = access.current;
+  const entry = await storePage(mode, '/audit');
+  if ('denied' in entry) return entry.denied;
+  const { access, current } = entry;
   const base = dashboardBase(mode);
-  if (!current) {
-    return (
-      <DashboardShell access={access} mode={mode} path="/audit">
-        <NoAccess email={access.email} />
-      </DashboardShell>
-    );
-  }
   const query = readAuditQuery(searchParams);
   const cursor = queryText(searchParams, 'starting_after');
   if (cursor !== '' && !/^\d{1,15}$/.test(cursor)) notFound();

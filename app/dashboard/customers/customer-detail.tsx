@@ -5,13 +5,13 @@ import { customerDetail, type CustomerDetail } from '@/server/dashboard/customer
 import { ApiError } from '@/server/errors';
 import type { PortalSession } from '@/server/portal/schemas';
 import { can } from '@/server/users/roles';
-import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { dashboardBase, type DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
 import { money, utcTime } from '../format';
 import type { SearchParams } from '../list-query';
 import { OrderStatus } from '../orders/status';
 import { takeRevealed } from '../reveal';
-import { DashboardShell, NoAccess } from '../shell';
+import { DashboardShell, storePage } from '../shell';
 import { SubscriptionStatus, subscriptionPrice } from '../subscriptions/status';
 
 import './customers.css';
@@ -192,15 +192,9 @@ function PortalLinks({ detail, mode, mayChange }: { detail: CustomerDetail; mode
 
 /** One customer of the store and mode (deleted ones are gone); anything else is this page's 404. */
 export async function CustomerPage({ mode, params, searchParams }: { mode: DashboardMode; params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
-  const access = await requireDashboard('read');
-  const current = access.current;
-  if (!current) {
-    return (
-      <DashboardShell access={access} mode={mode} path="/customers">
-        <NoAccess email={access.email} />
-      </DashboardShell>
-    );
-  }
+  const entry = await storePage(mode, '/customers');
+  if ('denied' in entry) return entry.denied;
+  const { access, current } = entry;
   const { id } = await params;
   const { error } = await searchParams;
   const services = await getAppServices();

@@ -4,10 +4,10 @@ import { getCustomer } from '@/server/customers/service';
 import { listCustomerPage, type CustomerPage } from '@/server/dashboard/customers';
 import { ApiError } from '@/server/errors';
 import { can } from '@/server/users/roles';
-import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { dashboardBase, type DashboardMode } from '../access';
 import { utcTime } from '../format';
 import { listQueryString, type SearchParams } from '../list-query';
-import { DashboardShell, NoAccess } from '../shell';
+import { DashboardShell, storePage } from '../shell';
 import { readCustomersQuery, type CustomersQuery } from './query';
 import '../subscriptions/subscriptions.css';
 import './customers.css';
@@ -76,16 +76,10 @@ function CustomersTable({ base, page }: { base: string; page: CustomerPage }) {
 
 /** The store's customers of one mode (deleted ones left out), newest first, 25 a page, filtered by the query string. */
 export async function CustomersPage({ mode, searchParams }: { mode: DashboardMode; searchParams: SearchParams }) {
-  const access = await requireDashboard('read');
-  const current = access.current;
+  const entry = await storePage(mode, '/customers');
+  if ('denied' in entry) return entry.denied;
+  const { access, current } = entry;
   const base = dashboardBase(mode);
-  if (!current) {
-    return (
-      <DashboardShell access={access} mode={mode} path="/customers">
-        <NoAccess email={access.email} />
-      </DashboardShell>
-    );
-  }
   const { db } = await getAppServices();
   const scope = { storeId: current.storeId, livemode: mode === 'live' };
   const query = readCustomersQuery(searchParams);

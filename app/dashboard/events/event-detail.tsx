@@ -5,11 +5,11 @@ import { ApiError } from '@/server/errors';
 import { getEvent } from '@/server/events/service';
 import { can } from '@/server/users/roles';
 import { listEndpoints } from '@/server/webhooks/service';
-import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { dashboardBase, type DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
 import { utcTime } from '../format';
 import type { SearchParams } from '../list-query';
-import { DashboardShell, NoAccess } from '../shell';
+import { DashboardShell, storePage } from '../shell';
 import { WEBHOOK_MESSAGES } from '../webhooks/endpoint-form';
 import '../developer-pages.css';
 
@@ -18,15 +18,9 @@ const ENDPOINT_CHOICES = 100;
 
 /** One event of the store and mode, its payload as delivered, and a resend to a chosen endpoint. */
 export async function EventPage({ mode, params, searchParams }: { mode: DashboardMode; params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
-  const access = await requireDashboard('read');
-  const current = access.current;
-  if (!current) {
-    return (
-      <DashboardShell access={access} mode={mode} path="/events">
-        <NoAccess email={access.email} />
-      </DashboardShell>
-    );
-  }
+  const entry = await storePage(mode, '/events');
+  if ('denied' in entry) return entry.denied;
+  const { access, current } = entry;
   const { id } = await params;
   const { error, saved } = await searchParams;
   const { db } = await getAppServices();

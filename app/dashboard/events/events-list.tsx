@@ -4,10 +4,10 @@ import { ApiError } from '@/server/errors';
 import { listEventsInput, type EventList } from '@/server/events/schemas';
 import { listEvents } from '@/server/events/service';
 import { EVENT_TYPES } from '@/server/webhooks/events';
-import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { dashboardBase, type DashboardMode } from '../access';
 import { utcTime } from '../format';
 import { createdDays, listQueryString, queryText, type SearchParams } from '../list-query';
-import { DashboardShell, NoAccess } from '../shell';
+import { DashboardShell, storePage } from '../shell';
 import '../developer-pages.css';
 
 const PAGE_SIZE = 25;
@@ -104,16 +104,10 @@ function EventsTable({ base, list }: { base: string; list: EventList }) {
 
 /** The store's event log of one mode, newest recorded first, 25 a page, filtered by the query string. */
 export async function EventsPage({ mode, searchParams }: { mode: DashboardMode; searchParams: SearchParams }) {
-  const access = await requireDashboard('read');
-  const current = access.current;
+  const entry = await storePage(mode, '/events');
+  if ('denied' in entry) return entry.denied;
+  const { access, current } = entry;
   const base = dashboardBase(mode);
-  if (!current) {
-    return (
-      <DashboardShell access={access} mode={mode} path="/events">
-        <NoAccess email={access.email} />
-      </DashboardShell>
-    );
-  }
   const { db } = await getAppServices();
   const { form, query, problem } = readEventsQuery(searchParams);
   const list = query

@@ -5,10 +5,10 @@ import { getOrderWithCard } from '@/server/dashboard/orders';
 import { ApiError } from '@/server/errors';
 import type { Order } from '@/server/orders/schemas';
 import { can } from '@/server/users/roles';
-import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { dashboardBase, type DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
 import { money, utcTime } from '../format';
-import { DashboardShell, NoAccess } from '../shell';
+import { DashboardShell, storePage } from '../shell';
 import type { SearchParams } from './query';
 import { OrderStatus } from './status';
 
@@ -172,15 +172,9 @@ function RefundForm({ order, mode }: { order: Order; mode: DashboardMode }) {
 
 /** One order of the store and mode; anything else is this page's 404. */
 export async function OrderPage({ mode, params, searchParams }: { mode: DashboardMode; params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
-  const access = await requireDashboard('read');
-  const current = access.current;
-  if (!current) {
-    return (
-      <DashboardShell access={access} mode={mode} path="/orders">
-        <NoAccess email={access.email} />
-      </DashboardShell>
-    );
-  }
+  const entry = await storePage(mode, '/orders');
+  if ('denied' in entry) return entry.denied;
+  const { access, current } = entry;
   const { id } = await params;
   const { error } = await searchParams;
   const { db } = await getAppServices();

@@ -5,10 +5,10 @@ import { ApiError } from '@/server/errors';
 import type { OrderList } from '@/server/orders/schemas';
 import { getOrder, listOrders } from '@/server/orders/service';
 import { can } from '@/server/users/roles';
-import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { dashboardBase, type DashboardMode } from '../access';
 import { money, utcTime } from '../format';
 import { listQueryString } from '../list-query';
-import { DashboardShell, NoAccess } from '../shell';
+import { DashboardShell, storePage } from '../shell';
 import { readOrdersQuery, type OrdersQuery, type SearchParams } from './query';
 import { OrderStatus } from './status';
 
@@ -90,16 +90,10 @@ function OrdersTable({ base, list }: { base: string; list: OrderList }) {
 
 /** The store's orders of one mode, newest first, 25 a page, filtered by the query string. */
 export async function OrdersPage({ mode, searchParams }: { mode: DashboardMode; searchParams: SearchParams }) {
-  const access = await requireDashboard('read');
-  const current = access.current;
+  const entry = await storePage(mode, '/orders');
+  if ('denied' in entry) return entry.denied;
+  const { access, current } = entry;
   const base = dashboardBase(mode);
-  if (!current) {
-    return (
-      <DashboardShell access={access} mode={mode} path="/orders">
-        <NoAccess email={access.email} />
-      </DashboardShell>
-    );
-  }
   const { db } = await getAppServices();
   const scope = { storeId: current.storeId, livemode: mode === 'live' };
   const query = readOrdersQuery(searchParams);

@@ -5,11 +5,11 @@ import { ApiError } from '@/server/errors';
 import type { Product } from '@/server/products/schemas';
 import { getProduct } from '@/server/products/service';
 import { can } from '@/server/users/roles';
-import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { dashboardBase, type DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
 import { utcTime } from '../format';
 import type { SearchParams } from '../list-query';
-import { DashboardShell, NoAccess } from '../shell';
+import { DashboardShell, storePage } from '../shell';
 import { PRODUCT_MESSAGES, ProductFields } from './product-form';
 import { priceLabel } from './products-list';
 import '../developer-pages.css';
@@ -42,15 +42,9 @@ function Summary({ product }: { product: Product }) {
 
 /** One product of the store and mode; anything else is this page's 404. */
 export async function ProductPage({ mode, params, searchParams }: { mode: DashboardMode; params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
-  const access = await requireDashboard('read');
-  const current = access.current;
-  if (!current) {
-    return (
-      <DashboardShell access={access} mode={mode} path="/products">
-        <NoAccess email={access.email} />
-      </DashboardShell>
-    );
-  }
+  const entry = await storePage(mode, '/products');
+  if ('denied' in entry) return entry.denied;
+  const { access, current } = entry;
   const { id } = await params;
   const { error, saved } = await searchParams;
   const { db } = await getAppServices();

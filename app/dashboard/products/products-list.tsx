@@ -4,11 +4,11 @@ import { ApiError } from '@/server/errors';
 import { listProductsInput, PRICE_MODES, PRODUCT_TYPES, type Product, type ProductList } from '@/server/products/schemas';
 import { listProducts } from '@/server/products/service';
 import { can } from '@/server/users/roles';
-import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { dashboardBase, type DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
 import { money, utcTime } from '../format';
 import { listQueryString, queryText, type SearchParams } from '../list-query';
-import { DashboardShell, NoAccess } from '../shell';
+import { DashboardShell, storePage } from '../shell';
 import { PRODUCT_MESSAGES, ProductFields } from './product-form';
 import '../developer-pages.css';
 
@@ -110,16 +110,10 @@ function ProductsTable({ base, list }: { base: string; list: ProductList }) {
 
 /** The store's products of one mode, newest first, 25 a page; and, for the `products` right, the create form. */
 export async function ProductsPage({ mode, searchParams }: { mode: DashboardMode; searchParams: SearchParams }) {
-  const access = await requireDashboard('read');
-  const current = access.current;
+  const entry = await storePage(mode, '/products');
+  if ('denied' in entry) return entry.denied;
+  const { access, current } = entry;
   const base = dashboardBase(mode);
-  if (!current) {
-    return (
-      <DashboardShell access={access} mode={mode} path="/products">
-        <NoAccess email={access.email} />
-      </DashboardShell>
-    );
-  }
   const { db } = await getAppServices();
   const scope = { storeId: current.storeId, livemode: mode === 'live' };
   const { form, query } = readProductsQuery(searchParams);

@@ -4,13 +4,13 @@ import { MAX_STORE_NAME_LENGTH, parseInvitationShown, type InvitationShown } fro
 import { can } from '@/server/users/roles';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, type StoreMembership } from '@/server/users/service';
 import { listTeam, type TeamMember } from '@/server/users/team';
-import { requireDashboard, type DashboardMode } from '../access';
+import { type DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
 import { utcTime } from '../format';
 import type { SearchParams } from '../list-query';
 import { passwordMessage } from '../password-messages';
 import { takeRevealed } from '../reveal';
-import { DashboardShell, NoAccess } from '../shell';
+import { DashboardShell, storePage } from '../shell';
 import { TwoFactorSettings } from './two-factor';
 import './settings.css';
 
@@ -191,15 +191,9 @@ function AccountSection({ email, mode }: { email: string; mode: DashboardMode })
  * the person's own account (anyone, for themselves).
  */
 export async function SettingsPage({ mode, searchParams }: { mode: DashboardMode; searchParams: SearchParams }) {
-  const access = await requireDashboard('read');
-  const current = access.current;
-  if (!current) {
-    return (
-      <DashboardShell access={access} mode={mode} path="/settings">
-        <NoAccess email={access.email} />
-      </DashboardShell>
-    );
-  }
+  const entry = await storePage(mode, '/settings');
+  if ('denied' in entry) return entry.denied;
+  const { access, current } = entry;
   const services = await getAppServices();
   const team = await listTeam(services.db, current.storeId);
   const revealed = await takeRevealed(services, 'invitation', access.userId);

@@ -5,11 +5,11 @@ import { subscriptionDetail, type SubscriptionDetail } from '@/server/dashboard/
 import { ApiError } from '@/server/errors';
 import { METADATA_MAX_KEY_LENGTH, METADATA_MAX_KEYS, METADATA_MAX_VALUE_LENGTH } from '@/server/kit/metadata';
 import { can } from '@/server/users/roles';
-import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { dashboardBase, type DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
 import { money, utcTime } from '../format';
 import type { SearchParams } from '../list-query';
-import { DashboardShell, NoAccess } from '../shell';
+import { DashboardShell, storePage } from '../shell';
 import { CANCEL_REASON_MAX } from './actions';
 import { SubscriptionStatus, subscriptionPrice } from './status';
 
@@ -157,15 +157,9 @@ function CancelForm({ detail, mode }: { detail: SubscriptionDetail; mode: Dashbo
 
 /** One subscription of the store and mode; anything else is this page's 404. */
 export async function SubscriptionPage({ mode, params, searchParams }: { mode: DashboardMode; params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
-  const access = await requireDashboard('read');
-  const current = access.current;
-  if (!current) {
-    return (
-      <DashboardShell access={access} mode={mode} path="/subscriptions">
-        <NoAccess email={access.email} />
-      </DashboardShell>
-    );
-  }
+  const entry = await storePage(mode, '/subscriptions');
+  if ('denied' in entry) return entry.denied;
+  const { access, current } = entry;
   const { id } = await params;
   const { error, updated } = await searchParams;
   const { db } = await getAppServices();

@@ -4,10 +4,10 @@ import { getAppServices } from '@/server/app';
 import { listSubscriptionPage, type SubscriptionPage } from '@/server/dashboard/subscriptions';
 import { ApiError } from '@/server/errors';
 import { can } from '@/server/users/roles';
-import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { dashboardBase, type DashboardMode } from '../access';
 import { utcTime } from '../format';
 import { listQueryString, type SearchParams } from '../list-query';
-import { DashboardShell, NoAccess } from '../shell';
+import { DashboardShell, storePage } from '../shell';
 import { readSubscriptionsQuery, type SubscriptionsQuery } from './query';
 import { SubscriptionStatus, subscriptionPrice } from './status';
 
@@ -87,16 +87,10 @@ function SubscriptionsTable({ base, page }: { base: string; page: SubscriptionPa
 
 /** The store's subscriptions of one mode, newest first, 25 a page, filtered by the query string. */
 export async function SubscriptionsPage({ mode, searchParams }: { mode: DashboardMode; searchParams: SearchParams }) {
-  const access = await requireDashboard('read');
-  const current = access.current;
+  const entry = await storePage(mode, '/subscriptions');
+  if ('denied' in entry) return entry.denied;
+  const { access, current } = entry;
   const base = dashboardBase(mode);
-  if (!current) {
-    return (
-      <DashboardShell access={access} mode={mode} path="/subscriptions">
-        <NoAccess email={access.email} />
-      </DashboardShell>
-    );
-  }
   const { db } = await getAppServices();
   const query = readSubscriptionsQuery(searchParams);
   const startingAfter = typeof searchParams.starting_after === 'string' ? searchParams.starting_after : undefined;

@@ -6,12 +6,12 @@ import { ApiError } from '@/server/errors';
 import { can } from '@/server/users/roles';
 import { listDeliveriesInput, type WebhookDelivery, type WebhookDeliveryList, type WebhookEndpoint } from '@/server/webhooks/schemas';
 import { getEndpoint, listDeliveries } from '@/server/webhooks/service';
-import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { dashboardBase, type DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
 import { utcTime } from '../format';
 import { queryText, type SearchParams } from '../list-query';
 import { takeRevealed } from '../reveal';
-import { DashboardShell, NoAccess } from '../shell';
+import { DashboardShell, storePage } from '../shell';
 import { endpointState, EndpointFields, WEBHOOK_MESSAGES } from './endpoint-form';
 import '../developer-pages.css';
 
@@ -131,15 +131,9 @@ function Deliveries({ base, mode, endpoint, list, resendable }: { base: string; 
 
 /** One endpoint of the store and mode with its delivery log; anything else is this page's 404. */
 export async function WebhookPage({ mode, params, searchParams }: { mode: DashboardMode; params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
-  const access = await requireDashboard('read');
-  const current = access.current;
-  if (!current) {
-    return (
-      <DashboardShell access={access} mode={mode} path="/webhooks">
-        <NoAccess email={access.email} />
-      </DashboardShell>
-    );
-  }
+  const entry = await storePage(mode, '/webhooks');
+  if ('denied' in entry) return entry.denied;
+  const { access, current } = entry;
   const { id } = await params;
   const query = await searchParams;
   const base = dashboardBase(mode);

@@ -4,11 +4,11 @@ import { ApiError } from '@/server/errors';
 import { can } from '@/server/users/roles';
 import type { WebhookEndpointList } from '@/server/webhooks/schemas';
 import { listEndpoints } from '@/server/webhooks/service';
-import { dashboardBase, requireDashboard, type DashboardMode } from '../access';
+import { dashboardBase, type DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
 import { utcTime } from '../format';
 import type { SearchParams } from '../list-query';
-import { DashboardShell, NoAccess } from '../shell';
+import { DashboardShell, storePage } from '../shell';
 import { endpointState, EndpointFields, WEBHOOK_MESSAGES } from './endpoint-form';
 import '../developer-pages.css';
 
@@ -49,16 +49,10 @@ function EndpointsTable({ base, list }: { base: string; list: WebhookEndpointLis
 
 /** The store's webhook endpoints of one mode, newest first; and, for the `developer` right, the create form. */
 export async function WebhooksPage({ mode, searchParams }: { mode: DashboardMode; searchParams: SearchParams }) {
-  const access = await requireDashboard('read');
-  const current = access.current;
+  const entry = await storePage(mode, '/webhooks');
+  if ('denied' in entry) return entry.denied;
+  const { access, current } = entry;
   const base = dashboardBase(mode);
-  if (!current) {
-    return (
-      <DashboardShell access={access} mode={mode} path="/webhooks">
-        <NoAccess email={access.email} />
-      </DashboardShell>
-    );
-  }
   const { db } = await getAppServices();
   const startingAfter = typeof searchParams.starting_after === 'string' && searchParams.starting_after !== '' ? searchParams.starting_after : undefined;
   const list = await listEndpoints(db, { storeId: current.storeId, livemode: mode === 'live' }, { limit: PAGE_SIZE, starting_after: startingAfter }).catch((error: unknown) => {
