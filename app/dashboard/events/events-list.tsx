@@ -91,7 +91,7 @@ function EventsTable({ base, list }: { base: string; list: EventList }) {
               <td data-label="Object" className="dash-mono">
                 {event.data.object.id}
               </td>
-              <td className="dash-nowrap" data-label="Created">
+              <td data-label="Created">
                 {utcTime(event.created)}
               </td>
             </tr>

@@ -34,7 +34,7 @@ export function ProductFields({ product }: { product?: Product }) {
       <div>
         <label htmlFor="product-mode">Billing</label>
         <select id="product-mode" name="billing" defaultValue={product?.price.mode ?? 'one_time'}>
-          <option value="one_time">one_time</option>
+          <option value="one_time">one-time</option>
           <option value="recurring">recurring</option>
         </select>
       </div>
