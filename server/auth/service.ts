@@ -40,12 +40,19 @@ export function keyHint(key: string): string {
   return match ? `${match[1]}…${key.slice(-4)}` : 'malformed';
 }
 
+/** HTTP Basic as `curl -u "$KEY:"` sends it: the key as user name, an empty password. */
+function basicCredentialsKey(credentials: string): string | undefined {
+  const decoded = Buffer.from(credentials, 'base64').toString('utf8');
+  return decoded.endsWith(':') && decoded.indexOf(':') === decoded.length - 1 ? decoded.slice(0, -1) : undefined;
+}
+
 function presentedKey(headers: Headers, allowXApiKey: boolean): string | undefined {
   const authorization = headers.get('authorization');
   if (authorization !== null) {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    const basic = /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(authorization);
     // A malformed Authorization header is a wrong key, not a missing one.
-    return match?.[1] ?? authorization;
+    return bearer?.[1] ?? (basic ? basicCredentialsKey(basic[1]!) : undefined) ?? authorization;
   }
   if (allowXApiKey) return headers.get('x-api-key') ?? undefined;
   return undefined;
