@@ -20,7 +20,10 @@ beforeAll(async () => {
 describe('subscriptions switched off on the platform (SUBSCRIPTIONS_ENABLED unset)', () => {
   for (const mode of ['sk_test', 'sk_live'] as const) {
     it(`POST /subscriptions → 503 feature_unavailable (${mode}), even with an invalid body`, async () => {
-      expectError(await api.request('POST', SUBSCRIPTIONS, { key: keys[mode], body: PLAN }), 503, 'feature_unavailable');
+      const refused = await api.request('POST', SUBSCRIPTIONS, { key: keys[mode], body: PLAN });
+      expectError(refused, 503, 'feature_unavailable');
+      // The operator reading it learns the switch.
+      expect(refused.body.error.message).toContain('SUBSCRIPTIONS_ENABLED=true');
       expectError(await api.request('POST', SUBSCRIPTIONS, { key: keys[mode], body: { amount: 'x', currency: 'usd' } }), 503, 'feature_unavailable');
     });
 

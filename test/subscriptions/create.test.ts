@@ -23,7 +23,9 @@ describe('availability with SUBSCRIPTIONS_ENABLED=true', () => {
   it('a store without the `subscriptions` flag → 403 capability_disabled on POST and DELETE, test and live, before any validation', async () => {
     const plain = await createStore(api.services);
     for (const sk of [plain.keys.sk_test, plain.keys.sk_live]) {
-      expectError(await create(PLAN, { key: sk }), 403, 'capability_disabled');
+      const refused = await create(PLAN, { key: sk });
+      expectError(refused, 403, 'capability_disabled');
+      expect(refused.body.error.message).toContain(`npm run admin -- store:update --id ${plain.id} --subscriptions true`);
       expectError(await create({ nonsense: true }, { key: sk }), 403, 'capability_disabled');
       expectError(await api.request('DELETE', `${SUBSCRIPTIONS}/sub_test_unknown`, { key: sk }), 403, 'capability_disabled');
     }
