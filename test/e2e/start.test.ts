@@ -99,7 +99,10 @@ describe('npm start', () => {
   it('serves the landing page and the API: create and list a product with the printed sk_test', async () => {
     const home = await fetch(`http://127.0.0.1:${port}/`);
     expect(home.status).toBe(200);
-    expect(await home.text()).toContain('href="/docs"');
+    // Where a newcomer goes next, each with a line on what is there.
+    const landing = await home.text();
+    for (const href of ['/demo', '/dashboard', '/docs', '/api/v1/openapi.json']) expect(landing).toContain(`href="${href}"`);
+    expect(landing).toContain('buy with a test card');
 
     const created = await api('POST', '/api/v1/products', { key: keys.sk_test, body: { name: 'E2E ebook', amount: 1500 } });
     expect(created.status).toBe(201);
