@@ -75,16 +75,10 @@ export async function bootstrapDemoStore(deps: { db: Database; clock: Clock; max
     await lockUntilCommit(tx, 'payments-service:bootstrap');
     const [existing] = await tx.select({ id: stores.id }).from(stores).limit(1);
     if (existing) return undefined;
-    const store = await createStore(tx, { name: DEMO_STORE_NAME });
-    const subject = {
-      storeId: store.id,
-      storeName: store.name,
-      livemode: false,
-      keyId: 'bootstrap',
-      keyKind: 'secret' as const,
-      testClockOffsetSeconds: 0,
-      flags: { suspended: false, liveApi: true, amountMode: false, taxCalculation: false, subscriptions: false },
-    };
+    // Tax and subscriptions on, as the README's examples use them (subscriptions still need the
+    // platform switch SUBSCRIPTIONS_ENABLED=true).
+    const store = await createStore(tx, { name: DEMO_STORE_NAME, taxCalculation: true, subscriptions: true });
+    const subject = { storeId: store.id, livemode: false };
     for (const { license, ...product } of DEMO_PRODUCTS) {
       const created = await createProduct({ db: tx, clock: deps.clock, wallClock: deps.clock, maxProductsPerStore: deps.maxProductsPerStore }, subject, product);
       if (license) await attachLicense({ db: tx, clock: deps.clock }, created.id);

@@ -55,7 +55,8 @@ describe('demo store on an empty database', () => {
     expect(demo).toEqual({
       id: expect.stringMatching(/^acct_/),
       name: 'Demo Store',
-      flags: { suspended: false, live_api: true, amount_mode: false, tax_calculation: false, subscriptions: false },
+      // Tax and subscriptions on, as the README's examples use them.
+      flags: { suspended: false, live_api: true, amount_mode: false, tax_calculation: true, subscriptions: true },
       created: expect.any(Number),
       keys: {
         sk_test: expect.stringMatching(/^sk_test_/),
@@ -92,7 +93,8 @@ describe('demo store on an empty database', () => {
     const store = {
       id: 'acct_x',
       name: 'Demo Store',
-      flags: { suspended: false, live_api: true, amount_mode: false, tax_calculation: false, subscriptions: false },
+      // Tax and subscriptions on, as the README's examples use them.
+      flags: { suspended: false, live_api: true, amount_mode: false, tax_calculation: true, subscriptions: true },
       created: 0,
       keys: { sk_test: 'sk_test_a', pk_test: 'pk_test_b', sk_live: 'sk_live_c', pk_live: 'pk_live_d' },
       ownerLinkToken: 'tok',
