@@ -156,7 +156,9 @@ async function fulfil(
 
   const [completed] = await tx
     .update(checkoutSessions)
-    .set({ status: 'complete', paymentStatus: 'paid', completedAt: now, customerId, failureCode: null })
+    // The address typed on the hosted page becomes the session's too: whoever fulfils from the
+    // session sees whom to write to.
+    .set({ status: 'complete', paymentStatus: 'paid', completedAt: now, customerId, customerEmail: session.customerEmail ?? email, failureCode: null })
     .where(eq(checkoutSessions.id, session.id))
     .returning();
   const scope = { storeId: session.storeId, livemode: session.livemode };

@@ -204,6 +204,17 @@ describe('local validation: no attempt consumed, no gateway call', () => {
     const [customer] = await fx.db.select().from(customers).where(eq(customers.storeId, store.id));
     expect(customer!.email).toBe('new@example.com');
     expect(await orderRow(orderId)).toMatchObject({ customerEmail: 'new@example.com', customerId: customer!.id });
+    // The paid session carries the address too, for whoever fulfils from it.
+    const [session] = await fx.db.select({ customerEmail: checkoutSessions.customerEmail }).from(checkoutSessions).where(eq(checkoutSessions.id, sessionId));
+    expect(session!.customerEmail).toBe('new@example.com');
+  });
+
+  it('a declined attempt leaves the session without the typed address: the next attempt may give another', async () => {
+    const store = await newStore(fx);
+    const { sessionId } = await insertSession(fx, store, { customerEmail: null });
+    await expectPaymentError(payCheckoutSession(fx, { sessionId, card: validCard(CARDS.declined), email: 'first@example.com' }), 'card_declined', 402);
+    const [session] = await fx.db.select({ customerEmail: checkoutSessions.customerEmail }).from(checkoutSessions).where(eq(checkoutSessions.id, sessionId));
+    expect(session!.customerEmail).toBeNull();
   });
 });
 
