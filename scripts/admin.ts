@@ -23,6 +23,8 @@ interface Command {
   run(client: AdminClient, flags: FlagValues): Promise<unknown>;
 }
 
+const KEY_TYPE_NAMES = ['sk_test', 'pk_test', 'sk_live', 'pk_live'];
+
 const bool = (value: FlagValues[string]) => value as boolean | undefined;
 const text = (value: FlagValues[string]) => value as string;
 
@@ -63,6 +65,26 @@ const COMMANDS: Record<string, Command> = {
         amountMode: bool(flags['amount-mode']),
         taxCalculation: bool(flags['tax-calculation']),
         subscriptions: bool(flags.subscriptions),
+      });
+    },
+  },
+  'store:list': {
+    usage: 'store:list',
+    flags: {},
+    run: (client) => client.store.list.query(),
+  },
+  'keys:roll': {
+    usage: 'keys:roll --store ID [--type sk_test|pk_test|sk_live|pk_live] [--expires-in SECONDS]',
+    flags: { store: { kind: 'string', required: true }, type: { kind: 'string' }, 'expires-in': { kind: 'string' } },
+    run: (client, flags) => {
+      const type = flags.type as string | undefined;
+      if (type !== undefined && !KEY_TYPE_NAMES.includes(type)) throw new UsageError(`--type takes ${KEY_TYPE_NAMES.join(', ')}, not "${type}".`);
+      const expiresIn = flags['expires-in'] as string | undefined;
+      if (expiresIn !== undefined && !/^[1-9]\d{0,9}$/.test(expiresIn)) throw new UsageError(`--expires-in takes a whole number of seconds, not "${expiresIn}".`);
+      return client.keys.roll.mutate({
+        store: text(flags.store),
+        type: type as 'sk_test' | 'pk_test' | 'sk_live' | 'pk_live' | undefined,
+        expiresIn: expiresIn === undefined ? undefined : Number(expiresIn),
       });
     },
   },

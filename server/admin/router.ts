@@ -11,6 +11,9 @@ import {
   inviteUserInput,
   resetLinkSchema,
   resetUserInput,
+  rolledKeysSchema,
+  rollKeysInput,
+  storeListSchema,
   storeSchema,
   updateStoreInput,
 } from './schemas';
@@ -19,7 +22,9 @@ import {
   attachLicenseAsOperator,
   createStoreAsOperator,
   inviteUserAsOperator,
+  listStoresAsOperator,
   resetUserAsOperator,
+  rollKeysAsOperator,
   updateStoreAsOperator,
   verifyAdminRequest,
 } from './service';
@@ -58,6 +63,16 @@ export const adminRouter = createRouter({
       .input(updateStoreInput)
       .output(storeSchema)
       .mutation(({ ctx, input }) => updateStoreAsOperator(ctx, input)),
+
+    // store.list: every store with its flags, never a key.
+    list: adminProcedure.output(storeListSchema).query(({ ctx }) => listStoresAsOperator(ctx)),
+  }),
+  keys: createRouter({
+    // keys.roll: new keys for a lost or leaked one; the old ones stop now or after a grace period.
+    roll: adminProcedure
+      .input(rollKeysInput)
+      .output(rolledKeysSchema)
+      .mutation(({ ctx, input }) => rollKeysAsOperator(ctx, input)),
   }),
   product: createRouter({
     // product.attachLicense: paid lines of this product issue license keys from now on.

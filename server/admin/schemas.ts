@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { MEMBER_ROLES } from '@/db/schema';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH } from '../kit/fields';
+import { KEY_TYPES, type KeyType } from '../keys/service';
+
+/** A roll's grace period is at most 30 days: an old key is meant to be retired. */
+const MAX_KEY_GRACE_SECONDS = 30 * 24 * 60 * 60;
 
 /**
  * The operator's admin router. Inputs are camelCase tRPC arguments; outputs are the
@@ -74,3 +78,24 @@ export const invitedUserSchema = z.object({
 });
 
 export const resetLinkSchema = z.object({ url: z.string() });
+
+export const storeListSchema = z.object({ object: z.literal('list'), data: z.array(storeSchema) });
+
+export const rollKeysInput = z.strictObject({
+  store: storeId,
+  type: z.enum(KEY_TYPES.map((slot) => slot.type) as [KeyType, ...KeyType[]]).optional().describe('One type of key; all four when omitted.'),
+  expiresIn: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_KEY_GRACE_SECONDS)
+    .optional()
+    .describe('Seconds the old keys keep working; without it they stop at once.'),
+});
+
+/** The new keys are shown this once. */
+export const rolledKeysSchema = z.object({
+  id: z.string(),
+  keys: z.object({ sk_test: z.string().optional(), pk_test: z.string().optional(), sk_live: z.string().optional(), pk_live: z.string().optional() }),
+  old_keys_expire_at: z.number().int().nullable(),
+});

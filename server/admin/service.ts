@@ -7,9 +7,10 @@ import { ApiError } from '../errors';
 import { digestsEqual, sha256Hex } from '../ids';
 import { attachFile, attachLicense } from '../products/operator-service';
 import type { Product } from '../products/schemas';
-import { createStore, updateStore } from '../stores/service';
+import { KEY_TYPES, rollStoreKeys } from '../keys/service';
+import { createStore, listStores, lockStore, updateStore } from '../stores/service';
 import { acceptLinkUrl, createResetLink, inviteUser, normalizeEmail } from '../users/service';
-import type { createStoreInput, inviteUserInput, updateStoreInput, Store } from './schemas';
+import type { createStoreInput, inviteUserInput, rollKeysInput, updateStoreInput, Store } from './schemas';
 
 /** `Authorization: Bearer <token>`; anything else counts as no token. */
 function presentedToken(headers: Headers): string | undefined {
@@ -104,4 +105,19 @@ export async function resetUserAsOperator(ctx: Context, email: string) {
   const url = acceptLinkUrl(ctx.config.publicBaseUrl, token);
   mailLinkInBackground(ctx.config, { purpose: 'reset', to: normalizeEmail(email), url });
   return { url };
+}
+
+export async function listStoresAsOperator(ctx: Context) {
+  return { object: 'list' as const, data: await listStores(ctx.db) };
+}
+
+/** New keys for a store; the audit entry names the types and hints, never a key. */
+export function rollKeysAsOperator(ctx: Context, input: z.infer<typeof rollKeysInput>) {
+  return ctx.db.transaction(async (tx) => {
+    if (!(await lockStore(tx, input.store))) throw new ApiError('resource_missing', `No store with id '${input.store}'.`, { param: 'store' });
+    const types = input.type ? [input.type] : KEY_TYPES.map((slot) => slot.type);
+    const rolled = await rollStoreKeys(tx, ctx.clock.now(), input.store, types, input.expiresIn);
+    await auditOperatorAction(tx, ctx, { action: 'admin.keys.roll', storeId: input.store, details: { types, old_keys_expire_at: rolled.oldKeysExpireAt } });
+    return { id: input.store, keys: rolled.keys, old_keys_expire_at: rolled.oldKeysExpireAt };
+  });
 }

@@ -4,7 +4,7 @@
  * SHA-256 and hint are kept. Every change from the dashboard is audited with the person in the
  * same transaction.
  */
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, or } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { apiKeys } from '@/db/schema';
 import { recordAudit, type AuditEntry } from '../audit/service';
@@ -13,6 +13,15 @@ import type { Clock } from '../clock';
 import type { DashboardActor } from '../dashboard/orders';
 import { newPlatformId, randomBase62, sha256Hex } from '../ids';
 import { ownedBy, type Scope } from '../kit/scope';
+
+/** The four types of key a store has, by the prefix a key starts with. */
+export const KEY_TYPES = [
+  { type: 'sk_test', kind: 'secret', livemode: false },
+  { type: 'pk_test', kind: 'publishable', livemode: false },
+  { type: 'sk_live', kind: 'secret', livemode: true },
+  { type: 'pk_live', kind: 'publishable', livemode: true },
+] as const;
+export type KeyType = (typeof KEY_TYPES)[number]['type'];
 
 /** A new key (`sk_test_…`, `pk_live_…`) and the row that stores it without the key itself. */
 export function newApiKey(storeId: string, kind: KeyKind, livemode: boolean) {
@@ -95,4 +104,29 @@ export async function revokeApiKey(deps: KeyDeps, scope: Scope, actor: Dashboard
     await recordAudit(tx, auditEntry(scope, actor, 'api_key.revoke', { key: revoked.hint }));
     return true;
   });
+}
+
+export interface RolledStoreKeys {
+  /** One new key per type rolled, returned this once. */
+  keys: Partial<Record<KeyType, string>>;
+  /** When the old keys stop working (epoch seconds); null when they stopped at once. */
+  oldKeysExpireAt: number | null;
+}
+
+/**
+ * The operator's roll of a store's keys, by type: every key of the type still working stops now,
+ * or `expiresInSeconds` from now (one already due to expire sooner keeps its time), and one new
+ * key of the type is made. Runs in the caller's transaction, which audits it.
+ */
+export async function rollStoreKeys(tx: Executor, now: Date, storeId: string, types: readonly KeyType[], expiresInSeconds: number | undefined): Promise<RolledStoreKeys> {
+  const expiresAt = expiresInSeconds === undefined ? null : new Date(now.getTime() + expiresInSeconds * 1000);
+  const keys: Partial<Record<KeyType, string>> = {};
+  for (const { type, kind, livemode } of KEY_TYPES.filter((slot) => types.includes(slot.type))) {
+    const working = and(eq(apiKeys.storeId, storeId), eq(apiKeys.kind, kind), eq(apiKeys.livemode, livemode), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, expiresAt ?? now)));
+    await tx.update(apiKeys).set(expiresAt === null ? { revokedAt: now } : { expiresAt }).where(working);
+    const made = newApiKey(storeId, kind, livemode);
+    await tx.insert(apiKeys).values({ ...made.row, createdAt: now });
+    keys[type] = made.key;
+  }
+  return { keys, oldKeysExpireAt: expiresAt === null ? null : Math.floor(expiresAt.getTime() / 1000) };
 }

@@ -1,10 +1,10 @@
-import { eq } from 'drizzle-orm';
-import type { Database } from '@/db/client';
+import { asc, eq } from 'drizzle-orm';
+import type { Database, Executor } from '@/db/client';
 import { apiKeys, stores } from '@/db/schema';
 import { epochSeconds } from '../clock';
 import { resourceMissing } from '../errors';
 import { newPlatformId } from '../ids';
-import { newApiKey } from '../keys/service';
+import { KEY_TYPES, newApiKey } from '../keys/service';
 
 export interface StoreFlagsInput {
   suspended?: boolean;
@@ -45,17 +45,15 @@ export function storeView(row: StoreRow): StoreView {
   };
 }
 
-const KEY_SLOTS = [
-  ['sk_test', 'secret', false],
-  ['pk_test', 'publishable', false],
-  ['sk_live', 'secret', true],
-  ['pk_live', 'publishable', true],
-] as const;
+/** Every store, oldest first, without keys (only their hashes exist). */
+export async function listStores(db: Database): Promise<StoreView[]> {
+  return (await db.select().from(stores).orderBy(asc(stores.createdAt), asc(stores.id))).map(storeView);
+}
 
 /** Creates a store with its four keys. The keys are returned here once; only hashes are kept. */
 export async function createStore(db: Database, input: { name: string } & StoreFlagsInput): Promise<StoreView & { keys: StoreKeys }> {
   const storeId = newPlatformId('acct');
-  const made = KEY_SLOTS.map(([slot, kind, livemode]) => ({ slot, ...newApiKey(storeId, kind, livemode) }));
+  const made = KEY_TYPES.map(({ type: slot, kind, livemode }) => ({ slot, ...newApiKey(storeId, kind, livemode) }));
   const keys = Object.fromEntries(made.map(({ slot, key }) => [slot, key])) as unknown as StoreKeys;
   const row = await db.transaction(async (tx) => {
     const [created] = await tx
@@ -76,6 +74,12 @@ function flagColumns(input: StoreFlagsInput): Partial<StoreRow> {
   if (input.taxCalculation !== undefined) columns.taxCalculation = input.taxCalculation;
   if (input.subscriptions !== undefined) columns.subscriptions = input.subscriptions;
   return columns;
+}
+
+/** Locks a store's row for the caller's transaction (its keys change one roll at a time); false when there is no such store. */
+export async function lockStore(tx: Executor, id: string): Promise<boolean> {
+  const [row] = await tx.select({ id: stores.id }).from(stores).where(eq(stores.id, id)).for('update');
+  return row !== undefined;
 }
 
 /** Switches store flags (operator only). Takes effect on the next request: auth reads them each time. */

@@ -161,6 +161,59 @@ describe('npm run admin: dashboard people', { timeout: 150_000 }, () => {
   });
 });
 
+describe('npm run admin: stores and their keys', { timeout: 150_000 }, () => {
+  const works = async (key: string) => (await api.request('GET', '/api/v1/products?limit=1', { key })).status;
+
+  it('store:list prints every store with its flags and never a key', async () => {
+    const store = expectJson(await runCli(['store:create', '--name', 'Listed']));
+    const result = await runCli(['store:list']);
+    const listed = expectJson(result);
+    expect(listed.object).toBe('list');
+    expect(listed.data).toContainEqual({ id: store.id, name: 'Listed', flags: defaultFlags, created: store.created });
+    for (const entry of listed.data) expect(Object.keys(entry)).toEqual(['id', 'name', 'flags', 'created']);
+    for (const key of Object.values(store.keys) as string[]) expect(result.stdout).not.toContain(key);
+  });
+
+  it('keys:roll makes new keys of every type; the old ones stop at once', async () => {
+    const store = expectJson(await runCli(['store:create', '--name', 'Leaked']));
+    const rolled = expectJson(await runCli(['keys:roll', '--store', store.id]));
+    expect(rolled).toEqual({
+      id: store.id,
+      keys: {
+        sk_test: expect.stringMatching(/^sk_test_[0-9A-Za-z]{32}$/),
+        pk_test: expect.stringMatching(/^pk_test_[0-9A-Za-z]{32}$/),
+        sk_live: expect.stringMatching(/^sk_live_[0-9A-Za-z]{32}$/),
+        pk_live: expect.stringMatching(/^pk_live_[0-9A-Za-z]{32}$/),
+      },
+      old_keys_expire_at: null,
+    });
+    const old = await api.request('GET', '/api/v1/products?limit=1', { key: store.keys.sk_test });
+    expect(old.status).toBe(401);
+    expect(old.body.error.code).toBe('invalid_api_key');
+    expect(await works(store.keys.sk_live)).toBe(401);
+    expect(await works(rolled.keys.sk_test)).toBe(200);
+    expect(await works(rolled.keys.sk_live)).toBe(200);
+  });
+
+  it('keys:roll --type sk_test --expires-in 3600: only that type; the old key works until then', async () => {
+    const store = expectJson(await runCli(['store:create', '--name', 'Rotating']));
+    const before = Math.floor(Date.now() / 1000);
+    const rolled = expectJson(await runCli(['keys:roll', '--store', store.id, '--type', 'sk_test', '--expires-in', '3600']));
+    expect(Object.keys(rolled.keys)).toEqual(['sk_test']);
+    // An hour from the service's clock (this file's test clock started when it did).
+    expect(Math.abs(rolled.old_keys_expire_at - (before + 3600))).toBeLessThan(300);
+    expect(await works(store.keys.sk_test)).toBe(200);
+    expect(await works(rolled.keys.sk_test)).toBe(200);
+    expect(await works(store.keys.sk_live)).toBe(200);
+  });
+
+  it('keys:roll refusals: an unknown store exits 1; a bad type or duration exits 2', async () => {
+    expectFailure(await runCli(['keys:roll', '--store', 'acct_missing']), 1, /NOT_FOUND \(404\): No store with id 'acct_missing'\./);
+    expectFailure(await runCli(['keys:roll', '--store', 'acct_x', '--type', 'rk_test']), 2, /--type takes sk_test, pk_test, sk_live, pk_live, not "rk_test"/);
+    expectFailure(await runCli(['keys:roll', '--store', 'acct_x', '--expires-in', 'soon']), 2, /--expires-in takes a whole number of seconds, not "soon"/);
+  });
+});
+
 describe('npm run admin failures: non-zero exit, stderr, nothing on stdout', { timeout: 150_000 }, () => {
   it('bad command lines exit 2', async () => {
     const cases: [string[], RegExp][] = [
