@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -38,7 +39,7 @@ import { startReceiver, type Receiver } from '../webhooks/support';
 const SERVER_URL = process.env.DATABASE_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SEED = Number(process.env.CHAOS_SEED ?? 20261126);
 const CHAOS_MS = Number(process.env.CHAOS_SECONDS ?? 20) * 1000;
-const KILL_EVERY_MS = 4_000;
+const KILL_EVERY_MS = 2_000;
 /** Short leases: a killed holder's rows are free again within seconds. */
 const LEASE_MS = 3_000;
 const AUTH_SECRET = 'chaos-e2e-auth-secret-0123456789abcdef';
@@ -64,6 +65,8 @@ const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.l
 type Member = { kind: 'web'; port: number; process?: Service } | { kind: 'worker'; process?: WorkerProcess };
 
 const dataDirs: string[] = [];
+/** Every process group this file started, killed or not. */
+const spawned: ChildProcess[] = [];
 const members: Member[] = [];
 let databaseUrl = '';
 let sql: postgres.Sql;
@@ -94,15 +97,19 @@ async function commonEnv(): Promise<Record<string, string>> {
   };
 }
 
+/** Started, once running, victims of the chaos; until then out of its reach. */
 async function start(member: Member): Promise<void> {
   const env = await commonEnv();
   if (member.kind === 'web') {
-    member.process = await startService(serviceEnv({ ...env, PORT: String(member.port), ADMIN_TOKEN, BACKGROUND_WORK: 'false' }));
+    const web = await startService(serviceEnv({ ...env, PORT: String(member.port), ADMIN_TOKEN, BACKGROUND_WORK: 'false' }));
+    spawned.push(web.child);
+    member.process = web;
     return;
   }
   const worker = startWorker(env);
-  member.process = worker;
+  spawned.push(worker.child);
   await vi.waitFor(() => expect(worker.output(), worker.output()).toContain('worker started: '), { timeout: 60_000, interval: 100 });
+  member.process = worker;
 }
 
 /** SIGKILL to the whole process group: npm and the node process it runs die at once, mid-work. */
@@ -116,10 +123,13 @@ async function kill(member: Member): Promise<void> {
 
 const liveOrigins = () => members.flatMap((member) => (member.kind === 'web' && member.process ? [`http://127.0.0.1:${member.port}`] : []));
 
+/** Every web instance is down for a moment: wait a little rather than spin. */
+const idle = () => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 100));
+
 /** One call to a random running instance; undefined when it was killed under the call (or none runs). */
 async function call(method: string, route: string, body?: unknown, withKey = key) {
   const origins = liveOrigins();
-  if (origins.length === 0) return undefined;
+  if (origins.length === 0) return idle();
   try {
     return await callService(pick(origins), withKey, method, route, body);
   } catch {
@@ -131,7 +141,7 @@ async function call(method: string, route: string, body?: unknown, withKey = key
 /** A customer pays on the hosted page of a random instance: true when the payment was acknowledged (sent on to the merchant's page). */
 async function payOnce(url: string): Promise<boolean> {
   const origins = liveOrigins();
-  if (origins.length === 0) return false;
+  if (origins.length === 0) return (await idle(), false);
   const link = new URL(url);
   try {
     const paid = await fetch(`${pick(origins)}${link.pathname}/pay${link.search}`, {
@@ -198,10 +208,7 @@ describe('three web instances and two workers on one PostgreSQL, killed and rest
 
   afterAll(async () => {
     // Whatever failed: no process of this file outlives it.
-    for (const member of members) {
-      const pid = member.process?.child.pid;
-      if (pid !== undefined && groupAlive(pid)) process.kill(-pid, 'SIGKILL');
-    }
+    for (const child of spawned) if (child.pid !== undefined && groupAlive(child.pid)) process.kill(-child.pid, 'SIGKILL');
     await receiver?.close();
     await sql?.end({ timeout: 5 });
     if (admin) {
@@ -227,13 +234,17 @@ describe('three web instances and two workers on one PostgreSQL, killed and rest
     const priceId: string = product.body.price_id;
 
     const deadline = Date.now() + CHAOS_MS;
+    // A victim starts again in the background: the next kill may come while it still starts.
+    const restarts: Promise<void>[] = [];
     const chaos = (async () => {
       while (Date.now() < deadline) {
         await new Promise((resolve) => setTimeout(resolve, KILL_EVERY_MS * (0.5 + random())));
-        const victim = pick(members);
+        const running = members.filter((member) => member.process);
+        if (running.length === 0) continue;
+        const victim = pick(running);
         await kill(victim);
         counts.killed += 1;
-        await start(victim);
+        restarts.push(start(victim));
       }
     })();
     const customers = Array.from({ length: 3 }, async () => {
@@ -248,7 +259,7 @@ describe('three web instances and two workers on one PostgreSQL, killed and rest
       }
     });
     await Promise.all([chaos, ...customers]);
-    for (const member of members) if (!member.process) await start(member);
+    await Promise.all(restarts);
 
     // Every event written so far reaches the endpoint: leases of killed workers run out and the others send.
     await vi.waitFor(
