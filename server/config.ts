@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DEFAULT_LEASE_MS } from './kit/lease';
 
 export interface RateLimitConfig {
   /** Requests per IP per window, on every API request, before authentication. */
@@ -44,6 +45,12 @@ export interface Config {
   gateway: GatewayConfig;
   /** WEBHOOK_DELIVERY_INTERVAL_MS (default 1000): how often the delivery worker looks for due webhooks. */
   webhookDeliveryIntervalMs: number;
+  /**
+   * BACKGROUND_LEASE_MS (default 60000): how long a background pass holds a row it works on
+   * (server/kit/lease.ts), so how long a killed process keeps it from the others. Keep it well
+   * above two gateway timeouts.
+   */
+  backgroundLeaseMs: number;
   /** SMTP_URL: where e-mail is sent; unset, nothing is e-mailed (links are printed instead). */
   smtpUrl?: string;
   /** EMAIL_FROM: the sender of every e-mail. */
@@ -98,6 +105,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: positiveInt(env.GATEWAY_TIMEOUT_MS, 15_000, 'GATEWAY_TIMEOUT_MS'),
     },
     webhookDeliveryIntervalMs: positiveInt(env.WEBHOOK_DELIVERY_INTERVAL_MS, 1000, 'WEBHOOK_DELIVERY_INTERVAL_MS'),
+    backgroundLeaseMs: positiveInt(env.BACKGROUND_LEASE_MS, DEFAULT_LEASE_MS, 'BACKGROUND_LEASE_MS'),
     smtpUrl: env.SMTP_URL || undefined,
     emailFrom: env.EMAIL_FROM || DEFAULT_EMAIL_FROM,
   };

@@ -91,6 +91,8 @@ export const paymentAttempts = pgTable(
     gatewayPaymentId: text('gateway_payment_id'),
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
+    /** Until when a background pass holds this attempt (server/kit/lease.ts); null or past: free. */
+    leasedUntil: timestamptz('leased_until'),
   },
   (t) => [
     uniqueIndex('payment_attempts_idempotency_unique').on(t.idempotencyKey),

@@ -95,6 +95,8 @@ export const refunds = pgTable(
     createdAt: timestamptz('created_at').notNull(),
     /** When the reconciler last asked the gateway about this refund (wall clock): least recently asked goes first. */
     checkedAt: timestamptz('checked_at'),
+    /** Until when a background pass holds this refund (server/kit/lease.ts); null or past: free. */
+    leasedUntil: timestamptz('leased_until'),
   },
   (t) => [
     index('refunds_order_idx').on(t.orderId),

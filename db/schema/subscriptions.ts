@@ -148,6 +148,8 @@ export const subscriptionCharges = pgTable(
     settledAt: timestamptz('settled_at'),
     /** When the reconciler last asked the gateway about this open charge (wall clock): least recently asked goes first. */
     checkedAt: timestamptz('checked_at'),
+    /** Until when a background pass holds this charge (server/kit/lease.ts); null or past: free. */
+    leasedUntil: timestamptz('leased_until'),
   },
   (t) => [
     uniqueIndex('subscription_charges_cycle_unique').on(t.subscriptionId, t.cycle, t.attempt),

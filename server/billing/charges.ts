@@ -128,6 +128,7 @@ export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, li
         createdAt: wallNow,
         settledAt: null,
         checkedAt: null,
+        leasedUntil: null,
       });
     }
     // A worker whose snapshot predates another's commit may still pick the same subscription:

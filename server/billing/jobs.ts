@@ -20,7 +20,7 @@ export async function runBillingPass(deps: BillingEngineDeps, settings: Partial<
 
 /** Every `intervalMs` (5 s by default): both environments, each subscription on its store's clock. */
 export function startBillingJob(services: Services, options: { intervalMs?: number } = {}): PeriodicTask {
-  return startPeriodic('recurring billing', () => runBillingPass(services), { intervalMs: options.intervalMs ?? 5_000 });
+  return startPeriodic('recurring billing', () => runBillingPass(services, { leaseMs: services.config.backgroundLeaseMs }), { intervalMs: options.intervalMs ?? 5_000 });
 }
 
 const IN_FLIGHT_POLL_MS = 25;

@@ -4,11 +4,13 @@
  * It asks the gateway for the charge made under the charge's idempotency key; when the gateway
  * never received it, it re-issues the recurring charge with the SAME key, which the gateway
  * answers at most once, then settles (charges.ts, exactly once). It also finishes paying back
- * charges taken after a cancel (`refund_due`).
+ * charges taken after a cancel (`refund_due`). Each charge is leased while it is worked on
+ * (server/kit/lease.ts), so passes of several processes never send one to the gateway at once.
  */
-import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import { subscriptionCharges, subscriptions } from '@/db/schema';
 import { chargeLookup, GatewayRejectedError } from '../gateway/types';
+import { DEFAULT_LEASE_MS, forEachLeased, type LeasedPass } from '../kit/lease';
 import { chargeDescription, OPEN_CHARGE_STATUSES, type ChargeOutcome, type ChargeRow } from './charges';
 import { payBackUnowedCharge, recordChargeOutcome, type BillingEngineDeps } from './engine';
 
@@ -23,9 +25,11 @@ export interface BillingReconcileSettings {
    * cannot answer about yet never crowd out the others.
    */
   limit: number;
+  /** How long a pass holds a charge it asks about (server/kit/lease.ts). */
+  leaseMs: number;
 }
 
-export const DEFAULT_BILLING_RECONCILE_SETTINGS: BillingReconcileSettings = { staleAfterSeconds: 60, limit: 100 };
+export const DEFAULT_BILLING_RECONCILE_SETTINGS: BillingReconcileSettings = { staleAfterSeconds: 60, limit: 100, leaseMs: DEFAULT_LEASE_MS };
 
 /**
  * What the gateway did with this charge's key, charging it now under that key if it never
@@ -56,55 +60,51 @@ async function gatewayOutcome(deps: BillingEngineDeps, charge: ChargeRow): Promi
  * the next run, marked as asked.
  */
 export async function reconcileSubscriptionCharges(deps: BillingEngineDeps, settings: Partial<BillingReconcileSettings> = {}): Promise<number> {
-  const { staleAfterSeconds, limit } = { ...DEFAULT_BILLING_RECONCILE_SETTINGS, ...settings };
+  const { staleAfterSeconds, limit, leaseMs } = { ...DEFAULT_BILLING_RECONCILE_SETTINGS, ...settings };
   const staleBefore = new Date(deps.clock.now().getTime() - staleAfterSeconds * 1000);
-  return (await settleOpenCharges(deps, staleBefore, limit)) + (await finishPayBacks(deps, staleBefore, limit));
+  const pass = (where: SQL | undefined) => ({
+    where,
+    orderBy: [sql`${subscriptionCharges.checkedAt} asc nulls first`, asc(subscriptionCharges.createdAt)],
+    limit,
+    now: () => deps.clock.now(),
+    leaseMs,
+  });
+  return (await settleOpenCharges(deps, pass(openChargesBefore(staleBefore)))) + (await finishPayBacks(deps, pass(and(eq(subscriptionCharges.status, 'refund_due'), lte(subscriptionCharges.createdAt, staleBefore)))));
 }
 
-async function settleOpenCharges(deps: BillingEngineDeps, staleBefore: Date, limit: number): Promise<number> {
-  const open = await deps.db
-    .select()
-    .from(subscriptionCharges)
-    // Recurring charges only: the first charge (cycle 1) was made with the customer's card on the
-    // hosted page and is settled by the subscription checkout (server/subscriptions).
-    .where(and(inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES]), gt(subscriptionCharges.cycle, 1), lte(subscriptionCharges.createdAt, staleBefore)))
-    .orderBy(sql`${subscriptionCharges.checkedAt} asc nulls first`, asc(subscriptionCharges.createdAt))
-    .limit(limit);
-  let settled = 0;
-  for (const charge of open) {
+/**
+ * Recurring charges only: the first charge (cycle 1) was made with the customer's card on the
+ * hosted page and is settled by the subscription checkout (server/subscriptions).
+ */
+function openChargesBefore(staleBefore: Date): SQL | undefined {
+  return and(inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES]), gt(subscriptionCharges.cycle, 1), lte(subscriptionCharges.createdAt, staleBefore));
+}
+
+async function settleOpenCharges(deps: BillingEngineDeps, pass: LeasedPass): Promise<number> {
+  return forEachLeased(deps.db, subscriptionCharges, pass, async (charge) => {
     let outcome: ChargeOutcome | undefined;
     try {
       outcome = await gatewayOutcome(deps, charge);
     } catch {
       // Gateway unreachable or undecided: the charge stays open and is asked about again.
     }
-    if (outcome !== undefined && (await recordChargeOutcome(deps, charge, outcome))) {
-      settled += 1;
-      continue;
-    }
+    if (outcome !== undefined && (await recordChargeOutcome(deps, charge, outcome))) return true;
     await deps.db
       .update(subscriptionCharges)
       .set({ checkedAt: deps.clock.now() })
       .where(and(eq(subscriptionCharges.id, charge.id), inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES])));
-  }
-  return settled;
+    return false;
+  });
 }
 
 /**
  * Charges taken for subscriptions canceled meanwhile whose pay-back did not finish (a crash after
  * the commit, no answer, a refund the gateway still has pending): engine.ts pays them back.
  */
-async function finishPayBacks(deps: BillingEngineDeps, staleBefore: Date, limit: number): Promise<number> {
-  const due = await deps.db
-    .select()
-    .from(subscriptionCharges)
-    .where(and(eq(subscriptionCharges.status, 'refund_due'), lte(subscriptionCharges.createdAt, staleBefore)))
-    .orderBy(sql`${subscriptionCharges.checkedAt} asc nulls first`, asc(subscriptionCharges.createdAt))
-    .limit(limit);
-  let finished = 0;
-  for (const charge of due) {
-    if (await payBackUnowedCharge(deps, charge)) finished += 1;
-    else await deps.db.update(subscriptionCharges).set({ checkedAt: deps.clock.now() }).where(eq(subscriptionCharges.id, charge.id));
-  }
-  return finished;
+async function finishPayBacks(deps: BillingEngineDeps, pass: LeasedPass): Promise<number> {
+  return forEachLeased(deps.db, subscriptionCharges, pass, async (charge) => {
+    if (await payBackUnowedCharge(deps, charge)) return true;
+    await deps.db.update(subscriptionCharges).set({ checkedAt: deps.clock.now() }).where(eq(subscriptionCharges.id, charge.id));
+    return false;
+  });
 }

@@ -1,5 +1,6 @@
 /** Payments' background work: attempts left open by a timeout or a crash are settled. */
 import { startPeriodic, type PeriodicTask } from '../background';
+import type { Config } from '../config';
 import { reconcilePaymentAttempts, type ReconcileDeps } from './reconcile';
 
 /**
@@ -7,6 +8,12 @@ import { reconcilePaymentAttempts, type ReconcileDeps } from './reconcile';
  * payment is settled even when the customer never comes back ("reconciled later, never charged
  * twice").
  */
-export function startPaymentReconcileJob(deps: ReconcileDeps, options: { intervalMs?: number; onError?: (error: unknown) => void } = {}): PeriodicTask {
-  return startPeriodic('payment reconciliation', () => reconcilePaymentAttempts(deps), { intervalMs: options.intervalMs ?? 30_000, onError: options.onError });
+export function startPaymentReconcileJob(
+  deps: ReconcileDeps & { config: Pick<Config, 'backgroundLeaseMs'> },
+  options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
+): PeriodicTask {
+  return startPeriodic('payment reconciliation', () => reconcilePaymentAttempts(deps, { leaseMs: deps.config.backgroundLeaseMs }), {
+    intervalMs: options.intervalMs ?? 30_000,
+    onError: options.onError,
+  });
 }

@@ -1,6 +1,7 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { paymentAttempts } from '@/db/schema';
 import { chargeLookup, type Gateways } from '../gateway/types';
+import { DEFAULT_LEASE_MS, forEachLeased } from '../kit/lease';
 import { OPEN_ATTEMPT_STATUSES, settleAttempt, type AttemptRow, type SessionRow, type SettleDeps } from './settle';
 
 export interface ReconcileSettings {
@@ -88,30 +89,23 @@ export async function withdrawChallenge(deps: ReconcileDeps, attempt: AttemptRow
  * The background sweep (server/payments/jobs.ts; a submit does the same for its own session):
  * settles attempts whose outcome was never recorded, a timeout (`unknown`), a crash
  * (`processing` gone stale) or a 3-D Secure challenge, by looking the charge up at the gateway.
- * A session is completed or failed exactly once however many sweeps and submits race.
- * Least recently checked first, and every attempt left open is marked checked, so challenges
- * customers never finish cannot crowd out newer attempts. Returns how many attempts were settled.
+ * Each attempt is leased while it is asked about (server/kit/lease.ts), so passes of several
+ * processes never ask about one at once; a session is completed or failed exactly once however
+ * many sweeps and submits race. Least recently checked first, and every attempt left open is
+ * marked checked, so challenges customers never finish cannot crowd out newer attempts. Returns
+ * how many attempts were settled.
  */
-export async function reconcilePaymentAttempts(deps: ReconcileDeps, options: { sessionId?: string; limit?: number } = {}): Promise<number> {
+export async function reconcilePaymentAttempts(deps: ReconcileDeps, options: { sessionId?: string; limit?: number; leaseMs?: number } = {}): Promise<number> {
   const conditions = [inArray(paymentAttempts.status, [...OPEN_ATTEMPT_STATUSES])];
   if (options.sessionId) conditions.push(eq(paymentAttempts.checkoutSessionId, options.sessionId));
-  const open = await deps.db
-    .select()
-    .from(paymentAttempts)
-    .where(and(...conditions))
-    .orderBy(asc(paymentAttempts.updatedAt))
-    .limit(options.limit ?? 100);
-  let settled = 0;
-  for (const attempt of open) {
+  const pass = { where: and(...conditions), orderBy: [asc(paymentAttempts.updatedAt)], limit: options.limit ?? 100, now: () => deps.clock.now(), leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS };
+  return forEachLeased(deps.db, paymentAttempts, pass, async (attempt) => {
     const resolution = await resolveAttempt(deps, attempt);
-    if (resolution.settled && resolution.attempt.status !== 'requires_action') {
-      settled += 1;
-      continue;
-    }
+    if (resolution.settled && resolution.attempt.status !== 'requires_action') return true;
     await deps.db
       .update(paymentAttempts)
       .set({ updatedAt: deps.clock.now() })
       .where(and(eq(paymentAttempts.id, attempt.id), inArray(paymentAttempts.status, [...OPEN_ATTEMPT_STATUSES])));
-  }
-  return settled;
+    return false;
+  });
 }

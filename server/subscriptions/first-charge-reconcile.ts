@@ -11,6 +11,7 @@ import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { subscriptionCharges } from '@/db/schema';
 import type { Services } from '../context';
 import { chargeLookup, type ChargeResult } from '../gateway/types';
+import { DEFAULT_LEASE_MS, forEachLeased } from '../kit/lease';
 import { DEFAULT_RECONCILE_SETTINGS, type ReconcileSettings } from '../payments/reconcile';
 import { OPEN_FIRST_CHARGE_STATUSES, settleFirstCharge } from './first-charge';
 
@@ -18,26 +19,25 @@ import { OPEN_FIRST_CHARGE_STATUSES, settleFirstCharge } from './first-charge';
  * Returns how many first charges it settled. The timings are the hosted checkout's
  * (server/payments/reconcile.ts): the same customer-facing payment, made the same way. Least
  * recently asked about first, and every charge left open is marked asked, so challenges still
- * waiting for their customer never crowd out the others.
+ * waiting for their customer never crowd out the others. Each is leased while it is asked about
+ * (server/kit/lease.ts): passes of several processes never ask about one at once.
  */
-export async function reconcileFirstCharges(deps: Pick<Services, 'db' | 'clock' | 'gateways'>, settings: Partial<ReconcileSettings> = {}): Promise<number> {
+export async function reconcileFirstCharges(deps: Pick<Services, 'db' | 'clock' | 'gateways'>, settings: Partial<ReconcileSettings> = {}, leaseMs = DEFAULT_LEASE_MS): Promise<number> {
   const { staleAfterSeconds, notFoundAfterSeconds, abandonChallengeAfterSeconds } = { ...DEFAULT_RECONCILE_SETTINGS, ...settings };
   const now = deps.clock.now().getTime();
-  const open = await deps.db
-    .select()
-    .from(subscriptionCharges)
-    .where(
-      and(
-        inArray(subscriptionCharges.status, [...OPEN_FIRST_CHARGE_STATUSES]),
-        eq(subscriptionCharges.cycle, 1),
-        eq(subscriptionCharges.attempt, 0),
-        lte(subscriptionCharges.createdAt, new Date(now - staleAfterSeconds * 1000)),
-      ),
-    )
-    .orderBy(sql`${subscriptionCharges.checkedAt} asc nulls first`, asc(subscriptionCharges.createdAt))
-    .limit(100);
-  let settled = 0;
-  for (const charge of open) {
+  const pass = {
+    where: and(
+      inArray(subscriptionCharges.status, [...OPEN_FIRST_CHARGE_STATUSES]),
+      eq(subscriptionCharges.cycle, 1),
+      eq(subscriptionCharges.attempt, 0),
+      lte(subscriptionCharges.createdAt, new Date(now - staleAfterSeconds * 1000)),
+    ),
+    orderBy: [sql`${subscriptionCharges.checkedAt} asc nulls first`, asc(subscriptionCharges.createdAt)],
+    limit: 100,
+    now: () => deps.clock.now(),
+    leaseMs,
+  };
+  return forEachLeased(deps.db, subscriptionCharges, pass, async (charge) => {
     const gateway = deps.gateways[charge.livemode ? 'live' : 'test'];
     const ageMs = now - charge.createdAt.getTime();
     let found: ChargeResult | null | undefined;
@@ -55,10 +55,9 @@ export async function reconcileFirstCharges(deps: Pick<Services, 'db' | 'clock' 
     // Undecided (no answer, a challenge still open, a miss within the grace period): asked again later, after the others.
     if (found === undefined || found?.status === 'requires_action' || (found === null && !withdrawn && ageMs < notFoundAfterSeconds * 1000)) {
       await deps.db.update(subscriptionCharges).set({ checkedAt: deps.clock.now() }).where(eq(subscriptionCharges.id, charge.id));
-      continue;
+      return false;
     }
     await settleFirstCharge(deps.db, deps.clock, charge.id, found, withdrawn ? 'authentication_required' : undefined);
-    settled += 1;
-  }
-  return settled;
+    return true;
+  });
 }

@@ -11,7 +11,7 @@ import { expireSubscriptionCheckouts } from './checkouts';
 import { reconcileFirstCharges } from './first-charge-reconcile';
 
 export function startFirstChargeReconcileJob(services: Services, options: { intervalMs?: number } = {}): PeriodicTask {
-  return startPeriodic('first charge reconciliation', () => reconcileFirstCharges(services), { intervalMs: options.intervalMs ?? 30_000 });
+  return startPeriodic('first charge reconciliation', () => reconcileFirstCharges(services, {}, services.config.backgroundLeaseMs), { intervalMs: options.intervalMs ?? 30_000 });
 }
 
 export const expireSubscriptionCheckoutsDueJob: DueJob = ({ db }, scope, now) => expireDueRows(db, subscriptionCheckouts, scope, now, expireSubscriptionCheckouts);

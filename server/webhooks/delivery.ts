@@ -38,6 +38,8 @@ export interface DeliveryDeps {
   clock: Clock;
   config: Pick<Config, 'authSecret'>;
   timeoutMs?: number;
+  /** How long a claim holds a delivery (BACKGROUND_LEASE_MS); by default the request timeout and LEASE_MARGIN_MS. */
+  leaseMs?: number;
   resolveHost?: HostResolver;
 }
 
@@ -56,7 +58,7 @@ const earlier = alias(webhookDeliveries, 'earlier_delivery');
 /** Leases up to `limit` due deliveries: at most the oldest pending one per object and endpoint. */
 async function claimDueDeliveries(deps: DeliveryDeps, limit: number): Promise<ClaimedDelivery[]> {
   const now = deps.clock.now();
-  const leaseUntil = new Date(now.getTime() + (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + LEASE_MARGIN_MS);
+  const leaseUntil = new Date(now.getTime() + (deps.leaseMs ?? (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + LEASE_MARGIN_MS));
   return deps.db.transaction(async (tx) => {
     const due = await tx
       .select({ id: webhookDeliveries.id })

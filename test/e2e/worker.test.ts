@@ -1,8 +1,22 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CARDS, PLAN } from '../subscriptions/support';
-import { adminClient, callService, freePort, groupAlive, payOnHostedPage, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
+import {
+  adminClient,
+  callService,
+  freePort,
+  groupAlive,
+  payOnHostedPage,
+  serviceEnv,
+  serviceStorage,
+  START_TIMEOUT_MS,
+  startService,
+  startWorker,
+  stopService,
+  stopWorker,
+  type Service,
+  type WorkerProcess,
+} from '../support/production-server';
 import { startReceiver, type Receiver } from '../webhooks/support';
 
 /**
@@ -12,30 +26,6 @@ import { startReceiver, type Receiver } from '../webhooks/support';
  */
 const AUTH_SECRET = 'worker-e2e-auth-secret-0123456789abcdef';
 const ADMIN_TOKEN = 'worker-e2e-admin-token';
-
-interface WorkerProcess {
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-function startWorker(env: Record<string, string>): WorkerProcess {
-  // Its own process group, so that the test can tell whether any process of it is left.
-  const child = spawn('npm', ['run', 'worker'], { cwd: ROOT, env: serviceEnv(env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-/** SIGTERM to the npm process only, as a supervisor sends it; resolves to npm's exit code once no process of the group is left. */
-async function stopWorker(worker: WorkerProcess): Promise<number | null> {
-  const pid = worker.child.pid!;
-  if (worker.child.exitCode === null) process.kill(pid, 'SIGTERM');
-  await vi.waitFor(() => expect(groupAlive(pid), `a process of the worker is left:\n${worker.output()}`).toBe(false), { timeout: 30_000, interval: 50 });
-  return worker.exited;
-}
 
 const running: WorkerProcess[] = [];
 afterAll(() => {

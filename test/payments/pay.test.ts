@@ -65,6 +65,7 @@ describe('approved payment', () => {
         gatewayPaymentId: charge!.paymentId,
         createdAt: T0,
         updatedAt: T0,
+        leasedUntil: null,
       },
     ]);
 

@@ -129,6 +129,34 @@ export async function stopService(target: Service): Promise<number | null> {
   return target.exited;
 }
 
+export interface WorkerProcess {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** `npm run worker` as an operator starts it (a clean environment plus `env`), in a process group of its own. */
+export function startWorker(env: Record<string, string>): WorkerProcess {
+  const child = spawn('npm', ['run', 'worker'], { cwd: ROOT, env: serviceEnv(env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+/** SIGTERM to the npm process only, as a supervisor sends it; resolves to npm's exit code once no process of the group is left. */
+export async function stopWorker(worker: WorkerProcess): Promise<number | null> {
+  const pid = worker.child.pid!;
+  if (worker.child.exitCode === null && worker.child.signalCode === null) process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + 30_000;
+  while (groupAlive(pid)) {
+    if (Date.now() > deadline) throw new Error(`a process of the worker is left:\n${worker.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return worker.exited;
+}
+
 /** A JSON call to a started service's API with a secret key (without a body: no content-type). */
 export async function callService(origin: string, key: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(`${origin}${route}`, {
