@@ -55,7 +55,8 @@ function withHostedPageHeaders(formTargets: string[], pageRequestHeaders: Header
  */
 async function portalProxy(request: NextRequest) {
   const [, , token = '', below] = request.nextUrl.pathname.split('/');
-  if ((request.method === 'GET' || request.method === 'HEAD') && below === undefined) {
+  // Every method: Next renders the page for a POST as well, so each is a lookup of the link.
+  if (below === undefined) {
     const services = await getAppServices();
     try {
       await services.rateLimits.consume('portalIp', clientIp(request.headers));

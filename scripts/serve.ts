@@ -10,7 +10,9 @@ import path from 'node:path';
 import next from 'next';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { closeAppServices } from '@/server/app';
+import { API_PREFIX } from '@/server/http/api-handler';
 import { createApiPathMatcher } from '@/server/http/next-routes';
+import { pathDecodes, undecodablePathResponse } from '@/server/http/path-decoding';
 import { publishedApiHandler } from '@/server/http/published';
 import { bootstrapDemoStore, ensureSecrets, formatDemoStoreBanner, saveDemoStoreTestKeys } from '@/server/bootstrap';
 import { systemClock } from '@/server/clock';
@@ -42,8 +44,11 @@ function setClientAddress(req: IncomingMessage): void {
 /** /api/trpc, and /api/v1 paths without a route file of their own (Next serves those, as `next dev` does). */
 const isApiPath = createApiPathMatcher(path.join(process.cwd(), 'app'));
 
-function isApiRequest(req: IncomingMessage): boolean {
-  return isApiPath((req.url ?? '/').split('?', 1)[0]!);
+/** A fetch Response written to a node:http answer. */
+async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
+  const body = Buffer.from(await response.arrayBuffer());
+  res.writeHead(response.status, { ...Object.fromEntries(response.headers), 'content-length': String(body.byteLength) });
+  res.end(body);
 }
 
 function answerInternalError(req: IncomingMessage, res: ServerResponse, error: unknown): void {
@@ -92,12 +97,18 @@ async function startApp() {
   const handle = app.getRequestHandler();
   handleReady = (req, res) => {
     setClientAddress(req);
+    const requestPath = (req.url ?? '/').split('?', 1)[0]!;
+    if (!pathDecodes(requestPath)) return void sendResponse(res, undecodablePathResponse(requestPath, API_PREFIX)).catch((error: unknown) => answerInternalError(req, res, error));
     // Next's build of the handler (the one the /api/v1 and /api/trpc route files serve): instrumentation.ts
     // publishes it when Next prepares its server, on the first request; until then Next routes.
     const getApiHandler = publishedApiHandler();
-    const handled = getApiHandler && isApiRequest(req) ? getApiHandler().then((api) => api.node(req, res)) : handle(req, res);
+    const handled = getApiHandler && isApiPath(requestPath) ? getApiHandler().then((api) => api.node(req, res)) : handle(req, res);
     handled.catch((error: unknown) => answerInternalError(req, res, error));
   };
+  // Live mode is on for every store unless switched off, and its payments need the acquirer.
+  if (!config.gateway.secretKey) {
+    console.warn('Warning: live mode has no payment gateway configured (GATEWAY_SECRET_KEY is unset): live payments are refused, nothing is charged, until it is set.');
+  }
   console.log(`Payments service ready on http://localhost:${config.port} (database: ${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.pgliteDir}`})`);
   return app;
 }

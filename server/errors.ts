@@ -3,6 +3,8 @@
  * Domain code throws `new ApiError(code, …)` and never picks a status; the HTTP layer and the
  * OpenAPI document both read this table.
  */
+import { recognizeAcrossBundles } from './kit/bundles';
+
 export type ErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
@@ -98,6 +100,8 @@ export class ApiError extends Error {
     return { error };
   }
 }
+
+recognizeAcrossBundles(ApiError, 'ApiError');
 
 /**
  * The answer for every id that is unknown, foreign or of the other environment: identical bytes.

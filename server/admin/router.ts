@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import { ApiError } from '../errors';
+import { refuseUnsafeText } from '../kit/text-input';
 import { productSchema } from '../products/schemas';
 import { createRouter, publicProcedure, trpcErrorCode } from '../trpc';
 import {
@@ -29,24 +30,29 @@ import {
   verifyAdminRequest,
 } from './service';
 
+/** Domain errors (e.g. resource_missing) keep their message and get the matching tRPC code. */
+const operatorError = (cause: ApiError) => new TRPCError({ code: trpcErrorCode(cause.status), message: cause.message, cause });
+
 /**
  * Operator-only procedures. No OpenAPI meta, so they never appear in the public document.
  * The per-IP limit comes first so that unauthenticated callers cannot flood the audit table.
  */
-const adminProcedure = publicProcedure.use(async ({ ctx, next }) => {
+const adminProcedure = publicProcedure.use(async ({ ctx, next, getRawInput }) => {
   await ctx.rateLimits.consume('ip', ctx.request.ip).catch((error: unknown) => {
-    if (error instanceof ApiError) throw new TRPCError({ code: 'TOO_MANY_REQUESTS', message: error.message, cause: error });
+    if (error instanceof ApiError) throw operatorError(error);
     throw error;
   });
   if (!(await verifyAdminRequest(ctx))) {
     throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Send the operator token as `Authorization: Bearer <ADMIN_TOKEN>`.' });
   }
-  const result = await next();
-  // Domain errors (e.g. resource_missing) keep their message and get the matching tRPC code.
-  if (!result.ok && result.error.cause instanceof ApiError) {
-    const cause = result.error.cause;
-    throw new TRPCError({ code: trpcErrorCode(cause.status), message: cause.message, cause });
+  const input = await getRawInput();
+  try {
+    refuseUnsafeText(input);
+  } catch (error) {
+    throw error instanceof ApiError ? operatorError(error) : error;
   }
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof ApiError) throw operatorError(result.error.cause);
   return result;
 });
 

@@ -17,7 +17,7 @@ import { strict } from '../http/json-schema';
 import type { ErrorCode } from '../errors';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../kit/fields';
 import { createdRangeFields, emailFilter, listSchema, pageFields } from '../kit/list';
-import { metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
+import { metadataInputSchema, metadataOutputSchema, metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
 
 export const MAX_QUANTITY = 100;
 export const MAX_LINE_ITEMS = 100;
@@ -101,8 +101,7 @@ const createFields = z.strictObject({
     .describe(`Absolute URL (https in live mode), at most ${MAX_URL_LENGTH} characters; \`?session_id=…\` is appended after payment.`),
   cancel_url: z.string().optional().describe(`Absolute URL (https in live mode), at most ${MAX_URL_LENGTH} characters.`),
   customer_email: z.email().max(MAX_EMAIL_LENGTH).optional().describe(`Prefills the customer's email; at most ${MAX_EMAIL_LENGTH} characters.`),
-  metadata: z
-    .record(z.string(), z.union([z.string(), strict(z.number()), strict(z.boolean())]))
+  metadata: metadataInputSchema
     .nullable()
     .optional()
     .describe(
@@ -178,7 +177,7 @@ export const checkoutSessionSchema = z
     customer_email: z.string().nullable(),
     success_url: z.string().nullable(),
     cancel_url: z.string().nullable(),
-    metadata: z.record(z.string(), z.string()).describe('As sent, values as strings; `{}` when none.'),
+    metadata: metadataOutputSchema.describe('As sent, values as strings; `{}` when none.'),
     created: z.number().int(),
     expires_at: z.number().int(),
   })

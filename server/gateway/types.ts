@@ -4,6 +4,7 @@
  * real acquirer. Every call that can move money carries a deterministic idempotency key
  * (`<purpose>:<object id>:<attempt>`), so a retry after a timeout or crash never charges twice.
  */
+import { recognizeAcrossBundles } from '../kit/bundles';
 
 /** Card data exists only in memory for one call: it is never stored or logged. */
 export interface CardInput {
@@ -79,6 +80,7 @@ export class GatewayTimeoutError extends Error {
     this.name = 'GatewayTimeoutError';
   }
 }
+recognizeAcrossBundles(GatewayTimeoutError, 'GatewayTimeoutError');
 
 /**
  * The gateway refused the request before any money moved (no credentials configured, a request
@@ -90,6 +92,7 @@ export class GatewayRejectedError extends Error {
     this.name = 'GatewayRejectedError';
   }
 }
+recognizeAcrossBundles(GatewayRejectedError, 'GatewayRejectedError');
 
 export interface PaymentGateway {
   /**

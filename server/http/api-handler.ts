@@ -5,7 +5,9 @@ import { authenticateRequest, type KeyAcceptance } from '../auth/service';
 import { createContextInner, requestStateOf, type RequestState, type Services } from '../context';
 import { ApiError } from '../errors';
 import type { ApiMeta } from '../trpc';
+import { refuseUnsafeQuery, refuseUnsafeText } from '../kit/text-input';
 import { readJsonBody } from './body';
+import { pathDecodes, undecodablePathError } from './path-decoding';
 import { apiErrorOf, internalError } from './procedure-errors';
 import { keyInParams, refuseKeyInQuery } from './query-keys';
 import { serveAnswers, type ApiAnswer, type ApiHandler, type ApiRequest } from './transport';
@@ -101,6 +103,9 @@ function createRestAnswerer(router: OpenApiRouter, services: Services): (request
     try {
       // First, so that nothing (not even an audited refusal) is free of the per-IP limit.
       await services.rateLimits.consume('ip', state.ip);
+      if (!pathDecodes(url.pathname)) throw undecodablePathError();
+      // Before anything reads the query (a refused key in it is audited).
+      refuseUnsafeQuery(url.searchParams);
       const queryKey = keyInParams(url.searchParams);
       if (queryKey !== undefined) await refuseKeyInQuery(services, state, queryKey);
       const routedUrl = new URL(url);
@@ -112,12 +117,17 @@ function createRestAnswerer(router: OpenApiRouter, services: Services): (request
 
       let body: Record<string, unknown> | undefined;
       try {
+        // The library hands path parameters on as sent (still encoded): judged as they read.
+        for (const [name, value] of Object.entries(route.pattern.exec(normalizePath(routedUrl.pathname))?.groups ?? {})) {
+          refuseUnsafeText(decodeURIComponent(value), [name]);
+        }
         body = await readJsonBody(request);
-      } catch (bodyError) {
-        // Credentials are judged before the body (as the procedure would): a caller without a
-        // valid key learns nothing about its request. Only on this path, so auth runs once.
+        refuseUnsafeText(body);
+      } catch (contentError) {
+        // Credentials are judged before the path's ids and the body (as the procedure would): a
+        // caller without a valid key learns nothing about its request. Only on this path, so auth runs once.
         if (route.auth) await authenticateRequest(createContextInner(services, state), route.auth);
-        throw bodyError;
+        throw contentError;
       }
       state.body = body;
       const headers = new Headers(request.headers);

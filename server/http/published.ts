@@ -2,9 +2,8 @@ import type { ApiHandler } from './transport';
 
 /**
  * scripts/serve.ts serves /api/v1 itself, without Next's request pipeline, yet with Next's own
- * build of the handler: that build shares the app singleton (server/app.ts) with the pages, and a
- * second copy of the server code (the one tsx loads for serve.ts) would bring classes of its
- * own (ApiError, the gateway errors) that `instanceof` in the pages would not recognize.
+ * build of the handler: the same modules the pages and route files run, rather than a second
+ * copy of the server code loaded by tsx for serve.ts.
  * instrumentation.ts, which Next runs once when it prepares its server, publishes it here.
  */
 const PUBLISHED = Symbol.for('payments-service:api-handler');

@@ -4,6 +4,7 @@ import { forEachOpenApiProcedure, getPathParameters, normalizePath, type OpenApi
 import { createContextInner, requestStateOf, type RequestState, type RpcCall, type RpcTransport, type Services } from '../context';
 import { ApiError } from '../errors';
 import type { ApiMeta, RpcErrorData } from '../trpc';
+import { refuseUnsafeQuery, refuseUnsafeText } from '../kit/text-input';
 import { readJsonBody } from './body';
 import { apiErrorOf, internalError } from './procedure-errors';
 import { keyInParams, refuseKeyInQuery } from './query-keys';
@@ -95,6 +96,9 @@ export function createTrpcAnswerer(router: OpenApiRouter, services: Services): (
           responseHeaders: {},
         };
         calls[batchIndex] = call;
+        // Before anything reads the input (a refused key in a query's input is audited).
+        refuseUnsafeQuery(request.url.searchParams);
+        refuseUnsafeText(input);
         // A query's input travels in the URL, as REST's query string does.
         const queryKey = keyInParams(request.url.searchParams) ?? (type === 'query' && isObject(input) ? keyInParams(Object.entries(input)) : undefined);
         if (queryKey !== undefined) await refuseKeyInQuery(services, call, queryKey);

@@ -1,15 +1,8 @@
 import type { z } from 'zod';
 import { ApiError, isErrorCode } from '../errors';
+import { formatParam } from '../kit/text-input';
 
 type Issue = z.core.$ZodIssue;
-
-/** `images[2]`, `metadata.plan`: how a field is named in error messages and `param`. */
-export function formatParam(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((out, part) => {
-    if (typeof part === 'number') return `${out}[${part}]`;
-    return out === '' ? String(part) : `${out}.${String(part)}`;
-  }, '');
-}
 
 function describe(issue: Issue, param: string): string {
   if (issue.code === 'invalid_type' && /received undefined$/.test(issue.message)) {

@@ -1,7 +1,9 @@
 /**
  * Merchant metadata on the objects that carry it (checkout sessions, subscription checkouts,
- * portal sessions): one set of rules, one code (`metadata_invalid`).
+ * portal sessions, subscriptions): one set of rules, one code (`metadata_invalid`).
  */
+
+import { z } from 'zod';
 
 export const METADATA_MAX_KEYS = 20;
 export const METADATA_MAX_KEY_LENGTH = 40;
@@ -44,3 +46,25 @@ export function normalizeMetadata(value: Record<string, string | number | boolea
   // fromEntries, not assignment: a key named `__proto__` stays an ordinary key.
   return Object.fromEntries(Object.entries(value ?? {}).map(([key, item]) => [key, String(item)]));
 }
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * Metadata as the API reads and answers it. Not `z.record`: zod's records and objects leave out
+ * a key named `__proto__`, and every key is echoed verbatim. These schemas hand the object on as
+ * it came (JSON.parse makes `__proto__` an own key); the document shows the record they check.
+ */
+function metadataSchema<T extends Record<string, unknown>>(valueTypes: readonly ('string' | 'number' | 'boolean')[]) {
+  const additionalProperties = { type: valueTypes.length === 1 ? valueTypes[0]! : [...valueTypes] };
+  return z
+    .custom<T>((value) => isPlainObject(value) && Object.values(value).every((item) => valueTypes.includes(typeof item as 'string')), {
+      message: `must be an object of ${valueTypes.join(', ')} values`,
+    })
+    .meta({ override: { type: 'object', propertyNames: { type: 'string' }, additionalProperties } });
+}
+
+/** What a create or update accepts (numbers and booleans become strings). */
+export const metadataInputSchema = metadataSchema<Record<string, string | number | boolean>>(['string', 'number', 'boolean']);
+
+/** What an object answers. */
+export const metadataOutputSchema = metadataSchema<Metadata>(['string']);

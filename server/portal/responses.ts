@@ -9,6 +9,7 @@
  * allowed by its hash, nothing else inline is.
  */
 import { createHash } from 'node:crypto';
+import { ApiError } from '../errors';
 import { hostedContentSecurityPolicy, hostedPageHeaders } from '../kit/hosted-page/headers';
 
 /** No index, no archive; and, as on checkout, no caching and no referrer. */
@@ -62,16 +63,10 @@ export function portalLinkInvalidResponse(): Response {
   return htmlResponse(404, NO_LONGER_VALID);
 }
 
-/**
- * The `Retry-After` of a `rate_limited` refusal, or undefined for any other error. Read by shape,
- * not `instanceof ApiError`: the rate limiter lives in the app singleton (server/app.ts), which
- * whichever Next bundle runs first creates with its own copy of the ApiError class.
- */
+/** The `Retry-After` of a `rate_limited` refusal, or undefined for any other error. */
 export function rateLimitedRetryAfter(error: unknown): number | undefined {
-  if (typeof error !== 'object' || error === null) return undefined;
-  const { name, code, retryAfter } = error as { name?: unknown; code?: unknown; retryAfter?: unknown };
-  if (name !== 'ApiError' || code !== 'rate_limited') return undefined;
-  return typeof retryAfter === 'number' ? retryAfter : 1;
+  if (!(error instanceof ApiError) || error.code !== 'rate_limited') return undefined;
+  return error.retryAfter ?? 1;
 }
 
 export function portalRateLimitedResponse(retryAfterSeconds: number): Response {

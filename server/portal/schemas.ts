@@ -7,7 +7,7 @@
  * exactly one selector, then the lookup of what it names (404 `resource_missing`).
  */
 import { z } from 'zod';
-import { metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
+import { metadataInputSchema, metadataOutputSchema, metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
 import { MAX_EMAIL_LENGTH } from '../kit/fields';
 import { strict } from '../http/json-schema';
 import { createdRangeFields, idFilter, listSchema, pageFields } from '../kit/list';
@@ -31,8 +31,7 @@ const createFields = z.strictObject({
   expires_at: strict(z.number().int())
     .optional()
     .describe('Epoch seconds; clamped to between 5 minutes and 30 days from now (never rejected). Default: 24 hours.'),
-  metadata: z
-    .record(z.string(), z.union([z.string(), strict(z.number()), strict(z.boolean())]))
+  metadata: metadataInputSchema
     .nullable()
     .optional()
     .describe(
@@ -92,7 +91,7 @@ export const portalSessionSchema = z
       .describe(
         'The portal link, `<base>/portal/<43-character token>`. Present only in the creation response (and its idempotent replay while the link is active); absent on every read. Treat it as a password.',
       ),
-    metadata: z.record(z.string(), z.string()).describe('As sent, values as strings; `{}` when none.'),
+    metadata: metadataOutputSchema.describe('As sent, values as strings; `{}` when none.'),
     access_count: z.number().int().describe('Page views so far.'),
     last_accessed_at: z.number().int().nullable(),
     created: z.number().int(),

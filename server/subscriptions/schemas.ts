@@ -15,7 +15,7 @@ import { z } from 'zod';
 import { SUBSCRIPTION_CHECKOUT_STATUSES, SUBSCRIPTION_STATUSES } from '@/db/schema';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../kit/fields';
 import { pageFields } from '../kit/list';
-import { metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
+import { metadataInputSchema, metadataOutputSchema, metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
 import type { ErrorCode } from '../errors';
 import { strict } from '../http/json-schema';
 import { PRICE_INTERVALS } from '../products/schemas';
@@ -53,7 +53,7 @@ function checkingOwnCodeFields<T extends z.ZodType>(schema: T) {
   }, schema);
 }
 
-const metadataValue = z.record(z.string(), z.union([z.string(), strict(z.number()), strict(z.boolean())])).nullable();
+const metadataValue = metadataInputSchema.nullable();
 
 const metadataField = metadataValue
   .optional()
@@ -176,7 +176,7 @@ export const subscriptionCheckoutSchema = z
     customer_email: z.string(),
     customer_name: z.string().nullable(),
     success_url: z.string().nullable(),
-    metadata: z.record(z.string(), z.string()),
+    metadata: metadataOutputSchema,
     created: z.number().int(),
     expires_at: z.number().int(),
   })
@@ -206,7 +206,7 @@ export const subscriptionSchema = z
     next_billing_at: z.number().int().describe('When the next charge is due.'),
     canceled_at: z.number().int().nullable(),
     ended_at: z.number().int().nullable(),
-    metadata: z.record(z.string(), z.string()),
+    metadata: metadataOutputSchema,
     created: z.number().int(),
   })
   .meta({ id: 'Subscription' });

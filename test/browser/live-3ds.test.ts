@@ -1,11 +1,9 @@
 import { execFile } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
-import { getResponse } from 'msw';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStripeReplay, STRIPE_BASE_URL, STRIPE_KEY } from '../gateway/stripe-api';
+import { createStripeReplay, serveStripeReplay, STRIPE_KEY } from '../gateway/stripe-api';
 import { chromiumAvailable, launchChromium, newContext, stopStarted, type LaunchedBrowser } from '../support/browser';
 import { PLAN } from '../subscriptions/support';
 import { callService, freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
@@ -35,22 +33,6 @@ let browser: Browser;
 let skLive = '';
 
 const api = (method: string, route: string, body?: unknown) => callService(`http://127.0.0.1:${port}`, skLive, method, route, body);
-
-/** The replay's handlers behind a local HTTP origin: the service's GATEWAY_BASE_URL. */
-async function startStripe(): Promise<{ server: Server; origin: string }> {
-  const server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-    const request = new Request(`${STRIPE_BASE_URL}${req.url}`, { method: req.method, headers, body: req.method === 'GET' ? undefined : Buffer.concat(chunks) });
-    const response = (await getResponse(stripe.handlers, request)) ?? new Response('{"error":{"type":"invalid_request_error"}}', { status: 404 });
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    res.end(Buffer.from(await response.arrayBuffer()));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
-}
 
 function admin(args: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
@@ -94,7 +76,7 @@ async function passChallenge(page: Page): Promise<unknown> {
 beforeAll(async () => {
   if (!chromiumAvailable()) throw new Error('Debian chromium is missing: apt-get install chromium (.ci/run does).');
   let stripeOrigin: string;
-  ({ server: gateway, origin: stripeOrigin } = await startStripe());
+  ({ server: gateway, origin: stripeOrigin } = await serveStripeReplay(stripe));
   port = await freePort();
   const storage = await serviceStorage('live-3ds-browser');
   cleanupStorage = storage.cleanup;

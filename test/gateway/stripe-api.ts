@@ -1,4 +1,6 @@
-import { delay, http, HttpResponse } from 'msw';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { delay, getResponse, http, HttpResponse } from 'msw';
 
 /**
  * An msw replay of the parts of Stripe's API the live adapter uses, with response bodies shaped
@@ -238,4 +240,20 @@ export function createStripeReplay(options: { now?: () => Date } = {}) {
       }
     },
   };
+}
+
+/** A replay's handlers behind a local HTTP origin, for a service process's GATEWAY_BASE_URL. */
+export async function serveStripeReplay(replay: ReturnType<typeof createStripeReplay>): Promise<{ server: Server; origin: string }> {
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+    const request = new Request(`${STRIPE_BASE_URL}${req.url}`, { method: req.method, headers, body: req.method === 'GET' ? undefined : Buffer.concat(chunks) });
+    const response = (await getResponse(replay.handlers, request)) ?? new Response('{"error":{"type":"invalid_request_error"}}', { status: 404 });
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.end(Buffer.from(await response.arrayBuffer()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }

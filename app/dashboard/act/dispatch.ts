@@ -10,6 +10,7 @@ import { getAppServices } from '@/server/app';
 import { clientIp, type Services } from '@/server/context';
 import type { DashboardActor } from '@/server/dashboard/orders';
 import { isServiceOrigin } from '@/server/kit/origin';
+import { isSafeText } from '@/server/kit/text-input';
 import type { Scope } from '@/server/kit/scope';
 import type { DashboardAction } from '@/server/users/roles';
 import type { StoreMembership } from '@/server/users/service';
@@ -41,17 +42,20 @@ export interface DashboardActionDefinition {
   run(input: ActionInput): Promise<string>;
 }
 
-/** A form's text fields; a missing or file field reads as ''. */
+/**
+ * A form's text fields; a missing or file field reads as '', and so does one that is not safe
+ * text (server/kit/text-input.ts), which the action's own check then refuses.
+ */
 export class FormFields {
   constructor(private readonly data: FormData) {}
 
   text(name: string): string {
     const value = this.data.get(name);
-    return typeof value === 'string' ? value : '';
+    return typeof value === 'string' && isSafeText(value) ? value : '';
   }
 
   all(name: string): string[] {
-    return this.data.getAll(name).filter((value): value is string => typeof value === 'string');
+    return this.data.getAll(name).filter((value): value is string => typeof value === 'string' && isSafeText(value));
   }
 }
 

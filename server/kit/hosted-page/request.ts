@@ -6,6 +6,7 @@ import type { Database } from '@/db/client';
 import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import { hostedPagePath, type LinkPurpose } from '../links';
+import { isSafeText } from '../text-input';
 import type { HostedErrorCode } from './messages';
 
 /** What a hosted page's loader reads: the database, the clock the store clocks derive from, the signing config. */
@@ -53,6 +54,8 @@ export async function readHostedSubmission(request: Request, id: string): Promis
   } catch {
     form = new FormData();
   }
+  // A field that is not safe text reads as missing, so the form's own check refuses it.
+  for (const [name, value] of [...form]) if (typeof value === 'string' && !isSafeText(value)) form.delete(name);
   return { id, expires: url.searchParams.get('expires') ?? undefined, signature: url.searchParams.get('signature') ?? undefined, form };
 }
 
