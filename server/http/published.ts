@@ -5,16 +5,22 @@ import type { ApiHandler } from './transport';
  * build of the handler: that build shares the app singleton (server/app.ts) with the pages, and a
  * second copy of the server code (the one tsx loads for serve.ts) would bring classes of its
  * own (ApiError, the gateway errors) that `instanceof` in the pages would not recognize.
- * instrumentation.ts, which Next runs once when it prepares its server, publishes it here.
+ * instrumentation.ts, which Next runs once when it prepares its server, publishes it here, with
+ * the readiness check of the same app (it must not start a second one).
  */
-const PUBLISHED = Symbol.for('payments-service:api-handler');
-type HandlerGetter = () => Promise<ApiHandler>;
-const holder = globalThis as typeof globalThis & { [PUBLISHED]?: HandlerGetter };
-
-export function publishApiHandler(getHandler: HandlerGetter): void {
-  holder[PUBLISHED] = getHandler;
+export interface PublishedApp {
+  getApiHandler: () => Promise<ApiHandler>;
+  /** Resolves when the database answers with the migrations applied (GET /readyz). */
+  checkDatabase: () => Promise<void>;
 }
 
-export function publishedApiHandler(): HandlerGetter | undefined {
+const PUBLISHED = Symbol.for('payments-service:api-handler');
+const holder = globalThis as typeof globalThis & { [PUBLISHED]?: PublishedApp };
+
+export function publishApp(app: PublishedApp): void {
+  holder[PUBLISHED] = app;
+}
+
+export function publishedApp(): PublishedApp | undefined {
   return holder[PUBLISHED];
 }
