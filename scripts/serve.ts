@@ -111,7 +111,7 @@ let stopping = false;
 async function shutdown(signal: NodeJS.Signals): Promise<void> {
   stopping = true;
   log.info(`${signal}: finishing requests in flight, then stopping.`);
-  // At once: /readyz answers 503 and no connection is accepted; requests already received finish.
+  // At once /readyz answers 503; then no new connection is accepted, and requests already received finish.
   const closed = front.close(SHUTDOWN_GRACE_MS);
   // A signal during start-up waits for it, so that a migration is never cut off halfway.
   const app = await starting.catch(() => undefined);

@@ -38,6 +38,9 @@ export interface Front {
 }
 
 const READINESS_TIMEOUT_MS = 2_000;
+/** How often, and at most how long, a stop waits for the kernel's queue of connections to empty. */
+const ACCEPT_CHECK_MS = 50;
+const ACCEPT_DRAIN_MAX_MS = 5_000;
 const BUSY_RETRY_AFTER_SECONDS = 1;
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -111,10 +114,28 @@ export function createFront(server: Server, routeOf: (path: string) => string): 
    */
   const connections = new Map<Socket, { response: ServerResponse | undefined; served: boolean }>();
 
+  let accepted = 0;
   server.on('connection', (socket: Socket) => {
+    accepted += 1;
     connections.set(socket, { response: undefined, served: false });
     socket.once('close', () => connections.delete(socket));
   });
+
+  /**
+   * Connections the kernel has completed wait in its queue until the event loop takes them in,
+   * which a loop kept busy (embedded PGlite computes on it) does late; closing the listener then
+   * would reset them, requests sent and all. So a stop first takes in what is queued: once a
+   * check finds nothing new taken in since the one before, the queue was empty at the loop's
+   * last look.
+   */
+  async function acceptQueuedConnections(): Promise<void> {
+    const until = Date.now() + ACCEPT_DRAIN_MAX_MS;
+    let seen = -1;
+    while (seen !== accepted && Date.now() < until) {
+      seen = accepted;
+      await new Promise((resolve) => setTimeout(resolve, ACCEPT_CHECK_MS));
+    }
+  }
 
   async function answerReadiness(res: ServerResponse): Promise<void> {
     if (stopping || !options) {
@@ -226,9 +247,7 @@ export function createFront(server: Server, routeOf: (path: string) => string): 
     },
     async close(graceMs) {
       stopping = true;
-      // Connections the kernel has completed are accepted first (they are handled in the poll
-      // phase, this runs after it), so none is cut off unanswered when the listener closes.
-      await new Promise((resolve) => setImmediate(resolve));
+      await acceptQueuedConnections();
       // net.Server's own close only stops listening: http.Server's would also drop every
       // connection without a request in progress, those whose request is still on its way among
       // them, and their clients would see a reset instead of an answer.
