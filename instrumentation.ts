@@ -4,6 +4,6 @@
  */
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
-  const [{ getApiHandler }, { publishApiHandler }] = await Promise.all([import('./server/app'), import('./server/http/published')]);
-  publishApiHandler(getApiHandler);
+  const [{ getApiHandler, checkDatabase }, { publishApp }] = await Promise.all([import('./server/app'), import('./server/http/published')]);
+  publishApp({ getApiHandler, checkDatabase });
 }

@@ -8,7 +8,8 @@
  *   db         schema, migrations, the database handle
  *   kit        what every domain shares: server/kit/, and errors, ids, clock, config
  *   platform   the machinery domains run on: gateway adapters, auth, audit, rate limits,
- *              the tRPC context and procedures, the background scheduler, the HTTP front
+ *              the tRPC context and procedures, the background scheduler, the HTTP front,
+ *              logs and metrics
  *   domains    server/<domain>/: checkout, payments, subscriptions, billing, webhooks, …
  *   app        what assembles the domains: the router, the service container, the job list,
  *              the OpenAPI document, bootstrap and admin
@@ -35,6 +36,7 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
       'server/background.ts',
       'server/due-jobs.ts',
       'server/http/',
+      'server/observability/',
     ],
   },
   { name: 'domains', paths: ['server/'] },

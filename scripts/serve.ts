@@ -11,15 +11,18 @@ import next from 'next';
 import { migrateDatabase, openDatabase } from '@/db/client';
 import { closeAppServices } from '@/server/app';
 import { API_PREFIX } from '@/server/http/api-handler';
-import { createApiPathMatcher } from '@/server/http/next-routes';
+import { createFront } from '@/server/http/front';
+import { createApiPathMatcher, createRouteTemplates } from '@/server/http/next-routes';
 import { pathDecodes, undecodablePathResponse } from '@/server/http/path-decoding';
-import { publishedApiHandler } from '@/server/http/published';
+import { publishedApp } from '@/server/http/published';
 import { bootstrapDemoStore, ensureSecrets, formatDemoStoreBanner, saveDemoStoreTestKeys } from '@/server/bootstrap';
 import { systemClock } from '@/server/clock';
 import { loadConfig } from '@/server/config';
+import { errorField, log } from '@/server/observability/log';
 import { onStopSignal } from './stop-signals';
 
-const SHUTDOWN_GRACE_MS = 10_000;
+/** Requests in flight when a stop begins get this long to finish; the exit follows within 30 s. */
+const SHUTDOWN_GRACE_MS = 20_000;
 
 const config = loadConfig();
 const trustProxy = process.env.TRUST_PROXY === 'true';
@@ -41,8 +44,10 @@ function setClientAddress(req: IncomingMessage): void {
   req.headers['x-forwarded-for'] = appendedByProxy || req.socket.remoteAddress || 'unknown';
 }
 
+const appDir = path.join(process.cwd(), 'app');
+
 /** /api/trpc, and /api/v1 paths without a route file of their own (Next serves those, as `next dev` does). */
-const isApiPath = createApiPathMatcher(path.join(process.cwd(), 'app'));
+const isApiPath = createApiPathMatcher(appDir);
 
 /** A fetch Response written to a node:http answer. */
 async function sendResponse(res: ServerResponse, response: Response): Promise<void> {
@@ -51,27 +56,17 @@ async function sendResponse(res: ServerResponse, response: Response): Promise<vo
   res.end(body);
 }
 
-function answerInternalError(req: IncomingMessage, res: ServerResponse, error: unknown): void {
-  console.error(`${req.method} ${req.url} failed:`, error);
-  if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ error: { type: 'api_error', code: 'internal_error', message: 'An internal error occurred.' } }));
-}
+const server = createServer();
+const front = createFront(server, createRouteTemplates(appDir));
 
-let handleReady: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
-const server = createServer((req, res) => {
-  if (handleReady) return handleReady(req, res);
-  res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '1' });
-  res.end('Starting, try again in a moment.\n');
-});
-
-// The port is taken first: a second `npm start` then stops here, before it opens the data dir
-// that the running one owns (PGlite does not guard against two processes).
+// The port is taken before the database is opened (scripts/start.mjs checked it and holds the
+// data directory's lock; another program may still have taken the port meanwhile).
 await new Promise<void>((resolve, reject) => {
   server.once('error', reject);
   server.listen(config.port, () => resolve());
 }).catch((error: NodeJS.ErrnoException) => {
   if (error.code !== 'EADDRINUSE') throw error;
-  console.error(`Port ${config.port} is already in use (is the service running already?). Set PORT to use another.`);
+  log.error(`Port ${config.port} is already in use (is the service running already?). Set PORT to use another.`);
   process.exit(1);
 });
 
@@ -85,6 +80,7 @@ async function startApp() {
     const demo = await bootstrapDemoStore({ db: database.db, clock: systemClock, maxProductsPerStore: config.maxProductsPerStore });
     if (demo) {
       await saveDemoStoreTestKeys(config.dataDir, demo);
+      // Not a log line: the first start shows a person the demo store's keys (the quick start).
       console.log(formatDemoStoreBanner(demo, config.publicBaseUrl));
     }
   } finally {
@@ -95,47 +91,52 @@ async function startApp() {
   const app = next({ dev: false, dir: process.cwd(), hostname: 'localhost', port: config.port });
   await app.prepare();
   const handle = app.getRequestHandler();
-  handleReady = (req, res) => {
-    setClientAddress(req);
-    const requestPath = (req.url ?? '/').split('?', 1)[0]!;
-    if (!pathDecodes(requestPath)) return void sendResponse(res, undecodablePathResponse(requestPath, API_PREFIX)).catch((error: unknown) => answerInternalError(req, res, error));
-    // Next's build of the handler (the one the /api/v1 and /api/trpc route files serve): instrumentation.ts
-    // publishes it when Next prepares its server, on the first request; until then Next routes.
-    const getApiHandler = publishedApiHandler();
-    const handled = getApiHandler && isApiPath(requestPath) ? getApiHandler().then((api) => api.node(req, res)) : handle(req, res);
-    handled.catch((error: unknown) => answerInternalError(req, res, error));
-  };
+  front.open({
+    serve: (req, res) => {
+      setClientAddress(req);
+      const requestPath = (req.url ?? '/').split('?', 1)[0]!;
+      // A path that does not decode is nobody's: answered here, before Next would fail on it.
+      if (!pathDecodes(requestPath)) return sendResponse(res, undecodablePathResponse(requestPath, API_PREFIX)).then(() => undefined);
+      // Next's build of the handler (the one the /api/v1 and /api/trpc route files serve), once
+      // instrumentation.ts has published it; until then Next routes.
+      const published = publishedApp();
+      if (published && isApiPath(requestPath)) return published.getApiHandler().then((api) => api.node(req, res));
+      return handle(req, res).then(() => undefined);
+    },
+    checkDatabase: () => publishedApp()?.checkDatabase() ?? Promise.reject(new Error('Next has not started its server yet')),
+    metricsToken: config.metricsToken,
+    maxInFlight: config.maxInFlight,
+    queueTimeoutMs: config.queueTimeoutMs,
+  });
+  // Next starts its server, which runs instrumentation.ts (publishing the app), on its first
+  // request: one now, so that /readyz can answer before anyone has asked Next for a page.
+  await fetch(`http://127.0.0.1:${config.port}/`, { method: 'HEAD' }).catch(() => undefined);
   // Live mode is on for every store unless switched off, and its payments need the acquirer.
   if (!config.gateway.secretKey) {
-    console.warn('Warning: live mode has no payment gateway configured (GATEWAY_SECRET_KEY is unset): live payments are refused, nothing is charged, until it is set.');
+    log.warn('Live mode has no payment gateway configured (GATEWAY_SECRET_KEY is unset): live payments are refused, nothing is charged, until it is set.');
   }
-  console.log(`Payments service ready on http://localhost:${config.port} (database: ${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.pgliteDir}`})`);
+  log.info(`Payments service ready on http://localhost:${config.port} (database: ${config.databaseUrl ? 'PostgreSQL' : `PGlite in ${config.pgliteDir}`})`);
   return app;
 }
 
 let stopping = false;
 async function shutdown(signal: NodeJS.Signals): Promise<void> {
   stopping = true;
-  console.log(`${signal}: finishing requests in flight, then stopping.`);
+  log.info(`${signal}: finishing requests in flight, then stopping.`);
+  // At once /readyz answers 503; then no new connection is accepted, and requests already received finish.
+  const closed = front.close(SHUTDOWN_GRACE_MS);
   // A signal during start-up waits for it, so that a migration is never cut off halfway.
   const app = await starting.catch(() => undefined);
-  // Idle keep-alive sockets would hold close() open, including those that fall idle once their
-  // last response is sent; busy ones get the grace period.
-  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-  server.closeIdleConnections();
-  const idleCloser = setInterval(() => server.closeIdleConnections(), 100);
-  const grace = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
   await closed;
-  clearInterval(idleCloser);
-  clearTimeout(grace);
   try {
     await app?.close();
+    // Background work stops once its run in progress is done, then the database closes.
     await closeAppServices();
   } catch (error) {
-    console.error('Error while stopping:', error);
+    log.error({ err: errorField(error) }, 'Error while stopping');
     process.exitCode = 1;
   }
-  console.log('Stopped.');
+  log.info('Stopped.');
   // Timers Next keeps would otherwise hold the process open.
   process.exit();
 }

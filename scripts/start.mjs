@@ -6,13 +6,74 @@
  * Plain JavaScript because it runs before anything is compiled; tsx loads the TypeScript.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import path from 'node:path';
 
 process.env.NODE_ENV = 'production';
 const root = path.resolve(import.meta.dirname, '..');
 process.chdir(root);
+
+// As server/config.ts reads them (this file runs before TypeScript is loaded).
+const port = Number(process.env.PORT || 3000);
+const dataDir = path.resolve(process.env.DATA_DIR || '.data');
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === 'EPERM';
+  }
+}
+
+/**
+ * One `npm start` per data directory: PGlite must never be opened by two processes, and a second
+ * start would otherwise build over the first one's `.next`. On PostgreSQL instances may share the
+ * directory (it holds only the generated secrets), so there the lock is per port. A lock whose
+ * process is gone (killed) is taken over.
+ */
+function takeDataDirLock() {
+  const lockFile = path.join(dataDir, process.env.DATABASE_URL ? `npm-start-${port}.lock` : 'npm-start.lock');
+  mkdirSync(dataDir, { recursive: true });
+  for (;;) {
+    try {
+      writeFileSync(lockFile, JSON.stringify({ pid: process.pid, port }), { flag: 'wx' });
+      process.on('exit', () => rmSync(lockFile, { force: true }));
+      return;
+    } catch (error) {
+      if (error.code !== 'EEXIST') throw error;
+    }
+    let holder;
+    try {
+      holder = JSON.parse(readFileSync(lockFile, 'utf8'));
+    } catch {
+      holder = undefined;
+    }
+    if (holder && isAlive(holder.pid)) {
+      console.error(`The service is already running with this data directory (${dataDir}): pid ${holder.pid}, port ${holder.port}.`);
+      process.exit(1);
+    }
+    rmSync(lockFile, { force: true });
+  }
+}
+
+/** Before any build: a port in use would only fail the start after it. */
+async function checkPort() {
+  const free = await new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, () => probe.close(() => resolve(true)));
+  });
+  if (!free) {
+    console.error(`Port ${port} is already in use by another program. Set PORT to use another.`);
+    process.exit(1);
+  }
+}
+
+takeDataDirLock();
+await checkPort();
 
 /**
  * What the build does not read: changes here never call for a new build (`types/` is the

@@ -4,6 +4,8 @@
  * the command, and a terminal's Ctrl-C reaches npm and the command alike, so the same request
  * often arrives twice: a repeat within a second is ignored; a later one exits at once.
  */
+import { log } from '@/server/observability/log';
+
 const REPEAT_WINDOW_MS = 1_000;
 
 export function onStopSignal(stop: (signal: NodeJS.Signals) => void): void {
@@ -13,7 +15,7 @@ export function onStopSignal(stop: (signal: NodeJS.Signals) => void): void {
       firstAt = Date.now();
       stop(signal);
     } else if (Date.now() - firstAt >= REPEAT_WINDOW_MS) {
-      console.log(`${signal} again: exiting now.`);
+      log.warn(`${signal} again: exiting now.`);
       process.exit(1);
     }
   };

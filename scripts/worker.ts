@@ -10,6 +10,7 @@ import { startBackgroundTasks, type PeriodicTask } from '@/server/background';
 import { BACKGROUND_TASKS } from '@/server/background-tasks';
 import { createServices } from '@/server/app';
 import { loadConfig } from '@/server/config';
+import { errorField, log } from '@/server/observability/log';
 import type { Services } from '@/server/context';
 import { onStopSignal } from './stop-signals';
 
@@ -18,7 +19,7 @@ const CONNECT_RETRY_SECONDS = [1, 2, 5, 10, 15];
 
 const config = loadConfig();
 if (!config.databaseUrl) {
-  console.error('npm run worker needs DATABASE_URL: the embedded database belongs to the one `npm start` process, which runs the background work itself.');
+  log.error('npm run worker needs DATABASE_URL: the embedded database belongs to the one `npm start` process, which runs the background work itself.');
   process.exit(1);
 }
 
@@ -30,7 +31,7 @@ let running: { tasks: PeriodicTask; database: DatabaseHandle } | undefined;
 // Before the tasks start there is nothing to finish: a migration cut off by the exit is rolled
 // back (PostgreSQL runs it in one transaction), and the next start applies it again.
 onStopSignal((signal) => {
-  console.log(`${signal}: finishing the runs in progress, then stopping.`);
+  log.info(`${signal}: finishing the runs in progress, then stopping.`);
   void stop();
 });
 
@@ -39,10 +40,10 @@ async function stop(): Promise<void> {
     await running?.tasks.stop();
     await running?.database.close();
   } catch (error) {
-    console.error('Error while stopping:', error);
+    log.error({ err: errorField(error) }, 'Error while stopping');
     process.exitCode = 1;
   }
-  console.log('Stopped.');
+  log.info('Stopped.');
   process.exit();
 }
 
@@ -53,7 +54,7 @@ async function connect(): Promise<{ services: Services; database: DatabaseHandle
       return await createServices(config);
     } catch (error) {
       const wait = CONNECT_RETRY_SECONDS[Math.min(attempt, CONNECT_RETRY_SECONDS.length - 1)]!;
-      console.error(`The database is unreachable (${error instanceof Error ? error.message : String(error)}); trying again in ${wait} s.`);
+      log.error(`The database is unreachable (${error instanceof Error ? error.message : String(error)}); trying again in ${wait} s.`);
       await sleep(wait * 1000);
     }
   }
@@ -61,4 +62,4 @@ async function connect(): Promise<{ services: Services; database: DatabaseHandle
 
 const { services, database } = await connect();
 running = { tasks: startBackgroundTasks(services, BACKGROUND_TASKS), database };
-console.log(`worker started: ${BACKGROUND_TASKS.length} background tasks`);
+log.info(`worker started: ${BACKGROUND_TASKS.length} background tasks`);

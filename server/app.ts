@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { migrateDatabase, openDatabase, statementDatabase, type DatabaseHandle } from '@/db/client';
 import { systemClock } from './clock';
 import { loadConfig, type Config } from './config';
@@ -65,6 +66,15 @@ function app(): AppSingleton {
 
 export const getAppServices = (): Promise<Services> => app().started.then((started) => started.services);
 export const getApiHandler = (): Promise<ApiHandler> => app().started.then((started) => started.apiHandler);
+
+/**
+ * Readiness: the start applied the migrations before it resolved, so a database that answers
+ * now is a ready one. A start that failed rejects here, and the next check starts again.
+ */
+export async function checkDatabase(): Promise<void> {
+  const { database } = await app().started;
+  await database.db.execute(sql`select 1`);
+}
 
 /** On shutdown (scripts/serve.ts): closes the database if this process opened it, so PGlite stops cleanly. */
 export async function closeAppServices(): Promise<void> {

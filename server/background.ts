@@ -10,6 +10,7 @@
  * `npm run worker` process.
  */
 import type { Services } from './context';
+import { log } from './observability/log';
 
 export interface PeriodicTask {
   /** No further runs; resolves once a run in progress has finished. */
@@ -28,7 +29,7 @@ export function startPeriodic(
   options: { intervalMs: number; onError?: (error: unknown) => void },
 ): PeriodicTask {
   let running: Promise<number> | undefined;
-  const onError = options.onError ?? ((error: unknown) => console.error(`${name} failed: ${error instanceof Error ? error.message : String(error)}`));
+  const onError = options.onError ?? ((error: unknown) => log.error(`${name} failed: ${error instanceof Error ? error.message : String(error)}`));
   const runOnce = () => {
     running ??= work().finally(() => {
       running = undefined;

@@ -55,6 +55,12 @@ export interface Config {
   smtpUrl?: string;
   /** EMAIL_FROM: the sender of every e-mail. */
   emailFrom?: string;
+  /** METRICS_TOKEN: the bearer token GET /metrics asks for; unset, /metrics is not served. */
+  metricsToken?: string;
+  /** MAX_IN_FLIGHT (default 64): requests one instance serves at once; more wait their turn. */
+  maxInFlight: number;
+  /** QUEUE_TIMEOUT_MS (default 2000): how long a request waits for its turn before 503 service_busy. */
+  queueTimeoutMs: number;
 }
 
 export interface GatewayConfig {
@@ -108,5 +114,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     backgroundLeaseMs: positiveInt(env.BACKGROUND_LEASE_MS, DEFAULT_LEASE_MS, 'BACKGROUND_LEASE_MS'),
     smtpUrl: env.SMTP_URL || undefined,
     emailFrom: env.EMAIL_FROM || DEFAULT_EMAIL_FROM,
+    metricsToken: env.METRICS_TOKEN || undefined,
+    maxInFlight: positiveInt(env.MAX_IN_FLIGHT, 64, 'MAX_IN_FLIGHT'),
+    queueTimeoutMs: positiveInt(env.QUEUE_TIMEOUT_MS, 2000, 'QUEUE_TIMEOUT_MS'),
   };
 }

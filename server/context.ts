@@ -21,6 +21,8 @@ export interface Services {
 /** What the HTTP layer knows about one request, and what procedures hand back to it. */
 export interface RequestState {
   id: string;
+  /** The operation's path template once the request is routed (logs and metrics). */
+  route?: string;
   ip: string;
   method: string;
   path: string;
@@ -70,6 +72,23 @@ export function clientIp(headers: Headers): string {
   return headers.get('x-forwarded-for')?.split(',')[0]?.trim() || 'unknown';
 }
 
+/** The id an answer carries in `Request-Id`, and the log lines of its request. */
+export function newRequestId(): string {
+  return `req_${randomBase62(16)}`;
+}
+
+const REQUEST_ID = /^req_[0-9A-Za-z]{16}$/;
+
+/**
+ * The front of `npm start` (server/http/front.ts) names every request and hands the id on in the
+ * `Request-Id` request header, replacing whatever a client sent there, so the handlers behind it
+ * (the API's and Next's routes) answer and log under the same id. Without it, a new one.
+ */
+function requestIdOf(headers: Headers): string {
+  const given = headers.get('request-id');
+  return given !== null && REQUEST_ID.test(given) ? given : newRequestId();
+}
+
 /** A new request's state, before any procedure has run. */
 export function createRequestState(request: Request): RequestState {
   return requestStateOf(request.method, new URL(request.url).pathname, request.headers);
@@ -78,7 +97,7 @@ export function createRequestState(request: Request): RequestState {
 /** The same from its parts, for a request that never became a fetch `Request` (server/http/api-handler.ts). */
 export function requestStateOf(method: string, path: string, headers: Headers): RequestState {
   return {
-    id: `req_${randomBase62(16)}`,
+    id: requestIdOf(headers),
     ip: clientIp(headers),
     method,
     path,

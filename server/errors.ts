@@ -64,6 +64,7 @@ export const ERROR_CATALOG = {
   payment_outcome_unknown: { status: 500, type: 'api_error' },
   settlement_failed: { status: 500, type: 'api_error' },
   feature_unavailable: { status: 503, type: 'api_error' },
+  service_busy: { status: 503, type: 'api_error' },
 } as const satisfies Record<string, { status: number; type: ErrorType }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

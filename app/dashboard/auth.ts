@@ -12,6 +12,7 @@ import { getAppServices } from '@/server/app';
 import { clientIp } from '@/server/context';
 import { signingSecret } from '@/server/kit/links';
 import { completeSignIn, currentSessionVersion } from '@/server/users/service';
+import { errorField, log } from '@/server/observability/log';
 
 declare module 'next-auth' {
   interface User {
@@ -48,7 +49,7 @@ export const { auth, signIn, signOut, unstable_update: updateSession } = NextAut
     session: { strategy: 'jwt', maxAge: SESSION_SECONDS },
     pages: { signIn: '/dashboard/sign-in' },
     // A refused password is an audited outcome, not a server error.
-    logger: { error: (error) => (error instanceof CredentialsSignin ? undefined : console.error('[auth]', error)) },
+    logger: { error: (error) => (error instanceof CredentialsSignin ? undefined : log.error({ err: errorField(error) }, 'dashboard sign-in failed')) },
     providers: [
       Credentials({
         credentials: { proof: {}, code: {} },

@@ -3,6 +3,7 @@ import { fetchRequestHandler } from '@trpc/server/adapters/fetch';
 import { createContextInner, createRequestState, type Services } from '../context';
 import { ADMIN_ENDPOINT } from './constants';
 import { adminRouter } from './router';
+import { errorField, log } from '../observability/log';
 
 /** Operator requests are a few small JSON objects. */
 const MAX_ADMIN_BODY_BYTES = 16 * 1024;
@@ -29,7 +30,7 @@ export function createAdminHandler(services: Services, adminToken: string | unde
         return createContextInner(adminServices, state);
       },
       onError: ({ error, path }) => {
-        if (error.code === 'INTERNAL_SERVER_ERROR') console.error(`[${state.id}] admin ${path ?? state.path} failed:`, error.cause ?? error);
+        if (error.code === 'INTERNAL_SERVER_ERROR') log.error({ request_id: state.id, err: errorField(error.cause ?? error) }, `admin ${path ?? state.path} failed`);
       },
     });
   };

@@ -16,6 +16,7 @@ import { GatewayRejectedError, GatewayTimeoutError, type Gateways, type RefundRe
 import { refundOnce } from '../refunds/service';
 import type { SubscriptionRow } from '../subscriptions/representation';
 import { claimDueCharges, markChargeUnknown, settleCharge, type BillingDeps, type BillingScope, type ChargeOutcome, type ChargeRow, type ClaimedCharge } from './charges';
+import { log } from '../observability/log';
 
 export interface BillingEngineDeps extends BillingDeps {
   gateways: Gateways;
@@ -44,7 +45,7 @@ async function executeCharge(deps: BillingEngineDeps, claimed: ClaimedCharge): P
     outcome = await gateway.chargeRecurring({ idempotencyKey: charge.idempotencyKey, recurringId: claimed.recurringId, amount: charge.amount, description: claimed.description });
   } catch (error) {
     if (!(error instanceof GatewayRejectedError)) {
-      if (!(error instanceof GatewayTimeoutError)) console.error(`billing: charge ${charge.idempotencyKey} failed: ${error instanceof Error ? error.message : String(error)}`);
+      if (!(error instanceof GatewayTimeoutError)) log.error(`billing: charge ${charge.idempotencyKey} failed: ${error instanceof Error ? error.message : String(error)}`);
       await markChargeUnknown(deps.db, charge.id);
       return false;
     }
@@ -78,11 +79,11 @@ export async function payBackUnowedCharge(deps: BillingEngineDeps, charge: Pick<
   try {
     ({ status } = await refundOnce(gateway, { idempotencyKey: `subscription-refund:${charge.id}`, paymentId: charge.gatewayPaymentId!, amount: charge.amount }));
   } catch (error) {
-    if (!(error instanceof GatewayTimeoutError)) console.error(`billing: paying back charge ${charge.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+    if (!(error instanceof GatewayTimeoutError)) log.error(`billing: paying back charge ${charge.id} failed: ${error instanceof Error ? error.message : String(error)}`);
     return false;
   }
   if (status === 'pending') return false;
-  if (status === 'failed') console.error(`billing: the gateway refused to pay back charge ${charge.id}: the operator must refund it`);
+  if (status === 'failed') log.error(`billing: the gateway refused to pay back charge ${charge.id}: the operator must refund it`);
   await deps.db
     .update(subscriptionCharges)
     .set({ status: status === 'succeeded' ? 'refunded' : 'succeeded' })
@@ -98,7 +99,7 @@ async function endRecurringContract(deps: BillingEngineDeps, subscription: Subsc
   try {
     await deps.gateways[subscription.livemode ? 'live' : 'test'].cancelRecurring(subscription.recurringId);
   } catch (error) {
-    console.error(`billing: cancelling contract of ${subscription.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+    log.error(`billing: cancelling contract of ${subscription.id} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

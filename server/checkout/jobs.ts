@@ -5,6 +5,7 @@ import type { Services } from '../context';
 import type { DueJob } from '../due-jobs';
 import { expireDueRows } from '../kit/expiry';
 import { expireCheckoutSessions, expireDueCheckoutSessions } from './expiry';
+import { log } from '../observability/log';
 
 export const expireCheckoutSessionsDueJob: DueJob = ({ db, clock, config }, scope, now) =>
   expireDueRows(db, checkoutSessions, scope, now, expireCheckoutSessions({ config, wallClock: clock }));
@@ -17,6 +18,6 @@ export function startCheckoutExpiryJob(services: Pick<Services, 'db' | 'clock' |
   const deps = { config: services.config, wallClock: services.clock };
   return startPeriodic('checkout session expiry', () => expireDueCheckoutSessions(services.db, deps), {
     intervalMs: SWEEP_INTERVAL_MS,
-    onError: (error) => console.error(`checkout session expiry failed: ${error instanceof Error ? error.message : String(error)}`),
+    onError: (error) => log.error(`checkout session expiry failed: ${error instanceof Error ? error.message : String(error)}`),
   });
 }

@@ -20,6 +20,8 @@ const unknownRoute = (state: RequestState) => new ApiError('resource_missing', `
 interface Route {
   method: string;
   pattern: RegExp;
+  /** For logs and metrics: the path as declared, `/api/v1/products/{id}`, never an id. */
+  template: string;
   /** The keys the operation accepts (its procedure base sets this meta). */
   auth: KeyAcceptance | undefined;
 }
@@ -31,7 +33,8 @@ interface Route {
 function createRouteMatcher(router: OpenApiRouter): (method: string, path: string) => Route | undefined {
   const routes: Route[] = [];
   forEachOpenApiProcedure<ApiMeta>(router._def.procedures as OpenApiProcedureRecord, ({ meta }) => {
-    routes.push({ method: meta.openapi.method, pattern: getPathRegExp(normalizePath(meta.openapi.path)), auth: meta.auth });
+    const path = normalizePath(meta.openapi.path);
+    routes.push({ method: meta.openapi.method, pattern: getPathRegExp(path), template: `${API_PREFIX}${path}`, auth: meta.auth });
   });
   return (method, path) => {
     const normalized = normalizePath(path);
@@ -46,9 +49,13 @@ function toApiError(error: TRPCError, state: RequestState): ApiError {
   return internalError(state.id, `${state.method} ${state.path}`, error.cause ?? error);
 }
 
+/** The route of a request no operation matched: one label for all of them, whatever their paths. */
+const UNMATCHED_ROUTE = `${API_PREFIX}/{unmatched}`;
+
 function jsonAnswer(body: string, status: number, state: RequestState, extra: Record<string, string> = {}): ApiAnswer {
   return {
     status,
+    route: state.route ?? UNMATCHED_ROUTE,
     headers: {
       'content-type': 'application/json; charset=utf-8',
       'cache-control': 'no-store',
@@ -114,6 +121,7 @@ function createRestAnswerer(router: OpenApiRouter, services: Services): (request
       const method = request.method === 'HEAD' ? 'GET' : request.method;
       const route = findRoute(method, routedUrl.pathname);
       if (!route) throw unknownRoute(state);
+      state.route = route.template;
 
       let body: Record<string, unknown> | undefined;
       try {

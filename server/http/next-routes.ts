@@ -6,6 +6,7 @@ import { isTrpcPath } from './trpc-handler';
 /** The catch-all route file that hands every other /api/v1 path to the API handler. */
 const CATCH_ALL_ROUTE = path.join('api', 'v1', '[...path]');
 const ROUTE_FILE = /^route\.(tsx?|jsx?)$/;
+const PAGE_OR_ROUTE_FILE = /^(page|route)\.(tsx?|jsx?)$/;
 
 /** The URL pattern of one app-router segment (a folder name). */
 function segmentPattern(segment: string): string {
@@ -17,14 +18,46 @@ function segmentPattern(segment: string): string {
   return `/${segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`;
 }
 
-/** Folders under `dir` (relative to `appDir`) holding a route file; private `_folders` are not routed. */
-function routeFolders(appDir: string, dir: string): string[] {
+/** The same segment in a route template for logs and metrics: `[id]` is `{id}`, never a value. */
+function segmentTemplate(segment: string): string {
+  const dynamic = /^\[{1,2}(?:\.\.\.)?(.+?)\]{1,2}$/.exec(segment);
+  if (dynamic) return `/{${dynamic[1]}}`;
+  return /^\(.+\)$/.test(segment) ? '' : `/${segment}`;
+}
+
+/** Folders under `dir` (relative to `appDir`) holding a file named like `file`; private `_folders` are not routed. */
+function routeFolders(appDir: string, dir: string, file = ROUTE_FILE): string[] {
   const found: string[] = [];
   for (const entry of readdirSync(path.join(appDir, dir), { withFileTypes: true })) {
-    if (entry.isFile() && ROUTE_FILE.test(entry.name)) found.push(dir);
-    else if (entry.isDirectory() && !entry.name.startsWith('_')) found.push(...routeFolders(appDir, path.join(dir, entry.name)));
+    if (entry.isFile() && file.test(entry.name)) found.push(dir);
+    else if (entry.isDirectory() && !entry.name.startsWith('_')) found.push(...routeFolders(appDir, path.join(dir, entry.name), file));
   }
-  return found;
+  return [...new Set(found)];
+}
+
+/**
+ * The route template of a path Next serves (a page or a route file under `appDir`), for logs and
+ * metrics: `/checkout/cs_123` is `/checkout/{id}`. Static folders are tried before dynamic ones
+ * and catch-alls, as Next routes; anything else (static assets, unknown paths) has one label each.
+ */
+export function createRouteTemplates(appDir: string): (requestPath: string) => string {
+  const routes = routeFolders(appDir, '', PAGE_OR_ROUTE_FILE)
+    .map((folder) => {
+      const segments = folder === '' ? [] : folder.split(path.sep);
+      return {
+        pattern: new RegExp(`^${segments.map(segmentPattern).join('')}/?$`),
+        template: segments.map(segmentTemplate).join('') || '/',
+        catchAll: segments.some((segment) => segment.startsWith('[...') || segment.startsWith('[[...')),
+        dynamic: segments.filter((segment) => segment.startsWith('[')).length,
+        depth: segments.length,
+      };
+    })
+    // Catch-alls last, then fewer dynamic segments first, then the longer (more specific) path.
+    .sort((a, b) => Number(a.catchAll) - Number(b.catchAll) || a.dynamic - b.dynamic || b.depth - a.depth);
+  return (requestPath) => {
+    if (requestPath.startsWith('/_next/')) return '/_next/{asset}';
+    return routes.find((route) => route.pattern.test(requestPath))?.template ?? '/{unmatched}';
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { TRPCError } from '@trpc/server';
 import { ApiError } from '../errors';
 import { apiErrorFromZod } from './zod-errors';
+import { errorField, log } from '../observability/log';
 
 /**
  * The API error a failed procedure call stands for, on REST and over tRPC alike: the `ApiError`
@@ -30,6 +31,6 @@ export function apiErrorOf(error: TRPCError): ApiError | undefined {
  * under the request id instead.
  */
 export function internalError(requestId: string, what: string, cause: unknown): ApiError {
-  console.error(`[${requestId}] ${what} failed:`, cause);
+  log.error({ request_id: requestId, err: errorField(cause) }, `${what} failed`);
   return new ApiError('internal_error', `An internal error occurred. Request id: ${requestId}.`);
 }

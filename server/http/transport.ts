@@ -13,14 +13,19 @@ export interface ApiRequest {
 
 export interface ApiAnswer {
   status: number;
+  /** The route template the request matched, for logs and metrics. */
+  route: string;
   headers: Record<string, string>;
   body: string;
 }
 
 export interface ApiHandler {
   (request: Request): Promise<Response>;
-  /** The same handler straight on node:http, with no fetch Request/Response in between (scripts/serve.ts). */
-  node(req: IncomingMessage, res: ServerResponse): Promise<void>;
+  /**
+   * The same handler straight on node:http, with no fetch Request/Response in between
+   * (scripts/serve.ts); resolves to the route template it matched.
+   */
+  node(req: IncomingMessage, res: ServerResponse): Promise<string>;
 }
 
 /** Headers of a node:http request as a fetch `Headers` (what procedures read). */
@@ -50,7 +55,7 @@ export function serveAnswers(answer: (request: ApiRequest) => Promise<ApiAnswer>
   };
 
   return Object.assign(handleRequest, {
-    async node(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    async node(req: IncomingMessage, res: ServerResponse): Promise<string> {
       const headers = headersOf(req);
       const result = await answer({
         method: req.method ?? 'GET',
@@ -62,6 +67,7 @@ export function serveAnswers(answer: (request: ApiRequest) => Promise<ApiAnswer>
       // A known length spares the chunked framing: headers and body leave in one write.
       res.writeHead(result.status, { ...result.headers, 'content-length': String(Buffer.byteLength(result.body)) });
       res.end(result.body);
+      return result.route;
     },
   });
 }

@@ -123,6 +123,6 @@ export function createTrpcAnswerer(router: OpenApiRouter, services: Services): (
         return { status: statuses.size === 1 ? [...statuses][0] : 207, headers };
       },
     });
-    return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+    return { status: response.status, route: TRPC_PREFIX, headers: Object.fromEntries(response.headers), body: await response.text() };
   };
 }

@@ -30,7 +30,7 @@ Send JSON with \`Content-Type: application/json\` and authenticate with your sec
 - Timestamps are integer epoch seconds.
 - Lists answer \`{ "object": "list", "data": […], "has_more": … }\`; pass the last id as \`starting_after\` to get the next page.
 - Every error answers \`{ "error": { "type", "code", "message", "param"? } }\` with the HTTP status of its \`code\`. Match on \`code\`, not on \`message\`.
-- Too many requests answer 429 \`rate_limited\` with a \`Retry-After\` header in seconds.`;
+- Too many requests answer 429 \`rate_limited\` with a \`Retry-After\` header in seconds; an instance too busy to start a request in time answers 503 \`service_busy\`, also with \`Retry-After\`.`;
 
 /** Shown beside each tag; a tag without an entry is still listed. */
 const TAG_DESCRIPTIONS: Record<string, string> = {

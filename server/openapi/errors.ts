@@ -72,9 +72,11 @@ export function operationErrorCodes({ method, path, meta, hasInput }: OperationF
   // Ids of other stores and of the other environment answer exactly like unknown ones.
   if (/\{[^}]+\}/.test(path)) codes.add('resource_missing');
   for (const code of meta.errors ?? []) codes.add(code);
-  // The per-IP limit applies to every request, before authentication.
+  // The per-IP limit applies to every request, before authentication, and so does the instance's
+  // bound on requests in flight.
   codes.add('rate_limited');
   codes.add('internal_error');
+  codes.add('service_busy');
   // Catalog order, so the document does not depend on the order codes were listed in.
   return ALL_CODES.filter((code) => codes.has(code));
 }
@@ -127,7 +129,7 @@ export function errorResponses(codes: readonly ErrorCode[]): Record<string, Resp
         },
       },
     };
-    if (status === 429) response.headers = { 'Retry-After': { $ref: RETRY_AFTER_HEADER_REF } };
+    if (status === 429 || statusCodes.includes('service_busy')) response.headers = { 'Retry-After': { $ref: RETRY_AFTER_HEADER_REF } };
     responses[String(status)] = response;
   }
   return responses;

@@ -12,6 +12,7 @@ import { newId } from '../ids';
 import type { ChargeResult } from '../gateway/types';
 import { generateLicenseKey } from './license-keys';
 import { ownedBy } from '../kit/scope';
+import { countPayment, type PaymentOutcome } from '../observability/metrics';
 
 export type AttemptRow = typeof paymentAttempts.$inferSelect;
 export type SessionRow = typeof checkoutSessions.$inferSelect;
@@ -52,7 +53,9 @@ export interface SettleDeps {
  * read its result.
  */
 export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome: AttemptOutcome): Promise<{ attempt: AttemptRow; session: SessionRow }> {
-  return deps.db.transaction(async (tx) => {
+  // Counted once committed, and only by the caller that settled it.
+  let settled: PaymentOutcome | undefined;
+  const result = await deps.db.transaction(async (tx) => {
     const [attemptRef] = await tx.select().from(paymentAttempts).where(eq(paymentAttempts.id, attemptId));
     if (!attemptRef) throw new Error(`payment attempt ${attemptId} vanished`);
     const [locked] = await tx
@@ -72,15 +75,18 @@ export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome
     const session = locked.session;
 
     if (outcome === null) {
+      settled = 'abandoned';
       const [updated] = await tx.update(paymentAttempts).set({ status: 'abandoned', updatedAt: wallNow }).where(eq(paymentAttempts.id, attemptId)).returning();
       return { attempt: updated!, session };
     }
     const card = { cardBrand: outcome.brand, cardLast4: outcome.last4, gatewayPaymentId: outcome.paymentId ?? null };
     if (outcome.status === 'requires_action') {
+      settled = 'requires_action';
       const [updated] = await tx.update(paymentAttempts).set({ status: 'requires_action', ...card, updatedAt: wallNow }).where(eq(paymentAttempts.id, attemptId)).returning();
       return { attempt: updated!, session };
     }
     if (outcome.status === 'declined') {
+      settled = 'declined';
       const [updated] = await tx
         .update(paymentAttempts)
         .set({ status: 'declined', failureCode: outcome.code, ...card, updatedAt: wallNow })
@@ -97,6 +103,7 @@ export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome
       return { attempt: updated!, session: failed! };
     }
 
+    settled = 'succeeded';
     const [updated] = await tx
       .update(paymentAttempts)
       .set({ status: 'succeeded', failureCode: null, ...card, updatedAt: wallNow })
@@ -105,6 +112,8 @@ export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome
     const completed = await fulfil(tx, deps, session, times, { brand: outcome.brand, last4: outcome.last4, paymentId: outcome.paymentId });
     return { attempt: updated!, session: completed };
   });
+  if (settled) countPayment(settled);
+  return result;
 }
 
 /**

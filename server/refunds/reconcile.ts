@@ -5,6 +5,7 @@ import { storeClock, type Clock } from '../clock';
 import { GatewayTimeoutError, type Gateways } from '../gateway/types';
 import { DEFAULT_LEASE_MS, forEachLeased } from '../kit/lease';
 import { refundGatewayKey, refundOnce, settleRefund, type RefundOutcome } from './service';
+import { errorField, log } from '../observability/log';
 
 export interface RefundReconcileDeps {
   db: Database;
@@ -58,7 +59,7 @@ export async function reconcilePendingRefunds(deps: RefundReconcileDeps, options
       const gateway = deps.gateways[refund.livemode ? 'live' : 'test'];
       result = await refundOnce(gateway, { idempotencyKey: refundGatewayKey(refund.id), paymentId, amount: refund.amount }, refund.gatewayRefundId ?? undefined);
     } catch (error) {
-      if (!(error instanceof GatewayTimeoutError)) console.error(`refund reconciliation: asking about ${refund.id} failed:`, error);
+      if (!(error instanceof GatewayTimeoutError)) log.error({ err: errorField(error) }, `refund reconciliation: asking about ${refund.id} failed`);
       result = null;
     }
     if (result === null || result.status === 'pending') {

@@ -15,6 +15,7 @@ import { isSubscriptionCheckoutId } from '../ids';
 import { checkLink, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
 import { completeSubscriptionChallenge, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl } from './first-charge';
 import { ownedBy } from '../kit/scope';
+import { log } from '../observability/log';
 
 export interface HostedSubscriptionView {
   id: string;
@@ -157,7 +158,7 @@ export async function submitHostedSubscription(services: Services, input: Submit
       return page(hostedPageErrorFor(error));
     }
     // Only the error itself: the form body (card data) must never reach a log.
-    console.error(`hosted subscription checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+    log.error(`hosted subscription checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
     return page('internal_error');
   }
 }

@@ -7,6 +7,7 @@
  */
 import type { Config } from '../config';
 import { sendMail, smtpConfigured, type OutgoingMail } from '../mail/smtp';
+import { log } from '../observability/log';
 
 export type LinkMail = { to: string; url: string } & ({ purpose: 'invite'; storeName: string; role: string } | { purpose: 'reset' });
 
@@ -30,7 +31,7 @@ export function linkMessage(mail: LinkMail): OutgoingMail {
 export function mailLinkInBackground(config: Config, mail: LinkMail): boolean {
   if (!smtpConfigured(config)) return false;
   sendMail(config, linkMessage(mail)).catch((error: unknown) => {
-    console.error(`[mail] The ${mail.purpose === 'invite' ? 'invitation' : 'password reset'} e-mail to ${mail.to} was not sent: ${error instanceof Error ? error.message : String(error)}`);
+    log.error(`The ${mail.purpose === 'invite' ? 'invitation' : 'password reset'} e-mail to ${mail.to} was not sent: ${error instanceof Error ? error.message : String(error)}`);
   });
   return true;
 }

@@ -21,6 +21,7 @@ import type { Config } from '../config';
 import type { HostResolver } from './destinations';
 import { signingSecrets, signPayload, type EndpointSecretState } from './secrets';
 import { sendWebhook, type WebhookResponse } from './sender';
+import { countWebhookDelivery } from '../observability/metrics';
 
 /** Retries after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then the delivery is given up. */
 export const RETRY_DELAYS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600] as const;
@@ -192,16 +193,19 @@ async function recordOutcome(deps: DeliveryDeps, delivery: ClaimedDelivery, atte
       : retryDelay !== undefined
         ? { status: 'pending' as const, nextAttemptAt: new Date(now.getTime() + retryDelay * 1000), completedAt: null }
         : { status: 'failed' as const, nextAttemptAt: null, completedAt: now };
-  await deps.db.transaction(async (tx) => {
+  const recorded = await deps.db.transaction(async (tx) => {
     await tx
       .insert(webhookDeliveryAttempts)
       .values({ deliveryId: delivery.id, attempt: delivery.attempt, responseStatus: response.status, error, durationMs: response.durationMs, attemptedAt })
       .onConflictDoNothing();
-    await tx
+    return tx
       .update(webhookDeliveries)
       .set({ ...next, lastResponseStatus: response.status, lastError: error })
-      .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, 'pending'), eq(webhookDeliveries.attempts, delivery.attempt)));
+      .where(and(eq(webhookDeliveries.id, delivery.id), eq(webhookDeliveries.status, 'pending'), eq(webhookDeliveries.attempts, delivery.attempt)))
+      .returning({ id: webhookDeliveries.id });
   });
+  // Counted only when this attempt moved the delivery on (the lease holder's update matched).
+  if (recorded.length > 0) countWebhookDelivery(next.status === 'pending' ? 'retrying' : next.status);
 }
 
 /**

@@ -2,6 +2,7 @@
 import { startPeriodic, type PeriodicTask } from '../background';
 import type { Services } from '../context';
 import { deliverDueWebhooks, type DeliveryDeps } from './delivery';
+import { log } from '../observability/log';
 
 // On globalThis: Next bundles route modules separately, and the bundle that started the worker
 // need not be the one whose advance_clock asks for a run (server/app.ts keeps its singleton there too).
@@ -16,7 +17,7 @@ export function requestDeliveryRun(): void {
 /** The background task (server/background-tasks.ts): a pass every WEBHOOK_DELIVERY_INTERVAL_MS. */
 export function startWebhookDeliveryJob(services: Pick<Services, 'db' | 'clock' | 'config'>, options: Partial<Pick<DeliveryDeps, 'timeoutMs' | 'resolveHost'>> = {}): PeriodicTask {
   const deps: DeliveryDeps = { db: services.db, clock: services.clock, config: services.config, leaseMs: services.config.backgroundLeaseMs, ...options };
-  const onError = (error: unknown) => console.error(`webhook delivery failed: ${error instanceof Error ? error.message : String(error)}`);
+  const onError = (error: unknown) => log.error(`webhook delivery failed: ${error instanceof Error ? error.message : String(error)}`);
   const task = startPeriodic('webhook delivery', () => deliverDueWebhooks(deps), { intervalMs: services.config.webhookDeliveryIntervalMs, onError });
   let stopped = false;
   const wake = () => {

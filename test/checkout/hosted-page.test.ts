@@ -9,6 +9,7 @@ import { receiptUrl, signedLink } from '@/server/kit/links';
 import { payCheckoutSession } from '@/server/payments/service';
 import { createStore, uniqueSku } from '../support/factories';
 import { useTestApi } from '../support/server';
+import { log } from '@/server/observability/log';
 
 /**
  * The hosted page's read model and form glue without a browser: link checks, the
@@ -110,7 +111,7 @@ describe('hosted checkout read model', () => {
 
 describe('hosted form submission', () => {
   it('a local validation failure returns to the page with the code only: no card data in the URL or any log', async () => {
-    const logged = [vi.spyOn(console, 'log'), vi.spyOn(console, 'error'), vi.spyOn(console, 'warn'), vi.spyOn(console, 'info')];
+    const logged = [vi.spyOn(console, 'log'), vi.spyOn(console, 'error'), vi.spyOn(console, 'warn'), vi.spyOn(console, 'info'), vi.spyOn(log, 'info'), vi.spyOn(log, 'warn'), vi.spyOn(log, 'error')];
     const session = await createSession({ price_id: licensed.price_id, customer_email: 'a@example.com' });
     const outcome = await submitHostedPayment(api.services, payCheckoutSession, { ...session.link, form: form(card('4242 4242 4242 4241')) });
     expect(outcome.kind).toBe('redirect');

@@ -12,7 +12,7 @@ const AUTH_SECRET = 'hostile-input-auth-secret';
 const ADMIN_TOKEN = 'adm_hostileinputhostileinputhostileinput1';
 const PORTAL_LIMIT = 5;
 const MERCHANT = 'https://shop.example';
-const NO_GATEWAY_WARNING = 'Warning: live mode has no payment gateway configured (GATEWAY_SECRET_KEY is unset)';
+const NO_GATEWAY_WARNING = 'Live mode has no payment gateway configured (GATEWAY_SECRET_KEY is unset)';
 
 let port = 0;
 let origin = '';

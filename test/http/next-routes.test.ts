@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiPathMatcher } from '@/server/http/next-routes';
+import { createApiPathMatcher, createRouteTemplates } from '@/server/http/next-routes';
 
 /**
  * `npm start` (scripts/serve.ts) sends /api/v1 paths straight to the API handler unless a route
@@ -25,6 +25,11 @@ beforeAll(async () => {
   await addRoute('api/v1/_drafts/preview');
   await addRoute('api/v1/products/[id]', 'helpers.ts');
   await addRoute('api/admin/trpc/[trpc]');
+  await addRoute('', 'page.tsx');
+  await addRoute('checkout/[id]', 'page.tsx');
+  await addRoute('checkout/[id]/pay');
+  await addRoute('checkout/receipt', 'page.tsx');
+  await addRoute('(shop)/cart', 'page.tsx');
 });
 
 afterAll(() => rm(appDir, { recursive: true, force: true }));
@@ -48,5 +53,21 @@ describe('which /api/v1 and /api/trpc paths the API handler serves', () => {
     expect(isApiPath('/api/v1/openapi.json')).toBe(false);
     expect(isApiPath('/api/v1/checkout/sessions/cs_test_1/confirm')).toBe(false);
     for (const handled of ['/api/v1/products', '/api/v1/checkout/sessions', '/api/v1/checkout/sessions/cs_test_1', '/api/v1/nothing-here']) expect(isApiPath(handled), handled).toBe(true);
+  });
+});
+
+describe('route templates of the paths Next serves, for logs and metrics', () => {
+  it('names a page or route file by its folders, ids as {name}, static folders before dynamic ones, and one label for the rest', () => {
+    const routeOf = createRouteTemplates(appDir);
+    expect(routeOf('/')).toBe('/');
+    expect(routeOf('/checkout/cs_test_123')).toBe('/checkout/{id}');
+    expect(routeOf('/checkout/cs_test_123/pay')).toBe('/checkout/{id}/pay');
+    expect(routeOf('/checkout/receipt')).toBe('/checkout/receipt');
+    expect(routeOf('/cart')).toBe('/cart');
+    expect(routeOf('/api/v1/files/a/b')).toBe('/api/v1/files/{name}');
+    expect(routeOf('/api/v1/health')).toBe('/api/v1/health');
+    expect(routeOf('/api/v1/products/prod_1')).toBe('/api/v1/{path}');
+    expect(routeOf('/_next/static/chunks/app-123.js')).toBe('/_next/{asset}');
+    for (const unknown of ['/checkout/cs_1/pay/x', '/no/such/page', '/checkout']) expect(routeOf(unknown), unknown).toBe('/{unmatched}');
   });
 });

@@ -6,6 +6,7 @@ import { reconcilePaymentAttempts } from '@/server/payments/reconcile';
 import { payCheckoutSession, type PaymentDeps } from '@/server/payments/service';
 import { validateCard } from '@/server/payments/card';
 import { CARDS, chargesOf, expectPaymentError, insertSession, newStore, usePayments, validCard } from './support';
+import { metricsText } from '@/server/observability/metrics';
 
 const fx = usePayments();
 
@@ -48,7 +49,9 @@ describe('two submissions racing on one session charge exactly once', () => {
     expect(await sessionRow(sessionId)).toMatchObject({ status: 'complete', paymentStatus: 'paid', attemptCount: 1 });
   });
 
-  it('five submissions at once: one charge', async () => {
+  it('five submissions at once: one charge, counted once in payments_total', async () => {
+    const paymentsCounted = async () => Number(/^payments_total\{outcome="succeeded"\} (\d+)$/m.exec(await metricsText())?.[1] ?? 0);
+    const countedBefore = await paymentsCounted();
     const store = await newStore(fx);
     const { sessionId } = await insertSession(fx, store);
     const results = await Promise.allSettled(Array.from({ length: 5 }, () => payCheckoutSession(fx, { sessionId, card: validCard() })));
@@ -56,6 +59,7 @@ describe('two submissions racing on one session charge exactly once', () => {
     expect(results.map(landing)).toContainEqual(paid);
     for (const landed of results.map(landing)) expect([paid, 'session_already_complete']).toContainEqual(landed);
     expect(await chargesOf(fx, sessionId)).toHaveLength(1);
+    expect((await paymentsCounted()) - countedBefore).toBe(1);
   });
 
   it('a declined card racing itself: both see card_declined, one charge', async () => {

@@ -10,6 +10,7 @@ import { randomBase62 } from '@/server/ids';
 import { mailLinkInBackground } from '@/server/users/link-mail';
 import { freePort } from '../support/production-server';
 import { serveFetchHandler, useTestApi } from '../support/server';
+import { log } from '@/server/observability/log';
 
 /**
  * Invitation and reset links by e-mail when SMTP_URL is set: a local SMTP server receives them
@@ -94,14 +95,14 @@ describe('links by e-mail with SMTP_URL', () => {
   });
 
   it('an SMTP server that refuses connections: the caller is not held, the failure is logged without the link', async () => {
-    const logged = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const logged = vi.spyOn(log, 'error').mockImplementation(() => {});
     try {
       const config = { ...loadConfig({}), smtpUrl: `smtp://127.0.0.1:${await freePort()}` };
       const url = 'http://localhost:3000/dashboard/accept/secret-token-that-must-not-be-logged';
       expect(mailLinkInBackground(config, { purpose: 'reset', to: 'sam@example.com', url })).toBe(true);
       await expect.poll(() => logged.mock.calls.length).toBe(1);
       const line = String(logged.mock.calls[0]![0]);
-      expect(line).toMatch(/^\[mail\] The password reset e-mail to sam@example\.com was not sent: /);
+      expect(line).toMatch(/^The password reset e-mail to sam@example\.com was not sent: /);
       expect(line).not.toContain('secret-token');
     } finally {
       logged.mockRestore();

@@ -5,6 +5,7 @@ import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import { epochSeconds } from '@/server/clock';
 import { DELIVERY_TIMEOUT_MS, deliverDueWebhooks, MAX_ATTEMPTS, RETRY_DELAYS_SECONDS, type DeliveryDeps } from '@/server/webhooks/delivery';
 import { newId } from '@/server/ids';
+import { metricsText } from '@/server/observability/metrics';
 import { createStore } from '../support/factories';
 import { createTestClock, useTestApi, type TestClock } from '../support/server';
 import { createEndpoint, startReceiver, subscriptionLike, writeEvent, type ReceivedWebhook, type Receiver } from './support';
@@ -20,6 +21,8 @@ let deps: DeliveryDeps;
 const deliver = () => deliverDueWebhooks(deps);
 /** An event written now by the worker's wall clock (the store's clock is the API's test clock). */
 const write = (input: Parameters<typeof writeEvent>[2] = {}) => writeEvent(api, store, { wallNow: wall.now(), ...input });
+/** webhook_deliveries_total{outcome} as GET /metrics shows it. */
+const deliveriesCounted = async (outcome: string) => Number(new RegExp(`^webhook_deliveries_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(await metricsText())?.[1] ?? 0);
 const eventIds = (webhooks: ReceivedWebhook[]) => webhooks.map((webhook) => webhook.headers['webhook-id']);
 const log = async (id = endpoint.id, query = '') => (await api.request('GET', `/api/v1/webhook_endpoints/${id}/deliveries${query}`, { key: store.keys.sk_test })).body;
 
@@ -176,7 +179,8 @@ describe('retries (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)', () => {
     expect(await deliver()).toBe(0);
   });
 
-  it('a receiver that fails and then recovers acknowledges every event exactly once; the log shows each attempt', async () => {
+  it('a receiver that fails and then recovers acknowledges every event exactly once; the log shows each attempt, and the metrics count each', async () => {
+    const [succeededBefore, retryingBefore] = [await deliveriesCounted('succeeded'), await deliveriesCounted('retrying')];
     receiver.answers = [500, 503, 500, 500];
     const events = [await write(), await write()];
     await deliver();
@@ -193,6 +197,7 @@ describe('retries (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)', () => {
     const attempts = deliveries.flatMap((delivery: { attempt_log: { response_status: number }[] }) => delivery.attempt_log.map((attempt) => attempt.response_status));
     expect(attempts.sort()).toEqual([200, 200, 500, 500, 500, 503]);
     expect(deliveries.every((delivery: { status: string }) => delivery.status === 'succeeded')).toBe(true);
+    expect([(await deliveriesCounted('succeeded')) - succeededBefore, (await deliveriesCounted('retrying')) - retryingBefore]).toEqual([2, 4]);
   });
 
   it('any status outside 2xx fails, a redirect is not followed; no answer within the timeout fails with an error', async () => {

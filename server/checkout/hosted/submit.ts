@@ -12,6 +12,7 @@ import { hostedPageErrorFor, type HostedErrorCode } from '../../kit/hosted-page/
 import { backToForm, type SubmitInput, type SubmitOutcome } from '../../kit/hosted-page/request';
 import { paidRedirectUrl } from '../../kit/links';
 import { loadHostedCheckout } from './page';
+import { log } from '../../observability/log';
 
 export interface PayInput {
   sessionId: string;
@@ -59,7 +60,7 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
       return { ...page(hostedPageErrorFor(error)), ...(email ? { email } : {}) };
     }
     // Only the error itself: the form body (card data) must never reach a log.
-    console.error(`hosted checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+    log.error(`hosted checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
     return page('internal_error');
   }
 }

@@ -1,0 +1,41 @@
+import { pino, stdTimeFunctions, type Logger } from 'pino';
+
+/**
+ * The process's logger: one JSON object per line on stdout (`time`, `level`, `msg`, then the
+ * fields), or a short line per entry with LOG_FORMAT=pretty. LOG_LEVEL (default `info`).
+ * Nothing secret belongs in a field; the redaction below is a safety net for a field that slips
+ * in, since a log is read by more people than the database.
+ */
+const SECRET_FIELDS = ['authorization', 'cookie', 'password', 'secret', 'client_secret', 'token', 'card_number', 'cvc', 'totp_secret'];
+
+/** A human-readable line for a terminal: `12:00:01 INFO  msg key=value …`. */
+const prettyDestination = {
+  write(line: string): void {
+    const { time, level, msg, ...fields } = JSON.parse(line) as Record<string, unknown>;
+    const rest = Object.entries(fields).map(([name, value]) => `${name}=${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    process.stdout.write(`${String(time).slice(11, 19)} ${String(level).toUpperCase().padEnd(5)} ${String(msg ?? '')}${rest.length ? ` ${rest.join(' ')}` : ''}\n`);
+  },
+};
+
+function createLogger(env: Record<string, string | undefined>): Logger {
+  const options = {
+    level: env.LOG_LEVEL || 'info',
+    base: undefined,
+    messageKey: 'msg',
+    timestamp: stdTimeFunctions.isoTime,
+    formatters: { level: (label: string) => ({ level: label }) },
+    redact: { paths: SECRET_FIELDS.flatMap((name) => [name, `*.${name}`]), censor: '[redacted]' },
+  };
+  // Synchronous: a line logged just before process.exit() is not lost.
+  return env.LOG_FORMAT === 'pretty' ? pino(options, prettyDestination) : pino(options, pino.destination({ dest: 1, sync: true }));
+}
+
+// On globalThis, like the metrics: the front and Next's build of the server code share one.
+const LOGGER = Symbol.for('payments-service:logger');
+const holder = globalThis as typeof globalThis & { [LOGGER]?: Logger };
+export const log: Logger = (holder[LOGGER] ??= createLogger(process.env));
+
+/** An error as a log field: its message and stack, not the values an error object may carry along. */
+export function errorField(error: unknown): { message: string; stack?: string } {
+  return error instanceof Error ? { message: error.message, stack: error.stack } : { message: String(error) };
+}
