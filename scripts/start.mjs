@@ -77,9 +77,12 @@ await checkPort();
 
 /**
  * What the build does not read: changes here never call for a new build (`types/` is the
- * package's tRPC types, written by `npm install` and `npm run trpc:types`).
+ * package's tRPC types, written by `npm install` and `npm run trpc:types`; `openapi/` the
+ * committed document and `client/dist` the browser library, both written from the sources by
+ * `npm run openapi:write` and `npm run client:build`).
  */
 const IGNORED = new Set(['node_modules', '.next', '.data', 'test', 'scripts', 'coverage', 'test-results', 'next-env.d.ts', 'types']);
+const IGNORED_PATHS = new Set(['openapi', path.join('client', 'dist')]);
 const IGNORED_EXTENSIONS = new Set(['.md', '.tsbuildinfo', '.log']);
 
 function newestSourceTime(directory) {
@@ -87,6 +90,7 @@ function newestSourceTime(directory) {
   for (const entry of readdirSync(directory, { withFileTypes: true })) {
     if (entry.name.startsWith('.') || IGNORED.has(entry.name)) continue;
     const full = path.join(directory, entry.name);
+    if (IGNORED_PATHS.has(path.relative(root, full))) continue;
     if (entry.isDirectory()) newest = Math.max(newest, newestSourceTime(full));
     else if (entry.isFile() && !IGNORED_EXTENSIONS.has(path.extname(entry.name))) newest = Math.max(newest, statSync(full).mtimeMs);
   }
