@@ -132,6 +132,11 @@ describe('demo merchant page', () => {
     expect(await page.getByRole('status').textContent()).toContain(`Paid: €19.99. Checkout ${sessionId}.`);
     const read = await api(`/api/v1/checkout/sessions/${sessionId}`);
     expect(read.body).toMatchObject({ status: 'complete', payment_status: 'paid', amount_total: 1999, success_url: `${origin}/demo/success`, metadata: { source: 'demo' } });
+    // The ebook issues a license key: the success page hands it over.
+    const order = await api(`/api/v1/orders/${read.body.order_id}`);
+    expect(order.body.license_keys).toHaveLength(1);
+    expect(await page.getByRole('heading', { name: 'Your license key' }).count()).toBe(1);
+    expect(await page.locator('main li code').allTextContents()).toEqual(order.body.license_keys);
     await context.close();
   });
 

@@ -23,8 +23,11 @@ export default async function DemoSuccessPage({ searchParams }: { searchParams: 
       </>
     );
   }
-  const session = retrieved.body as { id: string; status: string; payment_status: string; amount_total: number };
+  const session = retrieved.body as { id: string; status: string; payment_status: string; amount_total: number; order_id: string };
   const paid = session.status === 'complete' && session.payment_status === 'paid';
+  // What the purchase promised: the license keys the paid order issued.
+  const order = paid ? await store.api('GET', `/orders/${session.order_id}`) : undefined;
+  const licenseKeys = order?.status === 200 ? (order.body as { license_keys: string[] }).license_keys : [];
   return (
     <>
       <h1>{paid ? 'Thank you for your order' : 'Payment not received'}</h1>
@@ -32,6 +35,18 @@ export default async function DemoSuccessPage({ searchParams }: { searchParams: 
         {paid ? `Paid: ${formatCents(session.amount_total)}. ` : `This checkout is ${session.status} and ${session.payment_status}. `}
         Checkout <code>{session.id}</code>.
       </p>
+      {licenseKeys.length > 0 && (
+        <section aria-labelledby="license-keys">
+          <h2 id="license-keys">Your license {licenseKeys.length === 1 ? 'key' : 'keys'}</h2>
+          <ul>
+            {licenseKeys.map((key) => (
+              <li key={key}>
+                <code>{key}</code>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
       <p>
         <a href="/demo">Back to the shop</a>
       </p>
