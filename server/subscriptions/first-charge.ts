@@ -309,13 +309,14 @@ export async function settleFirstCharge(
     }
     if (outcome?.status !== 'succeeded') {
       const failureCode = outcome === null ? nothingChargedCode : outcome.code;
-      await tx.update(subscriptionCharges).set({ status: 'declined', failureCode, ...card, settledAt: wallNow }).where(eq(subscriptionCharges.id, chargeId));
+      await tx.update(subscriptionCharges).set({ status: 'declined', failureCode, ...card, settledAt: now }).where(eq(subscriptionCharges.id, chargeId));
       const [incomplete] = await tx.update(subscriptions).set({ status: 'incomplete' }).where(eq(subscriptions.id, current.id)).returning();
       await emitSubscriptionEvent(tx, incomplete!, 'subscription.created', times);
       return incomplete!;
     }
 
-    await tx.update(subscriptionCharges).set({ status: 'succeeded', failureCode: null, ...card, settledAt: wallNow }).where(eq(subscriptionCharges.id, chargeId));
+    // On the store's clock, as recurring charges settle: a test-mode payment reads in the store's time.
+    await tx.update(subscriptionCharges).set({ status: 'succeeded', failureCode: null, ...card, settledAt: now }).where(eq(subscriptionCharges.id, chargeId));
     const customerId = await customerFor(tx, current, current.customerEmail, times);
     const periodEnd = periodBoundary(now, current.interval, current.intervalCount, 1);
     const [active] = await tx

@@ -133,6 +133,19 @@ describe('hosted subscription checkout: the first charge', () => {
     expect((await auditOf(api.services.db, store.id)).some((row) => row.action === 'subscription.create' && (row.details as any).subscription === subscription.id)).toBe(true);
   });
 
+  it('after the store’s test clock moved, the first payment is dated on that clock, like the subscription', async () => {
+    const moved = await createStore(api.services, { subscriptions: true });
+    const days = 60;
+    expect((await api.request('POST', '/api/v1/test_helpers/advance_clock', { key: moved.keys.sk_test, body: { seconds: days * 24 * HOUR } })).status).toBe(200);
+    const checkout = await createCheckout(api, moved.keys.sk_test);
+    await submitCard(api, checkout, CARDS.approved);
+    const read = (await api.request('GET', `${SUBSCRIPTIONS}/checkout/${checkout.id}`, { key: moved.keys.sk_test })).body;
+    const subscription = (await api.request('GET', `${SUBSCRIPTIONS}/${read.subscription}`, { key: moved.keys.sk_test })).body;
+    expect(subscription.created).toBe(epoch(T0) + days * 24 * HOUR);
+    const [charge] = await api.services.db.select().from(subscriptionCharges).where(eq(subscriptionCharges.subscriptionId, subscription.id));
+    expect(epoch(charge!.settledAt!)).toBe(subscription.created);
+  });
+
   it('declined (0002): incomplete, no customer, no contract; the page shows the decline and the link is spent', async () => {
     const checkout = await createCheckout(api, store.key, { ...PLAN, success_url: 'http://merchant.test/done' });
     expect(await submitCard(api, checkout, CARDS.declined)).toEqual({ kind: 'redirect', location: pagePath(checkout) });
