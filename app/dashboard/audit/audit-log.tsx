@@ -5,6 +5,7 @@ import { ApiError } from '@/server/errors';
 import { dashboardBase, type DashboardMode } from '../access';
 import { utcTime } from '../format';
 import { createdDays, listQueryString, queryText, type SearchParams } from '../list-query';
+import { DateRangeFields } from '../list-table';
 import { DashboardShell, storePage } from '../shell';
 import './audit.css';
 
@@ -45,14 +46,7 @@ function Filters({ base, form }: { base: string; form: AuditQuery['form'] }) {
         <label htmlFor="audit-actor">Who</label>
         <input id="audit-actor" name="actor" defaultValue={form.actor} placeholder="user:<email> or sk_test_…abcd" maxLength={300} />
       </div>
-      <div className="dash-field">
-        <label htmlFor="audit-from">From</label>
-        <input id="audit-from" name="from" type="date" defaultValue={form.from} />
-      </div>
-      <div className="dash-field">
-        <label htmlFor="audit-to">To</label>
-        <input id="audit-to" name="to" type="date" defaultValue={form.to} />
-      </div>
+      <DateRangeFields idPrefix="audit" from={form.from} to={form.to} />
       <button type="submit">Apply</button>
     </form>
   );

@@ -7,12 +7,13 @@ import type { PortalSession } from '@/server/portal/schemas';
 import { can } from '@/server/users/roles';
 import { dashboardBase, type DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
-import { money, utcTime } from '../format';
+import { utcTime } from '../format';
 import type { SearchParams } from '../list-query';
-import { OrderStatus } from '../orders/status';
+import { ListTable } from '../list-table';
+import { orderColumns } from '../orders/status';
 import { takeRevealed } from '../reveal';
 import { DashboardShell, storePage } from '../shell';
-import { SubscriptionStatus, subscriptionPrice } from '../subscriptions/status';
+import { subscriptionColumns } from '../subscriptions/status';
 
 import './customers.css';
 
@@ -42,40 +43,7 @@ function Orders({ base, detail }: { base: string; detail: CustomerDetail }) {
   if (orders.data.length === 0) return <p className="dash-muted">No orders.</p>;
   return (
     <>
-      <div className="dash-table-wrap">
-        <table className="dash-table dash-table-stack">
-          <thead>
-            <tr>
-              <th scope="col">Order</th>
-              <th scope="col">Created</th>
-              <th scope="col">Status</th>
-              <th scope="col" className="dash-num">
-                Total
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {orders.data.map((order) => (
-              <tr key={order.id}>
-                <td data-label="Order">
-                  <a href={`${base}/orders/${order.id}`} className="dash-mono">
-                    {order.id}
-                  </a>
-                </td>
-                <td className="dash-nowrap" data-label="Created">
-                  {utcTime(order.created)}
-                </td>
-                <td data-label="Status">
-                  <OrderStatus status={order.status} />
-                </td>
-                <td className="dash-num" data-label="Total">
-                  {money(order.amount_total)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ListTable columns={orderColumns(base, { withCustomer: false })} rows={orders.data} />
       {orders.has_more && (
         <p className="dash-pager">
           <a href={`${base}/orders?${new URLSearchParams({ q: customer.email }).toString()}`}>All orders of {customer.email}</a>
@@ -90,40 +58,7 @@ function Subscriptions({ base, detail }: { base: string; detail: CustomerDetail 
   if (subscriptions.data.length === 0) return <p className="dash-muted">No subscriptions.</p>;
   return (
     <>
-      <div className="dash-table-wrap">
-        <table className="dash-table dash-table-stack">
-          <thead>
-            <tr>
-              <th scope="col">Subscription</th>
-              <th scope="col">Created</th>
-              <th scope="col">Status</th>
-              <th scope="col" className="dash-num">
-                Price
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {subscriptions.data.map((subscription) => (
-              <tr key={subscription.id}>
-                <td data-label="Subscription">
-                  <a href={`${base}/subscriptions/${subscription.id}`} className="dash-mono">
-                    {subscription.id}
-                  </a>
-                </td>
-                <td className="dash-nowrap" data-label="Created">
-                  {utcTime(subscription.created)}
-                </td>
-                <td data-label="Status">
-                  <SubscriptionStatus status={subscription.status} />
-                </td>
-                <td className="dash-num" data-label="Price">
-                  {subscriptionPrice(subscription)}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <ListTable columns={subscriptionColumns(base, { withCustomer: false })} rows={subscriptions.data} />
       {subscriptions.hasMore && (
         <p className="dash-pager">
           <a href={`${base}/subscriptions?customer=${customer.id}`}>All subscriptions of this customer</a>

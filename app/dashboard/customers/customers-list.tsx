@@ -7,6 +7,7 @@ import { can } from '@/server/users/roles';
 import { dashboardBase, type DashboardMode } from '../access';
 import { utcTime } from '../format';
 import { listQueryString, type SearchParams } from '../list-query';
+import { DateRangeFields } from '../list-table';
 import { DashboardShell, storePage } from '../shell';
 import { readCustomersQuery, type CustomersQuery } from './query';
 import '../subscriptions/subscriptions.css';
@@ -28,14 +29,7 @@ function Filters({ base, form }: { base: string; form: CustomersQuery['form'] })
         <label htmlFor="customers-q">Search</label>
         <input id="customers-q" name="q" type="search" defaultValue={form.q} placeholder="cus_… or e-mail" maxLength={254} />
       </div>
-      <div className="dash-field">
-        <label htmlFor="customers-from">From</label>
-        <input id="customers-from" name="from" type="date" defaultValue={form.from} />
-      </div>
-      <div className="dash-field">
-        <label htmlFor="customers-to">To</label>
-        <input id="customers-to" name="to" type="date" defaultValue={form.to} />
-      </div>
+      <DateRangeFields idPrefix="customers" from={form.from} to={form.to} />
       <button type="submit">Apply</button>
     </form>
   );

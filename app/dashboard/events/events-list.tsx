@@ -7,6 +7,7 @@ import { EVENT_TYPES } from '@/server/webhooks/events';
 import { dashboardBase, type DashboardMode } from '../access';
 import { utcTime } from '../format';
 import { createdDays, listQueryString, queryText, type SearchParams } from '../list-query';
+import { DateRangeFields } from '../list-table';
 import { DashboardShell, storePage } from '../shell';
 import '../developer-pages.css';
 
@@ -52,14 +53,7 @@ function Filters({ base, form }: { base: string; form: ReturnType<typeof readEve
         <label htmlFor="events-object">Object id</label>
         <input id="events-object" name="object_id" type="search" defaultValue={form.object_id} placeholder="prod_…, ord_…" maxLength={100} />
       </div>
-      <div className="dash-field">
-        <label htmlFor="events-from">From</label>
-        <input id="events-from" name="from" type="date" defaultValue={form.from} />
-      </div>
-      <div className="dash-field">
-        <label htmlFor="events-to">To</label>
-        <input id="events-to" name="to" type="date" defaultValue={form.to} />
-      </div>
+      <DateRangeFields idPrefix="events" from={form.from} to={form.to} />
       <button type="submit">Apply</button>
     </form>
   );

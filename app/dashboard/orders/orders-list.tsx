@@ -2,15 +2,14 @@ import { notFound, redirect } from 'next/navigation';
 import { ORDER_STATUSES } from '@/db/schema';
 import { getAppServices } from '@/server/app';
 import { ApiError } from '@/server/errors';
-import type { OrderList } from '@/server/orders/schemas';
 import { getOrder, listOrders } from '@/server/orders/service';
 import { can } from '@/server/users/roles';
 import { dashboardBase, type DashboardMode } from '../access';
-import { money, utcTime } from '../format';
 import { listQueryString } from '../list-query';
+import { DateRangeFields, ListTable } from '../list-table';
 import { DashboardShell, storePage } from '../shell';
 import { readOrdersQuery, type OrdersQuery, type SearchParams } from './query';
-import { OrderStatus } from './status';
+import { orderColumns } from './status';
 
 const PAGE_SIZE = 25;
 
@@ -34,57 +33,9 @@ function Filters({ base, form }: { base: string; form: OrdersQuery['form'] }) {
           ))}
         </select>
       </div>
-      <div className="dash-field">
-        <label htmlFor="orders-from">From</label>
-        <input id="orders-from" name="from" type="date" defaultValue={form.from} />
-      </div>
-      <div className="dash-field">
-        <label htmlFor="orders-to">To</label>
-        <input id="orders-to" name="to" type="date" defaultValue={form.to} />
-      </div>
+      <DateRangeFields idPrefix="orders" from={form.from} to={form.to} />
       <button type="submit">Apply</button>
     </form>
-  );
-}
-
-function OrdersTable({ base, list }: { base: string; list: OrderList }) {
-  return (
-    <div className="dash-table-wrap">
-      <table className="dash-table dash-table-stack">
-        <thead>
-          <tr>
-            <th scope="col">Order</th>
-            <th scope="col">Created</th>
-            <th scope="col">Customer</th>
-            <th scope="col">Status</th>
-            <th scope="col" className="dash-num">
-              Total
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {list.data.map((order) => (
-            <tr key={order.id}>
-              <td data-label="Order">
-                <a href={`${base}/orders/${order.id}`} className="dash-mono">
-                  {order.id}
-                </a>
-              </td>
-              <td className="dash-nowrap" data-label="Created">
-                {utcTime(order.created)}
-              </td>
-              <td data-label="Customer">{order.customer_email ?? '—'}</td>
-              <td data-label="Status">
-                <OrderStatus status={order.status} />
-              </td>
-              <td className="dash-num" data-label="Total">
-                {money(order.amount_total)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
 
@@ -136,7 +87,7 @@ export async function OrdersPage({ mode, searchParams }: { mode: DashboardMode; 
           </p>
         )}
         {list && list.data.length === 0 && <p className="dash-muted">{filtered || startingAfter ? 'No orders match these filters.' : 'No orders yet.'}</p>}
-        {list && list.data.length > 0 && <OrdersTable base={base} list={list} />}
+        {list && list.data.length > 0 && <ListTable columns={orderColumns(base, { withCustomer: true })} rows={list.data} />}
         {list?.has_more && (
           <p className="dash-pager">
             <a href={`${base}/orders${listQueryString(query.form, { starting_after: list.data.at(-1)!.id })}`}>Next page</a>

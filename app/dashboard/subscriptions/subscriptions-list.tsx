@@ -1,15 +1,15 @@
 import { notFound } from 'next/navigation';
 import { SUBSCRIPTION_STATUSES } from '@/db/schema';
 import { getAppServices } from '@/server/app';
-import { listSubscriptionPage, type SubscriptionPage } from '@/server/dashboard/subscriptions';
+import { listSubscriptionPage } from '@/server/dashboard/subscriptions';
 import { ApiError } from '@/server/errors';
 import { can } from '@/server/users/roles';
 import { dashboardBase, type DashboardMode } from '../access';
-import { utcTime } from '../format';
 import { listQueryString, type SearchParams } from '../list-query';
+import { DateRangeFields, ListTable } from '../list-table';
 import { DashboardShell, storePage } from '../shell';
 import { readSubscriptionsQuery, type SubscriptionsQuery } from './query';
-import { SubscriptionStatus, subscriptionPrice } from './status';
+import { subscriptionColumns } from './status';
 
 const PAGE_SIZE = 25;
 
@@ -31,57 +31,9 @@ function Filters({ base, form }: { base: string; form: SubscriptionsQuery['form'
           ))}
         </select>
       </div>
-      <div className="dash-field">
-        <label htmlFor="subscriptions-from">From</label>
-        <input id="subscriptions-from" name="from" type="date" defaultValue={form.from} />
-      </div>
-      <div className="dash-field">
-        <label htmlFor="subscriptions-to">To</label>
-        <input id="subscriptions-to" name="to" type="date" defaultValue={form.to} />
-      </div>
+      <DateRangeFields idPrefix="subscriptions" from={form.from} to={form.to} />
       <button type="submit">Apply</button>
     </form>
-  );
-}
-
-function SubscriptionsTable({ base, page }: { base: string; page: SubscriptionPage }) {
-  return (
-    <div className="dash-table-wrap">
-      <table className="dash-table dash-table-stack">
-        <thead>
-          <tr>
-            <th scope="col">Subscription</th>
-            <th scope="col">Created</th>
-            <th scope="col">Customer</th>
-            <th scope="col">Status</th>
-            <th scope="col" className="dash-num">
-              Price
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {page.data.map((subscription) => (
-            <tr key={subscription.id}>
-              <td data-label="Subscription">
-                <a href={`${base}/subscriptions/${subscription.id}`} className="dash-mono">
-                  {subscription.id}
-                </a>
-              </td>
-              <td className="dash-nowrap" data-label="Created">
-                {utcTime(subscription.created)}
-              </td>
-              <td data-label="Customer">{subscription.customer_email}</td>
-              <td data-label="Status">
-                <SubscriptionStatus status={subscription.status} />
-              </td>
-              <td className="dash-num" data-label="Price">
-                {subscriptionPrice(subscription)}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
 
@@ -120,7 +72,7 @@ export async function SubscriptionsPage({ mode, searchParams }: { mode: Dashboar
           </p>
         )}
         {page && page.data.length === 0 && <p className="dash-muted">{filtered || startingAfter ? 'No subscriptions match these filters.' : 'No subscriptions yet.'}</p>}
-        {page && page.data.length > 0 && <SubscriptionsTable base={base} page={page} />}
+        {page && page.data.length > 0 && <ListTable columns={subscriptionColumns(base, { withCustomer: true })} rows={page.data} />}
         {page?.hasMore && (
           <p className="dash-pager">
             <a href={`${base}/subscriptions${listQueryString(query.form, { starting_after: page.data.at(-1)!.id })}`}>Next page</a>
