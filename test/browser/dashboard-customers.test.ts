@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, newContext, screenshotAtWidths, stopStarted, type LaunchedBrowser } from '../support/browser';
-import { adminClient, callService, freePort, payOnHostedPage, runAdminCli, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
+import { chromiumAvailable, launchChromium, screenshotAtWidths, stopStarted, type LaunchedBrowser, invitedDashboardPage, postedFields } from '../support/browser';
+import { adminClient, callService, freePort, payOnHostedPage, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
  * The dashboard's Customers and Subscriptions pages in Debian's Chromium against `npm start`: a
@@ -34,25 +34,7 @@ beforeAll(async () => {
 
 afterAll(() => stopStarted({ chromium, service, cleanupStorage }), 60_000);
 
-const admin = (args: string[]) => runAdminCli(origin, ADMIN_TOKEN, args);
 const shoot = (page: Page, name: string) => screenshotAtWidths(page, SHOTS, name);
-
-/** A person invited with `user:invite`, signed in through their link in a context of their own. */
-async function invitedPage(storeId: string, email: string, role: string): Promise<Page> {
-  const invited = await admin(['user:invite', '--store', storeId, '--email', email, '--role', role]);
-  const page = await (await newContext(browser)).newPage();
-  await page.goto(invited.url);
-  await page.getByLabel('New password', { exact: true }).fill(`${role} password 2026`);
-  await page.getByLabel('Confirm password', { exact: true }).fill(`${role} password 2026`);
-  await page.getByRole('button', { name: 'Set password' }).click();
-  await page.waitForURL(`${origin}/dashboard`);
-  return page;
-}
-
-/** A form's fields as the browser would post them. */
-function formFields(page: Page, selector: string): Promise<Record<string, string>> {
-  return page.locator(selector).evaluate((form) => Object.fromEntries([...new FormData(form as HTMLFormElement)].map(([name, value]) => [name, String(value)])));
-}
 
 const rowIds = (page: Page) => page.locator('.dash-table tbody tr td:first-child').allTextContents();
 
@@ -61,9 +43,9 @@ describe('dashboard customers and subscriptions', { timeout: 300_000 }, () => {
     const store = await adminClient(origin, ADMIN_TOKEN).store.create.mutate({ name: 'Moth Society', subscriptions: true });
     const sk = store.keys.sk_test;
     const [page, viewer, developer] = await Promise.all([
-      invitedPage(store.id, 'sam@example.com', 'support'),
-      invitedPage(store.id, 'val@example.com', 'viewer'),
-      invitedPage(store.id, 'dev@example.com', 'developer'),
+      invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'sam@example.com', role: 'support' }),
+      invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'val@example.com', role: 'viewer' }),
+      invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'dev@example.com', role: 'developer' }),
     ]);
 
     // Ada buys once and subscribes; Bob subscribes.
@@ -142,7 +124,7 @@ describe('dashboard customers and subscriptions', { timeout: 300_000 }, () => {
 
     // Refused on the server: a viewer's cancel, portal link and delete, a developer's cancel.
     await page.getByLabel('Reason').fill('Moved abroad');
-    const cancel = await formFields(page, 'form[aria-label="Cancel subscription"]');
+    const cancel = await postedFields(page.locator('form[aria-label="Cancel subscription"]'));
     const createLink = { mode: 'test', customer_id: ada, idempotency_key: 'f'.repeat(32) };
     const remove = { mode: 'test', customer_id: ada, confirm: 'yes' };
     for (const [person, action, form] of [

@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, newContext, screenshotAtWidths, startMerchantSite, stopStarted, type LaunchedBrowser } from '../support/browser';
-import { adminClient, callService, freePort, runAdminCli, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
+import { chromiumAvailable, launchChromium, screenshotAtWidths, startMerchantSite, stopStarted, type LaunchedBrowser, invitedDashboardPage, postedFields } from '../support/browser';
+import { adminClient, callService, freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
  * The dashboard's Products, Webhooks and Events pages in Debian's Chromium against `npm start`: a
@@ -49,24 +49,7 @@ beforeAll(async () => {
 
 afterAll(() => stopStarted({ chromium, service, merchant: receiver, cleanupStorage }), 60_000);
 
-const admin = (args: string[]) => runAdminCli(origin, ADMIN_TOKEN, args);
 const shoot = (page: Page, name: string) => screenshotAtWidths(page, SHOTS, name);
-
-async function invitedPage(storeId: string, email: string, role: string): Promise<Page> {
-  const invited = await admin(['user:invite', '--store', storeId, '--email', email, '--role', role]);
-  const page = await (await newContext(browser)).newPage();
-  await page.goto(invited.url);
-  await page.getByLabel('New password', { exact: true }).fill(`${role} password 2026`);
-  await page.getByLabel('Confirm password', { exact: true }).fill(`${role} password 2026`);
-  await page.getByRole('button', { name: 'Set password' }).click();
-  await page.waitForURL(`${origin}/dashboard`);
-  return page;
-}
-
-/** A form's fields as the browser would post them. */
-function formFields(page: Page, name: string): Promise<Record<string, string>> {
-  return page.getByRole('form', { name }).first().evaluate((form) => Object.fromEntries([...new FormData(form as HTMLFormElement)].map(([key, value]) => [key, String(value)])));
-}
 
 /** Reloads until `ready` holds (deliveries happen in the background). */
 async function reloadUntil(page: Page, ready: () => Promise<boolean>): Promise<void> {
@@ -83,7 +66,7 @@ describe('dashboard products, webhooks and events', { timeout: 240_000 }, () => 
   it('product create, edit, delete; endpoint secret once, edit, disable, roll, deliveries and resend; events; refusals', async () => {
     const store = await adminClient(origin, ADMIN_TOKEN).store.create.mutate({ name: 'Harbour Tools' });
     const key = store.keys.sk_test;
-    const page = await invitedPage(store.id, 'dev@example.com', 'developer');
+    const page = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'dev@example.com', role: 'developer' });
 
     // Products: create in test mode; the live list stays empty.
     await page.goto(`${origin}/dashboard/test/products`);
@@ -122,7 +105,7 @@ describe('dashboard products, webhooks and events', { timeout: 240_000 }, () => 
     await expect(main(page).textContent()).resolves.toContain('€24.50');
     const product = await callService(origin, key, 'GET', `/api/v1/products/${productId}`);
     expect(product.body).toMatchObject({ name: 'Tide clock (brass)', amount: 2450, tax_rate: 20, description: 'Shows the tide.', price: { mode: 'one_time', interval: null } });
-    const badPrice = await page.request.post(`${origin}/dashboard/act/product-update`, { form: { ...(await formFields(page, 'Edit product')), price: '1.234' }, headers: { origin }, maxRedirects: 0 });
+    const badPrice = await page.request.post(`${origin}/dashboard/act/product-update`, { form: { ...(await postedFields(page.getByRole('form', { name: 'Edit product' }).first())), price: '1.234' }, headers: { origin }, maxRedirects: 0 });
     expect(badPrice.headers().location).toBe(`/dashboard/test/products/${productId}?error=invalid_price`);
     await page.goto(`${origin}${badPrice.headers().location}`);
     await expect(page.getByRole('alert').textContent()).resolves.toBe('Enter a price in euros with at most two decimals, e.g. 19.99 (at most 999999.99).');
@@ -130,11 +113,11 @@ describe('dashboard products, webhooks and events', { timeout: 240_000 }, () => 
     // Refusals by direct POST: a support person may not create products or endpoints.
     const createFields = await (async () => {
       await page.goto(`${origin}/dashboard/test/products`);
-      return { ...(await formFields(page, 'New product')), name: 'Smuggled', price: '1.00' };
+      return { ...(await postedFields(page.getByRole('form', { name: 'New product' }).first())), name: 'Smuggled', price: '1.00' };
     })();
     await page.goto(`${origin}/dashboard/test/webhooks`);
-    const endpointFields = { ...(await formFields(page, 'New endpoint')), url: `${receiverOrigin}/smuggled` };
-    const support = await invitedPage(store.id, 'sue@example.com', 'support');
+    const endpointFields = { ...(await postedFields(page.getByRole('form', { name: 'New endpoint' }).first())), url: `${receiverOrigin}/smuggled` };
+    const support = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'sue@example.com', role: 'support' });
     await support.goto(`${origin}/dashboard/test/products`);
     expect(await support.getByRole('form', { name: 'New product' }).count()).toBe(0);
     for (const [action, form] of [['product-create', createFields], ['webhook-create', endpointFields]] as const) {
@@ -209,14 +192,14 @@ describe('dashboard products, webhooks and events', { timeout: 240_000 }, () => 
     await shoot(page, 'webhook-deliveries');
 
     // Resend of a delivered event: the post without the confirmation is refused with an alert, then confirmed.
-    const resendFields = await formFields(page, `Resend ${JSON.parse(received[0]!.body).id}`);
+    const resendFields = await postedFields(page.getByRole('form', { name: `Resend ${JSON.parse(received[0]!.body).id}` }).first());
     const unconfirmed = await page.request.post(`${origin}/dashboard/act/event-resend`, { form: resendFields, headers: { origin }, maxRedirects: 0 });
     expect(unconfirmed.headers().location).toBe(`/dashboard/test/webhooks/${endpointId}?error=confirm_resend`);
     await page.goto(`${origin}${unconfirmed.headers().location}`);
     await expect(page.getByRole('alert').textContent()).resolves.toBe('This delivery already succeeded: tick “Resend although delivered” to send the event again.');
     expect(received).toHaveLength(1);
     // A viewer may read the log but not resend.
-    const viewer = await invitedPage(store.id, 'val@example.com', 'viewer');
+    const viewer = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'val@example.com', role: 'viewer' });
     await viewer.goto(`${origin}/dashboard/test/webhooks/${endpointId}`);
     await expect(viewer.locator('.dash-deliveries').textContent()).resolves.toContain('product.created');
     expect(await viewer.getByRole('button', { name: 'Resend' }).count()).toBe(0);

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, newContext, screenshotAtWidths, stopStarted, type LaunchedBrowser } from '../support/browser';
-import { adminClient, callService, freePort, payOnHostedPage, runAdminCli, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
+import { chromiumAvailable, launchChromium, screenshotAtWidths, stopStarted, type LaunchedBrowser, invitedDashboardPage, postedFields } from '../support/browser';
+import { adminClient, callService, freePort, payOnHostedPage, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
  * The dashboard's Orders pages in Debian's Chromium against `npm start`: a support person lists,
@@ -33,32 +33,14 @@ beforeAll(async () => {
 
 afterAll(() => stopStarted({ chromium, service, cleanupStorage }), 60_000);
 
-const admin = (args: string[]) => runAdminCli(origin, ADMIN_TOKEN, args);
 const shoot = (page: Page, name: string) => screenshotAtWidths(page, SHOTS, name);
-
-/** A person invited with `user:invite`, signed in through their link in a context of their own. */
-async function invitedPage(storeId: string, email: string, role: string): Promise<Page> {
-  const invited = await admin(['user:invite', '--store', storeId, '--email', email, '--role', role]);
-  const page = await (await newContext(browser)).newPage();
-  await page.goto(invited.url);
-  await page.getByLabel('New password', { exact: true }).fill(`${role} password 2026`);
-  await page.getByLabel('Confirm password', { exact: true }).fill(`${role} password 2026`);
-  await page.getByRole('button', { name: 'Set password' }).click();
-  await page.waitForURL(`${origin}/dashboard`);
-  return page;
-}
-
-/** The refund form's fields as the browser would post them. */
-function refundFormFields(page: Page): Promise<Record<string, string>> {
-  return page.locator('form.dash-refund').evaluate((form) => Object.fromEntries([...new FormData(form as HTMLFormElement)].map(([name, value]) => [name, String(value)])));
-}
 
 const rowIds = (page: Page) => page.locator('.dash-table tbody tr td:first-child').allTextContents();
 
 describe('dashboard orders', { timeout: 240_000 }, () => {
   it('list, search, filters, detail, refunds (a double submit acts once), the over-refund alert, CSV, and a viewer refused', async () => {
     const store = await adminClient(origin, ADMIN_TOKEN).store.create.mutate({ name: 'Quay Prints' });
-    const page = await invitedPage(store.id, 'sam@example.com', 'support');
+    const page = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'sam@example.com', role: 'support' });
 
     const product = await callService(origin, store.keys.sk_test, 'POST', '/api/v1/products', { name: 'Harbour print', amount: 2450 });
     const ids: string[] = [];
@@ -114,7 +96,7 @@ describe('dashboard orders', { timeout: 240_000 }, () => {
     await page.waitForURL(`${origin}/dashboard/test/orders/${first}`);
     await expect(page.locator('main').textContent()).resolves.toContain('partially_refunded');
     await expect(page.getByLabel('Amount', { exact: true }).inputValue()).resolves.toBe('19.50');
-    const remainder = await refundFormFields(page);
+    const remainder = await postedFields(page.locator('form.dash-refund'));
     for (let attempt = 0; attempt < 2; attempt += 1) {
       const posted = await page.request.post(`${origin}/dashboard/act/refund`, { form: remainder, headers: { origin }, maxRedirects: 0 });
       expect(posted.status()).toBe(303);
@@ -168,8 +150,8 @@ describe('dashboard orders', { timeout: 240_000 }, () => {
 
     // A viewer: no form, and the form's post refused on the server with nothing refunded.
     await page.goto(`${origin}/dashboard/test/orders/${second}`);
-    const crafted = await refundFormFields(page);
-    const viewer = await invitedPage(store.id, 'val@example.com', 'viewer');
+    const crafted = await postedFields(page.locator('form.dash-refund'));
+    const viewer = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'val@example.com', role: 'viewer' });
     await viewer.goto(`${origin}/dashboard/test/orders/${second}`);
     await expect(viewer.locator('main h1').textContent()).resolves.toBe(second);
     expect(await viewer.locator('form.dash-refund').count()).toBe(0);

@@ -1,8 +1,8 @@
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, newContext, screenshotAtWidths, stopStarted, type LaunchedBrowser } from '../support/browser';
-import { adminClient, callService, freePort, runAdminCli, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
+import { chromiumAvailable, launchChromium, screenshotAtWidths, stopStarted, type LaunchedBrowser, invitedDashboardPage } from '../support/browser';
+import { adminClient, callService, freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
  * Two-factor and API keys in Debian's Chromium against `npm start`: an owner without two-factor is
@@ -37,21 +37,9 @@ beforeAll(async () => {
 
 afterAll(() => stopStarted({ chromium, service, cleanupStorage }), 60_000);
 
-const admin = (args: string[]) => runAdminCli(origin, ADMIN_TOKEN, args);
 const shoot = (page: Page, name: string) => screenshotAtWidths(page, SHOTS, name);
 /** The code of the step `stepsAhead` after now (the service accepts one step either side). */
 const totp = (secret: string, stepsAhead = 0) => generate({ secret, epoch: Math.floor(Date.now() / 1000) + 30 * stepsAhead });
-
-async function invitedPage(storeId: string, email: string, role: string, password: string): Promise<Page> {
-  const invited = await admin(['user:invite', '--store', storeId, '--email', email, '--role', role]);
-  const page = await (await newContext(browser)).newPage();
-  await page.goto(invited.url);
-  await page.getByLabel('New password', { exact: true }).fill(password);
-  await page.getByLabel('Confirm password', { exact: true }).fill(password);
-  await page.getByRole('button', { name: 'Set password' }).click();
-  await page.waitForURL(`${origin}/dashboard`);
-  return page;
-}
 
 async function signInWithCode(page: Page, email: string, code: string): Promise<void> {
   await page.goto(`${origin}/dashboard/sign-in`);
@@ -70,7 +58,7 @@ describe('dashboard security', { timeout: 240_000 }, () => {
   it('two-factor on, sign-in with a code and a backup code, the live-change rule, and API keys created, rolled and revoked', async () => {
     const store = await adminClient(origin, ADMIN_TOKEN).store.create.mutate({ name: 'Lock & Key' });
     const email = 'olive@example.com';
-    const page = await invitedPage(store.id, email, 'owner', PASSWORD);
+    const page = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: email, role: 'owner', password: PASSWORD });
 
     // An owner without two-factor: every live-mode change refused, nothing made.
     const refused = await post(page, 'api-key-create', { mode: 'live', kind: 'secret' });
@@ -171,7 +159,7 @@ describe('dashboard security', { timeout: 240_000 }, () => {
     await shoot(page, 'api-keys-live');
 
     // A support person: no key forms, and a crafted post refused.
-    const support = await invitedPage(store.id, 'sam@example.com', 'support', 'support password 2026');
+    const support = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'sam@example.com', role: 'support', password: 'support password 2026' });
     await support.goto(`${origin}/dashboard/test/api-keys`);
     expect(await support.getByRole('button', { name: 'Create key' }).count()).toBe(0);
     const supportPost = await post(support, 'api-key-create', { mode: 'test', kind: 'secret' });

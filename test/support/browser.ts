@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { stopService, type Service } from './production-server';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { runAdminCli, stopService, type Service } from './production-server';
 
 /**
  * Debian's Chromium driven by playwright-core (never a downloaded browser). The flags keep it
@@ -83,4 +83,29 @@ export async function screenshotAtWidths(page: Page, directory: string, name: st
     await page.screenshot({ path: `${directory}/${name}-${width}.png`, fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** A form's fields as the browser would post them (to post the same form directly, e.g. as another role). */
+export function postedFields(form: Locator): Promise<Record<string, string>> {
+  return form.evaluate((element) => Object.fromEntries([...new FormData(element as HTMLFormElement)].map(([name, value]) => [name, String(value)])));
+}
+
+/**
+ * A person invited with `npm run admin -- user:invite`, who set their password through the link
+ * in a browser context of their own and landed signed in on the dashboard.
+ */
+export async function invitedDashboardPage(
+  browser: Browser,
+  service: { origin: string; adminToken: string },
+  person: { storeId: string; email: string; role: string; password?: string },
+): Promise<Page> {
+  const invited = await runAdminCli(service.origin, service.adminToken, ['user:invite', '--store', person.storeId, '--email', person.email, '--role', person.role]);
+  const password = person.password ?? `${person.role} password 2026`;
+  const page = await (await newContext(browser)).newPage();
+  await page.goto(invited.url);
+  await page.getByLabel('New password', { exact: true }).fill(password);
+  await page.getByLabel('Confirm password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Set password' }).click();
+  await page.waitForURL(`${service.origin}/dashboard`);
+  return page;
 }
