@@ -18,3 +18,15 @@ export interface AuditEntry {
 export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void> {
   await db.insert(auditEvents).values(entry);
 }
+
+/** Who and from where when a signed-in person acts through a dashboard form. */
+export interface PersonRequest {
+  email: string;
+  ip: string;
+  path: string;
+}
+
+/** The audit fields naming that person: `user:<email>` where an API call has its key's hint. */
+export function byPerson(person: PersonRequest): { keyHint: string; ip: string; method: string; path: string } {
+  return { keyHint: `user:${person.email}`, ip: person.ip, method: 'POST', path: person.path };
+}

@@ -3,7 +3,7 @@
  * (`user:<email>`, where an API call has its key's hint), and a change that rolls back leaves none.
  */
 import type { Database } from '@/db/client';
-import { recordAudit } from '../audit/service';
+import { byPerson, recordAudit } from '../audit/service';
 import type { Services } from '../context';
 import type { IdempotentRequest } from '../kit/idempotency';
 import type { Scope } from '../kit/scope';
@@ -27,10 +27,7 @@ export async function auditedChange<T>(services: Pick<Services, 'db'>, scope: Sc
         action: work.action,
         storeId: scope.storeId,
         livemode: scope.livemode,
-        keyHint: `user:${actor.email}`,
-        ip: actor.ip,
-        method: 'POST',
-        path: actor.path,
+        ...byPerson(actor),
         details: work.details(result),
       });
     }

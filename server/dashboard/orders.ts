@@ -2,6 +2,7 @@
  * The dashboard's order pages: the order with the card it was paid with (which the API object
  * never carries), and refunds made by a signed-in person, audited with that person.
  */
+import { byPerson, type PersonRequest } from '../audit/service';
 import { and, eq } from 'drizzle-orm';
 import { orders } from '@/db/schema';
 import type { Services } from '../context';
@@ -37,11 +38,7 @@ export function parseEuros(text: string): number | undefined {
 }
 
 /** Who acted and from where, as the audit trail records it. */
-export interface DashboardActor {
-  email: string;
-  ip: string;
-  path: string;
-}
+export type DashboardActor = PersonRequest;
 
 /**
  * A refund from the dashboard: createRefund under the form's idempotency key, so a double submit
@@ -55,9 +52,6 @@ export async function refundAs(services: Services, scope: Scope, actor: Dashboar
     action: 'refund.create',
     storeId: scope.storeId,
     livemode: scope.livemode,
-    keyHint: `user:${actor.email}`,
-    ip: actor.ip,
-    method: 'POST',
-    path: actor.path,
+    ...byPerson(actor),
   });
 }

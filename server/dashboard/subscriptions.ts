@@ -13,7 +13,7 @@ import { ownedBy, type Scope } from '../kit/scope';
 import { subscriptionObject, type SubscriptionObject } from '../subscriptions/representation';
 import type { SubscriptionListFilters } from '../subscriptions/schemas';
 import { cancelSubscription, subscriptionListConditions, updateSubscription } from '../subscriptions/service';
-import { personRequest } from './actor';
+import { byPerson } from '../audit/service';
 import type { DashboardActor } from './orders';
 import { scopeClock } from './service';
 
@@ -110,10 +110,10 @@ const subscriptionDeps = async (services: Services, scope: Scope) => ({
  */
 export async function cancelSubscriptionAs(services: Services, scope: Scope, actor: DashboardActor, id: string, reason: string | undefined): Promise<SubscriptionObject> {
   const gateway = services.gateways[scope.livemode ? 'live' : 'test'];
-  return cancelSubscription({ ...(await subscriptionDeps(services, scope)), gateway }, scope, id, reason, personRequest(actor));
+  return cancelSubscription({ ...(await subscriptionDeps(services, scope)), gateway }, scope, id, reason, byPerson(actor));
 }
 
 /** POST /subscriptions/{id} by a person: the metadata replaced whole. */
 export async function updateSubscriptionMetadataAs(services: Services, scope: Scope, actor: DashboardActor, id: string, metadata: Record<string, string>): Promise<SubscriptionObject> {
-  return updateSubscription(await subscriptionDeps(services, scope), scope, id, metadata, personRequest(actor));
+  return updateSubscription(await subscriptionDeps(services, scope), scope, id, metadata, byPerson(actor));
 }

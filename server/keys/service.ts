@@ -7,7 +7,7 @@
 import { and, desc, eq, gt, isNull, or } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { apiKeys } from '@/db/schema';
-import { recordAudit, type AuditEntry } from '../audit/service';
+import { byPerson, recordAudit, type AuditEntry } from '../audit/service';
 import { keyHint, type KeyKind } from '../auth/service';
 import type { Clock } from '../clock';
 import type { DashboardActor } from '../dashboard/orders';
@@ -54,7 +54,7 @@ export interface KeyDeps {
 }
 
 function auditEntry(scope: Scope, actor: DashboardActor, action: string, details: Record<string, unknown>): AuditEntry {
-  return { action, storeId: scope.storeId, livemode: scope.livemode, keyHint: `user:${actor.email}`, ip: actor.ip, method: 'POST', path: actor.path, details };
+  return { action, storeId: scope.storeId, livemode: scope.livemode, ...byPerson(actor), details };
 }
 
 /** Makes a key of the scope's mode; returns it this once. */

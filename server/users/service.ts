@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { memberships, oneTimeLinks, stores, users, type MemberRole, type OneTimeLinkPurpose } from '@/db/schema';
-import { recordAudit, type AuditEntry } from '../audit/service';
+import { byPerson, recordAudit, type AuditEntry } from '../audit/service';
 import type { Clock } from '../clock';
 import { ApiError } from '../errors';
 import { isEmailAddress } from '../kit/fields';
@@ -273,7 +273,7 @@ export interface PersonActing {
  * hint). No mode: the team, the store's name and a person's account are the same in both.
  */
 export function personAuditEntry(actor: PersonActing, action: string, details: Record<string, unknown>): AuditEntry {
-  return { action, storeId: actor.storeId, keyHint: `user:${actor.email}`, ip: actor.ip, method: 'POST', path: actor.path, details };
+  return { action, storeId: actor.storeId, ...byPerson(actor), details };
 }
 
 /**

@@ -10,7 +10,7 @@ import { and, eq, isNotNull, isNull, lt, or } from 'drizzle-orm';
 import { generateSecret, generateURI, verify } from 'otplib';
 import type { Executor } from '@/db/client';
 import { backupCodes, users } from '@/db/schema';
-import { recordAudit, type AuditEntry } from '../audit/service';
+import { byPerson, recordAudit, type AuditEntry } from '../audit/service';
 import { epochSeconds, type Clock } from '../clock';
 import { ApiError } from '../errors';
 import { digestsEqual, newPlatformId, sha256Hex } from '../ids';
@@ -55,7 +55,7 @@ const sealSecret = (deps: TwoFactorDeps, userId: string, secret: string) => seal
 const unsealSecret = (deps: TwoFactorDeps, userId: string, sealed: string) => unseal(signingSecret(deps.config), SEAL_LABEL, userId, sealed);
 
 function auditEntry(actor: TwoFactorActor, action: string, code?: string): AuditEntry {
-  return { action, code, storeId: actor.scope.storeId, livemode: actor.scope.livemode, keyHint: `user:${actor.email}`, ip: actor.ip, method: 'POST', path: actor.path };
+  return { action, code, storeId: actor.scope.storeId, livemode: actor.scope.livemode, ...byPerson(actor) };
 }
 
 /** Whether the person has two-factor on (confirmed with a code). */
@@ -211,10 +211,7 @@ export async function verifySecondFactor(deps: TwoFactorDeps, person: { userId: 
       code: outcome,
       storeId: context.scope?.storeId,
       livemode: context.scope?.livemode,
-      keyHint: `user:${person.email}`,
-      ip: context.ip,
-      method: 'POST',
-      path: context.path,
+      ...byPerson({ email: person.email, ip: context.ip, path: context.path }),
     });
   }
   return outcome;

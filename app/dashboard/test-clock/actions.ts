@@ -1,3 +1,4 @@
+import { byPerson } from '@/server/audit/service';
 import { advanceTestClock } from '@/server/test-clock/service';
 import { dashboardBase } from '../access';
 import { withError, type DashboardActionDefinition } from '../act/dispatch';
@@ -24,10 +25,7 @@ export const advanceClock: DashboardActionDefinition = {
       action: 'test_clock.advance',
       storeId: scope.storeId,
       livemode: false,
-      keyHint: `user:${actor.email}`,
-      ip: actor.ip,
-      method: 'POST',
-      path: actor.path,
+      ...byPerson(actor),
     });
     return home;
   },
