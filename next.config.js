@@ -1,9 +1,10 @@
 /** @type {import('next').NextConfig} */
 const nextConfig = {
-  // Database drivers, the rate limiter, the logger and the metrics client load native/wasm
+  // Database drivers, the rate limiter, the logger, the metrics client and pdfkit (its font
+  // metrics files beside its code) load native/wasm
   // assets or do dynamic imports: keep them out of the bundle and require them from
   // node_modules at run time.
-  serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'rate-limiter-flexible', 'pino', 'prom-client'],
+  serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'rate-limiter-flexible', 'pino', 'prom-client', 'pdfkit'],
   poweredByHeader: false,
   typescript: { ignoreBuildErrors: false },
 };

@@ -1,14 +1,13 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { getAppServices } from '@/server/app';
-import { hostedCheckoutHandoff, hostedFormTargets, loadHostedCheckout } from '@/server/checkout/hosted/page';
-import { hostedContentSecurityPolicy, hostedPageHeaders } from '@/server/kit/hosted-page/headers';
+import { hostedCheckoutHandoff, hostedPagePolicy, loadHostedCheckout } from '@/server/checkout/hosted/page';
+import { hostedReceiptHandoff, loadHostedReceipt } from '@/server/checkout/hosted/receipt';
+import { hostedContentSecurityPolicy, hostedPageHeaders, originOf, type HostedPagePolicy } from '@/server/kit/hosted-page/headers';
 import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';
 import { isServiceOrigin } from '@/server/kit/origin';
-import { receiptSignatureValid } from '@/server/kit/links';
-import { hostedSubscriptionHandoff, loadHostedSubscriptionCheckout } from '@/server/subscriptions/hosted';
+import { hostedSubscriptionHandoff, hostedSubscriptionReceiptHandoff, loadHostedSubscriptionCheckout, loadHostedSubscriptionReceipt } from '@/server/subscriptions/hosted';
 import { clientIp } from '@/server/context';
-import { isCheckoutSessionId, isSubscriptionCheckoutId } from '@/server/ids';
-import { portalLinkResolves } from '@/server/portal/page';
+import { portalLinkStore } from '@/server/portal/page';
 import { describeLink } from '@/server/users/service';
 import { portalHeaders, portalLinkInvalidResponse, portalRateLimitedResponse, rateLimitedRetryAfter } from '@/server/portal/responses';
 import { handRevealedToPage, REVEAL_COOKIE } from '@/app/dashboard/reveal';
@@ -22,8 +21,10 @@ export async function proxy(request: NextRequest) {
   if (request.nextUrl.pathname === '/dashboard' || request.nextUrl.pathname.startsWith('/dashboard/')) return dashboardProxy(request);
   if (request.nextUrl.pathname.startsWith('/portal/')) return portalProxy(request);
   if (request.nextUrl.pathname.startsWith('/subscribe/')) return subscribeProxy(request);
+  // The withdrawal forms check the Origin of their posts themselves (server/withdrawals/hosted.ts).
+  if (request.nextUrl.pathname === '/withdraw' || request.nextUrl.pathname.startsWith('/withdraw/')) return withSameOriginReferrer(withHostedPageHeaders({}, undefined));
   const [, , id = '', below, extra] = request.nextUrl.pathname.split('/');
-  let formTargets: string[] = [];
+  let policy: HostedPagePolicy = {};
   let pageRequestHeaders: Headers | undefined;
   if (request.method === 'GET' && below === undefined) {
     const services = await getAppServices();
@@ -31,19 +32,22 @@ export async function proxy(request: NextRequest) {
     const hosted = await loadHostedCheckout(services, { id, expires: params.get('expires') ?? undefined, signature: params.get('signature') ?? undefined });
     if (hosted.state === 'invalid') return invalidLinkResponse();
     // Only the payment form's redirect may leave the service.
-    if (hosted.state === 'open') formTargets = hostedFormTargets(hosted.view, services.gateways);
+    policy = hostedPagePolicy(services.gateways, hosted.state === 'expired' ? hosted.storeLinks : hosted.view.storeLinks, hosted.state === 'open' ? hosted.view : undefined);
     pageRequestHeaders = hostedCheckoutHandoff.give(hosted, request.headers);
   } else if (request.method === 'GET' && below === 'receipt' && extra === undefined) {
-    const { config } = await getAppServices();
-    if (!isCheckoutSessionId(id) || !receiptSignatureValid(config, id, request.nextUrl.searchParams.get('signature') ?? undefined)) return invalidLinkResponse();
+    const services = await getAppServices();
+    const receipt = await loadHostedReceipt(services, { id, signature: request.nextUrl.searchParams.get('signature') ?? undefined });
+    if (receipt.state === 'invalid') return invalidLinkResponse();
+    policy = hostedPagePolicy(services.gateways, receipt.state === 'paid' ? receipt.receipt.storeLinks : receipt.storeLinks);
+    pageRequestHeaders = hostedReceiptHandoff.give(receipt, request.headers);
   }
-  return withHostedPageHeaders(formTargets, pageRequestHeaders);
+  return withHostedPageHeaders(policy, pageRequestHeaders);
 }
 
 /** Continues to the page (with the request headers given, if any), or gives `answer`, under the hosted pages' headers. */
-function withHostedPageHeaders(formTargets: string[], pageRequestHeaders: Headers | undefined, answer?: NextResponse) {
+function withHostedPageHeaders(policy: HostedPagePolicy, pageRequestHeaders: Headers | undefined, answer?: NextResponse) {
   const response = answer ?? NextResponse.next(pageRequestHeaders ? { request: { headers: pageRequestHeaders } } : undefined);
-  for (const [name, value] of Object.entries(hostedPageHeaders(hostedContentSecurityPolicy(formTargets)))) response.headers.set(name, value);
+  for (const [name, value] of Object.entries(hostedPageHeaders(hostedContentSecurityPolicy(policy)))) response.headers.set(name, value);
   return response;
 }
 
@@ -54,9 +58,11 @@ function withHostedPageHeaders(formTargets: string[], pageRequestHeaders: Header
  * portal's headers (noindex, noarchive, no-store, no referrer, no script).
  */
 async function portalProxy(request: NextRequest) {
-  const [, , token = '', below] = request.nextUrl.pathname.split('/');
-  // Every method: Next renders the page for a POST as well, so each is a lookup of the link.
-  if (below === undefined) {
+  const [, , token = '', below, id, extra] = request.nextUrl.pathname.split('/');
+  let policy: HostedPagePolicy = {};
+  // Every method: Next renders the page for a POST as well, so each is a lookup of the link. A
+  // document download is a lookup too, under the same limit.
+  if (below === undefined || ((below === 'invoices' || below === 'credit_notes') && id !== undefined && extra === undefined)) {
     const services = await getAppServices();
     try {
       await services.rateLimits.consume('portalIp', clientIp(request.headers));
@@ -65,10 +71,12 @@ async function portalProxy(request: NextRequest) {
       if (retryAfter === undefined) throw error;
       return portalRateLimitedResponse(retryAfter);
     }
-    if (!(await portalLinkResolves(services, token))) return portalLinkInvalidResponse();
+    const resolved = await portalLinkStore(services, token);
+    if (!resolved) return portalLinkInvalidResponse();
+    policy = { images: originOf(resolved.storeLinks.logoUrl) };
   }
   const response = NextResponse.next();
-  for (const [name, value] of Object.entries(portalHeaders())) response.headers.set(name, value);
+  for (const [name, value] of Object.entries(portalHeaders(policy))) response.headers.set(name, value);
   return response;
 }
 
@@ -80,17 +88,20 @@ async function subscribeProxy(request: NextRequest) {
   const [, , id = '', below, extra] = request.nextUrl.pathname.split('/');
   const services = await getAppServices();
   const params = request.nextUrl.searchParams;
-  let formTargets: string[] = [];
+  let policy: HostedPagePolicy = {};
   let pageRequestHeaders: Headers | undefined;
   if (request.method === 'GET' && below === undefined) {
     const hosted = await loadHostedSubscriptionCheckout(services, { id, expires: params.get('expires') ?? undefined, signature: params.get('signature') ?? undefined });
     if (hosted.state === 'invalid') return invalidLinkResponse();
-    if (hosted.state === 'open') formTargets = hostedFormTargets(hosted.view, services.gateways);
+    policy = hostedPagePolicy(services.gateways, hosted.state === 'expired' ? hosted.storeLinks : hosted.view.storeLinks, hosted.state === 'open' ? hosted.view : undefined);
     pageRequestHeaders = hostedSubscriptionHandoff.give(hosted, request.headers);
   } else if (request.method === 'GET' && below === 'receipt' && extra === undefined) {
-    if (!isSubscriptionCheckoutId(id) || !receiptSignatureValid(services.config, id, params.get('signature') ?? undefined)) return invalidLinkResponse();
+    const receipt = await loadHostedSubscriptionReceipt(services, { id, signature: params.get('signature') ?? undefined });
+    if (!receipt) return invalidLinkResponse();
+    policy = hostedPagePolicy(services.gateways, receipt.view.storeLinks);
+    pageRequestHeaders = hostedSubscriptionReceiptHandoff.give(receipt, request.headers);
   }
-  return withHostedPageHeaders(formTargets, pageRequestHeaders);
+  return withHostedPageHeaders(policy, pageRequestHeaders);
 }
 
 const DASHBOARD_LINK_NOTICE = {
@@ -134,16 +145,20 @@ async function dashboardProxy(request: NextRequest) {
   return response;
 }
 
-/**
- * The hosted pages' headers, but the referrer stays with same-origin requests: under no-referrer
- * Chromium sends `Origin: null` with a form's POST, and the Origin check then refuses every form.
- */
+/** The hosted pages' headers, and the referrer kept for same-origin requests. */
 function withDashboardHeaders(answer?: NextResponse) {
-  const response = withHostedPageHeaders([], undefined, answer);
+  return withSameOriginReferrer(withHostedPageHeaders({}, undefined, answer));
+}
+
+/**
+ * For pages whose forms post to the service (dashboard, /withdraw): under no-referrer Chromium
+ * sends `Origin: null` with a form's POST, and the Origin check then refuses every form.
+ */
+function withSameOriginReferrer(response: NextResponse) {
   response.headers.set('referrer-policy', 'same-origin');
   return response;
 }
 
 export const config = {
-  matcher: ['/checkout/:path*', '/portal/:path*', '/subscribe/:path*', '/dashboard', '/dashboard/:path*'],
+  matcher: ['/checkout/:path*', '/portal/:path*', '/subscribe/:path*', '/dashboard', '/dashboard/:path*', '/withdraw', '/withdraw/:path*'],
 };

@@ -1,6 +1,7 @@
 /**
  * The browser client library: publishable keys only. Import from
- * `payments-service/client`; everything here is side-effect free, so unused parts are dropped.
+ * `@payments-service/client` (client/package.json); everything here is side-effect free, so unused
+ * parts are dropped.
  */
 export { formatCardNumber, luhnCheck, parseExpiry, validateCard } from './card';
 export type { CardField, CardFieldError, CardInput, CardValidation, Expiry } from './card';

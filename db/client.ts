@@ -7,6 +7,7 @@ import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import { drizzle as drizzlePostgres } from 'drizzle-orm/postgres-js';
 import { migrate as migratePostgres } from 'drizzle-orm/postgres-js/migrator';
 import postgres from 'postgres';
+import { withPreparedStatements } from './pglite-statements';
 import * as schema from './schema';
 
 export type Schema = typeof schema;
@@ -60,7 +61,7 @@ export async function openDatabase(options: { url?: string; pgliteDir?: string; 
     };
   }
   const client = await PGlite.create(options.pgliteDir);
-  return { db: drizzlePglite(client, { schema }), driver: 'pglite', close: () => client.close() };
+  return { db: drizzlePglite({ client: withPreparedStatements(client), schema }), driver: 'pglite', close: () => client.close() };
 }
 
 /**

@@ -14,7 +14,8 @@ type AdminClient = ReturnType<typeof createTRPCClient<AdminRouter>>;
 
 class UsageError extends Error {}
 
-type FlagKind = 'string' | 'boolean';
+/** `url`: a string that may be `""` (which removes what it sets). */
+type FlagKind = 'string' | 'url' | 'boolean';
 type FlagValues = Record<string, string | boolean | undefined>;
 
 interface Command {
@@ -47,7 +48,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'store:update': {
     usage:
-      'store:update --id ID [--suspended true|false] [--live-api true|false] [--amount-mode true|false] [--tax-calculation true|false] [--subscriptions true|false]',
+      'store:update --id ID [--suspended true|false] [--live-api true|false] [--amount-mode true|false] [--tax-calculation true|false] [--subscriptions true|false] [--name NAME] [--logo-url URL] [--terms-url URL] [--privacy-url URL] ("" removes a URL)',
     flags: {
       id: { kind: 'string', required: true },
       suspended: { kind: 'boolean' },
@@ -55,6 +56,10 @@ const COMMANDS: Record<string, Command> = {
       'amount-mode': { kind: 'boolean' },
       'tax-calculation': { kind: 'boolean' },
       subscriptions: { kind: 'boolean' },
+      name: { kind: 'string' },
+      'logo-url': { kind: 'url' },
+      'terms-url': { kind: 'url' },
+      'privacy-url': { kind: 'url' },
     },
     run: (client, flags) => {
       if (Object.keys(flags).length === 1) throw new UsageError('store:update needs at least one flag to change.');
@@ -65,6 +70,10 @@ const COMMANDS: Record<string, Command> = {
         amountMode: bool(flags['amount-mode']),
         taxCalculation: bool(flags['tax-calculation']),
         subscriptions: bool(flags.subscriptions),
+        name: flags.name as string | undefined,
+        logoUrl: flags['logo-url'] as string | undefined,
+        termsUrl: flags['terms-url'] as string | undefined,
+        privacyUrl: flags['privacy-url'] as string | undefined,
       });
     },
   },
@@ -136,7 +145,7 @@ function parseFlags(command: string, spec: Command, args: string[]): FlagValues 
       else if (value === 'false') values[name] = false;
       else throw new UsageError(`--${name} takes true or false, not "${value}".`);
     } else {
-      if (value === undefined || value === '') throw new UsageError(`--${name} needs a value. Usage: ${spec.usage}`);
+      if (value === undefined || (value === '' && flag.kind !== 'url')) throw new UsageError(`--${name} needs a value. Usage: ${spec.usage}`);
       values[name] = value;
     }
   }

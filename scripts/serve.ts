@@ -13,6 +13,7 @@ import { closeAppServices } from '@/server/app';
 import { API_PREFIX } from '@/server/http/api-handler';
 import { createFront } from '@/server/http/front';
 import { createApiPathMatcher, createRouteTemplates } from '@/server/http/next-routes';
+import { dropForbiddenScripts } from '@/server/http/page-scripts';
 import { pathDecodes, undecodablePathResponse } from '@/server/http/path-decoding';
 import { publishedApp } from '@/server/http/published';
 import { bootstrapDemoStore, ensureSecrets, formatDemoStoreBanner, saveDemoStoreTestKeys } from '@/server/bootstrap';
@@ -101,6 +102,8 @@ async function startApp() {
       // instrumentation.ts has published it; until then Next routes.
       const published = publishedApp();
       if (published && isApiPath(requestPath)) return published.getApiHandler().then((api) => api.node(req, res));
+      // A page whose CSP allows no script (or only its own, by hash) is sent without Next's.
+      dropForbiddenScripts(res);
       return handle(req, res).then(() => undefined);
     },
     checkDatabase: () => publishedApp()?.checkDatabase() ?? Promise.reject(new Error('Next has not started its server yet')),

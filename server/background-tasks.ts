@@ -5,6 +5,7 @@
 import type { BackgroundStarter } from './background';
 import { startBillingJob } from './billing/jobs';
 import { startCheckoutExpiryJob } from './checkout/jobs';
+import { startMailDeliveryJob, startRenewalReminderJob } from './mail/jobs';
 import { startPaymentReconcileJob } from './payments/jobs';
 import { startRefundReconcileJob } from './refunds/jobs';
 import { startFirstChargeReconcileJob } from './subscriptions/jobs';
@@ -17,4 +18,6 @@ export const BACKGROUND_TASKS: readonly BackgroundStarter[] = [
   (services) => startFirstChargeReconcileJob(services),
   (services) => startRefundReconcileJob(services),
   (services) => startCheckoutExpiryJob(services),
+  (services) => startRenewalReminderJob(services),
+  (services) => startMailDeliveryJob(services),
 ];

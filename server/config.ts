@@ -18,11 +18,62 @@ export interface RateLimitConfig {
   signInPerIp?: number;
   signInPerEmail?: number;
   signInWindowSeconds?: number;
+  /** Posts of the /withdraw forms per IP within `withdrawWindowSeconds` (two per withdrawal); defaults below when unset. */
+  withdrawPerIp?: number;
+  withdrawWindowSeconds?: number;
 }
 
 export const DEFAULT_PORTAL_PER_IP = 20;
 export const DEFAULT_EMAIL_FROM = 'Payments <no-reply@localhost>';
 export const DEFAULT_SIGN_IN_LIMITS = { perIp: 30, perEmail: 10, windowSeconds: 15 * 60 };
+export const DEFAULT_WITHDRAW_LIMITS = { perIp: 20, windowSeconds: 15 * 60 };
+
+/**
+ * The operator: the company that sells in its own name on the stores' behalf, named as the seller
+ * on hosted pages, invoices and e-mails. Unset variables fall back to demo values marked "(demo)"
+ * (the address on the reserved .example domain), so a local start works and nobody mistakes its
+ * documents for real ones.
+ */
+export interface OperatorConfig {
+  legalName: string;
+  address: string;
+  vatId: string;
+  email: string;
+  /** True when any of the four came from the demo values. */
+  isDemo: boolean;
+}
+
+export const DEMO_OPERATOR = {
+  legalName: 'Example Payments GmbH (demo)',
+  address: 'Musterstraße 1, 10115 Berlin, Germany (demo)',
+  vatId: 'DE123456789 (demo)',
+  email: 'billing@payments.example',
+} as const;
+
+function loadOperator(env: Record<string, string | undefined>): OperatorConfig {
+  const given = {
+    legalName: env.OPERATOR_LEGAL_NAME?.trim(),
+    address: env.OPERATOR_ADDRESS?.trim(),
+    vatId: env.OPERATOR_VAT_ID?.trim(),
+    email: env.OPERATOR_EMAIL?.trim(),
+  };
+  return {
+    legalName: given.legalName || DEMO_OPERATOR.legalName,
+    address: given.address || DEMO_OPERATOR.address,
+    vatId: given.vatId || DEMO_OPERATOR.vatId,
+    email: given.email || DEMO_OPERATOR.email,
+    isDemo: Object.values(given).some((value) => !value),
+  };
+}
+
+export interface VatLookupConfig {
+  /** VIES_ENABLED: look buyers' VAT IDs up at the EU's VIES service besides checking their format. */
+  enabled: boolean;
+  /** VIES_BASE_URL: the VIES REST API's root, overridable for tests. */
+  baseUrl: string;
+  /** VIES_TIMEOUT_MS: after this VIES counts as unavailable, and the payment goes on. */
+  timeoutMs: number;
+}
 
 export interface Config {
   port: number;
@@ -55,12 +106,20 @@ export interface Config {
   smtpUrl?: string;
   /** EMAIL_FROM: the sender of every e-mail. */
   emailFrom?: string;
+  /** SMTP_SEND_TEST_MODE (default false): test-mode customer e-mails are sent by SMTP too, not only kept in the store's outbox. */
+  smtpSendTestMode: boolean;
   /** METRICS_TOKEN: the bearer token GET /metrics asks for; unset, /metrics is not served. */
   metricsToken?: string;
-  /** MAX_IN_FLIGHT (default 64): requests one instance serves at once; more wait their turn. */
+  /** MAX_IN_FLIGHT (default 64, on PGlite 16): requests one instance serves at once, never refused; more wait their turn. */
   maxInFlight: number;
-  /** QUEUE_TIMEOUT_MS (default 2000): how long a request waits for its turn before 503 service_busy. */
+  /**
+   * QUEUE_TIMEOUT_MS (default 2000, on PGlite 300): the longest a request waits for its turn. One
+   * that cannot expect its turn within it is refused at once with 503 service_busy (server/http/front.ts).
+   */
   queueTimeoutMs: number;
+  /** OPERATOR_LEGAL_NAME, OPERATOR_ADDRESS, OPERATOR_VAT_ID, OPERATOR_EMAIL. */
+  operator: OperatorConfig;
+  vatLookup: VatLookupConfig;
 }
 
 export interface GatewayConfig {
@@ -79,10 +138,17 @@ function positiveInt(value: string | undefined, fallback: number, name: string):
   return parsed;
 }
 
+/**
+ * Embedded PGlite computes on the process's one thread: every request queued ahead of another adds
+ * its whole cost to that one's wait, so the embedded bound is tighter.
+ */
+const IN_FLIGHT_DEFAULTS = { postgres: { maxInFlight: 64, queueTimeoutMs: 2000 }, pglite: { maxInFlight: 16, queueTimeoutMs: 300 } };
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const port = positiveInt(env.PORT, 3000, 'PORT');
   // turbopackIgnore: these are run-time locations, not files for the build to trace.
   const dataDir = path.resolve(/* turbopackIgnore: true */ env.DATA_DIR || '.data');
+  const bound = IN_FLIGHT_DEFAULTS[env.DATABASE_URL ? 'postgres' : 'pglite'];
   return {
     port,
     publicBaseUrl: (env.PUBLIC_BASE_URL || `http://localhost:${port}`).replace(/\/+$/, ''),
@@ -102,6 +168,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       signInPerIp: positiveInt(env.RATE_LIMIT_SIGN_IN_PER_IP, DEFAULT_SIGN_IN_LIMITS.perIp, 'RATE_LIMIT_SIGN_IN_PER_IP'),
       signInPerEmail: positiveInt(env.RATE_LIMIT_SIGN_IN_PER_EMAIL, DEFAULT_SIGN_IN_LIMITS.perEmail, 'RATE_LIMIT_SIGN_IN_PER_EMAIL'),
       signInWindowSeconds: DEFAULT_SIGN_IN_LIMITS.windowSeconds,
+      withdrawPerIp: positiveInt(env.RATE_LIMIT_WITHDRAW_PER_IP, DEFAULT_WITHDRAW_LIMITS.perIp, 'RATE_LIMIT_WITHDRAW_PER_IP'),
+      withdrawWindowSeconds: DEFAULT_WITHDRAW_LIMITS.windowSeconds,
     },
     maxProductsPerStore: positiveInt(env.MAX_PRODUCTS_PER_STORE, 10_000, 'MAX_PRODUCTS_PER_STORE'),
     maxWebhookEndpointsPerStore: positiveInt(env.MAX_WEBHOOK_ENDPOINTS_PER_STORE, 100, 'MAX_WEBHOOK_ENDPOINTS_PER_STORE'),
@@ -114,8 +182,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     backgroundLeaseMs: positiveInt(env.BACKGROUND_LEASE_MS, DEFAULT_LEASE_MS, 'BACKGROUND_LEASE_MS'),
     smtpUrl: env.SMTP_URL || undefined,
     emailFrom: env.EMAIL_FROM || DEFAULT_EMAIL_FROM,
+    smtpSendTestMode: env.SMTP_SEND_TEST_MODE === 'true' || env.SMTP_SEND_TEST_MODE === '1',
     metricsToken: env.METRICS_TOKEN || undefined,
-    maxInFlight: positiveInt(env.MAX_IN_FLIGHT, 64, 'MAX_IN_FLIGHT'),
-    queueTimeoutMs: positiveInt(env.QUEUE_TIMEOUT_MS, 2000, 'QUEUE_TIMEOUT_MS'),
+    maxInFlight: positiveInt(env.MAX_IN_FLIGHT, bound.maxInFlight, 'MAX_IN_FLIGHT'),
+    queueTimeoutMs: positiveInt(env.QUEUE_TIMEOUT_MS, bound.queueTimeoutMs, 'QUEUE_TIMEOUT_MS'),
+    operator: loadOperator(env),
+    vatLookup: {
+      enabled: env.VIES_ENABLED === 'true' || env.VIES_ENABLED === '1',
+      baseUrl: (env.VIES_BASE_URL || 'https://ec.europa.eu/taxation_customs/vies/rest-api').replace(/\/+$/, ''),
+      timeoutMs: positiveInt(env.VIES_TIMEOUT_MS, 5000, 'VIES_TIMEOUT_MS'),
+    },
   };
 }

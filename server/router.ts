@@ -1,21 +1,23 @@
 import { checkoutRouter } from './checkout/router';
 import { customersRouter } from './customers/router';
 import { eventsRouter } from './events/router';
+import { creditNotesRouter, invoicesRouter } from './invoices/router';
 import { licensesRouter } from './licenses/router';
+import { mailTestHelpersRouter } from './mail/router';
 import { ordersRouter } from './orders/router';
 import { portalRouter } from './portal/router';
 import { productsRouter } from './products/router';
 import { refundsRouter } from './refunds/router';
 import { subscriptionsRouter } from './subscriptions/router';
 import { testClockRouter } from './test-clock/router';
-import { createRouter } from './trpc';
+import { createRouter, mergeRouters } from './trpc';
 import { webhooksRouter } from './webhooks/router';
 
 /** The public API: every procedure here carries OpenAPI meta and is served under /api/v1. */
 export const appRouter = createRouter({
   products: productsRouter,
   checkout: checkoutRouter,
-  testHelpers: testClockRouter,
+  testHelpers: mergeRouters(testClockRouter, mailTestHelpersRouter),
   orders: ordersRouter,
   customers: customersRouter,
   licenses: licensesRouter,
@@ -24,6 +26,8 @@ export const appRouter = createRouter({
   subscriptions: subscriptionsRouter,
   portal: portalRouter,
   events: eventsRouter,
+  invoices: invoicesRouter,
+  creditNotes: creditNotesRouter,
 });
 
 export type AppRouter = typeof appRouter;

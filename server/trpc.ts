@@ -6,6 +6,7 @@
 import { initTRPC, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
+import type { z } from 'zod';
 import { authenticateRequest, type KeyAcceptance, type Subject } from './auth/service';
 import { readIdempotencyKey, type IdempotentRequest } from './kit/idempotency';
 import { storeClock } from './clock';
@@ -29,6 +30,18 @@ export interface ApiMeta extends OpenApiMeta {
    * procedure base checks the header and hands the create `ctx.idempotency`.
    */
   idempotent?: true;
+  /**
+   * The REST answer is a file of this type, not JSON: the procedure answers `{ filename,
+   * content_type, content_base64 }` (what /api/trpc callers get) and the REST handler sends the
+   * bytes themselves, so the file is served through the same key checks, limits and scoping.
+   */
+  file?: 'application/pdf';
+  /**
+   * The body as the OpenAPI document states it, where the input schema cannot say it: "exactly
+   * one of" several fields becomes a `oneOf` of one object per mode. Requests are still validated
+   * by `.input()`, whose refusals name the field and the fix.
+   */
+  documentedBody?: z.ZodType;
 }
 
 const TRPC_CODE_BY_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
@@ -66,6 +79,7 @@ const t = initTRPC.context<Context>().meta<ApiMeta>().create({
 });
 
 export const createRouter = t.router;
+export const mergeRouters = t.mergeRouters;
 export const createCallerFactory = t.createCallerFactory;
 
 function recordSuccessStatus(request: RequestState, meta: ApiMeta | undefined): void {

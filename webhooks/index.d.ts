@@ -11,6 +11,7 @@ export type EventType =
   | 'checkout.session.expired'
   | 'order.paid'
   | 'order.refunded'
+  | 'order.withdrawal_requested'
   | 'refund.created'
   | 'refund.updated'
   | 'customer.created'
@@ -23,7 +24,9 @@ export type EventType =
   | 'subscription.payment_failed'
   | 'subscription.past_due'
   | 'subscription.canceled'
-  | 'subscription.expired';
+  | 'subscription.expired'
+  | 'invoice.issued'
+  | 'credit_note.issued';
 
 /** An event as the events API answers it: the router's types, written by `npm install`. */
 type ApiEvent = inferRouterOutputs<AppRouter>['events']['retrieve'];

@@ -1,5 +1,10 @@
 import type { ReactNode } from 'react';
-import type { HostedField, HostedMessage } from '@/server/kit/hosted-page/messages';
+import { CURRENT_WAIVER_VERSION, WAIVER_FIELDS, WAIVER_TEXTS } from '@/server/withdrawals/waiver';
+import type { OperatorConfig } from '@/server/config';
+import type { TaxLabel } from '@/server/checkout/tax';
+import { PAYMENT_FORM_SCRIPT } from '@/server/checkout/hosted/payment-form-script';
+import { correctionAlert, type HostedField, type HostedMessage } from '@/server/kit/hosted-page/messages';
+import type { StoreLinks } from '@/server/stores/service';
 
 /** One format for every amount on the hosted pages: EUR in Irish English ("€1,234.50"). */
 const EUR = new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' });
@@ -8,17 +13,52 @@ export function formatEur(cents: number): string {
   return EUR.format(cents / 100);
 }
 
-/** Header with the merchant's name, the main landmark, and a footer saying who processes the payment. */
-export function CheckoutShell({ storeName, livemode, recurring, children }: { storeName?: string; livemode?: boolean; recurring?: boolean; children: ReactNode }) {
+/** One format for every date on the hosted pages ("26 November 2026"), in UTC as every clock here. */
+const DATE = new Intl.DateTimeFormat('en-IE', { dateStyle: 'long', timeZone: 'UTC' });
+
+export function formatDate(epochSeconds: number): string {
+  return DATE.format(new Date(epochSeconds * 1000));
+}
+
+const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', discover: 'Discover' };
+
+/** `Visa ending in 4242`: brand and last 4 are all that is kept of a card. */
+export function cardText(brand: string | null, last4: string): string {
+  return `${BRANDS[brand ?? ''] ?? 'Card'} ending in ${last4}`;
+}
+
+/** The store a hosted page is for: its name, logo and links. */
+export interface PageStore {
+  name: string;
+  links: StoreLinks;
+}
+
+/**
+ * Header with the merchant (its logo when it has one), the main landmark, and a footer with the
+ * seller's details (the operator sells as merchant of record) and the store's terms and privacy
+ * links. A test-mode page that takes a card (`testCards`) lists the cards to use; the other
+ * pages (receipts, outcomes) have no use for the list.
+ */
+export function CheckoutShell({
+  store,
+  operator,
+  testCards,
+  children,
+}: {
+  store?: PageStore;
+  operator?: OperatorConfig;
+  testCards?: 'one-time' | 'recurring';
+  children: ReactNode;
+}) {
   return (
     <>
       <a className="co-skip" href="#main">
         Skip to content
       </a>
-      {livemode === false ? <TestModeBanner recurring={recurring} /> : null}
+      {testCards ? <TestModeBanner recurring={testCards === 'recurring'} /> : null}
       <header className="co-header">
         <div className="co-header-inner">
-          {storeName ? <MerchantName storeName={storeName} /> : <p className="co-merchant">Checkout</p>}
+          {store ? <MerchantName storeName={store.name} logoUrl={store.links.logoUrl} /> : <p className="co-merchant">Checkout</p>}
           <p className="co-secure">
             <LockIcon /> Secure checkout
           </p>
@@ -27,20 +67,64 @@ export function CheckoutShell({ storeName, livemode, recurring, children }: { st
       <main id="main" className="co-main">
         {children}
       </main>
-      <footer className="co-footer">
-        <p>Payments are processed by the payments service as merchant of record. Card details are used for this payment only and never stored.</p>
-      </footer>
+      <PageFooter store={store} operator={operator}>
+        Card details are used for this payment only and never stored.
+      </PageFooter>
     </>
   );
 }
 
-/** The merchant's initial as a mark, then its name: the header of every hosted page. */
-export function MerchantName({ storeName }: { storeName: string }) {
+/**
+ * The footer of every hosted page: who sells (the operator, with the details a customer needs to
+ * reach it), the store's terms and privacy policy when it gives them, and a line about the page.
+ */
+export function PageFooter({ store, operator, children }: { store?: PageStore; operator?: OperatorConfig; children: ReactNode }) {
+  const links = store ? [store.links.termsUrl && { href: store.links.termsUrl, label: 'Terms' }, store.links.privacyUrl && { href: store.links.privacyUrl, label: 'Privacy policy' }].filter((link) => !!link) : [];
+  return (
+    <footer className="co-footer">
+      {links.length > 0 ? (
+        <nav className="co-footer-links" aria-label={`${store!.name} policies`}>
+          {links.map((link) => (
+            <a key={link.href} className="co-link" href={link.href}>
+              {link.label}
+            </a>
+          ))}
+        </nav>
+      ) : null}
+      {operator ? (
+        <p>
+          Seller (merchant of record): {operator.legalName}, {operator.address}, VAT ID {operator.vatId}, <a className="co-link" href={`mailto:${operator.email}`}>{operator.email}</a>
+          {operator.isDemo ? ' (demo seller details, not a real company)' : ''}.
+        </p>
+      ) : null}
+      <p>{children}</p>
+      <WithdrawLink />
+    </footer>
+  );
+}
+
+/** Who sells: the operator, in its own name, on the store's behalf (one sentence on each page that sells). */
+export function SellerLine({ operator, storeName }: { operator: OperatorConfig; storeName: string }) {
+  return (
+    <p className="co-seller">
+      Sold by {operator.legalName} on behalf of {storeName}
+    </p>
+  );
+}
+
+/** The merchant's logo (or initial as a mark), then its name: the header of every hosted page. */
+export function MerchantName({ storeName, logoUrl }: { storeName: string; logoUrl?: string | null }) {
   return (
     <p className="co-merchant">
-      <span className="co-merchant-mark" aria-hidden="true">
-        {storeName.trim().charAt(0).toUpperCase()}
-      </span>
+      {logoUrl ? (
+        // The name follows as text, so the logo adds nothing for a screen reader. A plain <img>: the
+        // logo is the merchant's own URL (allowed by the page's CSP), not an asset for Next to optimise.
+        <img className="co-merchant-logo" src={logoUrl} alt="" />
+      ) : (
+        <span className="co-merchant-mark" aria-hidden="true">
+          {storeName.trim().charAt(0).toUpperCase()}
+        </span>
+      )}
       <span>{storeName}</span>
     </p>
   );
@@ -86,7 +170,14 @@ export interface SummaryAmounts {
   amountSubtotal: number;
   amountTax: number;
   amountTotal: number;
-  taxInclusive: boolean;
+  tax: TaxLabel;
+}
+
+/** `VAT 19%`, `VAT 7% and 19% (included)`; plain `VAT` when nothing was taxed. */
+export function taxLineLabel(tax: TaxLabel): string {
+  const rates = tax.rates.map((rate) => `${rate}%`);
+  const listed = rates.length > 1 ? `${rates.slice(0, -1).join(', ')} and ${rates[rates.length - 1]}` : rates[0];
+  return `VAT${listed ? ` ${listed}` : ''}${tax.inclusive ? ' (included)' : ''}`;
 }
 
 /** The order: its lines (name, quantity, unit price), then subtotal, tax and total. */
@@ -135,7 +226,7 @@ export function OrderSummary({ amounts, headingId, heading, totalLabel = 'Total 
           <dd>{formatEur(amounts.amountSubtotal)}</dd>
         </div>
         <div>
-          <dt>{amounts.taxInclusive ? 'Tax (included)' : 'Tax'}</dt>
+          <dt>{taxLineLabel(amounts.tax)}</dt>
           <dd>{formatEur(amounts.amountTax)}</dd>
         </div>
         <div className="co-total">
@@ -159,15 +250,12 @@ export function Notice({ title, tone, children }: { title: string; tone: 'info' 
   );
 }
 
-/** How the alert above a form names the field to correct. */
-const FIELD_LABELS: Record<HostedField, string> = { email: 'email address', card_number: 'card number', expiry: 'expiry date', cvc: 'security code (CVC)' };
-
 /** The alert above a payment form after a failed attempt: the field to correct, or what went wrong. */
 export function FormAlert({ error }: { error: HostedMessage | undefined }) {
   if (!error) return null;
   return (
     <div role="alert" className="co-alert" id="form-error">
-      <p>{error.field ? `Please correct the ${FIELD_LABELS[error.field]} below.` : error.message}</p>
+      <p>{error.field ? correctionAlert([error.field]) : error.message}</p>
     </div>
   );
 }
@@ -193,23 +281,46 @@ interface InputProps {
   name: string;
   'aria-invalid'?: true;
   'aria-describedby'?: string;
+  /** The field to correct after a failed attempt takes the focus, with or without script. */
+  autoFocus?: true;
   className: string;
 }
 
-/** A labelled input with its hint and, after a failed attempt, its error tied by aria-describedby. */
-export function Field({ name, label, hint, error, children }: { name: HostedField; label: string; hint?: string; error?: string; children: (props: InputProps) => React.ReactNode }) {
+/**
+ * A labelled input with its hint and, after a failed attempt, its error tied by aria-describedby
+ * (the form's script writes the same markup: server/checkout/hosted/payment-form.browser.ts). `aside`
+ * sits at the end of the label's line.
+ */
+export function Field({
+  name,
+  label,
+  hint,
+  error,
+  aside,
+  children,
+}: {
+  name: string;
+  label: string;
+  hint?: string;
+  error?: string;
+  aside?: ReactNode;
+  children: (props: InputProps) => ReactNode;
+}) {
   const hintId = hint ? `${name}-hint` : undefined;
   const errorId = error ? `${name}-error` : undefined;
   const describedBy = [hintId, errorId].filter(Boolean).join(' ') || undefined;
   return (
     <div className={error ? 'co-field co-field-invalid' : 'co-field'}>
-      <label htmlFor={name}>{label}</label>
+      <div className="co-label-row">
+        <label htmlFor={name}>{label}</label>
+        {aside}
+      </div>
       {hint ? (
         <span id={hintId} className="co-hint">
           {hint}
         </span>
       ) : null}
-      {children({ id: name, name, className: 'co-input', 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy })}
+      {children({ id: name, name, className: 'co-input', 'aria-invalid': error ? true : undefined, 'aria-describedby': describedBy, autoFocus: error ? true : undefined })}
       {error ? (
         <p id={errorId} className="co-field-error">
           {error}
@@ -219,22 +330,91 @@ export function Field({ name, label, hint, error, children }: { name: HostedFiel
   );
 }
 
+/** The card networks accepted, as text marks; the form's script highlights the one the number belongs to. */
+const BRAND_MARKS = [
+  { brand: 'visa', label: 'Visa' },
+  { brand: 'mastercard', label: 'Mastercard' },
+  { brand: 'amex', label: 'Amex' },
+  { brand: 'discover', label: 'Discover' },
+] as const;
+
+function CardBrands() {
+  return (
+    <ul className="co-brands" data-brands="" aria-label="Cards accepted">
+      {BRAND_MARKS.map(({ brand, label }) => (
+        <li key={brand} className="co-brand" data-brand={brand}>
+          {label}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** The card inputs of every hosted payment form (accessible labels `Card number`, `Expiry`, `CVC`, which browser tests find them by). */
 export function CardFields({ fieldError }: { fieldError: (name: HostedField) => string | undefined }) {
   return (
     <>
-      <Field name="card_number" label="Card number" error={fieldError('card_number')}>
+      <Field name="card_number" label="Card number" error={fieldError('card_number')} aside={<CardBrands />}>
         {(props) => <input {...props} type="text" autoComplete="cc-number" inputMode="numeric" placeholder="1234 1234 1234 1234" maxLength={23} spellCheck={false} required />}
       </Field>
       <div className="co-row">
         <Field name="expiry" label="Expiry" hint="MM/YY" error={fieldError('expiry')}>
-          {/* No inputMode="numeric": a phone's number pad has no "/", and no script adds it. */}
-          {(props) => <input {...props} type="text" autoComplete="cc-exp" placeholder="MM/YY" maxLength={7} required />}
+          {/* 1230, 12 30 and 12/2030 are read as well, so the number pad suffices. */}
+          {(props) => <input {...props} type="text" autoComplete="cc-exp" inputMode="numeric" placeholder="MM/YY" maxLength={7} required />}
         </Field>
         <Field name="cvc" label="CVC" hint="3 digits" error={fieldError('cvc')}>
           {(props) => <input {...props} type="text" autoComplete="cc-csc" inputMode="numeric" placeholder="123" maxLength={4} required />}
         </Field>
       </div>
+    </>
+  );
+}
+
+/** The way to the withdrawal function, in the footer of every page a customer of a store sees. */
+export function WithdrawLink() {
+  return (
+    <p className="co-withdraw-link">
+      <a className="co-link" href="/withdraw">
+        Withdraw from contract here
+      </a>
+    </p>
+  );
+}
+
+/**
+ * The two optional checkboxes of a checkout with a digital product: both ticked waive the right of
+ * withdrawal so delivery can start at once; one alone waives nothing.
+ */
+export function WithdrawalWaiverFields() {
+  const text = WAIVER_TEXTS[CURRENT_WAIVER_VERSION];
+  return (
+    <fieldset className="co-waiver">
+      <legend>Immediate delivery (optional)</legend>
+      <p className="co-hint">You have a 14-day right of withdrawal. To get digital content right away, tick both boxes; otherwise leave them empty.</p>
+      <div className="co-check">
+        <input type="checkbox" id={WAIVER_FIELDS.deliveryConsent} name={WAIVER_FIELDS.deliveryConsent} value="yes" />
+        <label htmlFor={WAIVER_FIELDS.deliveryConsent}>{text.deliveryConsent}</label>
+      </div>
+      <div className="co-check">
+        <input type="checkbox" id={WAIVER_FIELDS.acknowledgement} name={WAIVER_FIELDS.acknowledgement} value="yes" />
+        <label htmlFor={WAIVER_FIELDS.acknowledgement}>{text.acknowledgement}</label>
+      </div>
+    </fieldset>
+  );
+}
+
+/**
+ * The payment form's element: a plain POST that works without client-side JavaScript, with the
+ * form's script (its checks and brand marks) after it. `readAt` is when the page was read on the
+ * store's clock: its month decides, for the script as for the server, which expiry has passed.
+ */
+export function PaymentForm({ action, readAt, children }: { action: string; readAt: number; children: ReactNode }) {
+  return (
+    <>
+      <form method="post" action={action} className="co-form" data-card-form="" data-today={new Date(readAt * 1000).toISOString().slice(0, 7)}>
+        {children}
+      </form>
+      <script dangerouslySetInnerHTML={{ __html: PAYMENT_FORM_SCRIPT }} />
     </>
   );
 }

@@ -6,6 +6,7 @@ import { signOutAction, switchStoreAction } from './actions';
 const NAVIGATION: readonly { label: string; path: string }[] = [
   { label: 'Home', path: '' },
   { label: 'Orders', path: '/orders' },
+  { label: 'Withdrawals', path: '/withdrawals' },
   { label: 'Customers', path: '/customers' },
   { label: 'Products', path: '/products' },
   { label: 'Subscriptions', path: '/subscriptions' },

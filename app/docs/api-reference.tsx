@@ -1,393 +1,273 @@
 /**
  * The API reference, rendered on the server from the OpenAPI document alone: what /docs shows
- * is what clients and linters read, and it needs no client JavaScript.
+ * is what clients and linters read, and it needs no client JavaScript (search is a GET form).
+ * `/docs` introduces the API and lists every domain; `/docs/<domain>` holds its operations and
+ * objects.
  */
 import type { ReactNode } from 'react';
-import {
-  HTTP_METHODS,
-  isReference,
-  type HttpMethod,
-  type OpenAPIObject,
-  type OperationObject,
-  type ParameterObject,
-  type ResponseObject,
-  type SecuritySchemeObject,
-} from '@/server/openapi/types';
+import { isReference, type SecuritySchemeObject } from '@/server/openapi/types';
+import { Cell, CodeBlock, FieldTable, Method, Table } from './components';
+import { firstExample } from './examples';
 import { Inline, Markdown } from './markdown';
-import { constraintsOf, errorCodesOf, fieldRows, typeLabel, valuesOf, type AnySchema, type FieldRow, type TypeLabel } from './schema-rows';
+import { OperationSection, schemeLabel } from './operation';
+import { DOCS_PATH, errorCodesByStatus, schemaAnchor, searchReference, type Domain, type Reference } from './reference';
+import { fieldRows, refName, resolveSchema } from './schema-rows';
 
-interface Operation {
-  id: string;
-  method: HttpMethod;
-  /** As a request line shows it, `/api/v1/products`: the server's path plus the operation's. */
-  fullPath: string;
-  operation: OperationObject;
-}
-
-const anchor = (value: string) => value.replace(/[^A-Za-z0-9_-]+/g, '-');
-const schemaAnchor = (name: string) => `schema-${anchor(name)}`;
-const tagAnchor = (name: string) => `tag-${anchor(name)}`;
-
-function operationsByTag(document: OpenAPIObject, pathPrefix: string): Map<string, Operation[]> {
-  const groups = new Map<string, Operation[]>((document.tags ?? []).map((tag) => [tag.name, []]));
-  for (const [path, item] of Object.entries(document.paths ?? {})) {
-    for (const method of HTTP_METHODS) {
-      const operation = item[method];
-      if (!operation) continue;
-      const tag = operation.tags?.[0] ?? 'Other';
-      const id = anchor(operation.operationId ?? `${method}-${path}`);
-      groups.set(tag, [...(groups.get(tag) ?? []), { id, method, fullPath: `${pathPrefix}${path}`, operation }]);
-    }
-  }
-  return groups;
-}
-
-function TypeText({ type }: { type: TypeLabel }) {
-  return type.ref ? <a href={`#${schemaAnchor(type.ref)}`}>{type.text}</a> : <>{type.text}</>;
-}
-
-function Method({ method }: { method: string }) {
-  return <span className={`docs-method docs-method-${method}`}>{method.toUpperCase()}</span>;
-}
-
-/** A table that scrolls sideways on narrow screens and can be scrolled by keyboard. */
-function Table({ caption, head, children }: { caption: string; head: string[]; children: ReactNode }) {
+function SearchForm({ query }: { query: string }) {
   return (
-    <div className="docs-table" role="region" aria-label={caption} tabIndex={0}>
-      <table>
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            {head.map((cell) => (
-              <th key={cell} scope="col">
-                {cell}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>{children}</tbody>
-      </table>
-    </div>
+    <form className="docs-search" role="search" action={DOCS_PATH} method="get">
+      <label htmlFor="docs-search-query">Search the reference</label>
+      <div>
+        <input id="docs-search-query" type="search" name="q" defaultValue={query} placeholder="refund, client_secret, 409…" />
+        <button type="submit">Search</button>
+      </div>
+    </form>
   );
 }
 
-/** Short value lists inline; long ones (every error code) folded, which needs no JavaScript. */
-function Values({ values }: { values: string[] }) {
-  const list = <Inline text={values.map((value) => `\`${value}\``).join(', ')} />;
-  if (values.length <= 8) return <li>one of {list}</li>;
-  return (
-    <li>
-      <details>
-        <summary>one of {values.length} values</summary>
-        {list}
-      </details>
-    </li>
-  );
-}
-
-function Constraints({ rules, values }: { rules: string[]; values: string[] | undefined }) {
-  return rules.length === 0 && !values ? null : (
-    <ul className="docs-constraints">
-      {values && <Values values={values} />}
-      {rules.map((rule) => (
-        <li key={rule}>
-          <Inline text={rule} />
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-function FieldTable({ caption, rows, showRequired }: { caption: string; rows: FieldRow[]; showRequired: boolean }) {
-  return (
-    <Table caption={caption} head={showRequired ? ['Field', 'Type', 'Required', 'Description', 'Constraints'] : ['Field', 'Type', 'Description', 'Constraints']}>
-      {rows.map((row) => (
-        <tr key={row.name}>
-          <th scope="row">
-            <code>{row.name}</code>
-          </th>
-          <td>
-            <TypeText type={row.type} />
-          </td>
-          {showRequired && <td>{row.required ? <strong>required</strong> : 'optional'}</td>}
-          <td>{row.description ? <Inline text={row.description} /> : null}</td>
-          <td>
-            <Constraints rules={row.constraints} values={row.values} />
-          </td>
-        </tr>
-      ))}
-    </Table>
-  );
-}
-
-function resolveParameter(document: OpenAPIObject, parameter: NonNullable<OperationObject['parameters']>[number]): ParameterObject | undefined {
-  if (!isReference(parameter)) return parameter;
-  const target = document.components?.parameters?.[parameter.$ref.slice(parameter.$ref.lastIndexOf('/') + 1)];
-  return target && !isReference(target) ? target : undefined;
-}
-
-function resolveResponse(document: OpenAPIObject, response: ResponseObject | { $ref: string }): ResponseObject | undefined {
-  if (!isReference(response)) return response;
-  const target = document.components?.responses?.[response.$ref.slice(response.$ref.lastIndexOf('/') + 1)];
-  return target && !isReference(target) ? target : undefined;
-}
-
-function schemeLabel(scheme: SecuritySchemeObject | undefined): string {
-  if (!scheme) return 'unknown';
-  if (scheme.type === 'http' && scheme.scheme === 'bearer') return `\`Authorization: Bearer ${scheme.bearerFormat ?? '<token>'}\``;
-  if (scheme.type === 'apiKey') return `\`${scheme.name}\` ${scheme.in ?? 'header'}`;
-  return scheme.type;
-}
-
-function securitySchemeOf(document: OpenAPIObject, name: string): SecuritySchemeObject | undefined {
-  const scheme = document.components?.securitySchemes?.[name];
-  return scheme && !isReference(scheme) ? scheme : undefined;
-}
-
-function OperationSection({ document, entry }: { document: OpenAPIObject; entry: Operation }) {
-  const { operation, method, fullPath, id } = entry;
-  const parameters = (operation.parameters ?? []).map((parameter) => resolveParameter(document, parameter)).filter((p) => p !== undefined);
-  const body = operation.requestBody && !isReference(operation.requestBody) ? operation.requestBody : undefined;
-  const bodySchema: AnySchema | undefined = body?.content['application/json']?.schema;
-  const auth = (operation.security ?? []).flatMap((requirement) => Object.keys(requirement)).map((name) => schemeLabel(securitySchemeOf(document, name)));
-  const responses = Object.entries(operation.responses ?? {})
-    .map(([status, response]) => ({ status, response: resolveResponse(document, response) }))
-    .filter((entry): entry is { status: string; response: ResponseObject } => entry.response !== undefined);
-  const successes = responses.filter(({ status }) => Number(status) < 400);
-  const failures = responses.filter(({ status }) => Number(status) >= 400);
-  const summary = operation.summary ?? `${method.toUpperCase()} ${fullPath}`;
-
-  return (
-    <article className="docs-operation" id={id} aria-labelledby={`${id}-title`}>
-      <h3 id={`${id}-title`}>{summary}</h3>
-      <p className="docs-endpoint">
-        <Method method={method} /> <code>{fullPath}</code>
-      </p>
-      <Markdown text={operation.description} />
-      <p className="docs-auth">
-        <strong>Authentication:</strong> {auth.length === 0 ? 'none' : auth.map((label, index) => <span key={label}>{index > 0 && ' or '}<Inline text={label} /></span>)}
-      </p>
-
-      {parameters.length > 0 && (
-        <>
-          <h4>Parameters</h4>
-          <Table caption={`Parameters of ${summary}`} head={['Name', 'In', 'Type', 'Required', 'Description']}>
-            {parameters.map((parameter) => {
-              const schema: AnySchema = parameter.schema ?? {};
-              return (
-                <tr key={`${parameter.in}-${parameter.name}`}>
-                  <th scope="row">
-                    <code>{parameter.name}</code>
-                  </th>
-                  <td>{parameter.in}</td>
-                  <td>
-                    <TypeText type={typeLabel(schema)} />
-                  </td>
-                  <td>{parameter.required ? <strong>required</strong> : 'optional'}</td>
-                  <td>
-                    {parameter.description && <Inline text={parameter.description} />}
-                    <Constraints rules={constraintsOf(schema)} values={valuesOf(schema)} />
-                  </td>
-                </tr>
-              );
-            })}
-          </Table>
-        </>
-      )}
-
-      {bodySchema && (
-        <>
-          <h4>Request body</h4>
-          <p className="docs-note">
-            JSON object{body?.required ? '' : ' (optional)'}
-            {bodySchema && isReference(bodySchema) ? (
-              <>
-                : <TypeText type={typeLabel(bodySchema)} />
-              </>
-            ) : null}
-            .
-          </p>
-          <FieldTable caption={`Request body of ${summary}`} rows={fieldRows(document, bodySchema)} showRequired />
-        </>
-      )}
-
-      <h4>Responses</h4>
-      <ul className="docs-responses">
-        {successes.map(({ status, response }) => {
-          const schema = response.content?.['application/json']?.schema;
-          return (
-            <li key={status}>
-              <span className="docs-status docs-status-ok">{status}</span> <Inline text={response.description} />
-              {schema && (
-                <>
-                  {' '}
-                  Returns <TypeText type={typeLabel(schema)} />.
-                </>
-              )}
-            </li>
-          );
-        })}
-      </ul>
-      {failures.length > 0 && (
-        <Table caption={`Errors of ${summary}`} head={['Status', 'Error codes']}>
-          {failures.map(({ status, response }) => (
-            <tr key={status}>
-              <th scope="row">
-                <span className="docs-status docs-status-error">{status}</span>
-              </th>
-              <td>
-                <Inline text={response.description} />
-                {response.headers && Object.keys(response.headers).length > 0 && (
-                  <>
-                    {' '}
-                    Headers: <Inline text={Object.keys(response.headers).map((name) => `\`${name}\``).join(', ')} />.
-                  </>
-                )}
-              </td>
-            </tr>
-          ))}
-        </Table>
-      )}
-    </article>
-  );
-}
-
-function errorCodesByStatus(document: OpenAPIObject): [string, string[]][] {
-  const byStatus = new Map<string, Set<string>>();
-  for (const item of Object.values(document.paths ?? {})) {
-    for (const method of HTTP_METHODS) {
-      for (const [status, response] of Object.entries(item[method]?.responses ?? {})) {
-        const resolved = resolveResponse(document, response as ResponseObject);
-        const codes = errorCodesOf(resolved?.content?.['application/json']?.schema);
-        if (codes.length > 0) byStatus.set(status, new Set([...(byStatus.get(status) ?? []), ...codes]));
-      }
-    }
-  }
-  return [...byStatus.entries()].sort(([a], [b]) => Number(a) - Number(b)).map(([status, codes]) => [status, [...codes]]);
-}
-
-export function ApiReference({ document }: { document: OpenAPIObject }) {
-  const serverUrl = document.servers?.[0]?.url ?? '';
-  const pathPrefix = serverUrl ? new URL(serverUrl).pathname.replace(/\/+$/, '') : '';
-  const groups = [...operationsByTag(document, pathPrefix)].filter(([, operations]) => operations.length > 0);
-  const tagDescriptions = new Map((document.tags ?? []).map((tag) => [tag.name, tag.description]));
-  const schemas = Object.keys(document.components?.schemas ?? {});
-  const schemes = Object.entries(document.components?.securitySchemes ?? {}).filter((entry): entry is [string, SecuritySchemeObject] => !isReference(entry[1]));
-
+/** Every page: the header with search, the list of domains, the page's own content. */
+function DocsShell({ reference, title, current, query = '', children }: { reference: Reference; title: string; current?: string; query?: string; children: ReactNode }) {
+  const { document } = reference;
   return (
     <div className="docs">
       <a className="docs-skip" href="#docs-main">
         Skip to content
       </a>
       <header className="docs-header">
-        <p className="docs-eyebrow">API reference · version {document.info.version}</p>
-        <h1>{document.info.title}</h1>
-        <p>
-          OpenAPI {document.openapi} document: <a href={`${pathPrefix}/openapi.json`}>{`${pathPrefix}/openapi.json`}</a>
-          {document.info.license && <> · {document.info.license.name} license</>}
-        </p>
+        <div>
+          <p className="docs-eyebrow">
+            <a href={DOCS_PATH}>API reference</a> · version {document.info.version}
+          </p>
+          <h1>{title}</h1>
+          <p>
+            OpenAPI {document.openapi} document: <a href={`${reference.pathPrefix}/openapi.json`}>{`${reference.pathPrefix}/openapi.json`}</a>
+            {document.info.license && <> · {document.info.license.name} license</>}
+          </p>
+        </div>
+        <SearchForm query={query} />
       </header>
       <div className="docs-layout">
-        <nav className="docs-toc" aria-label="Contents">
-          <h2 className="docs-toc-title">Contents</h2>
+        <nav className="docs-toc" aria-label="Domains">
+          <h2 className="docs-toc-title">Reference</h2>
           <ul>
             <li>
-              <a href="#introduction">Introduction</a>
+              <a href={DOCS_PATH} aria-current={current === undefined ? 'page' : undefined}>
+                Overview
+              </a>
             </li>
-            <li>
-              <a href="#authentication">Authentication</a>
-            </li>
-            <li>
-              <a href="#errors">Errors</a>
-            </li>
-            {groups.map(([tag, operations]) => (
-              <li key={tag}>
-                <a href={`#${tagAnchor(tag)}`}>{tag}</a>
-                <ul className="docs-toc-operations">
-                  {operations.map(({ id, method, operation }) => (
-                    <li key={id}>
-                      <a href={`#${id}`}>
-                        <Method method={method} /> {operation.summary ?? id}
-                      </a>
-                    </li>
-                  ))}
-                </ul>
+            {reference.domains.map((domain) => (
+              <li key={domain.slug}>
+                <a href={`${DOCS_PATH}/${domain.slug}`} aria-current={current === domain.slug ? 'page' : undefined}>
+                  {domain.name}
+                </a>
               </li>
             ))}
-            <li>
-              <a href="#objects">Objects</a>
-            </li>
           </ul>
         </nav>
         <main id="docs-main" className="docs-main" tabIndex={-1}>
-          <section aria-labelledby="introduction">
-            <h2 id="introduction">Introduction</h2>
-            <p>
-              Base URL: <code>{serverUrl}</code>
-            </p>
-            <Markdown text={document.info.description} />
-          </section>
-
-          <section aria-labelledby="authentication">
-            <h2 id="authentication">Authentication</h2>
-            <dl className="docs-schemes">
-              {schemes.map(([name, scheme]) => (
-                <div key={name}>
-                  <dt>
-                    <Inline text={schemeLabel(scheme)} />
-                  </dt>
-                  <dd>
-                    <Markdown text={scheme.description} />
-                  </dd>
-                </div>
-              ))}
-            </dl>
-          </section>
-
-          <section aria-labelledby="errors">
-            <h2 id="errors">Errors</h2>
-            <Markdown text={(document.components?.schemas?.Error as { description?: string } | undefined)?.description} />
-            <FieldTable caption="Fields of the error envelope" rows={fieldRows(document, { $ref: '#/components/schemas/Error' })} showRequired />
-            <Table caption="Error codes by HTTP status" head={['Status', 'Codes']}>
-              {errorCodesByStatus(document).map(([status, codes]) => (
-                <tr key={status}>
-                  <th scope="row">{status}</th>
-                  <td>
-                    <Inline text={codes.map((code) => `\`${code}\``).join(', ')} />
-                  </td>
-                </tr>
-              ))}
-            </Table>
-          </section>
-
-          {groups.map(([tag, operations]) => (
-            <section key={tag} aria-labelledby={tagAnchor(tag)}>
-              <h2 id={tagAnchor(tag)}>{tag}</h2>
-              <Markdown text={tagDescriptions.get(tag)} />
-              {operations.map((entry) => (
-                <OperationSection key={entry.id} document={document} entry={entry} />
-              ))}
-            </section>
-          ))}
-
-          <section aria-labelledby="objects">
-            <h2 id="objects">Objects</h2>
-            {schemas.map((name) => {
-              const schema = document.components?.schemas?.[name];
-              return (
-                <article key={name} id={schemaAnchor(name)} className="docs-object" aria-labelledby={`${schemaAnchor(name)}-title`}>
-                  <h3 id={`${schemaAnchor(name)}-title`}>{name}</h3>
-                  {schema && !isReference(schema) && <Markdown text={schema.description} />}
-                  <FieldTable caption={`Fields of ${name}`} rows={fieldRows(document, { $ref: `#/components/schemas/${name}` })} showRequired={false} />
-                </article>
-              );
-            })}
-          </section>
+          {children}
         </main>
       </div>
       <footer className="docs-footer">
-        <p>Generated from the OpenAPI document the service serves; every operation lives under {serverUrl}.</p>
+        <p>Generated from the OpenAPI document the service serves; every operation lives under {reference.serverUrl}.</p>
       </footer>
     </div>
+  );
+}
+
+function SearchResults({ reference, query }: { reference: Reference; query: string }) {
+  const hits = searchReference(reference, query);
+  return (
+    <section aria-labelledby="search-results">
+      <h2 id="search-results">
+        {hits.length === 0 ? 'Nothing found' : `${hits.length} result${hits.length === 1 ? '' : 's'}`} for “{query}”
+      </h2>
+      {hits.length === 0 ? (
+        <p>
+          <Inline text="Try a shorter word: an object (`refund`), a field (`client_secret`), an error code (`price_inactive`)." />
+        </p>
+      ) : (
+        <ul className="docs-hits">
+          {hits.map((hit) => (
+            <li key={`${hit.kind}-${hit.href}-${hit.title}`}>
+              <span className="docs-hit-kind">{hit.kind}</span> <a href={hit.href}>{<Inline text={hit.title} />}</a>
+              {hit.detail && (
+                <>
+                  {' '}
+                  — <Inline text={hit.detail} />
+                </>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+/** GET /docs: what the API is, how to authenticate, how it fails, and where each domain's page is. */
+export function DocsIndex({ reference, query = '' }: { reference: Reference; query?: string }) {
+  const { document } = reference;
+  const schemes = Object.entries(document.components?.securitySchemes ?? {}).filter((entry): entry is [string, SecuritySchemeObject] => !isReference(entry[1]));
+  const errorExample = firstExample(document, document.components?.schemas?.Error);
+  return (
+    <DocsShell reference={reference} title={document.info.title} query={query}>
+      {query.trim() !== '' && <SearchResults reference={reference} query={query.trim()} />}
+      <section aria-labelledby="introduction">
+        <h2 id="introduction">Introduction</h2>
+        <p>
+          Base URL: <code>{reference.serverUrl}</code>
+        </p>
+        <Markdown text={document.info.description} />
+        <p>
+          Each operation shows a <code>curl</code> request and its answer. They read your secret key from <code>$SK</code> (<code>export SK=sk_test_…</code>)
+          and, for the one call made from a browser, your publishable key from <code>$PK</code>.
+        </p>
+      </section>
+
+      <section aria-labelledby="domains">
+        <h2 id="domains">Domains</h2>
+        <ul className="docs-domains">
+          {reference.domains.map((domain) => (
+            <li key={domain.slug}>
+              <h3>
+                <a href={`${DOCS_PATH}/${domain.slug}`}>{domain.name}</a>
+              </h3>
+              <Markdown text={domain.description} />
+              <ul className="docs-domain-operations">
+                {domain.operations.map(({ id, method, operation }) => (
+                  <li key={id}>
+                    <a href={`${DOCS_PATH}/${domain.slug}#${id}`}>
+                      <Method method={method} /> {operation.summary ?? id}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      <section aria-labelledby="authentication">
+        <h2 id="authentication">Authentication</h2>
+        <dl className="docs-schemes">
+          {schemes.map(([name, scheme]) => (
+            <div key={name}>
+              <dt>
+                <Inline text={schemeLabel(scheme)} />
+              </dt>
+              <dd>
+                <Markdown text={scheme.description} />
+              </dd>
+            </div>
+          ))}
+        </dl>
+      </section>
+
+      <section aria-labelledby="errors">
+        <h2 id="errors">Errors</h2>
+        <Markdown text={(document.components?.schemas?.Error as { description?: string } | undefined)?.description} />
+        {errorExample !== undefined && <CodeBlock label="Example error" code={JSON.stringify(errorExample, null, 2)} />}
+        <div id={schemaAnchor('Error')}>
+          <FieldTable caption="Fields of the error envelope" rows={fieldRows(document, { $ref: '#/components/schemas/Error' })} showRequired reference={reference} />
+        </div>
+        <Table caption="Error codes by HTTP status" columns={['Status', 'Codes']}>
+          {errorCodesByStatus(document).map(([status, codes]) => (
+            <tr key={status}>
+              <th scope="row">{status}</th>
+              <Cell label="Codes">
+                <Inline text={codes.map((code) => `\`${code}\``).join(', ')} />
+              </Cell>
+            </tr>
+          ))}
+        </Table>
+      </section>
+    </DocsShell>
+  );
+}
+
+/** An object's fields; a union's members (`Event`: one object per event type). */
+function ObjectFields({ reference, name }: { reference: Reference; name: string }) {
+  const { document } = reference;
+  const rows = fieldRows(document, { $ref: `#/components/schemas/${name}` });
+  const schema = resolveSchema(document, { $ref: `#/components/schemas/${name}` });
+  const members = (schema?.oneOf ?? schema?.anyOf ?? []).filter(isReference).map((member) => refName(member.$ref));
+  if (rows.length === 0 && members.length > 0) {
+    return (
+      <p>
+        One of:{' '}
+        {members.map((member, index) => (
+          <span key={member}>
+            {index > 0 && ', '}
+            <a href={reference.schemaHref(member)}>{member}</a>
+          </span>
+        ))}
+        .
+      </p>
+    );
+  }
+  return <FieldTable caption={`Fields of ${name}`} rows={rows} showRequired={false} reference={reference} />;
+}
+
+/** GET /docs/<domain>: its operations with their examples, then the objects they answer. */
+export function DocsDomain({ reference, domain }: { reference: Reference; domain: Domain }) {
+  const { document } = reference;
+  return (
+    <DocsShell reference={reference} title={domain.name} current={domain.slug}>
+      <Markdown text={domain.description} />
+      <nav className="docs-on-page" aria-label={`${domain.name}: on this page`}>
+        <h2>On this page</h2>
+        <ul>
+          {domain.operations.map(({ id, method, operation }) => (
+            <li key={id}>
+              <a href={`#${id}`}>
+                <Method method={method} /> {operation.summary ?? id}
+              </a>
+            </li>
+          ))}
+          {domain.schemas.length > 0 && (
+            <li>
+              <a href="#objects">Objects</a>:{' '}
+              {domain.schemas.map((name, index) => (
+                <span key={name}>
+                  {index > 0 && ', '}
+                  <a href={`#${schemaAnchor(name)}`}>{name}</a>
+                </span>
+              ))}
+            </li>
+          )}
+        </ul>
+      </nav>
+
+      <section aria-labelledby="operations">
+        <h2 id="operations">Operations</h2>
+        {domain.operations.map((entry) => (
+          <OperationSection key={entry.id} reference={reference} entry={entry} />
+        ))}
+      </section>
+
+      {domain.schemas.length > 0 && (
+        <section aria-labelledby="objects">
+          <h2 id="objects">Objects</h2>
+          {domain.schemas.map((name) => {
+            const schema = document.components?.schemas?.[name];
+            const example = firstExample(document, schema);
+            return (
+              <article key={name} id={schemaAnchor(name)} className="docs-object" aria-labelledby={`${schemaAnchor(name)}-title`}>
+                <h3 id={`${schemaAnchor(name)}-title`}>{name}</h3>
+                {schema && !isReference(schema) && <Markdown text={schema.description} />}
+                <ObjectFields reference={reference} name={name} />
+                {example !== undefined && (
+                  <details className="docs-object-example">
+                    <summary>Example {name}</summary>
+                    <CodeBlock label={`Example ${name}`} code={JSON.stringify(example, null, 2)} />
+                  </details>
+                )}
+              </article>
+            );
+          })}
+        </section>
+      )}
+    </DocsShell>
   );
 }

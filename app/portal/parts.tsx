@@ -1,7 +1,8 @@
 import type { ReactNode } from 'react';
-import { MerchantName } from '../checkout/parts';
+import type { OperatorConfig } from '@/server/config';
+import { cardText, MerchantName, PageFooter, taxLineLabel, type PageStore } from '../checkout/parts';
 import type { PortalCard, PortalOrder, PortalSubscription } from '@/server/portal/page';
-import { isoDate, type Formatters } from './format';
+import { isoDate, type Formatters } from '@/server/kit/locale';
 
 const ORDER_STATUS: Record<PortalOrder['status'], { label: string; tone: Tone }> = {
   paid: { label: 'Paid', tone: 'success' },
@@ -32,8 +33,6 @@ const PAYMENT_STATUS: Record<PortalSubscription['payments'][number]['status'], {
 
 const REFUND_STATUS: Record<PortalOrder['refunds'][number]['status'], string> = { succeeded: 'refunded', pending: 'pending', failed: 'failed' };
 
-const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', discover: 'Discover' };
-
 type Tone = 'success' | 'info' | 'warning' | 'danger' | 'neutral';
 
 export function Badge({ label, tone }: { label: string; tone: Tone }) {
@@ -44,13 +43,8 @@ export function DateText({ at, format }: { at: number; format: Formatters }) {
   return <time dateTime={isoDate(at)}>{format.date(at)}</time>;
 }
 
-/** Brand and last 4 only; the full number was never stored. */
-function cardText(card: PortalCard): string {
-  return `${BRANDS[card.brand] ?? 'Card'} ending in ${card.last4}`;
-}
-
-/** Header with the shop's name, a labelled main landmark and a footer saying what the page is. */
-export function PortalShell({ storeName, livemode, headingId, children }: { storeName: string; livemode: boolean; headingId: string; children: ReactNode }) {
+/** Header with the shop (its logo when it has one), a labelled main landmark, and the footer of every hosted page saying what this one is. */
+export function PortalShell({ store, operator, livemode, headingId, children }: { store: PageStore; operator: OperatorConfig; livemode: boolean; headingId: string; children: ReactNode }) {
   return (
     <>
       <a className="co-skip" href="#main">
@@ -65,24 +59,26 @@ export function PortalShell({ storeName, livemode, headingId, children }: { stor
       )}
       <header className="co-header" aria-label="Shop">
         <div className="co-header-inner">
-          <MerchantName storeName={storeName} />
+          <MerchantName storeName={store.name} logoUrl={store.links.logoUrl} />
           <p className="co-secure">Payment history · read-only</p>
         </div>
       </header>
       <main id="main" className="co-main pt-main" aria-labelledby={headingId}>
         {children}
       </main>
-      <footer className="co-footer" aria-label="About this page">
-        <p>
-          This private link was shared with you by {storeName}. Keep it to yourself: anyone holding it can see this page. Payments are processed by
-          the payments service as merchant of record; card details are never stored beyond the brand and last four digits.
-        </p>
-      </footer>
+      <PageFooter store={store} operator={operator}>
+        This private link was shared with you by {store.name}. Keep it to yourself: anyone holding it can see this page. Card details are never stored
+        beyond the brand and last four digits.
+      </PageFooter>
     </>
   );
 }
 
-export function OrderCard({ order, format, headingLevel = 3 }: { order: PortalOrder; format: Formatters; headingLevel?: 2 | 3 }) {
+/**
+ * `portalPath`: the link's own path (`/portal/<token>`), under which its documents download
+ * (`/invoices/<id>`, `/credit_notes/<id>`).
+ */
+export function OrderCard({ order, format, portalPath, headingLevel = 3 }: { order: PortalOrder; format: Formatters; portalPath: string; headingLevel?: 2 | 3 }) {
   const headingId = `order-${order.id}`;
   const Heading = headingLevel === 2 ? 'h2' : 'h3';
   const status = ORDER_STATUS[order.status];
@@ -129,7 +125,7 @@ export function OrderCard({ order, format, headingLevel = 3 }: { order: PortalOr
           <dd>{format.amount(order.amountSubtotal)}</dd>
         </div>
         <div>
-          <dt>{order.taxInclusive ? 'Tax (included)' : 'Tax'}</dt>
+          <dt>{taxLineLabel(order.tax)}</dt>
           <dd>{format.amount(order.amountTax)}</dd>
         </div>
         <div className="co-total">
@@ -151,10 +147,20 @@ export function OrderCard({ order, format, headingLevel = 3 }: { order: PortalOr
           ) : (
             <>
               Paid on <DateText at={order.paidAt} format={format} />
-              {order.card ? ` with ${cardText(order.card)}` : null}
+              {order.card ? ` with ${cardText(order.card.brand, order.card.last4)}` : null}
             </>
           )}
         </dd>
+        {order.invoiceId ? (
+          <>
+            <dt>Invoice</dt>
+            <dd>
+              <a className="co-link" href={`${portalPath}/invoices/${order.invoiceId}`}>
+                Download invoice
+              </a>
+            </dd>
+          </>
+        ) : null}
         {order.refunds.length > 0 ? (
           <>
             <dt>Refunds</dt>
@@ -163,6 +169,14 @@ export function OrderCard({ order, format, headingLevel = 3 }: { order: PortalOr
                 {order.refunds.map((refund, index) => (
                   <li key={index}>
                     {format.amount(refund.amount)} on <DateText at={refund.created} format={format} /> ({REFUND_STATUS[refund.status]})
+                    {refund.creditNoteId ? (
+                      <>
+                        {' · '}
+                        <a className="co-link" href={`${portalPath}/credit_notes/${refund.creditNoteId}`}>
+                          Download credit note
+                        </a>
+                      </>
+                    ) : null}
                   </li>
                 ))}
               </ul>
@@ -183,6 +197,22 @@ export function OrderCard({ order, format, headingLevel = 3 }: { order: PortalOr
             </dd>
           </>
         ) : null}
+        {order.downloads.length > 0 ? (
+          <>
+            <dt>Downloads</dt>
+            <dd>
+              <ul className="pt-list">
+                {order.downloads.map((download) => (
+                  <li key={download.url}>
+                    <a className="co-link" href={download.url}>
+                      Download {download.description}
+                    </a>
+                  </li>
+                ))}
+              </ul>
+            </dd>
+          </>
+        ) : null}
       </dl>
     </article>
   );
@@ -193,7 +223,19 @@ function billingInterval(subscription: PortalSubscription): string {
   return subscription.intervalCount === 1 ? `every ${unit}` : `every ${subscription.intervalCount} ${unit}s`;
 }
 
-export function SubscriptionCard({ subscription, format, headingLevel = 3, index }: { subscription: PortalSubscription; format: Formatters; headingLevel?: 2 | 3; index: number }) {
+export function SubscriptionCard({
+  subscription,
+  format,
+  portalPath,
+  headingLevel = 3,
+  index,
+}: {
+  subscription: PortalSubscription;
+  format: Formatters;
+  portalPath: string;
+  headingLevel?: 2 | 3;
+  index: number;
+}) {
   const headingId = `subscription-${index}`;
   const Heading = headingLevel === 2 ? 'h2' : 'h3';
   const Subheading = headingLevel === 2 ? 'h3' : 'h4';
@@ -231,6 +273,9 @@ export function SubscriptionCard({ subscription, format, headingLevel = 3, index
               <th scope="col" className="co-num">
                 Amount
               </th>
+              <th scope="col">
+                <span className="co-visually-hidden">Invoice</span>
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -239,11 +284,18 @@ export function SubscriptionCard({ subscription, format, headingLevel = 3, index
                 <td>
                   <DateText at={payment.date} format={format} />
                 </td>
-                <td>{payment.card ? cardText(payment.card) : '—'}</td>
+                <td>{payment.card ? cardText(payment.card.brand, payment.card.last4) : '—'}</td>
                 <td>
                   <Badge {...PAYMENT_STATUS[payment.status]} />
                 </td>
                 <td className="co-num">{format.amount(payment.amount)}</td>
+                <td>
+                  {payment.invoiceId ? (
+                    <a className="co-link" href={`${portalPath}/invoices/${payment.invoiceId}`}>
+                      Download invoice
+                    </a>
+                  ) : null}
+                </td>
               </tr>
             ))}
           </tbody>

@@ -1,7 +1,10 @@
 /**
- * esbuild steps of the client library (node only; not part of the published code): the ESM
- * bundle, its minified + gzipped size, and the card frame's script.
+ * Build steps of the client library (node only; not part of the published code): the ESM
+ * bundle, its declarations, its minified + gzipped size, and the card frame's script.
  */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
@@ -26,6 +29,30 @@ const LIBRARY: BuildOptions = {
 /** client/dist/index.js: readable ESM for the merchant's bundler to tree-shake and minify. */
 export async function buildLibrary(outfile = path.join(CLIENT_DIR, 'dist/index.js')): Promise<void> {
   await build({ ...LIBRARY, outfile, banner: { js: "'use client';" } });
+}
+
+/**
+ * The `.d.ts` files of client/tsconfig.json in `outDir`, their relative imports spelled as Node
+ * resolves them (`./card.js`, `./react/index.js`): without the extension a merchant's TypeScript
+ * under `moduleResolution: nodenext` cannot follow them. `bundler` resolution reads them as well.
+ */
+export async function writeDeclarations(outDir = path.join(CLIENT_DIR, 'dist')): Promise<void> {
+  execFileSync(process.execPath, [path.resolve(CLIENT_DIR, '../node_modules/typescript/bin/tsc'), '-p', path.join(CLIENT_DIR, 'tsconfig.json'), '--outDir', outDir], { stdio: 'inherit' });
+  const files = (await readdir(outDir, { recursive: true })).filter((file) => file.endsWith('.d.ts')).map((file) => path.join(outDir, file));
+  for (const file of files) {
+    const text = await readFile(file, 'utf8');
+    const resolved = text.replace(/(\bfrom\s+|\bimport\s*\(\s*)(['"])(\.{1,2}\/[^'"]*)\2/g, (_, before: string, quote: string, specifier: string) => {
+      return `${before}${quote}${nodeSpecifier(path.dirname(file), specifier)}${quote}`;
+    });
+    if (resolved !== text) await writeFile(file, resolved);
+  }
+}
+
+function nodeSpecifier(directory: string, specifier: string): string {
+  if (/\.js$/.test(specifier)) return specifier;
+  if (existsSync(path.join(directory, `${specifier}.d.ts`))) return `${specifier}.js`;
+  if (existsSync(path.join(directory, specifier, 'index.d.ts'))) return `${specifier}/index.js`;
+  throw new Error(`client declarations: cannot resolve ${specifier} from ${directory}`);
 }
 
 /** What the whole library costs a page: minified, then gzipped (bytes). */

@@ -8,3 +8,7 @@ export const timestamptz = (name: string) => timestamp(name, { withTimezone: tru
 export function oneOf(column: AnyPgColumn, values: readonly string[]): SQL {
   return sql`${column} in (${sql.raw(values.map((value) => `'${value}'`).join(', '))})`;
 }
+
+/** The languages customers' documents (invoices, credit notes, e-mails) are written in. */
+export const DOCUMENT_LANGUAGES = ['en', 'de'] as const;
+export type DocumentLanguage = (typeof DOCUMENT_LANGUAGES)[number];

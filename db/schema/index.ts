@@ -11,3 +11,6 @@ export * from './simulator';
 export * from './portal';
 export * from './webhooks';
 export * from './users';
+export * from './invoices';
+export * from './emails';
+export { DOCUMENT_LANGUAGES, type DocumentLanguage } from './columns';

@@ -1,6 +1,6 @@
 import { boolean, check, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { oneOf, timestamptz } from './columns';
+import { DOCUMENT_LANGUAGES, oneOf, timestamptz, type DocumentLanguage } from './columns';
 import { customers } from './customers';
 import { products } from './products';
 import { stores } from './stores';
@@ -30,6 +30,18 @@ export const orders = pgTable(
     gatewayPaymentId: text('gateway_payment_id'),
     createdAt: timestamptz('created_at').notNull(),
     paidAt: timestamptz('paid_at'),
+    /** The language the customer paid in on the hosted page (`en`, `de`): their invoice's. */
+    language: text('language').$type<DocumentLanguage>().notNull().default('en'),
+    /** A business buyer's VAT ID, normalised and checked on the hosted page; printed on the invoice. */
+    buyerVatId: text('buyer_vat_id'),
+    /** The invoice issued when the order was paid (server/invoices). */
+    invoiceId: text('invoice_id'),
+    /**
+     * The customer's waiver of the right of withdrawal (both checkboxes of a checkout with a digital
+     * product), and which wording they agreed to: both set, or both null.
+     */
+    withdrawalWaiverAcceptedAt: timestamptz('withdrawal_waiver_accepted_at'),
+    withdrawalWaiverTextVersion: text('withdrawal_waiver_text_version'),
   },
   (t) => [
     // GET /orders, newest first, unfiltered and by each selective filter.
@@ -45,6 +57,8 @@ export const orders = pgTable(
       .where(sql`${t.paidAt} is not null`),
     check('orders_refund_within_total', sql`${t.amountRefunded} >= 0 and ${t.amountRefunded} <= ${t.amountTotal}`),
     check('orders_status_check', oneOf(t.status, ORDER_STATUSES)),
+    check('orders_language_check', oneOf(t.language, DOCUMENT_LANGUAGES)),
+    check('orders_withdrawal_waiver_whole', sql`(${t.withdrawalWaiverAcceptedAt} is null) = (${t.withdrawalWaiverTextVersion} is null)`),
   ],
 );
 
@@ -97,6 +111,8 @@ export const refunds = pgTable(
     checkedAt: timestamptz('checked_at'),
     /** Until when a background pass holds this refund (server/kit/lease.ts); null or past: free. */
     leasedUntil: timestamptz('leased_until'),
+    /** The credit note issued when the refund succeeded (server/invoices). */
+    creditNoteId: text('credit_note_id'),
   },
   (t) => [
     index('refunds_order_idx').on(t.orderId),
@@ -106,4 +122,53 @@ export const refunds = pgTable(
     index('refunds_status_list_idx').on(t.storeId, t.livemode, t.status, t.createdAt.desc(), t.id.desc()),
     check('refunds_amount_positive', sql`${t.amount} > 0`), check('refunds_status_check', oneOf(t.status, REFUND_STATUSES)),
   ],
+);
+
+export const WITHDRAWAL_STATUSES = ['requested', 'refunded'] as const;
+export type WithdrawalStatus = (typeof WITHDRAWAL_STATUSES)[number];
+
+/**
+ * A customer's withdrawal from the contract of a paid order, declared on /withdraw: at most one per
+ * order (a repeated declaration keeps the first, and with it the refund deadline). Name and e-mail
+ * are kept as the customer typed them, as the record of the declaration.
+ */
+export const withdrawals = pgTable(
+  'withdrawals',
+  {
+    orderId: text('order_id')
+      .primaryKey()
+      .references(() => orders.id, { onDelete: 'cascade' }),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    livemode: boolean('livemode').notNull(),
+    status: text('status').$type<WithdrawalStatus>().notNull(),
+    customerName: text('customer_name').notNull(),
+    customerEmail: text('customer_email').notNull(),
+    reason: text('reason'),
+    requestedAt: timestamptz('requested_at').notNull(),
+    refundDueBy: timestamptz('refund_due_by').notNull(),
+  },
+  (t) => [
+    // The dashboard's list of requests, newest first.
+    index('withdrawals_list_idx').on(t.storeId, t.livemode, t.requestedAt.desc(), t.orderId.desc()),
+    check('withdrawals_status_check', oneOf(t.status, WITHDRAWAL_STATUSES)),
+  ],
+);
+
+/** Each download of an order line's delivery file through its signed link: the count the merchant sees. */
+export const fileDownloads = pgTable(
+  'file_downloads',
+  {
+    id: text('id').primaryKey(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id, { onDelete: 'cascade' }),
+    livemode: boolean('livemode').notNull(),
+    orderLineId: text('order_line_id')
+      .notNull()
+      .references(() => orderLines.id, { onDelete: 'cascade' }),
+    createdAt: timestamptz('created_at').notNull(),
+  },
+  (t) => [index('file_downloads_line_idx').on(t.orderLineId)],
 );

@@ -10,6 +10,15 @@ export const stores = pgTable('stores', {
   amountMode: boolean('amount_mode').notNull().default(false),
   taxCalculation: boolean('tax_calculation').notNull().default(false),
   subscriptions: boolean('subscriptions').notNull().default(false),
+  /**
+   * Counted across the operator, never reused: the store's part of its invoice and credit note
+   * numbers (server/invoices/numbering.ts), so those are unique across every store.
+   */
+  number: integer('number').generatedAlwaysAsIdentity().notNull().unique(),
+  /** Shown on the store's hosted pages when set (absolute URLs, set by the operator). */
+  logoUrl: text('logo_url'),
+  termsUrl: text('terms_url'),
+  privacyUrl: text('privacy_url'),
   /** The store's test clock: test-mode time is wall time plus this offset. */
   testClockOffsetSeconds: integer('test_clock_offset_seconds').notNull().default(0),
   createdAt: timestamptz('created_at').notNull().defaultNow(),

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { oneOf, timestamptz } from './columns';
+import { DOCUMENT_LANGUAGES, oneOf, timestamptz, type DocumentLanguage } from './columns';
 import { products } from './products';
 import { stores } from './stores';
 import type { PriceInterval } from './products';
@@ -56,6 +56,8 @@ export const subscriptions = pgTable(
     cancelReason: text('cancel_reason'),
     metadata: json('metadata').$type<Record<string, string>>().notNull(),
     createdAt: timestamptz('created_at').notNull(),
+    /** The language the customer subscribed in on the hosted page (`en`, `de`): their invoices'. */
+    language: text('language').$type<DocumentLanguage>().notNull().default('en'),
   },
   (t) => [
     index('subscriptions_product_idx').on(t.productId),
@@ -68,6 +70,7 @@ export const subscriptions = pgTable(
     // The billing job's queue: subscriptions that can fall due, by due time.
     index('subscriptions_due_idx').on(t.nextBillingAt).where(sql`${t.status} in ('active', 'past_due')`),
     check('subscriptions_status_check', oneOf(t.status, SUBSCRIPTION_STATUSES)),
+    check('subscriptions_language_check', oneOf(t.language, DOCUMENT_LANGUAGES)),
   ],
 );
 

@@ -29,10 +29,21 @@ const storeFlagChanges = {
   subscriptions: z.boolean().optional(),
 };
 
+/** Shown on the store's hosted pages; `""` removes one. Checked by the admin service (customerPageUrlProblem), which knows the service's own scheme and says what is wrong. */
+const storeLink = (what: string) => z.string().trim().optional().describe(`${what}: an absolute URL, or "" to remove it.`);
+
+const storeChanges = {
+  ...storeFlagChanges,
+  name: z.string().trim().min(1).max(255).optional(),
+  logoUrl: storeLink("The store's logo, shown on its hosted pages"),
+  termsUrl: storeLink("The store's terms, linked from its hosted pages"),
+  privacyUrl: storeLink("The store's privacy policy, linked from its hosted pages"),
+};
+
 export const updateStoreInput = z
-  .strictObject({ id: storeId, ...storeFlagChanges })
-  .refine((input) => Object.keys(storeFlagChanges).some((flag) => input[flag as keyof typeof storeFlagChanges] !== undefined), {
-    message: 'Give at least one flag to change: suspended, liveApi, amountMode, taxCalculation or subscriptions.',
+  .strictObject({ id: storeId, ...storeChanges })
+  .refine((input) => Object.keys(storeChanges).some((change) => input[change as keyof typeof storeChanges] !== undefined), {
+    message: 'Give at least one change: suspended, liveApi, amountMode, taxCalculation, subscriptions, name, logoUrl, termsUrl or privacyUrl.',
   });
 
 export const attachLicenseInput = z.strictObject({ id: productId });
@@ -52,6 +63,9 @@ export const storeSchema = z.object({
     tax_calculation: z.boolean(),
     subscriptions: z.boolean(),
   }),
+  logo_url: z.string().nullable(),
+  terms_url: z.string().nullable(),
+  privacy_url: z.string().nullable(),
   created: z.number().int(),
 });
 export type Store = z.infer<typeof storeSchema>;

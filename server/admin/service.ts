@@ -4,6 +4,7 @@ import { recordAudit, type AuditEntry } from '../audit/service';
 import { mailLinkInBackground } from '../users/link-mail';
 import type { Context } from '../context';
 import { ApiError } from '../errors';
+import { customerPageUrlProblem } from '../kit/fields';
 import { digestsEqual, sha256Hex } from '../ids';
 import { attachFile, attachLicense } from '../products/operator-service';
 import type { Product } from '../products/schemas';
@@ -52,12 +53,26 @@ export function createStoreAsOperator(ctx: Context, input: z.infer<typeof create
   });
 }
 
+/** The admin input's name for each link, as the CLI's flag names it too. */
+const STORE_LINKS = { logoUrl: '--logo-url', termsUrl: '--terms-url', privacyUrl: '--privacy-url' } as const;
+
 export async function updateStoreAsOperator(ctx: Context, input: z.infer<typeof updateStoreInput>): Promise<Store> {
-  const { id, ...flags } = input;
+  const { id, ...requested } = input;
+  const changes: Parameters<typeof updateStore>[2] = { ...requested };
+  for (const [key, flag] of Object.entries(STORE_LINKS) as [keyof typeof STORE_LINKS, string][]) {
+    const value = requested[key];
+    if (value === undefined) continue;
+    if (value === '') {
+      changes[key] = null;
+      continue;
+    }
+    const problem = customerPageUrlProblem(value, ctx.config.publicBaseUrl);
+    if (problem) throw new ApiError('parameter_invalid', `${key} (${flag}) ${problem}, or "" to remove it.`, { param: key });
+  }
   try {
     return await ctx.db.transaction(async (tx) => {
-      const store = await updateStore(tx, id, flags);
-      await auditOperatorAction(tx, ctx, { action: 'admin.store.update', storeId: store.id, details: { changes: flags } });
+      const store = await updateStore(tx, id, changes);
+      await auditOperatorAction(tx, ctx, { action: 'admin.store.update', storeId: store.id, details: { changes } });
       return store;
     });
   } catch (error) {

@@ -15,20 +15,22 @@
 import { and, asc, eq, inArray, lte, notExists, sql, type SQL } from 'drizzle-orm';
 import type { Database, Transaction } from '@/db/client';
 import { stores, subscriptionCharges, subscriptions, type SubscriptionChargeStatus } from '@/db/schema';
-import { storeClock, type Clock } from '../clock';
+import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { ChargeResult } from '../gateway/types';
 import { randomBase62 } from '../ids';
 import type { EventType } from '../webhooks/events';
+import { enqueueSubscriptionEmail, enqueueSubscriptionReceipt } from '../mail/outbox';
 import { emitSubscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
 import { awaitsCharge, billingAnchor, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, type Transition } from './transitions';
 import { ownedBy, type Scope } from '../kit/scope';
+import { issueChargeInvoice, newInvoiceId, type IssueDeps } from '../invoices/issue';
 
 export type ChargeRow = typeof subscriptionCharges.$inferSelect;
 
 /** Charges whose outcome is not recorded yet; a subscription with one is not claimed again. */
 export const OPEN_CHARGE_STATUSES: readonly SubscriptionChargeStatus[] = ['processing', 'unknown'];
 
-export interface BillingDeps {
+export interface BillingDeps extends IssueDeps {
   db: Database;
   /** Wall clock; a test-mode store's clock adds its offset (server/clock.ts). */
   clock: Clock;
@@ -168,9 +170,10 @@ export interface Settlement {
 }
 
 /**
- * Records a charge's outcome and applies its transition (transitions.ts) with its events, in one
- * transaction with the subscription row locked, exactly once: under the lock only a charge that
- * is still open changes, so the worker, a retry and the reconciler may race freely. A charge the
+ * Records a charge's outcome and applies its transition (transitions.ts) with its events and the
+ * customer's documents (a charge that took the money owed: its invoice and a receipt; a decline:
+ * an e-mail with the retry dates, and the cancellation after the last retry), in one transaction
+ * with the subscription row locked, exactly once: under the lock only a charge that is still open changes, so the worker, a retry and the reconciler may race freely. A charge the
  * subscription no longer waits for (it was canceled meanwhile) is recorded only; if it took money,
  * as `refund_due`, in the same commit, so paying it back survives a crash (engine.ts).
  */
@@ -205,8 +208,32 @@ export async function settleCharge(deps: BillingDeps, charge: Pick<ChargeRow, 'i
       if (unowedPayment) await tx.update(subscriptionCharges).set({ status: 'refund_due' }).where(eq(subscriptionCharges.id, charge.id));
       return { settled: true, subscription: locked.subscription, events: [], unowedPayment };
     }
-    const transition = succeeded ? chargeSucceeded(locked.subscription, settled, now) : chargeDeclined(settled, now);
+    const times = { now, wallNow };
+    if (succeeded) {
+      const transition = chargeSucceeded(locked.subscription, settled, now);
+      const subscription = await applyTransition(tx, locked.subscription, transition, now, wallNow);
+      const period = { periodStart: subscription.currentPeriodStart, periodEnd: subscription.currentPeriodEnd };
+      // The invoice last: its numbering holds the store's sequence until commit.
+      const invoiceId = newInvoiceId(subscription.livemode);
+      await enqueueSubscriptionReceipt(tx, subscription, { payment: settled.cycle, amount: settled.amount, card: { brand: result.brand, last4: result.last4 } }, times, invoiceId);
+      await issueChargeInvoice(tx, deps, { id: charge.id, amount: settled.amount, ...period }, subscription, times, invoiceId);
+      return { settled: true, subscription, events: transition.events };
+    }
+    const transition = chargeDeclined(settled, now);
     const subscription = await applyTransition(tx, locked.subscription, transition, now, wallNow);
+    const canceled = subscription.status === 'canceled';
+    await enqueueSubscriptionEmail(
+      tx,
+      subscription,
+      {
+        template: 'payment_failed',
+        data: { planName: subscription.planName, amount: settled.amount, failedAt: epochSeconds(now), retryDates: transition.retryDates.map(epochSeconds), canceled },
+      },
+      times,
+    );
+    if (canceled) {
+      await enqueueSubscriptionEmail(tx, subscription, { template: 'subscription_canceled', data: { planName: subscription.planName, canceledAt: epochSeconds(now), reason: 'payment_failed' } }, times);
+    }
     return { settled: true, subscription, events: transition.events };
   });
 }

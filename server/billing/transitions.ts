@@ -81,20 +81,34 @@ export function chargeSucceeded(subscription: SubscriptionRow, charge: ChargePos
   return { changes: { ...paid, status: 'active' }, events: ['subscription.payment_succeeded', 'subscription.updated'] };
 }
 
-export function chargeDeclined(charge: ChargePosition, now: Date): Transition {
+/**
+ * When the charge of a cycle whose attempt `charge.attempt` just failed is tried again: the
+ * retries left, each `RETRY_OFFSET_DAYS` after the scheduled charge's failure. Retry k ran at
+ * its scheduled time, failure + offset[k-1] days, so that failure is found again from it.
+ */
+export function retryDatesAfter(charge: ChargePosition, now: Date): Date[] {
+  const failedAt = charge.attempt === 0 ? now.getTime() : charge.scheduledAt.getTime() - RETRY_OFFSET_DAYS[charge.attempt - 1]! * DAY_MS;
+  return RETRY_OFFSET_DAYS.slice(charge.attempt).map((days) => new Date(failedAt + days * DAY_MS));
+}
+
+export function chargeDeclined(charge: ChargePosition, now: Date): Transition & { retryDates: Date[] } {
   const failureCount = charge.attempt + 1;
+  const retryDates = retryDatesAfter(charge, now);
   if (charge.attempt === 0) {
     return {
-      changes: { status: 'past_due', failureCount, nextBillingAt: new Date(now.getTime() + RETRY_OFFSET_DAYS[0] * DAY_MS) },
+      changes: { status: 'past_due', failureCount, nextBillingAt: retryDates[0] },
       events: ['subscription.payment_failed', 'subscription.past_due', 'subscription.updated'],
+      retryDates,
     };
   }
   if (charge.attempt >= LAST_ATTEMPT) {
-    return { changes: { status: 'canceled', failureCount, canceledAt: now, endedAt: now }, events: ['subscription.payment_failed', 'subscription.canceled', 'subscription.updated'] };
+    return {
+      changes: { status: 'canceled', failureCount, canceledAt: now, endedAt: now },
+      events: ['subscription.payment_failed', 'subscription.canceled', 'subscription.updated'],
+      retryDates,
+    };
   }
-  // Retry k ran at failure + offset[k-1] days (its scheduled time), so the next one is the gap later.
-  const gapDays = RETRY_OFFSET_DAYS[charge.attempt]! - RETRY_OFFSET_DAYS[charge.attempt - 1]!;
-  return { changes: { failureCount, nextBillingAt: new Date(charge.scheduledAt.getTime() + gapDays * DAY_MS) }, events: ['subscription.payment_failed', 'subscription.updated'] };
+  return { changes: { failureCount, nextBillingAt: retryDates[0] }, events: ['subscription.payment_failed', 'subscription.updated'], retryDates };
 }
 
 /** A due subscription whose payments are all made (total_payments = 1 left active at creation): it ends, uncharged. */

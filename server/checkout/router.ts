@@ -2,10 +2,13 @@ import { ApiError } from '../errors';
 import { checkoutSecretKeyProcedure, createRouter, publishableKeyProcedure } from '../trpc';
 import {
   checkoutSessionListSchema,
+  checkoutSessionModes,
   checkoutSessionSchema,
   confirmCheckoutSessionInput,
   createCheckoutSessionInput,
+  createdCheckoutSessionSchema,
   expireCheckoutSessionInput,
+  expiredCheckoutSessionSchema,
   listCheckoutSessionsInput,
   retrieveCheckoutSessionInput,
 } from './schemas';
@@ -37,6 +40,7 @@ export const checkoutRouter = createRouter({
       openapi: { method: 'POST', path: '/checkout/sessions', tags: TAGS, summary: 'Create a checkout session', protect: true },
       successStatus: 201,
       idempotent: true,
+      documentedBody: checkoutSessionModes,
       errors: [
         'invalid_success_url',
         'invalid_cancel_url',
@@ -49,7 +53,7 @@ export const checkoutRouter = createRouter({
       ],
     })
     .input(createCheckoutSessionInput)
-    .output(checkoutSessionSchema)
+    .output(createdCheckoutSessionSchema)
     .mutation(({ ctx, input }) => createCheckoutSession(ctx, ctx.subject, input, ctx.idempotency)),
 
   // GET /api/v1/checkout/sessions/{id}: the session as it is now; expired once past its deadline.
@@ -76,7 +80,7 @@ export const checkoutRouter = createRouter({
       errors: ['session_already_complete', 'session_payment_in_progress'],
     })
     .input(expireCheckoutSessionInput)
-    .output(checkoutSessionSchema)
+    .output(expiredCheckoutSessionSchema)
     .mutation(({ ctx, input }) => expireCheckoutSession(ctx, ctx.subject, input.id)),
 
   // POST /api/v1/checkout/sessions/{id}/confirm: embedded confirmation, always refused.

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { CHECKOUT_STATUSES, PAYMENT_STATUSES } from '@/db/schema';
 import { strict } from '../http/json-schema';
 import type { ErrorCode } from '../errors';
+import { answeredAs, EXAMPLE } from '../kit/examples';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../kit/fields';
 import { createdRangeFields, emailFilter, listSchema, pageFields } from '../kit/list';
 import { metadataInputSchema, metadataOutputSchema, metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
@@ -71,9 +72,12 @@ function isPlainText(value: string): boolean {
   return value.trim() !== '' && !/[\u0000-\u001f\u007f]/.test(value) && !/<[A-Za-z/!?]/.test(value);
 }
 
-const createFields = z.strictObject({
-  price_id: priceId.optional().describe('Price mode: the price to sell, `price_test_…` (the `price_` prefix may be left out).'),
+/** The fields of each mode; `sharedFields` go with any of them. */
+const priceModeFields = {
+  price_id: priceId.describe('Price mode: the price to sell, `price_test_…` (the `price_` prefix may be left out).'),
   quantity: quantity.optional().describe(`Price mode only: 1–${MAX_QUANTITY}, default 1.`),
+};
+const lineItemsModeFields = {
   line_items: z
     .array(
       z.strictObject({
@@ -83,18 +87,20 @@ const createFields = z.strictObject({
     )
     .min(1)
     .max(MAX_LINE_ITEMS)
-    .optional()
     .describe(`Line items mode: 1–${MAX_LINE_ITEMS} entries; \`amount_total\` is their sum.`),
-  amount: strict(z.number().int().min(MIN_AMOUNT).max(MAX_AMOUNT))
-    .optional()
-    .describe(`Amount mode (needs the account's amount-mode permission): ${MIN_AMOUNT}–${MAX_AMOUNT} cents.`),
+};
+const amountModeFields = {
+  amount: strict(z.number().int().min(MIN_AMOUNT).max(MAX_AMOUNT)).describe(
+    `Amount mode (needs the account's amount-mode permission): ${MIN_AMOUNT}–${MAX_AMOUNT} cents.`,
+  ),
   description: z
     .string()
     .min(1)
     .max(255)
     .refine(isPlainText, 'must be plain text')
-    .optional()
     .describe('Amount mode only, and required there: 1–255 characters of plain text.'),
+};
+const sharedFields = {
   success_url: z
     .string()
     .optional()
@@ -110,7 +116,10 @@ const createFields = z.strictObject({
   expires_at: strict(z.number().int())
     .optional()
     .describe('Epoch seconds; clamped to between 30 minutes and 24 hours from now (never rejected). Default: 24 hours.'),
-});
+};
+
+/** Every field optional: which combine is judged in step 5, so each refusal names its field and the fix. */
+const createFields = z.strictObject({ ...priceModeFields, ...lineItemsModeFields, ...amountModeFields, ...sharedFields }).partial();
 
 /** Step 5: exactly one mode selector, and the fields that belong to one mode only. */
 function checkCombination(body: z.infer<typeof createFields>, ctx: IssueSink): void {
@@ -139,7 +148,38 @@ function checkCombination(body: z.infer<typeof createFields>, ctx: IssueSink): v
 export const createCheckoutSessionInput = checkingOwnCodeFields(createFields.superRefine(checkCombination));
 export type CreateCheckoutSessionInput = z.infer<typeof createCheckoutSessionInput>;
 
-export const checkoutSessionIdParam = z.string().min(1).max(255).describe('The checkout session id, `cs_…`.');
+/**
+ * The create body as the OpenAPI document states it: exactly one mode, each with only its own
+ * fields, so a client generated from the document refuses a body with no mode at compile time.
+ * The service validates with createCheckoutSessionInput, whose refusals name the field and the fix.
+ */
+export const checkoutSessionModes = z
+  .xor([
+    z.strictObject({ ...priceModeFields, ...sharedFields }).meta({ title: 'Price mode', description: 'Sell one catalog price, `quantity` times.' }),
+    z.strictObject({ ...lineItemsModeFields, ...sharedFields }).meta({ title: 'Line items mode', description: 'Sell a cart of catalog prices.' }),
+    z.strictObject({ ...amountModeFields, ...sharedFields }).meta({ title: 'Amount mode', description: 'Charge a free amount for what `description` says.' }),
+  ])
+  .meta({
+    description: 'Exactly one of `price_id`, `line_items` or `amount`, with the fields of that mode.',
+    examples: [
+      {
+        price_id: EXAMPLE.priceId,
+        success_url: 'https://shop.example.com/thanks',
+        cancel_url: 'https://shop.example.com/cart',
+        customer_email: EXAMPLE.customerEmail,
+        metadata: { cart_id: 'cart_1042' },
+      },
+      { line_items: [{ price_id: EXAMPLE.priceId, quantity: 2 }], success_url: 'https://shop.example.com/thanks' },
+      { amount: 4500, description: 'Consulting call, 30 minutes', success_url: 'https://shop.example.com/thanks' },
+    ],
+  });
+
+export const checkoutSessionIdParam = z
+  .string()
+  .min(1)
+  .max(255)
+  .describe('The checkout session id, `cs_…`.')
+  .meta({ examples: [EXAMPLE.checkoutSessionId] });
 
 export const retrieveCheckoutSessionInput = z.strictObject({ id: checkoutSessionIdParam });
 export const expireCheckoutSessionInput = z.strictObject({ id: checkoutSessionIdParam });
@@ -148,10 +188,40 @@ export const expireCheckoutSessionInput = z.strictObject({ id: checkoutSessionId
  * Confirm: the body is not strict, so injected fields (amounts among them) are
  * accepted and ignored; they can never change what the session charges.
  */
-export const confirmCheckoutSessionInput = z.object({
-  id: checkoutSessionIdParam,
-  client_secret: z.string().max(512).describe('The session’s `client_secret`, from the creation response.'),
-});
+const CLIENT_SECRET_EXAMPLE = `${EXAMPLE.checkoutSessionId}_secret_dmTsC8W1kkTJXZD4WAZIRJElmddi90EO`;
+
+export const confirmCheckoutSessionInput = z
+  .object({
+    id: checkoutSessionIdParam,
+    client_secret: z.string().max(512).describe('The session’s `client_secret`, from the creation response.'),
+  })
+  .meta({ examples: [{ client_secret: CLIENT_SECRET_EXAMPLE }] });
+
+/** Paid, as a merchant reads it to fulfil; `url` and `client_secret` are gone once it is complete. */
+const checkoutSessionExample = {
+  id: EXAMPLE.checkoutSessionId,
+  object: 'checkout.session',
+  url: null,
+  client_secret: null,
+  status: 'complete',
+  payment_status: 'paid',
+  livemode: false,
+  currency: 'eur',
+  amount_subtotal: 1999,
+  amount_tax: 380,
+  amount_total: 2379,
+  quantity: 1,
+  price_id: EXAMPLE.priceId,
+  product_id: EXAMPLE.productId,
+  description: null,
+  order_id: EXAMPLE.orderId,
+  customer_email: EXAMPLE.customerEmail,
+  success_url: 'https://shop.example.com/thanks',
+  cancel_url: 'https://shop.example.com/cart',
+  metadata: { cart_id: 'cart_1042' },
+  created: EXAMPLE.created + 8,
+  expires_at: EXAMPLE.created + 86_408,
+};
 
 export const checkoutSessionSchema = z
   .object({
@@ -181,8 +251,18 @@ export const checkoutSessionSchema = z
     created: z.number().int(),
     expires_at: z.number().int(),
   })
-  .meta({ id: 'CheckoutSession' });
+  .meta({ id: 'CheckoutSession', examples: [checkoutSessionExample] });
 export type CheckoutSession = z.infer<typeof checkoutSessionSchema>;
+
+/** The create's answer: open, with the hosted `url` and the `client_secret`. */
+export const createdCheckoutSessionSchema = answeredAs(checkoutSessionSchema, {
+  url: `${EXAMPLE.origin}/checkout/${EXAMPLE.checkoutSessionId}?expires=${EXAMPLE.created + 86_408}&signature=i8C_TR_--NqYmk_GT8brgFo1PiHx-idi78G4AFJ3BkA`,
+  client_secret: CLIENT_SECRET_EXAMPLE,
+  status: 'open',
+  payment_status: 'unpaid',
+});
+
+export const expiredCheckoutSessionSchema = answeredAs(checkoutSessionSchema, { status: 'expired', payment_status: 'unpaid' });
 
 /** The list query; unknown parameters are refused. */
 export const listCheckoutSessionsInput = z.strictObject({

@@ -1,4 +1,5 @@
 import { and, eq, gt, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
+import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import { preparedPerShape, type Database, type Executor } from '@/db/client';
 import { checkoutSessions, orderLines, orders, paymentAttempts } from '@/db/schema';
 import { recordAudit } from '../audit/service';
@@ -9,7 +10,7 @@ import type { RequestState } from '../context';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
 import { clientSecretFor, clientSecretHash, clientSecretMatches, signingSecret } from '../kit/links';
-import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
+import { claimKey, createIdempotently, rowIfClaimed, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
 import { normalizeMetadata } from '../kit/metadata';
 import type { CheckoutSession, CheckoutSessionList, CreateCheckoutSessionInput, ListCheckoutSessionsQuery } from './schemas';
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
@@ -65,85 +66,95 @@ const placeholder = sql.placeholder;
 
 /**
  * The order, its lines and the session as one statement (data-modifying CTEs): atomic without a
- * transaction of its own, and one round trip. Every value is a placeholder, so the statement is
- * prepared once per executor and line count; createCheckoutSession fills it.
+ * transaction of its own, and one round trip. With an `Idempotency-Key` the statement claims the
+ * key first and writes the rows only when it did (claimKey, rowIfClaimed). Every value is a
+ * placeholder, so the statement is prepared once per executor and shape; createCheckoutSession
+ * fills it.
  */
-function prepareSessionInsert(executor: Executor, lineCount: number) {
-  const newOrder = executor.$with('new_order').as(
-    executor
-      .insert(orders)
-      .values({
-        id: placeholder('orderId'),
-        storeId: placeholder('storeId'),
-        livemode: placeholder('livemode'),
-        status: 'pending',
-        customerEmail: placeholder('customerEmail'),
-        amountSubtotal: placeholder('amountSubtotal'),
-        amountTax: placeholder('amountTax'),
-        amountTotal: placeholder('amountTotal'),
-        createdAt: placeholder('createdAt'),
-      })
-      .returning({ id: orders.id }),
+function prepareSessionInsert(executor: Executor, shape: number) {
+  const { lineCount, keyed } = fromShape(shape);
+  const claimed = claimKey(executor);
+  const order: PgInsertValue<typeof orders> = {
+    id: placeholder('orderId'),
+    storeId: placeholder('storeId'),
+    livemode: placeholder('livemode'),
+    status: 'pending',
+    customerEmail: placeholder('customerEmail'),
+    amountSubtotal: placeholder('amountSubtotal'),
+    amountTax: placeholder('amountTax'),
+    amountTotal: placeholder('amountTotal'),
+    createdAt: placeholder('createdAt'),
+  };
+  const lines: PgInsertValue<typeof orderLines>[] = Array.from({ length: lineCount }, (_, position) => ({
+    id: placeholder(`line${position}Id`),
+    orderId: placeholder('orderId'),
+    position,
+    productId: placeholder(`line${position}ProductId`),
+    priceId: placeholder(`line${position}PriceId`),
+    description: placeholder(`line${position}Description`),
+    quantity: placeholder(`line${position}Quantity`),
+    unitAmount: placeholder(`line${position}UnitAmount`),
+    amountSubtotal: placeholder(`line${position}Subtotal`),
+    amountTax: placeholder(`line${position}Tax`),
+    amountTotal: placeholder(`line${position}Total`),
+    taxRate: placeholder(`line${position}TaxRate`),
+    taxInclusive: placeholder(`line${position}TaxInclusive`),
+    hasLicense: placeholder(`line${position}HasLicense`),
+  }));
+  const session: PgInsertValue<typeof checkoutSessions> = {
+    id: placeholder('sessionId'),
+    storeId: placeholder('storeId'),
+    livemode: placeholder('livemode'),
+    status: 'open',
+    paymentStatus: 'unpaid',
+    clientSecretHash: placeholder('clientSecretHash'),
+    orderId: placeholder('orderId'),
+    mode: placeholder('mode'),
+    quantity: placeholder('quantity'),
+    priceId: placeholder('priceId'),
+    productId: placeholder('productId'),
+    description: placeholder('description'),
+    amountSubtotal: placeholder('amountSubtotal'),
+    amountTax: placeholder('amountTax'),
+    amountTotal: placeholder('amountTotal'),
+    customerEmail: placeholder('customerEmail'),
+    successUrl: placeholder('successUrl'),
+    cancelUrl: placeholder('cancelUrl'),
+    metadata: placeholder('metadata'),
+    createdAt: placeholder('createdAt'),
+    expiresAt: placeholder('expiresAt'),
+  };
+  if (!keyed) {
+    const newOrder = executor.$with('new_order').as(executor.insert(orders).values(order).returning({ id: orders.id }));
+    const newLines = executor.$with('new_lines').as(executor.insert(orderLines).values(lines).returning({ id: orderLines.id }));
+    return executor.with(newOrder, newLines).insert(checkoutSessions).values(session).returning().prepare(`checkout_session_insert_${lineCount}`);
+  }
+  // One select per line from `claimed`, glued with union all: the lines of one insert.
+  const lineRows = sql.join(
+    lines.map((line) => rowIfClaimed(claimed, orderLines, line)),
+    sql` union all `,
   );
-  const newLines = executor.$with('new_lines').as(
-    executor
-      .insert(orderLines)
-      .values(
-        Array.from({ length: lineCount }, (_, position) => ({
-          id: placeholder(`line${position}Id`),
-          orderId: placeholder('orderId'),
-          position,
-          productId: placeholder(`line${position}ProductId`),
-          priceId: placeholder(`line${position}PriceId`),
-          description: placeholder(`line${position}Description`),
-          quantity: placeholder(`line${position}Quantity`),
-          unitAmount: placeholder(`line${position}UnitAmount`),
-          amountSubtotal: placeholder(`line${position}Subtotal`),
-          amountTax: placeholder(`line${position}Tax`),
-          amountTotal: placeholder(`line${position}Total`),
-          taxRate: placeholder(`line${position}TaxRate`),
-          taxInclusive: placeholder(`line${position}TaxInclusive`),
-          hasLicense: placeholder(`line${position}HasLicense`),
-        })),
-      )
-      .returning({ id: orderLines.id }),
-  );
+  const newOrder = executor.$with('new_order').as(executor.insert(orders).select(rowIfClaimed(claimed, orders, order)).returning({ id: orders.id }));
+  const newLines = executor.$with('new_lines').as(executor.insert(orderLines).select(lineRows).returning({ id: orderLines.id }));
   return executor
-    .with(newOrder, newLines)
+    .with(claimed, newOrder, newLines)
     .insert(checkoutSessions)
-    .values({
-      id: placeholder('sessionId'),
-      storeId: placeholder('storeId'),
-      livemode: placeholder('livemode'),
-      status: 'open',
-      paymentStatus: 'unpaid',
-      clientSecretHash: placeholder('clientSecretHash'),
-      orderId: placeholder('orderId'),
-      mode: placeholder('mode'),
-      quantity: placeholder('quantity'),
-      priceId: placeholder('priceId'),
-      productId: placeholder('productId'),
-      description: placeholder('description'),
-      amountSubtotal: placeholder('amountSubtotal'),
-      amountTax: placeholder('amountTax'),
-      amountTotal: placeholder('amountTotal'),
-      customerEmail: placeholder('customerEmail'),
-      successUrl: placeholder('successUrl'),
-      cancelUrl: placeholder('cancelUrl'),
-      metadata: placeholder('metadata'),
-      createdAt: placeholder('createdAt'),
-      expiresAt: placeholder('expiresAt'),
-    })
+    .select(rowIfClaimed(claimed, checkoutSessions, session))
     .returning()
-    .prepare(`checkout_session_insert_${lineCount}`);
+    .prepare(`checkout_session_insert_keyed_${lineCount}`);
 }
+
+/** preparedPerShape's one number for a statement's line count and whether it claims a key. */
+const toShape = (lineCount: number, keyed: boolean) => lineCount * 2 + (keyed ? 1 : 0);
+const fromShape = (shape: number) => ({ lineCount: Math.floor(shape / 2), keyed: shape % 2 === 1 });
 
 const sessionInsert = preparedPerShape(prepareSessionInsert);
 
 /**
- * POST /checkout/sessions. The prices are read and the order, its lines and the
- * session written inside the idempotency key's transaction, so a replay never depends on the
- * catalog as it is now. The three inserts are one prepared statement (prepareSessionInsert).
+ * POST /checkout/sessions. Without a key: the prices read, then the order, its lines and the
+ * session written by one prepared statement (prepareSessionInsert). With a key, the same
+ * statement claims it too: still one write, and a key already live replays without reading the
+ * catalog's answer (a price deactivated since still replays its session).
  */
 export async function createCheckoutSession(
   deps: CheckoutDeps,
@@ -159,24 +170,19 @@ export async function createCheckoutSession(
   const secret = signingSecret(deps.config);
   const clientSecret = clientSecretFor(secret, sessionId);
 
-  const { result, replayed } = await createIdempotently({
-    db: deps.db,
-    scope: { storeId: subject.storeId, livemode: subject.livemode },
-    operation: CREATE_OPERATION,
-    request: idempotency,
-    orderedFields: ['metadata'],
-    now,
-    resourceId: sessionId,
-    create: async (executor) => {
-      const lines = await resolveLines(executor, subject, input);
-      const amounts = sumLines(lines);
-      if (amounts.total > MAX_SESSION_TOTAL) {
-        throw new ApiError('parameter_invalid', `The session total may be at most ${MAX_SESSION_TOTAL} cents.`, {
-          param: input.line_items !== undefined ? 'line_items' : 'quantity',
-        });
-      }
+  /** Reads the prices; answers the session's writer, which claims the key when `claim` is given. */
+  const prepareSession = async (executor: Executor) => {
+    const lines = await resolveLines(executor, subject, input);
+    const amounts = sumLines(lines);
+    if (amounts.total > MAX_SESSION_TOTAL) {
+      throw new ApiError('parameter_invalid', `The session total may be at most ${MAX_SESSION_TOTAL} cents.`, {
+        param: input.line_items !== undefined ? 'line_items' : 'quantity',
+      });
+    }
+    return async (claim?: KeyClaim): Promise<CheckoutSessionRow | undefined> => {
       const priceMode = input.price_id !== undefined;
       const params: Record<string, unknown> = {
+        ...claim,
         orderId,
         storeId: subject.storeId,
         livemode: subject.livemode,
@@ -212,13 +218,24 @@ export async function createCheckoutSession(
         params[`line${position}TaxInclusive`] = line.taxInclusive;
         params[`line${position}HasLicense`] = line.hasLicense;
       });
-      const [row] = await sessionInsert(executor, lines.length).execute(params);
-      return row!;
-    },
-    replay: async (id) => {
-      const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), ownedBy(checkoutSessions, subject)));
-      if (!row) throw resourceMissing('checkout session', id);
-      return withExpiryApplied(deps.db, checkoutSessions, row, now, expireCheckoutSessions(deps));
+      const [row] = await sessionInsert(executor, toShape(lines.length, claim !== undefined)).execute(params);
+      return row;
+    };
+  };
+
+  const { result, replayed } = await createIdempotently({
+    db: deps.db,
+    scope: { storeId: subject.storeId, livemode: subject.livemode },
+    operation: CREATE_OPERATION,
+    request: idempotency,
+    orderedFields: ['metadata'],
+    now,
+    resourceId: sessionId,
+    create: async (executor) => (await (await prepareSession(executor))())!,
+    claiming: {
+      table: checkoutSessions,
+      prepare: () => prepareSession(deps.db),
+      replayRow: (row) => withExpiryApplied(deps.db, checkoutSessions, row, now, expireCheckoutSessions(deps)),
     },
   });
   // The client secret is returned by the creation and by its replay, never by reads.

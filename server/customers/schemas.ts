@@ -3,9 +3,10 @@
  * deleted by id. Response schemas are explicit allowlists.
  */
 import { z } from 'zod';
+import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, emailFilter, listSchema, pageFields } from '../kit/list';
 
-export const customerIdParam = z.string().min(1).describe('The customer id, `cus_…`.');
+export const customerIdParam = z.string().min(1).describe('The customer id, `cus_…`.').meta({ examples: [EXAMPLE.customerId] });
 
 export const retrieveCustomerInput = z.strictObject({ id: customerIdParam });
 export const deleteCustomerInput = z.strictObject({ id: customerIdParam });
@@ -19,12 +20,15 @@ export const customerSchema = z
     name: z.string().nullable(),
     created: z.number().int(),
   })
-  .meta({ id: 'Customer' });
+  .meta({
+    id: 'Customer',
+    examples: [{ id: EXAMPLE.customerId, object: 'customer', livemode: false, email: EXAMPLE.customerEmail, name: null, created: EXAMPLE.created + 9 }],
+  });
 export type Customer = z.infer<typeof customerSchema>;
 
 export const deletedCustomerSchema = z
   .object({ id: z.string(), object: z.literal('customer'), deleted: z.literal(true), livemode: z.boolean() })
-  .meta({ id: 'DeletedCustomer' });
+  .meta({ id: 'DeletedCustomer', examples: [{ id: EXAMPLE.customerId, object: 'customer', deleted: true, livemode: false }] });
 export type DeletedCustomer = z.infer<typeof deletedCustomerSchema>;
 
 /** The list query; unknown parameters are refused. */

@@ -1,6 +1,6 @@
 import { refuseBodyId } from '../http/path-id';
 import { createRouter, secretKeyProcedure } from '../trpc';
-import { deliverySchema, resendEventInput } from '../webhooks/schemas';
+import { resendEventInput, resentDeliverySchema } from '../webhooks/schemas';
 import { resendEvent } from '../webhooks/service';
 import { eventListSchema, eventSchema, listEventsInput, retrieveEventInput } from './schemas';
 import { getEvent, listEvents } from './service';
@@ -42,7 +42,7 @@ export const eventsRouter = createRouter({
       errors: ['webhook_endpoint_disabled'],
     })
     .input(resendEventInput)
-    .output(deliverySchema)
+    .output(resentDeliverySchema)
     .mutation(({ ctx, input }) => {
       refuseBodyId(ctx.request.body, 'event');
       return resendEvent(ctx, ctx.subject, input.id, input.endpoint_id, ctx.idempotency);

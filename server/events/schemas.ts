@@ -5,6 +5,8 @@
 import { z } from 'zod';
 import { checkoutSessionSchema } from '../checkout/schemas';
 import { customerSchema, deletedCustomerSchema } from '../customers/schemas';
+import { creditNoteSchema, invoiceSchema } from '../invoices/schemas';
+import { EXAMPLE, exampleOf } from '../kit/examples';
 import { orderSchema } from '../orders/schemas';
 import { portalSessionSchema } from '../portal/schemas';
 import { deletedProductSchema, productSchema } from '../products/schemas';
@@ -22,6 +24,7 @@ const EVENT_OBJECTS = {
   'checkout.session.expired': checkoutSessionSchema,
   'order.paid': orderSchema,
   'order.refunded': orderSchema,
+  'order.withdrawal_requested': orderSchema,
   'refund.created': refundSchema,
   'refund.updated': refundSchema,
   'customer.created': customerSchema,
@@ -35,6 +38,8 @@ const EVENT_OBJECTS = {
   'subscription.past_due': subscriptionSchema,
   'subscription.canceled': subscriptionSchema,
   'subscription.expired': subscriptionSchema,
+  'invoice.issued': invoiceSchema,
+  'credit_note.issued': creditNoteSchema,
 } satisfies Record<EventType, z.ZodType>;
 
 /** `checkout.session.payment_failed` → `CheckoutSessionPaymentFailedEvent`. */
@@ -52,6 +57,41 @@ function previousAttributesOf(type: EventType) {
     : {};
 }
 
+/**
+ * How each event's example object differs from its schema's example (which shows the object as
+ * a read usually finds it), and what `*.updated` examples changed.
+ */
+const EVENT_EXAMPLE_CHANGES: Partial<Record<EventType, { object?: Record<string, unknown>; previous_attributes?: Record<string, unknown> }>> = {
+  'product.updated': { object: { description: 'Second edition, with a chapter on refunds.' }, previous_attributes: { description: 'A practical guide to taking payments online.' } },
+  'checkout.session.payment_failed': { object: { status: 'open', payment_status: 'failed', order_id: EXAMPLE.orderId } },
+  'checkout.session.expired': { object: { status: 'expired', payment_status: 'unpaid' } },
+  'order.paid': { object: { status: 'paid', amount_refunded: 0, refunds: [] } },
+  'refund.created': { object: { status: 'pending' } },
+  'refund.updated': { previous_attributes: { status: 'pending' } },
+  'portal.session.revoked': { object: { status: 'revoked' } },
+  'subscription.created': { object: { metadata: {} } },
+  'subscription.updated': { previous_attributes: { metadata: {} } },
+  'subscription.payment_failed': { object: { failure_count: 1 } },
+  'subscription.past_due': { object: { status: 'past_due', failure_count: 3 } },
+  'subscription.canceled': { object: { status: 'canceled', canceled_at: EXAMPLE.created + 20, ended_at: EXAMPLE.created + 20 } },
+  'subscription.expired': { object: { status: 'expired', ended_at: EXAMPLE.created + 20 } },
+};
+
+function eventExampleOf(type: EventType) {
+  const changes = EVENT_EXAMPLE_CHANGES[type] ?? {};
+  const object = { ...(exampleOf(EVENT_OBJECTS[type]) as object), ...changes.object };
+  const updated = type.endsWith('.updated');
+  return {
+    id: EXAMPLE.eventId,
+    object: 'event',
+    type,
+    created: EXAMPLE.created + 10,
+    livemode: false,
+    sequence: updated ? 2 : 1,
+    data: { object, ...(updated ? { previous_attributes: changes.previous_attributes ?? {} } : {}) },
+  };
+}
+
 function eventSchemaOf<T extends EventType>(type: T) {
   return z
     .object({
@@ -67,7 +107,7 @@ function eventSchemaOf<T extends EventType>(type: T) {
       // The object's schema is not described here: a method call on it would lose its type per event type.
       data: z.object({ object: EVENT_OBJECTS[type], ...previousAttributesOf(type) }).describe('`object`: the object as the API returned it right after the change.'),
     })
-    .meta({ id: eventSchemaName(type), description: `Sent as \`${type}\`.` });
+    .meta({ id: eventSchemaName(type), description: `Sent as \`${type}\`.`, examples: [eventExampleOf(type)] });
 }
 
 /** Each type's event schema: the members of `Event`, and the payloads of the document's webhooks. */
@@ -78,10 +118,10 @@ export const EVENT_SCHEMAS = Object.fromEntries(EVENT_TYPES.map((type) => [type,
 const [firstType, ...otherTypes] = EVENT_TYPES;
 export const eventSchema = z
   .discriminatedUnion('type', [EVENT_SCHEMAS[firstType], ...otherTypes.map((type) => EVENT_SCHEMAS[type])])
-  .meta({ id: 'Event' });
+  .meta({ id: 'Event', examples: [eventExampleOf('order.refunded')] });
 export type Event = z.infer<typeof eventSchema>;
 
-export const eventIdParam = z.string().min(1).describe('The event id, `evt_…`.');
+export const eventIdParam = z.string().min(1).describe('The event id, `evt_…`.').meta({ examples: [EXAMPLE.eventId] });
 
 /** One type, or a prefix of types ending in `.*` (`checkout.session.*`). */
 export function isEventTypeFilter(value: string): boolean {
@@ -121,5 +161,8 @@ export const eventListSchema = z
     url: z.string(),
     livemode: z.boolean(),
   })
-  .meta({ id: 'EventList' });
+  .meta({
+    id: 'EventList',
+    examples: [{ object: 'list', data: [eventExampleOf('order.refunded'), { ...eventExampleOf('refund.updated'), id: 'evt_test_PITtvhp0hxwPi8zzq7cl94LA' }], has_more: true, url: '/api/v1/events', livemode: false }],
+  });
 export type EventList = z.infer<typeof eventListSchema>;

@@ -64,11 +64,14 @@ export function createSimulatorGateway(deps: { db: Database; clock: Clock }): Pa
    * reads the winner's row, so a key is charged at most once whatever the interleaving.
    */
   async function recordOnce(row: ChargeRow, recurring?: typeof simulatorRecurring.$inferInsert): Promise<ChargeResult> {
-    const inserted = await db.transaction(async (tx) => {
-      const rows = await tx.insert(simulatorCharges).values(row).onConflictDoNothing().returning();
-      if (rows.length > 0 && recurring) await tx.insert(simulatorRecurring).values(recurring);
-      return rows[0];
-    });
+    // A charge that opens no contract is one row: a single statement, no transaction.
+    const inserted = recurring
+      ? await db.transaction(async (tx) => {
+          const rows = await tx.insert(simulatorCharges).values(row).onConflictDoNothing().returning();
+          if (rows.length > 0) await tx.insert(simulatorRecurring).values(recurring);
+          return rows[0];
+        })
+      : (await db.insert(simulatorCharges).values(row).onConflictDoNothing().returning())[0];
     const stored = inserted ?? (await findCharge(row.idempotencyKey));
     if (!stored) throw new Error(`simulator: charge ${row.idempotencyKey} vanished`);
     return toResult(stored);
@@ -118,18 +121,19 @@ export function createSimulatorGateway(deps: { db: Database; clock: Clock }): Pa
     async chargeRecurring(request: RecurringChargeRequest): Promise<ChargeResult> {
       const existing = await findCharge(request.idempotencyKey);
       if (existing) return toResult(existing);
-      const [contract] = await db.select().from(simulatorRecurring).where(eq(simulatorRecurring.id, request.recurringId));
-      if (!contract) throw new Error(`simulator: no recurring contract ${request.recurringId}`);
-      // Recurring charges made on this contract so far (declined ones count: "the first recurring
-      // charge declined, every later one approved" is about attempts, retries included).
-      const [made] = await db
-        .select({ count: sql<number>`count(*)::int` })
-        .from(simulatorCharges)
-        .where(and(eq(simulatorCharges.recurringId, contract.id), eq(simulatorCharges.kind, 'recurring')));
+      // The contract with the recurring charges made on it so far (declined ones count: "the first
+      // recurring charge declined, every later one approved" is about attempts, retries included).
+      const [found] = await db
+        .select({
+          contract: simulatorRecurring,
+          made: sql<number>`(select count(*)::int from ${simulatorCharges} where ${simulatorCharges.recurringId} = ${simulatorRecurring.id} and ${simulatorCharges.kind} = 'recurring')`,
+        })
+        .from(simulatorRecurring)
+        .where(eq(simulatorRecurring.id, request.recurringId));
+      if (!found) throw new Error(`simulator: no recurring contract ${request.recurringId}`);
+      const { contract, made } = found;
       const declined =
-        contract.canceledAt !== null ||
-        contract.scenario === 'decline_recurring' ||
-        (contract.scenario === 'decline_first_recurring' && (made?.count ?? 0) === 0);
+        contract.canceledAt !== null || contract.scenario === 'decline_recurring' || (contract.scenario === 'decline_first_recurring' && made === 0);
       return recordOnce({
         idempotencyKey: request.idempotencyKey,
         paymentId: `sim_pay_${randomBase62(24)}`,

@@ -24,6 +24,8 @@ interface Route {
   template: string;
   /** The keys the operation accepts (its procedure base sets this meta). */
   auth: KeyAcceptance | undefined;
+  /** A file operation (ApiMeta.file): its answer's bytes are sent, not its JSON. */
+  file: ApiMeta['file'];
 }
 
 /**
@@ -34,7 +36,7 @@ function createRouteMatcher(router: OpenApiRouter): (method: string, path: strin
   const routes: Route[] = [];
   forEachOpenApiProcedure<ApiMeta>(router._def.procedures as OpenApiProcedureRecord, ({ meta }) => {
     const path = normalizePath(meta.openapi.path);
-    routes.push({ method: meta.openapi.method, pattern: getPathRegExp(path), template: `${API_PREFIX}${path}`, auth: meta.auth });
+    routes.push({ method: meta.openapi.method, pattern: getPathRegExp(path), template: `${API_PREFIX}${path}`, auth: meta.auth, file: meta.file });
   });
   return (method, path) => {
     const normalized = normalizePath(path);
@@ -64,6 +66,25 @@ function jsonAnswer(body: string, status: number, state: RequestState, extra: Re
       ...extra,
     },
     body,
+  };
+}
+
+/** A file operation's answer: the procedure's `{ filename, content_type, content_base64 }` as the file itself. */
+function fileAnswer(payload: string, state: RequestState): ApiAnswer {
+  const file = JSON.parse(payload) as { filename: string; content_type: string; content_base64: string };
+  return {
+    status: 200,
+    route: state.route ?? UNMATCHED_ROUTE,
+    headers: {
+      'content-type': file.content_type,
+      // The file name is the document's number: letters, digits and hyphens only.
+      'content-disposition': `inline; filename="${file.filename}"`,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'request-id': state.id,
+      ...state.responseHeaders,
+    },
+    body: Buffer.from(file.content_base64, 'base64') as Buffer<ArrayBuffer>,
   };
 }
 
@@ -152,6 +173,7 @@ function createRestAnswerer(router: OpenApiRouter, services: Services): (request
         Promise.resolve(handleOpenApi(routed as unknown as IncomingMessage, res as unknown as ServerResponse)).catch(reject);
       });
       if (state.error) return errorAnswer(state.error, state);
+      if (route.file && payload !== undefined) return fileAnswer(payload, state);
       return jsonAnswer(payload ?? '{}', state.successStatus ?? 200, state);
     } catch (error) {
       const apiError = error instanceof ApiError ? error : toApiError(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: error }), state);

@@ -52,6 +52,8 @@ export async function readRequestText(request: Request): Promise<string> {
 export function readIncomingText(req: IncomingMessage, headers: Headers): Promise<string> {
   assertDeclaredSize(headers);
   return new Promise((resolve, reject) => {
+    // Gone already (while the request waited its turn): its 'close' was before these listeners.
+    if (req.destroyed) return reject(new Error('The client closed the connection before the body was read.'));
     const chunks: Buffer[] = [];
     let size = 0;
     const stop = () => req.off('data', onData).off('end', onEnd).off('error', reject).off('close', onClose);

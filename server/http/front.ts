@@ -21,8 +21,9 @@ export interface FrontOptions {
   /** Resolves when the database answers with its migrations applied; rejects otherwise. */
   checkDatabase: () => Promise<void>;
   metricsToken: string | undefined;
-  /** Requests served at once; more wait up to `queueTimeoutMs`, at most four times as many. */
+  /** Requests served at once; more wait their turn (createInFlightBound). */
   maxInFlight: number;
+  /** The longest wait a request is queued for; one that cannot expect its turn within it is refused at once. */
   queueTimeoutMs: number;
 }
 
@@ -38,9 +39,12 @@ export interface Front {
 }
 
 const READINESS_TIMEOUT_MS = 2_000;
-/** How often, and at most how long, a stop waits for the kernel's queue of connections to empty. */
-const ACCEPT_CHECK_MS = 50;
-const ACCEPT_DRAIN_MAX_MS = 5_000;
+/**
+ * How often, and at most how long, a stop waits for the kernel's queue of connections to empty.
+ * A second without a new connection: clients on a loaded machine connect in bursts.
+ */
+const ACCEPT_CHECK_MS = 1_000;
+const ACCEPT_DRAIN_MAX_MS = 8_000;
 const BUSY_RETRY_AFTER_SECONDS = 1;
 
 function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -61,19 +65,43 @@ function bearerMatches(header: string | undefined, token: string): boolean {
   return sent !== undefined && timingSafeEqual(digest(sent), digest(token));
 }
 
-/** Waiting room for requests beyond `maxInFlight`: first come, first served, each for a limited time. */
-function createInFlightBound(maxInFlight: number, queueTimeoutMs: number) {
+/** Resolves once the request's body has been read to its end (and dropped), or its connection is gone. */
+function requestRead(req: IncomingMessage): Promise<void> {
+  if (req.complete) return Promise.resolve();
+  return new Promise((resolve) => {
+    req.once('end', resolve).once('close', resolve).resume();
+  });
+}
+
+/** Weight of each new interval between answers in the running mean: about the last ten count. */
+const INTERVAL_SMOOTHING = 0.1;
+
+/**
+ * The instance's bound: `maxInFlight` requests are served at once, never refused; beyond them a
+ * request waits its turn, first come, first served. The wait a newcomer can expect is the
+ * requests ahead of it (in flight and waiting) times the recent mean interval between answers
+ * while busy; one whose expected wait exceeds `queueTimeoutMs` is refused at once, so the queue
+ * holds only what it can serve in time, however slow the machine is. One queued on a low
+ * estimate is still refused when its turn has not come after `queueTimeoutMs`.
+ * `now` is the clock in milliseconds (a test's own).
+ */
+export function createInFlightBound(maxInFlight: number, queueTimeoutMs: number, now: () => number = () => performance.now()) {
   let inFlight = 0;
   const waiting = new Set<{ start: () => void; timer: NodeJS.Timeout }>();
   const maxWaiting = maxInFlight * 4;
+  /** Running mean of the milliseconds between answers while busy: from 0, so a fresh instance starts trusting. */
+  let interval = 0;
+  /** When the last answer left, or when the instance last became busy. */
+  let since = 0;
   return {
-    /** Resolves true when the request may start, false when it could not start in time. */
+    /** True when the request may start now, false when it is refused now, else when its turn comes or its wait ends. */
     enter(): boolean | Promise<boolean> {
       if (inFlight < maxInFlight) {
+        if (inFlight === 0) since = now();
         inFlight += 1;
         return true;
       }
-      if (waiting.size >= maxWaiting) return false;
+      if (waiting.size >= maxWaiting || (inFlight + waiting.size) * interval > queueTimeoutMs) return false;
       return new Promise<boolean>((resolve) => {
         const entry = {
           start: () => resolve(true),
@@ -87,6 +115,9 @@ function createInFlightBound(maxInFlight: number, queueTimeoutMs: number) {
     },
     /** A request finished: its slot passes to the longest waiting one. */
     leave(): void {
+      const answered = now();
+      interval += (answered - since - interval) * INTERVAL_SMOOTHING;
+      since = answered;
       const next = waiting.values().next().value;
       if (!next) {
         inFlight -= 1;
@@ -126,7 +157,8 @@ export function createFront(server: Server, routeOf: (path: string) => string): 
    * which a loop kept busy (embedded PGlite computes on it) does late; closing the listener then
    * would reset them, requests sent and all. So a stop first takes in what is queued: once a
    * check finds nothing new taken in since the one before, the queue was empty at the loop's
-   * last look.
+   * last look. Each check comes after the loop has polled: a timer that fell due while the loop
+   * was busy runs before the pending connections are taken in, so it alone would count too few.
    */
   async function acceptQueuedConnections(): Promise<void> {
     const until = Date.now() + ACCEPT_DRAIN_MAX_MS;
@@ -134,6 +166,7 @@ export function createFront(server: Server, routeOf: (path: string) => string): 
     while (seen !== accepted && Date.now() < until) {
       seen = accepted;
       await new Promise((resolve) => setTimeout(resolve, ACCEPT_CHECK_MS));
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
@@ -185,7 +218,14 @@ export function createFront(server: Server, routeOf: (path: string) => string): 
     }
     const admitted = bound.enter();
     if (admitted !== true && !(await admitted)) {
-      return void sendError(res, new ApiError('service_busy', 'This instance is too busy to take the request now; retry shortly.', { retryAfter: BUSY_RETRY_AFTER_SECONDS }));
+      // The connection closes with the refusal: a client would otherwise send its next request at
+      // once on it, before Retry-After, and a stop could end the idle connection as that one arrives.
+      // Its body is read to the end first: closing with bytes unread resets the connection, and
+      // the client may lose the answer.
+      await requestRead(req);
+      return void sendError(res, new ApiError('service_busy', 'This instance is too busy to take the request now; retry shortly.', { retryAfter: BUSY_RETRY_AFTER_SECONDS }), {
+        connection: 'close',
+      });
     }
     try {
       return await options.serve(req, res);

@@ -16,7 +16,8 @@ export interface ApiAnswer {
   /** The route template the request matched, for logs and metrics. */
   route: string;
   headers: Record<string, string>;
-  body: string;
+  /** JSON text, or a file's bytes (a PDF). */
+  body: string | Buffer<ArrayBuffer>;
 }
 
 export interface ApiHandler {

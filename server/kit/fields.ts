@@ -23,3 +23,15 @@ export function isAbsoluteHttpUrl(value: string): boolean {
     return false;
   }
 }
+
+/**
+ * Why `value` cannot be a link or image shown to customers on the hosted pages, or undefined when
+ * it can: an absolute https URL of at most 2000 characters; http too while the service itself is
+ * served over http (a local or test run), since an https page cannot show http content.
+ */
+export function customerPageUrlProblem(value: string, publicBaseUrl: string): string | undefined {
+  const httpAllowed = publicBaseUrl.startsWith('http://');
+  if (!isAbsoluteHttpUrl(value)) return `must be an absolute ${httpAllowed ? 'http(s)' : 'https'} URL of at most ${MAX_URL_LENGTH} characters`;
+  if (!httpAllowed && !/^https:/i.test(value)) return 'must be an https URL: the hosted pages are served over https';
+  return undefined;
+}

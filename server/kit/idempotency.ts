@@ -8,11 +8,20 @@
  * first one's commit; it then finds the row, and replays (same body) or refuses (another body).
  * If the first one fails and rolls back, the waiter inserts the row itself and creates.
  *
+ * A create may instead claim the key in the very statement that writes its rows (`claiming`,
+ * with claimKey and rowIfClaimed): one round trip, atomic without a transaction. The claim's
+ * insert waits for a racing holder of the key like the transaction does; when the key is not
+ * claimed nothing is written, and the key's row then answers (replay or 409) as above. Such a
+ * create first reads the live key with its object in one prepared statement, sent with the
+ * create's own reads: a replay is answered by it, as cheaply as a read of the object.
+ *
  * Keys are kept at least 24 hours; nothing deletes them. A key older than 24 hours (by the
  * store's clock) counts as new: its row is taken over by the next request that sends it.
  */
-import { and, eq, lt } from 'drizzle-orm';
-import type { Database, Executor } from '@/db/client';
+import { and, eq, getTableColumns, getTableName, gte, is, lt, sql, SQL, type Placeholder } from 'drizzle-orm';
+import type { PgColumn, PgInsertValue, PgTable } from 'drizzle-orm/pg-core';
+import type { TypedQueryBuilder } from 'drizzle-orm/query-builders/query-builder';
+import { preparedOnce, type Database, type Executor } from '@/db/client';
 import { idempotencyKeys } from '@/db/schema';
 import { ApiError } from '../errors';
 import { sha256Hex } from '../ids';
@@ -66,7 +75,29 @@ export interface IdempotentRequest {
   replayed: boolean;
 }
 
-export interface IdempotentCreate<T> {
+/** A table whose rows a key may name: the create's object, found by its `id`. */
+type ObjectTable = PgTable & { id: PgColumn };
+
+/**
+ * A hot create that claims the key in the very statement that writes its rows (claimKey,
+ * rowIfClaimed): one round trip, atomic without a transaction.
+ */
+export interface ClaimingCreate<T, Table extends ObjectTable> {
+  /** The object's table: a replay reads the key and its object in one prepared statement. */
+  table: Table;
+  /**
+   * Reads what the create needs (issued beside the key's lookup, so a new key costs no round trip
+   * more), then answers the writer: the one statement that claims the key with `claim` as its
+   * parameters and writes, resolving undefined when the key was not claimed (nothing written). A
+   * refusal it throws (ApiError) is answered only when the key is not live: a live key replays
+   * or is 409, as if claimed first.
+   */
+  prepare(): Promise<(claim: KeyClaim) => Promise<T | undefined>>;
+  /** The answer for a replay, from the object's row as stored. */
+  replayRow(row: Table['$inferSelect']): Promise<T>;
+}
+
+interface IdempotentCreateBase<T> {
   db: Database;
   scope: Scope;
   /** e.g. `checkout_session.create`: one key may be used once per operation. */
@@ -81,18 +112,191 @@ export interface IdempotentCreate<T> {
   resourceId: string;
   /** Writes the object; inside the key's transaction when there is a key. */
   create(executor: Executor): Promise<T>;
-  /** The answer for a replay, from the object created by the first request. */
-  replay(resourceId: string): Promise<T>;
+}
+
+export type IdempotentCreate<T, Table extends ObjectTable = ObjectTable> = IdempotentCreateBase<T> &
+  (
+    | {
+        /** The answer for a replay, from the object created by the first request. */
+        replay(resourceId: string): Promise<T>;
+        claiming?: undefined;
+      }
+    | { claiming: ClaimingCreate<T, Table>; replay?: undefined }
+  );
+
+/** The parameters of claimKey's statement (besides the statement's own `storeId` and `livemode`). */
+export interface KeyClaim {
+  idempotencyOperation: string;
+  idempotencyKey: string;
+  idempotencyRequestHash: string;
+  idempotencyResourceId: string;
+  idempotencyCreatedAt: Date;
+  /** ISO time: a key created before it is expired and may be taken over. */
+  idempotencyCutoff: string;
+}
+
+const placeholder = sql.placeholder;
+
+/**
+ * The key claim as a CTE `claimed` of a create's statement (placeholders: the scope's `storeId`
+ * and `livemode`, and KeyClaim): a row when the key was free or expired and is now this
+ * request's; none when a live key holds it. A racing holder's uncommitted row makes the insert
+ * wait for its end: claimed if it rolled back, not if it committed.
+ */
+export function claimKey(executor: Executor) {
+  return executor.$with('claimed').as(
+    executor
+      .insert(idempotencyKeys)
+      .values({
+        storeId: placeholder('storeId'),
+        livemode: placeholder('livemode'),
+        operation: placeholder('idempotencyOperation'),
+        key: placeholder('idempotencyKey'),
+        requestHash: placeholder('idempotencyRequestHash'),
+        resourceId: placeholder('idempotencyResourceId'),
+        createdAt: placeholder('idempotencyCreatedAt'),
+      })
+      .onConflictDoUpdate({
+        target: [idempotencyKeys.storeId, idempotencyKeys.livemode, idempotencyKeys.operation, idempotencyKeys.key],
+        set: { requestHash: sql`excluded.request_hash`, resourceId: sql`excluded.resource_id`, createdAt: sql`excluded.created_at` },
+        setWhere: lt(idempotencyKeys.createdAt, sql`${placeholder('idempotencyCutoff')}::timestamptz`),
+      })
+      .returning({ key: idempotencyKeys.key }),
+  );
+}
+
+type ClaimedCte = ReturnType<typeof claimKey>;
+
+/** A value in a select list: cast to its column's type (a parameter in a select has none). */
+function selected(column: PgColumn, value: unknown): SQL {
+  if (is(value, SQL)) return value;
+  return sql`cast(${value === null ? null : sql.param(value as Placeholder, column)} as ${sql.raw(column.getSQLType())})`;
+}
+
+/**
+ * `select <the row> from claimed`, for `insert into table <this>`: the row `.values(values)`
+ * would insert, written only when the key was claimed. Each value is cast to its column's type;
+ * a column left out takes its default as `.values` would. Without a claim (no key sent) the row
+ * is simply written, so one statement serves both.
+ */
+export function rowIfClaimed<T extends PgTable>(claimed: ClaimedCte | undefined, table: T, values: PgInsertValue<T>): SQL {
+  const given = values as Record<string, unknown>;
+  const row = Object.entries(getTableColumns(table) as Record<string, PgColumn>)
+    // As Drizzle's own insert: a column generated always is never written.
+    .filter(([, column]) => column.generated === undefined || column.generated.type === 'byDefault')
+    .map(([name, column]) => {
+      const value = given[name];
+      return selected(column, value !== undefined ? value : column.defaultFn ? column.defaultFn() : column.hasDefault ? column.default : null);
+    });
+  return sql`select ${sql.join(row, sql`, `)}${claimed === undefined ? sql`` : sql` from ${claimed}`}`;
+}
+
+/**
+ * The CTE `alias` as `insert into table (<the given columns>) select <their values> <from>`: the
+ * columns left out take the table's own defaults (an identity column too, which an insert's
+ * select may not fill). `from` is e.g. fromClaimed (written only when the key was claimed).
+ */
+export function insertSelected<T extends PgTable>(executor: Executor, alias: string, table: T, values: PgInsertValue<T>, from: SQL) {
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const given = Object.entries(values as Record<string, unknown>).filter(([, value]) => value !== undefined);
+  const names = given.map(([name]) => sql.identifier(columns[name]!.name));
+  const row = given.map(([name, value]) => selected(columns[name]!, value));
+  const statement = sql`insert into ${table} (${sql.join(names, sql`, `)}) select ${sql.join(row, sql`, `)} ${from}`;
+  // A CTE only needs its SQL; Drizzle's types want a query builder.
+  return executor.$with(alias).as(statement as unknown as TypedQueryBuilder<undefined>);
+}
+
+/** `from claimed` for insertSelected, or nothing when no key was sent. */
+export const fromClaimed = (claimed: ClaimedCte | undefined): SQL => (claimed === undefined ? sql`` : sql`from ${claimed}`);
+
+const liveKeyLookups = new Map<ObjectTable, ReturnType<typeof prepareLiveKeyLookup>>();
+
+/**
+ * The live key with the object it created, one prepared statement per table: what a replay
+ * reads, no more than a read of the object by id.
+ */
+function prepareLiveKeyLookup(table: ObjectTable) {
+  return preparedOnce((executor) =>
+    executor
+      .select({ requestHash: idempotencyKeys.requestHash, row: table as PgTable })
+      .from(idempotencyKeys)
+      .innerJoin(table, eq(table.id, idempotencyKeys.resourceId))
+      .where(
+        and(
+          eq(idempotencyKeys.storeId, placeholder('storeId')),
+          eq(idempotencyKeys.livemode, placeholder('livemode')),
+          eq(idempotencyKeys.operation, placeholder('operation')),
+          eq(idempotencyKeys.key, placeholder('key')),
+          gte(idempotencyKeys.createdAt, sql`${placeholder('cutoff')}::timestamptz`),
+        ),
+      )
+      .prepare(`idempotency_live_key_${getTableName(table)}`),
+  );
+}
+function liveKeyLookup(table: ObjectTable) {
+  let lookup = liveKeyLookups.get(table);
+  if (!lookup) {
+    lookup = prepareLiveKeyLookup(table);
+    liveKeyLookups.set(table, lookup);
+  }
+  return lookup;
 }
 
 /** Runs a create under an optional idempotency key; a replay answers the first create's object and is marked on the request. */
-export async function createIdempotently<T>(options: IdempotentCreate<T>): Promise<{ result: T; replayed: boolean }> {
+export async function createIdempotently<T, Table extends ObjectTable = ObjectTable>(options: IdempotentCreate<T, Table>): Promise<{ result: T; replayed: boolean }> {
   const { db, scope, operation, request } = options;
   if (request === undefined) return { result: await options.create(db), replayed: false };
 
   const { key } = request;
   const hash = requestHash(request.body, options.orderedFields);
   const cutoff = new Date(options.now.getTime() - IDEMPOTENCY_WINDOW_SECONDS * 1000);
+  /** A live key of this request's: its body's hash, and the answer a replay gives. */
+  type Existing = { requestHash: string; answer(): Promise<T> };
+  const answerExisting = async (existing: Existing) => {
+    if (existing.requestHash !== hash) {
+      throw new ApiError(
+        'idempotency_key_reused',
+        'This Idempotency-Key was already used with a different request body. Use a new key for a different request.',
+      );
+    }
+    request.replayed = true;
+    return { result: await existing.answer(), replayed: true };
+  };
+
+  const { claiming } = options;
+  const liveKey = async (): Promise<Existing | undefined> => {
+    if (!claiming) return undefined;
+    const [found] = await liveKeyLookup(claiming.table)(db).execute({ storeId: scope.storeId, livemode: scope.livemode, operation, key, cutoff: cutoff.toISOString() });
+    return found && { requestHash: found.requestHash, answer: () => claiming.replayRow(found.row as Table['$inferSelect']) };
+  };
+
+  if (claiming) {
+    // The key's lookup goes out with the create's reads: a replay is answered by it alone.
+    const [existing, write] = await Promise.all([liveKey(), claiming.prepare().then((writer) => ({ writer }), (error: unknown) => ({ error }))]);
+    if (existing) return answerExisting(existing);
+    let created: T | undefined;
+    try {
+      if ('error' in write) throw write.error;
+      created = await write.writer({
+        idempotencyOperation: operation,
+        idempotencyKey: key,
+        idempotencyRequestHash: hash,
+        idempotencyResourceId: options.resourceId,
+        idempotencyCreatedAt: options.now,
+        idempotencyCutoff: cutoff.toISOString(),
+      });
+    } catch (error) {
+      // A racing request with this key may have committed since the lookup.
+      const raced = error instanceof ApiError ? await liveKey() : undefined;
+      if (!raced) throw error;
+      return answerExisting(raced);
+    }
+    if (created !== undefined) return { result: created, replayed: false };
+    const raced = await liveKey();
+    if (raced) return answerExisting(raced);
+    // The key's holder is gone again (it expired meanwhile): the transaction below settles it.
+  }
+
   const keyRow = and(
     ownedBy(idempotencyKeys, scope),
     eq(idempotencyKeys.operation, operation),
@@ -115,12 +319,14 @@ export async function createIdempotently<T>(options: IdempotentCreate<T>): Promi
     return { kind: 'existing', ...existing! };
   });
   if (outcome.kind === 'created') return { result: outcome.result, replayed: false };
-  if (outcome.requestHash !== hash) {
-    throw new ApiError(
-      'idempotency_key_reused',
-      'This Idempotency-Key was already used with a different request body. Use a new key for a different request.',
-    );
-  }
-  request.replayed = true;
-  return { result: await options.replay(outcome.resourceId), replayed: true };
+  const { replay, claiming: claimed } = options;
+  const answer = replay
+    ? () => replay(outcome.resourceId)
+    : async () => {
+        // The key was committed by the request this one waited for: the lookup finds it now.
+        const live = await liveKey();
+        if (!live) throw new Error(`idempotency key of ${operation} names no ${getTableName(claimed!.table)} row`);
+        return live.answer();
+      };
+  return answerExisting({ requestHash: outcome.requestHash, answer });
 }

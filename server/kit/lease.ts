@@ -9,13 +9,13 @@
  */
 import { and, eq, inArray, isNull, lte, notInArray, or, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db/client';
-import { paymentAttempts, refunds, subscriptionCharges } from '@/db/schema';
+import { emails, paymentAttempts, refunds, subscriptionCharges } from '@/db/schema';
 
 /** Longer than one row's work: two gateway calls at their default timeout (15 s), and the writes. */
 export const DEFAULT_LEASE_MS = 60_000;
 
 /** Tables whose rows background passes lease (a `leased_until` column: null or past means free). */
-type LeasedTable = typeof paymentAttempts | typeof refunds | typeof subscriptionCharges;
+type LeasedTable = typeof paymentAttempts | typeof refunds | typeof subscriptionCharges | typeof emails;
 
 export interface LeasedPass {
   /** The rows that need the work. */

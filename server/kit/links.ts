@@ -1,6 +1,7 @@
 /**
  * Link signing: every link and secret the service hands out is an HMAC-SHA256 under AUTH_SECRET,
- * so it can be checked without storing it: client secrets, hosted-page links, receipt links.
+ * so it can be checked without storing it: client secrets, hosted-page links, receipt links,
+ * download links.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Config } from '../config';
@@ -34,9 +35,9 @@ export function clientSecretMatches(presented: string, storedHash: string): bool
   return digestsEqual(sha256Hex(presented), storedHash);
 }
 
-export type LinkPurpose = 'checkout' | 'subscription_checkout';
+export type LinkPurpose = 'checkout' | 'subscription_checkout' | 'download';
 
-const LINK_PATHS: Record<LinkPurpose, string> = { checkout: '/checkout', subscription_checkout: '/subscribe' };
+const LINK_PATHS: Record<LinkPurpose, string> = { checkout: '/checkout', subscription_checkout: '/subscribe', download: '/download' };
 
 function linkSignature(secret: string, purpose: LinkPurpose, id: string, expires: number): string {
   return hmac(secret, `${purpose}:${id}:${expires}`).toString('base64url');

@@ -7,6 +7,7 @@ import { alias, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import { z } from 'zod';
 import type { Database } from '@/db/client';
 import { resourceMissing } from '../errors';
+import { exampleOf } from './examples';
 import { isEmailAddress } from './fields';
 import { ownedBy, type Scope } from './scope';
 
@@ -160,6 +161,7 @@ export function listEnvelope<Item, Url extends string>(url: Url, scope: Scope, d
 
 /** The response schema of a list of `item` at `url`, named `id` in the OpenAPI document. */
 export function listSchema<Item extends z.ZodType, Url extends string>(item: Item, url: Url, id: string) {
+  const example = exampleOf(item);
   return z
     .object({
       object: z.literal('list'),
@@ -168,5 +170,5 @@ export function listSchema<Item extends z.ZodType, Url extends string>(item: Ite
       url: z.literal(url),
       livemode: z.boolean(),
     })
-    .meta({ id });
+    .meta({ id, ...(example === undefined ? {} : { examples: [{ object: 'list', data: [example], has_more: false, url, livemode: false }] }) });
 }

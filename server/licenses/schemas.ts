@@ -4,6 +4,7 @@
  * `valid: false`, never 404, so a merchant's server has one shape to check.
  */
 import { z } from 'zod';
+import { EXAMPLE } from '../kit/examples';
 
 export const LICENSE_KEY_STATUSES = ['active', 'revoked', 'not_found'] as const;
 
@@ -13,7 +14,7 @@ export const validateLicenseInput = z.strictObject({
     .min(1)
     .max(64)
     .describe('The license key as the customer typed it, `LK-XXXXX-XXXXX-XXXXX-XXXXX`; surrounding spaces and case are ignored.'),
-});
+}).meta({ examples: [{ key: EXAMPLE.licenseKey }] });
 export type ValidateLicenseInput = z.infer<typeof validateLicenseInput>;
 
 export const licenseValidationSchema = z
@@ -32,5 +33,20 @@ export const licenseValidationSchema = z
     created: z.number().int().nullable().describe('When the key was issued; null when not found.'),
     revoked_at: z.number().int().nullable(),
   })
-  .meta({ id: 'LicenseKeyValidation' });
+  .meta({
+    id: 'LicenseKeyValidation',
+    examples: [
+      {
+        object: 'license_key_validation',
+        livemode: false,
+        valid: true,
+        key: EXAMPLE.licenseKey,
+        status: 'active',
+        product_id: EXAMPLE.productId,
+        order_id: EXAMPLE.orderId,
+        created: EXAMPLE.created + 9,
+        revoked_at: null,
+      },
+    ],
+  });
 export type LicenseValidation = z.infer<typeof licenseValidationSchema>;

@@ -12,6 +12,8 @@ import {
   type OpenApiProcedureRecord,
   type OpenApiRouter,
 } from 'trpc-to-openapi';
+import { ZodObject, type z } from 'zod';
+import { createSchema } from 'zod-openapi';
 import packageJson from '../../package.json';
 import type { KeyAcceptance } from '../auth/service';
 import { API_PREFIX } from '../http/api-handler';
@@ -20,7 +22,7 @@ import { appRouter } from '../router';
 import { EVENT_TYPES } from '../webhooks/events';
 import type { ApiMeta } from '../trpc';
 import { errorResponses, errorSchema, operationErrorCodes, retryAfterHeader, type OperationFacts } from './errors';
-import { isReference, type HttpMethod, type OpenAPIObject, type OperationObject, type ParameterObject, type ResponseObject, type SecuritySchemeObject } from './types';
+import { isReference, type HttpMethod, type OpenAPIObject, type OperationObject, type ParameterObject, type ResponseObject, type SchemaObject, type SecuritySchemeObject } from './types';
 
 const API_DESCRIPTION = `The HTTP API of an open-source payments service that acts as merchant of record.
 
@@ -46,6 +48,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     'Endpoints that receive events as signed Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`), retried after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h, in order per object; each can be disabled, have its secret rolled, and has a delivery log.',
   Subscriptions:
     'Recurring billing: a subscription checkout is a signed, single-use hosted link where the customer enters a card; the first charge creates the subscription, then the service bills every cycle. Creating and cancelling need SUBSCRIPTIONS_ENABLED and the account’s `subscriptions` flag.',
+  Invoices:
+    'Invoices and credit notes the operator issues as seller: one invoice for every paid order and subscription charge, one credit note for every succeeded refund, numbered without gaps per store and mode, never changed once issued; each as JSON and as a PDF in the customer’s language.',
   Portal: 'Expiring, read-only links through which a customer sees their orders, subscriptions and refunds without an account. The URL is returned once.',
 };
 
@@ -77,7 +81,7 @@ const IDEMPOTENCY_KEY_PARAMETER: ParameterObject = {
   required: false,
   description:
     'Makes a retry safe: a repeat with the same key and body replays the original answer with status 200; the same key with a different body is 409 `idempotency_key_reused`.',
-  schema: { type: 'string', minLength: 1, maxLength: 191 },
+  schema: { type: 'string', minLength: 1, maxLength: 191, examples: ['order-1042'] },
 };
 
 /** The Standard Webhooks headers of every delivery. */
@@ -117,17 +121,43 @@ function securityOf(auth: KeyAcceptance | undefined): Record<string, string[]>[]
   return names.map((name) => ({ [name]: [] }));
 }
 
-function collectOperations(router: OpenApiRouter): OperationFacts[] {
-  const operations: OperationFacts[] = [];
+interface ProcedureFacts extends OperationFacts {
+  input: z.ZodType;
+}
+
+function collectOperations(router: OpenApiRouter): ProcedureFacts[] {
+  const operations: ProcedureFacts[] = [];
   forEachOpenApiProcedure(router._def.procedures as OpenApiProcedureRecord, ({ procedure, meta }) => {
+    const { inputParser, hasInputsDefined } = getInputOutputParsers(procedure);
     operations.push({
       method: meta.openapi.method.toLowerCase(),
       path: normalizePath(meta.openapi.path),
       meta: meta as ApiMeta,
-      hasInput: getInputOutputParsers(procedure).hasInputsDefined,
+      hasInput: hasInputsDefined,
+      input: inputParser as z.ZodType,
     });
   });
   return operations;
+}
+
+/** A body schema of `documentedBody` meta; it names no component, so it is the whole schema. */
+function documentedBodySchema(schema: z.ZodType): SchemaObject {
+  const { schema: converted, components } = createSchema(schema, { io: 'input', openapiVersion: '3.1.0' });
+  if (Object.keys(components ?? {}).length > 0) throw new Error('OpenAPI document: a documentedBody must not name components');
+  return converted as SchemaObject;
+}
+
+/**
+ * The body's schema as `documentedBody` states it, with the examples of that schema or of the
+ * input. zod leaves out the examples of a schema that transforms (they would describe its
+ * output); our bodies' transforms return their input (server/http/json-schema.ts), so they stand.
+ */
+function documentBody(operation: OperationObject, facts: ProcedureFacts): void {
+  const content = operation.requestBody && !isReference(operation.requestBody) ? operation.requestBody.content['application/json'] : undefined;
+  if (!content) return;
+  if (facts.meta.documentedBody) content.schema = documentedBodySchema(facts.meta.documentedBody);
+  const examples = (facts.meta.documentedBody ?? facts.input).meta()?.examples;
+  if (Array.isArray(examples) && content.schema && !isReference(content.schema)) content.schema.examples = examples;
 }
 
 /** Success statuses from `successStatus` meta (the library always says 200), then our errors. */
@@ -136,22 +166,28 @@ function responsesOf(generated: OperationObject, facts: OperationFacts): Record<
   const status = facts.meta.successStatus ?? 200;
   const responses: Record<string, ResponseObject> = {};
   const description = facts.meta.openapi?.successDescription ?? (status === 201 ? 'Created.' : 'OK.');
-  responses[String(status)] = { ...success, description };
+  // A file operation answers the file itself over REST (server/http/api-handler.ts).
+  responses[String(status)] = facts.meta.file
+    ? { description: 'The file.', content: { [facts.meta.file]: { schema: { type: 'string', format: 'binary' } } } }
+    : { ...success, description };
   if (status === 201 && facts.meta.idempotent) {
     responses['200'] = { ...success, description: 'Replay of an earlier request with the same `Idempotency-Key`: the original object.' };
   }
   return { ...responses, ...errorResponses(operationErrorCodes(facts)) };
 }
 
-function postProcessOperation(operation: OperationObject, facts: OperationFacts): void {
+function postProcessOperation(operation: OperationObject, facts: ProcedureFacts): void {
   operation.security = securityOf(facts.meta.auth);
   operation.responses = responsesOf(operation, facts);
-  // The library describes query parameters only inside their schema; tools read the parameter's.
-  const parameters = (operation.parameters ?? []).map((parameter) =>
-    isReference(parameter) || parameter.description || !parameter.schema || isReference(parameter.schema) || !parameter.schema.description
-      ? parameter
-      : { ...parameter, description: parameter.schema.description },
-  );
+  documentBody(operation, facts);
+  // The library describes a parameter only inside its schema, and not at all when it is optional
+  // (it unwraps `.optional()`, which carries the description): tools read the parameter's own.
+  const shape = facts.input instanceof ZodObject ? (facts.input.shape as Record<string, z.ZodType>) : {};
+  const parameters = (operation.parameters ?? []).map((parameter) => {
+    if (isReference(parameter) || parameter.description) return parameter;
+    const description = (parameter.schema && !isReference(parameter.schema) ? parameter.schema.description : undefined) ?? shape[parameter.name]?.description;
+    return description ? { ...parameter, description } : parameter;
+  });
   if (facts.meta.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
   if (parameters.length > 0) operation.parameters = parameters;
   else delete operation.parameters;

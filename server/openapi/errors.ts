@@ -33,6 +33,9 @@ export const errorSchema: SchemaObject = {
       },
     },
   },
+  examples: [
+    { error: { type: 'invalid_request_error', code: 'parameter_invalid', message: 'Invalid amount: expected number, received string.', param: 'amount' } },
+  ],
 };
 
 export const retryAfterHeader = {

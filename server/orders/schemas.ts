@@ -5,10 +5,28 @@
  */
 import { z } from 'zod';
 import { ORDER_STATUSES } from '@/db/schema';
+import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, emailFilter, idFilter, listSchema, pageFields } from '../kit/list';
-import { refundSchema } from '../refunds/schemas';
+import { refundExample, refundSchema } from '../refunds/schemas';
+import { withdrawalSchema, withdrawalWaiverSchema } from '../withdrawals/schemas';
 
-export const retrieveOrderInput = z.strictObject({ id: z.string().min(1).describe('The order id, `ord_…`.') });
+export const retrieveOrderInput = z.strictObject({
+  id: z.string().min(1).describe('The order id, `ord_…`.').meta({ examples: [EXAMPLE.orderId] }),
+});
+
+const orderLineExample = {
+  object: 'order_line',
+  product_id: EXAMPLE.productId,
+  price_id: EXAMPLE.priceId,
+  description: 'Ebook: Payments in practice',
+  quantity: 1,
+  unit_amount: 1999,
+  amount_subtotal: 1999,
+  amount_tax: 380,
+  amount_total: 2379,
+  tax_rate: 19,
+  tax_inclusive: false,
+};
 
 export const orderLineSchema = z
   .object({
@@ -24,8 +42,31 @@ export const orderLineSchema = z
     tax_rate: z.number().int().nullable(),
     tax_inclusive: z.boolean(),
   })
-  .meta({ id: 'OrderLine' });
+  .meta({ id: 'OrderLine', examples: [orderLineExample] });
 export type OrderLine = z.infer<typeof orderLineSchema>;
+
+/** Paid, then refunded in part. */
+const orderExample = {
+  id: EXAMPLE.orderId,
+  object: 'order',
+  livemode: false,
+  status: 'partially_refunded',
+  currency: 'eur',
+  amount_subtotal: 1999,
+  amount_tax: 380,
+  amount_total: 2379,
+  amount_refunded: 500,
+  customer_id: EXAMPLE.customerId,
+  customer_email: EXAMPLE.customerEmail,
+  lines: [orderLineExample],
+  refunds: [refundExample],
+  license_keys: [EXAMPLE.licenseKey],
+  invoice_id: EXAMPLE.invoiceId,
+  withdrawal_waiver: null,
+  withdrawal: null,
+  created: EXAMPLE.created + 8,
+  paid_at: EXAMPLE.created + 9,
+};
 
 export const orderSchema = z
   .object({
@@ -43,10 +84,13 @@ export const orderSchema = z
     lines: z.array(orderLineSchema),
     refunds: z.array(refundSchema).describe('Oldest first.'),
     license_keys: z.array(z.string()).describe('Keys issued for the lines of licensed products, in line order.'),
+    invoice_id: z.string().nullable().describe('The invoice issued when the order was paid, `in_…`; null while pending.'),
+    withdrawal_waiver: withdrawalWaiverSchema.nullable(),
+    withdrawal: withdrawalSchema.nullable(),
     created: z.number().int(),
     paid_at: z.number().int().nullable(),
   })
-  .meta({ id: 'Order' });
+  .meta({ id: 'Order', examples: [orderExample] });
 export type Order = z.infer<typeof orderSchema>;
 
 /** The list query. Unknown parameters are refused so a mistyped filter never reads as "no filter". */

@@ -1,9 +1,10 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { licenseKeys, orderLines, orders, refunds } from '@/db/schema';
+import { licenseKeys, orderLines, orders, refunds, withdrawals } from '@/db/schema';
 import { epochSeconds } from '../clock';
 import { resourceMissing } from '../errors';
 import { refundView } from '../refunds/view';
+import { withdrawalView, withdrawalWaiverView, type WithdrawalRow } from '../withdrawals/view';
 import type { ListOrdersQuery, Order, OrderLine, OrderList, OrderListFilters } from './schemas';
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
@@ -29,7 +30,7 @@ export function orderLineView(row: OrderLineRow): OrderLine {
 }
 
 /** The API shape of an order and what hangs off it. */
-export function orderView(row: OrderRow, related: { lines: OrderLineRow[]; refunds: RefundRow[]; licenseKeys: string[] }): Order {
+export function orderView(row: OrderRow, related: { lines: OrderLineRow[]; refunds: RefundRow[]; licenseKeys: string[]; withdrawal: WithdrawalRow | undefined }): Order {
   return {
     id: row.id,
     object: 'order',
@@ -45,6 +46,9 @@ export function orderView(row: OrderRow, related: { lines: OrderLineRow[]; refun
     lines: related.lines.map(orderLineView),
     refunds: related.refunds.map(refundView),
     license_keys: related.licenseKeys,
+    invoice_id: row.invoiceId,
+    withdrawal_waiver: withdrawalWaiverView(row),
+    withdrawal: withdrawalView(related.withdrawal),
     created: epochSeconds(row.createdAt),
     paid_at: row.paidAt === null ? null : epochSeconds(row.paidAt),
   };
@@ -57,7 +61,7 @@ export function orderView(row: OrderRow, related: { lines: OrderLineRow[]; refun
 async function orderViews(db: Executor, scope: Scope, rows: OrderRow[]): Promise<Order[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
-  const [lines, refundRows, keys] = await Promise.all([
+  const [lines, refundRows, keys, withdrawalRows] = await Promise.all([
     db.select().from(orderLines).where(inArray(orderLines.orderId, ids)).orderBy(asc(orderLines.position)),
     db
       .select()
@@ -71,10 +75,19 @@ async function orderViews(db: Executor, scope: Scope, rows: OrderRow[]): Promise
       .where(and(inArray(licenseKeys.orderId, ids), ownedBy(licenseKeys, scope)))
       // Line order, then issue order within a line; the key itself breaks ties so reads are stable.
       .orderBy(sql`${orderLines.position} asc nulls last`, asc(licenseKeys.createdAt), asc(licenseKeys.key)),
+    db
+      .select()
+      .from(withdrawals)
+      .where(and(inArray(withdrawals.orderId, ids), ownedBy(withdrawals, scope))),
   ]);
   const of = <Row extends { orderId: string | null }>(list: Row[], id: string) => list.filter((row) => row.orderId === id);
   return rows.map((row) =>
-    orderView(row, { lines: of(lines, row.id), refunds: of(refundRows, row.id), licenseKeys: of(keys, row.id).map((k) => k.key) }),
+    orderView(row, {
+      lines: of(lines, row.id),
+      refunds: of(refundRows, row.id),
+      licenseKeys: of(keys, row.id).map((k) => k.key),
+      withdrawal: withdrawalRows.find((withdrawal) => withdrawal.orderId === row.id),
+    }),
   );
 }
 

@@ -9,7 +9,19 @@ export interface CardFields {
   cvc: string;
 }
 
-const EXPIRY = /^(\d{1,2})\s*\/\s*(\d{2}|\d{4})$/;
+/**
+ * The expiry as people type it: month then year, `MM/YY`, `MM/YYYY`, `1230`, `12 30`, `12-30`,
+ * `122030`; a one-digit month only with something between (`1/30`: `130` is ambiguous). Null
+ * when it is none of those or the month is not 1–12. The one parser of the service; the hosted
+ * form's script runs it in the browser too (server/checkout/hosted/payment-form.browser.ts).
+ */
+export function parseCardExpiry(value: string): { month: number; year: number } | null {
+  const match = /^\s*(\d{1,2})\s*[/\s-]?\s*(\d{2}|\d{4})\s*$/.exec(value);
+  if (!match || (match[1]!.length === 1 && !/\d\s*[/\s-]\s*\d/.test(value))) return null;
+  const month = Number(match[1]);
+  const year = match[2]!.length === 2 ? 2000 + Number(match[2]) : Number(match[2]);
+  return month >= 1 && month <= 12 ? { month, year } : null;
+}
 
 /**
  * Local validation before any attempt: it consumes no attempt and calls no gateway,
@@ -23,13 +35,9 @@ export function validateCard(fields: CardFields, now: Date): CardInput {
     throw new ApiError('invalid_card_number', 'The card number is not valid.', { param: 'card_number' });
   }
 
-  const expiry = EXPIRY.exec(fields.expiry.trim());
-  const expMonth = expiry ? Number(expiry[1]) : 0;
-  if (!expiry || expMonth < 1 || expMonth > 12) {
-    throw new ApiError('invalid_expiry', 'The expiry date must be MM/YY or MM/YYYY.', { param: 'expiry' });
-  }
-  const year = expiry[2]!;
-  const expYear = year.length === 2 ? 2000 + Number(year) : Number(year);
+  const expiry = parseCardExpiry(fields.expiry);
+  if (!expiry) throw new ApiError('invalid_expiry', 'The expiry date must be a month and year, as MM/YY.', { param: 'expiry' });
+  const { month: expMonth, year: expYear } = expiry;
   // A card is valid through the last day of its expiry month; UTC, like every clock here.
   const firstInvalidDay = Date.UTC(expYear, expMonth, 1);
   if (now.getTime() >= firstInvalidDay) {

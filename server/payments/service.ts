@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, inArray } from 'drizzle-orm';
 import type { Database } from '@/db/client';
-import { checkoutSessions, orders, paymentAttempts, stores } from '@/db/schema';
+import { checkoutSessions, orders, paymentAttempts, stores, type DocumentLanguage } from '@/db/schema';
 import { storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import { ApiError, isErrorCode, resourceMissing } from '../errors';
@@ -15,6 +15,8 @@ import { paidRedirectUrl, threeDSecureReturnUrl } from '../kit/links';
 import { DEFAULT_RECONCILE_SETTINGS, resolveAttempt, withdrawChallenge, type ReconcileSettings, type Resolution } from './reconcile';
 import { isOpen, OPEN_ATTEMPT_STATUSES, settleAttempt, type AttemptRow, type SessionRow } from './settle';
 import { ownedBy } from '../kit/scope';
+import { orderHasDigitalProduct } from '../withdrawals/service';
+import { CURRENT_WAIVER_VERSION } from '../withdrawals/waiver';
 
 /**
  * Paying a checkout session on the hosted page.
@@ -48,7 +50,7 @@ export interface PaymentDeps {
   /** Wall clock; the session's store clock is derived from it (test clocks). */
   clock: Clock;
   gateways: Gateways;
-  config: Pick<Config, 'publicBaseUrl' | 'authSecret'>;
+  config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'operator'>;
   settings?: Partial<PaymentSettings>;
 }
 
@@ -57,6 +59,12 @@ export interface PayInput {
   card: CardFields;
   /** Required when the session has no customer_email. */
   email?: string;
+  /** A business buyer's VAT ID, already normalised and checked (server/vat). */
+  vatId?: string;
+  /** The customer's language on the hosted page: their invoice's. */
+  language?: DocumentLanguage;
+  /** Both waiver checkboxes were ticked (only a checkout with a digital product offers them). */
+  withdrawalWaiver?: boolean;
 }
 
 export type PayResult = { status: 'paid'; redirectUrl: string } | { status: 'requires_action'; redirectUrl: string };
@@ -172,6 +180,14 @@ async function awaitAttempt(deps: PaymentDeps, first: AttemptRow): Promise<Resol
   return resolveAttempt({ ...deps, settings }, attempt);
 }
 
+/** Who pays, as the hosted page learnt it. */
+interface Buyer {
+  email: string | undefined;
+  vatId: string | undefined;
+  language: DocumentLanguage | undefined;
+  withdrawalWaiver: boolean;
+}
+
 type Begun = { kind: 'attempt'; attempt: AttemptRow } | { kind: 'in_flight'; attempt: AttemptRow } | { kind: 'expired' };
 
 /**
@@ -180,7 +196,7 @@ type Begun = { kind: 'attempt'; attempt: AttemptRow } | { kind: 'in_flight'; att
  * its idempotency key before any gateway call, so a crash after the call leaves a record to
  * reconcile rather than a charge nobody knows about.
  */
-async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, email: string | undefined): Promise<Begun> {
+async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, buyer: Buyer): Promise<Begun> {
   const settings = settingsOf(deps);
   const { session: seen } = loaded;
   return deps.db.transaction(async (tx) => {
@@ -225,13 +241,20 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, email: str
 
     const number = session.attemptCount + 1;
     await tx.update(checkoutSessions).set({ attemptCount: number }).where(eq(checkoutSessions.id, session.id));
-    if (email !== undefined) {
-      // Kept on the order so whoever settles the attempt (maybe a later reconciliation) knows it.
-      await tx
-        .update(orders)
-        .set({ customerEmail: email })
-        .where(and(eq(orders.id, session.orderId), ownedBy(orders, session)));
-    }
+    // Kept on the order so whoever settles the attempt (maybe a later reconciliation) knows
+    // them; each attempt's own, as the invoice must name the buyer who paid, and the waiver as
+    // given with this attempt, only where a digital product makes it one.
+    const waived = buyer.withdrawalWaiver && (await orderHasDigitalProduct(tx, session.orderId));
+    await tx
+      .update(orders)
+      .set({
+        ...(buyer.email !== undefined ? { customerEmail: buyer.email } : {}),
+        buyerVatId: buyer.vatId ?? null,
+        language: buyer.language ?? 'en',
+        withdrawalWaiverAcceptedAt: waived ? now : null,
+        withdrawalWaiverTextVersion: waived ? CURRENT_WAIVER_VERSION : null,
+      })
+      .where(and(eq(orders.id, session.orderId), ownedBy(orders, session)));
     // Attempt times are wall-clock: they measure real gateway calls, not the store's test clock.
     const wallNow = deps.clock.now();
     const [attempt] = await tx
@@ -304,7 +327,7 @@ export async function payCheckoutSession(deps: PaymentDeps, input: PayInput): Pr
       }
       return outcomeOf(deps, resolution);
     }
-    const begun = await beginAttempt(deps, loaded, email);
+    const begun = await beginAttempt(deps, loaded, { email, vatId: input.vatId, language: input.language, withdrawalWaiver: input.withdrawalWaiver === true });
     if (begun.kind === 'expired') throw sessionStateError({ ...loaded.session, status: 'expired' })!;
     if (begun.kind === 'in_flight') {
       open = begun.attempt;

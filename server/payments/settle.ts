@@ -11,6 +11,8 @@ import { recordEvent, type EventTimes } from '../webhooks/events';
 import { newId } from '../ids';
 import type { ChargeResult } from '../gateway/types';
 import { generateLicenseKey } from './license-keys';
+import { issueOrderInvoice } from '../invoices/issue';
+import { enqueueOrderReceipt } from '../mail/outbox';
 import { ownedBy } from '../kit/scope';
 import { countPayment, type PaymentOutcome } from '../observability/metrics';
 
@@ -41,8 +43,8 @@ export interface SettleDeps {
   db: Database;
   /** Wall clock; the session's store clock is derived from it (test clocks). */
   clock: Clock;
-  /** For the session as the API shows it, in its events. */
-  config: Pick<Config, 'publicBaseUrl' | 'authSecret'>;
+  /** For the session as the API shows it, in its events; the operator, the seller on the invoice. */
+  config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'operator'>;
 }
 
 /**
@@ -118,7 +120,7 @@ export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome
 
 /**
  * Money has moved: the session completes, the order is paid, the customer is created or matched,
- * license keys are issued. This runs even when the session passed its deadline meanwhile (a
+ * license keys and the invoice are issued, the receipt is written to the outbox. This runs even when the session passed its deadline meanwhile (a
  * charge in flight at expiry, or reconciled later): the customer paid, so they get what they paid for.
  */
 async function fulfil(
@@ -137,16 +139,18 @@ async function fulfil(
   const email = (session.customerEmail ?? order.customerEmail)?.toLowerCase() ?? null;
   const customerId = email ? await customerFor(tx, session, email, times) : null;
 
-  await tx
+  const [paid] = await tx
     .update(orders)
     .set({ status: 'paid', paidAt: now, customerId, customerEmail: email, cardBrand: payment.brand, cardLast4: payment.last4, gatewayPaymentId: payment.paymentId })
-    .where(eq(orders.id, order.id));
+    .where(eq(orders.id, order.id))
+    .returning();
 
-  const licensed = await tx
-    .select({ id: orderLines.id, productId: orderLines.productId })
+  const lines = await tx
+    .select({ id: orderLines.id, productId: orderLines.productId, hasLicense: orderLines.hasLicense, description: orderLines.description, quantity: orderLines.quantity, amountSubtotal: orderLines.amountSubtotal })
     .from(orderLines)
-    .where(and(eq(orderLines.orderId, order.id), eq(orderLines.hasLicense, true)))
+    .where(eq(orderLines.orderId, order.id))
     .orderBy(asc(orderLines.position));
+  const licensed = lines.filter((line) => line.hasLicense);
   if (licensed.length > 0) {
     // One key per paid order line of a licensed product, not per unit.
     await tx.insert(licenseKeys).values(
@@ -160,6 +164,24 @@ async function fulfil(
         key: generateLicenseKey(),
         createdAt: now,
       })),
+    );
+  }
+
+  // Before the receipt, which attaches it, and order.paid, which carries its id.
+  const invoice = await issueOrderInvoice(tx, deps, paid!, times);
+  if (email) {
+    await enqueueOrderReceipt(
+      tx,
+      { id: order.id, storeId: order.storeId, livemode: order.livemode, customerEmail: email, language: order.language },
+      {
+        lines: lines.map(({ description, quantity, amountSubtotal }) => ({ description, quantity, amountSubtotal })),
+        amountSubtotal: order.amountSubtotal,
+        amountTax: order.amountTax,
+        amountTotal: order.amountTotal,
+        card: { brand: payment.brand, last4: payment.last4 },
+      },
+      times,
+      invoice.id,
     );
   }
 

@@ -10,6 +10,7 @@
 import { and, asc, desc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import {
+  invoices,
   licenseKeys,
   orderLines,
   orders,
@@ -26,8 +27,16 @@ import {
   type SubscriptionStatus,
 } from '@/db/schema';
 import { epochSeconds, type Clock } from '../clock';
+import type { Config } from '../config';
+import { downloadLinks, type DownloadLink } from '../downloads/service';
+import { taxLabelOf, type TaxLabel } from '../checkout/tax';
 import { isPortalTokenFormat, portalTokenHash } from './token';
 import { ownedBy, type Scope } from '../kit/scope';
+import { ApiError } from '../errors';
+import { pdfFilename, renderCreditNotePdf, renderInvoicePdf } from '../invoices/pdf';
+import { readCreditNote, readInvoice } from '../invoices/service';
+import type { InvoiceRow } from '../invoices/view';
+import { storeLinkColumns, type StoreLinks } from '../stores/service';
 
 /** Only brand and last 4 of a card are ever shown. */
 export interface PortalCard {
@@ -46,10 +55,16 @@ export interface PortalOrder {
   amountTax: number;
   amountTotal: number;
   amountRefunded: number;
-  taxInclusive: boolean;
+  /** The VAT rates charged and whether the prices contain the tax, for the tax line's label. */
+  tax: TaxLabel;
   card: PortalCard | null;
-  refunds: { amount: number; status: RefundStatus; created: number }[];
+  /** The invoice the payment issued, downloadable through the portal link. */
+  invoiceId: string | null;
+  /** `creditNoteId`: the credit note a succeeded refund issued. */
+  refunds: { amount: number; status: RefundStatus; created: number; creditNoteId: string | null }[];
   licenseKeys: string[];
+  /** Signed links to the files of the lines whose product has one (none once refunded in full). */
+  downloads: DownloadLink[];
 }
 
 export interface PortalSubscription {
@@ -62,11 +77,12 @@ export interface PortalSubscription {
   /** Null when no further payment is scheduled (canceled, expired, not started). */
   nextBillingAt: number | null;
   /** Newest first. */
-  payments: { amount: number; status: SubscriptionChargeStatus; date: number; card: PortalCard | null }[];
+  payments: { amount: number; status: SubscriptionChargeStatus; date: number; card: PortalCard | null; invoiceId: string | null }[];
 }
 
 export interface PortalPage {
   storeName: string;
+  storeLinks: StoreLinks;
   livemode: boolean;
   scope: PortalScope;
   expiresAt: number;
@@ -79,6 +95,9 @@ interface PortalDeps {
   /** Wall time; the store's test clock is applied in SQL, per session (test mode only). */
   clock: Clock;
 }
+
+/** Opening the page also signs its download links. */
+type OpenPortalDeps = PortalDeps & { config: Pick<Config, 'authSecret' | 'publicBaseUrl'> };
 
 /**
  * "Now" on the session's store clock, in SQL: wall time, plus the store's test clock offset for
@@ -93,16 +112,19 @@ function resolvable(tokenHash: string, wallNow: Date) {
   return and(eq(portalSessions.tokenHash, tokenHash), isNull(portalSessions.revokedAt), sql`${portalSessions.expiresAt} > ${storeNow(wallNow)}`);
 }
 
-/** proxy.ts: whether the link resolves now, without counting a view (the page counts it). */
-export async function portalLinkResolves(deps: PortalDeps, token: string): Promise<boolean> {
-  if (!isPortalTokenFormat(token)) return false;
+/**
+ * proxy.ts: whether the link resolves now, without counting a view (the page counts it): the
+ * store's links (its logo goes into the page's CSP) when it does, undefined when it does not.
+ */
+export async function portalLinkStore(deps: PortalDeps, token: string): Promise<{ storeLinks: StoreLinks } | undefined> {
+  if (!isPortalTokenFormat(token)) return undefined;
   const [row] = await deps.db
-    .select({ id: portalSessions.id })
+    .select({ storeLinks: storeLinkColumns })
     .from(portalSessions)
     .innerJoin(stores, eq(stores.id, portalSessions.storeId))
     .where(resolvable(portalTokenHash(token), deps.clock.now()))
     .limit(1);
-  return row !== undefined;
+  return row;
 }
 
 /**
@@ -111,7 +133,7 @@ export async function portalLinkResolves(deps: PortalDeps, token: string): Promi
  * count once and a revocation committed before it is always seen. Undefined: the link does not
  * resolve (unknown, expired or revoked alike).
  */
-export async function openPortal(deps: PortalDeps, token: string): Promise<PortalPage | undefined> {
+export async function openPortal(deps: OpenPortalDeps, token: string): Promise<PortalPage | undefined> {
   if (!isPortalTokenFormat(token)) return undefined;
   const wallNow = deps.clock.now();
   const [session] = await deps.db
@@ -128,17 +150,20 @@ export async function openPortal(deps: PortalDeps, token: string): Promise<Porta
       subscriptionId: portalSessions.subscriptionId,
       expiresAt: portalSessions.expiresAt,
       storeName: stores.name,
+      testClockOffsetSeconds: stores.testClockOffsetSeconds,
+      ...storeLinkColumns,
     });
   if (!session) return undefined;
   const owner = { storeId: session.storeId, livemode: session.livemode };
   const [orderRows, subscriptionRows] = await Promise.all([
-    session.scope === 'subscription' ? [] : loadOrders(deps.db, owner, session.scope === 'order' ? { orderId: session.orderId! } : { customerId: session.customerId! }),
+    session.scope === 'subscription' ? [] : loadOrders(deps, { ...owner, testClockOffsetSeconds: session.testClockOffsetSeconds }, session.scope === 'order' ? { orderId: session.orderId! } : { customerId: session.customerId! }),
     session.scope === 'order'
       ? []
       : loadSubscriptions(deps.db, owner, session.scope === 'subscription' ? { subscriptionId: session.subscriptionId! } : { customerId: session.customerId! }),
   ]);
   return {
     storeName: session.storeName,
+    storeLinks: { logoUrl: session.logoUrl, termsUrl: session.termsUrl, privacyUrl: session.privacyUrl },
     livemode: session.livemode,
     scope: session.scope,
     expiresAt: epochSeconds(session.expiresAt),
@@ -153,7 +178,8 @@ const card = (brand: string | null, last4: string | null): PortalCard | null => 
  * One order, or every order the customer paid (pending checkouts are not history), newest
  * first, with lines, refunds and license keys; every read scoped by store and environment.
  */
-async function loadOrders(db: Database, owner: Scope, which: { orderId: string } | { customerId: string }): Promise<PortalOrder[]> {
+async function loadOrders(deps: OpenPortalDeps, owner: Scope & { testClockOffsetSeconds: number }, which: { orderId: string } | { customerId: string }): Promise<PortalOrder[]> {
+  const { db } = deps;
   const rows = await db
     .select()
     .from(orders)
@@ -166,7 +192,7 @@ async function loadOrders(db: Database, owner: Scope, which: { orderId: string }
     .orderBy(desc(orders.createdAt), desc(orders.id));
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
-  const [lines, refundRows, keys] = await Promise.all([
+  const [lines, refundRows, keys, downloads] = await Promise.all([
     db.select().from(orderLines).where(inArray(orderLines.orderId, ids)).orderBy(asc(orderLines.position)),
     db
       .select()
@@ -178,6 +204,7 @@ async function loadOrders(db: Database, owner: Scope, which: { orderId: string }
       .from(licenseKeys)
       .where(and(inArray(licenseKeys.orderId, ids), ownedBy(licenseKeys, owner), isNull(licenseKeys.revokedAt)))
       .orderBy(asc(licenseKeys.createdAt), asc(licenseKeys.key)),
+    downloadLinks(deps, owner, rows),
   ]);
   return rows.map((row) => {
     const own = lines.filter((line) => line.orderId === row.id);
@@ -191,10 +218,14 @@ async function loadOrders(db: Database, owner: Scope, which: { orderId: string }
       amountTax: row.amountTax,
       amountTotal: row.amountTotal,
       amountRefunded: row.amountRefunded,
-      taxInclusive: row.amountTax > 0 && own.every((line) => line.amountTax === 0 || line.taxInclusive),
+      tax: taxLabelOf(own),
       card: card(row.cardBrand, row.cardLast4),
-      refunds: refundRows.filter((refund) => refund.orderId === row.id).map((refund) => ({ amount: refund.amount, status: refund.status, created: epochSeconds(refund.createdAt) })),
+      invoiceId: row.invoiceId,
+      refunds: refundRows
+        .filter((refund) => refund.orderId === row.id)
+        .map((refund) => ({ amount: refund.amount, status: refund.status, created: epochSeconds(refund.createdAt), creditNoteId: refund.creditNoteId })),
       licenseKeys: keys.filter((key) => key.orderId === row.id).map((key) => key.key),
+      downloads: downloads.get(row.id) ?? [],
     };
   });
 }
@@ -227,6 +258,22 @@ async function loadSubscriptions(db: Database, owner: Scope, which: { subscripti
       ),
     )
     .orderBy(desc(subscriptionCharges.createdAt), desc(subscriptionCharges.cycle), desc(subscriptionCharges.attempt));
+  const chargeInvoices =
+    charges.length === 0
+      ? []
+      : await db
+          .select({ id: invoices.id, chargeId: invoices.subscriptionChargeId })
+          .from(invoices)
+          .where(
+            and(
+              inArray(
+                invoices.subscriptionChargeId,
+                charges.map((charge) => charge.id),
+              ),
+              ownedBy(invoices, owner),
+            ),
+          );
+  const invoiceOf = new Map(chargeInvoices.map((invoice) => [invoice.chargeId, invoice.id]));
   return rows.map((row) => ({
     planName: row.planName,
     status: row.status,
@@ -237,6 +284,52 @@ async function loadSubscriptions(db: Database, owner: Scope, which: { subscripti
     nextBillingAt: BILLING_STATUSES.includes(row.status) ? epochSeconds(row.nextBillingAt) : null,
     payments: charges
       .filter((charge) => charge.subscriptionId === row.id)
-      .map((charge) => ({ amount: charge.amount, status: charge.status, date: epochSeconds(charge.settledAt ?? charge.createdAt), card: card(charge.cardBrand, charge.cardLast4) })),
+      .map((charge) => ({
+        amount: charge.amount,
+        status: charge.status,
+        date: epochSeconds(charge.settledAt ?? charge.createdAt),
+        card: card(charge.cardBrand, charge.cardLast4),
+        invoiceId: invoiceOf.get(charge.id) ?? null,
+      })),
   }));
+}
+
+/** A document the portal offers for download: an invoice or a credit note, as a PDF. */
+export interface PortalDocument {
+  filename: string;
+  bytes: Buffer;
+}
+
+/**
+ * GET /portal/{token}/invoices/{id} and /credit_notes/{id}: a document of what the link shows
+ * (its order, its subscription, or its customer's), as a PDF; undefined for a link that does
+ * not resolve now (so a deleted customer's links stop at once, while their invoices are kept)
+ * and for any document outside the link's reach, alike. Read-only: a download counts no view.
+ */
+export async function openPortalDocument(deps: PortalDeps, token: string, kind: 'invoice' | 'credit_note', id: string): Promise<PortalDocument | undefined> {
+  if (!isPortalTokenFormat(token)) return undefined;
+  const [session] = await deps.db
+    .select({ storeId: portalSessions.storeId, livemode: portalSessions.livemode, scope: portalSessions.scope, customerId: portalSessions.customerId, orderId: portalSessions.orderId, subscriptionId: portalSessions.subscriptionId })
+    .from(portalSessions)
+    .innerJoin(stores, eq(stores.id, portalSessions.storeId))
+    .where(resolvable(portalTokenHash(token), deps.clock.now()))
+    .limit(1);
+  if (!session) return undefined;
+  const owner = { storeId: session.storeId, livemode: session.livemode };
+  const within = (invoice: InvoiceRow) =>
+    session.scope === 'order' ? invoice.orderId === session.orderId : session.scope === 'subscription' ? invoice.subscriptionId === session.subscriptionId : invoice.customerId === session.customerId;
+  try {
+    if (kind === 'invoice') {
+      const invoice = await readInvoice(deps.db, owner, id);
+      if (!within(invoice)) return undefined;
+      return { filename: pdfFilename(invoice.number), bytes: await renderInvoicePdf(invoice) };
+    }
+    const note = await readCreditNote(deps.db, owner, id);
+    const invoice = await readInvoice(deps.db, owner, note.invoiceId);
+    if (!within(invoice)) return undefined;
+    return { filename: pdfFilename(note.number), bytes: await renderCreditNotePdf(note, invoice) };
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'resource_missing') return undefined;
+    throw error;
+  }
 }

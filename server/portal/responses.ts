@@ -8,13 +8,12 @@
  * as on the hosted checkout: server/kit/hosted-page/invalid-link.ts). The inline stylesheet is
  * allowed by its hash, nothing else inline is.
  */
-import { createHash } from 'node:crypto';
 import { ApiError } from '../errors';
-import { hostedContentSecurityPolicy, hostedPageHeaders } from '../kit/hosted-page/headers';
+import { hashSource, hostedContentSecurityPolicy, hostedPageHeaders, type HostedPagePolicy } from '../kit/hosted-page/headers';
 
-/** No index, no archive; and, as on checkout, no caching and no referrer. */
-export function portalHeaders(): Record<string, string> {
-  return hostedPageHeaders(hostedContentSecurityPolicy());
+/** No index, no archive; and, as on checkout, no caching, no referrer, no script (`policy`: the store's logo). */
+export function portalHeaders(policy: HostedPagePolicy = {}): Record<string, string> {
+  return hostedPageHeaders(hostedContentSecurityPolicy(policy));
 }
 
 const STYLE = `body{margin:0;background:#f4f5f7;color:#16191d;font:1rem/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif}
@@ -23,7 +22,7 @@ main{max-width:36rem;margin:2.5rem auto;padding:0 1.25rem}section{background:#ff
 h1{margin:0 0 1rem;font-size:1.35rem;line-height:1.25}p{margin:0 0 .9rem}
 @media (prefers-color-scheme:dark){body{background:#111418;color:#eceff3}header,section{background:#1b1f25;border-color:#3a414b}}`;
 
-const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
+const STYLE_HASH = hashSource(STYLE);
 
 function noticePage(title: string, paragraphs: string[]): string {
   return `<!doctype html>
@@ -49,7 +48,7 @@ ${paragraphs.map((text) => `<p>${text}</p>`).join('\n')}
 }
 
 function htmlResponse(status: number, html: string, extra: Record<string, string> = {}): Response {
-  const policy = hostedContentSecurityPolicy().replace("style-src 'self'", `style-src 'self' ${STYLE_HASH}`);
+  const policy = hostedContentSecurityPolicy({ styles: [STYLE_HASH] });
   return new Response(html, { status, headers: { ...hostedPageHeaders(policy), 'content-type': 'text/html; charset=utf-8', ...extra } });
 }
 
@@ -72,4 +71,15 @@ export function rateLimitedRetryAfter(error: unknown): number | undefined {
 export function portalRateLimitedResponse(retryAfterSeconds: number): Response {
   const html = noticePage('Too many requests', ['This page was requested too often from your network. Please wait a moment and reload it.']);
   return htmlResponse(429, html, { 'retry-after': String(retryAfterSeconds) });
+}
+
+/**
+ * A document downloaded through a portal link: the PDF with the portal's headers, shown in the
+ * browser (its name is the document's number: letters, digits and hyphens only).
+ */
+export function portalDocumentResponse(document: { filename: string; bytes: Buffer }): Response {
+  return new Response(new Uint8Array(document.bytes), {
+    status: 200,
+    headers: { ...portalHeaders(), 'content-type': 'application/pdf', 'content-disposition': `inline; filename="${document.filename}"`, 'x-content-type-options': 'nosniff' },
+  });
 }

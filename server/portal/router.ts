@@ -1,5 +1,14 @@
 import { createRouter, secretKeyProcedure } from '../trpc';
-import { createPortalSessionInput, listPortalSessionsInput, portalSessionListSchema, portalSessionSchema, retrievePortalSessionInput, revokePortalSessionInput } from './schemas';
+import {
+  createdPortalSessionSchema,
+  createPortalSessionInput,
+  listPortalSessionsInput,
+  portalSessionListSchema,
+  portalSessionSchema,
+  retrievePortalSessionInput,
+  revokedPortalSessionSchema,
+  revokePortalSessionInput,
+} from './schemas';
 import { createPortalSession, getPortalSession, listPortalSessions, revokePortalSession } from './service';
 
 const TAGS = ['Portal'];
@@ -14,7 +23,7 @@ export const portalRouter = createRouter({
       errors: ['metadata_invalid', 'resource_missing'],
     })
     .input(createPortalSessionInput)
-    .output(portalSessionSchema)
+    .output(createdPortalSessionSchema)
     .mutation(({ ctx, input }) => createPortalSession(ctx, ctx.subject, input, ctx.idempotency)),
 
   // GET /api/v1/portal/sessions: this store's portal sessions in this environment, newest first; never a URL.
@@ -35,6 +44,6 @@ export const portalRouter = createRouter({
   revoke: secretKeyProcedure
     .meta({ openapi: { method: 'DELETE', path: '/portal/sessions/{id}', tags: TAGS, summary: 'Revoke a portal session', protect: true } })
     .input(revokePortalSessionInput)
-    .output(portalSessionSchema)
+    .output(revokedPortalSessionSchema)
     .mutation(({ ctx, input }) => revokePortalSession(ctx, ctx.subject, input.id)),
 });

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { metadataInputSchema, metadataOutputSchema, metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
+import { answeredAs, EXAMPLE } from '../kit/examples';
 import { MAX_EMAIL_LENGTH } from '../kit/fields';
 import { strict } from '../http/json-schema';
 import { createdRangeFields, idFilter, listSchema, pageFields } from '../kit/list';
@@ -68,12 +69,35 @@ function checkOneSelector(body: z.infer<typeof createFields>, ctx: IssueSink): v
   });
 }
 
-export const createPortalSessionInput = checkingMetadata(createFields.superRefine(checkOneSelector));
+export const createPortalSessionInput = checkingMetadata(createFields.superRefine(checkOneSelector)).meta({
+  examples: [{ customer_email: EXAMPLE.customerEmail, metadata: { ticket: 'T-1042' } }],
+});
 export type CreatePortalSessionInput = z.infer<typeof createPortalSessionInput>;
 
-export const portalSessionIdParam = z.string().min(1).max(255).describe('The portal session id, `portal_…`.');
+export const portalSessionIdParam = z
+  .string()
+  .min(1)
+  .max(255)
+  .describe('The portal session id, `portal_…`.')
+  .meta({ examples: [EXAMPLE.portalSessionId] });
 export const retrievePortalSessionInput = z.strictObject({ id: portalSessionIdParam });
 export const revokePortalSessionInput = z.strictObject({ id: portalSessionIdParam });
+
+const portalSessionExample = {
+  id: EXAMPLE.portalSessionId,
+  object: 'portal.session',
+  status: 'active',
+  scope: 'customer',
+  livemode: false,
+  customer_id: EXAMPLE.customerId,
+  order_id: null,
+  subscription_id: null,
+  metadata: { ticket: 'T-1042' },
+  access_count: 0,
+  last_accessed_at: null,
+  created: EXAMPLE.created + 14,
+  expires_at: EXAMPLE.created + 14 + 86_400,
+};
 
 export const portalSessionSchema = z
   .object({
@@ -97,8 +121,12 @@ export const portalSessionSchema = z
     created: z.number().int(),
     expires_at: z.number().int(),
   })
-  .meta({ id: 'PortalSession' });
+  .meta({ id: 'PortalSession', examples: [portalSessionExample] });
 export type PortalSession = z.infer<typeof portalSessionSchema>;
+
+/** The create's answer, the only one that carries `url`. */
+export const createdPortalSessionSchema = answeredAs(portalSessionSchema, { url: `${EXAMPLE.origin}/portal/33ZNNOeVwF9tyXjjvDx0Gpl7Scw-6fFNL7l-op0U118` });
+export const revokedPortalSessionSchema = answeredAs(portalSessionSchema, { status: 'revoked' });
 
 /** The list query; unknown parameters are refused. */
 export const listPortalSessionsInput = z.strictObject({

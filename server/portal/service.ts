@@ -1,7 +1,8 @@
-import { and, eq, gt, isNotNull, isNull, lte, type SQL } from 'drizzle-orm';
-import type { Database, Executor, Transaction } from '@/db/client';
+import { and, eq, gt, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import type { PgInsertValue } from 'drizzle-orm/pg-core';
+import { preparedPerShape, type Database, type Executor, type Transaction } from '@/db/client';
 import { customers, orders, portalSessions, subscriptions, type PortalScope } from '@/db/schema';
-import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
+import { claimKey, createIdempotently, fromClaimed, rowIfClaimed, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
 import { normalizeMetadata } from '../kit/metadata';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
@@ -12,7 +13,7 @@ import type { CreatePortalSessionInput, ListPortalSessionsQuery, PortalSession, 
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { decryptPortalToken, encryptPortalToken, newPortalToken, portalTokenHash, portalUrl } from './token';
 import { ownedBy, type Scope } from '../kit/scope';
-import { recordEvent, type EventTimes } from '../webhooks/events';
+import { createdEventCtes, createdEventParams, recordEvent, type EventTimes } from '../webhooks/events';
 
 export type PortalSessionRow = typeof portalSessions.$inferSelect;
 
@@ -69,41 +70,102 @@ interface Target {
  * portals, and a new link must not bring the data back.
  */
 async function resolveTarget(executor: Executor, subject: Scope, input: CreatePortalSessionInput): Promise<Target> {
-  const ownCustomer = ownedBy(customers, subject);
+  const scope = { storeId: subject.storeId, livemode: subject.livemode };
   if (input.customer_id !== undefined || input.customer_email !== undefined) {
     const byId = input.customer_id !== undefined;
-    const [row] = await executor
-      .select({ id: customers.id })
-      .from(customers)
-      .where(and(ownCustomer, isNull(customers.deletedAt), byId ? eq(customers.id, input.customer_id!) : eq(customers.email, input.customer_email!.toLowerCase())))
-      .limit(1);
+    const [row] = await targetRead(executor, byId ? TARGET_CUSTOMER_BY_ID : TARGET_CUSTOMER_BY_EMAIL).execute({
+      ...scope,
+      target: byId ? input.customer_id! : input.customer_email!.toLowerCase(),
+    });
     if (!row) throw resourceMissing('customer', '', byId ? 'customer_id' : 'customer_email');
     return { scope: 'customer', customerId: row.id, orderId: null, subscriptionId: null };
   }
   if (input.order_id !== undefined) {
-    const [row] = await executor
-      .select({ id: orders.id, customerId: orders.customerId, customerDeletedAt: customers.deletedAt })
-      .from(orders)
-      .leftJoin(customers, eq(customers.id, orders.customerId))
-      .where(and(eq(orders.id, input.order_id), ownedBy(orders, subject)))
-      .limit(1);
+    const [row] = await targetRead(executor, TARGET_ORDER).execute({ ...scope, target: input.order_id });
     if (!row || row.customerDeletedAt !== null) throw resourceMissing('order', input.order_id, 'order_id');
     return { scope: 'order', customerId: row.customerId, orderId: row.id, subscriptionId: null };
   }
-  const [row] = await executor
-    .select({ id: subscriptions.id, customerId: customers.id, customerDeletedAt: customers.deletedAt })
-    .from(subscriptions)
-    // subscriptions.customer_id has no foreign key: only a customer of this store and mode counts.
-    .leftJoin(customers, and(eq(customers.id, subscriptions.customerId), ownCustomer))
-    .where(and(eq(subscriptions.id, input.subscription_id!), ownedBy(subscriptions, subject)))
-    .limit(1);
+  const [row] = await targetRead(executor, TARGET_SUBSCRIPTION).execute({ ...scope, target: input.subscription_id! });
   if (!row || row.customerDeletedAt !== null) throw resourceMissing('subscription', input.subscription_id!, 'subscription_id');
   return { scope: 'subscription', customerId: row.customerId, orderId: null, subscriptionId: row.id };
 }
 
+const [TARGET_CUSTOMER_BY_ID, TARGET_CUSTOMER_BY_EMAIL, TARGET_ORDER, TARGET_SUBSCRIPTION] = [0, 1, 2, 3];
+
 /**
- * POST /portal/sessions. The URL is returned by the create; a replay returns it only
- * while the link is active, from the encrypted copy kept for that purpose (server/portal/token.ts).
+ * The target's read for each selector (customer by id, by e-mail, order, subscription), prepared
+ * once: one runs on every create. Each answers the target's id, its customer's id and whether
+ * that customer was deleted.
+ */
+const targetRead = preparedPerShape((executor, shape) => {
+  const inScope = <T extends typeof customers | typeof orders | typeof subscriptions>(table: T) =>
+    and(eq(table.storeId, sql.placeholder('storeId')), eq(table.livemode, sql.placeholder('livemode')));
+  const target = sql.placeholder('target');
+  if (shape === TARGET_CUSTOMER_BY_ID || shape === TARGET_CUSTOMER_BY_EMAIL) {
+    return executor
+      .select({ id: customers.id, customerId: customers.id, customerDeletedAt: customers.deletedAt })
+      .from(customers)
+      .where(and(inScope(customers), isNull(customers.deletedAt), shape === TARGET_CUSTOMER_BY_ID ? eq(customers.id, target) : eq(customers.email, target)))
+      .limit(1)
+      .prepare(`portal_target_customer_${shape}`);
+  }
+  if (shape === TARGET_ORDER) {
+    return executor
+      .select({ id: orders.id, customerId: orders.customerId, customerDeletedAt: customers.deletedAt })
+      .from(orders)
+      .leftJoin(customers, eq(customers.id, orders.customerId))
+      .where(and(eq(orders.id, target), inScope(orders)))
+      .limit(1)
+      .prepare('portal_target_order');
+  }
+  return executor
+    .select({ id: subscriptions.id, customerId: customers.id, customerDeletedAt: customers.deletedAt })
+    .from(subscriptions)
+    // subscriptions.customer_id has no foreign key: only a customer of this store and mode counts.
+    .leftJoin(customers, and(eq(customers.id, subscriptions.customerId), inScope(customers)))
+    .where(and(eq(subscriptions.id, target), inScope(subscriptions)))
+    .limit(1)
+    .prepare('portal_target_subscription');
+});
+
+const placeholder = sql.placeholder;
+
+/**
+ * The session and its `portal.session.created` event (with its deliveries) as one statement:
+ * atomic without a transaction, one round trip. With an `Idempotency-Key` (shape 1) it claims
+ * the key first and writes only when it did (claimKey, rowIfClaimed). Every value is a
+ * placeholder, so the statement is prepared once per executor and shape.
+ */
+const portalInsert = preparedPerShape((executor, keyed) => {
+  const claimed = keyed ? claimKey(executor) : undefined;
+  const [newEvent, newDeliveries] = createdEventCtes(executor, 'portal.session.created', fromClaimed(claimed));
+  const session: PgInsertValue<typeof portalSessions> = {
+    id: placeholder('id'),
+    storeId: placeholder('storeId'),
+    livemode: placeholder('livemode'),
+    scope: placeholder('scope'),
+    customerId: placeholder('customerId'),
+    orderId: placeholder('orderId'),
+    subscriptionId: placeholder('subscriptionId'),
+    tokenHash: placeholder('tokenHash'),
+    tokenCiphertext: placeholder('tokenCiphertext'),
+    metadata: placeholder('metadata'),
+    createdAt: placeholder('createdAt'),
+    expiresAt: placeholder('expiresAt'),
+  };
+  return executor
+    .with(...(claimed ? [claimed, newEvent, newDeliveries] : [newEvent, newDeliveries]))
+    .insert(portalSessions)
+    .select(rowIfClaimed(claimed, portalSessions, session))
+    .returning()
+    .prepare(`portal_session_insert${keyed ? '_keyed' : ''}`);
+});
+
+/**
+ * POST /portal/sessions: the target read, then the session and its event written by one
+ * statement that, with a key, claims it too. The URL is returned by the create; a replay returns
+ * it only while the link is active, from the encrypted copy kept for that purpose
+ * (server/portal/token.ts).
  */
 export async function createPortalSession(
   deps: PortalDeps,
@@ -115,6 +177,31 @@ export async function createPortalSession(
   const id = newId('portal', subject.livemode);
   const token = newPortalToken();
 
+  /** Reads the target; answers the session's writer, which claims the key when `claim` is given. */
+  const prepareSession = async (executor: Executor) => {
+    const target = await resolveTarget(executor, subject, input);
+    return async (claim?: KeyClaim): Promise<PortalSession | undefined> => {
+      // The row as the statement writes it: the event's object is its view.
+      const row: PortalSessionRow = {
+        id,
+        storeId: subject.storeId,
+        livemode: subject.livemode,
+        ...target,
+        tokenHash: portalTokenHash(token),
+        tokenCiphertext: idempotency === undefined ? null : encryptPortalToken(deps.config, id, token),
+        metadata: normalizeMetadata(input.metadata),
+        accessCount: 0,
+        lastAccessedAt: null,
+        revokedAt: null,
+        createdAt: now,
+        expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, PORTAL_LIFETIME) * 1000),
+      };
+      const event = createdEventParams({ ...subject, type: 'portal.session.created', object: portalSessionView(row, now), now, wallNow: deps.wallClock.now() });
+      const [written] = await portalInsert(executor, claim === undefined ? 0 : 1).execute({ ...claim, ...row, ...event });
+      return written && portalSessionView(written, now, portalUrl(deps.config.publicBaseUrl, token));
+    };
+  };
+
   const { result } = await createIdempotently({
     db: deps.db,
     scope: { storeId: subject.storeId, livemode: subject.livemode },
@@ -123,38 +210,15 @@ export async function createPortalSession(
     orderedFields: ['metadata'],
     now,
     resourceId: id,
-    // A savepoint inside the idempotency key's transaction, else a transaction of its own.
-    create: (executor) => executor.transaction(async (tx) => {
-      const target = await resolveTarget(tx, subject, input);
-      const [row] = await tx
-        .insert(portalSessions)
-        .values({
-          id,
-          storeId: subject.storeId,
-          livemode: subject.livemode,
-          ...target,
-          tokenHash: portalTokenHash(token),
-          tokenCiphertext: idempotency === undefined ? null : encryptPortalToken(deps.config, id, token),
-          metadata: normalizeMetadata(input.metadata),
-          createdAt: now,
-          expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, PORTAL_LIFETIME) * 1000),
-        })
-        .returning();
-      await recordEvent(tx, {
-        storeId: subject.storeId,
-        livemode: subject.livemode,
-        type: 'portal.session.created',
-        object: portalSessionView(row!, now),
-        now,
-        wallNow: deps.wallClock.now(),
-      });
-      return portalSessionView(row!, now, portalUrl(deps.config.publicBaseUrl, token));
-    }),
-    replay: async (replayedId) => {
-      const row = await findPortalSession(deps.db, subject, replayedId);
-      const sealed = portalStatus(row, now) === 'active' ? row.tokenCiphertext : null;
-      const original = sealed === null ? undefined : decryptPortalToken(deps.config, row.id, sealed);
-      return portalSessionView(row, now, original === undefined ? undefined : portalUrl(deps.config.publicBaseUrl, original));
+    create: async (executor) => (await (await prepareSession(executor))())!,
+    claiming: {
+      table: portalSessions,
+      prepare: () => prepareSession(deps.db),
+      replayRow: async (row) => {
+        const sealed = portalStatus(row, now) === 'active' ? row.tokenCiphertext : null;
+        const original = sealed === null ? undefined : decryptPortalToken(deps.config, row.id, sealed);
+        return portalSessionView(row, now, original === undefined ? undefined : portalUrl(deps.config.publicBaseUrl, original));
+      },
     },
   });
   return result;

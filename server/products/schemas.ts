@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { queryBoolean, strict } from '../http/json-schema';
+import { EXAMPLE } from '../kit/examples';
 import { listSchema, pageFields } from '../kit/list';
 
 export const PRODUCT_TYPES = ['digital', 'physical'] as const;
@@ -101,10 +102,10 @@ const optionalFields = {
 
 export const createProductInput = refusingReadOnlyFields(
   z.strictObject({ name: productFields.name, amount: productFields.amount, ...optionalFields }),
-);
+).meta({ examples: [{ name: 'Ebook: Payments in practice', amount: 1999, tax_rate: 19, description: 'A practical guide to taking payments online.' }] });
 export type CreateProductInput = z.infer<typeof createProductInput>;
 
-export const productIdParam = z.string().min(1).describe('The product id, `prod_…`.');
+export const productIdParam = z.string().min(1).describe('The product id, `prod_…`.').meta({ examples: [EXAMPLE.productId] });
 
 /** PATCH: the create body with every field optional; `id` comes from the path. */
 export const updateProductInput = refusingReadOnlyFields(
@@ -114,7 +115,7 @@ export const updateProductInput = refusingReadOnlyFields(
     amount: productFields.amount.optional(),
     ...optionalFields,
   }),
-);
+).meta({ examples: [{ description: 'Second edition, with a chapter on refunds.' }] });
 export type UpdateProductBody = Omit<z.infer<typeof updateProductInput>, 'id'>;
 
 export const retrieveProductInput = z.strictObject({ id: productIdParam });
@@ -136,6 +137,20 @@ export const listProductsInput = z.strictObject({
 });
 export type ListProductsQuery = z.infer<typeof listProductsInput>;
 
+const priceExample = {
+  id: EXAMPLE.priceId,
+  object: 'price',
+  amount: 1999,
+  amount_decimal: '19.99',
+  currency: 'eur',
+  mode: 'one_time',
+  interval: null,
+  interval_count: null,
+  active: true,
+  created: EXAMPLE.created,
+  updated: EXAMPLE.created,
+};
+
 export const priceSchema = z
   .object({
     id: z.string().describe('Same as the product’s `price_id`.'),
@@ -150,7 +165,31 @@ export const priceSchema = z
     created: z.number().int(),
     updated: z.number().int(),
   })
-  .meta({ id: 'Price' });
+  .meta({ id: 'Price', examples: [priceExample] });
+
+const productExample = {
+  id: EXAMPLE.productId,
+  object: 'product',
+  livemode: false,
+  name: 'Ebook: Payments in practice',
+  description: 'A practical guide to taking payments online.',
+  sku: 'SKU-KEWGWKNBSFWSTPQC',
+  type: 'digital',
+  show_in_store: true,
+  images: [],
+  amount: 1999,
+  amount_decimal: '19.99',
+  currency: 'eur',
+  tax_rate: 19,
+  tax_inclusive: false,
+  has_license: true,
+  has_file: false,
+  license_duration: null,
+  price_id: EXAMPLE.priceId,
+  price: priceExample,
+  created: EXAMPLE.created,
+  updated: EXAMPLE.created + 6,
+};
 
 export const productSchema = z
   .object({
@@ -176,7 +215,7 @@ export const productSchema = z
     created: z.number().int(),
     updated: z.number().int(),
   })
-  .meta({ id: 'Product' });
+  .meta({ id: 'Product', examples: [productExample] });
 export type Product = z.infer<typeof productSchema>;
 
 export const productListSchema = listSchema(productSchema, '/api/v1/products', 'ProductList');
@@ -184,5 +223,5 @@ export type ProductList = z.infer<typeof productListSchema>;
 
 export const deletedProductSchema = z
   .object({ id: z.string(), object: z.literal('product'), deleted: z.literal(true), livemode: z.boolean() })
-  .meta({ id: 'DeletedProduct' });
+  .meta({ id: 'DeletedProduct', examples: [{ id: EXAMPLE.productId, object: 'product', deleted: true, livemode: false }] });
 export type DeletedProduct = z.infer<typeof deletedProductSchema>;

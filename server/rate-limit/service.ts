@@ -1,12 +1,12 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Database } from '@/db/client';
 import { rateLimits as rateLimitsTable } from '@/db/schema';
-import { DEFAULT_PORTAL_PER_IP, DEFAULT_SIGN_IN_LIMITS, type RateLimitConfig } from '../config';
+import { DEFAULT_PORTAL_PER_IP, DEFAULT_SIGN_IN_LIMITS, DEFAULT_WITHDRAW_LIMITS, type RateLimitConfig } from '../config';
 import { ApiError } from '../errors';
 import { coalescedConsume } from './coalesce';
 import { PreparedRateLimiterDrizzle } from './store';
 
-export type RateLimitBucket = 'ip' | 'key' | 'productWrite' | 'portalIp' | 'signInIp' | 'signInEmail';
+export type RateLimitBucket = 'ip' | 'key' | 'productWrite' | 'portalIp' | 'signInIp' | 'signInEmail' | 'withdrawIp';
 
 export interface RateLimits {
   /** Spends one request of `bucket` for `subject`; throws 429 `rate_limited` with `Retry-After` when spent out. */
@@ -20,6 +20,7 @@ const MESSAGES: Record<RateLimitBucket, string> = {
   portalIp: 'Too many portal page requests from this address. Retry after the time given in Retry-After.',
   signInIp: 'Too many sign-in attempts from this address. Try again later.',
   signInEmail: 'Too many sign-in attempts for this e-mail. Try again later.',
+  withdrawIp: 'Too many withdrawal forms sent from this address. Try again later.',
 };
 
 /**
@@ -34,6 +35,7 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
     portalIp: config.portalPerIp ?? DEFAULT_PORTAL_PER_IP,
     signInIp: config.signInPerIp ?? DEFAULT_SIGN_IN_LIMITS.perIp,
     signInEmail: config.signInPerEmail ?? DEFAULT_SIGN_IN_LIMITS.perEmail,
+    withdrawIp: config.withdrawPerIp ?? DEFAULT_WITHDRAW_LIMITS.perIp,
   };
   // Password guessing is counted over minutes, API traffic per second.
   const signInWindow = config.signInWindowSeconds ?? DEFAULT_SIGN_IN_LIMITS.windowSeconds;
@@ -44,6 +46,7 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
     portalIp: config.windowSeconds,
     signInIp: signInWindow,
     signInEmail: signInWindow,
+    withdrawIp: config.withdrawWindowSeconds ?? DEFAULT_WITHDRAW_LIMITS.windowSeconds,
   };
   const limiters = Object.fromEntries(
     (Object.keys(points) as RateLimitBucket[]).map((bucket) => {

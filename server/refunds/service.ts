@@ -10,9 +10,12 @@ import type { CreateRefundInput, ListRefundsQuery, Refund, RefundList } from './
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
 import { recordAudit, type AuditEntry } from '../audit/service';
+import { enqueueRefundEmail } from '../mail/outbox';
 import { getOrder } from '../orders/service';
 import { recordEvent, type EventTimes } from '../webhooks/events';
 import { refundView, type RefundRow } from './view';
+import { issueCreditNote } from '../invoices/issue';
+import { settleWithdrawalAfterRefund } from '../withdrawals/service';
 
 
 export interface RefundDeps {
@@ -126,7 +129,7 @@ export async function refundOnce(gateway: PaymentGateway, request: RefundRequest
  * Step 3: the gateway's answer recorded, once: only a pending refund changes, and only to an
  * answer about the same gateway refund, so a request and the reconciler that race record it once
  * (`settled` tells whether this call did). A failed refund moved no money, so its reservation is
- * released.
+ * released; a succeeded one is e-mailed to the customer.
  */
 export async function settleRefund(
   db: Database,
@@ -152,23 +155,40 @@ export async function settleRefund(
       const [current] = await tx.select().from(refunds).where(eq(refunds.id, refundId));
       return { refund: current!, settled: false };
     }
+    let refund: RefundRow | undefined = settled;
+    let paidOrder: typeof orders.$inferSelect | undefined;
     if (result.status === 'failed') {
       const [order] = await lockOrder(tx, subject, settled.orderId);
       const refunded = order!.amountRefunded - settled.amount;
       await tx.update(orders).set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order!.amountTotal) }).where(eq(orders.id, settled.orderId));
     }
+    if (result.status === 'succeeded') {
+      // The order counted the amount as refunded from the reservation on; now the money has
+      // moved. Its lock orders this refund's credit note and events among the order's others
+      // (two refunds settling at once split the invoice one after the other).
+      [paidOrder] = await lockOrder(tx, subject, settled.orderId);
+      const note = await issueCreditNote(tx, settled, times);
+      if (note) [refund] = await tx.update(refunds).set({ creditNoteId: note.id }).where(eq(refunds.id, settled.id)).returning();
+    }
     if (result.status !== 'pending') {
       const scope = { storeId: subject.storeId, livemode: subject.livemode };
       const previous = refundView({ ...settled, status: 'pending' });
-      await recordEvent(tx, { ...scope, type: 'refund.updated', object: refundView(settled), previous, ...times });
+      await recordEvent(tx, { ...scope, type: 'refund.updated', object: refundView(refund!), previous, ...times });
       if (result.status === 'succeeded') {
-        // The order counted the amount as refunded from the reservation on; now the money has
-        // moved. Its lock orders this event among the order's others (two refunds settling at once).
-        await lockOrder(tx, subject, settled.orderId);
+        await settleWithdrawalAfterRefund(tx, scope, settled.orderId, paidOrder!.amountTotal);
         await recordEvent(tx, { ...scope, type: 'order.refunded', object: await getOrder(tx, scope, settled.orderId), ...times });
+        if (paidOrder!.customerEmail) {
+          await enqueueRefundEmail(
+            tx,
+            { ...paidOrder!, customerEmail: paidOrder!.customerEmail },
+            { refundId: settled.id, amount: settled.amount, orderTotal: paidOrder!.amountTotal, refundedTotal: paidOrder!.amountRefunded },
+            times,
+            refund!.creditNoteId ?? undefined,
+          );
+        }
       }
     }
-    return { refund: settled, settled: true };
+    return { refund: refund!, settled: true };
   });
 }
 

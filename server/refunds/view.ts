@@ -14,6 +14,7 @@ export function refundView(row: RefundRow): Refund {
     amount: row.amount,
     currency: 'eur',
     status: row.status,
+    credit_note_id: row.creditNoteId,
     created: epochSeconds(row.createdAt),
   };
 }

@@ -21,10 +21,23 @@ export interface StoreKeys {
   pk_live: string;
 }
 
+/** What a store shows customers on its hosted pages besides its name: its logo and its terms and privacy pages (absolute URLs), each null when unset. */
+export interface StoreLinks {
+  logoUrl: string | null;
+  termsUrl: string | null;
+  privacyUrl: string | null;
+}
+
+/** The store's links as a select's nested object (`storeLinks: storeLinkColumns`). */
+export const storeLinkColumns = { logoUrl: stores.logoUrl, termsUrl: stores.termsUrl, privacyUrl: stores.privacyUrl };
+
 export interface StoreView {
   id: string;
   name: string;
   flags: { suspended: boolean; live_api: boolean; amount_mode: boolean; tax_calculation: boolean; subscriptions: boolean };
+  logo_url: string | null;
+  terms_url: string | null;
+  privacy_url: string | null;
   created: number;
 }
 
@@ -41,6 +54,9 @@ export function storeView(row: StoreRow): StoreView {
       tax_calculation: row.taxCalculation,
       subscriptions: row.subscriptions,
     },
+    logo_url: row.logoUrl,
+    terms_url: row.termsUrl,
+    privacy_url: row.privacyUrl,
     created: epochSeconds(row.createdAt),
   };
 }
@@ -82,9 +98,18 @@ export async function lockStore(tx: Executor, id: string): Promise<boolean> {
   return row !== undefined;
 }
 
-/** Switches store flags (operator only). Takes effect on the next request: auth reads them each time. */
-export async function updateStore(db: Database, id: string, input: StoreFlagsInput & { name?: string }): Promise<StoreView> {
-  const changes = { ...flagColumns(input), ...(input.name !== undefined ? { name: input.name } : {}), updatedAt: new Date() };
+/** The columns of a store's links; null removes one. */
+export type StoreLinkChanges = Partial<StoreLinks>;
+
+/**
+ * Switches store flags, renames it or sets its links (the operator, or the name from the
+ * dashboard). Takes effect on the next request: auth and the hosted pages read them each time.
+ * Links are checked by the caller (customerPageUrlProblem).
+ */
+export async function updateStore(db: Database, id: string, input: StoreFlagsInput & StoreLinkChanges & { name?: string }): Promise<StoreView> {
+  const links: StoreLinkChanges = {};
+  for (const key of ['logoUrl', 'termsUrl', 'privacyUrl'] as const) if (input[key] !== undefined) links[key] = input[key];
+  const changes = { ...flagColumns(input), ...links, ...(input.name !== undefined ? { name: input.name } : {}), updatedAt: new Date() };
   const [row] = await db.update(stores).set(changes).where(eq(stores.id, id)).returning();
   if (!row) throw resourceMissing('store', id);
   return storeView(row);

@@ -2,22 +2,22 @@
  * Subscription checkouts: the signed, single-use hosted link that starts a
  * subscription. Created here; consumed by the hosted page's first payment attempt (first-charge.ts).
  */
-import { and, eq } from 'drizzle-orm';
-import type { Database, Executor } from '@/db/client';
-import { products, subscriptionCheckouts } from '@/db/schema';
-import { recordAudit } from '../audit/service';
+import { and, eq, sql } from 'drizzle-orm';
+import type { PgInsertValue } from 'drizzle-orm/pg-core';
+import { preparedOnce, preparedPerShape, type Database, type Executor } from '@/db/client';
+import { auditEvents, products, subscriptionCheckouts } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { RequestState } from '../context';
-import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
+import { claimKey, createIdempotently, fromClaimed, insertSelected, rowIfClaimed, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
 import { signedLink, signingSecret } from '../kit/links';
 import { normalizeMetadata } from '../kit/metadata';
 import { ApiError, resourceMissing } from '../errors';
 import { clampExpiry, markExpired, withExpiryApplied, type Lifetime } from '../kit/expiry';
 import { newId, normalizePriceId } from '../ids';
 import type { CreateSubscriptionInput, SubscriptionCheckout } from './schemas';
-import { ownedBy, type Scope } from '../kit/scope';
+import type { Scope } from '../kit/scope';
 
 export type SubscriptionCheckoutRow = typeof subscriptionCheckouts.$inferSelect;
 
@@ -65,9 +65,25 @@ export function subscriptionCheckoutView(row: SubscriptionCheckoutRow, config: S
   };
 }
 
+/** A subscription checkout by id in its store and mode, prepared once: merchants poll it. */
+const checkoutRead = preparedOnce((executor) =>
+  executor
+    .select()
+    .from(subscriptionCheckouts)
+    .where(
+      and(
+        eq(subscriptionCheckouts.id, sql.placeholder('id')),
+        eq(subscriptionCheckouts.storeId, sql.placeholder('storeId')),
+        eq(subscriptionCheckouts.livemode, sql.placeholder('livemode')),
+      ),
+    )
+    .limit(1)
+    .prepare('subscription_checkout_read'),
+);
+
 /** GET /subscriptions/checkout/{id}: unknown, foreign and other-environment ids answer alike. */
 export async function getSubscriptionCheckout(deps: SubscriptionDeps, scope: Scope, id: string): Promise<SubscriptionCheckout> {
-  const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, id), ownedBy(subscriptionCheckouts, scope))).limit(1);
+  const [row] = await checkoutRead(deps.db).execute({ id, storeId: scope.storeId, livemode: scope.livemode });
   if (!row) throw resourceMissing('subscription checkout', id);
   return subscriptionCheckoutView(await withExpiryApplied(deps.db, subscriptionCheckouts, row, deps.clock.now(), expireSubscriptionCheckouts), deps.config);
 }
@@ -81,6 +97,16 @@ interface Plan {
   productId: string | null;
 }
 
+/** The price's product, prepared once: it runs on every create in price mode. */
+const planRead = preparedOnce((executor) =>
+  executor
+    .select()
+    .from(products)
+    .where(and(eq(products.priceId, sql.placeholder('priceId')), eq(products.storeId, sql.placeholder('storeId')), eq(products.livemode, sql.placeholder('livemode'))))
+    .limit(1)
+    .prepare('subscription_checkout_plan'),
+);
+
 /**
  * Price mode reads amount, interval and plan name from the catalog (the product's
  * name); a one-time price is `price_mode_unsupported`, an inactive one `price_inactive`.
@@ -90,11 +116,7 @@ async function resolvePlan(executor: Executor, scope: Scope, input: CreateSubscr
     return { amount: input.amount!, interval: input.interval!, intervalCount: input.interval_count ?? 1, planName: input.plan_name!, priceId: null, productId: null };
   }
   const priceId = normalizePriceId(input.price_id);
-  const [product] = await executor
-    .select()
-    .from(products)
-    .where(and(eq(products.priceId, priceId), ownedBy(products, scope)))
-    .limit(1);
+  const [product] = await planRead(executor).execute({ priceId, storeId: scope.storeId, livemode: scope.livemode });
   if (!product) throw resourceMissing('price', priceId, 'price_id');
   if (product.priceMode !== 'recurring' || product.priceInterval === null) {
     throw new ApiError('price_mode_unsupported', 'This price is one-time: sell it with a checkout session, or pick a recurring price for a subscription.', { param: 'price_id' });
@@ -113,9 +135,57 @@ async function resolvePlan(executor: Executor, scope: Scope, input: CreateSubscr
   };
 }
 
+const placeholder = sql.placeholder;
+
 /**
- * POST /subscriptions: the checkout, audited in the same transaction. The catalog is
- * read inside the idempotency key's transaction, so a replay never depends on the catalog as it is now.
+ * The checkout and its audit line as one statement (data-modifying CTEs): atomic without a
+ * transaction, one round trip. With an `Idempotency-Key` (shape 1) it claims the key first and
+ * writes only when it did (claimKey, rowIfClaimed). Every value is a placeholder, so the
+ * statement is prepared once per executor and shape.
+ */
+const checkoutInsert = preparedPerShape((executor, keyed) => {
+  const claimed = keyed ? claimKey(executor) : undefined;
+  const audit: PgInsertValue<typeof auditEvents> = {
+    action: 'subscription_checkout.create',
+    storeId: placeholder('storeId'),
+    livemode: placeholder('livemode'),
+    ip: placeholder('ip'),
+    method: placeholder('method'),
+    path: placeholder('path'),
+    details: placeholder('details'),
+  };
+  const checkout: PgInsertValue<typeof subscriptionCheckouts> = {
+    id: placeholder('id'),
+    storeId: placeholder('storeId'),
+    livemode: placeholder('livemode'),
+    status: 'open',
+    amount: placeholder('amount'),
+    interval: placeholder('interval'),
+    intervalCount: placeholder('intervalCount'),
+    totalPayments: placeholder('totalPayments'),
+    planName: placeholder('planName'),
+    priceId: placeholder('priceId'),
+    productId: placeholder('productId'),
+    customerEmail: placeholder('customerEmail'),
+    customerName: placeholder('customerName'),
+    successUrl: placeholder('successUrl'),
+    metadata: placeholder('metadata'),
+    createdAt: placeholder('createdAt'),
+    expiresAt: placeholder('expiresAt'),
+  };
+  const newAudit = insertSelected(executor, 'new_audit', auditEvents, audit, fromClaimed(claimed));
+  return executor
+    .with(...(claimed ? [claimed, newAudit] : [newAudit]))
+    .insert(subscriptionCheckouts)
+    .select(rowIfClaimed(claimed, subscriptionCheckouts, checkout))
+    .returning()
+    .prepare(`subscription_checkout_insert${keyed ? '_keyed' : ''}`);
+});
+
+/**
+ * POST /subscriptions: the catalog read (price mode), then the checkout and its audit line
+ * written by one statement that, with a key, claims it too. A key already live replays without
+ * the catalog's answer, so a price deactivated since still replays its checkout.
  */
 export async function createSubscriptionCheckout(
   deps: SubscriptionDeps,
@@ -129,6 +199,31 @@ export async function createSubscriptionCheckout(
   }
   const now = deps.clock.now();
   const id = newId('subchk', subject.livemode);
+  /** Reads the plan; answers the checkout's writer, which claims the key when `claim` is given. */
+  const prepareCheckout = async (executor: Executor) => {
+    const plan = await resolvePlan(executor, subject, input);
+    return async (claim?: KeyClaim): Promise<SubscriptionCheckoutRow | undefined> => {
+      const [row] = await checkoutInsert(executor, claim === undefined ? 0 : 1).execute({
+        ...claim,
+        ...plan,
+        id,
+        storeId: subject.storeId,
+        livemode: subject.livemode,
+        totalPayments: input.total_payments,
+        customerEmail: input.customer_email,
+        customerName: input.customer_name ?? null,
+        successUrl: input.success_url ?? null,
+        metadata: normalizeMetadata(input.metadata),
+        createdAt: now,
+        expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, CHECKOUT_LIFETIME) * 1000),
+        ip: request.ip,
+        method: request.method,
+        path: request.path,
+        details: { subscription_checkout: id, price_id: plan.priceId, amount: plan.amount },
+      });
+      return row;
+    };
+  };
   const { result } = await createIdempotently({
     db: deps.db,
     scope: { storeId: subject.storeId, livemode: subject.livemode },
@@ -137,42 +232,11 @@ export async function createSubscriptionCheckout(
     orderedFields: ['metadata'],
     now,
     resourceId: id,
-    // The checkout and its audit line commit together (a savepoint inside the key's transaction).
-    create: (executor) =>
-      executor.transaction(async (tx) => {
-        const plan = await resolvePlan(tx, subject, input);
-        const [row] = await tx
-          .insert(subscriptionCheckouts)
-          .values({
-            id,
-            storeId: subject.storeId,
-            livemode: subject.livemode,
-            status: 'open',
-            ...plan,
-            totalPayments: input.total_payments,
-            customerEmail: input.customer_email,
-            customerName: input.customer_name ?? null,
-            successUrl: input.success_url ?? null,
-            metadata: normalizeMetadata(input.metadata),
-            createdAt: now,
-            expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, CHECKOUT_LIFETIME) * 1000),
-          })
-          .returning();
-        await recordAudit(tx, {
-          action: 'subscription_checkout.create',
-          storeId: subject.storeId,
-          livemode: subject.livemode,
-          ip: request.ip,
-          method: request.method,
-          path: request.path,
-          details: { subscription_checkout: id, price_id: plan.priceId, amount: plan.amount },
-        });
-        return row!;
-      }),
-    replay: async (existing) => {
-      const [row] = await deps.db.select().from(subscriptionCheckouts).where(and(eq(subscriptionCheckouts.id, existing), ownedBy(subscriptionCheckouts, subject)));
-      if (!row) throw resourceMissing('subscription checkout', existing);
-      return withExpiryApplied(deps.db, subscriptionCheckouts, row, now, expireSubscriptionCheckouts);
+    create: async (executor) => (await (await prepareCheckout(executor))())!,
+    claiming: {
+      table: subscriptionCheckouts,
+      prepare: () => prepareCheckout(deps.db),
+      replayRow: (row) => withExpiryApplied(deps.db, subscriptionCheckouts, row, now, expireSubscriptionCheckouts),
     },
   });
   return subscriptionCheckoutView(result, deps.config);

@@ -22,7 +22,7 @@ import { OPEN_FIRST_CHARGE_STATUSES, settleFirstCharge } from './first-charge';
  * waiting for their customer never crowd out the others. Each is leased while it is asked about
  * (server/kit/lease.ts): passes of several processes never ask about one at once.
  */
-export async function reconcileFirstCharges(deps: Pick<Services, 'db' | 'clock' | 'gateways'>, settings: Partial<ReconcileSettings> = {}, leaseMs = DEFAULT_LEASE_MS): Promise<number> {
+export async function reconcileFirstCharges(deps: Pick<Services, 'db' | 'clock' | 'gateways' | 'config'>, settings: Partial<ReconcileSettings> = {}, leaseMs = DEFAULT_LEASE_MS): Promise<number> {
   const { staleAfterSeconds, notFoundAfterSeconds, abandonChallengeAfterSeconds } = { ...DEFAULT_RECONCILE_SETTINGS, ...settings };
   const now = deps.clock.now().getTime();
   const pass = {
@@ -57,7 +57,7 @@ export async function reconcileFirstCharges(deps: Pick<Services, 'db' | 'clock' 
       await deps.db.update(subscriptionCharges).set({ checkedAt: deps.clock.now() }).where(eq(subscriptionCharges.id, charge.id));
       return false;
     }
-    await settleFirstCharge(deps.db, deps.clock, charge.id, found, withdrawn ? 'authentication_required' : undefined);
+    await settleFirstCharge(deps, charge.id, found, withdrawn ? 'authentication_required' : undefined);
     return true;
   });
 }

@@ -15,7 +15,7 @@
  */
 import { and, eq, gt, isNull } from 'drizzle-orm';
 import type { Database } from '@/db/client';
-import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions } from '@/db/schema';
+import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type DocumentLanguage } from '@/db/schema';
 import { recordAudit } from '../audit/service';
 import { chargeIdempotencyKey } from '../billing/charges';
 import { appendQuery, receiptPageUrl } from '../kit/links';
@@ -27,16 +27,18 @@ import { isTestCard } from '../gateway/simulator';
 import { chargeLookup, GatewayRejectedError, type ChargeResult, type Gateways } from '../gateway/types';
 import { newId, randomBase62 } from '../ids';
 import { validateCard, type CardFields } from '../payments/card';
+import { enqueueSubscriptionReceipt } from '../mail/outbox';
 import { emitSubscriptionEvent, type SubscriptionRow } from './representation';
 import { periodBoundary } from './schedule';
 import { ownedBy } from '../kit/scope';
+import { issueChargeInvoice, newInvoiceId, type IssueDeps } from '../invoices/issue';
 
 export interface FirstChargeDeps {
   db: Database;
   /** Wall clock; the store's clock is derived from it (test clocks). */
   clock: Clock;
   gateways: Gateways;
-  config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'subscriptionsEnabled'>;
+  config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'subscriptionsEnabled' | 'operator'>;
 }
 
 type ChargeRow = typeof subscriptionCharges.$inferSelect;
@@ -98,6 +100,8 @@ function outcomeUnknown(): ApiError {
 export interface PaySubscriptionInput {
   checkoutId: string;
   card: CardFields;
+  /** The customer's language on the hosted page: their invoices'. */
+  language?: DocumentLanguage;
 }
 
 /**
@@ -124,7 +128,7 @@ export async function paySubscriptionCheckout(deps: FirstChargeDeps, input: PayS
     throw new ApiError('unsupported_test_card', 'This card number is not one of the test cards.', { param: 'card_number' });
   }
 
-  const charge = await burnLink(deps, checkout, now);
+  const charge = await burnLink(deps, checkout, now, input.language ?? 'en');
   let result: ChargeResult | null;
   try {
     result = await deps.gateways[checkout.livemode ? 'live' : 'test'].charge({
@@ -147,7 +151,7 @@ export async function paySubscriptionCheckout(deps: FirstChargeDeps, input: PayS
     }
     result = null;
   }
-  const subscription = await settleFirstCharge(deps.db, deps.clock, charge.id, result);
+  const subscription = await settleFirstCharge(deps, charge.id, result);
   if (result?.status === 'requires_action' && subscription.status === 'pending') return { subscription, challengeUrl: result.redirectUrl };
   return { subscription };
 }
@@ -182,7 +186,7 @@ async function loadFirstCharge(db: Database, checkoutId: string) {
  * gateway's answer. Safe to call again (a reload): a settled subscription answers as it is. A
  * gateway that cannot answer now leaves it `pending` for the reconciler.
  */
-export async function completeSubscriptionChallenge(deps: Pick<FirstChargeDeps, 'db' | 'clock' | 'gateways'>, checkoutId: string): Promise<SubscriptionRow | undefined> {
+export async function completeSubscriptionChallenge(deps: Pick<FirstChargeDeps, 'db' | 'clock' | 'gateways' | 'config'>, checkoutId: string): Promise<SubscriptionRow | undefined> {
   const row = await loadFirstCharge(deps.db, checkoutId);
   if (!row) return undefined;
   if (row.charge.status !== 'requires_action') return row.subscription;
@@ -194,14 +198,14 @@ export async function completeSubscriptionChallenge(deps: Pick<FirstChargeDeps, 
   }
   // Back without an answer yet: the reconciler settles it when the gateway has one.
   if (found === null || found.status === 'requires_action') return row.subscription;
-  return settleFirstCharge(deps.db, deps.clock, row.charge.id, found);
+  return settleFirstCharge(deps, row.charge.id, found);
 }
 
 /**
  * Consumes the link and records the intent, atomically: the conditional update lets exactly one
  * attempt through however many submits race (an expired or used link updates nothing).
  */
-async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionCheckouts.$inferSelect, now: Date): Promise<ChargeRow> {
+async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionCheckouts.$inferSelect, now: Date, language: DocumentLanguage): Promise<ChargeRow> {
   const subscriptionId = newId('sub', checkout.livemode);
   return deps.db.transaction(async (tx) => {
     const [burned] = await tx
@@ -235,6 +239,7 @@ async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionChec
         recurringId: '',
         customerEmail: burned.customerEmail,
         customerName: burned.customerName,
+        language,
         productId: burned.productId,
         priceId: burned.priceId,
         currentPeriodStart: now,
@@ -271,19 +276,20 @@ async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionChec
 }
 
 /**
- * Records the first charge's outcome exactly once, with the subscription row locked: the
+ * Records the first charge's outcome exactly once (with its invoice when it took the money), with
+ * the subscription row locked: the
  * submitting request, the 3-D Secure return and the reconciler may race; the first to lock
  * decides, the others read its result. `outcome` null means nothing moved: the gateway never
  * took the charge (`processing_error`), or, with `nothingChargedCode`, a challenge was withdrawn.
  */
 export async function settleFirstCharge(
-  db: Database,
-  clock: Clock,
+  deps: Pick<FirstChargeDeps, 'db' | 'clock'> & IssueDeps,
   chargeId: string,
   outcome: ChargeResult | null,
   nothingChargedCode = 'processing_error',
 ): Promise<SubscriptionRow> {
-  return db.transaction(async (tx) => {
+  const { clock } = deps;
+  return deps.db.transaction(async (tx) => {
     const [ref] = await tx.select().from(subscriptionCharges).where(eq(subscriptionCharges.id, chargeId));
     if (!ref) throw new Error(`subscription charge ${chargeId} vanished`);
     const [locked] = await tx
@@ -334,6 +340,10 @@ export async function settleFirstCharge(
       .returning();
     // With total_payments 1 this was the only charge: billing expires it when its period ends.
     await emitSubscriptionEvent(tx, active!, 'subscription.created', times);
+    // The invoice last: its numbering holds the store's sequence until commit.
+    const invoiceId = newInvoiceId(active!.livemode);
+    await enqueueSubscriptionReceipt(tx, active!, { payment: 1, amount: charge.amount, card: { brand: outcome.brand, last4: outcome.last4 } }, times, invoiceId);
+    await issueChargeInvoice(tx, deps, { id: chargeId, amount: charge.amount, periodStart: now, periodEnd }, active!, times, invoiceId);
     return active!;
   });
 }

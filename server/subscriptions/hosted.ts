@@ -16,11 +16,17 @@ import { checkLink, receiptSignatureValid, signedLink, signingSecret } from '../
 import { completeSubscriptionChallenge, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl } from './first-charge';
 import { ownedBy } from '../kit/scope';
 import { log } from '../observability/log';
+import { storeLinkColumns, type StoreLinks } from '../stores/service';
+import { periodBoundary } from './schedule';
+import { MAX_TOTAL_PAYMENTS } from './schemas';
 
 export interface HostedSubscriptionView {
   id: string;
   livemode: boolean;
   storeName: string;
+  storeLinks: StoreLinks;
+  /** When the page was read, on the store's clock (epoch seconds): the first charge would be now. */
+  readAt: number;
   planName: string;
   amount: number;
   interval: 'day' | 'week' | 'month' | 'year';
@@ -49,7 +55,7 @@ export interface HostedSubscriptionOutcome {
  */
 export type HostedSubscriptionCheckout =
   | { state: 'invalid' }
-  | { state: 'expired'; storeName: string }
+  | { state: 'expired'; storeName: string; storeLinks: StoreLinks }
   | { state: 'open'; view: HostedSubscriptionView }
   | { state: 'used'; view: HostedSubscriptionView; subscription: HostedSubscriptionOutcome };
 
@@ -58,7 +64,7 @@ export const hostedSubscriptionHandoff = createHandoff<HostedSubscriptionCheckou
 
 async function findCheckout(db: Database, id: string) {
   const [row] = await db
-    .select({ checkout: subscriptionCheckouts, storeName: stores.name, offset: stores.testClockOffsetSeconds })
+    .select({ checkout: subscriptionCheckouts, storeName: stores.name, storeLinks: storeLinkColumns, offset: stores.testClockOffsetSeconds })
     .from(subscriptionCheckouts)
     .innerJoin(stores, eq(stores.id, subscriptionCheckouts.storeId))
     .where(eq(subscriptionCheckouts.id, id))
@@ -86,11 +92,15 @@ async function outcomeOf(db: Database, checkout: typeof subscriptionCheckouts.$i
   };
 }
 
-function viewOf(checkout: typeof subscriptionCheckouts.$inferSelect, storeName: string): HostedSubscriptionView {
+type CheckoutRow = NonNullable<Awaited<ReturnType<typeof findCheckout>>>;
+
+function viewOf({ checkout, storeName, storeLinks }: CheckoutRow, readAt: number): HostedSubscriptionView {
   return {
     id: checkout.id,
     livemode: checkout.livemode,
     storeName,
+    storeLinks,
+    readAt,
     planName: checkout.planName,
     amount: checkout.amount,
     interval: checkout.interval,
@@ -113,9 +123,9 @@ export async function loadHostedSubscriptionCheckout(deps: HostedPageDeps, param
   if (link === 'invalid') return { state: 'invalid' };
   // A used link keeps showing what became of its attempt, even after its deadline.
   const subscription = await outcomeOf(deps.db, checkout);
-  if (subscription) return { state: 'used', view: viewOf(checkout, row.storeName), subscription };
-  if (link === 'expired' || checkout.status !== 'open' || epochSeconds(checkout.expiresAt) <= now) return { state: 'expired', storeName: row.storeName };
-  return { state: 'open', view: viewOf(checkout, row.storeName) };
+  if (subscription) return { state: 'used', view: viewOf(row, now), subscription };
+  if (link === 'expired' || checkout.status !== 'open' || epochSeconds(checkout.expiresAt) <= now) return { state: 'expired', storeName: row.storeName, storeLinks: row.storeLinks };
+  return { state: 'open', view: viewOf(row, now) };
 }
 
 /**
@@ -142,6 +152,7 @@ export async function submitHostedSubscription(services: Services, input: Submit
     const { subscription, challengeUrl } = await paySubscriptionCheckout(services, {
       checkoutId: hosted.view.id,
       card: { number: field('card_number').replace(/[\s-]/g, ''), expiry: field('expiry'), cvc: field('cvc') },
+      language: input.language,
     });
     // Live 3-D Secure: to the bank's challenge, which sends the customer back to /subscribe/{id}/return.
     if (challengeUrl) return { kind: 'redirect', location: challengeUrl };
@@ -207,14 +218,44 @@ export interface HostedSubscriptionReceipt {
   subscription: HostedSubscriptionOutcome;
 }
 
+/** What proxy.ts loaded for a GET of the receipt (its CSP names the store's logo), which the page then renders. */
+export const hostedSubscriptionReceiptHandoff = createHandoff<HostedSubscriptionReceipt>('subscription-receipt');
+
 /** The receipt of an approved subscription checkout without success_url; the link is signed (ids reach merchants). */
-export async function loadHostedSubscriptionReceipt(deps: Pick<HostedPageDeps, 'db' | 'config'>, params: { id: string; signature: string | undefined }): Promise<HostedSubscriptionReceipt | undefined> {
+export async function loadHostedSubscriptionReceipt(deps: HostedPageDeps, params: { id: string; signature: string | undefined }): Promise<HostedSubscriptionReceipt | undefined> {
   if (!isSubscriptionCheckoutId(params.id) || !receiptSignatureValid(deps.config, params.id, params.signature)) return undefined;
   const row = await findCheckout(deps.db, params.id);
   if (!row) return undefined;
   const subscription = await outcomeOf(deps.db, row.checkout);
   if (!subscription) return undefined;
-  return { view: viewOf(row.checkout, row.storeName), subscription };
+  const now = epochSeconds(storeClock(deps.clock, { livemode: row.checkout.livemode, testClockOffsetSeconds: row.offset }).now());
+  return { view: viewOf(row, now), subscription };
+}
+
+/** The charges a subscription started now would make: the next after today's, and the last (none for a plan without a last one). */
+export interface PlannedCharges {
+  /** Epoch seconds; null when today's is the only charge. */
+  next: number | null;
+  /** Epoch seconds of the final charge; null when the plan runs until canceled. */
+  last: number | null;
+}
+
+/**
+ * The most payments a plan may have means "until canceled": merchants set it for a plan with no
+ * end (10,000 monthly payments outlast any customer).
+ */
+export function runsUntilCanceled(totalPayments: number): boolean {
+  return totalPayments >= MAX_TOTAL_PAYMENTS;
+}
+
+/** Counted from `readAt` as billing counts them from the first charge (server/subscriptions/schedule.ts). */
+export function plannedCharges(view: Pick<HostedSubscriptionView, 'readAt' | 'interval' | 'intervalCount' | 'totalPayments'>): PlannedCharges {
+  const first = new Date(view.readAt * 1000);
+  const at = (n: number) => epochSeconds(periodBoundary(first, view.interval, view.intervalCount, n));
+  return {
+    next: view.totalPayments > 1 ? at(1) : null,
+    last: runsUntilCanceled(view.totalPayments) ? null : at(view.totalPayments - 1),
+  };
 }
 
 /** `every month`, `every 3 weeks`. */

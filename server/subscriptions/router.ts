@@ -7,6 +7,7 @@ import { createSubscriptionCheckout, getSubscriptionCheckout } from './checkouts
 import {
   cancelSubscriptionBody,
   cancelSubscriptionInput,
+  canceledSubscriptionSchema,
   createSubscriptionInput,
   listSubscriptionsInput,
   retrieveSubscriptionCheckoutInput,
@@ -113,7 +114,7 @@ export const subscriptionsRouter = createRouter({
       errors: ['feature_unavailable', 'capability_disabled', 'subscription_pending'],
     })
     .input(cancelSubscriptionInput)
-    .output(subscriptionSchema)
+    .output(canceledSubscriptionSchema)
     .mutation(({ ctx, input }) => {
       const body = cancelSubscriptionBody.safeParse(ctx.request.body);
       if (!body.success) throw apiErrorFromZod(body.error);

@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 import { SUBSCRIPTION_CHECKOUT_STATUSES, SUBSCRIPTION_STATUSES } from '@/db/schema';
+import { answeredAs, EXAMPLE } from '../kit/examples';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../kit/fields';
 import { pageFields } from '../kit/list';
 import { metadataInputSchema, metadataOutputSchema, metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
@@ -112,12 +113,30 @@ function checkCombination(body: z.infer<typeof createFields>, ctx: IssueSink): v
   }
 }
 
-export const createSubscriptionInput = checkingOwnCodeFields(createFields.superRefine(checkCombination));
+export const createSubscriptionInput = checkingOwnCodeFields(createFields.superRefine(checkCombination)).meta({
+  examples: [
+    {
+      amount: 990,
+      interval: 'month',
+      plan_name: 'Monthly membership',
+      total_payments: 12,
+      customer_email: EXAMPLE.customerEmail,
+      success_url: 'https://shop.example.com/welcome',
+    },
+  ],
+});
 export type CreateSubscriptionInput = z.infer<typeof createSubscriptionInput>;
 
-export const subscriptionIdParam = z.string().min(1).max(255).describe('The subscription id, `sub_…`.');
+export const subscriptionIdParam = z
+  .string()
+  .min(1)
+  .max(255)
+  .describe('The subscription id, `sub_…`.')
+  .meta({ examples: [EXAMPLE.subscriptionId] });
 
-export const retrieveSubscriptionCheckoutInput = z.strictObject({ id: z.string().min(1).max(255).describe('The subscription checkout id, `subchk_…`.') });
+export const retrieveSubscriptionCheckoutInput = z.strictObject({
+  id: z.string().min(1).max(255).describe('The subscription checkout id, `subchk_…`.').meta({ examples: [EXAMPLE.subscriptionCheckoutId] }),
+});
 export const retrieveSubscriptionInput = z.strictObject({ id: subscriptionIdParam });
 
 /** Update: `metadata` is the only mutable field; anything else is refused, never ignored. */
@@ -137,7 +156,7 @@ export const updateSubscriptionInput = z.preprocess(
     id: subscriptionIdParam,
     metadata: metadataValue.describe('Required: replaces the stored metadata as a whole (`{}` or null clears it).'),
   }),
-);
+).meta({ examples: [{ metadata: { member_id: 'M-77' } }] });
 
 export const cancelSubscriptionInput = z.strictObject({ id: subscriptionIdParam });
 
@@ -156,6 +175,30 @@ export type ListSubscriptionsQuery = z.infer<typeof listSubscriptionsInput>;
 /** The list's filters without the page fields: what an export of every matching subscription takes. */
 export const subscriptionListFilters = listSubscriptionsInput.omit({ limit: true, starting_after: true });
 export type SubscriptionListFilters = z.infer<typeof subscriptionListFilters>;
+
+/** As the create answers it: open, with its hosted `url`. */
+const subscriptionCheckoutExample = {
+  id: EXAMPLE.subscriptionCheckoutId,
+  object: 'subscription.checkout',
+  status: 'open',
+  livemode: false,
+  url: `${EXAMPLE.origin}/subscribe/${EXAMPLE.subscriptionCheckoutId}?expires=${EXAMPLE.created + 86_414}&signature=rqLWjIsX6hSx6iqD-kWVB58M6GsLkjqRyVcfShro0hU`,
+  subscription: null,
+  amount: 990,
+  currency: 'eur',
+  interval: 'month',
+  interval_count: 1,
+  total_payments: 12,
+  plan_name: 'Monthly membership',
+  price_id: null,
+  product_id: null,
+  customer_email: EXAMPLE.customerEmail,
+  customer_name: null,
+  success_url: 'https://shop.example.com/welcome',
+  metadata: {},
+  created: EXAMPLE.created + 14,
+  expires_at: EXAMPLE.created + 86_414,
+};
 
 export const subscriptionCheckoutSchema = z
   .object({
@@ -180,8 +223,35 @@ export const subscriptionCheckoutSchema = z
     created: z.number().int(),
     expires_at: z.number().int(),
   })
-  .meta({ id: 'SubscriptionCheckout' });
+  .meta({ id: 'SubscriptionCheckout', examples: [subscriptionCheckoutExample] });
 export type SubscriptionCheckout = z.infer<typeof subscriptionCheckoutSchema>;
+
+/** Active after its first payment, billed next a month later. */
+const subscriptionExample = {
+  id: EXAMPLE.subscriptionId,
+  object: 'subscription',
+  status: 'active',
+  livemode: false,
+  currency: 'eur',
+  amount: 990,
+  interval: 'month',
+  interval_count: 1,
+  total_payments: 12,
+  recurring_id: 'sim_rec_moW9aKpytKk6K0ieJ7hh93W6',
+  customer_id: EXAMPLE.customerId,
+  customer_email: EXAMPLE.customerEmail,
+  customer_name: null,
+  product_id: null,
+  price_id: null,
+  failure_count: 0,
+  current_period_start: EXAMPLE.created + 14,
+  current_period_end: EXAMPLE.created + 14 + 30 * 86_400,
+  next_billing_at: EXAMPLE.created + 14 + 30 * 86_400,
+  canceled_at: null,
+  ended_at: null,
+  metadata: { member_id: 'M-77' },
+  created: EXAMPLE.created + 14,
+};
 
 export const subscriptionSchema = z
   .object({
@@ -209,7 +279,14 @@ export const subscriptionSchema = z
     metadata: metadataOutputSchema,
     created: z.number().int(),
   })
-  .meta({ id: 'Subscription' });
+  .meta({ id: 'Subscription', examples: [subscriptionExample] });
+
+/** Cancel answers it canceled at once, its schedule ended. */
+export const canceledSubscriptionSchema = answeredAs(subscriptionSchema, {
+  status: 'canceled',
+  canceled_at: EXAMPLE.created + 20,
+  ended_at: EXAMPLE.created + 20,
+});
 
 export const subscriptionListSchema = z
   .object({
@@ -217,5 +294,5 @@ export const subscriptionListSchema = z
     data: z.array(subscriptionSchema),
     has_more: z.boolean().describe('Whether another page follows; fetch it with `starting_after` = the last id of `data`.'),
   })
-  .meta({ id: 'SubscriptionList' });
+  .meta({ id: 'SubscriptionList', examples: [{ object: 'list', data: [subscriptionExample], has_more: false }] });
 export type SubscriptionList = z.infer<typeof subscriptionListSchema>;

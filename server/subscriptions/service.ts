@@ -1,15 +1,18 @@
 /**
  * Subscriptions through the API: read, list, update metadata, cancel.
- * Every update and cancel is audited and emits its event in the same transaction as the change.
+ * Every update and cancel is audited and emits its event in the same transaction as the change;
+ * a cancel also writes the customer's e-mail.
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { subscriptions } from '@/db/schema';
 import { recordAudit, type AuditEntry } from '../audit/service';
+import { epochSeconds } from '../clock';
 import type { RequestState } from '../context';
 import { normalizeMetadata } from '../kit/metadata';
 import { ApiError, resourceMissing } from '../errors';
 import { GatewayRejectedError, type PaymentGateway } from '../gateway/types';
+import { enqueueSubscriptionEmail } from '../mail/outbox';
 import type { SubscriptionDeps } from './checkouts';
 import { emitSubscriptionEvent, subscriptionObject, type SubscriptionObject, type SubscriptionRow } from './representation';
 import type { ListSubscriptionsQuery, SubscriptionList, SubscriptionListFilters } from './schemas';
@@ -113,7 +116,9 @@ export async function cancelSubscription(
       .set({ status: 'canceled', canceledAt: now, endedAt: now, cancelReason: reason ?? null })
       .where(eq(subscriptions.id, id))
       .returning();
-    await emitSubscriptionEvent(tx, canceled!, 'subscription.canceled', { now, wallNow: deps.wallClock.now() });
+    const times = { now, wallNow: deps.wallClock.now() };
+    await emitSubscriptionEvent(tx, canceled!, 'subscription.canceled', times);
+    await enqueueSubscriptionEmail(tx, canceled!, { template: 'subscription_canceled', data: { planName: canceled!.planName, canceledAt: epochSeconds(now), reason: 'requested' } }, times);
     await recordAudit(tx, {
       action: 'subscription.cancel',
       storeId: scope.storeId,

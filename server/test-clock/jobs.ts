@@ -7,10 +7,12 @@ import { expireCheckoutSessionsDueJob } from '../checkout/jobs';
 import type { Services } from '../context';
 import type { DueJob } from '../due-jobs';
 import type { Scope } from '../kit/scope';
+import { queueRenewalRemindersDueJob } from '../mail/jobs';
 import { expireSubscriptionCheckoutsDueJob } from '../subscriptions/jobs';
 import { requestDeliveryRun } from '../webhooks/jobs';
 
-const DUE_JOBS: readonly DueJob[] = [expireCheckoutSessionsDueJob, expireSubscriptionCheckoutsDueJob, billTestSubscriptionsDueJob];
+// Reminders after billing: they announce the renewal that billing leaves next.
+const DUE_JOBS: readonly DueJob[] = [expireCheckoutSessionsDueJob, expireSubscriptionCheckoutsDueJob, billTestSubscriptionsDueJob, queueRenewalRemindersDueJob];
 
 export async function runDueJobs(services: Services, scope: Scope, now: Date): Promise<void> {
   for (const job of DUE_JOBS) await job(services, scope, now);

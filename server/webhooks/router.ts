@@ -11,6 +11,7 @@ import {
   listDeliveriesInput,
   listEndpointsInput,
   retrieveEndpointInput,
+  rolledEndpointSchema,
   rollSecretInput,
   updateEndpointInput,
 } from './schemas';
@@ -80,7 +81,7 @@ export const webhooksRouter = createRouter({
       },
     })
     .input(rollSecretInput)
-    .output(createdEndpointSchema)
+    .output(rolledEndpointSchema)
     .mutation(({ ctx, input }) => rollEndpointSecret(ctx, ctx.subject, input.id, input.expires_in, ctx.wallClock.now())),
 
   // GET /api/v1/webhook_endpoints/{id}/deliveries: the delivery log, each delivery with its attempts.

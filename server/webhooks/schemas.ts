@@ -5,9 +5,10 @@
 import { z } from 'zod';
 import { WEBHOOK_DELIVERY_STATUSES } from '@/db/schema';
 import { strict, strictBoolean } from '../http/json-schema';
+import { answeredAs, EXAMPLE } from '../kit/examples';
 import { EVENT_TYPES, type EventType } from './events';
 
-export const endpointIdParam = z.string().min(1).describe('The webhook endpoint id, `we_…`.');
+export const endpointIdParam = z.string().min(1).describe('The webhook endpoint id, `we_…`.').meta({ examples: [EXAMPLE.webhookEndpointId] });
 
 const urlField = z
   .string()
@@ -30,7 +31,7 @@ const eventTypesField = z
 export const createEndpointInput = z.strictObject({
   url: urlField,
   events: eventTypesField.optional().describe('The event types this endpoint receives; every type when omitted.'),
-});
+}).meta({ examples: [{ url: 'https://shop.example.com/webhooks', events: ['order.paid', 'order.refunded'] }] });
 export type CreateEndpointInput = z.infer<typeof createEndpointInput>;
 
 export const updateEndpointInput = z.strictObject({
@@ -40,7 +41,7 @@ export const updateEndpointInput = z.strictObject({
   disabled: strictBoolean()
     .optional()
     .describe('While true, nothing is sent to it: what falls due is kept pending, and delivered in order once it is enabled again.'),
-});
+}).meta({ examples: [{ events: ['order.paid', 'order.refunded', 'refund.updated'] }] });
 export type UpdateEndpointInput = Omit<z.infer<typeof updateEndpointInput>, 'id'>;
 
 /** A week: how long a receiver may keep verifying with the secret a roll replaced. */
@@ -53,13 +54,15 @@ export const rollSecretInput = z.strictObject({
     .describe(
       `For how many seconds (0–${MAX_SECRET_OVERLAP_SECONDS}, default 86400) deliveries are also signed with the secret being replaced; 0 ends it at once.`,
     ),
-});
+}).meta({ examples: [{ expires_in: 3600 }] });
 
 export const retrieveEndpointInput = z.strictObject({ id: endpointIdParam });
-export const resendEventInput = z.strictObject({
-  id: z.string().min(1).describe('The event id, `evt_…`.'),
-  endpoint_id: z.string().min(1).describe('The webhook endpoint to send it to, `we_…`, of this store and environment.'),
-});
+export const resendEventInput = z
+  .strictObject({
+    id: z.string().min(1).describe('The event id, `evt_…`.').meta({ examples: [EXAMPLE.eventId] }),
+    endpoint_id: z.string().min(1).describe('The webhook endpoint to send it to, `we_…`, of this store and environment.'),
+  })
+  .meta({ examples: [{ endpoint_id: EXAMPLE.webhookEndpointId }] });
 export const deleteEndpointInput = z.strictObject({ id: endpointIdParam });
 
 const pageFields = {
@@ -99,7 +102,18 @@ const endpointFields = {
   created: z.number().int(),
 };
 
-export const endpointSchema = z.object(endpointFields).meta({ id: 'WebhookEndpoint' });
+const endpointExample = {
+  id: EXAMPLE.webhookEndpointId,
+  object: 'webhook_endpoint',
+  url: 'https://shop.example.com/webhooks',
+  events: ['order.paid', 'order.refunded'],
+  livemode: false,
+  disabled: false,
+  previous_secret_expires_at: null,
+  created: EXAMPLE.created + 9,
+};
+
+export const endpointSchema = z.object(endpointFields).meta({ id: 'WebhookEndpoint', examples: [endpointExample] });
 export type WebhookEndpoint = z.infer<typeof endpointSchema>;
 
 export const createdEndpointSchema = z
@@ -109,8 +123,14 @@ export const createdEndpointSchema = z
       .string()
       .describe('The signing secret `whsec_…`, shown only when the endpoint is created and when its secret is rolled. Verify deliveries with any Standard Webhooks library.'),
   })
-  .meta({ id: 'CreatedWebhookEndpoint' });
+  .meta({ id: 'CreatedWebhookEndpoint', examples: [{ ...endpointExample, secret: 'whsec_enBEvEe1/y4wcpxevVat9KVttF0HvUSfIbT8gE/6Tb0=' }] });
 export type CreatedWebhookEndpoint = z.infer<typeof createdEndpointSchema>;
+
+/** A roll's answer: the new secret, and until when the old one still signs. */
+export const rolledEndpointSchema = answeredAs(createdEndpointSchema, {
+  secret: 'whsec_8NTo327wwiWO7W3dAQS+JIraHGZjCD6sVW87GL6aG7M=',
+  previous_secret_expires_at: EXAMPLE.created + 3_610,
+});
 
 export const endpointListSchema = z
   .object({
@@ -120,13 +140,26 @@ export const endpointListSchema = z
     url: z.string(),
     livemode: z.boolean(),
   })
-  .meta({ id: 'WebhookEndpointList' });
+  .meta({
+    id: 'WebhookEndpointList',
+    examples: [{ object: 'list', data: [endpointExample], has_more: false, url: '/api/v1/webhook_endpoints', livemode: false }],
+  });
 export type WebhookEndpointList = z.infer<typeof endpointListSchema>;
 
 export const deletedEndpointSchema = z
   .object({ id: z.string(), object: z.literal('webhook_endpoint'), deleted: z.literal(true) })
-  .meta({ id: 'DeletedWebhookEndpoint' });
+  .meta({ id: 'DeletedWebhookEndpoint', examples: [{ id: EXAMPLE.webhookEndpointId, object: 'webhook_endpoint', deleted: true }] });
 export type DeletedWebhookEndpoint = z.infer<typeof deletedEndpointSchema>;
+
+const DELIVERY_ERROR_EXAMPLE = 'DNS lookup failed: ENOTFOUND: getaddrinfo ENOTFOUND shop.example.com';
+
+const deliveryAttemptExample = {
+  attempt: 1,
+  attempted_at: EXAMPLE.created + 10,
+  response_status: null,
+  error: DELIVERY_ERROR_EXAMPLE,
+  duration_ms: 20,
+};
 
 export const deliveryAttemptSchema = z
   .object({
@@ -136,7 +169,22 @@ export const deliveryAttemptSchema = z
     error: z.string().nullable().describe('Why the attempt failed without a status (timeout, refused address, connection error).'),
     duration_ms: z.number().int(),
   })
-  .meta({ id: 'WebhookDeliveryAttempt' });
+  .meta({ id: 'WebhookDeliveryAttempt', examples: [deliveryAttemptExample] });
+
+/** Its first attempt failed; the next is due 5 s later. */
+const deliveryExample = {
+  id: 'whd_qIKLMBiELRBbM0cacYTolND2',
+  object: 'webhook_delivery',
+  event_id: EXAMPLE.eventId,
+  event_type: 'order.refunded',
+  status: 'pending',
+  attempts: 1,
+  last_response_status: null,
+  last_error: DELIVERY_ERROR_EXAMPLE,
+  next_attempt_at: EXAMPLE.created + 15,
+  created: EXAMPLE.created + 10,
+  attempt_log: [deliveryAttemptExample],
+};
 
 export const deliverySchema = z
   .object({
@@ -152,8 +200,19 @@ export const deliverySchema = z
     created: z.number().int(),
     attempt_log: z.array(deliveryAttemptSchema).describe('Every attempt, oldest first.'),
   })
-  .meta({ id: 'WebhookDelivery' });
+  .meta({ id: 'WebhookDelivery', examples: [deliveryExample] });
 export type WebhookDelivery = z.infer<typeof deliverySchema>;
+
+/** A resend's answer: a delivery of its own, sent at once. */
+export const resentDeliverySchema = answeredAs(deliverySchema, {
+  id: 'whd_6wholI4WZl1cEmSSTMCFREnC',
+  event_id: EXAMPLE.eventId,
+  status: 'pending',
+  last_error: null,
+  next_attempt_at: EXAMPLE.created + 73,
+  created: EXAMPLE.created + 13,
+  attempt_log: [],
+});
 
 export const deliveryListSchema = z
   .object({
@@ -163,5 +222,16 @@ export const deliveryListSchema = z
     url: z.string(),
     livemode: z.boolean(),
   })
-  .meta({ id: 'WebhookDeliveryList' });
+  .meta({
+    id: 'WebhookDeliveryList',
+    examples: [
+      {
+        object: 'list',
+        data: [deliveryExample],
+        has_more: false,
+        url: `/api/v1/webhook_endpoints/${EXAMPLE.webhookEndpointId}/deliveries`,
+        livemode: false,
+      },
+    ],
+  });
 export type WebhookDeliveryList = z.infer<typeof deliveryListSchema>;

@@ -171,7 +171,7 @@ describe('store.update', () => {
     const admin = adminClient();
     const store = await admin.store.create.mutate({ name: 'Suspend me' });
     const updated = await admin.store.update.mutate({ id: store.id, suspended: true });
-    expect(updated).toEqual({ id: store.id, name: 'Suspend me', flags: { ...defaultFlags, suspended: true }, created: store.created });
+    expect(updated).toEqual({ id: store.id, name: 'Suspend me', flags: { ...defaultFlags, suspended: true }, logo_url: null, terms_url: null, privacy_url: null, created: store.created });
 
     const live = await api.request('GET', '/api/v1/products/prod_live_000000000000000000000000', { key: store.keys.sk_live });
     expect(live.status).toBe(403);
@@ -207,6 +207,67 @@ describe('store.update', () => {
     expect(updated.flags).toEqual({ suspended: false, live_api: false, amount_mode: true, tax_calculation: true, subscriptions: true });
     const again = await admin.store.update.mutate({ id: store.id, subscriptions: false });
     expect(again.flags).toEqual({ suspended: false, live_api: false, amount_mode: true, tax_calculation: true, subscriptions: false });
+  });
+
+  it('name, logo, terms and privacy: set, shown on the store (and in store.list), "" removes one, the others stay; audited', async () => {
+    const admin = adminClient();
+    const store = await admin.store.create.mutate({ name: 'Plain' });
+    const branded = await admin.store.update.mutate({
+      id: store.id,
+      name: '  Moth & Co  ',
+      logoUrl: 'https://cdn.example/moth.png',
+      termsUrl: 'https://moth.example/terms',
+      privacyUrl: 'http://127.0.0.1:8080/privacy',
+    });
+    expect(branded).toEqual({
+      id: store.id,
+      name: 'Moth & Co',
+      flags: defaultFlags,
+      logo_url: 'https://cdn.example/moth.png',
+      terms_url: 'https://moth.example/terms',
+      privacy_url: 'http://127.0.0.1:8080/privacy',
+      created: store.created,
+    });
+    const removed = await admin.store.update.mutate({ id: store.id, logoUrl: '' });
+    expect(removed).toEqual({ ...branded, logo_url: null });
+    expect((await admin.store.list.query()).data.find((listed) => listed.id === store.id)).toEqual(removed);
+
+    const audits = await api.services.db.select().from(auditEvents).where(eq(auditEvents.storeId, store.id)).orderBy(asc(auditEvents.id));
+    expect(audits.filter((row) => row.action === 'admin.store.update').map((row) => row.details)).toEqual([
+      { changes: { name: 'Moth & Co', logoUrl: 'https://cdn.example/moth.png', termsUrl: 'https://moth.example/terms', privacyUrl: 'http://127.0.0.1:8080/privacy' } },
+      { changes: { logoUrl: null } },
+    ]);
+  });
+
+  it('a link that is not an absolute http(s) URL → BAD_REQUEST naming the field and its flag, and nothing changes', async () => {
+    const admin = adminClient();
+    const store = await admin.store.create.mutate({ name: 'Careful' });
+    for (const [field, value] of [
+      ['logoUrl', 'moth.png'],
+      ['termsUrl', 'javascript:alert(1)'],
+      ['privacyUrl', 'ftp://moth.example/privacy'],
+      ['logoUrl', `https://cdn.example/${'a'.repeat(2000)}`],
+    ] as const) {
+      const refused = await rejection(admin.store.update.mutate({ id: store.id, name: 'Changed', [field]: value }));
+      expect(refused.data).toMatchObject({ code: 'BAD_REQUEST', httpStatus: 400 });
+      const flag = { logoUrl: '--logo-url', termsUrl: '--terms-url', privacyUrl: '--privacy-url' }[field];
+      expect(refused.message).toBe(`${field} (${flag}) must be an absolute http(s) URL of at most 2000 characters, or "" to remove it.`);
+    }
+    expect((await admin.store.list.query()).data.find((listed) => listed.id === store.id)).toMatchObject({ name: 'Careful', logo_url: null, terms_url: null, privacy_url: null });
+  });
+
+  it('a service served over https takes https links only (its pages cannot show http content)', async () => {
+    const secure = await serveFetchHandler(createAdminHandler({ ...api.services, config: { ...api.services.config, publicBaseUrl: 'https://pay.example' } }, TOKEN));
+    try {
+      const admin = createTRPCClient<AdminRouter>({ links: [httpLink({ url: `${secure.baseUrl}${ADMIN_ENDPOINT}`, headers: { authorization: `Bearer ${TOKEN}`, 'x-forwarded-for': freshIp() } })] });
+      const store = await admin.store.create.mutate({ name: 'Secure' });
+      const refused = await rejection(admin.store.update.mutate({ id: store.id, termsUrl: 'http://moth.example/terms' }));
+      expect(refused.data).toMatchObject({ code: 'BAD_REQUEST', httpStatus: 400 });
+      expect(refused.message).toBe('termsUrl (--terms-url) must be an https URL: the hosted pages are served over https, or "" to remove it.');
+      expect((await admin.store.update.mutate({ id: store.id, termsUrl: 'https://moth.example/terms' })).terms_url).toBe('https://moth.example/terms');
+    } finally {
+      await secure.close();
+    }
   });
 
   it('unknown store → NOT_FOUND; no flag to change → BAD_REQUEST', async () => {

@@ -57,6 +57,9 @@ describe('demo store on an empty database', () => {
       name: 'Demo Store',
       // Tax and subscriptions on, as the README's examples use them.
       flags: { suspended: false, live_api: true, amount_mode: false, tax_calculation: true, subscriptions: true },
+      logo_url: null,
+      terms_url: null,
+      privacy_url: null,
       created: expect.any(Number),
       keys: {
         sk_test: expect.stringMatching(/^sk_test_/),
@@ -95,6 +98,9 @@ describe('demo store on an empty database', () => {
       name: 'Demo Store',
       // Tax and subscriptions on, as the README's examples use them.
       flags: { suspended: false, live_api: true, amount_mode: false, tax_calculation: true, subscriptions: true },
+      logo_url: null,
+      terms_url: null,
+      privacy_url: null,
       created: 0,
       keys: { sk_test: 'sk_test_a', pk_test: 'pk_test_b', sk_live: 'sk_live_c', pk_live: 'pk_live_d' },
       ownerLinkToken: 'tok',

@@ -88,6 +88,9 @@ describe('npm run admin', { timeout: 150_000 }, () => {
       id: store.id,
       name: 'Update me',
       flags: { suspended: true, live_api: false, amount_mode: true, tax_calculation: true, subscriptions: true },
+      logo_url: null,
+      terms_url: null,
+      privacy_url: null,
       created: store.created,
     });
     const live = await api.request('GET', '/api/v1/products/prod_live_000000000000000000000000', { key: store.keys.sk_live });
@@ -99,6 +102,23 @@ describe('npm run admin', { timeout: 150_000 }, () => {
     const disabled = await api.request('GET', '/api/v1/products/prod_live_000000000000000000000000', { key: store.keys.sk_live });
     expect(disabled.status).toBe(403);
     expect(disabled.body.error.code).toBe('capability_disabled');
+  });
+
+  it('store:update --name --logo-url --terms-url --privacy-url sets them; "" removes one', async () => {
+    const store = expectJson(await runCli(['store:create', '--name', 'Unbranded']));
+    const branded = expectJson(
+      await runCli(['store:update', '--id', store.id, '--name', 'Moth Books', '--logo-url', 'https://cdn.example/moth.png', '--terms-url', 'https://moth.example/terms', '--privacy-url=https://moth.example/privacy']),
+    );
+    expect(branded).toEqual({
+      ...store,
+      keys: undefined,
+      name: 'Moth Books',
+      logo_url: 'https://cdn.example/moth.png',
+      terms_url: 'https://moth.example/terms',
+      privacy_url: 'https://moth.example/privacy',
+    });
+    const removed = expectJson(await runCli(['store:update', '--id', store.id, '--terms-url', '']));
+    expect(removed).toEqual({ ...branded, terms_url: null });
   });
 
   it('product:attach-license and product:attach-file print the product; the url is never printed', async () => {
@@ -169,8 +189,8 @@ describe('npm run admin: stores and their keys', { timeout: 150_000 }, () => {
     const result = await runCli(['store:list']);
     const listed = expectJson(result);
     expect(listed.object).toBe('list');
-    expect(listed.data).toContainEqual({ id: store.id, name: 'Listed', flags: defaultFlags, created: store.created });
-    for (const entry of listed.data) expect(Object.keys(entry)).toEqual(['id', 'name', 'flags', 'created']);
+    expect(listed.data).toContainEqual({ id: store.id, name: 'Listed', flags: defaultFlags, logo_url: null, terms_url: null, privacy_url: null, created: store.created });
+    for (const entry of listed.data) expect(Object.keys(entry)).toEqual(['id', 'name', 'flags', 'logo_url', 'terms_url', 'privacy_url', 'created']);
     for (const key of Object.values(store.keys) as string[]) expect(result.stdout).not.toContain(key);
   });
 
@@ -266,5 +286,11 @@ describe('npm run admin failures: non-zero exit, stderr, nothing on stdout', { t
     expectFailure(await runCli(['product:attach-license', '--id', 'prod_test_missing']), 1, /NOT_FOUND \(404\): No product with id 'prod_test_missing' in any store\./);
     expectFailure(await runCli(['product:attach-file', '--id', 'prod_test_missing', '--url', 'ftp://x/y']), 1, /BAD_REQUEST \(400\): url: must be an absolute http\(s\) URL/);
     expectFailure(await runCli(['store:create', '--name', '   ']), 1, /BAD_REQUEST \(400\): name: /);
+    const store = expectJson(await runCli(['store:create', '--name', 'Links']));
+    expectFailure(
+      await runCli(['store:update', '--id', store.id, '--logo-url', 'logo.png']),
+      1,
+      /^Error: BAD_REQUEST \(400\): logoUrl \(--logo-url\) must be an absolute http\(s\) URL of at most 2000 characters, or "" to remove it\.$/m,
+    );
   });
 });

@@ -8,6 +8,14 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     timeout?: number;
+    /** Each request of the sequence; `setupRequest` may rewrite it before it is sent (a fresh header). */
+    requests?: { setupRequest?: (request: RequestParams) => RequestParams }[];
+  }
+  interface RequestParams {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
   }
   interface Histogram {
     average: number;
@@ -24,6 +32,7 @@ declare module 'autocannon' {
     timeouts: number;
     non2xx: number;
     '2xx': number;
+    statusCodeStats: Record<string, { count: number } | undefined>;
   }
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;

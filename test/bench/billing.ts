@@ -25,7 +25,8 @@ const DAY_SECONDS = 24 * 60 * 60;
 async function billOnce(url: string, workers: number): Promise<number> {
   const pools = await Promise.all(Array.from({ length: workers }, () => openDatabase({ url, poolSize: 10 })));
   const clock = createTestClock(new Date('2026-03-01T12:00:00Z'));
-  const deps = (db: Database) => ({ db, clock, gateways: createGateways({ db, clock, config: loadConfig({}) }) });
+  const config = loadConfig({});
+  const deps = (db: Database) => ({ db, clock, config, gateways: createGateways({ db, clock, config }) });
   try {
     const { db } = pools[0]!;
     const store = await createStore({ db });

@@ -3,22 +3,35 @@
  * starts it, on a fresh PostgreSQL database (and then on embedded PGlite), driven with
  * autocannon from this process at 1, 16 and 64 connections on
  *
- * - POST /api/v1/checkout/sessions (price mode), and
+ * - POST /api/v1/checkout/sessions (price mode) with a fresh `Idempotency-Key` on each request,
+ *   as merchants' server libraries send it,
+ * - the same without a key, and
  * - GET /api/v1/products?limit=10 (a full page of ten products),
+ * - on PostgreSQL, when named in BENCH_ENDPOINTS: `subscription` (POST /api/v1/subscriptions,
+ *   price mode, a fresh key each time), `portal` (POST /api/v1/portal/sessions for an order, a
+ *   fresh key each time), `replay` (POST /api/v1/subscriptions with one key and body over and
+ *   over) and `get` (GET /api/v1/subscriptions/checkout/{id} of that replayed checkout),
  *
  * beside the reference floor (test/bench/floor.ts: node:http + postgres doing the same SQL work)
- * on the same database. Every response is counted: anything but 2xx is an error. Prints one
- * markdown table with req/s, p50, p99 and the service's ratios to the floor.
+ * on the same database, and on PGlite beside the same floor on PGlite. Each cell is warmed up,
+ * then measured in several rounds; the table shows the medians. Every response is counted:
+ * anything but 2xx is an error, except on PGlite at 64 connections, where the service must
+ * refuse what it cannot serve in time (503 `service_busy` with `Retry-After`): those are counted
+ * apart. Prints one markdown table with req/s, p50, p99 and the service's ratios to the floor,
+ * the machine's load average, and the peak RSS of each `npm start`.
  *
  * Environment: BENCH_DATABASE_URL (or DATABASE_URL) names the PostgreSQL server, default
  * postgres://postgres@127.0.0.1:5432/postgres; a database bench_<random> is created on it and
- * dropped afterwards. BENCH_DURATION (seconds per cell, default 5), BENCH_WARMUP (default 2),
- * BENCH_CONNECTIONS (default 1,16,64), BENCH_TARGETS (default postgres,floor,pglite,billing,dashboard: a subset
- * makes a quicker loop while profiling). Not part of `npm test` or CI.
+ * dropped afterwards. BENCH_DURATION (seconds per round, default 5), BENCH_ROUNDS (default 3),
+ * BENCH_WARMUP (default 2), BENCH_CONNECTIONS (default 1,16,64), BENCH_ENDPOINTS (default
+ * keyed,unkeyed,list), BENCH_TARGETS (default postgres,floor,pglite,pglite-floor,billing,webhooks,dashboard:
+ * a subset makes a quicker loop while profiling). BENCH_CPU_PROF=<dir> profiles the service's
+ * process (test/bench/cpu-profile.mjs) into that directory. Not part of `npm test` or CI.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import postgres from 'postgres';
@@ -26,32 +39,53 @@ import { randomBase62 } from '@/server/ids';
 import { printBillingThroughput } from './billing';
 import { printClientLibrarySize } from './client-size';
 import { printDashboardOrdersLoad } from './dashboard';
+import { printWebhookDelivery } from './webhooks';
 import { freePort, ROOT, serviceEnv, startService as startNpmStart, stopService, type Service } from '../support/production-server';
 
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 2);
 const CONNECTIONS = (process.env.BENCH_CONNECTIONS ?? '1,16,64').split(',').map(Number);
 const SERVER_URL = process.env.BENCH_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const FLOOR_START_TIMEOUT_MS = 60_000;
-const TARGETS = new Set((process.env.BENCH_TARGETS ?? 'postgres,floor,pglite,billing,dashboard').split(','));
+const TARGETS = new Set((process.env.BENCH_TARGETS ?? 'postgres,floor,pglite,pglite-floor,billing,webhooks,dashboard').split(','));
+const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const LIST_PAGE = 10;
 const BIG = '1000000000';
+/** On PGlite at this many connections and more, refusals (503 `service_busy`) are expected, not errors. */
+const PGLITE_SHEDDING_CONNECTIONS = 64;
 
-type Target = 'floor' | 'service (PostgreSQL)' | 'service (PGlite)';
-type Endpoint = 'POST /checkout/sessions' | 'GET /products?limit=10';
+type Target = 'floor (PostgreSQL)' | 'service (PostgreSQL)' | 'floor (PGlite)' | 'service (PGlite)';
+const ENDPOINTS = {
+  keyed: 'POST /checkout/sessions, fresh Idempotency-Key',
+  unkeyed: 'POST /checkout/sessions, no key',
+  list: 'GET /products?limit=10',
+  subscription: 'POST /subscriptions, fresh Idempotency-Key',
+  portal: 'POST /portal/sessions, fresh Idempotency-Key',
+  replay: 'POST /subscriptions, one key and body replayed',
+  get: 'GET /subscriptions/checkout/{id}, the replayed one',
+} as const;
+/** Endpoints benchmarked on PostgreSQL only (their fixtures need the store's subscriptions switched on). */
+const POSTGRES_ONLY = new Set<string>(['subscription', 'portal', 'replay', 'get']);
+type EndpointName = keyof typeof ENDPOINTS;
+const ENDPOINT_NAMES = (process.env.BENCH_ENDPOINTS ?? 'keyed,unkeyed,list').split(',') as EndpointName[];
 
 interface Cell {
   target: Target;
-  endpoint: Endpoint;
+  endpoint: EndpointName;
   connections: number;
   rps: number;
   p50: number;
   p99: number;
   requests: number;
   errors: number;
+  /** 503 `service_busy` answers, where shedding is expected (PGlite at 64 connections). */
+  refused: number;
 }
 
 const log = (message: string) => console.error(`[bench] ${message}`);
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const formatLoad = () => loadavg().map((value) => value.toFixed(1)).join(', ');
 
 /**
  * The production service as `npm start` runs it (test/support/production-server.ts: starts take
@@ -61,16 +95,27 @@ const log = (message: string) => console.error(`[bench] ${message}`);
 async function startService(port: number, extra: Record<string, string>): Promise<Service> {
   const started = Date.now();
   const service = await startNpmStart(
-    serviceEnv({ PORT: String(port), RATE_LIMIT_PER_IP: BIG, RATE_LIMIT_PER_KEY: BIG, RATE_LIMIT_PRODUCT_WRITES_PER_KEY: BIG, ...extra }),
+    serviceEnv({
+      PORT: String(port),
+      RATE_LIMIT_PER_IP: BIG,
+      RATE_LIMIT_PER_KEY: BIG,
+      RATE_LIMIT_PRODUCT_WRITES_PER_KEY: BIG,
+      ...(CPU_PROFILE_DIR ? { NODE_OPTIONS: `--import=${path.join(ROOT, 'test/bench/cpu-profile.mjs')}`, BENCH_CPU_PROF_DIR: path.resolve(CPU_PROFILE_DIR) } : {}),
+      ...extra,
+    }),
   );
   log(`npm start ready after ${((Date.now() - started) / 1000).toFixed(1)} s`);
   return service;
 }
 
 /** The floor in its own process (and process group, like the service), ready once it says so. */
-async function startFloor(port: number, databaseUrl: string): Promise<Service> {
-  const env = serviceEnv({ DATABASE_URL: databaseUrl, PORT: String(port), NODE_ENV: 'production' });
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/floor.ts'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+async function startFloor(port: number, env: Record<string, string>): Promise<Service> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/bench/floor.ts'], {
+    cwd: ROOT,
+    env: serviceEnv({ ...env, PORT: String(port), NODE_ENV: 'production' }),
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -83,6 +128,23 @@ async function startFloor(port: number, databaseUrl: string): Promise<Service> {
   return { child, output: () => output, exited };
 }
 
+/**
+ * Peak resident memory of a process group so far (the kernel's high-water mark, VmHWM, of each
+ * process; the largest is the server, npm's own wrapper beside it is small), in MB.
+ */
+async function peakRssMb(service: Service): Promise<number> {
+  const pgid = service.child.pid!;
+  const { execFileSync } = await import('node:child_process');
+  const pids = execFileSync('ps', ['-o', 'pid=', '-g', String(pgid)]).toString().trim().split(/\s+/).filter(Boolean);
+  let peak = 0;
+  for (const pid of pids) {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+    const kb = Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1] ?? 0);
+    peak = Math.max(peak, kb);
+  }
+  return Math.round(peak / 1024);
+}
+
 /** The demo store's test secret key, from the banner a first start prints on an empty database. */
 function demoSecretKey(output: string): string {
   const match = /^ {2}sk_test {2}(\S+)$/m.exec(output);
@@ -90,13 +152,42 @@ function demoSecretKey(output: string): string {
   return match[1]!;
 }
 
-async function call(baseUrl: string, key: string, method: string, route: string, body?: unknown) {
+async function call(baseUrl: string, key: string, method: string, route: string, body?: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(`${baseUrl}${route}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as any };
+}
+
+/** What the requests name: a one-time price; on PostgreSQL a recurring price, an order and a replayed checkout's key and id. */
+interface Fixture {
+  priceId: string;
+  recurringPriceId?: string;
+  orderId?: string;
+  replayKey?: string;
+  replayedId?: string;
+}
+
+const SUBSCRIPTION_BODY = (recurringPriceId: string) => ({ price_id: recurringPriceId, total_payments: 12, customer_email: 'bench@example.com' });
+
+/**
+ * The fixtures of the PostgreSQL-only endpoints: the demo store's subscriptions switched on (the
+ * service runs with SUBSCRIPTIONS_ENABLED), a recurring price, an order (of a checkout session)
+ * for portal sessions, and the checkout that `replay` repeats and `get` reads.
+ */
+async function preparePostgresFixtures(baseUrl: string, key: string, databaseUrl: string, priceId: string): Promise<Fixture> {
+  const db = postgres(databaseUrl, { max: 1, onnotice: () => {} });
+  await db`update stores set subscriptions = true`;
+  await db.end({ timeout: 5 });
+  const recurring = await call(baseUrl, key, 'POST', '/api/v1/products', { name: 'Bench plan', amount: 990, mode: 'recurring', interval: 'month' });
+  if (recurring.status !== 201) throw new Error(`creating a recurring product answered ${recurring.status}: ${JSON.stringify(recurring.body)}`);
+  const session = await call(baseUrl, key, 'POST', '/api/v1/checkout/sessions', { price_id: priceId });
+  const replayKey = randomUUID();
+  const replayed = await call(baseUrl, key, 'POST', '/api/v1/subscriptions', SUBSCRIPTION_BODY(recurring.body.price_id), { 'idempotency-key': replayKey });
+  if (replayed.status !== 201) throw new Error(`creating a subscription checkout answered ${replayed.status}: ${JSON.stringify(replayed.body)}`);
+  return { priceId, recurringPriceId: recurring.body.price_id, orderId: session.body.order_id, replayKey, replayedId: replayed.body.id };
 }
 
 /** Ten one-time products more, so the list answers a full page; returns a price to sell. */
@@ -117,8 +208,9 @@ async function prepareCatalog(baseUrl: string, key: string): Promise<string> {
 }
 
 /** One request of each kind, checked by content, before any load: a wrong answer fails fast. */
-async function checkAnswers(baseUrl: string, key: string, priceId: string): Promise<void> {
-  const session = await call(baseUrl, key, 'POST', '/api/v1/checkout/sessions', { price_id: priceId });
+async function checkAnswers(baseUrl: string, key: string, fixture: Fixture): Promise<void> {
+  const idempotencyKey = randomUUID();
+  const session = await call(baseUrl, key, 'POST', '/api/v1/checkout/sessions', { price_id: fixture.priceId }, { 'idempotency-key': idempotencyKey });
   if (session.status !== 201 || session.body.object !== 'checkout.session' || typeof session.body.client_secret !== 'string') {
     throw new Error(`${baseUrl}: checkout answered ${session.status} ${JSON.stringify(session.body)}`);
   }
@@ -126,39 +218,92 @@ async function checkAnswers(baseUrl: string, key: string, priceId: string): Prom
   if (list.status !== 200 || list.body.object !== 'list' || list.body.data.length !== LIST_PAGE) {
     throw new Error(`${baseUrl}: list answered ${list.status} with ${list.body.data?.length} items`);
   }
+  if (fixture.replayedId === undefined) return;
+  const subscription = await call(baseUrl, key, 'POST', '/api/v1/subscriptions', SUBSCRIPTION_BODY(fixture.recurringPriceId!), { 'idempotency-key': randomUUID() });
+  if (subscription.status !== 201 || subscription.body.object !== 'subscription.checkout' || typeof subscription.body.url !== 'string') {
+    throw new Error(`${baseUrl}: subscription checkout answered ${subscription.status} ${JSON.stringify(subscription.body)}`);
+  }
+  const portal = await call(baseUrl, key, 'POST', '/api/v1/portal/sessions', { order_id: fixture.orderId }, { 'idempotency-key': randomUUID() });
+  if (portal.status !== 201 || portal.body.object !== 'portal.session' || typeof portal.body.url !== 'string') {
+    throw new Error(`${baseUrl}: portal session answered ${portal.status} ${JSON.stringify(portal.body)}`);
+  }
+  const replay = await call(baseUrl, key, 'POST', '/api/v1/subscriptions', SUBSCRIPTION_BODY(fixture.recurringPriceId!), { 'idempotency-key': fixture.replayKey! });
+  const read = await call(baseUrl, key, 'GET', `/api/v1/subscriptions/checkout/${fixture.replayedId}`);
+  if (replay.status !== 200 || read.status !== 200 || replay.body.id !== fixture.replayedId || JSON.stringify(replay.body) !== JSON.stringify(read.body)) {
+    throw new Error(`${baseUrl}: the replay answered ${replay.status} ${JSON.stringify(replay.body)}, its read ${read.status} ${JSON.stringify(read.body)}`);
+  }
 }
 
-async function load(baseUrl: string, key: string, priceId: string, endpoint: Endpoint, connections: number, duration: number) {
-  const checkout = endpoint === 'POST /checkout/sessions';
+/** The request an endpoint sends: method, path, body, and whether each one gets a fresh `Idempotency-Key` or the fixed one. */
+function requestOf(endpoint: EndpointName, fixture: Fixture): { method: 'GET' | 'POST'; path: string; body?: unknown; key?: 'fresh' | string } {
+  switch (endpoint) {
+    case 'keyed':
+      return { method: 'POST', path: '/api/v1/checkout/sessions', body: { price_id: fixture.priceId }, key: 'fresh' };
+    case 'unkeyed':
+      return { method: 'POST', path: '/api/v1/checkout/sessions', body: { price_id: fixture.priceId } };
+    case 'list':
+      return { method: 'GET', path: `/api/v1/products?limit=${LIST_PAGE}` };
+    case 'subscription':
+      return { method: 'POST', path: '/api/v1/subscriptions', body: SUBSCRIPTION_BODY(fixture.recurringPriceId!), key: 'fresh' };
+    case 'portal':
+      return { method: 'POST', path: '/api/v1/portal/sessions', body: { order_id: fixture.orderId }, key: 'fresh' };
+    case 'replay':
+      return { method: 'POST', path: '/api/v1/subscriptions', body: SUBSCRIPTION_BODY(fixture.recurringPriceId!), key: fixture.replayKey! };
+    case 'get':
+      return { method: 'GET', path: `/api/v1/subscriptions/checkout/${fixture.replayedId}` };
+  }
+}
+
+async function load(baseUrl: string, key: string, fixture: Fixture, endpoint: EndpointName, connections: number, duration: number) {
+  const request = requestOf(endpoint, fixture);
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${key}`,
+    ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+    ...(request.key === undefined || request.key === 'fresh' ? {} : { 'idempotency-key': request.key }),
+  };
   return autocannon({
-    url: `${baseUrl}${checkout ? '/api/v1/checkout/sessions' : `/api/v1/products?limit=${LIST_PAGE}`}`,
+    url: `${baseUrl}${request.path}`,
     connections,
     duration,
     timeout: 30,
-    method: checkout ? 'POST' : 'GET',
-    headers: { authorization: `Bearer ${key}`, ...(checkout ? { 'content-type': 'application/json' } : {}) },
-    ...(checkout ? { body: JSON.stringify({ price_id: priceId }) } : {}),
+    method: request.method,
+    headers,
+    ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+    ...(request.key === 'fresh'
+      ? { requests: [{ setupRequest: (sent) => ({ ...sent, headers: { ...headers, 'idempotency-key': randomUUID() } }) }] }
+      : {}),
   });
 }
 
-async function measure(target: Target, baseUrl: string, key: string, priceId: string): Promise<Cell[]> {
-  await checkAnswers(baseUrl, key, priceId);
+async function measure(target: Target, baseUrl: string, key: string, fixture: Fixture): Promise<Cell[]> {
+  await checkAnswers(baseUrl, key, fixture);
   const cells: Cell[] = [];
-  for (const endpoint of ['POST /checkout/sessions', 'GET /products?limit=10'] as const) {
+  for (const endpoint of ENDPOINT_NAMES) {
+    if (POSTGRES_ONLY.has(endpoint) && fixture.replayedId === undefined) {
+      log(`${target}: ${endpoint} is benchmarked on PostgreSQL only`);
+      continue;
+    }
     for (const connections of CONNECTIONS) {
-      if (WARMUP > 0) await load(baseUrl, key, priceId, endpoint, connections, WARMUP);
-      const result = await load(baseUrl, key, priceId, endpoint, connections, DURATION);
+      if (WARMUP > 0) await load(baseUrl, key, fixture, endpoint, connections, WARMUP);
+      const rounds = [];
+      for (let round = 0; round < ROUNDS; round++) rounds.push(await load(baseUrl, key, fixture, endpoint, connections, DURATION));
+      const shedding = target === 'service (PGlite)' && connections >= PGLITE_SHEDDING_CONNECTIONS;
+      const refused = shedding ? rounds.reduce((sum, result) => sum + (result.statusCodeStats['503']?.count ?? 0), 0) : 0;
       const cell: Cell = {
         target,
         endpoint,
         connections,
-        rps: result['2xx'] / result.duration,
-        p50: result.latency.p50,
-        p99: result.latency.p99,
-        requests: result.requests.total,
-        errors: result.non2xx + result.errors + result.timeouts,
+        rps: median(rounds.map((result) => result['2xx'] / result.duration)),
+        p50: median(rounds.map((result) => result.latency.p50)),
+        p99: median(rounds.map((result) => result.latency.p99)),
+        requests: rounds.reduce((sum, result) => sum + result.requests.total, 0),
+        errors: rounds.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0) - refused,
+        refused,
       };
-      log(`${target} ${endpoint} c=${connections}: ${cell.rps.toFixed(0)} req/s, p50 ${cell.p50} ms, p99 ${cell.p99} ms, ${cell.errors} errors`);
+      log(
+        `${target} ${ENDPOINTS[endpoint]} c=${connections}: ${cell.rps.toFixed(0)} req/s, p50 ${cell.p50} ms, p99 ${cell.p99} ms, ` +
+          `${cell.errors} errors${shedding ? `, ${refused} refused` : ''} (load ${formatLoad()})`,
+      );
       cells.push(cell);
     }
   }
@@ -166,20 +311,24 @@ async function measure(target: Target, baseUrl: string, key: string, priceId: st
 }
 
 function formatTable(cells: Cell[]): string {
-  const floorOf = (cell: Cell) => cells.find((c) => c.target === 'floor' && c.endpoint === cell.endpoint && c.connections === cell.connections);
+  const floorOf = (cell: Cell) => {
+    const floor = cell.target === 'service (PGlite)' ? 'floor (PGlite)' : 'floor (PostgreSQL)';
+    return cells.find((c) => c.target === floor && c.endpoint === cell.endpoint && c.connections === cell.connections);
+  };
   const ratio = (value: number, base: number | undefined) => (base ? `${(value / base).toFixed(2)}×` : '–');
   const rows = [
-    '| endpoint | conns | target | req/s | p50 ms | p99 ms | errors | req/s vs floor | p99 vs floor |',
-    '|---|---:|---|---:|---:|---:|---:|---:|---:|',
+    '| endpoint | conns | target | req/s | p50 ms | p99 ms | errors | refused 503 | req/s vs floor | p99 vs floor |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
-  for (const endpoint of ['POST /checkout/sessions', 'GET /products?limit=10'] as const) {
+  for (const endpoint of ENDPOINT_NAMES) {
     for (const connections of CONNECTIONS) {
-      for (const target of ['floor', 'service (PostgreSQL)', 'service (PGlite)'] as const) {
+      for (const target of ['floor (PostgreSQL)', 'service (PostgreSQL)', 'floor (PGlite)', 'service (PGlite)'] as const) {
         const cell = cells.find((c) => c.target === target && c.endpoint === endpoint && c.connections === connections);
         if (!cell) continue;
-        const floor = target === 'floor' ? undefined : floorOf(cell);
+        const floor = target.startsWith('floor') ? undefined : floorOf(cell);
         rows.push(
-          `| ${endpoint} | ${connections} | ${target} | ${cell.rps.toFixed(0)} | ${cell.p50} | ${cell.p99} | ${cell.errors}/${cell.requests} | ${ratio(cell.rps, floor?.rps)} | ${ratio(cell.p99, floor?.p99)} |`,
+          `| ${ENDPOINTS[endpoint]} | ${connections} | ${target} | ${cell.rps.toFixed(0)} | ${cell.p50} | ${cell.p99} | ${cell.errors}/${cell.requests} | ` +
+            `${cell.refused} | ${ratio(cell.rps, floor?.rps)} | ${ratio(cell.p99, floor?.p99)} |`,
         );
       }
     }
@@ -189,6 +338,7 @@ function formatTable(cells: Cell[]): string {
 
 async function main(): Promise<void> {
   const started = Date.now();
+  const loadAtStart = formatLoad();
   const name = `bench_${randomBase62(12).toLowerCase()}`;
   const admin = postgres(SERVER_URL, { max: 1, onnotice: () => {} });
   await admin.unsafe(`create database "${name}"`);
@@ -201,37 +351,57 @@ async function main(): Promise<void> {
     await stopService(target);
   };
   const cells: Cell[] = [];
+  const memory: string[] = [];
   try {
-    // 1. The service on PostgreSQL: its first start migrates and creates the demo store, whose
-    // key and catalog the floor then uses too.
-    const servicePort = await freePort();
-    const service = await startService(servicePort, { DATABASE_URL: databaseUrl.toString(), DATA_DIR: dataDirs[0]! });
-    running.add(service);
-    const key = demoSecretKey(service.output());
-    const serviceUrl = `http://127.0.0.1:${servicePort}`;
-    const priceId = await prepareCatalog(serviceUrl, key);
-    if (TARGETS.has('postgres')) cells.push(...(await measure('service (PostgreSQL)', serviceUrl, key, priceId)));
-    await stop(service);
+    if (TARGETS.has('postgres') || TARGETS.has('floor')) {
+      // 1. The service on PostgreSQL: its first start migrates and creates the demo store, whose
+      // key and catalog the floor then uses too.
+      const servicePort = await freePort();
+      const service = await startService(servicePort, { DATABASE_URL: databaseUrl.toString(), DATA_DIR: dataDirs[0]!, SUBSCRIPTIONS_ENABLED: 'true' });
+      running.add(service);
+      const key = demoSecretKey(service.output());
+      const serviceUrl = `http://127.0.0.1:${servicePort}`;
+      const priceId = await prepareCatalog(serviceUrl, key);
+      const fixture = ENDPOINT_NAMES.some((endpoint) => POSTGRES_ONLY.has(endpoint))
+        ? await preparePostgresFixtures(serviceUrl, key, databaseUrl.toString(), priceId)
+        : { priceId };
+      if (TARGETS.has('postgres')) {
+        cells.push(...(await measure('service (PostgreSQL)', serviceUrl, key, fixture)));
+        memory.push(`PostgreSQL ${await peakRssMb(service)} MB`);
+      }
+      await stop(service);
 
-    // 2. The floor, alone on the machine, on the same database, store and catalog.
-    if (TARGETS.has('floor')) {
-      const floorPort = await freePort();
-      const floor = await startFloor(floorPort, databaseUrl.toString());
-      running.add(floor);
-      cells.push(...(await measure('floor', `http://127.0.0.1:${floorPort}`, key, priceId)));
-      await stop(floor);
+      // 2. The floor, alone on the machine, on the same database, store and catalog.
+      if (TARGETS.has('floor')) {
+        const floorPort = await freePort();
+        const floor = await startFloor(floorPort, { DATABASE_URL: databaseUrl.toString() });
+        running.add(floor);
+        cells.push(...(await measure('floor (PostgreSQL)', `http://127.0.0.1:${floorPort}`, key, fixture)));
+        await stop(floor);
+      }
     }
 
-    // 3. The service on embedded PGlite (no DATABASE_URL), in a fresh data directory.
-    if (TARGETS.has('pglite')) {
+    // 3. The service on embedded PGlite (no DATABASE_URL), in a fresh data directory; then the
+    // floor on that same PGlite directory, store and catalog (one process may own it at a time).
+    if (TARGETS.has('pglite') || TARGETS.has('pglite-floor')) {
       const pglitePort = await freePort();
       const embedded = await startService(pglitePort, { DATA_DIR: dataDirs[1]! });
       running.add(embedded);
       const pgliteKey = demoSecretKey(embedded.output());
       const pgliteUrl = `http://127.0.0.1:${pglitePort}`;
       const pglitePrice = await prepareCatalog(pgliteUrl, pgliteKey);
-      cells.push(...(await measure('service (PGlite)', pgliteUrl, pgliteKey, pglitePrice)));
+      if (TARGETS.has('pglite')) {
+        cells.push(...(await measure('service (PGlite)', pgliteUrl, pgliteKey, { priceId: pglitePrice })));
+        memory.push(`PGlite ${await peakRssMb(embedded)} MB`);
+      }
       await stop(embedded);
+      if (TARGETS.has('pglite-floor')) {
+        const floorPort = await freePort();
+        const floor = await startFloor(floorPort, { PGLITE_DIR: path.join(dataDirs[1]!, 'pglite') });
+        running.add(floor);
+        cells.push(...(await measure('floor (PGlite)', `http://127.0.0.1:${floorPort}`, pgliteKey, { priceId: pglitePrice })));
+        await stop(floor);
+      }
     }
   } finally {
     for (const target of running) await stopService(target).catch(() => {});
@@ -240,15 +410,19 @@ async function main(): Promise<void> {
     for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
   }
   console.log(
-    `\nnpm run bench: ${DURATION} s per cell after ${WARMUP} s of warm-up, autocannon in a separate process, ` +
-      `${(await import('node:os')).cpus().length} cores, ${new Date().toISOString().slice(0, 16)}Z, ${((Date.now() - started) / 1000).toFixed(0)} s in all.\n` +
-      'Errors count every answer that is not 2xx, plus timeouts and socket errors. Ratios: service ÷ floor in this run.\n',
+    `\nnpm run bench: medians of ${ROUNDS} rounds of ${DURATION} s per cell after ${WARMUP} s of warm-up, autocannon in the bench's own process, ` +
+      `${cpus().length} cores, ${new Date().toISOString().slice(0, 16)}Z, ${((Date.now() - started) / 1000).toFixed(0)} s in all. ` +
+      `Load average (1, 5, 15 min) ${loadAtStart} at the start, ${formatLoad()} at the end.\n` +
+      'Errors count every answer that is not 2xx, plus timeouts and socket errors; on PGlite at 64 connections the 503 `service_busy` ' +
+      'refusals of the bounded queue are counted apart. Ratios: service ÷ floor on the same database in this run.\n',
   );
   console.log(formatTable(cells));
+  if (memory.length > 0) console.log(`\nPeak RSS of \`npm start\` during its bench: ${memory.join(', ')}.`);
   await printClientLibrarySize();
   if (TARGETS.has('billing')) await printBillingThroughput(SERVER_URL);
+  const webhooksClean = TARGETS.has('webhooks') ? await printWebhookDelivery(SERVER_URL) : true;
   const dashboardClean = TARGETS.has('dashboard') ? await printDashboardOrdersLoad(SERVER_URL) : true;
-  if (cells.some((cell) => cell.errors > 0) || !dashboardClean) process.exitCode = 1;
+  if (cells.some((cell) => cell.errors > 0) || !dashboardClean || !webhooksClean) process.exitCode = 1;
 }
 
 await main();

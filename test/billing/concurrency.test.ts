@@ -28,7 +28,8 @@ afterAll(async () => {
 }, 60_000);
 
 function worker(db: Database) {
-  return { db, clock, gateways: createGateways({ db, clock, config: loadConfig({}) }) };
+  const config = loadConfig({});
+  return { db, clock, config, gateways: createGateways({ db, clock, config }) };
 }
 
 describe('two workers on one database', () => {

@@ -87,7 +87,8 @@ describe('a worker killed between the gateway call and the commit', () => {
     ]);
     expect(await eventsOf(db, sub.id)).toEqual([]);
 
-    const deps = { db, clock: systemClock, gateways: createGateways({ db, clock: systemClock, config: loadConfig({}) }) };
+    const config = loadConfig({});
+    const deps = { db, clock: systemClock, config, gateways: createGateways({ db, clock: systemClock, config }) };
     expect(await runBillingPass(deps, { staleAfterSeconds: 0 })).toBe(1);
     // A second worker run finds nothing left to do.
     expect(await runBillingPass(deps, { staleAfterSeconds: 0 })).toBe(0);

@@ -112,6 +112,7 @@ describe('dashboard sign-in', { timeout: 180_000 }, () => {
     expect(links).toEqual([
       ['Home', '/dashboard'],
       ['Orders', '/dashboard/orders'],
+      ['Withdrawals', '/dashboard/withdrawals'],
       ['Customers', '/dashboard/customers'],
       ['Products', '/dashboard/products'],
       ['Subscriptions', '/dashboard/subscriptions'],

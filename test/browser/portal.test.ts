@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { migrateDatabase, openDatabase } from '@/db/client';
-import { chromiumAvailable, launchChromium, newContext, stopStarted, type LaunchedBrowser } from '../support/browser';
+import { chromiumAvailable, consoleErrors, launchChromium, newContext, stopStarted, type LaunchedBrowser } from '../support/browser';
 import { createStore } from '../support/factories';
 import { freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 import { seedCustomer, seedOrder, seedSubscription } from '../portal/factories';
@@ -72,11 +72,18 @@ function expectPortalHeaders(headers: Record<string, string>) {
   expect(headers['content-security-policy']).toMatch(/frame-ancestors 'none'/);
 }
 
+/** What each page a test opened showed in its console: checked empty after every test. */
+const consoles: string[][] = [];
+afterEach(() => {
+  expect(consoles.splice(0).flat()).toEqual([]);
+});
+
 async function open(url: string, options: { locale?: string; javaScriptEnabled?: boolean } = {}): Promise<{ context: BrowserContext; page: Page; response: Response }> {
   const context = options.locale
     ? await browser.newContext({ locale: options.locale, viewport: { width: 1280, height: 900 } })
     : await newContext(browser, { javaScriptEnabled: options.javaScriptEnabled });
   const page = await context.newPage();
+  consoles.push(consoleErrors(page));
   const response = (await page.goto(url))!;
   return { context, page, response };
 }
@@ -210,7 +217,7 @@ describe('the portal page in Chromium, by scope', () => {
     expect(response.status()).toBe(200);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain('Your order');
     const text = await mainText(page);
-    for (const shown of ['Atlas of moths', atlas!.id, '€40.00', 'Tax', '€7.60', '€47.60', 'Refunded', '−€15.00', 'Partially refunded', 'Paid on', 'Visa ending in 4242', atlas!.licenseKeys[0]!]) {
+    for (const shown of ['Atlas of moths', atlas!.id, '€40.00', 'VAT 19%', '€7.60', '€47.60', 'Refunded', '−€15.00', 'Partially refunded', 'Paid on', 'Visa ending in 4242', atlas!.licenseKeys[0]!]) {
       expect(text).toContain(shown);
     }
     expect(text).not.toContain('Field guide to moths');
@@ -323,15 +330,22 @@ describe('counting and limiting', () => {
 
   it('portal lookups are limited per IP: 429 with Retry-After and the portal headers; another address is unaffected', async () => {
     const session = await portal({ customer_id: world.ada.id });
-    const from = (ip: string) => fetch(session.url, { headers: { 'x-forwarded-for': ip } });
-    const burst = await Promise.all(Array.from({ length: PORTAL_LIMIT + 10 }, () => from('203.0.113.77')));
+    // Each answer is read to its end: a page streams on after its headers, and is in flight until then.
+    const from = async (ip: string) => {
+      const response = await fetch(session.url, { headers: { 'x-forwarded-for': ip } });
+      return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+    };
+    // In waves of ten: within what an instance always serves at once (16 on PGlite), since more at once
+    // may be refused with 503 service_busy, which is the bound's answer, not the limit's.
+    const burst: Awaited<ReturnType<typeof from>>[] = [];
+    while (burst.length < PORTAL_LIMIT + 10) burst.push(...(await Promise.all(Array.from({ length: 10 }, () => from('203.0.113.77')))));
+    expect(burst.filter((response) => response.status === 200).length).toBe(PORTAL_LIMIT);
     const limited = burst.filter((response) => response.status === 429);
-    expect(limited.length).toBeGreaterThanOrEqual(10);
-    expect(burst.filter((response) => response.status === 200).length).toBe(burst.length - limited.length);
+    expect(limited.length).toBe(10);
     const first = limited[0]!;
-    expect(Number(first.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expectPortalHeaders(Object.fromEntries(first.headers));
-    expect(await first.text()).toContain('Too many requests');
+    expect(Number(first.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expectPortalHeaders(first.headers);
+    expect(first.body).toContain('Too many requests');
     expect((await from('198.51.100.5')).status).toBe(200);
   });
 });

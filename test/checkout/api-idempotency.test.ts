@@ -2,6 +2,7 @@ import { and, count, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkoutSessions, idempotencyKeys, orders, products } from '@/db/schema';
 import { createStore } from '../support/factories';
+import { holdIdempotencyKey } from '../support/idempotency';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
 import { createProduct, epoch, expectError, HOUR, SESSIONS, T0 } from './api-support';
@@ -157,6 +158,66 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions', () => {
     for (const response of responses) expect(response.body).toEqual(responses[0]!.body);
     expect(await sessionCount(racer.id)).toBe(1);
     expect(await orderCount(racer.id)).toBe(1);
+  });
+
+  it('racing requests with one key and different bodies: one creates (201), every other is 409 idempotency_key_reused', async () => {
+    const racer = await createStore(api.services);
+    const racerProduct = await createProduct(api, racer.keys.sk_test);
+    const idempotencyKey = freshKey();
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, (_, index) => post({ price_id: racerProduct.price_id, quantity: index + 1 }, idempotencyKey, racer.keys.sk_test)),
+    );
+    expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
+    for (const response of responses.filter((response) => response.status === 409)) expectError(response, 409, 'idempotency_key_reused');
+    expect(await sessionCount(racer.id)).toBe(1);
+    expect(await orderCount(racer.id)).toBe(1);
+  });
+
+  const holdKey = (storeId: string, key: string, settle: 'commit' | 'rollback', whileHeld: () => Promise<void>) =>
+    holdIdempotencyKey(api, { storeId, operation: 'checkout_session.create', key, resourceId: 'cs_test_000000000000000000000000' }, settle, whileHeld);
+
+  it('a request whose key is held by a first one that then rolls back waits for it, and creates', async () => {
+    const own = await createStore(api.services);
+    const ownProduct = await createProduct(api, own.keys.sk_test);
+    const idempotencyKey = freshKey();
+    let second: Promise<Awaited<ReturnType<typeof post>>> | undefined;
+    await holdKey(own.id, idempotencyKey, 'rollback', async () => {
+      second = post({ price_id: ownProduct.price_id }, idempotencyKey, own.keys.sk_test);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    const created = await second!;
+    expect(created.status).toBe(201);
+    expect(await sessionCount(own.id)).toBe(1);
+    const [row] = await api.services.db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.storeId, own.id), eq(idempotencyKeys.key, idempotencyKey)));
+    expect(row).toMatchObject({ resourceId: created.body.id, operation: 'checkout_session.create' });
+  });
+
+  it('a request whose key is held by a first one that then commits another body is 409, and writes nothing', async () => {
+    const own = await createStore(api.services);
+    const ownProduct = await createProduct(api, own.keys.sk_test);
+    const idempotencyKey = freshKey();
+    let second: Promise<Awaited<ReturnType<typeof post>>> | undefined;
+    await holdKey(own.id, idempotencyKey, 'commit', async () => {
+      second = post({ price_id: ownProduct.price_id }, idempotencyKey, own.keys.sk_test);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    expectError(await second!, 409, 'idempotency_key_reused');
+    expect(await sessionCount(own.id)).toBe(0);
+    expect(await orderCount(own.id)).toBe(0);
+  });
+
+  it('a key sent with an order of several lines claims once: the replay answers the same session and lines', async () => {
+    const own = await createStore(api.services);
+    const [a, b] = [await createProduct(api, own.keys.sk_test), await createProduct(api, own.keys.sk_test)];
+    const idempotencyKey = freshKey();
+    const body = { line_items: [{ price_id: a.price_id, quantity: 2 }, { price_id: b.price_id }] };
+    const first = await post(body, idempotencyKey, own.keys.sk_test);
+    expect(first.status).toBe(201);
+    const replay = await post(body, idempotencyKey, own.keys.sk_test);
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual(first.body);
+    expect(await sessionCount(own.id)).toBe(1);
+    expect(await orderCount(own.id)).toBe(1);
   });
 
   it('without a key, two identical requests create two sessions', async () => {

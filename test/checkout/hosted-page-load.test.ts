@@ -6,9 +6,15 @@ import { NextRequest } from 'next/server';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import CheckoutPage from '@/app/checkout/[id]/page';
+import ReceiptPage from '@/app/checkout/[id]/receipt/page';
 import SubscribePage from '@/app/subscribe/[id]/page';
 import { checkoutSessions, subscriptionCheckouts } from '@/db/schema';
 import { hostedCheckoutHandoff, type HostedCheckout } from '@/server/checkout/hosted/page';
+import { PAYMENT_FORM_SCRIPT } from '@/server/checkout/hosted/payment-form-script';
+import { hashSource } from '@/server/kit/hosted-page/headers';
+import { receiptUrl } from '@/server/kit/links';
+import { payCheckoutSession } from '@/server/payments/service';
+import { updateStore } from '@/server/stores/service';
 import { hostedSubscriptionHandoff } from '@/server/subscriptions/hosted';
 import { proxy } from '@/proxy';
 import { closeAppServices, getApiHandler, getAppServices } from '@/server/app';
@@ -32,6 +38,7 @@ let dataDir: string;
 let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
 let services: Services;
 let keys: { sk_test: string };
+let storeId = '';
 
 beforeAll(async () => {
   dataDir = await mkdtemp(path.join(tmpdir(), 'hosted-page-load-'));
@@ -40,7 +47,7 @@ beforeAll(async () => {
   Object.assign(process.env, { DATA_DIR: dataDir, AUTH_SECRET: 'test-auth-secret', BACKGROUND_WORK: 'false', SUBSCRIPTIONS_ENABLED: 'true' });
   if (database) process.env.DATABASE_URL = database.url;
   services = await getAppServices();
-  keys = (await createStore(services, { subscriptions: true })).keys;
+  ({ keys, id: storeId } = await createStore(services, { subscriptions: true }));
 }, 120_000);
 
 afterAll(async () => {
@@ -102,6 +109,31 @@ describe('a hosted page is loaded once per view', () => {
     expect(seen.html).not.toContain('Already paid');
   });
 
+  it('an open page: the CSP allows its one script by hash, the script the page carries', async () => {
+    const product = await post('/products', { name: 'Map', amount: 900, sku: uniqueSku() });
+    const session = await post('/checkout/sessions', { price_id: product.price_id });
+    const seen = await view(session.url, ({ id, query }) => CheckoutPage({ params: Promise.resolve({ id }), searchParams: Promise.resolve(query) }), async () => {});
+    expect(seen.csp).toContain(`script-src ${hashSource(PAYMENT_FORM_SCRIPT)};`);
+    expect(seen.html).toContain(`<script>${PAYMENT_FORM_SCRIPT}</script>`);
+  });
+
+  it('the receipt: proxy.ts loads it (its CSP names the store’s logo, and no script), the page renders it without reading again', async () => {
+    await updateStore(services.db, storeId, { logoUrl: 'https://cdn.example/moths/logo.png' });
+    try {
+      const product = await post('/products', { name: 'Poster', amount: 700, sku: uniqueSku() });
+      const session = await post('/checkout/sessions', { price_id: product.price_id });
+      await payCheckoutSession(services, { sessionId: session.id, card: { number: '4242424242424242', expiry: '12/30', cvc: '123' }, email: 'buyer@example.com' });
+      const seen = await view(receiptUrl(services.config, session.id), ({ id, query }) => ReceiptPage({ params: Promise.resolve({ id }), searchParams: Promise.resolve(query) }), async () => {});
+      expect(seen.pageReads).toBe(0);
+      expect(seen.csp).toContain("img-src 'self' data: https://cdn.example;");
+      expect(seen.csp).toContain("script-src 'none';");
+      expect(seen.html).toContain('src="https://cdn.example/moths/logo.png"');
+      expect(seen.html).toContain('Payment received');
+    } finally {
+      await updateStore(services.db, storeId, { logoUrl: null });
+    }
+  });
+
   it('subscription checkout: the same', async () => {
     const checkout = await post('/subscriptions', { amount: 990, interval: 'month', plan_name: 'Pro plan', total_payments: 12, customer_email: 'ada@example.com', success_url: 'https://shop.example/welcome' });
     const seen = await view(
@@ -115,7 +147,7 @@ describe('a hosted page is loaded once per view', () => {
   });
 
   it('a hand-off is taken once, by its own kind of page; a token a client makes up finds nothing', () => {
-    const loaded: HostedCheckout = { state: 'expired', storeName: 'Shop', cancelUrl: null };
+    const loaded: HostedCheckout = { state: 'expired', storeName: 'Shop', storeLinks: { logoUrl: null, termsUrl: null, privacyUrl: null }, cancelUrl: null };
     const given = hostedCheckoutHandoff.give(loaded, new Headers({ accept: 'text/html' }));
     expect(given.get('accept')).toBe('text/html');
     expect(hostedSubscriptionHandoff.take(given)).toBeUndefined();
@@ -129,7 +161,7 @@ describe('a hosted page is loaded once per view', () => {
   it('a hand-off its page never takes is dropped by a later one after a minute, without a timer per view', () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     try {
-      const loaded: HostedCheckout = { state: 'expired', storeName: 'Shop', cancelUrl: null };
+      const loaded: HostedCheckout = { state: 'expired', storeName: 'Shop', storeLinks: { logoUrl: null, termsUrl: null, privacyUrl: null }, cancelUrl: null };
       const abandoned = hostedCheckoutHandoff.give(loaded, new Headers());
       vi.advanceTimersByTime(61_000);
       const later = hostedCheckoutHandoff.give(loaded, new Headers());

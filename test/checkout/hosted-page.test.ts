@@ -1,7 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { products } from '@/db/schema';
+import { taxLineLabel } from '@/app/checkout/parts';
 import { loadHostedCheckout } from '@/server/checkout/hosted/page';
+import { taxLabelOf } from '@/server/checkout/tax';
 import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';
 import { loadHostedReceipt } from '@/server/checkout/hosted/receipt';
 import { submitHostedPayment } from '@/server/checkout/hosted/submit';
@@ -60,12 +62,16 @@ describe('hosted checkout read model', () => {
     if (hosted.state !== 'open') return;
     expect(hosted.view).toMatchObject({
       storeName,
+      storeLinks: { logoUrl: null, termsUrl: null, privacyUrl: null },
+      // The store's clock when it was read: the form's script judges expiry dates by its month.
+      readAt: T0.getTime() / 1000,
       livemode: false,
       customerEmail: null,
       amountSubtotal: 5500,
       amountTax: 800,
       amountTotal: 6300,
-      taxInclusive: false,
+      // Only the taxed line's rate names the tax.
+      tax: { rates: [20], inclusive: false },
       lines: [
         { description: 'App licence', quantity: 1, unitAmount: 1500 },
         { description: 'Printed atlas', quantity: 2, unitAmount: 2000 },
@@ -171,7 +177,11 @@ describe('receipt', () => {
   it('paid: lines, amounts, card brand and last 4, the license key, the order id; only with its signature', async () => {
     const session = await createSession({ price_id: licensed.price_id, quantity: 1 });
     const unpaidSignature = new URL(receiptUrl(api.services.config, session.id)).searchParams.get('signature')!;
-    expect(await loadHostedReceipt(api.services, { id: session.id, signature: unpaidSignature })).toEqual({ state: 'unpaid', storeName });
+    expect(await loadHostedReceipt(api.services, { id: session.id, signature: unpaidSignature })).toEqual({
+      state: 'unpaid',
+      storeName,
+      storeLinks: { logoUrl: null, termsUrl: null, privacyUrl: null },
+    });
 
     const paid = await submitHostedPayment(api.services, payCheckoutSession, { ...session.link, form: form({ ...card(), email: 'e@example.com' }) });
     expect(paid).toEqual({ kind: 'redirect', location: receiptUrl(api.services.config, session.id) });
@@ -185,11 +195,30 @@ describe('receipt', () => {
         cardBrand: 'visa',
         cardLast4: '4242',
         amountTotal: 1500,
+        tax: { rates: [], inclusive: false },
         lines: [{ description: 'App licence', quantity: 1, unitAmount: 1500 }],
         licenseKeys: [expect.stringMatching(/^LK-[A-Z2-7]{5}(-[A-Z2-7]{5}){3}$/)],
       },
     });
     expect(await loadHostedReceipt(api.services, { id: session.id, signature: 'forged' })).toEqual({ state: 'invalid' });
     expect(await loadHostedReceipt(api.services, { id: session.id, signature: undefined })).toEqual({ state: 'invalid' });
+  });
+});
+
+describe('the tax line: taxLabelOf', () => {
+  it('the rates of the taxed lines, ascending and each once; inclusive only when every taxed line is', () => {
+    const line = (amountTax: number, taxRate: number | null, taxInclusive = false) => ({ amountTax, taxRate, taxInclusive });
+    expect(taxLabelOf([line(190, 19), line(70, 7), line(380, 19), line(0, null)])).toEqual({ rates: [7, 19], inclusive: false });
+    expect(taxLabelOf([line(160, 19, true), line(0, 19, false)])).toEqual({ rates: [19], inclusive: true });
+    expect(taxLabelOf([line(160, 19, true), line(70, 7, false)])).toEqual({ rates: [7, 19], inclusive: false });
+    // Tax not calculated (or a rate of 0): no rate to name.
+    expect(taxLabelOf([line(0, 19), line(0, 0)])).toEqual({ rates: [], inclusive: false });
+  });
+
+  it('reads on the page as "VAT 19%", "VAT 7% and 19% (included)", or plain "VAT"', () => {
+    expect(taxLineLabel({ rates: [19], inclusive: false })).toBe('VAT 19%');
+    expect(taxLineLabel({ rates: [7, 19], inclusive: true })).toBe('VAT 7% and 19% (included)');
+    expect(taxLineLabel({ rates: [0, 7, 19], inclusive: false })).toBe('VAT 0%, 7% and 19%');
+    expect(taxLineLabel({ rates: [], inclusive: false })).toBe('VAT');
   });
 });

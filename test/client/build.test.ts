@@ -1,12 +1,11 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CARD_FRAME_SCRIPT } from '@/app/embed/card/card-frame-script';
 import * as source from '@/client';
-import { buildLibrary, bundleFrameScript, CLIENT_DIR } from '@/client/scripts/bundle';
+import { buildLibrary, bundleFrameScript, CLIENT_DIR, writeDeclarations } from '@/client/scripts/bundle';
 
 /** The package entry and the build outputs. Node environment: esbuild and tsc run here. */
 const ROOT = path.resolve(CLIENT_DIR, '..');
@@ -24,13 +23,19 @@ describe('client build', () => {
     expect(CARD_FRAME_SCRIPT).toBe(await bundleFrameScript());
   });
 
-  it('package.json publishes ./client (types + ESM), tree-shakeable, React as a peer', async () => {
-    const manifest = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
-    expect(manifest.exports['./client']).toEqual({ types: './client/dist/index.d.ts', import: './client/dist/index.js' });
-    // Only stylesheets (imported for their effect by the app's layouts) have side effects.
-    expect(manifest.sideEffects).toEqual(['*.css']);
-    expect(manifest.peerDependencies.react).toBeDefined();
-    expect(manifest.scripts['client:build']).toBe('tsx client/scripts/build.ts');
+  it('client/package.json publishes @payments-service/client: ESM with its types, tree-shakeable, React a peer dependency only', async () => {
+    const manifest = JSON.parse(await readFile(path.join(CLIENT_DIR, 'package.json'), 'utf8'));
+    expect(manifest).toMatchObject({ name: '@payments-service/client', type: 'module', sideEffects: false, files: ['dist'], license: 'MIT' });
+    expect(manifest.exports).toEqual({ '.': { types: './dist/index.d.ts', import: './dist/index.js' }, './package.json': './package.json' });
+    expect(manifest.peerDependencies).toEqual({ react: '>=18.2.0', '@types/react': '>=18.2.0' });
+    expect(manifest.dependencies).toBeUndefined();
+    expect(manifest.scripts).toEqual({ prepack: 'cd .. && npm run --silent client:build' });
+    // The service's package no longer offers the library: installing it would bring the service's own React.
+    const root = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
+    expect(Object.keys(root.exports)).toEqual(['./trpc', './webhooks']);
+    expect(root.peerDependencies).toBeUndefined();
+    expect(root.scripts['client:build']).toBe('tsx client/scripts/build.ts');
+    expect(root.scripts['client:pack']).toBe('npm pack ./client');
   });
 
   it('the ESM bundle exports every name of the public API, imports React instead of bundling it, and drops what a page does not use', async () => {
@@ -71,10 +76,16 @@ describe('client build', () => {
     expect(pageCode.length).toBeLessThan(400);
   });
 
-  it('declarations type the ./client entry (tsc emitDeclarationOnly with client/tsconfig.json)', async () => {
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(CLIENT_DIR, 'tsconfig.json'), '--outDir', outDir]);
+  it('declarations type the package entry, every relative import spelled as Node resolves it (`./card.js`)', async () => {
+    await writeDeclarations(outDir);
     const declarations = await readFile(path.join(outDir, 'index.d.ts'), 'utf8');
     for (const name of ['loadService', 'SecureCheckoutForm', 'ServiceError', 'ConfirmResult', 'TEST_CARDS']) expect(declarations).toContain(name);
+    expect(declarations).toContain("export { SecureCheckoutForm } from './react/secure-checkout-form.js';");
     expect(await readFile(path.join(outDir, 'service.d.ts'), 'utf8')).toContain('confirmCheckoutSession(params: ConfirmParams): Promise<ConfirmResult>');
+    expect(await readFile(path.join(outDir, 'react/use-checkout.d.ts'), 'utf8')).toContain("import type { ServiceError } from '../errors.js';");
+    for (const file of (await readdir(outDir, { recursive: true })).filter((name) => name.endsWith('.d.ts'))) {
+      const text = await readFile(path.join(outDir, file), 'utf8');
+      expect([...text.matchAll(/(?:from\s+|import\()'(\.[^']*)'/g)].map((match) => match[1]).filter((specifier) => !specifier!.endsWith('.js')), file).toEqual([]);
+    }
   }, 120_000);
 });

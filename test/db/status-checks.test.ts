@@ -13,6 +13,8 @@ const STATUS_COLUMNS: Record<string, readonly string[]> = {
   'payment_attempts.status': schema.PAYMENT_ATTEMPT_STATUSES,
   'orders.status': schema.ORDER_STATUSES,
   'refunds.status': schema.REFUND_STATUSES,
+  'withdrawals.status': schema.WITHDRAWAL_STATUSES,
+  'emails.status': schema.EMAIL_STATUSES,
   'subscriptions.status': schema.SUBSCRIPTION_STATUSES,
   'subscription_checkouts.status': schema.SUBSCRIPTION_CHECKOUT_STATUSES,
   'subscription_charges.status': schema.SUBSCRIPTION_CHARGE_STATUSES,

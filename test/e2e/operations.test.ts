@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminClient,
@@ -80,6 +81,18 @@ function expectAllAnswered(results: { status?: number; code?: string; failure?: 
   expect(results.filter((result) => result.status === 201).length).toBeGreaterThan(0);
 }
 
+/** `npm start` as a user runs it, expected to refuse: its exit code, its own lines (npm's aside) and all it printed. */
+async function refusedStart(startEnv: NodeJS.ProcessEnv): Promise<{ code: number | null; lines: string[]; output: string }> {
+  const child = spawn('npm', ['start'], { cwd: ROOT, env: startEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  // npm's own lines (the script it runs, and its note that the script failed) aside.
+  const lines = output.split('\n').filter((line) => line.trim() !== '' && !/^(> |npm )/.test(line));
+  return { code, lines, output };
+}
+
 describe('operating npm start', () => {
   it('/healthz, /readyz and /metrics (with METRICS_TOKEN only), counting by route template and payments by outcome', async () => {
     const health = await fetch(`${origin}/healthz`);
@@ -152,17 +165,27 @@ describe('operating npm start', () => {
   it('a second npm start on the same data directory exits 1 with one line naming the running one’s pid and port', async () => {
     earlierOutput += service.output();
     service = await startService(env);
-    const second = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    second.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    second.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => second.once('close', resolve));
+    const { code, lines } = await refusedStart(env);
     expect(code).toBe(1);
-    // npm's own lines (the script it runs, and its note that the script failed) aside.
-    const lines = output.split('\n').filter((line) => line.trim() !== '' && !/^(> |npm )/.test(line));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(new RegExp(`pid \\d+, port ${port}\\b`));
     expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+  }, START_TIMEOUT_MS);
+
+  it('npm start on a port another program holds exits 1 with one line naming the port, before any build or migration', async () => {
+    const holder = createServer();
+    const takenPort = await freePort();
+    await new Promise<void>((resolve) => holder.listen(takenPort, '127.0.0.1', resolve));
+    const storage = await serviceStorage('operations-port-taken');
+    try {
+      const { code, lines, output } = await refusedStart({ ...env, ...storage.env, PORT: String(takenPort) });
+      expect(code).toBe(1);
+      expect(lines).toEqual([`Port ${takenPort} is already in use by another program. Set PORT to use another.`]);
+      expect(output).not.toMatch(/Building|migrat/i);
+    } finally {
+      holder.close();
+      await storage.cleanup();
+    }
   }, START_TIMEOUT_MS);
 
   it('Ctrl-C (SIGINT to the whole process group) under 150 concurrent creates: one stop, every create answered, exit 0', async () => {

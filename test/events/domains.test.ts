@@ -35,13 +35,13 @@ const pay = (sessionId: string, number = '4242424242424242', email = 'Buyer@Exam
   payCheckoutSession(api.services, { sessionId, card: card(number), email });
 
 describe('events of payments, refunds, customers and portal sessions', () => {
-  it('a paid session records customer.created, checkout.session.completed and order.paid, each with the object as the API reads it', async () => {
+  it('a paid session records customer.created, invoice.issued, checkout.session.completed and order.paid, each with the object as the API reads it', async () => {
     const session = await openSession({ customer_email: `first-${Date.now()}@example.com` });
     const before = await newest();
     await pay(session.id);
     const events = await eventsSince(before);
-    expect(events.map((event) => event.type)).toEqual(['customer.created', 'checkout.session.completed', 'order.paid']);
-    const [customerCreated, completed, paid] = events;
+    expect(events.map((event) => event.type)).toEqual(['customer.created', 'invoice.issued', 'checkout.session.completed', 'order.paid']);
+    const [customerCreated, issued, completed, paid] = events;
     const readSession = await get(`/checkout/sessions/${session.id}`);
     const order = await get(`/orders/${session.order_id}`);
     expect(completed).toMatchObject({ object: 'event', livemode: false, sequence: 1, data: { object: readSession } });
@@ -49,12 +49,13 @@ describe('events of payments, refunds, customers and portal sessions', () => {
     expect(paid).toMatchObject({ sequence: 1, data: { object: order } });
     expect(order.status).toBe('paid');
     expect(customerCreated.data.object).toEqual(await get(`/customers/${order.customer_id}`));
+    expect(issued).toMatchObject({ sequence: 1, data: { object: await get(`/invoices/${order.invoice_id}`) } });
 
     // A second payment of the same address matches the customer: no second customer.created.
     const again = await openSession({ customer_email: customerCreated.data.object.email.toUpperCase() });
     const mark = await newest();
     await pay(again.id);
-    expect((await eventsSince(mark)).map((event) => event.type)).toEqual(['checkout.session.completed', 'order.paid']);
+    expect((await eventsSince(mark)).map((event) => event.type)).toEqual(['invoice.issued', 'checkout.session.completed', 'order.paid']);
   });
 
   it('a declined card records checkout.session.payment_failed with payment_status failed', async () => {
@@ -67,20 +68,21 @@ describe('events of payments, refunds, customers and portal sessions', () => {
     expect(events[0].data.object).toMatchObject({ status: 'open', payment_status: 'failed' });
   });
 
-  it('a refund records refund.created (pending), refund.updated (succeeded, with what changed) and order.refunded', async () => {
+  it('a refund records refund.created (pending), credit_note.issued, refund.updated (succeeded, with what changed) and order.refunded', async () => {
     const session = await openSession();
     await pay(session.id);
     const before = await newest();
     const refund = await api.request('POST', '/api/v1/refunds', { key: store.key, body: { order_id: session.order_id, amount: 500 } });
     expect(refund.status).toBe(201);
     const events = await eventsSince(before);
-    expect(events.map((event) => event.type)).toEqual(['refund.created', 'refund.updated', 'order.refunded']);
-    const [created, updated, refunded] = events;
-    expect(created).toMatchObject({ sequence: 1, data: { object: { ...refund.body, status: 'pending' } } });
+    expect(events.map((event) => event.type)).toEqual(['refund.created', 'credit_note.issued', 'refund.updated', 'order.refunded']);
+    const [created, issued, updated, refunded] = events;
+    expect(created).toMatchObject({ sequence: 1, data: { object: { ...refund.body, status: 'pending', credit_note_id: null } } });
     expect(updated).toMatchObject({ sequence: 2, data: { object: refund.body, previous_attributes: { status: 'pending' } } });
     const order = await get(`/orders/${session.order_id}`);
     expect(refunded).toMatchObject({ sequence: 2, data: { object: order } });
     expect(order).toMatchObject({ status: 'partially_refunded', amount_refunded: 500, refunds: [refund.body] });
+    expect(issued).toMatchObject({ sequence: 1, data: { object: await get(`/credit_notes/${refund.body.credit_note_id}`) } });
   });
 
   it('portal sessions record created (never the url) and revoked; deleting a customer revokes theirs, then records customer.deleted', async () => {

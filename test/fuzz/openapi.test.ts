@@ -59,6 +59,13 @@ function resolve(schema: Schema): Schema {
   return schema.$ref ? resolve(componentSchemas[schema.$ref.split('/').pop()!]!) : schema;
 }
 
+/** A body stated as one object per mode (`oneOf`) is fuzzed over every mode's fields, from a valid body of the first mode. */
+function bodySchemaOf(schema: Schema): Schema {
+  const variants = schema.oneOf?.map(resolve);
+  if (!variants) return schema;
+  return { type: 'object', properties: Object.assign({}, ...variants.map((variant) => variant.properties)), required: variants[0]!.required };
+}
+
 const operations: Operation[] = Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
   Object.entries(item as Record<string, any>).map(([method, operation]) => {
     const parameters = (operation.parameters ?? []) as { in: string; name: string }[];
@@ -70,7 +77,7 @@ const operations: Operation[] = Object.entries(document.paths ?? {}).flatMap(([p
       method: method.toUpperCase(),
       path,
       query: parameters.filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
-      body: body && resolve(body),
+      body: body && bodySchemaOf(resolve(body)),
       publishable: (operation.security ?? []).some((requirement: object) => 'publishableKey' in requirement),
     };
   }),

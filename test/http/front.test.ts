@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createFront, type Front, type FrontOptions } from '@/server/http/front';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createFront, createInFlightBound, type Front, type FrontOptions } from '@/server/http/front';
 
 /**
  * The front of `npm start` (server/http/front.ts) on a loopback port, serving a stand-in for Next
@@ -162,6 +162,77 @@ describe('overload: a bounded wait, then 503 service_busy', () => {
     expect((await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status).toBe(200);
     releaseHeld();
     for (const answer of await Promise.all(first)) expect(answer.status).toBe(200);
+  });
+});
+
+describe('the bound: shedding by expected wait', () => {
+  /** A bound on a clock the test moves; its queue deadlines run on fake timers. */
+  function boundAt(maxInFlight: number, queueTimeoutMs: number) {
+    let clock = 0;
+    const bound = createInFlightBound(maxInFlight, queueTimeoutMs, () => clock);
+    return { bound, advance: (ms: number) => (clock += ms) };
+  }
+
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('beyond MAX_IN_FLIGHT a request is queued while the requests ahead times the recent interval between answers fit the budget, and refused at once beyond it', async () => {
+    vi.useFakeTimers();
+    const { bound, advance } = boundAt(2, 300);
+    expect([bound.enter(), bound.enter()]).toEqual([true, true]);
+    // One answer a second after the instance became busy: the mean interval is now 100 ms (smoothed from 0).
+    advance(1000);
+    bound.leave();
+    expect(bound.enter()).toBe(true);
+
+    // Two ahead, then three: 200 and 300 ms expected, within the budget; queued.
+    const second = bound.enter();
+    const third = bound.enter();
+    expect(second).toBeInstanceOf(Promise);
+    expect(third).toBeInstanceOf(Promise);
+    // Four ahead: 400 ms expected. Refused there and then, not after waiting.
+    expect(bound.enter()).toBe(false);
+
+    // An answer passes its slot to the longest waiting; the other still cannot start by its deadline.
+    bound.leave();
+    expect(await second).toBe(true);
+    await vi.advanceTimersByTimeAsync(300);
+    expect(await third).toBe(false);
+  });
+
+  it('below MAX_IN_FLIGHT nothing is refused, however slow the recent answers were', () => {
+    const { bound, advance } = boundAt(16, 1);
+    bound.enter();
+    advance(60_000);
+    bound.leave();
+    for (let round = 0; round < 3; round++) {
+      expect(Array.from({ length: 16 }, () => bound.enter())).toEqual(Array(16).fill(true));
+      for (let n = 0; n < 16; n++) bound.leave();
+    }
+  });
+
+  it('over HTTP: the slots taken, a request that cannot expect its turn in time is 503 service_busy with Retry-After; the operator endpoints still answer; the held ones are served', async () => {
+    const { origin } = await startFront({ maxInFlight: 16, queueTimeoutMs: 1 });
+    // One slow answer: the next newcomer beyond the slots cannot expect its turn within 1 ms.
+    const slow = fetch(`${origin}/hold/slow`);
+    await until(() => held.size === 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    releaseHeld();
+    expect((await slow).status).toBe(200);
+
+    const holding = Array.from({ length: 16 }, (_, n) => fetch(`${origin}/hold/${n}`));
+    await until(() => held.size === 16);
+    const refused = await fetch(`${origin}/api/v1/things/t_1`);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.headers.get('connection')).toBe('close');
+    expect((await refused.json()).error).toMatchObject({ type: 'api_error', code: 'service_busy' });
+    for (const path of ['/healthz', '/readyz']) expect((await fetch(`${origin}${path}`)).status, path).toBe(200);
+    expect((await fetch(`${origin}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).status).toBe(200);
+
+    releaseHeld();
+    expect((await Promise.all(holding)).map((answer) => answer.status)).toEqual(Array(16).fill(200));
   });
 });
 

@@ -50,6 +50,8 @@ describe('records after a real payment', () => {
       lines: [expect.objectContaining({ product_id: product.id, price_id: product.price_id, quantity: 2, unit_amount: 4900, amount_total: 9800 })],
       refunds: [],
       license_keys: [expect.stringMatching(/^LK-[A-Z2-7]{5}-[A-Z2-7]{5}-[A-Z2-7]{5}-[A-Z2-7]{5}$/)],
+      withdrawal_waiver: null,
+      withdrawal: null,
       created: epoch(T0),
       paid_at: epoch(T0),
     });

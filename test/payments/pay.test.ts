@@ -155,8 +155,11 @@ describe('local validation: no attempt consumed, no gateway call', () => {
     ['20 digits', { number: '42424242424242424242' }, 'invalid_card_number', 'card_number'],
     ['month 13', { expiry: '13/30' }, 'invalid_expiry', 'expiry'],
     ['month 00', { expiry: '00/30' }, 'invalid_expiry', 'expiry'],
-    ['no slash', { expiry: '1230' }, 'invalid_expiry', 'expiry'],
     ['three-digit year', { expiry: '12/030' }, 'invalid_expiry', 'expiry'],
+    ['one-digit month without a separator (130)', { expiry: '130' }, 'invalid_expiry', 'expiry'],
+    ['five digits', { expiry: '12030' }, 'invalid_expiry', 'expiry'],
+    ['two separators', { expiry: '12//30' }, 'invalid_expiry', 'expiry'],
+    ['letters', { expiry: 'Dec 30' }, 'invalid_expiry', 'expiry'],
     ['past month (store clock at 2026-06)', { expiry: '05/26' }, 'expired_card', 'expiry'],
     ['past year, MM/YYYY', { expiry: '12/2025' }, 'expired_card', 'expiry'],
     ['2-digit CVC', { cvc: '12' }, 'invalid_cvc', 'cvc'],
@@ -174,9 +177,10 @@ describe('local validation: no attempt consumed, no gateway call', () => {
     });
   }
 
-  it('accepted forms: spaces in the number, MM/YY and MM/YYYY, the current month, 4-digit Amex CVC', async () => {
+  it('accepted forms: spaces in the number; expiry as people type it (MM/YY, MM/YYYY, 1230, 12 30, 12-30, 122030, 1/30); the current month; 4-digit Amex CVC', async () => {
     const store = await newStore(fx);
-    for (const card of [validCard(), { number: '4242424242424242', expiry: '06/2026', cvc: '999' }]) {
+    const expiries = ['12/30', '12 / 30', '12/2030', '1230', '12 30', '12-30', '122030', '1/30', ' 06/26 '];
+    for (const card of [validCard(), { number: '4242424242424242', expiry: '06/2026', cvc: '999' }, ...expiries.map((expiry) => ({ ...validCard(), expiry }))]) {
       const { sessionId } = await insertSession(fx, store);
       expect((await payCheckoutSession(fx, { sessionId, card })).status).toBe('paid');
     }

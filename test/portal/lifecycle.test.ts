@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { portalSessions } from '@/db/schema';
+import { portalSessions, webhookDeliveries, webhookEndpoints, webhookEvents } from '@/db/schema';
 import { epoch, expectError, expectIdenticalMissing, rawApiRequest, T0 } from '../support/api';
 import { createStore } from '../support/factories';
+import { holdIdempotencyKey } from '../support/idempotency';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
 import { seedCustomer, seedOrder, seedSubscription } from './factories';
@@ -168,6 +169,60 @@ describe('Idempotency-Key', () => {
     expect(new Set(responses.map((response) => response.body.url)).size).toBe(1);
     const rows = await api.services.db.select().from(portalSessions).where(eq(portalSessions.customerId, customer.id));
     expect(rows).toHaveLength(1);
+  });
+
+  it('racing creates with one key write one portal.session.created event, delivered once to each endpoint that wants it', async () => {
+    const racer = await createStore(api.services);
+    const customer = await seedCustomer(seedOf(api), racer);
+    const endpoint = (id: string, events: string[] | null) => ({ id, storeId: racer.id, livemode: false, url: 'https://hooks.example.test/', events, createdAt: api.clock.now() });
+    await api.services.db.insert(webhookEndpoints).values([
+      endpoint(`we_test_${racer.id.slice(-12)}all000000000000`, null),
+      endpoint(`we_test_${racer.id.slice(-12)}portal000000000`, ['portal.session.created']),
+      endpoint(`we_test_${racer.id.slice(-12)}other0000000000`, ['order.paid']),
+    ]);
+    const responses = await Promise.all(Array.from({ length: 5 }, () => createPortal(api, racer.keys.sk_test, { customer_id: customer.id }, { 'idempotency-key': 'portal-race-events' })));
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 200, 200, 200, 201]);
+    const created = responses.find((response) => response.status === 201)!.body;
+    const events = await api.services.db.select().from(webhookEvents).where(eq(webhookEvents.storeId, racer.id));
+    expect(events).toHaveLength(1);
+    const { url: _url, ...read } = created;
+    expect(events[0]).toMatchObject({ type: 'portal.session.created', objectId: created.id, objectSequence: 1 });
+    expect(events[0]!.payload).toMatchObject({ id: events[0]!.id, object: 'event', type: 'portal.session.created', sequence: 1, livemode: false, data: { object: read } });
+    const deliveries = await api.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, events[0]!.id));
+    expect(deliveries.map((delivery) => delivery.endpointId).sort()).toEqual([`we_test_${racer.id.slice(-12)}all000000000000`, `we_test_${racer.id.slice(-12)}portal000000000`]);
+    for (const delivery of deliveries) {
+      expect(delivery).toMatchObject({ status: 'pending', objectId: created.id, sequence: events[0]!.sequence, attempts: 0, resend: false });
+      expect(delivery.id).toMatch(/^whd_[0-9A-Za-z]{24}$/);
+    }
+  });
+
+  it('a request whose key is held by a first one that then rolls back waits for it, and creates with its event', async () => {
+    const own = await createStore(api.services);
+    const customer = await seedCustomer(seedOf(api), own);
+    let second: ReturnType<typeof createPortal> | undefined;
+    await holdIdempotencyKey(api, { storeId: own.id, operation: 'portal_session.create', key: 'portal-held', resourceId: 'portal_test_000000000000000000000000' }, 'rollback', async () => {
+      second = createPortal(api, own.keys.sk_test, { customer_id: customer.id }, { 'idempotency-key': 'portal-held' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    const created = await second!;
+    expect(created.status).toBe(201);
+    expect(created.body.url).toMatch(PORTAL_URL);
+    expect(await api.services.db.select().from(portalSessions).where(eq(portalSessions.storeId, own.id))).toHaveLength(1);
+    expect(await api.services.db.select().from(webhookEvents).where(eq(webhookEvents.storeId, own.id))).toHaveLength(1);
+  });
+
+  it('a key is kept 24 hours of the store clock; after that it counts as new', async () => {
+    const customer = await seedCustomer(seedOf(api), store);
+    const body = { customer_id: customer.id, expires_at: epoch(api.clock.now()) + 30 * 24 * 3600 };
+    const first = await createdPortal(api, store.key, body, { 'idempotency-key': 'portal-window' });
+    api.clock.advance(24 * 3600 - 1);
+    const replay = await createPortal(api, store.key, body, { 'idempotency-key': 'portal-window' });
+    expect(replay.status).toBe(200);
+    expect(replay.body.url).toBe(first.url);
+    api.clock.advance(2);
+    const later = await createPortal(api, store.key, body, { 'idempotency-key': 'portal-window' });
+    expect(later.status).toBe(201);
+    expect(later.body.id).not.toBe(first.id);
   });
 
   it('a malformed Idempotency-Key → 400 idempotency_key_invalid', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { openPortal, portalLinkResolves } from '@/server/portal/page';
+import { openPortal, portalLinkStore } from '@/server/portal/page';
 import { epoch, T0 } from '../support/api';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
@@ -14,7 +14,7 @@ import { createdPortal, seedOf, SESSIONS, tokenOf } from './support';
  */
 const api = useTestApi({ publicBaseUrl: 'https://pay.example.test' });
 const store = useTestStore(api, { name: 'Moth Books' });
-const deps = () => ({ db: api.services.db, clock: api.clock });
+const deps = () => ({ db: api.services.db, clock: api.clock, config: api.services.config });
 
 describe('what each scope holds', () => {
   it('customer scope: that customer’s paid orders (newest first) and subscriptions only; not a second customer of the store, not another store’s customer', async () => {
@@ -46,10 +46,12 @@ describe('what each scope holds', () => {
       amountTax: 760,
       amountTotal: 4760,
       amountRefunded: 1000,
-      taxInclusive: false,
+      tax: { rates: [19], inclusive: false },
       card: { brand: 'visa', last4: '4242' },
-      refunds: [{ amount: 1000, status: 'succeeded', created: epoch(T0) }],
+      refunds: [{ amount: 1000, status: 'succeeded', created: epoch(T0), creditNoteId: null }],
       licenseKeys: older.licenseKeys,
+      downloads: [],
+      invoiceId: null,
     });
     expect(page!.subscriptions.map((subscription) => subscription.planName)).toEqual(['Moth club']);
     const text = JSON.stringify(page);
@@ -96,8 +98,8 @@ describe('what each scope holds', () => {
         created: epoch(T0) - 60 * 86400,
         nextBillingAt: epoch(T0) + 86400,
         payments: [
-          { amount: 990, status: 'declined', date: epoch(T0) - 30 * 86400, card: { brand: 'mastercard', last4: '4444' } },
-          { amount: 990, status: 'succeeded', date: epoch(T0) - 60 * 86400, card: { brand: 'visa', last4: '4242' } },
+          { amount: 990, status: 'declined', date: epoch(T0) - 30 * 86400, card: { brand: 'mastercard', last4: '4444' }, invoiceId: null },
+          { amount: 990, status: 'succeeded', date: epoch(T0) - 60 * 86400, card: { brand: 'visa', last4: '4242' }, invoiceId: null },
         ],
       },
     ]);
@@ -117,7 +119,7 @@ describe('resolving and counting', () => {
     api.clock.advance(90);
     await Promise.all(Array.from({ length: 12 }, () => openPortal(deps(), tokenOf(session.url))));
     // The proxy's check does not count.
-    expect(await portalLinkResolves(deps(), tokenOf(session.url))).toBe(true);
+    expect(await portalLinkStore(deps(), tokenOf(session.url))).toEqual({ storeLinks: { logoUrl: null, termsUrl: null, privacyUrl: null } });
     const read = await api.request('GET', `${SESSIONS}/${session.id}`, { key: store.key });
     expect(read.body).toMatchObject({ access_count: 12, last_accessed_at: epoch(T0) + 90 });
   });
@@ -129,20 +131,20 @@ describe('resolving and counting', () => {
     const revoked = await createdPortal(api, clockStore.keys.sk_test, { customer_id: customer.id });
     expect(await openPortal(deps(), tokenOf(expiring.url))).toBeDefined();
     await api.request('POST', '/api/v1/test_helpers/advance_clock', { key: clockStore.keys.sk_test, body: { seconds: 300 } });
-    expect(await portalLinkResolves(deps(), tokenOf(expiring.url))).toBe(false);
+    expect(await portalLinkStore(deps(), tokenOf(expiring.url))).toBeUndefined();
     expect(await openPortal(deps(), tokenOf(expiring.url))).toBeUndefined();
     expect(await openPortal(deps(), tokenOf(revoked.url))).toBeDefined();
     await api.request('DELETE', `${SESSIONS}/${revoked.id}`, { key: clockStore.keys.sk_test });
-    expect(await portalLinkResolves(deps(), tokenOf(revoked.url))).toBe(false);
+    expect(await portalLinkStore(deps(), tokenOf(revoked.url))).toBeUndefined();
     expect(await openPortal(deps(), tokenOf(revoked.url))).toBeUndefined();
     const counts = await Promise.all([expiring, revoked].map((s) => api.request('GET', `${SESSIONS}/${s.id}`, { key: clockStore.keys.sk_test })));
     expect(counts.map((response) => response.body.access_count)).toEqual([1, 1]);
   });
 
   it('unknown and malformed tokens never resolve', async () => {
-    expect(await portalLinkResolves(deps(), 'A'.repeat(43))).toBe(false);
+    expect(await portalLinkStore(deps(), 'A'.repeat(43))).toBeUndefined();
     expect(await openPortal(deps(), 'A'.repeat(43))).toBeUndefined();
-    expect(await portalLinkResolves(deps(), "' or 1=1 --")).toBe(false);
+    expect(await portalLinkStore(deps(), "' or 1=1 --")).toBeUndefined();
     expect(await openPortal(deps(), 'short')).toBeUndefined();
   });
 });

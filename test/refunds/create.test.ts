@@ -26,6 +26,8 @@ describe('POST /api/v1/refunds', () => {
       amount: 2500,
       currency: 'eur',
       status: 'succeeded',
+      // The fixture's order has no invoice, so nothing to credit (test/invoices covers credit notes).
+      credit_note_id: null,
       created: epoch(T0) + 30,
     });
     const read = await getOrder(order.id);

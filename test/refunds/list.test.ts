@@ -53,6 +53,7 @@ describe('GET /api/v1/refunds/{id}', () => {
       amount: 250,
       currency: 'eur',
       status: created.body.status,
+      credit_note_id: null,
       created: Math.floor(api.clock.now().getTime() / 1000),
     });
   });

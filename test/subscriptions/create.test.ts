@@ -1,6 +1,9 @@
+import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { products, subscriptionCheckouts } from '@/db/schema';
 import { checkLink } from '@/server/kit/links';
 import { createStore } from '../support/factories';
+import { holdIdempotencyKey } from '../support/idempotency';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
 import { createProduct, epoch, expectError, T0 } from '../support/api';
@@ -202,6 +205,69 @@ describe('Idempotency-Key on POST /api/v1/subscriptions', () => {
     const replay = await create(PLAN, { headers });
     expect(replay.status).toBe(200);
     expect(replay.body).toMatchObject({ id: first.body.id, status: 'complete', url: null, subscription: expect.stringMatching(/^sub_test_/) });
+  });
+});
+
+describe('Idempotency-Key on POST /api/v1/subscriptions: races, roll-backs and the window', () => {
+  const keyed = (body: unknown, key: string, storeKey: string) => create(body, { key: storeKey, headers: { 'idempotency-key': key } });
+  const checkoutsOf = async (storeId: string) => {
+    const rows = await api.services.db.select().from(subscriptionCheckouts).where(eq(subscriptionCheckouts.storeId, storeId));
+    const audit = (await auditOf(api.services.db, storeId)).filter((entry) => entry.action === 'subscription_checkout.create');
+    return { checkouts: rows.length, audited: audit.length };
+  };
+
+  it('racing identical requests with one key create one checkout with one audit line (one 201, the rest 200 with it)', async () => {
+    const racer = await createStore(api.services, { subscriptions: true });
+    const responses = await Promise.all(Array.from({ length: 6 }, () => keyed(PLAN, 'sub-race', racer.keys.sk_test)));
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 200, 200, 200, 200, 201]);
+    for (const response of responses) expect(response.body).toEqual(responses[0]!.body);
+    expect(await checkoutsOf(racer.id)).toEqual({ checkouts: 1, audited: 1 });
+  });
+
+  /** A keyed create sent while a first request holds the key, which then ends with `outcome`. */
+  const whileKeyHeld = async (outcome: 'rollback' | 'commit') => {
+    const own = await createStore(api.services, { subscriptions: true });
+    let second: ReturnType<typeof keyed> | undefined;
+    await holdIdempotencyKey(api, { storeId: own.id, operation: 'subscription_checkout.create', key: 'sub-held', resourceId: 'subchk_test_000000000000000000000000' }, outcome, async () => {
+      second = keyed(PLAN, 'sub-held', own.keys.sk_test);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    return { answer: await second!, written: await checkoutsOf(own.id) };
+  };
+
+  it('a request whose key is held by a first one that then rolls back waits for it, and creates', async () => {
+    const { answer, written } = await whileKeyHeld('rollback');
+    expect(answer.status).toBe(201);
+    expect(written).toEqual({ checkouts: 1, audited: 1 });
+  });
+
+  it('a request whose key is held by a first one that then commits another body is 409, and writes nothing', async () => {
+    const { answer, written } = await whileKeyHeld('commit');
+    expectError(answer, 409, 'idempotency_key_reused');
+    expect(written).toEqual({ checkouts: 0, audited: 0 });
+  });
+
+  it('a key is kept 24 hours of the store clock; after that it counts as new', async () => {
+    const own = await createStore(api.services, { subscriptions: true });
+    const first = await keyed(PLAN, 'sub-window', own.keys.sk_test);
+    api.clock.advance(24 * HOUR - 1);
+    expect((await keyed(PLAN, 'sub-window', own.keys.sk_test)).body.id).toBe(first.body.id);
+    api.clock.advance(2);
+    const later = await keyed(PLAN, 'sub-window', own.keys.sk_test);
+    expect(later.status).toBe(201);
+    expect(later.body.id).not.toBe(first.body.id);
+  });
+
+  it('a replay does not read the catalog again: a price deactivated since still replays; a refused request leaves the key unused', async () => {
+    const own = await createProduct(api, store.key, { name: 'Gone soon', amount: 700, mode: 'recurring', interval: 'month' });
+    const body = { price_id: own.price_id, total_payments: 3, customer_email: 'bob@example.com' };
+    expectError(await keyed({ ...body, price_id: 'price_test_000000000000000000000000' }, 'sub-catalog', store.key), 404, 'resource_missing', 'price_id');
+    const first = await keyed(body, 'sub-catalog', store.key);
+    expect(first.status).toBe(201);
+    await api.services.db.update(products).set({ priceActive: false }).where(eq(products.id, own.id));
+    const replay = await keyed(body, 'sub-catalog', store.key);
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual(first.body);
   });
 });
 

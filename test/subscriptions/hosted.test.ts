@@ -5,7 +5,14 @@ import { signedLink } from '@/server/kit/links';
 import { GatewayRejectedError, GatewayTimeoutError } from '@/server/gateway/types';
 import { reconcileFirstCharges } from '@/server/subscriptions/first-charge-reconcile';
 import { subscriptionReturnUrl } from '@/server/subscriptions/first-charge';
-import { loadHostedSubscriptionCheckout, loadHostedSubscriptionReceipt, subscriptionChallengeReturn, submitHostedSubscription } from '@/server/subscriptions/hosted';
+import {
+  loadHostedSubscriptionCheckout,
+  loadHostedSubscriptionReceipt,
+  plannedCharges,
+  runsUntilCanceled,
+  subscriptionChallengeReturn,
+  submitHostedSubscription,
+} from '@/server/subscriptions/hosted';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
@@ -31,6 +38,24 @@ const readSubscription = async (id: string) => (await api.request('GET', `${SUBS
 const pagePath = (checkout: { link: { id: string; expires: string; signature: string } }) =>
   `/subscribe/${checkout.link.id}?expires=${checkout.link.expires}&signature=${checkout.link.signature}`;
 
+describe('what the page promises: the charges a subscription started now would make', () => {
+  const at = (iso: string) => Date.parse(iso) / 1000;
+
+  it('the next a period after today, the last after total_payments periods, counted from today as billing counts them (month ends do not drift)', () => {
+    const view = { readAt: at('2027-01-31T09:00:00Z'), interval: 'month' as const, intervalCount: 1, totalPayments: 12 };
+    expect(plannedCharges(view)).toEqual({ next: at('2027-02-28T09:00:00Z'), last: at('2027-12-31T09:00:00Z') });
+    expect(plannedCharges({ ...view, interval: 'week', intervalCount: 2, totalPayments: 3 })).toEqual({ next: at('2027-02-14T09:00:00Z'), last: at('2027-02-28T09:00:00Z') });
+    // One payment: today's is the only and the last.
+    expect(plannedCharges({ ...view, totalPayments: 1 })).toEqual({ next: null, last: view.readAt });
+  });
+
+  it('the most payments a plan may have (10,000) runs until canceled: no last payment', () => {
+    expect(runsUntilCanceled(10_000)).toBe(true);
+    expect(runsUntilCanceled(9_999)).toBe(false);
+    expect(plannedCharges({ readAt: at('2027-01-31T09:00:00Z'), interval: 'month', intervalCount: 1, totalPayments: 10_000 })).toEqual({ next: at('2027-02-28T09:00:00Z'), last: null });
+  });
+});
+
 describe('hosted subscription checkout: the link', () => {
   it('an open link shows plan, amount, interval and the prefilled email', async () => {
     const checkout = await createCheckout(api, store.key, { ...PLAN, interval_count: 3, customer_name: 'Ada' });
@@ -41,6 +66,8 @@ describe('hosted subscription checkout: the link', () => {
         id: checkout.id,
         livemode: false,
         storeName: store.name,
+        storeLinks: { logoUrl: null, termsUrl: null, privacyUrl: null },
+        readAt: epoch(api.clock.now()),
         planName: 'Pro plan',
         amount: 990,
         interval: 'month',
@@ -76,7 +103,11 @@ describe('hosted subscription checkout: the link', () => {
   it('past expires_at the link is dead: the page says expired and a submit charges nothing', async () => {
     const checkout = await createCheckout(api, store.key, { ...PLAN, expires_at: epoch(T0) + HOUR });
     api.clock.set(new Date(T0.getTime() + HOUR * 1000));
-    expect(await loadHostedSubscriptionCheckout(api.services, checkout.link)).toEqual({ state: 'expired', storeName: store.name });
+    expect(await loadHostedSubscriptionCheckout(api.services, checkout.link)).toEqual({
+      state: 'expired',
+      storeName: store.name,
+      storeLinks: { logoUrl: null, termsUrl: null, privacyUrl: null },
+    });
     const before = await gatewayCharges();
     expect(await submitCard(api, checkout)).toEqual({ kind: 'redirect', location: pagePath(checkout) });
     expect(await gatewayCharges()).toBe(before);
@@ -188,12 +219,13 @@ describe('hosted subscription checkout: the first charge', () => {
     ['a Luhn-invalid number', '4242 4242 4242 4241', {}, 'invalid_card_number'],
     ['a past expiry', CARDS.approved, { expiry: '01/26' }, 'expired_card'],
     ['a malformed expiry', CARDS.approved, { expiry: '13/30' }, 'invalid_expiry'],
+    ['an ambiguous expiry (130)', CARDS.approved, { expiry: '130' }, 'invalid_expiry'],
     ['a 2-digit CVC', CARDS.approved, { cvc: '12' }, 'invalid_cvc'],
     ['a Luhn-valid number that is no test card', '4111 1111 1111 1111', {}, 'unsupported_test_card'],
-  ])('%s → back to the form with its error; the link is not spent and nothing is charged', async (_name, number, fields, code) => {
+  ])('%s → back to the form with its error (its field focused: no fragment); the link is not spent and nothing is charged', async (_name, number, fields, code) => {
     const checkout = await createCheckout(api, store.key);
     const before = await gatewayCharges();
-    expect(await submitCard(api, checkout, number, fields)).toEqual({ kind: 'redirect', location: `${pagePath(checkout)}&error=${code}#form-error` });
+    expect(await submitCard(api, checkout, number, fields)).toEqual({ kind: 'redirect', location: `${pagePath(checkout)}&error=${code}` });
     expect(await gatewayCharges()).toBe(before);
     expect(await checkoutRow(checkout.id)).toMatchObject({ status: 'open', consumedAt: null, subscriptionId: null });
     // The customer corrects the card and subscribes on the same link.

@@ -52,6 +52,33 @@ export function newContext(browser: Browser, options: { javaScriptEnabled?: bool
   });
 }
 
+/**
+ * What the developer tools would show in red for `page` from now on: console errors (a script or
+ * style the CSP refused, a missing favicon), uncaught errors, and requests that failed (an
+ * aborted one is not an error: a navigation cancels what the old page still loaded). A page
+ * answered with an error status on purpose (the 404 of a link that is not valid) is not one
+ * either, though Chromium reports that status too. A test asserts the list is empty when it is
+ * done with the page.
+ */
+export function consoleErrors(page: Page): string[] {
+  const errors: string[] = [];
+  const documents = new Set<string>();
+  page.on('request', (request) => {
+    if (request.isNavigationRequest() && request.frame() === page.mainFrame()) documents.add(request.url());
+  });
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    if (documents.has(message.location().url) && /^Failed to load resource: the server responded with a status of 4\d\d/.test(message.text())) return;
+    errors.push(`console: ${message.text()} (${message.location().url})`);
+  });
+  page.on('pageerror', (error) => errors.push(`uncaught: ${error.message}`));
+  page.on('requestfailed', (request) => {
+    const reason = request.failure()?.errorText;
+    if (reason !== 'net::ERR_ABORTED') errors.push(`request failed: ${request.method()} ${request.url()} ${reason}`);
+  });
+  return errors;
+}
+
 /** A merchant's site on a second local origin, so success URLs and embedding pages leave the service's origin. */
 export async function startMerchantSite(handler: RequestListener): Promise<{ server: Server; origin: string }> {
   const server = createServer(handler);

@@ -18,6 +18,8 @@ export interface ListedKind {
    * as its single-object read does.
    */
   make(store: Store, options: { livemode: boolean }): Promise<{ id: string }>;
+  /** The item's time field, which `created_gte`/`created_lte` read: `created` unless named (invoices: `issued_at`). */
+  createdField?: string;
 }
 
 type Response = { status: number; body: any; headers: Headers };
@@ -62,7 +64,7 @@ export function describeListContract(api: TestApi, kind: ListedKind): void {
       const response = await listOf(api, path, store.keys.sk_test);
       expect(response.status).toBe(200);
       expect(response.body).toEqual(envelope(items.slice(0, 10), true));
-      expect(response.body.data.map((item: { created: number }) => item.created)).toEqual(items.slice(0, 10).map((_, i) => epoch(T0) + 11 - i));
+      expect(response.body.data.map((item: Record<string, number>) => item[kind.createdField ?? 'created'])).toEqual(items.slice(0, 10).map((_, i) => epoch(T0) + 11 - i));
       const empty = await createStore(api.services);
       expect((await listOf(api, path, empty.keys.sk_test)).body).toEqual(envelope([], false));
     });

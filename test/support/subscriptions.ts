@@ -1,4 +1,4 @@
-import { subscriptionCharges, subscriptions, type PriceInterval } from '@/db/schema';
+import { subscriptionCharges, subscriptions, type DocumentLanguage, type PriceInterval } from '@/db/schema';
 import { chargeIdempotencyKey } from '@/server/billing/charges';
 import type { Services } from '@/server/context';
 import { newId, randomBase62 } from '@/server/ids';
@@ -20,6 +20,8 @@ export interface SubscriptionOptions {
   totalPayments?: number;
   metadata?: Record<string, string>;
   livemode?: boolean;
+  /** The customer's language (default English). */
+  language?: DocumentLanguage;
   /** The first charge's time: the start of the first period (default: the services' clock). */
   anchor?: Date;
   /** How many subscriptions share the one recurring contract (bulk fixtures). */
@@ -65,6 +67,7 @@ export async function createSubscriptions(services: Pick<Services, 'db' | 'clock
     customerId: null,
     customerEmail: 'ada@example.com',
     customerName: 'Ada',
+    language: options.language ?? 'en',
     productId: null,
     priceId: null,
     failureCount: 0,

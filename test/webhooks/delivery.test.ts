@@ -88,6 +88,30 @@ describe('delivery to a real receiver', () => {
     expect(body.indexOf('"id"')).toBeLessThan(body.indexOf('"object":"event"'));
   });
 
+  it('the events of one object are numbered 1, 2, 3 in what is delivered; an event sent to two endpoints is one delivery each, with its own id', async () => {
+    const second = await startReceiver();
+    try {
+      const secondEndpoint = await createEndpoint(api, store.keys.sk_test, { url: second.url });
+      const subscription = subscriptionLike();
+      const written = [];
+      for (const type of ['subscription.created', 'subscription.updated', 'subscription.canceled'] as const) written.push(await write({ type, object: subscription }));
+      expect(written.map((event) => event.sequence)).toEqual([1, 2, 3]);
+      await deliver();
+      for (const got of [receiver, second]) {
+        const bodies = got.received.map((webhook) => JSON.parse(webhook.body)).sort((a, b) => a.sequence - b.sequence);
+        expect(bodies).toEqual(written);
+      }
+      const [first, other] = [(await log()).data, (await log(secondEndpoint.id)).data];
+      expect(first).toHaveLength(3);
+      expect(other).toHaveLength(3);
+      const ids = [...first, ...other].map((delivery: { id: string }) => delivery.id);
+      expect(new Set(ids).size).toBe(6);
+      for (const id of ids) expect(id).toMatch(/^whd_[0-9A-Za-z]{24}$/);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('only endpoints of the event’s store and environment that want its type receive it', async () => {
     const other = await createStore(api.services);
     const foreign = await startReceiver();

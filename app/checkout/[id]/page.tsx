@@ -1,29 +1,54 @@
+import type { Metadata } from 'next';
 import { cookies, headers } from 'next/headers';
 import { notFound } from 'next/navigation';
+import { cache } from 'react';
 import { getAppServices } from '@/server/app';
-import { hostedCheckoutHandoff, loadHostedCheckout, type HostedCheckoutView } from '@/server/checkout/hosted/page';
-import { REMEMBERED_EMAIL_COOKIE, rememberedEmail } from '@/server/checkout/hosted/email';
+import { hostedCheckoutHandoff, loadHostedCheckout, type HostedCheckout, type HostedCheckoutView } from '@/server/checkout/hosted/page';
+import { REMEMBERED_EMAIL_COOKIE, REMEMBERED_VAT_ID_COOKIE, rememberedEmail, rememberedVatId } from '@/server/checkout/hosted/email';
+import { VAT_ID_MAX_LENGTH } from '@/server/vat/vat-id';
 import { failureMessage, hostedMessage, type HostedField } from '@/server/kit/hosted-page/messages';
 import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/kit/hosted-page/request';
 import { hostedPagePath, paidRedirectUrl, receiptUrl as signedReceiptUrl } from '@/server/kit/links';
-import { CardFields, CheckoutShell, Field, FormAlert, formatEur, Notice, OrderSummary, PaidActions } from '../parts';
+import { CardFields, CheckoutShell, Field, FormAlert, formatEur, Notice, OrderSummary, PaidActions, PaymentForm, SellerLine, WithdrawalWaiverFields } from '../parts';
 
 // Every view reads the session and the store's clock at request time.
 export const dynamic = 'force-dynamic';
 
-/** GET /checkout/{id}?expires&signature: the hosted payment page. */
-export default async function CheckoutPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
-  const { id } = await params;
-  const query = await searchParams;
+type PageProps = { params: Promise<{ id: string }>; searchParams: Promise<SearchParams> };
+
+/** Loaded by proxy.ts for this request (loaded here only when it was not: a HEAD); once per request, for the title and the page. */
+const hostedCheckout = cache(async (id: string, expires: string | undefined, signature: string | undefined): Promise<HostedCheckout> => {
   const services = await getAppServices();
-  const link = hostedLinkFromQuery(id, query);
-  // Loaded by proxy.ts for this request; loaded here only when it was not (a HEAD).
-  const hosted = hostedCheckoutHandoff.take(await headers()) ?? (await loadHostedCheckout(services, link));
+  return hostedCheckoutHandoff.take(await headers()) ?? (await loadHostedCheckout(services, { id, expires, signature }));
+});
+
+async function hostedCheckoutOf({ params, searchParams }: PageProps) {
+  const link = hostedLinkFromQuery((await params).id, await searchParams);
+  return { link, hosted: await hostedCheckout(link.id, link.expires, link.signature) };
+}
+
+/** The tab names the store and the amount. */
+export async function generateMetadata(props: PageProps): Promise<Metadata> {
+  const { hosted } = await hostedCheckoutOf(props);
+  if (hosted.state === 'invalid') return {};
+  if (hosted.state === 'expired') return { title: `Checkout expired · ${hosted.storeName}` };
+  const { view } = hosted;
+  const amount = formatEur(view.amountTotal);
+  const titles = { open: `Pay ${amount} to ${view.storeName}`, complete: `Paid ${amount} to ${view.storeName}`, failed: `Payment of ${amount} to ${view.storeName} failed` };
+  return { title: titles[hosted.state] };
+}
+
+/** GET /checkout/{id}?expires&signature: the hosted payment page. */
+export default async function CheckoutPage(props: PageProps) {
+  const { link, hosted } = await hostedCheckoutOf(props);
+  const query = await props.searchParams;
+  const services = await getAppServices();
+  const { operator } = services.config;
 
   if (hosted.state === 'invalid') notFound();
   if (hosted.state === 'expired') {
     return (
-      <CheckoutShell storeName={hosted.storeName}>
+      <CheckoutShell store={{ name: hosted.storeName, links: hosted.storeLinks }} operator={operator}>
         <Notice title="This checkout has expired" tone="info">
           <p>The time to pay on this page has run out, and nothing was charged. Go back to {hosted.storeName} to start a new checkout.</p>
           {hosted.cancelUrl ? <BackLink href={hosted.cancelUrl} storeName={hosted.storeName} /> : null}
@@ -33,9 +58,10 @@ export default async function CheckoutPage({ params, searchParams }: { params: P
   }
 
   const { view } = hosted;
+  const store = { name: view.storeName, links: view.storeLinks };
   if (hosted.state === 'complete') {
     return (
-      <CheckoutShell storeName={view.storeName} livemode={view.livemode}>
+      <CheckoutShell store={store} operator={operator}>
         <Notice title="Already paid" tone="success">
           <p>
             This checkout was paid: {formatEur(view.amountTotal)} to {view.storeName}. Nothing more is due.
@@ -48,7 +74,7 @@ export default async function CheckoutPage({ params, searchParams }: { params: P
 
   if (hosted.state === 'failed') {
     return (
-      <CheckoutShell storeName={view.storeName} livemode={view.livemode}>
+      <CheckoutShell store={store} operator={operator}>
         <Notice title="Payment failed" tone="error">
           <div role="alert" className="co-alert">
             <p>{failureMessage(view.failureCode)}</p>
@@ -62,20 +88,23 @@ export default async function CheckoutPage({ params, searchParams }: { params: P
 
   const error = hostedMessage(singleParam(query.error));
   // Only after a failed attempt: a fresh visit starts with an empty form.
-  const email = error ? rememberedEmail((await cookies()).get(REMEMBERED_EMAIL_COOKIE)?.value) : undefined;
+  const jar = error ? await cookies() : undefined;
+  const email = rememberedEmail(jar?.get(REMEMBERED_EMAIL_COOKIE)?.value);
+  const vatId = rememberedVatId(jar?.get(REMEMBERED_VAT_ID_COOKIE)?.value);
   // Verified by loadHostedCheckout: both are present.
   const action = hostedPagePath('checkout', { id: view.id, expires: link.expires!, signature: link.signature! }, {}, '/pay');
   return (
-    <CheckoutShell storeName={view.storeName} livemode={view.livemode}>
+    <CheckoutShell store={store} operator={operator} testCards={view.livemode ? undefined : 'one-time'}>
       <div className="co-grid">
         <div className="co-intro">
           <h1 className="co-h1">
             <span className="co-h1-label">Pay {view.storeName}</span>
             <span className="co-amount">{formatEur(view.amountTotal)}</span>
           </h1>
+          <SellerLine operator={operator} storeName={view.storeName} />
           <OrderSummary amounts={view} heading="Order summary" headingId="summary-heading" />
         </div>
-        <PaymentForm view={view} action={action} error={error} email={error?.field === 'email' ? undefined : email} />
+        <CheckoutForm view={view} action={action} error={error} email={error?.field === 'email' ? undefined : email} vatId={vatId} />
       </div>
     </CheckoutShell>
   );
@@ -91,7 +120,19 @@ function BackLink({ href, storeName }: { href: string; storeName: string }) {
   );
 }
 
-function PaymentForm({ view, action, error, email }: { view: HostedCheckoutView; action: string; error: ReturnType<typeof hostedMessage>; email: string | undefined }) {
+function CheckoutForm({
+  view,
+  action,
+  error,
+  email,
+  vatId,
+}: {
+  view: HostedCheckoutView;
+  action: string;
+  error: ReturnType<typeof hostedMessage>;
+  email: string | undefined;
+  vatId: string | undefined;
+}) {
   const fieldError = (name: HostedField) => (error?.field === name ? error.message : undefined);
   return (
     <section className="co-card co-pay" aria-labelledby="pay-heading">
@@ -99,8 +140,7 @@ function PaymentForm({ view, action, error, email }: { view: HostedCheckoutView;
         Payment details
       </h2>
       <FormAlert error={error} />
-      {/* A plain POST: paying works without client-side JavaScript. */}
-      <form method="post" action={action} className="co-form">
+      <PaymentForm action={action} readAt={view.readAt}>
         {view.customerEmail ? (
           <p className="co-prefilled">
             Receipt to <strong>{view.customerEmail}</strong>
@@ -110,7 +150,11 @@ function PaymentForm({ view, action, error, email }: { view: HostedCheckoutView;
             {(props) => <input {...props} type="email" autoComplete="email" inputMode="email" spellCheck={false} maxLength={254} defaultValue={email} required />}
           </Field>
         )}
+        <Field name="vat_id" label="VAT ID" hint="Optional, for business purchases in the EU, e.g. DE123456789" error={fieldError('vat_id')}>
+          {(props) => <input {...props} type="text" autoComplete="off" spellCheck={false} autoCapitalize="characters" maxLength={VAT_ID_MAX_LENGTH} defaultValue={vatId} />}
+        </Field>
         <CardFields fieldError={fieldError} />
+        {view.hasDigitalProduct ? <WithdrawalWaiverFields /> : null}
         <button type="submit" className="co-button co-pay-button">
           Pay {formatEur(view.amountTotal)}
         </button>
@@ -121,7 +165,7 @@ function PaymentForm({ view, action, error, email }: { view: HostedCheckoutView;
             </a>
           </p>
         ) : null}
-      </form>
+      </PaymentForm>
     </section>
   );
 }

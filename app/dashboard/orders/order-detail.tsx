@@ -2,9 +2,11 @@ import type { ReactNode } from 'react';
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
 import { getOrderWithCard } from '@/server/dashboard/orders';
+import { getInvoice } from '@/server/invoices/service';
 import { ApiError } from '@/server/errors';
 import type { Order } from '@/server/orders/schemas';
 import { can } from '@/server/users/roles';
+import { waiverText } from '@/server/withdrawals/waiver';
 import { dashboardBase, type DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
 import { money, utcTime } from '../format';
@@ -26,7 +28,28 @@ const REFUND_MESSAGES: Record<string, (order: Order) => string> = {
 
 const centsAsEuros = (cents: number) => (cents / 100).toFixed(2);
 
-function Summary({ order, card }: { order: Order; card: { brand: string; last4: string } | null }) {
+/** The waiver as the customer agreed to it: when, and the two sentences of its version. */
+function Waiver({ waiver }: { waiver: NonNullable<Order['withdrawal_waiver']> }) {
+  const text = waiverText(waiver.text_version);
+  return (
+    <>
+      Given {utcTime(waiver.accepted_at)}
+      <span className="dash-muted dash-block">{text ? `“${text.deliveryConsent}” and “${text.acknowledgement}”` : waiver.text_version}</span>
+    </>
+  );
+}
+
+function Withdrawal({ withdrawal }: { withdrawal: NonNullable<Order['withdrawal']> }) {
+  return (
+    <>
+      {withdrawal.status === 'refunded' ? 'Refunded' : 'Requested'} {utcTime(withdrawal.requested_at)}
+      {withdrawal.status === 'requested' && <span className="dash-block">Refund due by {utcTime(withdrawal.refund_due_by)}</span>}
+      {withdrawal.reason && <span className="dash-muted dash-block">“{withdrawal.reason}”</span>}
+    </>
+  );
+}
+
+function Summary({ order, card, invoiceNumber, mode, downloads }: { order: Order; card: { brand: string; last4: string } | null; invoiceNumber: string | undefined; mode: DashboardMode; downloads: number }) {
   const rows: [string, ReactNode][] = [
     ['Status', <OrderStatus status={order.status} />],
     ['Created', utcTime(order.created)],
@@ -39,6 +62,19 @@ function Summary({ order, card }: { order: Order; card: { brand: string; last4: 
       </>,
     ],
     ['Card', card ? `${card.brand.charAt(0).toUpperCase()}${card.brand.slice(1)} •••• ${card.last4}` : '—'],
+    [
+      'Invoice',
+      invoiceNumber ? (
+        <>
+          <span className="dash-mono">{invoiceNumber}</span> <a href={`${dashboardBase(mode)}/orders/${order.id}/invoice`}>PDF</a>
+        </>
+      ) : (
+        '—'
+      ),
+    ],
+    ['Withdrawal waiver', order.withdrawal_waiver ? <Waiver waiver={order.withdrawal_waiver} /> : '—'],
+    ['Withdrawal', order.withdrawal ? <Withdrawal withdrawal={order.withdrawal} /> : '—'],
+    ['File downloads', String(downloads)],
   ];
   return (
     <dl className="dash-facts">
@@ -178,10 +214,11 @@ export async function OrderPage({ mode, params, searchParams }: { mode: Dashboar
   const { id } = await params;
   const { error } = await searchParams;
   const { db } = await getAppServices();
-  const { order, card } = await getOrderWithCard(db, { storeId: current.storeId, livemode: mode === 'live' }, id).catch((failure: unknown) => {
+  const { order, card, downloads } = await getOrderWithCard(db, { storeId: current.storeId, livemode: mode === 'live' }, id).catch((failure: unknown) => {
     if (failure instanceof ApiError && failure.code === 'resource_missing') notFound();
     throw failure;
   });
+  const invoice = order.invoice_id ? await getInvoice(db, { storeId: current.storeId, livemode: mode === 'live' }, order.invoice_id) : undefined;
   const refundable = can(current.role, 'refund') && order.status !== 'pending' && order.amount_refunded < order.amount_total;
   const message = typeof error === 'string' ? REFUND_MESSAGES[error]?.(order) : undefined;
   return (
@@ -191,7 +228,7 @@ export async function OrderPage({ mode, params, searchParams }: { mode: Dashboar
       </p>
       <section className="dash-card">
         <h1 className="dash-mono">{order.id}</h1>
-        <Summary order={order} card={card} />
+        <Summary order={order} card={card} invoiceNumber={invoice?.number} mode={mode} downloads={downloads} />
       </section>
       <section className="dash-card" aria-labelledby="order-lines">
         <h2 id="order-lines">Lines</h2>

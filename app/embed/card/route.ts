@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { isSafeRedirectUrl } from '@/client/urls';
+import { hashSource } from '@/server/kit/hosted-page/headers';
 import { CARD_FRAME_SCRIPT } from './card-frame-script';
 
 // The embedding origin comes from each request's address.
@@ -36,8 +36,6 @@ const BODY = [
 
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><title>Card details</title><style>${STYLE}</style></head><body>${BODY}<script>${CARD_FRAME_SCRIPT}</script></body></html>`;
 
-const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
-
 /**
  * The frame's own policy (the hosted pages' strict one, proxy.ts, forbids framing): exactly this
  * page's script and style, requests only to this origin, no form posts anywhere, and only the
@@ -46,8 +44,8 @@ const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).di
 function framePolicy(parentOrigin: string | null): string {
   return [
     "default-src 'none'",
-    `script-src ${sha256(CARD_FRAME_SCRIPT)}`,
-    `style-src ${sha256(STYLE)}`,
+    `script-src ${hashSource(CARD_FRAME_SCRIPT)}`,
+    `style-src ${hashSource(STYLE)}`,
     "connect-src 'self'",
     "form-action 'none'",
     "base-uri 'none'",

@@ -3,7 +3,7 @@ import { headers } from 'next/headers';
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
 import { openPortal, type PortalPage as PortalData } from '@/server/portal/page';
-import { formattersFor, visitorLocale, type Formatters } from '../format';
+import { formattersFor, visitorLocale, type Formatters } from '@/server/kit/locale';
 import { DateText, EmptyState, OrderCard, PortalShell, SubscriptionCard } from '../parts';
 
 // Every view counts and re-checks the link: never prerendered, never cached.
@@ -18,11 +18,13 @@ const HEADING_ID = 'portal-heading';
  */
 export default async function PortalPage({ params }: { params: Promise<{ token: string }> }) {
   const { token } = await params;
-  const portal = await openPortal(await getAppServices(), token);
+  const services = await getAppServices();
+  const portal = await openPortal(services, token);
   if (!portal) notFound();
   const format = formattersFor(visitorLocale((await headers()).get('accept-language')));
+  const portalPath = `/portal/${token}`;
   return (
-    <PortalShell storeName={portal.storeName} livemode={portal.livemode} headingId={HEADING_ID}>
+    <PortalShell store={{ name: portal.storeName, links: portal.storeLinks }} operator={services.config.operator} livemode={portal.livemode} headingId={HEADING_ID}>
       <div className="pt-intro">
         <h1 id={HEADING_ID} className="co-h1">
           <span className="co-h1-label">{portal.storeName}</span>
@@ -32,16 +34,18 @@ export default async function PortalPage({ params }: { params: Promise<{ token: 
           A read-only view of your payments. This link works until <DateText at={portal.expiresAt} format={format} />.
         </p>
       </div>
-      {portal.scope === 'customer' ? <CustomerView portal={portal} format={format} /> : null}
-      {portal.scope === 'order' ? portal.orders.map((order) => <OrderCard key={order.id} order={order} format={format} headingLevel={2} />) : null}
+      {portal.scope === 'customer' ? <CustomerView portal={portal} format={format} portalPath={portalPath} /> : null}
+      {portal.scope === 'order' ? portal.orders.map((order) => <OrderCard key={order.id} order={order} format={format} portalPath={portalPath} headingLevel={2} />) : null}
       {portal.scope === 'subscription'
-        ? portal.subscriptions.map((subscription, index) => <SubscriptionCard key={index} index={index} subscription={subscription} format={format} headingLevel={2} />)
+        ? portal.subscriptions.map((subscription, index) => (
+            <SubscriptionCard key={index} index={index} subscription={subscription} format={format} portalPath={portalPath} headingLevel={2} />
+          ))
         : null}
     </PortalShell>
   );
 }
 
-function CustomerView({ portal, format }: { portal: PortalData; format: Formatters }) {
+function CustomerView({ portal, format, portalPath }: { portal: PortalData; format: Formatters; portalPath: string }) {
   const paid = portal.orders.reduce((sum, order) => sum + order.amountTotal, 0);
   const refunded = portal.orders.reduce((sum, order) => sum + order.amountRefunded, 0);
   return (
@@ -70,10 +74,10 @@ function CustomerView({ portal, format }: { portal: PortalData; format: Formatte
         </dl>
       </section>
       <ListSection headingId="orders-heading" heading="Orders" empty={portal.orders.length === 0 ? <EmptyState title="No orders yet">Purchases you make at {portal.storeName} will appear here.</EmptyState> : null}>
-        {portal.orders.map((order) => <OrderCard key={order.id} order={order} format={format} />)}
+        {portal.orders.map((order) => <OrderCard key={order.id} order={order} format={format} portalPath={portalPath} />)}
       </ListSection>
       <ListSection headingId="subscriptions-heading" heading="Subscriptions" empty={portal.subscriptions.length === 0 ? <EmptyState title="No subscriptions">You have no subscriptions with {portal.storeName}.</EmptyState> : null}>
-        {portal.subscriptions.map((subscription, index) => <SubscriptionCard key={index} index={index} subscription={subscription} format={format} />)}
+        {portal.subscriptions.map((subscription, index) => <SubscriptionCard key={index} index={index} subscription={subscription} format={format} portalPath={portalPath} />)}
       </ListSection>
     </>
   );

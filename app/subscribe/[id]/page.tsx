@@ -1,35 +1,61 @@
+import type { Metadata } from 'next';
 import { headers } from 'next/headers';
 import { notFound } from 'next/navigation';
+import { cache } from 'react';
 import { getAppServices } from '@/server/app';
+import type { OperatorConfig } from '@/server/config';
 import { failureMessage, hostedMessage, type HostedField } from '@/server/kit/hosted-page/messages';
-import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/kit/hosted-page/request';
+import { hostedLinkFromQuery, type SearchParams, singleParam } from '@/server/kit/hosted-page/request';
 import { hostedPagePath } from '@/server/kit/links';
 import { subscribedRedirectUrl, subscriptionReceiptUrl } from '@/server/subscriptions/first-charge';
 import {
   hostedSubscriptionHandoff,
   intervalPhrase,
   loadHostedSubscriptionCheckout,
+  plannedCharges,
+  type HostedSubscriptionCheckout,
   type HostedSubscriptionOutcome,
   type HostedSubscriptionView,
 } from '@/server/subscriptions/hosted';
-import { CardFields, CheckoutShell, Field, FormAlert, formatEur, Notice, PaidActions } from '../../checkout/parts';
+import { CardFields, CheckoutShell, Field, FormAlert, formatDate, formatEur, Notice, PaidActions, PaymentForm, SellerLine } from '../../checkout/parts';
 
 // Every view reads the checkout and the store's clock at request time.
 export const dynamic = 'force-dynamic';
 
-/** GET /subscribe/{id}?expires&signature: the hosted subscription checkout. */
-export default async function SubscribePage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
-  const { id } = await params;
-  const query = await searchParams;
+type PageProps = { params: Promise<{ id: string }>; searchParams: Promise<SearchParams> };
+
+/** Loaded by proxy.ts for this request (loaded here only when it was not: a HEAD); once per request, for the title and the page. */
+const hostedSubscription = cache(async (id: string, expires: string | undefined, signature: string | undefined): Promise<HostedSubscriptionCheckout> => {
   const services = await getAppServices();
-  const link = hostedLinkFromQuery(id, query);
-  // Loaded by proxy.ts for this request; loaded here only when it was not (a HEAD).
-  const hosted = hostedSubscriptionHandoff.take(await headers()) ?? (await loadHostedSubscriptionCheckout(services, link));
+  return hostedSubscriptionHandoff.take(await headers()) ?? (await loadHostedSubscriptionCheckout(services, { id, expires, signature }));
+});
+
+async function hostedSubscriptionOf({ params, searchParams }: PageProps) {
+  const link = hostedLinkFromQuery((await params).id, await searchParams);
+  return { link, hosted: await hostedSubscription(link.id, link.expires, link.signature) };
+}
+
+/** The tab names the store, the plan and its amount. */
+export async function generateMetadata(props: PageProps): Promise<Metadata> {
+  const { hosted } = await hostedSubscriptionOf(props);
+  if (hosted.state === 'invalid') return {};
+  if (hosted.state === 'expired') return { title: `Subscription checkout expired · ${hosted.storeName}` };
+  const { view } = hosted;
+  const price = `${formatEur(view.amount)} ${intervalPhrase(view.interval, view.intervalCount)}`;
+  return { title: hosted.state === 'open' ? `Subscribe to ${view.planName}: ${price} · ${view.storeName}` : `${view.planName}: ${price} · ${view.storeName}` };
+}
+
+/** GET /subscribe/{id}?expires&signature: the hosted subscription checkout. */
+export default async function SubscribePage(props: PageProps) {
+  const { link, hosted } = await hostedSubscriptionOf(props);
+  const query = await props.searchParams;
+  const services = await getAppServices();
+  const { operator } = services.config;
 
   if (hosted.state === 'invalid') notFound();
   if (hosted.state === 'expired') {
     return (
-      <CheckoutShell storeName={hosted.storeName}>
+      <CheckoutShell store={{ name: hosted.storeName, links: hosted.storeLinks }} operator={operator}>
         <Notice title="This subscription checkout has expired" tone="info">
           <p>The time to subscribe on this page has run out, and nothing was charged. Go back to {hosted.storeName} to start again.</p>
         </Notice>
@@ -37,9 +63,10 @@ export default async function SubscribePage({ params, searchParams }: { params: 
     );
   }
   const { view } = hosted;
+  const store = { name: view.storeName, links: view.storeLinks };
   if (hosted.state === 'used') {
     return (
-      <CheckoutShell storeName={view.storeName} livemode={view.livemode}>
+      <CheckoutShell store={store} operator={operator}>
         <AttemptOutcome view={view} subscription={hosted.subscription} continueUrl={subscribedRedirectUrl(services.config, view, hosted.subscription.id)} receiptUrl={subscriptionReceiptUrl(services.config, view.id)} />
       </CheckoutShell>
     );
@@ -50,7 +77,7 @@ export default async function SubscribePage({ params, searchParams }: { params: 
   const action = hostedPagePath('subscription_checkout', { id: view.id, expires: link.expires!, signature: link.signature! }, {}, '/pay');
   const every = intervalPhrase(view.interval, view.intervalCount);
   return (
-    <CheckoutShell storeName={view.storeName} livemode={view.livemode} recurring>
+    <CheckoutShell store={store} operator={operator} testCards={view.livemode ? undefined : 'recurring'}>
       <div className="co-grid">
         <div className="co-intro">
           <h1 className="co-h1">
@@ -59,33 +86,44 @@ export default async function SubscribePage({ params, searchParams }: { params: 
               {formatEur(view.amount)} {every}
             </span>
           </h1>
+          <SellerLine operator={operator} storeName={view.storeName} />
           <PlanSummary view={view} />
         </div>
-        <SubscribeForm view={view} action={action} error={error} every={every} />
+        <SubscribeForm view={view} operator={operator} action={action} error={error} every={every} />
       </div>
     </CheckoutShell>
   );
 }
 
+/** How many payments, in words: a plan with the most payments a plan may have runs until canceled. */
+function paymentsText(view: HostedSubscriptionView): string {
+  const { last } = plannedCharges(view);
+  if (last === null) return 'until you cancel';
+  return view.totalPayments === 1 ? 'one, today' : `${view.totalPayments.toLocaleString('en-IE')} in all, the last on ${formatDate(last)}`;
+}
+
 function PlanSummary({ view }: { view: HostedSubscriptionView }) {
+  const { next } = plannedCharges(view);
   return (
     <section className="co-card co-summary" aria-labelledby="plan-heading">
       <h2 id="plan-heading" className="co-h2">
-        Plan
+        Your subscription
       </h2>
       <dl className="co-totals">
-        <div>
-          <dt>Plan</dt>
-          <dd>{view.planName}</dd>
-        </div>
         <div>
           <dt>Billed</dt>
           <dd>{intervalPhrase(view.interval, view.intervalCount)}</dd>
         </div>
         <div>
           <dt>Payments</dt>
-          <dd>{view.totalPayments === 1 ? 'one payment' : `${view.totalPayments} payments in all`}</dd>
+          <dd>{paymentsText(view)}</dd>
         </div>
+        {next === null ? null : (
+          <div>
+            <dt>Next payment</dt>
+            <dd>{formatDate(next)}</dd>
+          </div>
+        )}
         <div className="co-total">
           <dt>Due today</dt>
           <dd>{formatEur(view.amount)}</dd>
@@ -95,7 +133,46 @@ function PlanSummary({ view }: { view: HostedSubscriptionView }) {
   );
 }
 
-function SubscribeForm({ view, action, error, every }: { view: HostedSubscriptionView; action: string; error: ReturnType<typeof hostedMessage>; every: string }) {
+/**
+ * What the customer allows by subscribing, in one sentence naming the seller, the amount, how
+ * often and until when; then when the next payment is taken and how to stop it.
+ */
+function Mandate({ view, operator, every }: { view: HostedSubscriptionView; operator: OperatorConfig; every: string }) {
+  const { next, last } = plannedCharges(view);
+  const amount = formatEur(view.amount);
+  const allowance =
+    view.totalPayments === 1
+      ? `By subscribing you allow ${operator.legalName} to charge your card ${amount} once, today.`
+      : `By subscribing you allow ${operator.legalName} to charge your card ${amount} ${every} until ${last === null ? 'you cancel' : `the last payment on ${formatDate(last)} (${view.totalPayments.toLocaleString('en-IE')} payments in all)`}.`;
+  return (
+    <div className="co-mandate">
+      <p>{allowance}</p>
+      {next === null ? null : (
+        <p>
+          The first payment is taken today, the next on {formatDate(next)}. To cancel, ask {view.storeName} or write to{' '}
+          <a className="co-link" href={`mailto:${operator.email}`}>
+            {operator.email}
+          </a>
+          : no payment is taken after that.
+        </p>
+      )}
+    </div>
+  );
+}
+
+function SubscribeForm({
+  view,
+  operator,
+  action,
+  error,
+  every,
+}: {
+  view: HostedSubscriptionView;
+  operator: OperatorConfig;
+  action: string;
+  error: ReturnType<typeof hostedMessage>;
+  every: string;
+}) {
   const fieldError = (name: HostedField) => (error?.field === name ? error.message : undefined);
   return (
     <section className="co-card co-pay" aria-labelledby="pay-heading">
@@ -103,9 +180,9 @@ function SubscribeForm({ view, action, error, every }: { view: HostedSubscriptio
         Payment details
       </h2>
       <FormAlert error={error} />
-      {/* A plain POST: subscribing works without client-side JavaScript. The link is single-use: the first attempt consumes it. */}
-      <form method="post" action={action} className="co-form">
-        <Field name="email" label="Email">
+      {/* The link is single-use: the first attempt consumes it. */}
+      <PaymentForm action={action} readAt={view.readAt}>
+        <Field name="email" label="Email" hint={`Given by ${view.storeName}; receipts go here`}>
           {(props) => <input {...props} type="email" value={view.customerEmail} readOnly aria-readonly="true" />}
         </Field>
         {view.customerName ? (
@@ -114,10 +191,11 @@ function SubscribeForm({ view, action, error, every }: { view: HostedSubscriptio
           </p>
         ) : null}
         <CardFields fieldError={fieldError} />
+        <Mandate view={view} operator={operator} every={every} />
         <button type="submit" className="co-button co-pay-button">
           Subscribe: {formatEur(view.amount)} {every}
         </button>
-      </form>
+      </PaymentForm>
     </section>
   );
 }

@@ -1,16 +1,18 @@
 /**
- * The email a customer typed, kept across the Post/Redirect/Get of a failed card attempt so the
- * form comes back prefilled without client-side JavaScript. A cookie scoped to the one session's
- * path, HttpOnly, short-lived; card fields are never kept anywhere.
+ * What a customer typed besides the card (email, VAT ID), kept across the Post/Redirect/Get of a
+ * failed attempt so the form comes back prefilled without client-side JavaScript. Cookies scoped
+ * to the one session's path, HttpOnly, short-lived; card fields are never kept anywhere.
  */
 import { isEmailAddress } from '../../kit/fields';
+import { VAT_ID_MAX_LENGTH } from '../../vat/vat-id';
 
 export const REMEMBERED_EMAIL_COOKIE = 'checkout_email';
+export const REMEMBERED_VAT_ID_COOKIE = 'checkout_vat_id';
 const MAX_AGE_SECONDS = 15 * 60;
 
-export function rememberedEmailCookie(sessionId: string, email: string, secure: boolean): string {
+function rememberedCookie(name: string, sessionId: string, value: string, secure: boolean): string {
   return [
-    `${REMEMBERED_EMAIL_COOKIE}=${encodeURIComponent(email)}`,
+    `${name}=${encodeURIComponent(value)}`,
     `Path=/checkout/${encodeURIComponent(sessionId)}`,
     `Max-Age=${MAX_AGE_SECONDS}`,
     'HttpOnly',
@@ -19,14 +21,31 @@ export function rememberedEmailCookie(sessionId: string, email: string, secure: 
   ].join('; ');
 }
 
-/** The remembered value, if it still looks like an email (a cookie is the client's to change). */
-export function rememberedEmail(value: string | undefined): string | undefined {
+export function rememberedEmailCookie(sessionId: string, email: string, secure: boolean): string {
+  return rememberedCookie(REMEMBERED_EMAIL_COOKIE, sessionId, email, secure);
+}
+
+export function rememberedVatIdCookie(sessionId: string, vatId: string, secure: boolean): string {
+  return rememberedCookie(REMEMBERED_VAT_ID_COOKIE, sessionId, vatId.slice(0, VAT_ID_MAX_LENGTH), secure);
+}
+
+function decoded(value: string | undefined): string | undefined {
   if (!value) return undefined;
-  let email: string;
   try {
-    email = decodeURIComponent(value);
+    return decodeURIComponent(value);
   } catch {
     return undefined;
   }
-  return isEmailAddress(email) ? email : undefined;
+}
+
+/** The remembered value, if it still looks like an email (a cookie is the client's to change). */
+export function rememberedEmail(value: string | undefined): string | undefined {
+  const email = decoded(value);
+  return email !== undefined && isEmailAddress(email) ? email : undefined;
+}
+
+/** The remembered VAT ID as typed (wrong, maybe: it is shown again to be corrected), within the field's length. */
+export function rememberedVatId(value: string | undefined): string | undefined {
+  const vatId = decoded(value);
+  return vatId !== undefined && vatId.length <= VAT_ID_MAX_LENGTH ? vatId : undefined;
 }

@@ -10,8 +10,13 @@ import type { Config } from '../../config';
 import type { Gateways } from '../../gateway/types';
 import { isCheckoutSessionId } from '../../ids';
 import { createHandoff } from '../../kit/hosted-page/handoff';
+import { hashSource, originOf, type HostedPagePolicy } from '../../kit/hosted-page/headers';
 import type { HostedLinkParams, HostedPageDeps } from '../../kit/hosted-page/request';
 import { checkLink, signedLink, signingSecret } from '../../kit/links';
+import { orderHasDigitalProduct } from '../../withdrawals/service';
+import { storeLinkColumns, type StoreLinks } from '../../stores/service';
+import { taxLabelOf, type TaxLabel } from '../tax';
+import { PAYMENT_FORM_SCRIPT } from './payment-form-script';
 
 export interface HostedLine {
   description: string;
@@ -25,6 +30,9 @@ export interface HostedCheckoutView {
   id: string;
   livemode: boolean;
   storeName: string;
+  storeLinks: StoreLinks;
+  /** When the page was read, on the store's clock (epoch seconds): what has expired is judged by it. */
+  readAt: number;
   status: CheckoutStatus;
   paymentStatus: PaymentStatus;
   failureCode: string | null;
@@ -33,8 +41,10 @@ export interface HostedCheckoutView {
   amountSubtotal: number;
   amountTax: number;
   amountTotal: number;
-  /** Tax already contained in the prices (inclusive) rather than added on top. */
-  taxInclusive: boolean;
+  /** The VAT rates charged and whether the prices contain the tax (rather than have it added on top). */
+  tax: TaxLabel;
+  /** A digital product is sold: the page offers the waiver of the right of withdrawal. */
+  hasDigitalProduct: boolean;
   /** When set, the page asks for no email. */
   customerEmail: string | null;
   successUrl: string | null;
@@ -48,12 +58,12 @@ export interface HostedCheckoutView {
  */
 export type HostedCheckout =
   | { state: 'invalid' }
-  | { state: 'expired'; storeName: string; cancelUrl: string | null }
+  | { state: 'expired'; storeName: string; storeLinks: StoreLinks; cancelUrl: string | null }
   | { state: 'open' | 'failed' | 'complete'; view: HostedCheckoutView };
 
 async function findSession(db: Database, id: string) {
   const [row] = await db
-    .select({ session: checkoutSessions, storeName: stores.name, testClockOffsetSeconds: stores.testClockOffsetSeconds })
+    .select({ session: checkoutSessions, storeName: stores.name, storeLinks: storeLinkColumns, testClockOffsetSeconds: stores.testClockOffsetSeconds })
     .from(checkoutSessions)
     .innerJoin(stores, eq(stores.id, checkoutSessions.storeId))
     .where(eq(checkoutSessions.id, id))
@@ -77,26 +87,32 @@ export async function loadHostedCheckout(deps: HostedPageDeps, params: HostedLin
   // A paid session stays viewable (with its receipt) after the link's deadline: the customer
   // holding it has paid and should see so, not "expired".
   if (session.status !== 'complete' && (link === 'expired' || session.status === 'expired' || epochSeconds(session.expiresAt) <= now)) {
-    return { state: 'expired', storeName: row.storeName, cancelUrl: session.cancelUrl };
+    return { state: 'expired', storeName: row.storeName, storeLinks: row.storeLinks, cancelUrl: session.cancelUrl };
   }
 
-  const lines = await deps.db
-    .select({
-      description: orderLines.description,
-      quantity: orderLines.quantity,
-      unitAmount: orderLines.unitAmount,
-      amountTotal: orderLines.amountTotal,
-      taxInclusive: orderLines.taxInclusive,
-      amountTax: orderLines.amountTax,
-    })
-    .from(orderLines)
-    .where(eq(orderLines.orderId, session.orderId))
-    .orderBy(asc(orderLines.position));
+  const [lines, hasDigitalProduct] = await Promise.all([
+    deps.db
+      .select({
+        description: orderLines.description,
+        quantity: orderLines.quantity,
+        unitAmount: orderLines.unitAmount,
+        amountTotal: orderLines.amountTotal,
+        taxInclusive: orderLines.taxInclusive,
+        amountTax: orderLines.amountTax,
+        taxRate: orderLines.taxRate,
+      })
+      .from(orderLines)
+      .where(eq(orderLines.orderId, session.orderId))
+      .orderBy(asc(orderLines.position)),
+    orderHasDigitalProduct(deps.db, session.orderId),
+  ]);
 
   const view: HostedCheckoutView = {
     id: session.id,
     livemode: session.livemode,
     storeName: row.storeName,
+    storeLinks: row.storeLinks,
+    readAt: now,
     status: session.status,
     paymentStatus: session.paymentStatus,
     failureCode: session.failureCode,
@@ -105,7 +121,8 @@ export async function loadHostedCheckout(deps: HostedPageDeps, params: HostedLin
     amountSubtotal: session.amountSubtotal,
     amountTax: session.amountTax,
     amountTotal: session.amountTotal,
-    taxInclusive: session.amountTax > 0 && lines.every((line) => line.amountTax === 0 || line.taxInclusive),
+    tax: taxLabelOf(lines),
+    hasDigitalProduct,
     customerEmail: session.customerEmail,
     successUrl: session.successUrl,
     cancelUrl: session.cancelUrl,
@@ -134,17 +151,20 @@ export async function hostedCheckoutUrl(deps: { db: Database; config: Pick<Confi
  * continues to the merchant's success_url on approval, or in live mode to the gateway's 3-D
  * Secure challenge; browsers check both against `form-action` as part of the same navigation.
  */
-export function hostedFormTargets(view: { successUrl: string | null; livemode: boolean }, gateways: Gateways): string[] {
+function hostedFormTargets(view: { successUrl: string | null; livemode: boolean }, gateways: Gateways): string[] {
   const challenges = gateways[view.livemode ? 'live' : 'test'].challengeOrigins;
-  return [...successOrigin(view.successUrl), ...challenges];
+  return [...originOf(view.successUrl), ...challenges];
 }
 
-function successOrigin(successUrl: string | null): string[] {
-  if (!successUrl) return [];
-  try {
-    const { origin } = new URL(successUrl);
-    return origin === 'null' ? [] : [origin];
-  } catch {
-    return [];
-  }
+const PAYMENT_FORM_SCRIPT_SOURCE = hashSource(PAYMENT_FORM_SCRIPT);
+
+/**
+ * What a hosted checkout or subscription page (or its receipt) may use beyond the strict policy
+ * (proxy.ts): the store's logo; and while it takes a payment (`payable`: its view), where its
+ * form may lead and its one script (server/checkout/hosted/payment-form.browser.ts).
+ */
+export function hostedPagePolicy(gateways: Gateways, storeLinks: StoreLinks, payable?: { successUrl: string | null; livemode: boolean }): HostedPagePolicy {
+  const images = originOf(storeLinks.logoUrl);
+  if (!payable) return { images };
+  return { images, formTargets: hostedFormTargets(payable, gateways), scripts: [PAYMENT_FORM_SCRIPT_SOURCE] };
 }

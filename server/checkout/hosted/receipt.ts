@@ -6,15 +6,20 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { checkoutSessions, licenseKeys, orderLines, orders, stores } from '@/db/schema';
-import { epochSeconds } from '../../clock';
+import { epochSeconds, type Clock } from '../../clock';
 import type { Config } from '../../config';
 import { isCheckoutSessionId } from '../../ids';
+import { createHandoff } from '../../kit/hosted-page/handoff';
 import { receiptSignatureValid } from '../../kit/links';
+import { downloadLinks, type DownloadLink } from '../../downloads/service';
+import { storeLinkColumns, type StoreLinks } from '../../stores/service';
+import { taxLabelOf, type TaxLabel } from '../tax';
 
 export interface HostedReceipt {
   sessionId: string;
   livemode: boolean;
   storeName: string;
+  storeLinks: StoreLinks;
   orderId: string;
   customerEmail: string | null;
   cardBrand: string | null;
@@ -25,20 +30,25 @@ export interface HostedReceipt {
   amountTax: number;
   amountTotal: number;
   amountRefunded: number;
-  taxInclusive: boolean;
+  tax: TaxLabel;
   licenseKeys: string[];
+  /** Signed links to the files of the lines whose product has one (none once refunded in full). */
+  downloads: DownloadLink[];
   successUrl: string | null;
 }
 
-export type HostedReceiptResult = { state: 'invalid' } | { state: 'unpaid'; storeName: string } | { state: 'paid'; receipt: HostedReceipt };
+export type HostedReceiptResult = { state: 'invalid' } | { state: 'unpaid'; storeName: string; storeLinks: StoreLinks } | { state: 'paid'; receipt: HostedReceipt };
+
+/** What proxy.ts loaded for a GET of the receipt (its CSP names the store's logo), which the page then renders. */
+export const hostedReceiptHandoff = createHandoff<HostedReceiptResult>('checkout-receipt');
 
 export async function loadHostedReceipt(
-  deps: { db: Database; config: Pick<Config, 'authSecret'> },
+  deps: { db: Database; clock: Clock; config: Pick<Config, 'authSecret' | 'publicBaseUrl'> },
   params: { id: string; signature: string | undefined },
 ): Promise<HostedReceiptResult> {
   if (!isCheckoutSessionId(params.id) || !receiptSignatureValid(deps.config, params.id, params.signature)) return { state: 'invalid' };
   const [row] = await deps.db
-    .select({ session: checkoutSessions, order: orders, storeName: stores.name })
+    .select({ session: checkoutSessions, order: orders, storeName: stores.name, storeLinks: storeLinkColumns, testClockOffsetSeconds: stores.testClockOffsetSeconds })
     .from(checkoutSessions)
     .innerJoin(orders, eq(orders.id, checkoutSessions.orderId))
     .innerJoin(stores, eq(stores.id, checkoutSessions.storeId))
@@ -46,11 +56,11 @@ export async function loadHostedReceipt(
     .limit(1);
   if (!row) return { state: 'invalid' };
   const { session, order } = row;
-  if (session.paymentStatus !== 'paid') return { state: 'unpaid', storeName: row.storeName };
+  if (session.paymentStatus !== 'paid') return { state: 'unpaid', storeName: row.storeName, storeLinks: row.storeLinks };
 
-  const [lines, keys] = await Promise.all([
+  const [lines, keys, downloads] = await Promise.all([
     deps.db
-      .select({ description: orderLines.description, quantity: orderLines.quantity, unitAmount: orderLines.unitAmount, amountTax: orderLines.amountTax, taxInclusive: orderLines.taxInclusive })
+      .select({ description: orderLines.description, quantity: orderLines.quantity, unitAmount: orderLines.unitAmount, amountTax: orderLines.amountTax, taxRate: orderLines.taxRate, taxInclusive: orderLines.taxInclusive })
       .from(orderLines)
       .where(eq(orderLines.orderId, order.id))
       .orderBy(asc(orderLines.position)),
@@ -59,6 +69,7 @@ export async function loadHostedReceipt(
       .from(licenseKeys)
       .where(and(eq(licenseKeys.orderId, order.id), isNull(licenseKeys.revokedAt)))
       .orderBy(asc(licenseKeys.createdAt), asc(licenseKeys.key)),
+    downloadLinks(deps, { livemode: order.livemode, testClockOffsetSeconds: row.testClockOffsetSeconds }, [order]),
   ]);
   return {
     state: 'paid',
@@ -66,6 +77,7 @@ export async function loadHostedReceipt(
       sessionId: session.id,
       livemode: session.livemode,
       storeName: row.storeName,
+      storeLinks: row.storeLinks,
       orderId: order.id,
       customerEmail: order.customerEmail ?? session.customerEmail,
       cardBrand: order.cardBrand,
@@ -76,8 +88,9 @@ export async function loadHostedReceipt(
       amountTax: order.amountTax,
       amountTotal: order.amountTotal,
       amountRefunded: order.amountRefunded,
-      taxInclusive: order.amountTax > 0 && lines.every((line) => line.amountTax === 0 || line.taxInclusive),
+      tax: taxLabelOf(lines),
       licenseKeys: keys.map((entry) => entry.key),
+      downloads: downloads.get(order.id) ?? [],
       successUrl: session.successUrl,
     },
   };

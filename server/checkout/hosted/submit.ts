@@ -13,11 +13,17 @@ import { backToForm, type SubmitInput, type SubmitOutcome } from '../../kit/host
 import { paidRedirectUrl } from '../../kit/links';
 import { loadHostedCheckout } from './page';
 import { log } from '../../observability/log';
+import { checkBuyerVatId } from '../../vat/buyer';
+import type { DocumentLanguage } from '@/db/schema';
+import { WAIVER_FIELDS } from '../../withdrawals/waiver';
 
 export interface PayInput {
   sessionId: string;
   card: { number: string; expiry: string; cvc: string };
   email?: string;
+  vatId?: string;
+  language?: DocumentLanguage;
+  withdrawalWaiver?: boolean;
 }
 
 export type PayFn = (deps: Services, input: PayInput) => Promise<{ status: 'paid' | 'requires_action'; redirectUrl: string }>;
@@ -37,10 +43,21 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
   // A second submission (another tab, a double click) of a paid session lands where the first did.
   if (hosted.state === 'complete') return { kind: 'redirect', location: paidRedirectUrl(services.config, hosted.view) };
 
+  // What the customer typed comes back with every error, so they never type it twice.
+  const typedEmail = hosted.view.customerEmail ? undefined : field(input.form, 'email');
+  const typedVatId = field(input.form, 'vat_id');
+  const back = (error: HostedErrorCode): SubmitOutcome => ({ ...page(error), ...(typedEmail ? { email: typedEmail } : {}), ...(typedVatId ? { vatId: typedVatId } : {}) });
+
   let email: string | undefined;
-  if (!hosted.view.customerEmail) {
-    email = field(input.form, 'email');
-    if (!isEmailAddress(email)) return page('email_invalid');
+  if (typedEmail !== undefined) {
+    email = typedEmail;
+    if (!isEmailAddress(email)) return { ...page('email_invalid'), ...(typedVatId ? { vatId: typedVatId } : {}) };
+  }
+  let vatId: string | undefined;
+  if (typedVatId !== '') {
+    const checked = await checkBuyerVatId(services.config, typedVatId);
+    if (!checked.valid) return back(checked.error);
+    vatId = checked.vatId;
   }
 
   try {
@@ -48,6 +65,10 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
       sessionId: hosted.view.id,
       card: { number: field(input.form, 'card_number').replace(/[\s-]/g, ''), expiry: field(input.form, 'expiry'), cvc: field(input.form, 'cvc') },
       email,
+      vatId,
+      language: input.language,
+      // One box alone is no waiver.
+      withdrawalWaiver: field(input.form, WAIVER_FIELDS.deliveryConsent) !== '' && field(input.form, WAIVER_FIELDS.acknowledgement) !== '',
     });
     return { kind: 'redirect', location: result.redirectUrl };
   } catch (error) {
@@ -57,7 +78,7 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
         if (again.state === 'complete') return { kind: 'redirect', location: paidRedirectUrl(services.config, again.view) };
         return page();
       }
-      return { ...page(hostedPageErrorFor(error)), ...(email ? { email } : {}) };
+      return back(hostedPageErrorFor(error));
     }
     // Only the error itself: the form body (card data) must never reach a log.
     log.error(`hosted checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);

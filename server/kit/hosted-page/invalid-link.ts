@@ -5,8 +5,7 @@
  * shell and draws the not-found UI with client-side JavaScript, which these pages never run
  * (script-src 'none'). The inline stylesheet is allowed by its hash, nothing else inline is.
  */
-import { createHash } from 'node:crypto';
-import { hostedContentSecurityPolicy, hostedPageHeaders } from './headers';
+import { hashSource, hostedContentSecurityPolicy, hostedPageHeaders } from './headers';
 
 const STYLE = `body{margin:0;background:#f4f5f7;color:#16191d;font:1rem/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif}
 header{background:#fff;border-bottom:1px solid #c9ced6}header p{max-width:60rem;margin:0 auto;padding:.85rem 1.25rem;font-weight:600}
@@ -14,7 +13,7 @@ main{max-width:36rem;margin:2.5rem auto;padding:0 1.25rem}section{background:#ff
 h1{margin:0 0 1rem;font-size:1.35rem;line-height:1.25;color:#a3161b}p{margin:0 0 .9rem}
 @media (prefers-color-scheme:dark){body{background:#111418;color:#eceff3}header,section{background:#1b1f25;border-color:#3a414b}h1{color:#ffb4b0}}`;
 
-const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
+const STYLE_HASH = hashSource(STYLE);
 
 /** What the 404 page says; fixed texts only (nothing of the request is echoed). */
 export interface InvalidLinkNotice {
@@ -53,6 +52,11 @@ ${notice.paragraphs.map((paragraph) => `<p>${paragraph}</p>`).join('\n')}
 }
 
 export function invalidLinkResponse(notice: InvalidLinkNotice = CHECKOUT_NOTICE): Response {
-  const policy = hostedContentSecurityPolicy().replace("style-src 'self'", `style-src 'self' ${STYLE_HASH}`);
-  return new Response(html(notice), { status: 404, headers: { ...hostedPageHeaders(policy), 'content-type': 'text/html; charset=utf-8' } });
+  return noticeResponse(notice, 404);
+}
+
+/** The same small page with another status: a refusal that is not about a link (403, 429). */
+export function noticeResponse(notice: InvalidLinkNotice, status: number, extraHeaders: Record<string, string> = {}): Response {
+  const policy = hostedContentSecurityPolicy({ styles: [STYLE_HASH] });
+  return new Response(html(notice), { status, headers: { ...hostedPageHeaders(policy), 'content-type': 'text/html; charset=utf-8', ...extraHeaders } });
 }

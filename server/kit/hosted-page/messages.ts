@@ -5,7 +5,7 @@ import type { ApiError } from '../../errors';
  * only the code in the page's URL (Post/Redirect/Get); the page looks the words up here, so a
  * crafted URL can never make the page show text of someone else's choosing.
  */
-export type HostedField = 'email' | 'card_number' | 'expiry' | 'cvc';
+export type HostedField = 'email' | 'vat_id' | 'card_number' | 'expiry' | 'cvc';
 
 export const HOSTED_ERROR_CODES = [
   'card_declined',
@@ -15,6 +15,9 @@ export const HOSTED_ERROR_CODES = [
   'expired_card',
   'invalid_cvc',
   'email_invalid',
+  'vat_id_invalid',
+  'vat_id_country',
+  'vat_id_unregistered',
   'session_expired',
   'session_payment_failed',
   'too_many_attempts',
@@ -40,6 +43,9 @@ const MESSAGES: Record<HostedErrorCode, HostedMessage> = {
   expired_card: { message: 'This card has expired. Use another card.', field: 'expiry' },
   invalid_cvc: { message: 'Enter the 3-digit security code from the back of the card.', field: 'cvc' },
   email_invalid: { message: 'Enter a valid email address for your receipt.', field: 'email' },
+  vat_id_invalid: { message: 'This VAT ID is not valid for its country: check it, or leave the field empty to buy as a consumer.', field: 'vat_id' },
+  vat_id_country: { message: 'Enter an EU VAT ID beginning with its country code, such as DE123456789, or leave the field empty.', field: 'vat_id' },
+  vat_id_unregistered: { message: 'This VAT ID is not registered in the EU’s VIES register: check it, or leave the field empty.', field: 'vat_id' },
   session_expired: { message: 'This checkout has expired.' },
   session_payment_failed: { message: 'A payment on this checkout was declined, so it cannot be retried.' },
   too_many_attempts: { message: 'Too many payment attempts. Wait a moment and try again.' },
@@ -49,6 +55,16 @@ const MESSAGES: Record<HostedErrorCode, HostedMessage> = {
   merchant_unavailable: { message: 'This merchant cannot accept payments at the moment. No payment was taken.' },
   internal_error: { message: 'We could not complete the payment because of a problem on our side. Please try again in a moment.' },
 };
+
+/** How the alert above a form names each field to correct. */
+const FIELD_LABELS: Record<HostedField, string> = { email: 'email address', vat_id: 'VAT ID', card_number: 'card number', expiry: 'expiry date', cvc: 'security code (CVC)' };
+
+/** The alert above a form whose fields need correcting, naming them in form order (the page and its script: server/checkout/hosted/payment-form.browser.ts). */
+export function correctionAlert(fields: readonly HostedField[]): string {
+  const named = fields.map((field) => FIELD_LABELS[field]);
+  const list = named.length > 1 ? `${named.slice(0, -1).join(', ')} and ${named[named.length - 1]}` : named[0];
+  return `Please correct the ${list} below.`;
+}
 
 export function hostedMessage(code: string | undefined): (HostedMessage & { code: HostedErrorCode }) | undefined {
   if (code === undefined || !(HOSTED_ERROR_CODES as readonly string[]).includes(code)) return undefined;

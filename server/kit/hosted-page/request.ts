@@ -7,7 +7,9 @@ import type { Clock } from '../../clock';
 import type { Config } from '../../config';
 import { hostedPagePath, type LinkPurpose } from '../links';
 import { isSafeText } from '../text-input';
-import type { HostedErrorCode } from './messages';
+import { documentLanguage } from '../language';
+import type { DocumentLanguage } from '@/db/schema';
+import { hostedMessage, type HostedErrorCode } from './messages';
 
 /** What a hosted page's loader reads: the database, the clock the store clocks derive from, the signing config. */
 export interface HostedPageDeps {
@@ -25,15 +27,17 @@ export interface HostedLinkParams {
   signature: string | undefined;
 }
 
-/** The form's POST: the link it was posted to and its body. */
+/** The form's POST: the link it was posted to, its body, and the customer's language. */
 export interface SubmitInput extends HostedLinkParams {
   form: FormData;
+  /** From the POST's `Accept-Language`: the language the customer's documents are written in. */
+  language?: DocumentLanguage;
 }
 
 /** Where the browser goes after the POST (always a 303), or a 404 for a link that does not verify. */
 export type SubmitOutcome =
-  /** `email`: what the customer typed, to prefill the form again after a card error (never card data). */
-  | { kind: 'redirect'; location: string; email?: string }
+  /** `email`, `vatId`: what the customer typed, to prefill the form again after an error (never card data). */
+  | { kind: 'redirect'; location: string; email?: string; vatId?: string }
   | { kind: 'not_found' };
 
 /** A query value given once; a repeated or missing parameter reads as absent. */
@@ -45,9 +49,8 @@ export function hostedLinkFromQuery(id: string, query: SearchParams): HostedLink
   return { id, expires: singleParam(query.expires), signature: singleParam(query.signature) };
 }
 
-/** The link from the POST's URL and its body, read once (never logged: it holds card data); an unreadable body reads as empty. */
-export async function readHostedSubmission(request: Request, id: string): Promise<SubmitInput> {
-  const url = new URL(request.url);
+/** A hosted form's body, read once; an unreadable body reads as empty. */
+export async function readHostedForm(request: Request): Promise<FormData> {
   let form: FormData;
   try {
     form = await request.formData();
@@ -56,14 +59,30 @@ export async function readHostedSubmission(request: Request, id: string): Promis
   }
   // A field that is not safe text reads as missing, so the form's own check refuses it.
   for (const [name, value] of [...form]) if (typeof value === 'string' && !isSafeText(value)) form.delete(name);
-  return { id, expires: url.searchParams.get('expires') ?? undefined, signature: url.searchParams.get('signature') ?? undefined, form };
+  return form;
+}
+
+/** The link from the POST's URL, its body and the customer's language, read once (never logged: it holds card data). */
+export async function readHostedSubmission(request: Request, id: string): Promise<SubmitInput> {
+  const url = new URL(request.url);
+  const form = await readHostedForm(request);
+  return {
+    id,
+    expires: url.searchParams.get('expires') ?? undefined,
+    signature: url.searchParams.get('signature') ?? undefined,
+    form,
+    language: documentLanguage(request.headers.get('accept-language')),
+  };
 }
 
 /**
  * Back to the form's page after its POST (the link was verified, so it is complete), with the
- * error to show; the fragment scrolls the page to the message, with no script.
+ * error to show. An error of a field focuses that field (its input has `autofocus`, which a
+ * browser skips when the URL's fragment names an element); any other is scrolled to by the
+ * fragment. Neither needs a script.
  */
 export function backToForm(purpose: LinkPurpose, link: HostedLinkParams, error?: HostedErrorCode): { kind: 'redirect'; location: string } {
   const params = { id: link.id, expires: link.expires!, signature: link.signature! };
-  return { kind: 'redirect', location: hostedPagePath(purpose, params, error ? { error } : {}) + (error ? '#form-error' : '') };
+  const fragment = error && !hostedMessage(error)?.field ? '#form-error' : '';
+  return { kind: 'redirect', location: hostedPagePath(purpose, params, error ? { error } : {}) + fragment };
 }

@@ -1,6 +1,6 @@
 import { getAppServices } from '@/server/app';
 import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';
-import { rememberedEmailCookie } from '@/server/checkout/hosted/email';
+import { rememberedEmailCookie, rememberedVatIdCookie } from '@/server/checkout/hosted/email';
 import { readHostedSubmission } from '@/server/kit/hosted-page/request';
 import { submitHostedPayment } from '@/server/checkout/hosted/submit';
 import { payCheckoutSession } from '@/server/payments/service';
@@ -22,5 +22,6 @@ export async function POST(request: Request, { params }: { params: Promise<{ id:
   const headers = new Headers({ location: outcome.location, 'cache-control': 'no-store' });
   const secure = new URL(request.url).protocol === 'https:';
   if (outcome.email) headers.append('set-cookie', rememberedEmailCookie(id, outcome.email, secure));
+  if (outcome.vatId) headers.append('set-cookie', rememberedVatIdCookie(id, outcome.vatId, secure));
   return new Response(null, { status: 303, headers });
 }

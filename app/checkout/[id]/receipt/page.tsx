@@ -1,26 +1,44 @@
+import type { Metadata } from 'next';
+import { headers } from 'next/headers';
 import { notFound } from 'next/navigation';
+import { cache } from 'react';
 import { getAppServices } from '@/server/app';
 import { singleParam } from '@/server/kit/hosted-page/request';
-import { loadHostedReceipt } from '@/server/checkout/hosted/receipt';
+import { hostedReceiptHandoff, loadHostedReceipt, type HostedReceiptResult } from '@/server/checkout/hosted/receipt';
 import { paidRedirectUrl } from '@/server/kit/links';
-import { CheckoutShell, formatEur, Notice, OrderSummary } from '../../parts';
+import { cardText, CheckoutShell, formatEur, Notice, OrderSummary, SellerLine } from '../../parts';
 
 export const dynamic = 'force-dynamic';
 
-const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', discover: 'Discover' };
-
 const DATE = new Intl.DateTimeFormat('en-IE', { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' });
 
+type PageProps = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+/** Loaded by proxy.ts for this request (here only when it was not: a HEAD); once per request, for the title and the page. */
+const hostedReceipt = cache(async (id: string, signature: string | undefined): Promise<HostedReceiptResult> => {
+  return hostedReceiptHandoff.take(await headers()) ?? (await loadHostedReceipt(await getAppServices(), { id, signature }));
+});
+
+async function hostedReceiptOf({ params, searchParams }: PageProps) {
+  return hostedReceipt((await params).id, singleParam((await searchParams).signature));
+}
+
+/** The tab names the store and the amount. */
+export async function generateMetadata(props: PageProps): Promise<Metadata> {
+  const result = await hostedReceiptOf(props);
+  if (result.state === 'paid') return { title: `Receipt: ${formatEur(result.receipt.amountTotal)} paid to ${result.receipt.storeName}` };
+  return result.state === 'unpaid' ? { title: `No payment yet · ${result.storeName}` } : {};
+}
+
 /** GET /checkout/{id}/receipt?signature: what was paid, with the card's last 4 and any license keys. */
-export default async function ReceiptPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const { id } = await params;
-  const { signature } = await searchParams;
+export default async function ReceiptPage(props: PageProps) {
+  const result = await hostedReceiptOf(props);
   const services = await getAppServices();
-  const result = await loadHostedReceipt(services, { id, signature: singleParam(signature) });
+  const { operator } = services.config;
   if (result.state === 'invalid') notFound();
   if (result.state === 'unpaid') {
     return (
-      <CheckoutShell storeName={result.storeName}>
+      <CheckoutShell store={{ name: result.storeName, links: result.storeLinks }} operator={operator}>
         <Notice title="No payment yet" tone="info">
           <p>This checkout has not been paid, so there is no receipt.</p>
         </Notice>
@@ -29,18 +47,24 @@ export default async function ReceiptPage({ params, searchParams }: { params: Pr
   }
 
   const { receipt } = result;
-  const card = receipt.cardLast4 ? `${BRANDS[receipt.cardBrand ?? ''] ?? 'Card'} ending in ${receipt.cardLast4}` : undefined;
+  const card = receipt.cardLast4 ? cardText(receipt.cardBrand, receipt.cardLast4) : undefined;
   return (
-    <CheckoutShell storeName={receipt.storeName} livemode={receipt.livemode}>
+    // No test mode banner: a receipt takes no card, and its test-card list would only distract.
+    <CheckoutShell store={{ name: receipt.storeName, links: receipt.storeLinks }} operator={operator}>
       <div className="co-receipt">
         <section className="co-card" aria-labelledby="receipt-heading">
           <h1 id="receipt-heading" className="co-h1">
             <span className="co-h1-label">Payment received — thank you</span>
             <span className="co-amount">{formatEur(receipt.amountTotal)}</span>
           </h1>
+          <SellerLine operator={operator} storeName={receipt.storeName} />
           <dl className="co-facts">
-            <dt>Paid to</dt>
-            <dd>{receipt.storeName}</dd>
+            {receipt.livemode ? null : (
+              <>
+                <dt>Mode</dt>
+                <dd>Test payment: no real money moved</dd>
+              </>
+            )}
             {receipt.paidAt ? (
               <>
                 <dt>Date</dt>
@@ -84,6 +108,23 @@ export default async function ReceiptPage({ params, searchParams }: { params: Pr
                 </li>
               ))}
             </ul>
+          </section>
+        ) : null}
+        {receipt.downloads.length > 0 ? (
+          <section className="co-card" aria-labelledby="downloads-heading">
+            <h2 id="downloads-heading" className="co-h2">
+              Downloads
+            </h2>
+            <ul className="co-keys">
+              {receipt.downloads.map((download) => (
+                <li key={download.url}>
+                  <a className="co-link" href={download.url}>
+                    Download {download.description}
+                  </a>
+                </li>
+              ))}
+            </ul>
+            <p className="co-hint co-downloads-hint">Each link works for 24 hours: open this receipt again for new ones.</p>
           </section>
         ) : null}
         {receipt.successUrl ? (

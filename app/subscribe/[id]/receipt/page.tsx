@@ -1,26 +1,50 @@
+import type { Metadata } from 'next';
+import { headers } from 'next/headers';
 import { notFound } from 'next/navigation';
+import { cache } from 'react';
 import { getAppServices } from '@/server/app';
 import { singleParam } from '@/server/kit/hosted-page/request';
-import { intervalPhrase, loadHostedSubscriptionReceipt } from '@/server/subscriptions/hosted';
-import { CheckoutShell, formatEur, Notice } from '../../../checkout/parts';
+import { hostedSubscriptionReceiptHandoff, intervalPhrase, loadHostedSubscriptionReceipt, type HostedSubscriptionReceipt } from '@/server/subscriptions/hosted';
+import { cardText, CheckoutShell, formatDate, formatEur, Notice, SellerLine } from '../../../checkout/parts';
 
 export const dynamic = 'force-dynamic';
 
-const DATE = new Intl.DateTimeFormat('en-IE', { dateStyle: 'long', timeZone: 'UTC' });
+type PageProps = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+/** Loaded by proxy.ts for this request (here only when it was not: a HEAD); once per request, for the title and the page. */
+const hostedReceipt = cache(async (id: string, signature: string | undefined): Promise<HostedSubscriptionReceipt | undefined> => {
+  return hostedSubscriptionReceiptHandoff.take(await headers()) ?? (await loadHostedSubscriptionReceipt(await getAppServices(), { id, signature }));
+});
+
+async function hostedReceiptOf({ params, searchParams }: PageProps) {
+  return hostedReceipt((await params).id, singleParam((await searchParams).signature));
+}
+
+/** The first charge went through unless the attempt is still unconfirmed or was declined; later states do not undo it. */
+function wasPaid(receipt: HostedSubscriptionReceipt): boolean {
+  return receipt.subscription.status !== 'incomplete' && receipt.subscription.status !== 'pending';
+}
+
+/** The tab names the store, the plan and its amount. */
+export async function generateMetadata(props: PageProps): Promise<Metadata> {
+  const receipt = await hostedReceiptOf(props);
+  if (!receipt) return {};
+  const { view } = receipt;
+  const price = `${formatEur(view.amount)} ${intervalPhrase(view.interval, view.intervalCount)}`;
+  return { title: wasPaid(receipt) ? `Subscription confirmed: ${view.planName}, ${price} · ${view.storeName}` : `No subscription started · ${view.storeName}` };
+}
 
 /** GET /subscribe/{id}/receipt?signature: where an approved subscription checkout without success_url lands. */
-export default async function SubscriptionReceiptPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const { id } = await params;
-  const { signature } = await searchParams;
-  const services = await getAppServices();
-  const receipt = await loadHostedSubscriptionReceipt(services, { id, signature: singleParam(signature) });
+export default async function SubscriptionReceiptPage(props: PageProps) {
+  const receipt = await hostedReceiptOf(props);
+  const { operator } = (await getAppServices()).config;
   if (!receipt) notFound();
   const { view, subscription } = receipt;
-  // The first charge went through unless the attempt is still unconfirmed or was declined; later states do not undo it.
-  const paid = subscription.status !== 'incomplete' && subscription.status !== 'pending';
+  const paid = wasPaid(receipt);
   return (
-    <CheckoutShell storeName={view.storeName} livemode={view.livemode}>
+    <CheckoutShell store={{ name: view.storeName, links: view.storeLinks }} operator={operator}>
       <Notice title={paid ? 'Subscription confirmed' : 'No subscription was started'} tone={paid ? 'success' : 'error'}>
+        {paid ? <SellerLine operator={operator} storeName={view.storeName} /> : null}
         {paid ? (
           <dl className="co-totals">
             <div>
@@ -44,15 +68,13 @@ export default async function SubscriptionReceiptPage({ params, searchParams }: 
             {subscription.cardLast4 ? (
               <div>
                 <dt>Card</dt>
-                <dd>
-                  {subscription.cardBrand} ending {subscription.cardLast4}
-                </dd>
+                <dd>{cardText(subscription.cardBrand, subscription.cardLast4)}</dd>
               </div>
             ) : null}
             {subscription.status === 'active' ? (
               <div>
                 <dt>Next payment</dt>
-                <dd>{DATE.format(new Date(subscription.nextBillingAt * 1000))}</dd>
+                <dd>{formatDate(subscription.nextBillingAt)}</dd>
               </div>
             ) : null}
             <div className="co-total">
@@ -60,6 +82,15 @@ export default async function SubscriptionReceiptPage({ params, searchParams }: 
               <dd>{formatEur(view.amount)}</dd>
             </div>
           </dl>
+        ) : null}
+        {paid ? (
+          <p className="co-mandate">
+            To cancel, ask {view.storeName} or write to{' '}
+            <a className="co-link" href={`mailto:${operator.email}`}>
+              {operator.email}
+            </a>
+            : no payment is taken after that.
+          </p>
         ) : (
           <p>The first payment did not go through, so nothing is billed. Go back to {view.storeName} to start a new subscription.</p>
         )}

@@ -1,23 +1,15 @@
 /**
- * Amounts in EUR and dates in the visitor's locale, formatted on the server from the
- * `Accept-Language` header, since the page runs no script. Dates are calendar days in UTC, the
- * same day the API's epoch seconds name.
+ * Amounts in EUR and dates in a reader's locale, formatted on the server from the
+ * `Accept-Language` header (the pages run no script) or from a customer's language (e-mails).
+ * Dates are calendar days in UTC, the same day the API's epoch seconds name.
  */
+import { rankedLanguageTags } from './language';
 
 const FALLBACK_LOCALE = 'en';
 
 /** The first language of `Accept-Language` (by q-value) that Intl supports, else English. */
 export function visitorLocale(acceptLanguage: string | null): string {
-  const ranked = (acceptLanguage ?? '')
-    .split(',')
-    .map((part, index) => {
-      const [tag = '', ...params] = part.trim().split(';');
-      const q = params.map((param) => /^\s*q=([0-9.]+)\s*$/.exec(param)?.[1]).find(Boolean);
-      return { tag: tag.trim(), q: q === undefined ? 1 : Number(q), index };
-    })
-    .filter((entry) => entry.tag !== '' && entry.tag !== '*' && entry.q > 0)
-    .sort((a, b) => b.q - a.q || a.index - b.index);
-  for (const { tag } of ranked) {
+  for (const tag of rankedLanguageTags(acceptLanguage)) {
     try {
       const [supported] = Intl.DateTimeFormat.supportedLocalesOf(tag);
       if (supported) return supported;
@@ -32,15 +24,19 @@ export interface Formatters {
   locale: string;
   amount(cents: number): string;
   date(epochSeconds: number): string;
+  /** Day and time of day, in UTC (the zone is the reader's to add). */
+  dateTime(epochSeconds: number): string;
 }
 
 export function formattersFor(locale: string): Formatters {
   const money = new Intl.NumberFormat(locale, { style: 'currency', currency: 'EUR' });
   const day = new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeZone: 'UTC' });
+  const time = new Intl.DateTimeFormat(locale, { dateStyle: 'long', timeStyle: 'short', timeZone: 'UTC' });
   return {
     locale,
     amount: (cents) => money.format(cents / 100),
     date: (seconds) => day.format(new Date(seconds * 1000)),
+    dateTime: (seconds) => time.format(new Date(seconds * 1000)),
   };
 }
 

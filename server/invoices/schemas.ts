@@ -1,0 +1,165 @@
+/**
+ * The public contract of invoices and credit notes: the documents the operator issues, as seller,
+ * for every payment and refund. Explicit allowlists, as every object of the API.
+ */
+import { z } from 'zod';
+import { DOCUMENT_LANGUAGES } from '@/db/schema';
+import { EXAMPLE } from '../kit/examples';
+import { createdRangeFields, idFilter, listSchema, pageFields } from '../kit/list';
+
+/** The ebook of the order's example, at 19% VAT. */
+const lineExample = { description: 'Ebook: Payments in practice', quantity: 1, unit_amount: 1999, amount_subtotal: 1999, tax_rate: 19, amount_tax: 380, amount_total: 2379 };
+const breakdownExample = { rate: 19, amount_net: 1999, amount_tax: 380 };
+/** The €5.00 refund of the order's example, VAT included. */
+const creditedLineExample = { description: 'Ebook: Payments in practice', quantity: 1, unit_amount: 500, amount_subtotal: 420, tax_rate: 19, amount_tax: 80, amount_total: 500 };
+
+export const documentLineSchema = z
+  .object({
+    description: z.string(),
+    quantity: z.number().int(),
+    unit_amount: z.number().int().describe('Cents per unit, as sold (tax included where the price included it).'),
+    amount_subtotal: z.number().int().describe('Cents before VAT.'),
+    tax_rate: z.number().int().describe('VAT rate in percent; 0 where no VAT was charged.'),
+    amount_tax: z.number().int(),
+    amount_total: z.number().int(),
+  })
+  .meta({ id: 'DocumentLine', examples: [lineExample] });
+
+export const taxBreakdownSchema = z
+  .object({
+    rate: z.number().int().describe('VAT rate in percent.'),
+    amount_net: z.number().int().describe('Cents before VAT at this rate.'),
+    amount_tax: z.number().int().describe('Cents of VAT at this rate.'),
+  })
+  .meta({ id: 'TaxBreakdown', examples: [breakdownExample] });
+
+export const invoiceSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('invoice'),
+    number: z.string().describe('Gapless per store and mode, unique across the operator: `INV-7KQ2MX-000001`; `TEST-` in test mode.'),
+    livemode: z.boolean(),
+    order_id: z.string().nullable().describe('The paid order it documents; null for a subscription charge.'),
+    subscription_id: z.string().nullable().describe('The subscription whose charge it documents; null for an order.'),
+    customer_id: z.string().nullable(),
+    customer_email: z.string(),
+    customer_name: z.string().nullable(),
+    buyer_vat_id: z.string().nullable().describe('The business buyer’s EU VAT ID as entered on the hosted checkout, normalised (`DE123456789`).'),
+    seller: z
+      .object({ name: z.string(), address: z.string(), vat_id: z.string() })
+      .describe('The operator, who sells in its own name on the store’s behalf, as configured when the invoice was issued.'),
+    currency: z.literal('eur'),
+    lines: z.array(documentLineSchema),
+    tax_breakdown: z.array(taxBreakdownSchema).describe('The lines’ VAT per rate.'),
+    amount_subtotal: z.number().int(),
+    amount_tax: z.number().int(),
+    amount_total: z.number().int().describe('Cents paid.'),
+    language: z.enum(DOCUMENT_LANGUAGES).describe('The customer’s language on the hosted page; the PDF is written in it.'),
+    withdrawal_waiver: z
+      .object({ accepted_at: z.number().int(), text_version: z.string() })
+      .nullable()
+      .describe('The customer’s waiver of the right of withdrawal for digital content, when given at checkout.'),
+    issued_at: z.number().int(),
+  })
+  .meta({
+    id: 'Invoice',
+    examples: [
+      {
+        id: EXAMPLE.invoiceId,
+        object: 'invoice',
+        number: EXAMPLE.invoiceNumber,
+        livemode: false,
+        order_id: EXAMPLE.orderId,
+        subscription_id: null,
+        customer_id: EXAMPLE.customerId,
+        customer_email: EXAMPLE.customerEmail,
+        customer_name: null,
+        buyer_vat_id: null,
+        seller: { name: 'Example Payments GmbH', address: 'Musterstraße 1, 10115 Berlin, Germany', vat_id: 'DE123456789' },
+        currency: 'eur',
+        lines: [lineExample],
+        tax_breakdown: [breakdownExample],
+        amount_subtotal: 1999,
+        amount_tax: 380,
+        amount_total: 2379,
+        language: 'en',
+        withdrawal_waiver: null,
+        issued_at: EXAMPLE.created + 9,
+      },
+    ],
+  });
+export type Invoice = z.infer<typeof invoiceSchema>;
+
+export const creditNoteSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('credit_note'),
+    number: z.string().describe('Gapless per store and mode, unique across the operator: `CN-7KQ2MX-000001`; `TEST-` in test mode.'),
+    livemode: z.boolean(),
+    invoice_id: z.string(),
+    refund_id: z.string(),
+    order_id: z.string(),
+    lines: z.array(documentLineSchema).describe('Positive amounts: what is credited. A partial refund is one line per VAT rate of the invoice.'),
+    tax_breakdown: z.array(taxBreakdownSchema).describe('A partial refund is split over the invoice’s VAT rates in proportion to their totals.'),
+    amount_subtotal: z.number().int(),
+    amount_tax: z.number().int(),
+    amount_total: z.number().int().describe('Cents refunded: the refund’s amount.'),
+    issued_at: z.number().int(),
+  })
+  .meta({
+    id: 'CreditNote',
+    examples: [
+      {
+        id: EXAMPLE.creditNoteId,
+        object: 'credit_note',
+        number: EXAMPLE.creditNoteNumber,
+        livemode: false,
+        invoice_id: EXAMPLE.invoiceId,
+        refund_id: EXAMPLE.refundId,
+        order_id: EXAMPLE.orderId,
+        lines: [creditedLineExample],
+        tax_breakdown: [{ rate: 19, amount_net: 420, amount_tax: 80 }],
+        amount_subtotal: 420,
+        amount_tax: 80,
+        amount_total: 500,
+        issued_at: EXAMPLE.created + 9,
+      },
+    ],
+  });
+export type CreditNote = z.infer<typeof creditNoteSchema>;
+
+export const retrieveInvoiceInput = z.strictObject({ id: z.string().min(1).describe('The invoice id, `in_…`.').meta({ examples: [EXAMPLE.invoiceId] }) });
+export const retrieveCreditNoteInput = z.strictObject({ id: z.string().min(1).describe('The credit note id, `cn_…`.').meta({ examples: [EXAMPLE.creditNoteId] }) });
+
+/** The list queries; unknown parameters are refused. */
+export const listInvoicesInput = z.strictObject({
+  ...pageFields,
+  order_id: idFilter('ord', 'Only the invoice of this order, `ord_…`.'),
+  subscription_id: idFilter('sub', 'Only invoices of this subscription’s charges, `sub_…`.'),
+  customer_id: idFilter('cus', 'Only invoices of this customer, `cus_…`.'),
+  ...createdRangeFields,
+});
+export type ListInvoicesQuery = z.infer<typeof listInvoicesInput>;
+
+export const listCreditNotesInput = z.strictObject({
+  ...pageFields,
+  invoice_id: idFilter('in', 'Only credit notes against this invoice, `in_…`.'),
+  order_id: idFilter('ord', 'Only credit notes of this order’s refunds, `ord_…`.'),
+});
+export type ListCreditNotesQuery = z.infer<typeof listCreditNotesInput>;
+
+export const invoiceListSchema = listSchema(invoiceSchema, '/api/v1/invoices', 'InvoiceList');
+export type InvoiceList = z.infer<typeof invoiceListSchema>;
+export const creditNoteListSchema = listSchema(creditNoteSchema, '/api/v1/credit_notes', 'CreditNoteList');
+export type CreditNoteList = z.infer<typeof creditNoteListSchema>;
+
+/**
+ * A document's PDF. The REST API answers the bytes themselves (`application/pdf`); over
+ * /api/trpc, where answers are JSON, this object carries them in base64.
+ */
+export const pdfFileSchema = z.object({
+  filename: z.string(),
+  content_type: z.literal('application/pdf'),
+  content_base64: z.string(),
+});
+export type PdfFile = z.infer<typeof pdfFileSchema>;

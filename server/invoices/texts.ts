@@ -1,0 +1,139 @@
+/**
+ * The words of invoices and credit notes in each customer language: the PDFs' labels, and the
+ * line descriptions the service writes itself (a subscription's charge, a partial refund).
+ */
+import type { DocumentLanguage } from '@/db/schema';
+
+export interface DocumentTexts {
+  invoiceTitle: string;
+  creditNoteTitle: string;
+  number: string;
+  issueDate: string;
+  supplyDate: string;
+  supplyPeriod: string;
+  orderReference: string;
+  subscriptionReference: string;
+  creditedInvoice: string;
+  refundReference: string;
+  seller: string;
+  buyer: string;
+  vatId: string;
+  soldOnBehalfOf(store: string): string;
+  description: string;
+  quantity: string;
+  unitPrice: string;
+  vatRate: string;
+  net: string;
+  vat: string;
+  amount: string;
+  vatBreakdown: string;
+  rateLabel(rate: number): string;
+  netAtRate: string;
+  vatAtRate: string;
+  subtotal: string;
+  totalVat: string;
+  total: string;
+  totalCredited: string;
+  paidNotice: string;
+  creditNotice: string;
+  noVatNotice: string;
+  withdrawalWaiver(acceptedAt: string, textVersion: string): string;
+  testModeNotice: string;
+  demoOperatorNotice: string;
+  page(current: number, count: number): string;
+  /** The one line of a subscription charge's invoice. */
+  subscriptionLine(plan: string | null): string;
+  /** The line of a partial refund at one rate; the rate is named when the invoice has several. */
+  partialRefundLine(invoiceNumber: string, rate: number | null): string;
+  locale: string;
+}
+
+const ENGLISH: DocumentTexts = {
+  invoiceTitle: 'Invoice',
+  creditNoteTitle: 'Credit note',
+  number: 'Number',
+  issueDate: 'Date of issue',
+  supplyDate: 'Date of supply',
+  supplyPeriod: 'Period of supply',
+  orderReference: 'Order',
+  subscriptionReference: 'Subscription',
+  creditedInvoice: 'Corrects invoice',
+  refundReference: 'Refund',
+  seller: 'Seller',
+  buyer: 'Buyer',
+  vatId: 'VAT ID',
+  soldOnBehalfOf: (store) => `Sold on behalf of ${store}`,
+  description: 'Description',
+  quantity: 'Qty',
+  unitPrice: 'Unit price',
+  vatRate: 'VAT',
+  net: 'Net',
+  vat: 'VAT',
+  amount: 'Amount',
+  vatBreakdown: 'VAT by rate',
+  rateLabel: (rate) => `${rate} %`,
+  netAtRate: 'Net',
+  vatAtRate: 'VAT',
+  subtotal: 'Subtotal (net)',
+  totalVat: 'VAT',
+  total: 'Total',
+  totalCredited: 'Total credited',
+  paidNotice: 'Paid in full by card. Nothing is due.',
+  creditNotice: 'The amount credited is refunded to the card used for the payment.',
+  noVatNotice: 'No VAT was charged on this sale.',
+  withdrawalWaiver: (acceptedAt, textVersion) =>
+    `The customer agreed on ${acceptedAt} that delivery of the digital content starts before the withdrawal period ends, and acknowledged losing the right of withdrawal thereby (text version ${textVersion}).`,
+  testModeNotice: 'TEST MODE: no payment was taken; this document has no legal effect.',
+  demoOperatorNotice: 'Demo seller details: configure OPERATOR_LEGAL_NAME, OPERATOR_ADDRESS, OPERATOR_VAT_ID and OPERATOR_EMAIL.',
+  page: (current, count) => `Page ${current} of ${count}`,
+  subscriptionLine: (plan) => plan || 'Subscription',
+  partialRefundLine: (invoiceNumber, rate) => `Partial refund of invoice ${invoiceNumber}${rate === null ? '' : ` (VAT ${rate} %)`}`,
+  locale: 'en-GB',
+};
+
+const GERMAN: DocumentTexts = {
+  invoiceTitle: 'Rechnung',
+  creditNoteTitle: 'Gutschrift',
+  number: 'Nummer',
+  issueDate: 'Ausstellungsdatum',
+  supplyDate: 'Leistungsdatum',
+  supplyPeriod: 'Leistungszeitraum',
+  orderReference: 'Bestellung',
+  subscriptionReference: 'Abonnement',
+  creditedInvoice: 'Korrektur zu Rechnung',
+  refundReference: 'Erstattung',
+  seller: 'Verkäufer',
+  buyer: 'Käufer',
+  vatId: 'USt-IdNr.',
+  soldOnBehalfOf: (store) => `Verkauft im Auftrag von ${store}`,
+  description: 'Beschreibung',
+  quantity: 'Menge',
+  unitPrice: 'Einzelpreis',
+  vatRate: 'USt.',
+  net: 'Netto',
+  vat: 'USt.',
+  amount: 'Betrag',
+  vatBreakdown: 'Umsatzsteuer nach Steuersatz',
+  rateLabel: (rate) => `${rate} %`,
+  netAtRate: 'Netto',
+  vatAtRate: 'USt.',
+  subtotal: 'Zwischensumme (netto)',
+  totalVat: 'Umsatzsteuer',
+  total: 'Gesamtbetrag',
+  totalCredited: 'Gutgeschrieben',
+  paidNotice: 'Vollständig per Karte bezahlt. Es ist nichts mehr zu zahlen.',
+  creditNotice: 'Der gutgeschriebene Betrag wird auf die Karte der Zahlung erstattet.',
+  noVatNotice: 'Auf diesen Verkauf wurde keine Umsatzsteuer erhoben.',
+  withdrawalWaiver: (acceptedAt, textVersion) =>
+    `Der Kunde hat am ${acceptedAt} zugestimmt, dass die Lieferung der digitalen Inhalte vor Ablauf der Widerrufsfrist beginnt, und zur Kenntnis genommen, dass er dadurch sein Widerrufsrecht verliert (Textfassung ${textVersion}).`,
+  testModeNotice: 'TESTMODUS: Es wurde keine Zahlung eingezogen; dieses Dokument hat keine rechtliche Wirkung.',
+  demoOperatorNotice: 'Demo-Verkäuferangaben: OPERATOR_LEGAL_NAME, OPERATOR_ADDRESS, OPERATOR_VAT_ID und OPERATOR_EMAIL konfigurieren.',
+  page: (current, count) => `Seite ${current} von ${count}`,
+  subscriptionLine: (plan) => plan || 'Abonnement',
+  partialRefundLine: (invoiceNumber, rate) => `Teilerstattung zu Rechnung ${invoiceNumber}${rate === null ? '' : ` (USt. ${rate} %)`}`,
+  locale: 'de-DE',
+};
+
+export function documentTexts(language: DocumentLanguage): DocumentTexts {
+  return language === 'de' ? GERMAN : ENGLISH;
+}

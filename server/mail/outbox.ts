@@ -1,0 +1,272 @@
+/**
+ * Writing customer e-mails to the outbox (the `emails` table), always inside the transaction of
+ * their cause: a payment that rolls back mails nothing, one that commits is mailed at least once
+ * by the send pass (./delivery.ts). What a template shows is stored with the row, as it was at
+ * that moment; subject, text and HTML are rendered from it when the e-mail is sent or listed.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { emails, orders, type DocumentLanguage, type EmailAttachmentRef } from '@/db/schema';
+import { epochSeconds } from '../clock';
+import { newId } from '../ids';
+import { ownedBy, type Scope } from '../kit/scope';
+
+/** Times are epoch seconds on the store's clock; amounts are cents. */
+export interface Card {
+  brand: string;
+  last4: string;
+}
+
+export interface OrderReceiptData {
+  kind: 'order';
+  /** Each line's amount before tax: the lines add up to `amountSubtotal`. */
+  lines: { description: string; quantity: number; amountSubtotal: number }[];
+  amountSubtotal: number;
+  amountTax: number;
+  amountTotal: number;
+  paidAt: number;
+  card: Card | null;
+}
+
+export interface SubscriptionReceiptData {
+  kind: 'subscription';
+  planName: string;
+  amount: number;
+  /** Which payment of the schedule this was, from 1. */
+  payment: number;
+  totalPayments: number;
+  periodStart: number;
+  periodEnd: number;
+  paidAt: number;
+  card: Card | null;
+}
+
+export interface PaymentFailedData {
+  planName: string;
+  amount: number;
+  failedAt: number;
+  /** When the charge is tried again; empty after the last attempt. */
+  retryDates: number[];
+  /** The last attempt failed: the subscription is canceled. */
+  canceled: boolean;
+}
+
+export interface RenewalReminderData {
+  planName: string;
+  amount: number;
+  renewsAt: number;
+  payment: number;
+  totalPayments: number;
+}
+
+export interface RefundData {
+  refundId: string;
+  amount: number;
+  orderTotal: number;
+  /** Refunded of the order so far, this refund included. */
+  refundedTotal: number;
+  refundedAt: number;
+}
+
+export interface SubscriptionCanceledData {
+  planName: string;
+  canceledAt: number;
+  /** `payment_failed`: every retry of a renewal was declined; `requested`: the merchant canceled it. */
+  reason: 'requested' | 'payment_failed';
+}
+
+export interface WithdrawalReceivedData {
+  requestedAt: number;
+  refundDueBy: number;
+  reason: string | null;
+}
+
+/** Each template with what it shows. */
+export type EmailContent =
+  | { template: 'receipt'; data: OrderReceiptData | SubscriptionReceiptData }
+  | { template: 'payment_failed'; data: PaymentFailedData }
+  | { template: 'renewal_reminder'; data: RenewalReminderData }
+  | { template: 'refund'; data: RefundData }
+  | { template: 'subscription_canceled'; data: SubscriptionCanceledData }
+  | { template: 'withdrawal_received'; data: WithdrawalReceivedData };
+
+/** The objects an e-mail is about (the API view's `related`). */
+export interface EmailRelated {
+  orderId?: string;
+  subscriptionId?: string;
+  invoiceId?: string;
+  creditNoteId?: string;
+}
+
+export interface EmailToWrite extends Scope {
+  to: string;
+  language: DocumentLanguage;
+  content: EmailContent;
+  related: EmailRelated;
+  attachments?: EmailAttachmentRef[];
+  /** An e-mail that must be written once however often its cause is seen (a reminder per period). */
+  dedupeKey?: string;
+  /** The store's clock: the e-mail's `created`. */
+  now: Date;
+  /** Wall clock: when its first send falls due. */
+  wallNow: Date;
+}
+
+export type EmailTimes = Pick<EmailToWrite, 'now' | 'wallNow'>;
+
+/** Writes one e-mail in the caller's transaction; false when its dedupe key was written before. */
+export async function enqueueEmail(tx: Executor, email: EmailToWrite): Promise<boolean> {
+  const inserted = await tx
+    .insert(emails)
+    .values({
+      id: newId('em', email.livemode),
+      storeId: email.storeId,
+      livemode: email.livemode,
+      template: email.content.template,
+      toAddress: email.to,
+      language: email.language,
+      data: email.content.data as unknown as Record<string, unknown>,
+      attachments: email.attachments ?? [],
+      orderId: email.related.orderId ?? null,
+      subscriptionId: email.related.subscriptionId ?? null,
+      invoiceId: email.related.invoiceId ?? null,
+      creditNoteId: email.related.creditNoteId ?? null,
+      dedupeKey: email.dedupeKey ?? null,
+      status: 'pending',
+      nextAttemptAt: email.wallNow,
+      createdAt: email.now,
+    })
+    .onConflictDoNothing()
+    .returning({ id: emails.id });
+  return inserted.length > 0;
+}
+
+/** The receipt of a paid order; with `invoiceId` the invoice is named and attached. */
+export function enqueueOrderReceipt(
+  tx: Executor,
+  order: Scope & { id: string; customerEmail: string; language: DocumentLanguage },
+  data: Omit<OrderReceiptData, 'kind' | 'paidAt'>,
+  times: EmailTimes,
+  invoiceId?: string,
+): Promise<boolean> {
+  return enqueueEmail(tx, {
+    storeId: order.storeId,
+    livemode: order.livemode,
+    to: order.customerEmail,
+    language: order.language,
+    content: { template: 'receipt', data: { kind: 'order', ...data, paidAt: epochSeconds(times.now) } },
+    related: { orderId: order.id, invoiceId },
+    attachments: invoiceId ? [{ kind: 'invoice', id: invoiceId }] : [],
+    ...times,
+  });
+}
+
+/** The refund of an order; with `creditNoteId` the credit note is named and attached. */
+export function enqueueRefundEmail(
+  tx: Executor,
+  order: Scope & { id: string; customerEmail: string; language: DocumentLanguage },
+  data: Omit<RefundData, 'refundedAt'>,
+  times: EmailTimes,
+  creditNoteId?: string,
+): Promise<boolean> {
+  return enqueueEmail(tx, {
+    storeId: order.storeId,
+    livemode: order.livemode,
+    to: order.customerEmail,
+    language: order.language,
+    content: { template: 'refund', data: { ...data, refundedAt: epochSeconds(times.now) } },
+    related: { orderId: order.id, creditNoteId },
+    attachments: creditNoteId ? [{ kind: 'credit_note', id: creditNoteId }] : [],
+    ...times,
+  });
+}
+
+/** What subscription e-mails need of the subscription row. */
+export interface MailedSubscription extends Scope {
+  id: string;
+  customerEmail: string;
+  language: DocumentLanguage;
+}
+
+/** An e-mail about a subscription, to its customer; a receipt names and attaches `invoiceId` when given. */
+export function enqueueSubscriptionEmail(
+  tx: Executor,
+  subscription: MailedSubscription,
+  content: Exclude<EmailContent, { template: 'refund' | 'withdrawal_received' }>,
+  times: EmailTimes,
+  options: { dedupeKey?: string; invoiceId?: string } = {},
+): Promise<boolean> {
+  return enqueueEmail(tx, {
+    storeId: subscription.storeId,
+    livemode: subscription.livemode,
+    to: subscription.customerEmail,
+    language: subscription.language,
+    content,
+    related: { subscriptionId: subscription.id, invoiceId: options.invoiceId },
+    attachments: options.invoiceId ? [{ kind: 'invoice', id: options.invoiceId }] : [],
+    dedupeKey: options.dedupeKey,
+    ...times,
+  });
+}
+
+/** The receipt of a subscription's charge (the first or a renewal), once the subscription has moved to the period it paid. */
+export function enqueueSubscriptionReceipt(
+  tx: Executor,
+  subscription: MailedSubscription & { planName: string; totalPayments: number; currentPeriodStart: Date; currentPeriodEnd: Date },
+  charge: { payment: number; amount: number; card: Card | null },
+  times: EmailTimes,
+  invoiceId?: string,
+): Promise<boolean> {
+  return enqueueSubscriptionEmail(
+    tx,
+    subscription,
+    {
+      template: 'receipt',
+      data: {
+        kind: 'subscription',
+        planName: subscription.planName,
+        amount: charge.amount,
+        payment: charge.payment,
+        totalPayments: subscription.totalPayments,
+        periodStart: epochSeconds(subscription.currentPeriodStart),
+        periodEnd: epochSeconds(subscription.currentPeriodEnd),
+        paidAt: epochSeconds(times.now),
+        card: charge.card,
+      },
+    },
+    times,
+    { invoiceId },
+  );
+}
+
+export interface WithdrawalReceived extends Scope {
+  orderId: string;
+  requestedAt: Date;
+  refundDueBy: Date;
+  reason: string | null;
+}
+
+/**
+ * The confirmation of a withdrawal from an order, to the order's customer in their language:
+ * called in the transaction that records the request. False when the order has no e-mail
+ * address (nothing is written).
+ */
+export async function enqueueWithdrawalReceived(tx: Executor, withdrawal: WithdrawalReceived, times: EmailTimes): Promise<boolean> {
+  const [order] = await tx
+    .select({ customerEmail: orders.customerEmail, language: orders.language })
+    .from(orders)
+    .where(and(eq(orders.id, withdrawal.orderId), ownedBy(orders, withdrawal)));
+  if (!order?.customerEmail) return false;
+  return enqueueEmail(tx, {
+    storeId: withdrawal.storeId,
+    livemode: withdrawal.livemode,
+    to: order.customerEmail,
+    language: order.language,
+    content: {
+      template: 'withdrawal_received',
+      data: { requestedAt: epochSeconds(withdrawal.requestedAt), refundDueBy: epochSeconds(withdrawal.refundDueBy), reason: withdrawal.reason },
+    },
+    related: { orderId: withdrawal.orderId },
+    ...times,
+  });
+}

@@ -1,0 +1,64 @@
+/**
+ * An outbox row as the customer reads it: subject, HTML (react-email) and the text part derived
+ * from that HTML, so the two never say different things. Rendered when the e-mail is sent or
+ * listed, from what the row stored, the store's name and the operator's configuration.
+ */
+import { render, toPlainText } from '@react-email/render';
+import type { emails, EmailTemplate } from '@/db/schema';
+import type { Config } from '../config';
+import { formattersFor } from '../kit/locale';
+import type { EmailContent } from './outbox';
+import type { MailView } from './templates/layout';
+import { refund, withdrawalReceived } from './templates/order';
+import { receipt } from './templates/receipt';
+import { paymentFailed, renewalReminder, subscriptionCanceled } from './templates/subscription';
+import type { MailTemplate } from './templates/template';
+
+const TEMPLATES: { [T in EmailTemplate]: MailTemplate<Extract<EmailContent, { template: T }>['data']> } = {
+  receipt,
+  payment_failed: paymentFailed,
+  renewal_reminder: renewalReminder,
+  refund,
+  subscription_canceled: subscriptionCanceled,
+  withdrawal_received: withdrawalReceived,
+};
+
+/** Headings as written (not upper-cased), links as "text url", the detail tables as aligned columns. */
+const TEXT_OPTIONS = {
+  selectors: [
+    { selector: 'h1', options: { uppercase: false } },
+    { selector: 'table.details', format: 'dataTable', options: { maxColumnWidth: 80, uppercaseHeaderCells: false } },
+  ],
+};
+
+export interface RenderedEmail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+export type RenderableEmail = Pick<typeof emails.$inferSelect, 'template' | 'language' | 'data' | 'orderId' | 'subscriptionId'>;
+
+export interface RenderContext {
+  storeName: string;
+  config: Pick<Config, 'operator' | 'publicBaseUrl'>;
+  /** File names of the attachments that go with it. */
+  attachments: string[];
+}
+
+export async function renderEmail(email: RenderableEmail, context: RenderContext): Promise<RenderedEmail> {
+  const view: MailView = {
+    language: email.language,
+    format: formattersFor(email.language),
+    storeName: context.storeName,
+    operator: context.config.operator,
+    withdrawUrl: `${context.config.publicBaseUrl}/withdraw`,
+    orderId: email.orderId,
+    subscriptionId: email.subscriptionId,
+    attachments: context.attachments,
+  };
+  // The row's data was written for its template (./outbox.ts).
+  const template = TEMPLATES[email.template] as MailTemplate<unknown>;
+  const html = await render(<template.Email view={view} data={email.data} />);
+  return { subject: template.subject(view, email.data), text: toPlainText(html, TEXT_OPTIONS), html };
+}

@@ -1,0 +1,117 @@
+/** The e-mails about a subscription's future: `payment_failed`, `renewal_reminder`, `subscription_canceled`. */
+import type { DocumentLanguage } from '@/db/schema';
+import type { PaymentFailedData, RenewalReminderData, SubscriptionCanceledData } from '../outbox';
+import { Details, EmailLayout, Paragraph, referenceRows, type MailView } from './layout';
+import type { MailTemplate } from './template';
+
+const TEXT = {
+  en: {
+    plan: 'Plan',
+    amount: 'Amount',
+    failedSubject: (store: string, plan: string) => `Your payment for ${plan} at ${store} failed`,
+    failedHeading: 'Your payment did not go through',
+    failedIntro: (amount: string, plan: string, date: string) => `We could not charge ${amount} for ${plan} on ${date}.`,
+    retries: 'We will try again on these dates. Please make sure your card can be charged; if every attempt fails, the subscription is canceled.',
+    retry: (index: number) => `Attempt ${index}`,
+    lastAttempt: 'That was the last attempt: the subscription is canceled and will not be charged again.',
+    reminderSubject: (store: string, plan: string, date: string) => `${plan} at ${store} renews on ${date}`,
+    reminderHeading: 'Your subscription renews soon',
+    reminderIntro: (plan: string, date: string, amount: string) => `${plan} renews on ${date}: ${amount} will be charged to your card.`,
+    reminderCancel: (store: string) => `Nothing to do if you wish to continue. To cancel before then, contact ${store}.`,
+    renewsOn: 'Renews on',
+    payment: 'Payment',
+    paymentOf: (payment: number, total: number) => `${payment} of ${total}`,
+    canceledSubject: (store: string, plan: string) => `Your subscription ${plan} at ${store} is canceled`,
+    canceledHeading: 'Your subscription is canceled',
+    canceledIntro: (plan: string, date: string) => `${plan} was canceled on ${date}. You will not be charged again.`,
+    canceledAfterFailures: (plan: string, date: string) => `${plan} was canceled on ${date} because its payment failed repeatedly. You will not be charged again.`,
+    canceledOn: 'Canceled on',
+  },
+  de: {
+    plan: 'Tarif',
+    amount: 'Betrag',
+    failedSubject: (store: string, plan: string) => `Ihre Zahlung für ${plan} bei ${store} ist fehlgeschlagen`,
+    failedHeading: 'Ihre Zahlung ist fehlgeschlagen',
+    failedIntro: (amount: string, plan: string, date: string) => `Wir konnten ${amount} für ${plan} am ${date} nicht einziehen.`,
+    retries: 'Wir versuchen es an diesen Tagen erneut. Bitte sorgen Sie dafür, dass Ihre Karte belastet werden kann; schlagen alle Versuche fehl, wird das Abonnement gekündigt.',
+    retry: (index: number) => `Versuch ${index}`,
+    lastAttempt: 'Das war der letzte Versuch: Das Abonnement ist gekündigt und wird nicht mehr belastet.',
+    reminderSubject: (store: string, plan: string, date: string) => `${plan} bei ${store} verlängert sich am ${date}`,
+    reminderHeading: 'Ihr Abonnement verlängert sich bald',
+    reminderIntro: (plan: string, date: string, amount: string) => `${plan} verlängert sich am ${date}: ${amount} werden von Ihrer Karte abgebucht.`,
+    reminderCancel: (store: string) => `Wenn Sie fortfahren möchten, ist nichts zu tun. Um vorher zu kündigen, wenden Sie sich an ${store}.`,
+    renewsOn: 'Verlängerung am',
+    payment: 'Zahlung',
+    paymentOf: (payment: number, total: number) => `${payment} von ${total}`,
+    canceledSubject: (store: string, plan: string) => `Ihr Abonnement ${plan} bei ${store} ist gekündigt`,
+    canceledHeading: 'Ihr Abonnement ist gekündigt',
+    canceledIntro: (plan: string, date: string) => `${plan} wurde am ${date} gekündigt. Es werden keine weiteren Zahlungen eingezogen.`,
+    canceledAfterFailures: (plan: string, date: string) =>
+      `${plan} wurde am ${date} gekündigt, weil die Zahlung wiederholt fehlgeschlagen ist. Es werden keine weiteren Zahlungen eingezogen.`,
+    canceledOn: 'Gekündigt am',
+  },
+} as const satisfies Record<DocumentLanguage, unknown>;
+
+const textOf = (view: MailView) => TEXT[view.language];
+
+export const paymentFailed: MailTemplate<PaymentFailedData> = {
+  subject: (view, data) => textOf(view).failedSubject(view.storeName, data.planName),
+  Email({ view, data }) {
+    const text = textOf(view);
+    const { amount, date } = view.format;
+    const intro = text.failedIntro(amount(data.amount), data.planName, date(data.failedAt));
+    return (
+      <EmailLayout view={view} preview={intro} heading={text.failedHeading}>
+        <Paragraph>{intro}</Paragraph>
+        <Paragraph>{data.canceled ? text.lastAttempt : text.retries}</Paragraph>
+        <Details
+          rows={[
+            ...data.retryDates.map((retry, index) => ({ label: text.retry(index + 1), value: date(retry) })),
+            { label: text.plan, value: data.planName },
+            { label: text.amount, value: amount(data.amount) },
+            ...referenceRows(view),
+          ]}
+        />
+      </EmailLayout>
+    );
+  },
+};
+
+export const renewalReminder: MailTemplate<RenewalReminderData> = {
+  subject: (view, data) => textOf(view).reminderSubject(view.storeName, data.planName, view.format.date(data.renewsAt)),
+  Email({ view, data }) {
+    const text = textOf(view);
+    const { amount, date } = view.format;
+    const intro = text.reminderIntro(data.planName, date(data.renewsAt), amount(data.amount));
+    return (
+      <EmailLayout view={view} preview={intro} heading={text.reminderHeading}>
+        <Paragraph>{intro}</Paragraph>
+        <Paragraph>{text.reminderCancel(view.storeName)}</Paragraph>
+        <Details
+          rows={[
+            { label: text.plan, value: data.planName },
+            { label: text.renewsOn, value: date(data.renewsAt) },
+            { label: text.payment, value: text.paymentOf(data.payment, data.totalPayments) },
+            { label: text.amount, value: amount(data.amount), strong: true },
+            ...referenceRows(view),
+          ]}
+        />
+      </EmailLayout>
+    );
+  },
+};
+
+export const subscriptionCanceled: MailTemplate<SubscriptionCanceledData> = {
+  subject: (view, data) => textOf(view).canceledSubject(view.storeName, data.planName),
+  Email({ view, data }) {
+    const text = textOf(view);
+    const day = view.format.date(data.canceledAt);
+    const intro = data.reason === 'payment_failed' ? text.canceledAfterFailures(data.planName, day) : text.canceledIntro(data.planName, day);
+    return (
+      <EmailLayout view={view} preview={intro} heading={text.canceledHeading}>
+        <Paragraph>{intro}</Paragraph>
+        <Details rows={[{ label: text.plan, value: data.planName }, { label: text.canceledOn, value: day }, ...referenceRows(view)]} />
+      </EmailLayout>
+    );
+  },
+};
