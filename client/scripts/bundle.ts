@@ -12,6 +12,16 @@ import { build, type BuildOptions } from 'esbuild';
 export const CLIENT_DIR = path.resolve(import.meta.dirname, '..');
 export const FRAME_SCRIPT_MODULE = path.resolve(CLIENT_DIR, '../app/embed/card/card-frame-script.ts');
 
+/**
+ * Writes a generated source only when its text changed: `npm start` rebuilds when a source is
+ * newer than the build, and a rewrite of the same text (every `npm pack` of the client) would
+ * rebuild the .next that running services serve from.
+ */
+export async function writeIfChanged(file: string, text: string): Promise<void> {
+  const current = await readFile(file, 'utf8').catch(() => undefined);
+  if (current !== text) await writeFile(file, text);
+}
+
 const LIBRARY: BuildOptions = {
   entryPoints: [path.join(CLIENT_DIR, 'index.ts')],
   bundle: true,

@@ -1,11 +1,11 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CARD_FRAME_SCRIPT } from '@/app/embed/card/card-frame-script';
 import * as source from '@/client';
-import { buildLibrary, bundleFrameScript, CLIENT_DIR, writeDeclarations } from '@/client/scripts/bundle';
+import { buildLibrary, bundleFrameScript, CLIENT_DIR, writeDeclarations, writeIfChanged } from '@/client/scripts/bundle';
 
 /** The package entry and the build outputs. Node environment: esbuild and tsc run here. */
 const ROOT = path.resolve(CLIENT_DIR, '..');
@@ -21,6 +21,18 @@ afterAll(async () => {
 describe('client build', () => {
   it('the card frame’s script is the current bundle of client/frame/card-frame.ts (run npm run client:build)', async () => {
     expect(CARD_FRAME_SCRIPT).toBe(await bundleFrameScript());
+  });
+
+  it('a generated source keeps its time when rebuilt to the same text, so npm start does not rebuild after npm pack', async () => {
+    const file = path.join(outDir, 'generated.ts');
+    await writeFile(file, 'export const A = 1;\n');
+    const past = new Date('2026-01-01T00:00:00Z');
+    await utimes(file, past, past);
+    await writeIfChanged(file, 'export const A = 1;\n');
+    expect((await stat(file)).mtimeMs).toBe(past.getTime());
+    await writeIfChanged(file, 'export const A = 2;\n');
+    expect((await stat(file)).mtimeMs).toBeGreaterThan(past.getTime());
+    expect(await readFile(file, 'utf8')).toBe('export const A = 2;\n');
   });
 
   it('client/package.json publishes @payments-service/client: ESM with its types, tree-shakeable, React a peer dependency only', async () => {
