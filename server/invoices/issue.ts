@@ -35,11 +35,6 @@ function sellerOf(deps: IssueDeps) {
   return { sellerName: operator.legalName, sellerAddress: operator.address, sellerVatId: operator.vatId, sellerEmail: operator.email };
 }
 
-async function storeNameOf(tx: Transaction, storeId: string): Promise<string> {
-  const [store] = await tx.select({ name: stores.name }).from(stores).where(eq(stores.id, storeId));
-  return store!.name;
-}
-
 async function customerNameOf(tx: Transaction, scope: Scope, customerId: string | null): Promise<string | null> {
   if (customerId === null) return null;
   const [customer] = await tx.select({ name: customers.name }).from(customers).where(and(eq(customers.id, customerId), ownedBy(customers, scope)));
@@ -54,17 +49,17 @@ async function customerNameOf(tx: Transaction, scope: Scope, customerId: string 
 async function insertIssued<T extends typeof invoices | typeof creditNotes>(
   tx: Transaction,
   table: T,
-  row: T['$inferSelect'],
+  row: PgInsertValue<T>,
+  scope: Scope,
   type: Extract<EventType, 'invoice.issued' | 'credit_note.issued'>,
   object: EventObject,
   times: EventTimes,
 ): Promise<void> {
-  const scope = { storeId: row.storeId, livemode: row.livemode };
   const [newEvent, newDeliveries] = createdEventCtes(tx, type, sql``);
   await tx
     .with(newEvent, newDeliveries)
     .insert(table)
-    .values(row as PgInsertValue<T>)
+    .values(row)
     .prepare(`${type}_insert`)
     .execute({ ...scope, ...createdEventParams({ ...scope, type, object, ...times }) });
 }
@@ -74,10 +69,13 @@ export function newInvoiceId(livemode: boolean): string {
   return newId('in', livemode);
 }
 
-async function insertInvoice(tx: Transaction, values: Omit<InvoiceRow, 'number' | 'taxBreakdown' | 'amountSubtotal' | 'amountTax' | 'amountTotal'>, times: EventTimes): Promise<InvoiceRow> {
+/** An invoice as issued; its `store_name` is the store's name as the statement that wrote it read it. */
+type IssuedInvoice = Omit<InvoiceRow, 'storeName'>;
+
+async function insertInvoice(tx: Transaction, values: Omit<IssuedInvoice, 'number' | 'taxBreakdown' | 'amountSubtotal' | 'amountTax' | 'amountTotal'>, times: EventTimes): Promise<IssuedInvoice> {
   const taxBreakdown = taxBreakdownOf(values.lines);
   const totals = sumBreakdown(taxBreakdown);
-  const invoice: InvoiceRow = {
+  const invoice: IssuedInvoice = {
     ...values,
     // Last, after every row lock of the payment: the sequence's lock is held only until commit.
     number: await nextDocumentNumber(tx, 'invoice', { storeId: values.storeId, livemode: values.livemode }),
@@ -86,7 +84,10 @@ async function insertInvoice(tx: Transaction, values: Omit<InvoiceRow, 'number' 
     amountTax: totals.tax,
     amountTotal: totals.total,
   };
-  await insertIssued(tx, invoices, invoice, 'invoice.issued', invoiceView(invoice), times);
+  const scope = { storeId: invoice.storeId, livemode: invoice.livemode };
+  // Read by the insert itself: no round trip of its own while the numbering is locked.
+  const storeName = sql`(select ${stores.name} from ${stores} where ${stores.id} = ${invoice.storeId})`;
+  await insertIssued(tx, invoices, { ...invoice, storeName }, scope, 'invoice.issued', invoiceView(invoice), times);
   return invoice;
 }
 
@@ -94,7 +95,7 @@ async function insertInvoice(tx: Transaction, values: Omit<InvoiceRow, 'number' 
  * The invoice of an order that was just paid, in the settling transaction (the order row locked
  * and already `paid`): its lines as sold, the buyer as they paid. Sets the order's `invoice_id`.
  */
-export async function issueOrderInvoice(tx: Transaction, deps: IssueDeps, order: OrderRow, times: EventTimes): Promise<InvoiceRow> {
+export async function issueOrderInvoice(tx: Transaction, deps: IssueDeps, order: OrderRow, times: EventTimes): Promise<IssuedInvoice> {
   const scope = { storeId: order.storeId, livemode: order.livemode };
   const lines = await tx.select().from(orderLines).where(eq(orderLines.orderId, order.id)).orderBy(asc(orderLines.position));
   const invoice = await insertInvoice(
@@ -110,7 +111,6 @@ export async function issueOrderInvoice(tx: Transaction, deps: IssueDeps, order:
       customerEmail: order.customerEmail!,
       customerName: await customerNameOf(tx, scope, order.customerId),
       buyerVatId: order.buyerVatId,
-      storeName: await storeNameOf(tx, order.storeId),
       lines: lines.map(
         (line): DocumentLine => ({
           description: line.description,
@@ -147,7 +147,7 @@ export async function issueChargeInvoice(
   times: EventTimes,
   /** Chosen by the caller, which names it in the receipt it writes before the invoice (newInvoiceId). */
   invoiceId: string,
-): Promise<InvoiceRow> {
+): Promise<IssuedInvoice> {
   const scope = { storeId: subscription.storeId, livemode: subscription.livemode };
   return insertInvoice(
     tx,
@@ -162,7 +162,6 @@ export async function issueChargeInvoice(
       customerEmail: subscription.customerEmail,
       customerName: subscription.customerName,
       buyerVatId: null,
-      storeName: await storeNameOf(tx, subscription.storeId),
       lines: [
         {
           description: documentTexts(subscription.language).subscriptionLine(subscription.planName),
@@ -237,6 +236,6 @@ export async function issueCreditNote(tx: Transaction, refund: RefundRow, times:
     amountTotal: totals.total,
     createdAt: times.now,
   };
-  await insertIssued(tx, creditNotes, note, 'credit_note.issued', creditNoteView(note), times);
+  await insertIssued(tx, creditNotes, note, scope, 'credit_note.issued', creditNoteView(note), times);
   return note;
 }

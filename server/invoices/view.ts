@@ -6,7 +6,7 @@ import type { CreditNote, Invoice } from './schemas';
 export type InvoiceRow = typeof invoices.$inferSelect;
 export type CreditNoteRow = typeof creditNotes.$inferSelect;
 
-export function invoiceView(row: InvoiceRow): Invoice {
+export function invoiceView(row: Omit<InvoiceRow, 'storeName'>): Invoice {
   return {
     id: row.id,
     object: 'invoice',
