@@ -119,21 +119,20 @@ export function createSimulatorGateway(deps: { db: Database; clock: Clock }): Pa
     },
 
     async chargeRecurring(request: RecurringChargeRequest): Promise<ChargeResult> {
-      const existing = await findCharge(request.idempotencyKey);
-      if (existing) return toResult(existing);
-      // The contract with the recurring charges made on it so far (declined ones count: "the first
-      // recurring charge declined, every later one approved" is about attempts, retries included).
+      // The contract, and whether a recurring charge was made on it before (declined ones count:
+      // "the first recurring charge declined, every later one approved" is about attempts, retries
+      // included). A key charged before needs no look-up of its own: recordOnce returns its row.
       const [found] = await db
         .select({
           contract: simulatorRecurring,
-          made: sql<number>`(select count(*)::int from ${simulatorCharges} where ${simulatorCharges.recurringId} = ${simulatorRecurring.id} and ${simulatorCharges.kind} = 'recurring')`,
+          madeBefore: sql<boolean>`exists (select 1 from ${simulatorCharges} where ${simulatorCharges.recurringId} = ${simulatorRecurring.id} and ${simulatorCharges.kind} = 'recurring')`,
         })
         .from(simulatorRecurring)
         .where(eq(simulatorRecurring.id, request.recurringId));
       if (!found) throw new Error(`simulator: no recurring contract ${request.recurringId}`);
-      const { contract, made } = found;
+      const { contract, madeBefore } = found;
       const declined =
-        contract.canceledAt !== null || contract.scenario === 'decline_recurring' || (contract.scenario === 'decline_first_recurring' && made === 0);
+        contract.canceledAt !== null || contract.scenario === 'decline_recurring' || (contract.scenario === 'decline_first_recurring' && !madeBefore);
       return recordOnce({
         idempotencyKey: request.idempotencyKey,
         paymentId: `sim_pay_${randomBase62(24)}`,
