@@ -29,7 +29,8 @@ export function ListTable<Row extends { id: string }>({ columns, rows }: { colum
             <tr key={row.id}>
               {columns.map((column) => (
                 <td key={column.label} className={cellClass(column)} data-label={column.label}>
-                  {column.cell(row)}
+                  {/* One box for the value: on a phone the cell lays out its label and this side by side. */}
+                  <div className="dash-cell">{column.cell(row)}</div>
                 </td>
               ))}
             </tr>

@@ -46,8 +46,8 @@ function columns(base: string, now: Date): Column<WithdrawalRequest & { id: stri
         </>
       ),
     },
-    { label: 'Requested', nowrap: true, cell: (request) => utcTime(Math.floor(request.requestedAt.getTime() / 1000)) },
-    { label: 'Refund due by', nowrap: true, cell: (request) => utcTime(Math.floor(request.refundDueBy.getTime() / 1000)) },
+    { label: 'Requested', cell: (request) => utcTime(Math.floor(request.requestedAt.getTime() / 1000)) },
+    { label: 'Refund due by', cell: (request) => utcTime(Math.floor(request.refundDueBy.getTime() / 1000)) },
     {
       label: 'State',
       cell: (request) => (
