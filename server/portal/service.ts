@@ -77,16 +77,16 @@ async function resolveTarget(executor: Executor, subject: Scope, input: CreatePo
       ...scope,
       target: byId ? input.customer_id! : input.customer_email!.toLowerCase(),
     });
-    if (!row) throw resourceMissing('customer', '', byId ? 'customer_id' : 'customer_email');
+    if (!row?.inScope) throw resourceMissing('customer', '', byId ? 'customer_id' : 'customer_email');
     return { scope: 'customer', customerId: row.id, orderId: null, subscriptionId: null };
   }
   if (input.order_id !== undefined) {
     const [row] = await targetRead(executor, TARGET_ORDER).execute({ ...scope, target: input.order_id });
-    if (!row || row.customerDeletedAt !== null) throw resourceMissing('order', input.order_id, 'order_id');
+    if (!row?.inScope || row.customerDeletedAt !== null) throw resourceMissing('order', input.order_id, 'order_id');
     return { scope: 'order', customerId: row.customerId, orderId: row.id, subscriptionId: null };
   }
   const [row] = await targetRead(executor, TARGET_SUBSCRIPTION).execute({ ...scope, target: input.subscription_id! });
-  if (!row || row.customerDeletedAt !== null) throw resourceMissing('subscription', input.subscription_id!, 'subscription_id');
+  if (!row?.inScope || row.customerDeletedAt !== null) throw resourceMissing('subscription', input.subscription_id!, 'subscription_id');
   return { scope: 'subscription', customerId: row.customerId, orderId: null, subscriptionId: row.id };
 }
 
@@ -94,36 +94,40 @@ const [TARGET_CUSTOMER_BY_ID, TARGET_CUSTOMER_BY_EMAIL, TARGET_ORDER, TARGET_SUB
 
 /**
  * The target's read for each selector (customer by id, by e-mail, order, subscription), prepared
- * once: one runs on every create. Each answers the target's id, its customer's id and whether
- * that customer was deleted.
+ * once: one runs on every create. Each answers the target's id, its customer's id, whether that
+ * customer was deleted, and whether the target is in this store and environment. A read by id
+ * finds the row by its primary key alone and tells the scope as a column: with the scope in its
+ * condition, a plan made while the table was small kept scanning a store's whole index later.
  */
 const targetRead = preparedPerShape((executor, shape) => {
   const inScope = <T extends typeof customers | typeof orders | typeof subscriptions>(table: T) =>
-    and(eq(table.storeId, sql.placeholder('storeId')), eq(table.livemode, sql.placeholder('livemode')));
+    and(eq(table.storeId, sql.placeholder('storeId')), eq(table.livemode, sql.placeholder('livemode')))!;
+  const scopeOf = <T extends typeof customers | typeof orders | typeof subscriptions>(table: T) => sql<boolean>`${inScope(table)}`;
   const target = sql.placeholder('target');
   if (shape === TARGET_CUSTOMER_BY_ID || shape === TARGET_CUSTOMER_BY_EMAIL) {
+    const byId = shape === TARGET_CUSTOMER_BY_ID;
     return executor
-      .select({ id: customers.id, customerId: customers.id, customerDeletedAt: customers.deletedAt })
+      .select({ id: customers.id, customerId: customers.id, customerDeletedAt: customers.deletedAt, inScope: scopeOf(customers) })
       .from(customers)
-      .where(and(inScope(customers), isNull(customers.deletedAt), shape === TARGET_CUSTOMER_BY_ID ? eq(customers.id, target) : eq(customers.email, target)))
+      .where(and(isNull(customers.deletedAt), byId ? eq(customers.id, target) : and(inScope(customers), eq(customers.email, target))))
       .limit(1)
       .prepare(`portal_target_customer_${shape}`);
   }
   if (shape === TARGET_ORDER) {
     return executor
-      .select({ id: orders.id, customerId: orders.customerId, customerDeletedAt: customers.deletedAt })
+      .select({ id: orders.id, customerId: orders.customerId, customerDeletedAt: customers.deletedAt, inScope: scopeOf(orders) })
       .from(orders)
       .leftJoin(customers, eq(customers.id, orders.customerId))
-      .where(and(eq(orders.id, target), inScope(orders)))
+      .where(eq(orders.id, target))
       .limit(1)
       .prepare('portal_target_order');
   }
   return executor
-    .select({ id: subscriptions.id, customerId: customers.id, customerDeletedAt: customers.deletedAt })
+    .select({ id: subscriptions.id, customerId: customers.id, customerDeletedAt: customers.deletedAt, inScope: scopeOf(subscriptions) })
     .from(subscriptions)
     // subscriptions.customer_id has no foreign key: only a customer of this store and mode counts.
     .leftJoin(customers, and(eq(customers.id, subscriptions.customerId), inScope(customers)))
-    .where(and(eq(subscriptions.id, target), inScope(subscriptions)))
+    .where(eq(subscriptions.id, target))
     .limit(1)
     .prepare('portal_target_subscription');
 });

@@ -66,26 +66,27 @@ export function subscriptionCheckoutView(row: SubscriptionCheckoutRow, config: S
 }
 
 /** A subscription checkout by id in its store and mode, prepared once: merchants poll it. */
+/**
+ * By primary key alone, the scope told as a column: with the scope in its condition, a plan made
+ * while the table was small could keep scanning the store's index as the table grows.
+ */
 const checkoutRead = preparedOnce((executor) =>
   executor
-    .select()
+    .select({
+      row: subscriptionCheckouts,
+      inScope: sql<boolean>`${and(eq(subscriptionCheckouts.storeId, sql.placeholder('storeId')), eq(subscriptionCheckouts.livemode, sql.placeholder('livemode')))}`,
+    })
     .from(subscriptionCheckouts)
-    .where(
-      and(
-        eq(subscriptionCheckouts.id, sql.placeholder('id')),
-        eq(subscriptionCheckouts.storeId, sql.placeholder('storeId')),
-        eq(subscriptionCheckouts.livemode, sql.placeholder('livemode')),
-      ),
-    )
+    .where(eq(subscriptionCheckouts.id, sql.placeholder('id')))
     .limit(1)
     .prepare('subscription_checkout_read'),
 );
 
 /** GET /subscriptions/checkout/{id}: unknown, foreign and other-environment ids answer alike. */
 export async function getSubscriptionCheckout(deps: SubscriptionDeps, scope: Scope, id: string): Promise<SubscriptionCheckout> {
-  const [row] = await checkoutRead(deps.db).execute({ id, storeId: scope.storeId, livemode: scope.livemode });
-  if (!row) throw resourceMissing('subscription checkout', id);
-  return subscriptionCheckoutView(await withExpiryApplied(deps.db, subscriptionCheckouts, row, deps.clock.now(), expireSubscriptionCheckouts), deps.config);
+  const [found] = await checkoutRead(deps.db).execute({ id, storeId: scope.storeId, livemode: scope.livemode });
+  if (!found?.inScope) throw resourceMissing('subscription checkout', id);
+  return subscriptionCheckoutView(await withExpiryApplied(deps.db, subscriptionCheckouts, found.row, deps.clock.now(), expireSubscriptionCheckouts), deps.config);
 }
 
 interface Plan {
