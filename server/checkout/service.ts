@@ -231,10 +231,9 @@ export async function createCheckoutSession(
     orderedFields: ['metadata'],
     now,
     resourceId: sessionId,
-    create: async (executor) => (await (await prepareSession(executor))())!,
     claiming: {
       table: checkoutSessions,
-      prepare: () => prepareSession(deps.db),
+      prepare: prepareSession,
       replayRow: (row) => withExpiryApplied(deps.db, checkoutSessions, row, now, expireCheckoutSessions(deps)),
     },
   });

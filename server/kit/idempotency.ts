@@ -86,13 +86,13 @@ export interface ClaimingCreate<T, Table extends ObjectTable> {
   /** The object's table: a replay reads the key and its object in one prepared statement. */
   table: Table;
   /**
-   * Reads what the create needs (issued beside the key's lookup, so a new key costs no round trip
-   * more), then answers the writer: the one statement that claims the key with `claim` as its
-   * parameters and writes, resolving undefined when the key was not claimed (nothing written). A
-   * refusal it throws (ApiError) is answered only when the key is not live: a live key replays
-   * or is 409, as if claimed first.
+   * Reads what the create needs on `executor` (issued beside the key's lookup, so a new key costs
+   * no round trip more), then answers the writer: the one statement that claims the key with
+   * `claim` as its parameters and writes, resolving undefined when the key was not claimed
+   * (nothing written); without `claim` it simply writes. A refusal it throws (ApiError) is
+   * answered only when the key is not live: a live key replays or is 409, as if claimed first.
    */
-  prepare(): Promise<(claim: KeyClaim) => Promise<T | undefined>>;
+  prepare(executor: Executor): Promise<(claim?: KeyClaim) => Promise<T | undefined>>;
   /** The answer for a replay, from the object's row as stored. */
   replayRow(row: Table['$inferSelect']): Promise<T>;
 }
@@ -110,18 +110,18 @@ interface IdempotentCreateBase<T> {
   now: Date;
   /** The id the create will give its object, recorded with the key. */
   resourceId: string;
-  /** Writes the object; inside the key's transaction when there is a key. */
-  create(executor: Executor): Promise<T>;
 }
 
 export type IdempotentCreate<T, Table extends ObjectTable = ObjectTable> = IdempotentCreateBase<T> &
   (
     | {
+        /** Writes the object; inside the key's transaction when there is a key. */
+        create(executor: Executor): Promise<T>;
         /** The answer for a replay, from the object created by the first request. */
         replay(resourceId: string): Promise<T>;
         claiming?: undefined;
       }
-    | { claiming: ClaimingCreate<T, Table>; replay?: undefined }
+    | { claiming: ClaimingCreate<T, Table>; create?: undefined; replay?: undefined }
   );
 
 /** The parameters of claimKey's statement (besides the statement's own `storeId` and `livemode`). */
@@ -244,8 +244,10 @@ function liveKeyLookup(table: ObjectTable) {
 
 /** Runs a create under an optional idempotency key; a replay answers the first create's object and is marked on the request. */
 export async function createIdempotently<T, Table extends ObjectTable = ObjectTable>(options: IdempotentCreate<T, Table>): Promise<{ result: T; replayed: boolean }> {
-  const { db, scope, operation, request } = options;
-  if (request === undefined) return { result: await options.create(db), replayed: false };
+  const { db, scope, operation, request, claiming } = options;
+  // A claiming create's writer, sent no claim, writes unconditionally: it always answers a row.
+  const create = claiming ? async (executor: Executor) => (await (await claiming.prepare(executor))())! : options.create;
+  if (request === undefined) return { result: await create(db), replayed: false };
 
   const { key } = request;
   const hash = requestHash(request.body, options.orderedFields);
@@ -263,7 +265,6 @@ export async function createIdempotently<T, Table extends ObjectTable = ObjectTa
     return { result: await existing.answer(), replayed: true };
   };
 
-  const { claiming } = options;
   const liveKey = async (): Promise<Existing | undefined> => {
     if (!claiming) return undefined;
     const [found] = await liveKeyLookup(claiming.table)(db).execute({ storeId: scope.storeId, livemode: scope.livemode, operation, key, cutoff: cutoff.toISOString() });
@@ -272,7 +273,7 @@ export async function createIdempotently<T, Table extends ObjectTable = ObjectTa
 
   if (claiming) {
     // The key's lookup goes out with the create's reads: a replay is answered by it alone.
-    const [existing, write] = await Promise.all([liveKey(), claiming.prepare().then((writer) => ({ writer }), (error: unknown) => ({ error }))]);
+    const [existing, write] = await Promise.all([liveKey(), claiming.prepare(db).then((writer) => ({ writer }), (error: unknown) => ({ error }))]);
     if (existing) return answerExisting(existing);
     let created: T | undefined;
     try {
@@ -314,18 +315,18 @@ export async function createIdempotently<T, Table extends ObjectTable = ObjectTa
         setWhere: lt(idempotencyKeys.createdAt, cutoff),
       })
       .returning({ key: idempotencyKeys.key });
-    if (claimed) return { kind: 'created', result: await options.create(tx) };
+    if (claimed) return { kind: 'created', result: await create(tx) };
     const [existing] = await tx.select({ requestHash: idempotencyKeys.requestHash, resourceId: idempotencyKeys.resourceId }).from(idempotencyKeys).where(keyRow);
     return { kind: 'existing', ...existing! };
   });
   if (outcome.kind === 'created') return { result: outcome.result, replayed: false };
-  const { replay, claiming: claimed } = options;
+  const { replay } = options;
   const answer = replay
     ? () => replay(outcome.resourceId)
     : async () => {
         // The key was committed by the request this one waited for: the lookup finds it now.
         const live = await liveKey();
-        if (!live) throw new Error(`idempotency key of ${operation} names no ${getTableName(claimed!.table)} row`);
+        if (!live) throw new Error(`idempotency key of ${operation} names no ${getTableName(claiming!.table)} row`);
         return live.answer();
       };
   return answerExisting({ requestHash: outcome.requestHash, answer });

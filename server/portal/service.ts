@@ -214,10 +214,9 @@ export async function createPortalSession(
     orderedFields: ['metadata'],
     now,
     resourceId: id,
-    create: async (executor) => (await (await prepareSession(executor))())!,
     claiming: {
       table: portalSessions,
-      prepare: () => prepareSession(deps.db),
+      prepare: prepareSession,
       replayRow: async (row) => {
         const sealed = portalStatus(row, now) === 'active' ? row.tokenCiphertext : null;
         const original = sealed === null ? undefined : decryptPortalToken(deps.config, row.id, sealed);

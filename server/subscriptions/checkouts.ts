@@ -233,10 +233,9 @@ export async function createSubscriptionCheckout(
     orderedFields: ['metadata'],
     now,
     resourceId: id,
-    create: async (executor) => (await (await prepareCheckout(executor))())!,
     claiming: {
       table: subscriptionCheckouts,
-      prepare: () => prepareCheckout(deps.db),
+      prepare: prepareCheckout,
       replayRow: (row) => withExpiryApplied(deps.db, subscriptionCheckouts, row, now, expireSubscriptionCheckouts),
     },
   });
