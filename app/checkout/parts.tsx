@@ -5,6 +5,7 @@ import type { TaxLabel } from '@/server/checkout/tax';
 import { PAYMENT_FORM_SCRIPT } from '@/server/checkout/hosted/payment-form-script';
 import { correctionAlert, type HostedField, type HostedMessage } from '@/server/kit/hosted-page/messages';
 import type { StoreLinks } from '@/server/stores/service';
+import type { DownloadLink } from '@/server/downloads/service';
 
 /** One format for every amount on the hosted pages: EUR in Irish English ("€1,234.50"). */
 const EUR = new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' });
@@ -21,6 +22,21 @@ export function formatDate(epochSeconds: number): string {
 }
 
 const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', discover: 'Discover' };
+
+/** The signed download links of an order's files, one per line (receipt and portal). */
+export function DownloadLinks({ downloads, className }: { downloads: readonly DownloadLink[]; className: string }) {
+  return (
+    <ul className={className}>
+      {downloads.map((download) => (
+        <li key={download.url}>
+          <a className="co-link" href={download.url}>
+            Download {download.description}
+          </a>
+        </li>
+      ))}
+    </ul>
+  );
+}
 
 /** `Visa ending in 4242`: brand and last 4 are all that is kept of a card. */
 export function cardText(brand: string | null, last4: string): string {

@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { OperatorConfig } from '@/server/config';
-import { cardText, MerchantName, PageFooter, taxLineLabel, type PageStore } from '../checkout/parts';
+import { cardText, DownloadLinks, MerchantName, PageFooter, taxLineLabel, type PageStore } from '../checkout/parts';
 import type { PortalCard, PortalOrder, PortalSubscription } from '@/server/portal/page';
 import { isoDate, type Formatters } from '@/server/kit/locale';
 
@@ -201,15 +201,7 @@ export function OrderCard({ order, format, portalPath, headingLevel = 3 }: { ord
           <>
             <dt>Downloads</dt>
             <dd>
-              <ul className="pt-list">
-                {order.downloads.map((download) => (
-                  <li key={download.url}>
-                    <a className="co-link" href={download.url}>
-                      Download {download.description}
-                    </a>
-                  </li>
-                ))}
-              </ul>
+              <DownloadLinks downloads={order.downloads} className="pt-list" />
             </dd>
           </>
         ) : null}

@@ -6,7 +6,7 @@ import { getAppServices } from '@/server/app';
 import { singleParam } from '@/server/kit/hosted-page/request';
 import { hostedReceiptHandoff, loadHostedReceipt, type HostedReceiptResult } from '@/server/checkout/hosted/receipt';
 import { paidRedirectUrl } from '@/server/kit/links';
-import { cardText, CheckoutShell, formatEur, Notice, OrderSummary, SellerLine } from '../../parts';
+import { cardText, CheckoutShell, DownloadLinks, formatEur, Notice, OrderSummary, SellerLine } from '../../parts';
 
 export const dynamic = 'force-dynamic';
 
@@ -115,15 +115,7 @@ export default async function ReceiptPage(props: PageProps) {
             <h2 id="downloads-heading" className="co-h2">
               Downloads
             </h2>
-            <ul className="co-keys">
-              {receipt.downloads.map((download) => (
-                <li key={download.url}>
-                  <a className="co-link" href={download.url}>
-                    Download {download.description}
-                  </a>
-                </li>
-              ))}
-            </ul>
+            <DownloadLinks downloads={receipt.downloads} className="co-keys" />
             <p className="co-hint co-downloads-hint">Each link works for 24 hours: open this receipt again for new ones.</p>
           </section>
         ) : null}
