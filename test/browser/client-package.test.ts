@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, launchChromium, newContext, startMerchantSite, stopStarted, type LaunchedBrowser } from '../support/browser';
+import { chromiumAvailable, consoleErrors, launchChromium, newContext, startMerchantSite, stopStarted, type LaunchedBrowser } from '../support/browser';
 import { callService, freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 const run = promisify(execFile);
@@ -178,11 +178,7 @@ describe('@payments-service/client, packed and installed into a merchant app', (
 
     const context = await newContext(browser);
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`${message.location().url}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    const problems = consoleErrors(page);
     await page.goto(`${merchantOrigin}/checkout`);
     expect(await page.getByRole('heading', { name: 'Checkout' }).count()).toBe(1);
 
@@ -198,7 +194,7 @@ describe('@payments-service/client, packed and installed into a merchant app', (
     await expect.poll(() => page.getByRole('alert').textContent(), { timeout: 20_000 }).toContain('3-D Secure');
     expect(await page.getByTestId('failure').textContent()).toBe('three_d_secure_required');
     // The confirm's documented answer, 400 three_d_secure_required, is all the browser reports.
-    expect(problems).toEqual([`${origin}/api/v1/checkout/sessions/${session.id}/confirm: Failed to load resource: the server responded with a status of 400 (Bad Request)`]);
+    expect(problems).toEqual([`console: Failed to load resource: the server responded with a status of 400 (Bad Request) (${origin}/api/v1/checkout/sessions/${session.id}/confirm)`]);
 
     await Promise.all([page.waitForURL(`${origin}/checkout/${session.id}?**`), page.getByRole('button', { name: 'Continue on the secure payment page' }).click()]);
     await page.getByLabel('Email').fill('packed-buyer@example.com');

@@ -1,7 +1,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import openapi from '../../openapi/openapi.json';
-import { chromiumAvailable, launchChromium, newContext, screenshotAtWidths, stopStarted, type LaunchedBrowser } from '../support/browser';
+import { chromiumAvailable, consoleErrors, launchChromium, newContext, screenshotAtWidths, stopStarted, type LaunchedBrowser } from '../support/browser';
 import { freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
@@ -31,11 +31,7 @@ describe('/docs in a browser', () => {
   it('the overview and every domain page load without a console error, each one h1 and the domains linked', async () => {
     const context = await newContext(browser);
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error') problems.push(`${message.location().url}: ${message.text()}`);
-    });
-    page.on('pageerror', (error) => problems.push(error.message));
+    const problems = consoleErrors(page);
     await page.goto(`${origin}/docs`);
     const domains = await page.getByRole('navigation', { name: 'Domains' }).getByRole('link').evaluateAll((links) => links.map((link) => (link as HTMLAnchorElement).pathname));
     // The overview and one page per tag of the OpenAPI document.
