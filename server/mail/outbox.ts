@@ -141,44 +141,33 @@ export async function enqueueEmail(tx: Executor, email: EmailToWrite): Promise<b
   return inserted.length > 0;
 }
 
-/** The receipt of a paid order; with `invoiceId` the invoice is named and attached. */
-export function enqueueOrderReceipt(
-  tx: Executor,
-  order: Scope & { id: string; customerEmail: string; language: DocumentLanguage },
-  data: Omit<OrderReceiptData, 'kind' | 'paidAt'>,
-  times: EmailTimes,
-  invoiceId?: string,
-): Promise<boolean> {
+/** What order e-mails need of the order row. */
+type MailedOrder = Scope & { id: string; customerEmail: string; language: DocumentLanguage };
+
+/** An e-mail about an order, to its customer; `document` (its invoice or a credit note) is named and attached. */
+function enqueueOrderEmail(tx: Executor, order: MailedOrder, content: EmailContent, times: EmailTimes, document?: EmailAttachmentRef): Promise<boolean> {
   return enqueueEmail(tx, {
     storeId: order.storeId,
     livemode: order.livemode,
     to: order.customerEmail,
     language: order.language,
-    content: { template: 'receipt', data: { kind: 'order', ...data, paidAt: epochSeconds(times.now) } },
-    related: { orderId: order.id, invoiceId },
-    attachments: invoiceId ? [{ kind: 'invoice', id: invoiceId }] : [],
+    content,
+    related: { orderId: order.id, invoiceId: document?.kind === 'invoice' ? document.id : undefined, creditNoteId: document?.kind === 'credit_note' ? document.id : undefined },
+    attachments: document ? [document] : [],
     ...times,
   });
 }
 
+/** The receipt of a paid order; with `invoiceId` the invoice is named and attached. */
+export function enqueueOrderReceipt(tx: Executor, order: MailedOrder, data: Omit<OrderReceiptData, 'kind' | 'paidAt'>, times: EmailTimes, invoiceId?: string): Promise<boolean> {
+  const content: EmailContent = { template: 'receipt', data: { kind: 'order', ...data, paidAt: epochSeconds(times.now) } };
+  return enqueueOrderEmail(tx, order, content, times, invoiceId ? { kind: 'invoice', id: invoiceId } : undefined);
+}
+
 /** The refund of an order; with `creditNoteId` the credit note is named and attached. */
-export function enqueueRefundEmail(
-  tx: Executor,
-  order: Scope & { id: string; customerEmail: string; language: DocumentLanguage },
-  data: Omit<RefundData, 'refundedAt'>,
-  times: EmailTimes,
-  creditNoteId?: string,
-): Promise<boolean> {
-  return enqueueEmail(tx, {
-    storeId: order.storeId,
-    livemode: order.livemode,
-    to: order.customerEmail,
-    language: order.language,
-    content: { template: 'refund', data: { ...data, refundedAt: epochSeconds(times.now) } },
-    related: { orderId: order.id, creditNoteId },
-    attachments: creditNoteId ? [{ kind: 'credit_note', id: creditNoteId }] : [],
-    ...times,
-  });
+export function enqueueRefundEmail(tx: Executor, order: MailedOrder, data: Omit<RefundData, 'refundedAt'>, times: EmailTimes, creditNoteId?: string): Promise<boolean> {
+  const content: EmailContent = { template: 'refund', data: { ...data, refundedAt: epochSeconds(times.now) } };
+  return enqueueOrderEmail(tx, order, content, times, creditNoteId ? { kind: 'credit_note', id: creditNoteId } : undefined);
 }
 
 /** What subscription e-mails need of the subscription row. */
@@ -257,16 +246,7 @@ export async function enqueueWithdrawalReceived(tx: Executor, withdrawal: Withdr
     .from(orders)
     .where(and(eq(orders.id, withdrawal.orderId), ownedBy(orders, withdrawal)));
   if (!order?.customerEmail) return false;
-  return enqueueEmail(tx, {
-    storeId: withdrawal.storeId,
-    livemode: withdrawal.livemode,
-    to: order.customerEmail,
-    language: order.language,
-    content: {
-      template: 'withdrawal_received',
-      data: { requestedAt: epochSeconds(withdrawal.requestedAt), refundDueBy: epochSeconds(withdrawal.refundDueBy), reason: withdrawal.reason },
-    },
-    related: { orderId: withdrawal.orderId },
-    ...times,
-  });
+  const mailed = { storeId: withdrawal.storeId, livemode: withdrawal.livemode, id: withdrawal.orderId, customerEmail: order.customerEmail, language: order.language };
+  const data = { requestedAt: epochSeconds(withdrawal.requestedAt), refundDueBy: epochSeconds(withdrawal.refundDueBy), reason: withdrawal.reason };
+  return enqueueOrderEmail(tx, mailed, { template: 'withdrawal_received', data }, times);
 }
