@@ -6,32 +6,16 @@
  * (which writes the CSP) and the pages apart, so a text each built itself could differ.
  * test/checkout/payment-form-script.test.ts fails when the written file is stale.
  */
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { bundleInlineScript, writeIfChanged } from '../client/scripts/bundle';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const ENTRY = path.join(ROOT, 'server/checkout/hosted/payment-form.browser.ts');
 export const PAYMENT_FORM_SCRIPT_MODULE = path.join(ROOT, 'server/checkout/hosted/payment-form-script.ts');
 
-export async function bundlePaymentFormScript(): Promise<string> {
-  const result = await build({
-    entryPoints: [ENTRY],
-    bundle: true,
-    format: 'iife',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    legalComments: 'none',
-    write: false,
-    // package.json marks the sources free of side effects, so only what the script uses is kept.
-    absWorkingDir: ROOT,
-  });
-  const script = result.outputFiles[0]!.text.trim();
-  // Inline in the page, the element would end at the first `</script`.
-  if (/<\/script/i.test(script)) throw new Error('The payment form script contains "</script": it cannot be inlined.');
-  return script;
+export function bundlePaymentFormScript(): Promise<string> {
+  return bundleInlineScript(ENTRY);
 }
 
 export function paymentFormScriptModule(script: string): string {
@@ -44,6 +28,6 @@ export function paymentFormScriptModule(script: string): string {
 
 if (import.meta.url === pathToFileURL(process.argv[1]!).href) {
   const script = await bundlePaymentFormScript();
-  await writeFile(PAYMENT_FORM_SCRIPT_MODULE, paymentFormScriptModule(script));
+  await writeIfChanged(PAYMENT_FORM_SCRIPT_MODULE, paymentFormScriptModule(script));
   console.log(`${path.relative(ROOT, PAYMENT_FORM_SCRIPT_MODULE)}: ${(script.length / 1024).toFixed(1)} KiB`);
 }

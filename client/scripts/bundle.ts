@@ -72,10 +72,14 @@ export async function measureLibrarySize(): Promise<{ minified: number; gzipped:
   return { minified: code.byteLength, gzipped: gzipSync(code, { level: 9 }).byteLength };
 }
 
-/** The card frame's script as one minified IIFE. */
-export async function bundleFrameScript(): Promise<string> {
+/**
+ * A script a page carries inline, allowed by its hash: one minified IIFE of `entry`. Bundled from
+ * the repository's root, whose package.json marks the sources free of side effects, so only what
+ * the script uses is kept.
+ */
+export async function bundleInlineScript(entry: string): Promise<string> {
   const result = await build({
-    entryPoints: [path.join(CLIENT_DIR, 'frame/card-frame.ts')],
+    entryPoints: [entry],
     bundle: true,
     format: 'iife',
     platform: 'browser',
@@ -83,8 +87,17 @@ export async function bundleFrameScript(): Promise<string> {
     minify: true,
     legalComments: 'none',
     write: false,
+    absWorkingDir: path.resolve(CLIENT_DIR, '..'),
   });
-  return result.outputFiles[0]!.text.trim();
+  const script = result.outputFiles[0]!.text.trim();
+  // Inline in the page, the element would end at the first `</script`.
+  if (/<\/script/i.test(script)) throw new Error(`${entry} bundles to a script containing "</script": it cannot be inlined.`);
+  return script;
+}
+
+/** The card frame's script. */
+export function bundleFrameScript(): Promise<string> {
+  return bundleInlineScript(path.join(CLIENT_DIR, 'frame/card-frame.ts'));
 }
 
 export function frameScriptModule(script: string): string {
