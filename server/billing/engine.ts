@@ -2,7 +2,7 @@
  * Recurring billing: every charge of a subscription after the
  * first. Per due subscription: (1) claim it and write the charge `processing` (charges.ts, one
  * short transaction); (2) call the gateway's recurring contract with the charge's idempotency
- * key, outside any transaction; (3) settle the charge and move the subscription in one
+ * key, outside any transaction; (3) settle the batch's charges and move their subscriptions in one
  * transaction. A crash between (2) and (3) leaves the charge open; the reconciler
  * (reconcile.ts) asks the gateway under the same key and settles it, so it is never charged twice.
  *
@@ -15,7 +15,7 @@ import { subscriptionCharges } from '@/db/schema';
 import { GatewayRejectedError, GatewayTimeoutError, type Gateways, type RefundResult } from '../gateway/types';
 import { refundOnce } from '../refunds/service';
 import type { SubscriptionRow } from '../subscriptions/representation';
-import { claimDueCharges, markChargeUnknown, settleCharge, type BillingDeps, type BillingScope, type ChargeOutcome, type ChargeRow, type ClaimedCharge } from './charges';
+import { claimDueCharges, markChargeUnknown, settleCharges, type BillingDeps, type BillingScope, type ChargeRow, type ChargeToSettle, type ClaimedCharge } from './charges';
 import { log } from '../observability/log';
 
 export interface BillingEngineDeps extends BillingDeps {
@@ -32,41 +32,43 @@ export interface BillingOptions {
 const DEFAULTS = { batchSize: 50, concurrency: 8 };
 
 /**
- * Calls the gateway for one claimed charge and settles it. A timeout or an unexpected failure
- * leaves the outcome unknown (the reconciler settles it); a refusal before any money moved
+ * Calls the gateway for one claimed charge. A timeout or an unexpected failure leaves the
+ * outcome unknown (the reconciler settles it): undefined. A refusal before any money moved
  * (GatewayRejectedError: no live credentials, a request the acquirer rejects) is a failed charge
  * like a decline (`processing_error`), and the retries follow.
  */
-async function executeCharge(deps: BillingEngineDeps, claimed: ClaimedCharge): Promise<boolean> {
+async function callGateway(deps: BillingEngineDeps, claimed: ClaimedCharge): Promise<ChargeToSettle | undefined> {
   const { charge } = claimed;
   const gateway = deps.gateways[charge.livemode ? 'live' : 'test'];
-  let outcome: ChargeOutcome;
   try {
-    outcome = await gateway.chargeRecurring({ idempotencyKey: charge.idempotencyKey, recurringId: claimed.recurringId, amount: charge.amount, description: claimed.description });
+    return { charge, outcome: await gateway.chargeRecurring({ idempotencyKey: charge.idempotencyKey, recurringId: claimed.recurringId, amount: charge.amount, description: claimed.description }) };
   } catch (error) {
-    if (!(error instanceof GatewayRejectedError)) {
-      if (!(error instanceof GatewayTimeoutError)) log.error(`billing: charge ${charge.idempotencyKey} failed: ${error instanceof Error ? error.message : String(error)}`);
-      await markChargeUnknown(deps.db, charge.id);
-      return false;
-    }
-    outcome = null;
+    if (error instanceof GatewayRejectedError) return { charge, outcome: null };
+    if (!(error instanceof GatewayTimeoutError)) log.error(`billing: charge ${charge.idempotencyKey} failed: ${error instanceof Error ? error.message : String(error)}`);
+    await markChargeUnknown(deps.db, charge.id);
+    return undefined;
   }
-  return recordChargeOutcome(deps, charge, outcome);
 }
 
-/** Settles a charge (charges.ts); when that exhausted the retries, the contract ends too. True if this call settled it. */
-export async function recordChargeOutcome(deps: BillingEngineDeps, charge: Pick<ChargeRow, 'id' | 'subscriptionId'>, outcome: ChargeOutcome): Promise<boolean> {
-  const settlement = await settleCharge(deps, charge, outcome);
-  if (settlement.events.includes('subscription.canceled')) await endRecurringContract(deps, settlement.subscription);
-  if (settlement.unowedPayment) {
-    await payBackUnowedCharge(deps, { id: charge.id, livemode: settlement.subscription.livemode, gatewayPaymentId: settlement.unowedPayment.paymentId, amount: settlement.unowedPayment.amount });
+/**
+ * Settles charges together (charges.ts); where that exhausted a subscription's retries, its
+ * contract ends at the gateway too. Returns how many this call settled.
+ */
+export async function recordChargeOutcomes(deps: BillingEngineDeps, batch: readonly ChargeToSettle[]): Promise<number> {
+  const settlements = await settleCharges(deps, batch);
+  for (const [index, settlement] of settlements.entries()) {
+    if (settlement.events.includes('subscription.canceled')) await endRecurringContract(deps, settlement.subscription);
+    if (settlement.unowedPayment) {
+      const { charge } = batch[index]!;
+      await payBackUnowedCharge(deps, { id: charge.id, livemode: settlement.subscription.livemode, gatewayPaymentId: settlement.unowedPayment.paymentId, amount: settlement.unowedPayment.amount });
+    }
   }
-  return settlement.settled;
+  return settlements.filter((settlement) => settlement.settled).length;
 }
 
 /**
  * A cancel that lands while a renewal is at the gateway stops the subscription, but the gateway
- * may still take that charge: settleCharge marks it `refund_due`, and it is paid back in full
+ * may still take that charge: settleCharges marks it `refund_due`, and it is paid back in full
  * here, under a key of its own, looked up before it is sent (an acquirer forgets keys after a
  * while, Stripe after 24 h), so the customer is refunded once. Until the gateway says the refund
  * succeeded the charge stays `refund_due`, and the reconciler (reconcile.ts) asks again. A refund
@@ -113,9 +115,10 @@ async function forEachLimited<T>(items: readonly T[], limit: number, work: (item
 }
 
 /**
- * Bills every subscription due in `scope` until none is left. Returns how many charges were
- * settled plus how many subscriptions expired uncharged. Any number of passes may run at once,
- * in one process or many.
+ * Bills every subscription due in `scope` until none is left: each claimed batch goes to the
+ * gateway `concurrency` calls at a time, then is settled in one transaction. Returns how many
+ * charges were settled plus how many subscriptions expired uncharged. Any number of passes may
+ * run at once, in one process or many.
  */
 export async function billDueSubscriptions(deps: BillingEngineDeps, scope: BillingScope = { kind: 'all' }, options: BillingOptions = {}): Promise<number> {
   const { batchSize, concurrency } = { ...DEFAULTS, ...options };
@@ -124,8 +127,11 @@ export async function billDueSubscriptions(deps: BillingEngineDeps, scope: Billi
     const { claimed, expired } = await claimDueCharges(deps, scope, batchSize);
     handled += expired;
     if (claimed.length === 0 && expired === 0) return handled;
+    const answered: ChargeToSettle[] = [];
     await forEachLimited(claimed, concurrency, async (charge) => {
-      if (await executeCharge(deps, charge)) handled += 1;
+      const answer = await callGateway(deps, charge);
+      if (answer) answered.push(answer);
     });
+    handled += await recordChargeOutcomes(deps, answered);
   }
 }

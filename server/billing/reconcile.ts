@@ -12,7 +12,7 @@ import { subscriptionCharges, subscriptions } from '@/db/schema';
 import { chargeLookup, GatewayRejectedError } from '../gateway/types';
 import { DEFAULT_LEASE_MS, forEachLeased, type LeasedPass } from '../kit/lease';
 import { chargeDescription, OPEN_CHARGE_STATUSES, type ChargeOutcome, type ChargeRow } from './charges';
-import { payBackUnowedCharge, recordChargeOutcome, type BillingEngineDeps } from './engine';
+import { payBackUnowedCharge, recordChargeOutcomes, type BillingEngineDeps } from './engine';
 
 export interface BillingReconcileSettings {
   /**
@@ -88,7 +88,7 @@ async function settleOpenCharges(deps: BillingEngineDeps, pass: LeasedPass): Pro
     } catch {
       // Gateway unreachable or undecided: the charge stays open and is asked about again.
     }
-    if (outcome !== undefined && (await recordChargeOutcome(deps, charge, outcome))) return true;
+    if (outcome !== undefined && (await recordChargeOutcomes(deps, [{ charge, outcome }])) > 0) return true;
     await deps.db
       .update(subscriptionCharges)
       .set({ checkedAt: deps.clock.now() })

@@ -14,10 +14,10 @@ import type { OperatorConfig } from '../config';
 import { newId } from '../ids';
 import { ownedBy, type Scope } from '../kit/scope';
 import { log } from '../observability/log';
-import { createdEventCtes, createdEventParams, type EventObject, type EventTimes, type EventType } from '../webhooks/events';
+import { createdEventCtes, createdEventParams, recordEvents, type EventObject, type EventTimes, type EventType } from '../webhooks/events';
 import { withdrawalWaiverView } from '../withdrawals/view';
 import { splitCredit, sumBreakdown, taxBreakdownOf } from './amounts';
-import { nextDocumentNumber } from './numbering';
+import { nextDocumentNumber, nextDocumentNumbers } from './numbering';
 import { documentTexts } from './texts';
 import { creditNoteView, invoiceView, type CreditNoteRow, type InvoiceRow } from './view';
 
@@ -72,22 +72,24 @@ export function newInvoiceId(livemode: boolean): string {
 /** An invoice as issued; its `store_name` is the store's name as the statement that wrote it read it. */
 type IssuedInvoice = Omit<InvoiceRow, 'storeName'>;
 
-async function insertInvoice(tx: Transaction, values: Omit<IssuedInvoice, 'number' | 'taxBreakdown' | 'amountSubtotal' | 'amountTax' | 'amountTotal'>, times: EventTimes): Promise<IssuedInvoice> {
+/** An invoice before it is numbered and added up. */
+type InvoiceValues = Omit<IssuedInvoice, 'number' | 'taxBreakdown' | 'amountSubtotal' | 'amountTax' | 'amountTotal'>;
+
+/** An invoice's number and what it adds up to, from its lines. */
+function issuedInvoice(values: InvoiceValues, number: string): IssuedInvoice {
   const taxBreakdown = taxBreakdownOf(values.lines);
   const totals = sumBreakdown(taxBreakdown);
-  const invoice: IssuedInvoice = {
-    ...values,
-    // Last, after every row lock of the payment: the sequence's lock is held only until commit.
-    number: await nextDocumentNumber(tx, 'invoice', { storeId: values.storeId, livemode: values.livemode }),
-    taxBreakdown,
-    amountSubtotal: totals.subtotal,
-    amountTax: totals.tax,
-    amountTotal: totals.total,
-  };
+  return { ...values, number, taxBreakdown, amountSubtotal: totals.subtotal, amountTax: totals.tax, amountTotal: totals.total };
+}
+
+/** The store's name as the statement that writes the invoice reads it: no round trip of its own while the numbering is locked. */
+const storeNameOf = (storeId: string) => sql`(select ${stores.name} from ${stores} where ${stores.id} = ${storeId})`;
+
+async function insertInvoice(tx: Transaction, values: InvoiceValues, times: EventTimes): Promise<IssuedInvoice> {
+  // Last, after every row lock of the payment: the sequence's lock is held only until commit.
+  const invoice = issuedInvoice(values, await nextDocumentNumber(tx, 'invoice', { storeId: values.storeId, livemode: values.livemode }));
   const scope = { storeId: invoice.storeId, livemode: invoice.livemode };
-  // Read by the insert itself: no round trip of its own while the numbering is locked.
-  const storeName = sql`(select ${stores.name} from ${stores} where ${stores.id} = ${invoice.storeId})`;
-  await insertIssued(tx, invoices, { ...invoice, storeName }, scope, 'invoice.issued', invoiceView(invoice), times);
+  await insertIssued(tx, invoices, { ...invoice, storeName: storeNameOf(invoice.storeId) }, scope, 'invoice.issued', invoiceView(invoice), times);
   return invoice;
 }
 
@@ -134,53 +136,76 @@ export async function issueOrderInvoice(tx: Transaction, deps: IssueDeps, order:
   return invoice;
 }
 
-/**
- * The invoice of a subscription charge that just succeeded, in the settling transaction (the
- * subscription row locked): one line for the period it pays for. Subscriptions are sold without
- * VAT calculation, so the line carries none.
- */
-export async function issueChargeInvoice(
-  tx: Transaction,
-  deps: IssueDeps,
-  charge: { id: string; amount: number; periodStart: Date; periodEnd: Date },
-  subscription: SubscriptionRow,
-  times: EventTimes,
+/** A subscription charge that just succeeded, to invoice. */
+export interface InvoicedCharge {
+  charge: { id: string; amount: number; periodStart: Date; periodEnd: Date };
+  /** The subscription as the charge left it. */
+  subscription: SubscriptionRow;
+  times: EventTimes;
   /** Chosen by the caller, which names it in the receipt it writes before the invoice (newInvoiceId). */
-  invoiceId: string,
-): Promise<IssuedInvoice> {
-  const scope = { storeId: subscription.storeId, livemode: subscription.livemode };
-  return insertInvoice(
+  invoiceId: string;
+}
+
+function chargeInvoiceValues(deps: IssueDeps, { charge, subscription, times, invoiceId }: InvoicedCharge): InvoiceValues {
+  return {
+    id: invoiceId,
+    storeId: subscription.storeId,
+    livemode: subscription.livemode,
+    ...sellerOf(deps),
+    orderId: null,
+    subscriptionId: subscription.id,
+    subscriptionChargeId: charge.id,
+    customerId: subscription.customerId,
+    customerEmail: subscription.customerEmail,
+    customerName: subscription.customerName,
+    buyerVatId: null,
+    lines: [
+      {
+        description: documentTexts(subscription.language).subscriptionLine(subscription.planName),
+        quantity: 1,
+        unit_amount: charge.amount,
+        amount_subtotal: charge.amount,
+        tax_rate: 0,
+        amount_tax: 0,
+        amount_total: charge.amount,
+      },
+    ],
+    language: subscription.language,
+    withdrawalWaiver: null,
+    suppliedFrom: charge.periodStart,
+    suppliedUntil: charge.periodEnd,
+    createdAt: times.now,
+  };
+}
+
+/**
+ * The invoices of subscription charges that just succeeded, in the settling transaction (each
+ * subscription row locked): one line for the period each pays for. Subscriptions are sold
+ * without VAT calculation, so the line carries none. Numbered per store and environment in one
+ * statement each (in a fixed order, so two settling transactions never wait on each other in a
+ * cycle), written in one, with their events in one.
+ */
+export async function issueChargeInvoices(tx: Transaction, deps: IssueDeps, charges: readonly InvoicedCharge[]): Promise<IssuedInvoice[]> {
+  if (charges.length === 0) return [];
+  const values = charges.map((charge) => chargeInvoiceValues(deps, charge));
+  const byScope = new Map<string, InvoiceValues[]>();
+  for (const value of values) {
+    const key = `${value.storeId}:${value.livemode}`;
+    byScope.set(key, [...(byScope.get(key) ?? []), value]);
+  }
+  const numbered = new Map<InvoiceValues, IssuedInvoice>();
+  for (const key of [...byScope.keys()].sort()) {
+    const group = byScope.get(key)!;
+    const numbers = await nextDocumentNumbers(tx, 'invoice', { storeId: group[0]!.storeId, livemode: group[0]!.livemode }, group.length);
+    group.forEach((value, index) => numbered.set(value, issuedInvoice(value, numbers[index]!)));
+  }
+  const issued = values.map((value) => numbered.get(value)!);
+  await tx.insert(invoices).values(issued.map((invoice) => ({ ...invoice, storeName: storeNameOf(invoice.storeId) })));
+  await recordEvents(
     tx,
-    {
-      id: invoiceId,
-      ...scope,
-      ...sellerOf(deps),
-      orderId: null,
-      subscriptionId: subscription.id,
-      subscriptionChargeId: charge.id,
-      customerId: subscription.customerId,
-      customerEmail: subscription.customerEmail,
-      customerName: subscription.customerName,
-      buyerVatId: null,
-      lines: [
-        {
-          description: documentTexts(subscription.language).subscriptionLine(subscription.planName),
-          quantity: 1,
-          unit_amount: charge.amount,
-          amount_subtotal: charge.amount,
-          tax_rate: 0,
-          amount_tax: 0,
-          amount_total: charge.amount,
-        },
-      ],
-      language: subscription.language,
-      withdrawalWaiver: null,
-      suppliedFrom: charge.periodStart,
-      suppliedUntil: charge.periodEnd,
-      createdAt: times.now,
-    },
-    times,
+    issued.map((invoice, index) => ({ storeId: invoice.storeId, livemode: invoice.livemode, type: 'invoice.issued' as const, object: invoiceView(invoice), ...charges[index]!.times })),
   );
+  return issued;
 }
 
 /**

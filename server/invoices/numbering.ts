@@ -37,14 +37,20 @@ export function documentNumber(kind: DocumentKind, scope: Scope, storeNumber: nu
  * a cycle.
  */
 export async function nextDocumentNumber(tx: Transaction, kind: DocumentKind, scope: Scope): Promise<string> {
+  const [number] = await nextDocumentNumbers(tx, kind, scope, 1);
+  return number!;
+}
+
+/** nextDocumentNumber for `count` documents issued together: consecutive numbers, in one statement. */
+export async function nextDocumentNumbers(tx: Transaction, kind: DocumentKind, scope: Scope, count: number): Promise<string[]> {
   const [row] = await tx
     .insert(documentSequences)
-    .values({ storeId: scope.storeId, livemode: scope.livemode, kind, lastNumber: 1 })
+    .values({ storeId: scope.storeId, livemode: scope.livemode, kind, lastNumber: count })
     .onConflictDoUpdate({
       target: [documentSequences.storeId, documentSequences.livemode, documentSequences.kind],
-      set: { lastNumber: sql`${documentSequences.lastNumber} + 1` },
+      set: { lastNumber: sql`${documentSequences.lastNumber} + ${count}` },
     })
     // The store's number in the same round trip: the lock is held from here to commit.
     .returning({ lastNumber: documentSequences.lastNumber, storeNumber: sql<number>`(select ${stores.number} from ${stores} where ${stores.id} = ${scope.storeId})` });
-  return documentNumber(kind, scope, row!.storeNumber, row!.lastNumber);
+  return Array.from({ length: count }, (_, index) => documentNumber(kind, scope, row!.storeNumber, row!.lastNumber - count + 1 + index));
 }

@@ -116,29 +116,37 @@ export type EmailTimes = Pick<EmailToWrite, 'now' | 'wallNow'>;
 
 /** Writes one e-mail in the caller's transaction; false when its dedupe key was written before. */
 export async function enqueueEmail(tx: Executor, email: EmailToWrite): Promise<boolean> {
+  return (await enqueueEmails(tx, [email])) > 0;
+}
+
+/** enqueueEmail for several e-mails in one statement; returns how many were written. */
+export async function enqueueEmails(tx: Executor, toWrite: readonly EmailToWrite[]): Promise<number> {
+  if (toWrite.length === 0) return 0;
   const inserted = await tx
     .insert(emails)
-    .values({
-      id: newId('em', email.livemode),
-      storeId: email.storeId,
-      livemode: email.livemode,
-      template: email.content.template,
-      toAddress: email.to,
-      language: email.language,
-      data: email.content.data as unknown as Record<string, unknown>,
-      attachments: email.attachments ?? [],
-      orderId: email.related.orderId ?? null,
-      subscriptionId: email.related.subscriptionId ?? null,
-      invoiceId: email.related.invoiceId ?? null,
-      creditNoteId: email.related.creditNoteId ?? null,
-      dedupeKey: email.dedupeKey ?? null,
-      status: 'pending',
-      nextAttemptAt: email.wallNow,
-      createdAt: email.now,
-    })
+    .values(
+      toWrite.map((email) => ({
+        id: newId('em', email.livemode),
+        storeId: email.storeId,
+        livemode: email.livemode,
+        template: email.content.template,
+        toAddress: email.to,
+        language: email.language,
+        data: email.content.data as unknown as Record<string, unknown>,
+        attachments: email.attachments ?? [],
+        orderId: email.related.orderId ?? null,
+        subscriptionId: email.related.subscriptionId ?? null,
+        invoiceId: email.related.invoiceId ?? null,
+        creditNoteId: email.related.creditNoteId ?? null,
+        dedupeKey: email.dedupeKey ?? null,
+        status: 'pending' as const,
+        nextAttemptAt: email.wallNow,
+        createdAt: email.now,
+      })),
+    )
     .onConflictDoNothing()
     .returning({ id: emails.id });
-  return inserted.length > 0;
+  return inserted.length;
 }
 
 /** What order e-mails need of the order row. */
@@ -178,14 +186,13 @@ export interface MailedSubscription extends Scope {
 }
 
 /** An e-mail about a subscription, to its customer; a receipt names and attaches `invoiceId` when given. */
-export function enqueueSubscriptionEmail(
-  tx: Executor,
+export function subscriptionEmail(
   subscription: MailedSubscription,
   content: Exclude<EmailContent, { template: 'refund' | 'withdrawal_received' }>,
   times: EmailTimes,
   options: { dedupeKey?: string; invoiceId?: string } = {},
-): Promise<boolean> {
-  return enqueueEmail(tx, {
+): EmailToWrite {
+  return {
     storeId: subscription.storeId,
     livemode: subscription.livemode,
     to: subscription.customerEmail,
@@ -195,19 +202,22 @@ export function enqueueSubscriptionEmail(
     attachments: options.invoiceId ? [{ kind: 'invoice', id: options.invoiceId }] : [],
     dedupeKey: options.dedupeKey,
     ...times,
-  });
+  };
+}
+
+/** Writes subscriptionEmail. */
+export function enqueueSubscriptionEmail(tx: Executor, ...email: Parameters<typeof subscriptionEmail>): Promise<boolean> {
+  return enqueueEmail(tx, subscriptionEmail(...email));
 }
 
 /** The receipt of a subscription's charge (the first or a renewal), once the subscription has moved to the period it paid. */
-export function enqueueSubscriptionReceipt(
-  tx: Executor,
+export function subscriptionReceipt(
   subscription: MailedSubscription & { planName: string; totalPayments: number; currentPeriodStart: Date; currentPeriodEnd: Date },
   charge: { payment: number; amount: number; card: Card | null },
   times: EmailTimes,
   invoiceId?: string,
-): Promise<boolean> {
-  return enqueueSubscriptionEmail(
-    tx,
+): EmailToWrite {
+  return subscriptionEmail(
     subscription,
     {
       template: 'receipt',
@@ -226,6 +236,11 @@ export function enqueueSubscriptionReceipt(
     times,
     { invoiceId },
   );
+}
+
+/** Writes subscriptionReceipt. */
+export function enqueueSubscriptionReceipt(tx: Executor, ...receipt: Parameters<typeof subscriptionReceipt>): Promise<boolean> {
+  return enqueueEmail(tx, subscriptionReceipt(...receipt));
 }
 
 export interface WithdrawalReceived extends Scope {

@@ -31,7 +31,7 @@ import { enqueueSubscriptionReceipt } from '../mail/outbox';
 import { emitSubscriptionEvent, type SubscriptionRow } from './representation';
 import { periodBoundary } from './schedule';
 import { ownedBy } from '../kit/scope';
-import { issueChargeInvoice, newInvoiceId, type IssueDeps } from '../invoices/issue';
+import { issueChargeInvoices, newInvoiceId, type IssueDeps } from '../invoices/issue';
 
 export interface FirstChargeDeps {
   db: Database;
@@ -343,7 +343,7 @@ export async function settleFirstCharge(
     // The invoice last: its numbering holds the store's sequence until commit.
     const invoiceId = newInvoiceId(active!.livemode);
     await enqueueSubscriptionReceipt(tx, active!, { payment: 1, amount: charge.amount, card: { brand: outcome.brand, last4: outcome.last4 } }, times, invoiceId);
-    await issueChargeInvoice(tx, deps, { id: chargeId, amount: charge.amount, periodStart: now, periodEnd }, active!, times, invoiceId);
+    await issueChargeInvoices(tx, deps, [{ charge: { id: chargeId, amount: charge.amount, periodStart: now, periodEnd }, subscription: active!, times, invoiceId }]);
     return active!;
   });
 }

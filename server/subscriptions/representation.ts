@@ -5,7 +5,7 @@
 import type { Transaction } from '@/db/client';
 import type { subscriptions } from '@/db/schema';
 import { epochSeconds } from '../clock';
-import { recordEvent, type EventType } from '../webhooks/events';
+import { recordEvent, type EventType, type RecordEventInput } from '../webhooks/events';
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
 
@@ -40,12 +40,11 @@ export function subscriptionObject(row: SubscriptionRow) {
 export type SubscriptionObject = ReturnType<typeof subscriptionObject>;
 
 /**
- * Writes a subscription event to the outbox in the caller's transaction, carrying the
- * subscription as it is after the change (metadata included); `subscription.updated` also
- * carries what changed, from `before`.
+ * A subscription event, carrying the subscription as it is after the change (metadata
+ * included); `subscription.updated` also carries what changed, from `before`.
  */
-export function emitSubscriptionEvent(tx: Transaction, row: SubscriptionRow, type: EventType, times: { now: Date; wallNow: Date }, before?: SubscriptionRow) {
-  return recordEvent(tx, {
+export function subscriptionEvent(row: SubscriptionRow, type: EventType, times: { now: Date; wallNow: Date }, before?: SubscriptionRow): RecordEventInput {
+  return {
     storeId: row.storeId,
     livemode: row.livemode,
     type,
@@ -53,5 +52,10 @@ export function emitSubscriptionEvent(tx: Transaction, row: SubscriptionRow, typ
     previous: type === 'subscription.updated' && before ? subscriptionObject(before) : undefined,
     now: times.now,
     wallNow: times.wallNow,
-  });
+  };
+}
+
+/** Writes subscriptionEvent to the outbox in the caller's transaction. */
+export function emitSubscriptionEvent(tx: Transaction, ...event: Parameters<typeof subscriptionEvent>) {
+  return recordEvent(tx, subscriptionEvent(...event));
 }

@@ -5,6 +5,7 @@
  * event and a committed one is never lost. The same rows are the store's event log.
  */
 import { and, eq, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm';
+import type { TypedQueryBuilder } from 'drizzle-orm/query-builders/query-builder';
 import { isDeepStrictEqual } from 'node:util';
 import type { Executor, Transaction } from '@/db/client';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from '@/db/schema';
@@ -106,29 +107,45 @@ function eventEnvelope(id: string, input: RecordEventInput, sequence: number): E
 
 const placeholder = sql.placeholder;
 
+/** What an event row is made of, as SQL over its statement's source (placeholders, or a batch's columns). */
+interface EventSource {
+  id: SQL | Placeholder;
+  storeId: SQL | Placeholder;
+  livemode: SQL | Placeholder;
+  type: SQL | EventType;
+  objectId: SQL | Placeholder;
+  objectSequence: SQL | number;
+  payload: SQL | Placeholder;
+  createdAt: SQL | Placeholder;
+  /** When its first delivery falls due, over `deliveriesFrom`. */
+  wallNow: SQL | Placeholder;
+  /** The event rows' source: written only when it yields rows (e.g. fromClaimed). */
+  from: SQL;
+  /** What the deliveries select from besides `new_event` (a join that gives `wallNow`). */
+  deliveriesFrom?: SQL;
+}
+
 /**
- * An event and its fan-out as CTEs of one statement (`new_event`, then `new_deliveries`): the
- * event with the object's `sequence` and `payload` (SQL over what `from` yields), and one pending
- * delivery per endpoint of the store and environment that wants `type`, written only when `from`
- * yields a row. Placeholders: `storeId`, `livemode`, `eventId`, `eventObjectId`,
- * `eventCreatedAt`, `eventWallNow`. A delivery's id derives from its event's and endpoint's.
+ * Events and their fan-out as CTEs of one statement (`new_event`, then `new_deliveries`): one
+ * pending delivery per endpoint of the event's store and environment that wants its type. A
+ * delivery's id derives from its event's and endpoint's.
  */
-function eventCtes(executor: Executor, type: EventType, from: SQL, sequence: SQL | number, payload: SQL | Placeholder) {
+function eventCtes(executor: Executor, source: EventSource) {
   const newEvent = insertSelected(
     executor,
     'new_event',
     webhookEvents,
     {
-      id: placeholder('eventId'),
-      storeId: placeholder('storeId'),
-      livemode: placeholder('livemode'),
-      type,
-      objectId: placeholder('eventObjectId'),
-      objectSequence: sequence,
-      payload,
-      createdAt: placeholder('eventCreatedAt'),
+      id: source.id,
+      storeId: source.storeId,
+      livemode: source.livemode,
+      type: source.type,
+      objectId: source.objectId,
+      objectSequence: source.objectSequence,
+      payload: source.payload,
+      createdAt: source.createdAt,
     },
-    sql`${from} returning id, sequence, object_sequence`,
+    sql`${source.from} returning id, sequence, object_sequence, store_id, livemode, type, object_id`,
   );
   const newDeliveries = insertSelected(
     executor,
@@ -138,20 +155,20 @@ function eventCtes(executor: Executor, type: EventType, from: SQL, sequence: SQL
       id: sql`'whd_' || left(encode(sha256(convert_to(new_event.id || ${webhookEndpoints.id}, 'UTF8')), 'hex'), 24)`,
       eventId: sql`new_event.id`,
       endpointId: sql`${webhookEndpoints.id}`,
-      storeId: placeholder('storeId'),
-      livemode: placeholder('livemode'),
-      objectId: placeholder('eventObjectId'),
+      storeId: sql`new_event.store_id`,
+      livemode: sql`new_event.livemode`,
+      objectId: sql`new_event.object_id`,
       sequence: sql`new_event.sequence`,
       status: 'pending',
-      nextAttemptAt: placeholder('eventWallNow'),
-      createdAt: placeholder('eventWallNow'),
+      nextAttemptAt: source.wallNow,
+      createdAt: source.wallNow,
     },
-    sql`from new_event join ${webhookEndpoints} on ${and(
-      eq(webhookEndpoints.storeId, placeholder('storeId')),
-      eq(webhookEndpoints.livemode, placeholder('livemode')),
+    sql`from new_event ${source.deliveriesFrom ?? sql``} join ${webhookEndpoints} on ${and(
+      eq(webhookEndpoints.storeId, sql`new_event.store_id`),
+      eq(webhookEndpoints.livemode, sql`new_event.livemode`),
       isNull(webhookEndpoints.deletedAt),
       // No list of types means every type.
-      sql`(${webhookEndpoints.events} is null or ${webhookEndpoints.events}::jsonb @> ${JSON.stringify([type])}::jsonb)`,
+      sql`(${webhookEndpoints.events} is null or ${webhookEndpoints.events}::jsonb @> jsonb_build_array(new_event.type))`,
     )}`,
   );
   return [newEvent, newDeliveries] as const;
@@ -163,7 +180,18 @@ function eventCtes(executor: Executor, type: EventType, from: SQL, sequence: SQL
  * fromClaimed). The statement's placeholders: `storeId`, `livemode` and createdEventParams.
  */
 export function createdEventCtes(executor: Executor, type: EventType, from: SQL) {
-  return eventCtes(executor, type, from, 1, placeholder('eventPayload'));
+  return eventCtes(executor, {
+    id: placeholder('eventId'),
+    storeId: placeholder('storeId'),
+    livemode: placeholder('livemode'),
+    type,
+    objectId: placeholder('eventObjectId'),
+    objectSequence: 1,
+    payload: placeholder('eventPayload'),
+    createdAt: placeholder('eventCreatedAt'),
+    wallNow: placeholder('eventWallNow'),
+    from,
+  });
 }
 
 /** The parameters of createdEventCtes's event: `input.object` is the new object as the API returns it. */
@@ -175,46 +203,81 @@ export function createdEventParams(input: RecordEventInput) {
 /** Where the envelope's text holds its sequence, which recordEvent's statement fills in. */
 const SEQUENCE_SLOT = '"sequence":0,';
 
+/** One event of a batch as its statement reads it: the envelope's text split around the sequence. */
+interface BatchedEvent {
+  position: number;
+  event_id: string;
+  store_id: string;
+  livemode: boolean;
+  type: EventType;
+  object_id: string;
+  head: string;
+  tail: string;
+  created_at: string;
+  wall_now: string;
+}
+
 /**
- * Writes the event and fans it out to the matching endpoints, inside the caller's transaction,
- * in one statement: the object's next sequence is counted by the statement itself. The caller
- * holds the object's row lock (it changed the row in this transaction), so the events of one
- * object get their sequence numbers one at a time.
+ * Writes the events, in the given order, and fans them out to the matching endpoints, inside the
+ * caller's transaction, in one statement (one JSON parameter, so one statement text for any
+ * number): each object's next sequences are counted by the statement itself. The caller holds
+ * each object's row lock (it changed the row in this transaction), so the events of one object
+ * get their sequence numbers one transaction at a time.
  */
-export async function recordEvent(tx: Transaction, input: RecordEventInput): Promise<EventEnvelope> {
-  const id = newId('evt', input.livemode);
-  const envelope = eventEnvelope(id, input, 0);
-  const text = JSON.stringify(envelope);
-  const slot = text.indexOf(SEQUENCE_SLOT);
-  const next = tx.$with('next_sequence').as(
-    tx
-      .select({ objectSequence: sql<number>`coalesce(max(${webhookEvents.objectSequence}), 0) + 1`.as('object_sequence') })
-      .from(webhookEvents)
-      .where(eq(webhookEvents.objectId, placeholder('eventObjectId'))),
-  );
-  const [newEvent, newDeliveries] = eventCtes(
-    tx,
-    input.type,
-    sql`from ${next}`,
-    sql`next_sequence.object_sequence`,
-    // The payload's text as delivered, with the counted sequence in its place.
-    sql`cast(cast(${placeholder('payloadHead')} as text) || next_sequence.object_sequence || cast(${placeholder('payloadTail')} as text) as json)`,
-  );
-  const [written] = await tx
-    .with(next, newEvent, newDeliveries)
-    .select({ objectSequence: sql<number>`object_sequence` })
-    .from(sql`${newEvent}`)
-    .prepare(`record_${input.type}`)
-    .execute({
-      storeId: input.storeId,
+export async function recordEvents(tx: Transaction, inputs: readonly RecordEventInput[]): Promise<EventEnvelope[]> {
+  if (inputs.length === 0) return [];
+  const envelopes = inputs.map((input) => eventEnvelope(newId('evt', input.livemode), input, 0));
+  const batch = envelopes.map((envelope, position): BatchedEvent => {
+    const input = inputs[position]!;
+    const text = JSON.stringify(envelope);
+    const slot = text.indexOf(SEQUENCE_SLOT);
+    return {
+      position,
+      event_id: envelope.id,
+      store_id: input.storeId,
       livemode: input.livemode,
-      eventId: id,
-      eventObjectId: input.object.id,
-      eventCreatedAt: input.now,
-      eventWallNow: input.wallNow,
-      payloadHead: text.slice(0, slot + SEQUENCE_SLOT.length - 2),
-      payloadTail: text.slice(slot + SEQUENCE_SLOT.length - 1),
-    });
-  envelope.sequence = written!.objectSequence;
-  return envelope;
+      type: input.type,
+      object_id: input.object.id,
+      head: text.slice(0, slot + SEQUENCE_SLOT.length - 2),
+      tail: text.slice(slot + SEQUENCE_SLOT.length - 1),
+      created_at: input.now.toISOString(),
+      wall_now: input.wallNow.toISOString(),
+    };
+  });
+  const numbered = tx.$with('numbered').as(
+    // A CTE only needs its SQL; Drizzle's types want a query builder.
+    sql`select batch.*, (select coalesce(max(${webhookEvents.objectSequence}), 0) from ${webhookEvents} where ${webhookEvents.objectId} = batch.object_id)
+      + row_number() over (partition by batch.object_id order by batch.position) as object_sequence
+      from json_to_recordset(${placeholder('batch')}::json) as batch(position int, event_id text, store_id text, livemode boolean, type text, object_id text, head text, tail text, created_at timestamptz, wall_now timestamptz)` as unknown as TypedQueryBuilder<undefined>,
+  );
+  const [newEvent, newDeliveries] = eventCtes(tx, {
+    id: sql`numbered.event_id`,
+    storeId: sql`numbered.store_id`,
+    livemode: sql`numbered.livemode`,
+    type: sql`numbered.type`,
+    objectId: sql`numbered.object_id`,
+    objectSequence: sql`numbered.object_sequence`,
+    // The payload's text as delivered, with the counted sequence in its place.
+    payload: sql`cast(numbered.head || numbered.object_sequence || numbered.tail as json)`,
+    createdAt: sql`numbered.created_at`,
+    wallNow: sql`numbered.wall_now`,
+    // In the given order: the events' global sequence follows it.
+    from: sql`from ${numbered} order by numbered.position`,
+    deliveriesFrom: sql`join ${numbered} on numbered.event_id = new_event.id`,
+  });
+  const written = await tx
+    .with(numbered, newEvent, newDeliveries)
+    .select({ id: sql<string>`id`, objectSequence: sql<number>`object_sequence` })
+    .from(sql`${newEvent}`)
+    .prepare('record_events')
+    .execute({ batch: JSON.stringify(batch) });
+  const sequences = new Map(written.map((row) => [row.id, row.objectSequence]));
+  for (const envelope of envelopes) envelope.sequence = sequences.get(envelope.id)!;
+  return envelopes;
+}
+
+/** recordEvents for one event. */
+export async function recordEvent(tx: Transaction, input: RecordEventInput): Promise<EventEnvelope> {
+  const [envelope] = await recordEvents(tx, [input]);
+  return envelope!;
 }
