@@ -25,11 +25,13 @@ export interface BillingEngineDeps extends BillingDeps {
 export interface BillingOptions {
   /** Subscriptions claimed per transaction. */
   batchSize?: number;
-  /** Gateway calls in flight at once per pass. */
+  /** Gateway calls in flight at once per lane. */
   concurrency?: number;
+  /** Batches a pass works on at once: one settles while another is at the gateway. */
+  lanes?: number;
 }
 
-const DEFAULTS = { batchSize: 50, concurrency: 8 };
+const DEFAULTS = { batchSize: 50, concurrency: 8, lanes: 2 };
 
 /**
  * Calls the gateway for one claimed charge. A timeout or an unexpected failure leaves the
@@ -121,17 +123,23 @@ async function forEachLimited<T>(items: readonly T[], limit: number, work: (item
  * run at once, in one process or many.
  */
 export async function billDueSubscriptions(deps: BillingEngineDeps, scope: BillingScope = { kind: 'all' }, options: BillingOptions = {}): Promise<number> {
-  const { batchSize, concurrency } = { ...DEFAULTS, ...options };
+  const { batchSize, concurrency, lanes } = { ...DEFAULTS, ...options };
   let handled = 0;
-  for (;;) {
-    const { claimed, expired } = await claimDueCharges(deps, scope, batchSize);
-    handled += expired;
-    if (claimed.length === 0 && expired === 0) return handled;
-    const answered: ChargeToSettle[] = [];
-    await forEachLimited(claimed, concurrency, async (charge) => {
-      const answer = await callGateway(deps, charge);
-      if (answer) answered.push(answer);
-    });
-    handled += await recordChargeOutcomes(deps, answered);
-  }
+  const lane = async () => {
+    for (;;) {
+      const { claimed, expired } = await claimDueCharges(deps, scope, batchSize);
+      handled += expired;
+      if (claimed.length === 0 && expired === 0) return;
+      const answered: ChargeToSettle[] = [];
+      await forEachLimited(claimed, concurrency, async (charge) => {
+        const answer = await callGateway(deps, charge);
+        if (answer) answered.push(answer);
+      });
+      // Read after the await: the lanes add to one count.
+      const settled = await recordChargeOutcomes(deps, answered);
+      handled += settled;
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, lane));
+  return handled;
 }

@@ -7,7 +7,7 @@ import { periodBoundary } from '@/server/subscriptions/schedule';
 import { epoch, T0 } from '../support/api';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
-import { CARDS, createSubscription } from '../support/subscriptions';
+import { CARDS, createSubscription, createSubscriptions } from '../support/subscriptions';
 import { chargesOf, eventsOf } from './support';
 
 const api = useTestApi({ subscriptionsEnabled: true });
@@ -59,6 +59,19 @@ describe('a batch of renewals settled in one transaction', () => {
     expect(mailed.filter((email) => email.template === 'receipt').map((email) => email.subscriptionId).sort()).toEqual(paid.map((sub) => sub.id).sort());
     expect(mailed.filter((email) => email.template === 'receipt').every((email) => email.invoiceId !== null)).toBe(true);
     expect(mailed.filter((email) => email.template === 'payment_failed').map((email) => email.subscriptionId)).toEqual([declined.id]);
+  });
+
+  it('a pass works on two batches at once and counts every charge it settled, each once', async () => {
+    const store = await createStore(api.services, { subscriptions: true });
+    const subs = await createSubscriptions(api.services, store.id, { count: 40 });
+    api.clock.set(monthly(1));
+    expect(await billDueSubscriptions(api.services, { kind: 'all' }, { batchSize: 4, lanes: 2 })).toBe(40);
+    const renewals = await api.services.db
+      .select({ subscriptionId: subscriptionCharges.subscriptionId })
+      .from(subscriptionCharges)
+      .where(and(inArray(subscriptionCharges.subscriptionId, subs.map((sub) => sub.id)), eq(subscriptionCharges.cycle, 2), eq(subscriptionCharges.status, 'succeeded')));
+    expect(new Set(renewals.map((charge) => charge.subscriptionId)).size).toBe(40);
+    expect(renewals).toHaveLength(40);
   });
 
   it('a charge already settled is left as it is while the rest of its batch settles; two charges of one subscription are refused', async () => {
