@@ -117,11 +117,11 @@ interface EventSource {
   objectSequence: SQL | number;
   payload: SQL | Placeholder;
   createdAt: SQL | Placeholder;
-  /** When its first delivery falls due, over `deliveriesFrom`. */
+  /** When its first delivery falls due. */
   wallNow: SQL | Placeholder;
   /** The event rows' source: written only when it yields rows (e.g. fromClaimed). */
   from: SQL;
-  /** What the deliveries select from besides `new_event` (a join that gives `wallNow`). */
+  /** What the deliveries select from besides `new_event`: a join to the source the columns above read. */
   deliveriesFrom?: SQL;
 }
 
@@ -145,7 +145,7 @@ function eventCtes(executor: Executor, source: EventSource) {
       payload: source.payload,
       createdAt: source.createdAt,
     },
-    sql`${source.from} returning id, sequence, object_sequence, store_id, livemode, type, object_id`,
+    sql`${source.from} returning id, sequence, object_sequence`,
   );
   const newDeliveries = insertSelected(
     executor,
@@ -155,20 +155,20 @@ function eventCtes(executor: Executor, source: EventSource) {
       id: sql`'whd_' || left(encode(sha256(convert_to(new_event.id || ${webhookEndpoints.id}, 'UTF8')), 'hex'), 24)`,
       eventId: sql`new_event.id`,
       endpointId: sql`${webhookEndpoints.id}`,
-      storeId: sql`new_event.store_id`,
-      livemode: sql`new_event.livemode`,
-      objectId: sql`new_event.object_id`,
+      storeId: source.storeId,
+      livemode: source.livemode,
+      objectId: source.objectId,
       sequence: sql`new_event.sequence`,
       status: 'pending',
       nextAttemptAt: source.wallNow,
       createdAt: source.wallNow,
     },
     sql`from new_event ${source.deliveriesFrom ?? sql``} join ${webhookEndpoints} on ${and(
-      eq(webhookEndpoints.storeId, sql`new_event.store_id`),
-      eq(webhookEndpoints.livemode, sql`new_event.livemode`),
+      eq(webhookEndpoints.storeId, source.storeId),
+      eq(webhookEndpoints.livemode, source.livemode),
       isNull(webhookEndpoints.deletedAt),
       // No list of types means every type.
-      sql`(${webhookEndpoints.events} is null or ${webhookEndpoints.events}::jsonb @> jsonb_build_array(new_event.type))`,
+      sql`(${webhookEndpoints.events} is null or ${webhookEndpoints.events}::jsonb @> ${typeof source.type === 'string' ? sql`${JSON.stringify([source.type])}::jsonb` : sql`jsonb_build_array(${source.type})`})`,
     )}`,
   );
   return [newEvent, newDeliveries] as const;
