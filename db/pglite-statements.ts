@@ -78,7 +78,11 @@ export function withPreparedStatements(client: PGlite): PGlite {
     return parse.parseResults(answer, internals.parsers, options)[0] as Results<T>;
   }
 
-  const query = <T>(text: string, params: unknown[] = [], options?: QueryOptions): Promise<Results<T>> => {
+  const query = async <T>(text: string, params: unknown[] = [], options?: QueryOptions): Promise<Results<T>> => {
+    // PGlite computes on this thread and answers through promises: without a turn of the event
+    // loop between statements, the requests in flight would run to their end before a waiting
+    // connection is taken in or a queued request is seen, and those would wait unseen for seconds.
+    await new Promise((resolve) => setImmediate(resolve));
     if (options?.blob || options?.paramTypes || (!prepared.has(text) && prepared.size >= MAX_PREPARED)) return client.query<T>(text, params, options);
     // The same two locks as PGlite's own query: one statement at a time, none inside another's transaction.
     return internals._runExclusiveTransaction(() => internals._runExclusiveQuery(() => run<T>(text, params, options)));

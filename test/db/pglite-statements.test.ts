@@ -60,4 +60,16 @@ describe('PGlite statements prepared under a name', () => {
     await transaction;
     expect((await outside).rows).toEqual([{ amount: 8 }]);
   });
+
+  it('lets the event loop turn before each statement, so I/O waiting on a busy embedded database is taken in between statements', async () => {
+    const turns: string[] = [];
+    // The loop's next turn: before the statements when each yields to it first, after all of them when they chain through promises alone.
+    setImmediate(() => turns.push('event loop'));
+    const statements = Array.from({ length: 3 }, async (_, index) => {
+      await client.query('select $1::int as n', [index]);
+      turns.push(`statement ${index}`);
+    });
+    await Promise.all(statements);
+    expect(turns[0]).toBe('event loop');
+  });
 });
