@@ -32,6 +32,40 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return message;
 }
 
+/** How long statements may run in one turn of the event loop before the rest wait for the next. */
+const SLICE_MS = 4;
+/** Statements waiting for their turn, first come first served: one queue for the process's one event loop, whatever the client. */
+const waiting: (() => void)[] = [];
+let sliceStarted = 0;
+let sliceOpen = false;
+
+/**
+ * Resolves when a statement may run: PGlite computes on this thread and answers through promises
+ * alone, so statements chained that way would keep the event loop from turning until every
+ * request in flight is done, and a new connection (the loop takes in one per turn) or a queued
+ * request would wait unseen for seconds. So each statement waits for a turn of the loop, and a
+ * turn runs statements for at most SLICE_MS; the others go on in the next turn, in order.
+ */
+function nextSlice(): Promise<void> {
+  return new Promise((resolve) => {
+    waiting.push(resolve);
+    setImmediate(startNext);
+  });
+}
+
+/** One per waiting statement: starts the longest waiting one, or waits for the next turn once this turn's slice is spent. */
+function startNext(): void {
+  const now = performance.now();
+  if (!sliceOpen) {
+    sliceOpen = true;
+    sliceStarted = now;
+    // Queued before anything deferred from this turn: it opens the next turn's slice.
+    setImmediate(() => (sliceOpen = false));
+  }
+  if (now - sliceStarted > SLICE_MS) setImmediate(startNext);
+  else waiting.shift()?.();
+}
+
 /**
  * PGlite with its `query` running each statement prepared under a name of its own: PGlite's
  * `query` parses, describes and plans the text again on every call, in six calls into the
@@ -79,10 +113,7 @@ export function withPreparedStatements(client: PGlite): PGlite {
   }
 
   const query = async <T>(text: string, params: unknown[] = [], options?: QueryOptions): Promise<Results<T>> => {
-    // PGlite computes on this thread and answers through promises: without a turn of the event
-    // loop between statements, the requests in flight would run to their end before a waiting
-    // connection is taken in or a queued request is seen, and those would wait unseen for seconds.
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextSlice();
     if (options?.blob || options?.paramTypes || (!prepared.has(text) && prepared.size >= MAX_PREPARED)) return client.query<T>(text, params, options);
     // The same two locks as PGlite's own query: one statement at a time, none inside another's transaction.
     return internals._runExclusiveTransaction(() => internals._runExclusiveQuery(() => run<T>(text, params, options)));

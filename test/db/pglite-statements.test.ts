@@ -72,4 +72,19 @@ describe('PGlite statements prepared under a name', () => {
     await Promise.all(statements);
     expect(turns[0]).toBe('event loop');
   });
+
+  it('runs statements for a few milliseconds per turn of the event loop, then lets it turn, and goes on with the rest in order', async () => {
+    const turns: string[] = [];
+    const statements = Array.from({ length: 10 }, async (_, index) => {
+      await client.query('select pg_sleep(0.003), $1::int as n', [index]);
+      turns.push(`statement ${index}`);
+    });
+    // Queued behind the ten statements' turns: it runs once this turn's slice is spent.
+    setImmediate(() => turns.push('event loop'));
+    await Promise.all(statements);
+    const loop = turns.indexOf('event loop');
+    expect(loop).toBeGreaterThan(0);
+    expect(loop).toBeLessThan(10);
+    expect(turns.filter((turn) => turn !== 'event loop')).toEqual(Array.from({ length: 10 }, (_, index) => `statement ${index}`));
+  });
 });
