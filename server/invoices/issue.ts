@@ -191,7 +191,9 @@ export async function issueChargeInvoices(tx: Transaction, deps: IssueDeps, char
   const byScope = new Map<string, InvoiceValues[]>();
   for (const value of values) {
     const key = `${value.storeId}:${value.livemode}`;
-    byScope.set(key, [...(byScope.get(key) ?? []), value]);
+    const group = byScope.get(key);
+    if (group) group.push(value);
+    else byScope.set(key, [value]);
   }
   const numbered = new Map<InvoiceValues, IssuedInvoice>();
   for (const key of [...byScope.keys()].sort()) {
