@@ -21,7 +21,7 @@ import { randomBase62 } from '../ids';
 import { recordEvents, type EventType } from '../webhooks/events';
 import { enqueueEmails, subscriptionEmail, subscriptionReceipt, type EmailToWrite } from '../mail/outbox';
 import { emitSubscriptionEvent, subscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
-import { awaitsCharge, billingAnchor, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, type Transition } from './transitions';
+import { awaitsCharge, billingAnchor, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, TRANSITION_COLUMNS, type Transition } from './transitions';
 import { ownedBy, type Scope } from '../kit/scope';
 import { issueChargeInvoices, newInvoiceId, type InvoicedCharge, type IssueDeps } from '../invoices/issue';
 import { batchRelation, setFromBatch } from '@/db/batch';
@@ -176,9 +176,10 @@ export interface ChargeToSettle {
   outcome: ChargeOutcome;
 }
 
-/** What a settled charge changes on its subscription: every column a transition may move. */
-const MOVED_COLUMNS = ['id', 'status', 'paymentsMade', 'failureCount', 'billingAnchor', 'currentPeriodStart', 'currentPeriodEnd', 'nextBillingAt', 'canceledAt', 'endedAt'] as const;
-const SETTLED_COLUMNS = ['id', 'status', 'failureCode', 'cardBrand', 'cardLast4', 'gatewayPaymentId', 'settledAt'] as const;
+/** What a settled charge changes on its subscription: every column a transition may move, and the anchor. */
+const MOVED_COLUMNS = ['billingAnchor', ...TRANSITION_COLUMNS] as const;
+/** What settling writes on the charge. */
+const SETTLED_COLUMNS = ['status', 'failureCode', 'cardBrand', 'cardLast4', 'gatewayPaymentId', 'settledAt'] as const;
 
 /**
  * Records charges' outcomes and applies their transitions (transitions.ts) with their events and
@@ -221,7 +222,7 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
         batchRelation(
           subscriptionCharges,
           'settled',
-          SETTLED_COLUMNS,
+          ['id', ...SETTLED_COLUMNS],
           settling.map(({ charge, outcome, now }) => ({
             id: charge.id,
             status: outcome?.status === 'succeeded' ? 'succeeded' : 'declined',
@@ -263,7 +264,7 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
     await tx
       .update(subscriptions)
       .set(setFromBatch(subscriptions, 'moved', MOVED_COLUMNS))
-      .from(batchRelation(subscriptions, 'moved', MOVED_COLUMNS, moved.map(({ subscription }) => subscription)))
+      .from(batchRelation(subscriptions, 'moved', ['id', ...MOVED_COLUMNS], moved.map(({ subscription }) => subscription)))
       .where(eq(subscriptions.id, sql`moved.id`));
     await recordEvents(
       tx,

@@ -41,8 +41,11 @@ export interface ChargePosition {
   scheduledAt: Date;
 }
 
+/** Every column of the subscription a transition may move (billing writes exactly these). */
+export const TRANSITION_COLUMNS = ['status', 'paymentsMade', 'failureCount', 'currentPeriodStart', 'currentPeriodEnd', 'nextBillingAt', 'canceledAt', 'endedAt'] as const;
+
 export interface Transition {
-  changes: Partial<SubscriptionRow>;
+  changes: Partial<Pick<SubscriptionRow, (typeof TRANSITION_COLUMNS)[number]>>;
   events: EventType[];
 }
 
