@@ -18,7 +18,7 @@ import { stores, subscriptionCharges, subscriptions, type SubscriptionChargeStat
 import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { ChargeResult } from '../gateway/types';
 import { randomBase62 } from '../ids';
-import { recordEvents, type EventType } from '../webhooks/events';
+import { recordEvents, type EventType, type RecordEventInput } from '../webhooks/events';
 import { enqueueEmails, subscriptionEmail, subscriptionReceipt, type EmailToWrite } from '../mail/outbox';
 import { emitSubscriptionEvent, subscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
 import { awaitsCharge, billingAnchor, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, TRANSITION_COLUMNS, type Transition } from './transitions';
@@ -239,24 +239,47 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
     const settledById = new Map(settledRows.map((row) => [row.id, row]));
 
     const settlements: Settlement[] = [];
-    const moved: { subscription: SubscriptionRow; transition: Transition & { retryDates?: Date[] }; settled: (typeof settledRows)[number]; item: (typeof settling)[number] }[] = [];
     const refundDue: string[] = [];
-    for (const item of settling) {
-      const settled = settledById.get(item.charge.id);
+    const moved: SubscriptionRow[] = [];
+    const events: RecordEventInput[] = [];
+    const emails: EmailToWrite[] = [];
+    const invoiced: InvoicedCharge[] = [];
+    for (const { charge, outcome, before, now } of settling) {
+      const settled = settledById.get(charge.id);
       if (!settled) {
-        settlements.push({ settled: false, subscription: item.before, events: [] });
+        settlements.push({ settled: false, subscription: before, events: [] });
         continue;
       }
-      if (!awaitsCharge(item.before, settled)) {
-        const unowedPayment = item.outcome?.status === 'succeeded' && item.outcome.paymentId ? { paymentId: item.outcome.paymentId, amount: settled.amount } : undefined;
-        if (unowedPayment) refundDue.push(item.charge.id);
-        settlements.push({ settled: true, subscription: item.before, events: [], unowedPayment });
+      if (!awaitsCharge(before, settled)) {
+        const unowedPayment = outcome?.status === 'succeeded' && outcome.paymentId ? { paymentId: outcome.paymentId, amount: settled.amount } : undefined;
+        if (unowedPayment) refundDue.push(charge.id);
+        settlements.push({ settled: true, subscription: before, events: [], unowedPayment });
         continue;
       }
-      const transition = item.outcome?.status === 'succeeded' ? chargeSucceeded(item.before, settled, item.now) : chargeDeclined(settled, item.now);
-      const subscription = { ...item.before, ...transition.changes, billingAnchor: billingAnchor(item.before) };
-      moved.push({ subscription, transition, settled, item });
-      settlements.push({ settled: true, subscription, events: transition.events });
+      const times = { now, wallNow };
+      /** The subscription as `transition` leaves it, with its events. */
+      const move = (transition: Transition): SubscriptionRow => {
+        const subscription = { ...before, ...transition.changes, billingAnchor: billingAnchor(before) };
+        moved.push(subscription);
+        events.push(...transition.events.map((type) => subscriptionEvent(subscription, type, times, before)));
+        settlements.push({ settled: true, subscription, events: transition.events });
+        return subscription;
+      };
+      if (outcome?.status === 'succeeded') {
+        const subscription = move(chargeSucceeded(before, settled, now));
+        const invoiceId = newInvoiceId(subscription.livemode);
+        emails.push(subscriptionReceipt(subscription, { payment: settled.cycle, amount: settled.amount, card: { brand: outcome.brand, last4: outcome.last4 } }, times, invoiceId));
+        invoiced.push({ charge: { id: charge.id, amount: settled.amount, periodStart: subscription.currentPeriodStart, periodEnd: subscription.currentPeriodEnd }, subscription, times, invoiceId });
+        continue;
+      }
+      const declined = chargeDeclined(settled, now);
+      const subscription = move(declined);
+      const canceled = subscription.status === 'canceled';
+      const data = { planName: subscription.planName, amount: settled.amount, failedAt: epochSeconds(now), retryDates: declined.retryDates.map(epochSeconds), canceled };
+      emails.push(subscriptionEmail(subscription, { template: 'payment_failed', data }, times));
+      if (canceled) {
+        emails.push(subscriptionEmail(subscription, { template: 'subscription_canceled', data: { planName: subscription.planName, canceledAt: epochSeconds(now), reason: 'payment_failed' } }, times));
+      }
     }
     if (refundDue.length > 0) await tx.update(subscriptionCharges).set({ status: 'refund_due' }).where(inArray(subscriptionCharges.id, refundDue));
     if (moved.length === 0) return settlements;
@@ -264,37 +287,9 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
     await tx
       .update(subscriptions)
       .set(setFromBatch(subscriptions, 'moved', MOVED_COLUMNS))
-      .from(batchRelation(subscriptions, 'moved', ['id', ...MOVED_COLUMNS], moved.map(({ subscription }) => subscription)))
+      .from(batchRelation(subscriptions, 'moved', ['id', ...MOVED_COLUMNS], moved))
       .where(eq(subscriptions.id, sql`moved.id`));
-    await recordEvents(
-      tx,
-      moved.flatMap(({ subscription, transition, item }) => transition.events.map((type) => subscriptionEvent(subscription, type, { now: item.now, wallNow }, item.before))),
-    );
-
-    const emails: EmailToWrite[] = [];
-    const invoiced: InvoicedCharge[] = [];
-    for (const { subscription, transition, settled, item } of moved) {
-      const times = { now: item.now, wallNow };
-      const { outcome } = item;
-      if (outcome?.status === 'succeeded') {
-        const invoiceId = newInvoiceId(subscription.livemode);
-        emails.push(subscriptionReceipt(subscription, { payment: settled.cycle, amount: settled.amount, card: { brand: outcome.brand, last4: outcome.last4 } }, times, invoiceId));
-        invoiced.push({ charge: { id: item.charge.id, amount: settled.amount, periodStart: subscription.currentPeriodStart, periodEnd: subscription.currentPeriodEnd }, subscription, times, invoiceId });
-        continue;
-      }
-      const canceled = subscription.status === 'canceled';
-      const retryDates = transition.retryDates ?? [];
-      emails.push(
-        subscriptionEmail(
-          subscription,
-          { template: 'payment_failed', data: { planName: subscription.planName, amount: settled.amount, failedAt: epochSeconds(item.now), retryDates: retryDates.map(epochSeconds), canceled } },
-          times,
-        ),
-      );
-      if (canceled) {
-        emails.push(subscriptionEmail(subscription, { template: 'subscription_canceled', data: { planName: subscription.planName, canceledAt: epochSeconds(item.now), reason: 'payment_failed' } }, times));
-      }
-    }
+    await recordEvents(tx, events);
     await enqueueEmails(tx, emails);
     // The invoices last: their numbering holds each store's sequence until commit.
     await issueChargeInvoices(tx, deps, invoiced);
