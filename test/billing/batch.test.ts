@@ -57,7 +57,9 @@ describe('a batch of renewals settled in one transaction', () => {
       .from(emails)
       .where(inArray(emails.subscriptionId, [...paid, declined].map((sub) => sub.id)));
     expect(mailed.filter((email) => email.template === 'receipt').map((email) => email.subscriptionId).sort()).toEqual(paid.map((sub) => sub.id).sort());
-    expect(mailed.filter((email) => email.template === 'receipt').every((email) => email.invoiceId !== null)).toBe(true);
+    const invoiceOf = new Map(await api.services.db.select({ subscriptionId: invoices.subscriptionId, id: invoices.id }).from(invoices).where(inArray(invoices.storeId, [one!.id, two!.id])).then((rows) => rows.map((row) => [row.subscriptionId, row.id])));
+    // Each receipt names and attaches its own subscription's invoice.
+    for (const email of mailed.filter((email) => email.template === 'receipt')) expect(email.invoiceId).toBe(invoiceOf.get(email.subscriptionId));
     expect(mailed.filter((email) => email.template === 'payment_failed').map((email) => email.subscriptionId)).toEqual([declined.id]);
   });
 
