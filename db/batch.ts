@@ -8,13 +8,18 @@ import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 
 type ColumnsOf<T extends PgTable> = keyof T['_']['columns'] & string;
 
-/** `json_to_recordset(...) as <alias>(...)`: each row's `fields`, typed as `table`'s columns and named as they are. */
+/** `json_to_recordset(<json>) as <alias>(<column type>, …)`: the rows of a JSON array (a parameter or placeholder) as a relation. */
+export function jsonRecordset(json: unknown, alias: string, columns: Readonly<Record<string, string>>): SQL {
+  const definitions = Object.entries(columns).map(([name, type]) => `${name} ${type}`).join(', ');
+  return sql`json_to_recordset(${json}::json) as ${sql.raw(alias)}(${sql.raw(definitions)})`;
+}
+
+/** jsonRecordset of each row's `fields`, typed as `table`'s columns and named as they are. */
 export function batchRelation<T extends PgTable, F extends ColumnsOf<T>>(table: T, alias: string, fields: readonly F[], rows: readonly Record<F, unknown>[]): SQL {
   const columns = getTableColumns(table) as Record<string, PgColumn>;
-  const definitions = fields.map((field) => `${columns[field]!.name} ${columns[field]!.getSQLType()}`).join(', ');
   // Dates become ISO text, which the column's timestamptz reads back exactly.
   const json = rows.map((row) => Object.fromEntries(fields.map((field) => [columns[field]!.name, row[field] ?? null])));
-  return sql`json_to_recordset(${JSON.stringify(json)}::json) as ${sql.raw(alias)}(${sql.raw(definitions)})`;
+  return jsonRecordset(JSON.stringify(json), alias, Object.fromEntries(fields.map((field) => [columns[field]!.name, columns[field]!.getSQLType()])));
 }
 
 /** For `.set()`: each of `fields` takes its value from the batch relation `alias`. */

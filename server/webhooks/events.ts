@@ -7,6 +7,7 @@
 import { and, eq, isNull, sql, type Placeholder, type SQL } from 'drizzle-orm';
 import type { TypedQueryBuilder } from 'drizzle-orm/query-builders/query-builder';
 import { isDeepStrictEqual } from 'node:util';
+import { jsonRecordset } from '@/db/batch';
 import type { Executor, Transaction } from '@/db/client';
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from '@/db/schema';
 import { epochSeconds } from '../clock';
@@ -203,6 +204,20 @@ export function createdEventParams(input: RecordEventInput) {
 /** Where the envelope's text holds its sequence, which recordEvent's statement fills in. */
 const SEQUENCE_SLOT = '"sequence":0,';
 
+/** The columns of BatchedEvent as its statement reads them. */
+const BATCH_COLUMNS = {
+  position: 'int',
+  event_id: 'text',
+  store_id: 'text',
+  livemode: 'boolean',
+  type: 'text',
+  object_id: 'text',
+  head: 'text',
+  tail: 'text',
+  created_at: 'timestamptz',
+  wall_now: 'timestamptz',
+} as const satisfies Record<keyof BatchedEvent, string>;
+
 /** One event of a batch as its statement reads it: the envelope's text split around the sequence. */
 interface BatchedEvent {
   position: number;
@@ -248,7 +263,7 @@ export async function recordEvents(tx: Transaction, inputs: readonly RecordEvent
     // A CTE only needs its SQL; Drizzle's types want a query builder.
     sql`select batch.*, (select coalesce(max(${webhookEvents.objectSequence}), 0) from ${webhookEvents} where ${webhookEvents.objectId} = batch.object_id)
       + row_number() over (partition by batch.object_id order by batch.position) as object_sequence
-      from json_to_recordset(${placeholder('batch')}::json) as batch(position int, event_id text, store_id text, livemode boolean, type text, object_id text, head text, tail text, created_at timestamptz, wall_now timestamptz)` as unknown as TypedQueryBuilder<undefined>,
+      from ${jsonRecordset(placeholder('batch'), 'batch', BATCH_COLUMNS)}` as unknown as TypedQueryBuilder<undefined>,
   );
   const [newEvent, newDeliveries] = eventCtes(tx, {
     id: sql`numbered.event_id`,
