@@ -3,7 +3,7 @@ import type { Database } from '@/db/client';
 import { rateLimits as rateLimitsTable } from '@/db/schema';
 import { DEFAULT_PORTAL_PER_IP, DEFAULT_SIGN_IN_LIMITS, DEFAULT_WITHDRAW_LIMITS, type RateLimitConfig } from '../config';
 import { ApiError } from '../errors';
-import { coalescedConsume } from './coalesce';
+import { allowanceConsume } from './allowance';
 import { PreparedRateLimiterDrizzle } from './store';
 
 export type RateLimitBucket = 'ip' | 'key' | 'productWrite' | 'portalIp' | 'signInIp' | 'signInEmail' | 'withdrawIp';
@@ -56,7 +56,7 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
       const limiter: RateLimiterAbstract = shared
         ? new PreparedRateLimiterDrizzle({ ...options, storeClient: shared.db, schema: rateLimitsTable, insuranceLimiter: memory })
         : memory;
-      return [bucket, coalescedConsume(limiter, points[bucket])];
+      return [bucket, allowanceConsume(limiter, points[bucket])];
     }),
   ) as Record<RateLimitBucket, (subject: string) => Promise<void>>;
 

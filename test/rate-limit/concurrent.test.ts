@@ -8,9 +8,9 @@ import { createTestDatabase } from '../support/database';
 import { nextIp } from '../http/helpers';
 
 /**
- * Rate limits under concurrency: requests that arrive together are counted together (server/rate-limit/
- * coalesce.ts), yet exactly the limit passes and every other one is refused, on the shared store
- * as in memory.
+ * Rate limits under concurrency: requests that arrive together are counted together, and a
+ * process reserves points ahead for the next ones (server/rate-limit/allowance.ts), yet exactly
+ * the limit passes and every other one is refused, on the shared store as in memory.
  */
 let database: DatabaseHandle;
 
