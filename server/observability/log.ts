@@ -17,6 +17,28 @@ const prettyDestination = {
   },
 };
 
+/**
+ * Standard output, one write per turn of the event loop: the lines logged in a turn (a request
+ * line each, under load many) leave together, since a system call per line cost several percent
+ * of a request's CPU. A line logged just before the process exits is written on exit.
+ */
+function batchedStdout(): { write(line: string): void } {
+  const stdout = pino.destination({ dest: 1, sync: true });
+  let pending: string[] = [];
+  const flush = () => {
+    if (pending.length === 0) return;
+    const text = pending.join('');
+    pending = [];
+    stdout.write(text);
+  };
+  process.on('exit', flush);
+  return {
+    write(line) {
+      if (pending.push(line) === 1) setImmediate(flush);
+    },
+  };
+}
+
 function createLogger(env: Record<string, string | undefined>): Logger {
   const options = {
     level: env.LOG_LEVEL || 'info',
@@ -26,8 +48,7 @@ function createLogger(env: Record<string, string | undefined>): Logger {
     formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: SECRET_FIELDS.flatMap((name) => [name, `*.${name}`]), censor: '[redacted]' },
   };
-  // Synchronous: a line logged just before process.exit() is not lost.
-  return env.LOG_FORMAT === 'pretty' ? pino(options, prettyDestination) : pino(options, pino.destination({ dest: 1, sync: true }));
+  return pino(options, env.LOG_FORMAT === 'pretty' ? prettyDestination : batchedStdout());
 }
 
 // On globalThis, like the metrics: the front and Next's build of the server code share one.
