@@ -153,8 +153,8 @@ const sessionInsert = preparedPerShape(prepareSessionInsert);
 /**
  * POST /checkout/sessions. Without a key: the prices read, then the order, its lines and the
  * session written by one prepared statement (prepareSessionInsert). With a key, the same
- * statement claims it too: still one write, and a key already live replays without reading the
- * catalog's answer (a price deactivated since still replays its session).
+ * statement claims it too: still one write, and a key already live replays whatever the
+ * catalog says now (a price deactivated since still replays its session).
  */
 export async function createCheckoutSession(
   deps: CheckoutDeps,

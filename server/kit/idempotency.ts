@@ -11,9 +11,10 @@
  * A create may instead claim the key in the very statement that writes its rows (`claiming`,
  * with claimKey and rowIfClaimed): one round trip, atomic without a transaction. The claim's
  * insert waits for a racing holder of the key like the transaction does; when the key is not
- * claimed nothing is written, and the key's row then answers (replay or 409) as above. Such a
- * create first reads the live key with its object in one prepared statement, sent with the
- * create's own reads: a replay is answered by it, as cheaply as a read of the object.
+ * claimed nothing is written, and the key's row then answers (replay or 409) as above: one
+ * prepared statement reads the live key with its object. A key this process has answered before
+ * is read that way first (recentKeys): its replay costs what a read of the object does, and a new
+ * key costs what a create without one does.
  *
  * Keys are kept at least 24 hours; nothing deletes them. A key older than 24 hours (by the
  * store's clock) counts as new: its row is taken over by the next request that sends it.
@@ -86,11 +87,11 @@ export interface ClaimingCreate<T, Table extends ObjectTable> {
   /** The object's table: a replay reads the key and its object in one prepared statement. */
   table: Table;
   /**
-   * Reads what the create needs on `executor` (issued beside the key's lookup, so a new key costs
-   * no round trip more), then answers the writer: the one statement that claims the key with
-   * `claim` as its parameters and writes, resolving undefined when the key was not claimed
-   * (nothing written); without `claim` it simply writes. A refusal it throws (ApiError) is
-   * answered only when the key is not live: a live key replays or is 409, as if claimed first.
+   * Reads what the create needs on `executor`, then answers the writer: the one statement that
+   * claims the key with `claim` as its parameters and writes, resolving undefined when the key
+   * was not claimed (nothing written); without `claim` it simply writes. A refusal it throws
+   * (ApiError) is answered only when the key is not live: a live key replays or is 409, as if
+   * claimed first.
    */
   prepare(executor: Executor): Promise<(claim?: KeyClaim) => Promise<T | undefined>>;
   /** The answer for a replay, from the object's row as stored. */
@@ -242,6 +243,21 @@ function liveKeyLookup(table: ObjectTable) {
   return lookup;
 }
 
+/**
+ * The keys this process has answered lately (store, environment, operation and key), oldest
+ * first. A request sending one again is most likely a replay, so the key's lookup goes first and
+ * answers it alone; any other key goes straight to the create's claiming write, and is looked up
+ * only when it was not claimed. A hint only: the database decides every answer.
+ */
+const recentKeys = new Set<string>();
+const RECENT_KEYS_MAX = 10_000;
+
+function rememberKey(id: string): void {
+  recentKeys.delete(id);
+  recentKeys.add(id);
+  if (recentKeys.size > RECENT_KEYS_MAX) recentKeys.delete(recentKeys.values().next().value!);
+}
+
 /** Runs a create under an optional idempotency key; a replay answers the first create's object and is marked on the request. */
 export async function createIdempotently<T, Table extends ObjectTable = ObjectTable>(options: IdempotentCreate<T, Table>): Promise<{ result: T; replayed: boolean }> {
   const { db, scope, operation, request, claiming } = options;
@@ -272,13 +288,17 @@ export async function createIdempotently<T, Table extends ObjectTable = ObjectTa
   };
 
   if (claiming) {
-    // The key's lookup goes out with the create's reads: a replay is answered by it alone.
-    const [existing, write] = await Promise.all([liveKey(), claiming.prepare(db).then((writer) => ({ writer }), (error: unknown) => ({ error }))]);
-    if (existing) return answerExisting(existing);
+    const keyId = JSON.stringify([scope.storeId, scope.livemode, operation, key]);
+    const seenBefore = recentKeys.has(keyId);
+    rememberKey(keyId);
+    if (seenBefore) {
+      const existing = await liveKey();
+      if (existing) return answerExisting(existing);
+    }
     let created: T | undefined;
     try {
-      if ('error' in write) throw write.error;
-      created = await write.writer({
+      const writer = await claiming.prepare(db);
+      created = await writer({
         idempotencyOperation: operation,
         idempotencyKey: key,
         idempotencyRequestHash: hash,
@@ -287,7 +307,7 @@ export async function createIdempotently<T, Table extends ObjectTable = ObjectTa
         idempotencyCutoff: cutoff.toISOString(),
       });
     } catch (error) {
-      // A racing request with this key may have committed since the lookup.
+      // A refusal (a price deactivated since, say) stands only for a key that is not live.
       const raced = error instanceof ApiError ? await liveKey() : undefined;
       if (!raced) throw error;
       return answerExisting(raced);

@@ -185,8 +185,8 @@ const checkoutInsert = preparedPerShape((executor, keyed) => {
 
 /**
  * POST /subscriptions: the catalog read (price mode), then the checkout and its audit line
- * written by one statement that, with a key, claims it too. A key already live replays without
- * the catalog's answer, so a price deactivated since still replays its checkout.
+ * written by one statement that, with a key, claims it too. A key already live replays whatever
+ * the catalog says now, so a price deactivated since still replays its checkout.
  */
 export async function createSubscriptionCheckout(
   deps: SubscriptionDeps,

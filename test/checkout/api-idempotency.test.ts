@@ -1,4 +1,4 @@
-import { and, count, eq } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { checkoutSessions, idempotencyKeys, orders, products } from '@/db/schema';
 import { createStore } from '../support/factories';
@@ -122,6 +122,33 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions', () => {
     const replay = await post({ price_id: own.price_id }, idempotencyKey);
     expect(replay.status).toBe(200);
     expect(replay.body).toEqual(first.body);
+  });
+
+  it('a key another instance answered, which this process never saw, replays through the create itself: the same session, for a price deactivated since too; another body is 409', async () => {
+    const own = await createProduct(api, store.key);
+    const body = { price_id: own.price_id };
+    const answeredKey = freshKey();
+    const first = await post(body, answeredKey);
+    expect(first.status).toBe(201);
+    // The same create as another instance recorded it, under a key this process has not answered.
+    const keyAnsweredElsewhere = async () => {
+      const key = freshKey();
+      await api.services.db.execute(sql`
+        insert into idempotency_keys (store_id, livemode, operation, key, request_hash, resource_id, created_at)
+        select store_id, livemode, operation, ${key}, request_hash, resource_id, created_at from idempotency_keys where key = ${answeredKey}`);
+      return key;
+    };
+    const sessions = await sessionCount(store.id);
+
+    const replay = await post(body, await keyAnsweredElsewhere());
+    expect(replay.status).toBe(200);
+    expect(replay.body).toEqual(first.body);
+    expectError(await post({ ...body, quantity: 2 }, await keyAnsweredElsewhere()), 409, 'idempotency_key_reused');
+    await api.services.db.update(products).set({ priceActive: false }).where(eq(products.id, own.id));
+    const late = await post(body, await keyAnsweredElsewhere());
+    expect(late.status).toBe(200);
+    expect(late.body).toEqual(first.body);
+    expect(await sessionCount(store.id)).toBe(sessions);
   });
 
   it('a request that failed leaves the key unused: the corrected request creates', async () => {
