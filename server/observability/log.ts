@@ -19,7 +19,7 @@ const prettyDestination = {
 
 /**
  * Standard output, one write per turn of the event loop: the lines logged in a turn (a request
- * line each, under load many) leave together, since a system call per line cost several percent
+ * line each, under load many) leave together, since a system call per line cost a few percent
  * of a request's CPU. A line logged just before the process exits is written on exit.
  */
 function batchedStdout(): { write(line: string): void } {
