@@ -197,9 +197,18 @@ async function assertBelowProductLimit(tx: Executor, subject: Scope, max: number
   }
 }
 
+/** A product by id within the scope, as a prepared statement: Drizzle built it on every read, a fifth of the read's CPU. */
+const productById = preparedOnce((db) =>
+  db
+    .select()
+    .from(products)
+    .where(and(eq(products.id, sql.placeholder('id')), ownedBy(products, SCOPE_PLACEHOLDERS)))
+    .prepare('product_by_id'),
+);
+
 /** GET /products/{id}: unknown, foreign and other-environment ids answer alike. */
 export async function getProduct(deps: Pick<ProductDeps, 'db'>, subject: Scope, id: string): Promise<Product> {
-  const [row] = await deps.db.select().from(products).where(and(eq(products.id, id), ownedBy(products, subject))).limit(1);
+  const [row] = await productById(deps.db).execute({ id, storeId: subject.storeId, livemode: subject.livemode });
   if (!row) throw resourceMissing('product', id);
   return productView(row);
 }
