@@ -52,9 +52,6 @@ export function allowanceConsume(limiter: RateLimiterAbstract, limit: number, no
     return allowance && now() < allowance.expiresAt ? allowance : undefined;
   };
 
-  const refusalNow = (allowance: Allowance, refusal: RateLimiterRes) =>
-    new RateLimiterRes(0, Math.max(0, allowance.expiresAt - now()), refusal.consumedPoints, false);
-
   /** Serves the call from the allowance if it can: true when it was settled, either way. */
   function serveLocally(subject: string, waiter: Waiter): boolean {
     const allowance = current(subject);
@@ -66,7 +63,8 @@ export function allowanceConsume(limiter: RateLimiterAbstract, limit: number, no
       return true;
     }
     if (allowance.refusal) {
-      waiter.reject(refusalNow(allowance, allowance.refusal));
+      // The counter stays spent out until its window ends: the refusal's wait is what is left of it.
+      waiter.reject(new RateLimiterRes(0, Math.max(0, allowance.expiresAt - now()), allowance.refusal.consumedPoints, false));
       return true;
     }
     return false;
