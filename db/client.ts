@@ -36,10 +36,11 @@ const STATEMENT_CONNECTIONS = 2;
 const statementDatabases = new WeakMap<Database, Database>();
 
 /**
- * A real PostgreSQL when `url` is given, otherwise embedded PGlite in `pgliteDir`
- * (in memory when that is undefined, as tests do).
+ * A real PostgreSQL when `url` is given, otherwise embedded PGlite in `pgliteDir` (in memory when
+ * that is undefined, as tests do), started from `pgliteDump` (a `dumpDataDir` of another one) when
+ * given: loading a dump takes a third of the time a new data directory's initdb takes.
  */
-export async function openDatabase(options: { url?: string; pgliteDir?: string; poolSize?: number }): Promise<DatabaseHandle> {
+export async function openDatabase(options: { url?: string; pgliteDir?: string; pgliteDump?: Blob; poolSize?: number }): Promise<DatabaseHandle> {
   if (options.url) {
     const open = (max: number, name: string) =>
       postgres(options.url!, {
@@ -60,7 +61,7 @@ export async function openDatabase(options: { url?: string; pgliteDir?: string; 
       },
     };
   }
-  const client = await PGlite.create(options.pgliteDir);
+  const client = await PGlite.create({ dataDir: options.pgliteDir, loadDataDir: options.pgliteDump });
   return { db: drizzlePglite({ client: withPreparedStatements(client), schema }), driver: 'pglite', close: () => client.close() };
 }
 

@@ -33,10 +33,10 @@ import { startReceiver, type Receiver } from '../webhooks/support';
  * no refund twice, every event reached its endpoint, the rate limits were counted once for all
  * instances, and no row is left leased.
  *
- * Always on a real PostgreSQL (DATABASE_URL, else TEST_POSTGRES_URL, else the local one): PGlite
- * is one process. Seeded (CHAOS_SEED); CHAOS_SECONDS long (20 s here, `npm run chaos` for more).
+ * On the PostgreSQL server DATABASE_URL names, in a database of its own: PGlite is one process,
+ * so the suite's PGlite run leaves this file out (vitest.config.ts). Seeded (CHAOS_SEED); CHAOS_SECONDS long (20 s here, `npm run chaos` for more).
  */
-const SERVER_URL = process.env.DATABASE_URL ?? process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const SERVER_URL = process.env.DATABASE_URL!;
 const SEED = Number(process.env.CHAOS_SEED ?? 20261126);
 const CHAOS_MS = Number(process.env.CHAOS_SECONDS ?? 20) * 1000;
 const KILL_EVERY_MS = 2_000;

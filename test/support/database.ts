@@ -1,15 +1,19 @@
+import { readFile } from 'node:fs/promises';
 import postgres from 'postgres';
+import { inject } from 'vitest';
 import { migrateDatabase, openDatabase, type DatabaseHandle } from '@/db/client';
 import { randomBase62 } from '@/server/ids';
 
 /**
- * A fresh, migrated database for one test file: in-memory PGlite by default, or a new database
- * on the server named by DATABASE_URL (dropped again by `close`).
+ * A fresh, migrated database for one test file: in-memory PGlite by default (loaded from the
+ * run's migrated dump, test/support/global-setup.ts; the migrations still run and find nothing
+ * to do), or a new database on the server named by DATABASE_URL (dropped again by `close`).
  */
 export async function createTestDatabase(): Promise<DatabaseHandle & { url: string | undefined }> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
-    const handle = await openDatabase({});
+    const dumpFile = inject('migratedPgliteDump');
+    const handle = await openDatabase({ pgliteDump: dumpFile ? new Blob([await readFile(dumpFile)]) : undefined });
     await migrateDatabase(handle);
     return { ...handle, url: undefined };
   }
