@@ -9,7 +9,6 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import PDFDocument from 'pdfkit';
 import { documentTexts, type DocumentTexts } from './texts';
 import type { CreditNoteRow, InvoiceRow } from './view';
 import type { DocumentLine, TaxBreakdownEntry } from '@/db/schema';
@@ -62,7 +61,9 @@ interface DocumentContent {
   notices: string[];
 }
 
-function render(content: DocumentContent, texts: DocumentTexts): Promise<Buffer> {
+async function render(content: DocumentContent, texts: DocumentTexts): Promise<Buffer> {
+  // pdfkit loads with the first document, not with every process that never renders one.
+  const { default: PDFDocument } = await import('pdfkit');
   const format = formattersFor(texts);
   const { regular, bold } = loadFonts();
   const doc = new PDFDocument({

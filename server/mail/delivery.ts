@@ -15,7 +15,7 @@ import type { Config } from '../config';
 import { forEachLeased } from '../kit/lease';
 import { errorField, log } from '../observability/log';
 import { renderAttachments } from './attachments';
-import { renderEmail } from './render';
+import { renderEmail } from './renderer';
 import { sendMail, smtpConfigured, SMTP_TIMEOUT_MS } from './smtp';
 
 /** Retries after 1 min, 5 min, 15 min, 1 h, 3 h, 6 h, 12 h and 24 h; then the e-mail is given up. */

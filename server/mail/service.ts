@@ -8,7 +8,7 @@ import { ApiError } from '../errors';
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import type { Scope } from '../kit/scope';
 import { renderAttachments } from './attachments';
-import { renderEmail } from './render';
+import { renderEmail } from './renderer';
 import type { EmailList, EmailView, ListEmailsQuery } from './schemas';
 
 export interface MailReadDeps {
