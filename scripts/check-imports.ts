@@ -42,7 +42,7 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: 'domains', paths: ['server/'] },
   {
     name: 'app',
-    paths: ['server/router.ts', 'server/app.ts', 'server/background-tasks.ts', 'server/openapi/', 'server/bootstrap.ts', 'server/admin/'],
+    paths: ['server/router.ts', 'server/app.ts', 'server/app-singleton.ts', 'server/background-tasks.ts', 'server/openapi/', 'server/bootstrap.ts', 'server/admin/'],
   },
   { name: 'entry', paths: ['app/', 'scripts/', 'proxy.ts', 'instrumentation.ts'] },
 ];

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import path from 'node:path';
 import next from 'next';
 import { migrateDatabase, openDatabase } from '@/db/client';
-import { closeAppServices } from '@/server/app';
+import { closeAppServices } from '@/server/app-singleton';
 import { API_PREFIX } from '@/server/http/api-handler';
 import { createFront } from '@/server/http/front';
 import { createApiPathMatcher, createRouteTemplates } from '@/server/http/next-routes';

@@ -7,7 +7,8 @@ import { ensureSecrets } from './bootstrap';
 import { createGateways } from './gateway';
 import { createApiHandlerFor } from './http/api-handler';
 import type { ApiHandler } from './http/transport';
-import { startBackgroundTasks, type PeriodicTask } from './background';
+import { appHolder, type AppSingleton } from './app-singleton';
+import { startBackgroundTasks } from './background';
 import { BACKGROUND_TASKS } from './background-tasks';
 import { createRateLimits } from './rate-limit/service';
 import { appRouter } from './router';
@@ -35,33 +36,23 @@ export function createApiHandler(services: Services): ApiHandler {
   return createApiHandlerFor(appRouter, services);
 }
 
-interface AppSingleton {
-  started: Promise<{ services: Services; database: DatabaseHandle; apiHandler: ApiHandler }>;
-  background?: PeriodicTask;
-}
-
-// On globalThis so that Next's separately bundled route modules share one database client
-// (PGlite must never open its data directory twice). Callers during a start share it; a start
-// that failed (the database unreachable for a moment) is forgotten, so the next caller starts again.
-const holder = globalThis as typeof globalThis & { __paymentsApp?: AppSingleton };
-
 function app(): AppSingleton {
-  if (!holder.__paymentsApp) {
+  if (!appHolder.__paymentsApp) {
     const started = createServices(loadConfig()).then((created) => ({ ...created, apiHandler: createApiHandler(created.services) }));
     const singleton: AppSingleton = { started };
-    holder.__paymentsApp = singleton;
+    appHolder.__paymentsApp = singleton;
     started.then(
       ({ services }) => {
         // Reconciliation, billing, webhook delivery (server/background-tasks.ts), unless a
         // separate `npm run worker` does them (BACKGROUND_WORK=false).
-        if (holder.__paymentsApp === singleton && services.config.backgroundWork) singleton.background = startBackgroundTasks(services, BACKGROUND_TASKS);
+        if (appHolder.__paymentsApp === singleton && services.config.backgroundWork) singleton.background = startBackgroundTasks(services, BACKGROUND_TASKS);
       },
       () => {
-        if (holder.__paymentsApp === singleton) delete holder.__paymentsApp;
+        if (appHolder.__paymentsApp === singleton) delete appHolder.__paymentsApp;
       },
     );
   }
-  return holder.__paymentsApp;
+  return appHolder.__paymentsApp;
 }
 
 export const getAppServices = (): Promise<Services> => app().started.then((started) => started.services);
@@ -74,13 +65,4 @@ export const getApiHandler = (): Promise<ApiHandler> => app().started.then((star
 export async function checkDatabase(): Promise<void> {
   const { database } = await app().started;
   await database.db.execute(sql`select 1`);
-}
-
-/** On shutdown (scripts/serve.ts): closes the database if this process opened it, so PGlite stops cleanly. */
-export async function closeAppServices(): Promise<void> {
-  const opened = holder.__paymentsApp;
-  if (!opened) return;
-  delete holder.__paymentsApp;
-  await opened.background?.stop();
-  await (await opened.started).database.close();
 }

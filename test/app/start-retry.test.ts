@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { POST as adminRoute } from '@/app/api/admin/trpc/[trpc]/route';
-import { closeAppServices, getApiHandler, getAppServices } from '@/server/app';
+import { getApiHandler, getAppServices } from '@/server/app';
+import { closeAppServices } from '@/server/app-singleton';
 import { freePort, serviceStorage } from '../support/production-server';
 
 /**
@@ -12,7 +13,7 @@ let storage: Awaited<ReturnType<typeof serviceStorage>>;
 
 beforeAll(async () => {
   // A temporary data dir (PGlite), and on PostgreSQL an empty database that the retried start migrates.
-  storage = await serviceStorage('start-retry');
+  storage = await serviceStorage('start-retry', { fresh: true });
   Object.assign(process.env, { DATA_DIR: storage.env.DATA_DIR, AUTH_SECRET: 'test-auth-secret', ADMIN_TOKEN: 'adm_test_token', BACKGROUND_WORK: 'false' });
 });
 

@@ -67,7 +67,7 @@ function startSlowProductCreate(key: string, name: string) {
 
 beforeAll(async () => {
   port = await freePort();
-  const storage = await serviceStorage('npm-start');
+  const storage = await serviceStorage('npm-start', { fresh: true });
   cleanupStorage = storage.cleanup;
   env = serviceEnv({
     ...storage.env,

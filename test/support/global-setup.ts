@@ -7,28 +7,34 @@ import { migrateDatabase, openDatabase } from '@/db/client';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** A migrated PGlite data directory, dumped once per run (PGlite runs only). */
+    /** PGlite runs: a migrated, empty data directory, made once per run, for `npm start` to copy. */
+    migratedPgliteDir: string | undefined;
+    /** The same database as a `dumpDataDir` file, for in-memory databases to load. */
     migratedPgliteDump: string | undefined;
   }
 }
 
 /**
- * On PGlite every test file starts from one migrated database dumped here, instead of running
- * initdb and the migrations itself: initdb is most of a file's set-up time.
+ * On PGlite every test file's database, and every data directory a test hands `npm start`, starts
+ * from one migrated database made here, instead of running initdb and the migrations again:
+ * initdb is most of a file's set-up time and of a PGlite start.
  */
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   if (process.env.DATABASE_URL) {
+    project.provide('migratedPgliteDir', undefined);
     project.provide('migratedPgliteDump', undefined);
     return undefined;
   }
-  const handle = await openDatabase({});
+  const directory = await mkdtemp(path.join(tmpdir(), 'pglite-migrated-'));
+  const dataDir = path.join(directory, 'pglite');
+  const handle = await openDatabase({ pgliteDir: dataDir });
   await migrateDatabase(handle);
   // drizzle keeps the PGlite client it wraps as `$client`.
   const dump = await (handle.db as unknown as { $client: PGlite }).$client.dumpDataDir('none');
   await handle.close();
-  const directory = await mkdtemp(path.join(tmpdir(), 'pglite-dump-'));
-  const file = path.join(directory, 'migrated.tar');
-  await writeFile(file, Buffer.from(await dump.arrayBuffer()));
-  project.provide('migratedPgliteDump', file);
+  const dumpFile = path.join(directory, 'migrated.tar');
+  await writeFile(dumpFile, Buffer.from(await dump.arrayBuffer()));
+  project.provide('migratedPgliteDir', dataDir);
+  project.provide('migratedPgliteDump', dumpFile);
   return () => rm(directory, { recursive: true, force: true });
 }

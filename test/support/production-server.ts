@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -170,10 +170,18 @@ export async function callService(origin: string, key: string, method: string, r
 /**
  * Where the service keeps its data for one test file: a temporary DATA_DIR, and with
  * DATABASE_URL an empty database of its own, so that `npm start` itself applies the migrations.
+ * On PGlite the data directory holds a copy of the run's migrated, empty database
+ * (test/support/global-setup.ts), unless `fresh`: a test of the first start starts without one.
  */
-export async function serviceStorage(prefix: string): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
+export async function serviceStorage(prefix: string, options: { fresh?: boolean } = {}): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), `${prefix}-`));
   const env: Record<string, string> = { DATA_DIR: dataDir };
+  if (!options.fresh && !process.env.DATABASE_URL) {
+    // Imported here: the bench imports this file outside vitest.
+    const { inject } = await import('vitest');
+    const migrated = inject('migratedPgliteDir');
+    if (migrated) await cp(migrated, path.join(dataDir, 'pglite'), { recursive: true });
+  }
   let dropDatabase = async () => {};
   const serverUrl = process.env.DATABASE_URL;
   if (serverUrl) {
