@@ -34,7 +34,8 @@ import { startReceiver, type Receiver } from '../webhooks/support';
  * instances, and no row is left leased.
  *
  * On the PostgreSQL server DATABASE_URL names, in a database of its own: PGlite is one process,
- * so the suite's PGlite run leaves this file out (vitest.config.ts). Seeded (CHAOS_SEED); CHAOS_SECONDS long (20 s here, `npm run chaos` for more).
+ * so the suite's PGlite run leaves this file out (vitest.config.ts). Seeded (CHAOS_SEED);
+ * CHAOS_SECONDS long (20 s here, `npm run chaos` for more).
  */
 const SERVER_URL = process.env.DATABASE_URL!;
 const SEED = Number(process.env.CHAOS_SEED ?? 20261126);
