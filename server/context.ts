@@ -27,11 +27,10 @@ export interface RequestState {
   method: string;
   path: string;
   headers: Headers;
-  /** The parsed JSON body; the only way DELETE bodies reach a procedure (the library drops them). */
+  /** The parsed JSON body; the only way a DELETE's body reaches its procedure (its input is the query). */
   body: unknown;
   /** Set from the procedure's `successStatus` meta, or by a replay that answers 200. */
   successStatus: number | undefined;
-  error: ApiError | undefined;
   responseHeaders: Record<string, string>;
 }
 
@@ -104,7 +103,6 @@ export function requestStateOf(method: string, path: string, headers: Headers): 
     headers,
     body: undefined,
     successStatus: undefined,
-    error: undefined,
     responseHeaders: {},
   };
 }

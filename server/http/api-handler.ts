@@ -1,6 +1,18 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { TRPCError } from '@trpc/server';
-import { createOpenApiNodeHttpHandler, forEachOpenApiProcedure, getPathRegExp, normalizePath, type OpenApiProcedureRecord, type OpenApiRouter } from 'trpc-to-openapi';
+import { getTRPCErrorFromUnknown, TRPCError, type AnyTRPCProcedure } from '@trpc/server';
+import { ZodArray, type ZodObject, type ZodRawShape } from 'zod/v4';
+import {
+  coerceSchema,
+  forEachOpenApiProcedure,
+  getInputOutputParsers,
+  getPathRegExp,
+  instanceofZodTypeLikeVoid,
+  instanceofZodTypeObject,
+  instanceofZodTypeOptional,
+  normalizePath,
+  unwrapZodType,
+  type OpenApiProcedureRecord,
+  type OpenApiRouter,
+} from 'trpc-to-openapi';
 import { authenticateRequest, type KeyAcceptance } from '../auth/service';
 import { createContextInner, requestStateOf, type RequestState, type Services } from '../context';
 import { ApiError } from '../errors';
@@ -26,22 +38,63 @@ interface Route {
   auth: KeyAcceptance | undefined;
   /** A file operation (ApiMeta.file): its answer's bytes are sent, not its JSON. */
   file: ApiMeta['file'];
+  procedure: AnyTRPCProcedure;
+  /** The procedure's dotted path in the router (`products.retrieve`). */
+  procedurePath: string;
+  /** Whether the procedure takes input at all (a `z.void()` input stays undefined). */
+  takesInput: boolean;
+  /** Query parameters whose schema is an array: a single value is handed on as a list of one. */
+  arrayParams: ReadonlySet<string>;
 }
 
 /**
- * Finds the public operation a method and path name, matched as the library matches them. The
- * route is decided before the body is read, so an unknown route or method is 404 whatever its body.
+ * What the procedure's input schema asks of REST input, as trpc-to-openapi reads it: an object
+ * input has its numbers and booleans coerced from strings (the library's rule, switched on here
+ * once for every procedure rather than by the first request that reaches it), and its array
+ * fields take a query parameter sent once.
+ */
+function inputRules(procedure: AnyTRPCProcedure): Pick<Route, 'takesInput' | 'arrayParams'> {
+  const schema = unwrapZodType(getInputOutputParsers(procedure).inputParser as Parameters<typeof unwrapZodType>[0], true);
+  if (instanceofZodTypeLikeVoid(schema)) return { takesInput: false, arrayParams: new Set() };
+  if (!instanceofZodTypeObject(schema)) return { takesInput: true, arrayParams: new Set() };
+  coerceSchema(schema as unknown as ZodObject<ZodRawShape>);
+  const arrayParams = Object.entries(schema.shape)
+    .filter(([, shape]) => shape instanceof ZodArray || (instanceofZodTypeOptional(shape) && shape.unwrap() instanceof ZodArray))
+    .map(([name]) => name);
+  return { takesInput: true, arrayParams: new Set(arrayParams) };
+}
+
+/** The query string as REST input: a parameter sent once is a string, sent more often a list. */
+function queryInput(params: URLSearchParams, arrayParams: ReadonlySet<string>): Record<string, unknown> {
+  const input: Record<string, string | string[]> = {};
+  for (const name of new Set(params.keys())) {
+    const values = params.getAll(name);
+    input[name] = values.length === 1 && !arrayParams.has(name) ? values[0]! : values;
+  }
+  return input;
+}
+
+/**
+ * Finds the public operation a method and a normalized path name, matched as trpc-to-openapi
+ * matches them. The route is decided before the body is read, so an unknown route or method is
+ * 404 whatever its body.
  */
 function createRouteMatcher(router: OpenApiRouter): (method: string, path: string) => Route | undefined {
   const routes: Route[] = [];
-  forEachOpenApiProcedure<ApiMeta>(router._def.procedures as OpenApiProcedureRecord, ({ meta }) => {
+  forEachOpenApiProcedure<ApiMeta>(router._def.procedures as OpenApiProcedureRecord, ({ meta, path: procedurePath, procedure }) => {
     const path = normalizePath(meta.openapi.path);
-    routes.push({ method: meta.openapi.method, pattern: getPathRegExp(path), template: `${API_PREFIX}${path}`, auth: meta.auth, file: meta.file });
+    routes.push({
+      method: meta.openapi.method,
+      pattern: getPathRegExp(path),
+      template: `${API_PREFIX}${path}`,
+      auth: meta.auth,
+      file: meta.file,
+      procedure: procedure as AnyTRPCProcedure,
+      procedurePath,
+      ...inputRules(procedure as AnyTRPCProcedure),
+    });
   });
-  return (method, path) => {
-    const normalized = normalizePath(path);
-    return routes.find((route) => route.method === method && route.pattern.test(normalized));
-  };
+  return (method, path) => routes.find((route) => route.method === method && route.pattern.test(path));
 }
 
 function toApiError(error: TRPCError, state: RequestState): ApiError {
@@ -70,8 +123,7 @@ function jsonAnswer(body: string, status: number, state: RequestState, extra: Re
 }
 
 /** A file operation's answer: the procedure's `{ filename, content_type, content_base64 }` as the file itself. */
-function fileAnswer(payload: string, state: RequestState): ApiAnswer {
-  const file = JSON.parse(payload) as { filename: string; content_type: string; content_base64: string };
+function fileAnswer(file: { filename: string; content_type: string; content_base64: string }, state: RequestState): ApiAnswer {
   return {
     status: 200,
     route: state.route ?? UNMATCHED_ROUTE,
@@ -95,35 +147,14 @@ function errorAnswer(error: ApiError, state: RequestState): ApiAnswer {
 }
 
 /**
- * What the library's node handler reads of a request (method, url, headers, body, signal): it
- * takes the fetch branch for a `Request` instance, and the parsed body as given.
- */
-function routedRequest(parts: { method: string; url: string; headers: Headers; body: unknown; signal: AbortSignal }): Request {
-  return Object.create(Request.prototype, {
-    method: { value: parts.method },
-    url: { value: parts.url },
-    headers: { value: parts.headers },
-    body: { value: parts.body },
-    signal: { value: parts.signal },
-  }) as Request;
-}
-
-/**
- * The public REST surface: trpc-to-openapi routes `/api/v1/*` to the procedures; around it this
- * adapter owns what the library does not do as our API requires (body limits and parsing, the
- * error envelope, statuses, headers). The library's handler is built once, not per request.
+ * The public REST surface: `/api/v1/*` routed to the procedures by the paths their OpenAPI meta
+ * declares, the input read as trpc-to-openapi reads it (the query for GET and DELETE, the body
+ * otherwise, and the path's parameters over both), and the procedure called directly, with its
+ * own middlewares, input and output validation. Around it this adapter owns what our API
+ * requires (body limits and parsing, the error envelope, statuses, headers).
  */
 function createRestAnswerer(router: OpenApiRouter, services: Services): (request: ApiRequest) => Promise<ApiAnswer> {
-  const states = new WeakMap<object, RequestState>();
   const findRoute = createRouteMatcher(router);
-  const handleOpenApi = createOpenApiNodeHttpHandler({
-    router,
-    createContext: ({ req }: { req: object }) => createContextInner(services, states.get(req) as RequestState),
-    onError: ({ error, req }: { error: TRPCError; req: object }) => {
-      const state = states.get(req);
-      if (state && !state.error) state.error = toApiError(error, state);
-    },
-  } as Parameters<typeof createOpenApiNodeHttpHandler>[0]);
 
   async function answer(request: ApiRequest): Promise<ApiAnswer> {
     const url = request.url;
@@ -136,20 +167,18 @@ function createRestAnswerer(router: OpenApiRouter, services: Services): (request
       refuseUnsafeQuery(url.searchParams);
       const queryKey = keyInParams(url.searchParams);
       if (queryKey !== undefined) await refuseKeyInQuery(services, state, queryKey);
-      const routedUrl = new URL(url);
-      routedUrl.pathname = url.pathname.slice(API_PREFIX.length) || '/';
+      const routedPath = normalizePath(url.pathname.slice(API_PREFIX.length) || '/');
       // HEAD is a GET without the body (the server drops it); Next hands HEAD to this handler too.
       const method = request.method === 'HEAD' ? 'GET' : request.method;
-      const route = findRoute(method, routedUrl.pathname);
+      const route = findRoute(method, routedPath);
       if (!route) throw unknownRoute(state);
       state.route = route.template;
 
+      // Path parameters are handed on as sent (still encoded), and judged as they read.
+      const pathParams = route.pattern.exec(routedPath)?.groups ?? {};
       let body: Record<string, unknown> | undefined;
       try {
-        // The library hands path parameters on as sent (still encoded): judged as they read.
-        for (const [name, value] of Object.entries(route.pattern.exec(normalizePath(routedUrl.pathname))?.groups ?? {})) {
-          refuseUnsafeText(decodeURIComponent(value), [name]);
-        }
+        for (const [name, value] of Object.entries(pathParams)) refuseUnsafeText(decodeURIComponent(value), [name]);
         body = await readJsonBody(request);
         refuseUnsafeText(body);
       } catch (contentError) {
@@ -158,23 +187,26 @@ function createRestAnswerer(router: OpenApiRouter, services: Services): (request
         if (route.auth) await authenticateRequest(createContextInner(services, state), route.auth);
         throw contentError;
       }
+      // A DELETE's body reaches its procedure through the request state, not as input.
       state.body = body;
-      const headers = new Headers(request.headers);
-      if (body !== undefined) headers.set('content-type', 'application/json');
-      const routed = routedRequest({ method, url: routedUrl.toString(), headers, body: body ?? {}, signal: request.signal });
-      states.set(routed, state);
+      const takesBody = method !== 'GET' && method !== 'DELETE';
+      const input = route.takesInput ? { ...(takesBody ? (body ?? {}) : queryInput(url.searchParams, route.arrayParams)), ...pathParams } : undefined;
 
-      const payload = await new Promise<string | undefined>((resolve, reject) => {
-        const res = {
-          statusCode: 200,
-          setHeader: () => {},
-          end: (chunk?: string) => resolve(chunk),
-        };
-        Promise.resolve(handleOpenApi(routed as unknown as IncomingMessage, res as unknown as ServerResponse)).catch(reject);
-      });
-      if (state.error) return errorAnswer(state.error, state);
-      if (route.file && payload !== undefined) return fileAnswer(payload, state);
-      return jsonAnswer(payload ?? '{}', state.successStatus ?? 200, state);
+      let data: unknown;
+      try {
+        data = await route.procedure({
+          path: route.procedurePath,
+          type: route.procedure._def.type,
+          ctx: createContextInner(services, state),
+          getRawInput: async () => input,
+          signal: request.signal,
+          batchIndex: 0,
+        });
+      } catch (cause) {
+        return errorAnswer(toApiError(getTRPCErrorFromUnknown(cause), state), state);
+      }
+      if (route.file && data !== undefined) return fileAnswer(data as Parameters<typeof fileAnswer>[0], state);
+      return jsonAnswer(data === undefined ? '{}' : JSON.stringify(data), state.successStatus ?? 200, state);
     } catch (error) {
       const apiError = error instanceof ApiError ? error : toApiError(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: error }), state);
       return errorAnswer(apiError, state);

@@ -1,8 +1,8 @@
 import { ApiError } from '../errors';
 
 /**
- * trpc-to-openapi lays the path `id` over the body's fields, so an `id` in the body would vanish
- * silently; a field is never ignored.
+ * REST input lays the path `id` over the body's fields (server/http/api-handler.ts), so an `id`
+ * in the body would vanish silently; a field is never ignored.
  */
 export function refuseBodyId(body: unknown, kind: string): void {
   if (typeof body === 'object' && body !== null && Object.hasOwn(body, 'id')) {

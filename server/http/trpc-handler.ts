@@ -92,7 +92,6 @@ export function createTrpcAnswerer(router: OpenApiRouter, services: Services): (
           path: `${TRPC_PREFIX}/${path}`,
           body: restBody(type, input, pathParameters.get(path) ?? []),
           successStatus: undefined,
-          error: undefined,
           responseHeaders: {},
         };
         calls[batchIndex] = call;
