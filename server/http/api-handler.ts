@@ -1,5 +1,5 @@
-import { getTRPCErrorFromUnknown, TRPCError, type AnyTRPCProcedure } from '@trpc/server';
-import { ZodArray, type ZodObject, type ZodRawShape } from 'zod/v4';
+import { getTRPCErrorFromUnknown, type AnyTRPCProcedure } from '@trpc/server';
+import type { ZodObject, ZodRawShape } from 'zod/v4';
 import {
   coerceSchema,
   forEachOpenApiProcedure,
@@ -7,7 +7,6 @@ import {
   getPathRegExp,
   instanceofZodTypeLikeVoid,
   instanceofZodTypeObject,
-  instanceofZodTypeOptional,
   normalizePath,
   unwrapZodType,
   type OpenApiProcedureRecord,
@@ -43,43 +42,36 @@ interface Route {
   procedurePath: string;
   /** Whether the procedure takes input at all (a `z.void()` input stays undefined). */
   takesInput: boolean;
-  /** Query parameters whose schema is an array: a single value is handed on as a list of one. */
-  arrayParams: ReadonlySet<string>;
 }
 
 /**
- * What the procedure's input schema asks of REST input, as trpc-to-openapi reads it: an object
- * input has its numbers and booleans coerced from strings (the library's rule, switched on here
- * once for every procedure rather than by the first request that reaches it), and its array
- * fields take a query parameter sent once.
+ * Whether the procedure takes input, as trpc-to-openapi decides it. An object input has its
+ * numbers and booleans coerced from strings (the library's rule, switched on here once for every
+ * procedure rather than by the first request that reaches it).
  */
-function inputRules(procedure: AnyTRPCProcedure): Pick<Route, 'takesInput' | 'arrayParams'> {
+function takesInput(procedure: AnyTRPCProcedure): boolean {
   const schema = unwrapZodType(getInputOutputParsers(procedure).inputParser as Parameters<typeof unwrapZodType>[0], true);
-  if (instanceofZodTypeLikeVoid(schema)) return { takesInput: false, arrayParams: new Set() };
-  if (!instanceofZodTypeObject(schema)) return { takesInput: true, arrayParams: new Set() };
-  coerceSchema(schema as unknown as ZodObject<ZodRawShape>);
-  const arrayParams = Object.entries(schema.shape)
-    .filter(([, shape]) => shape instanceof ZodArray || (instanceofZodTypeOptional(shape) && shape.unwrap() instanceof ZodArray))
-    .map(([name]) => name);
-  return { takesInput: true, arrayParams: new Set(arrayParams) };
+  if (instanceofZodTypeLikeVoid(schema)) return false;
+  if (instanceofZodTypeObject(schema)) coerceSchema(schema as unknown as ZodObject<ZodRawShape>);
+  return true;
 }
 
-/** The query string as REST input: a parameter sent once is a string, sent more often a list. */
-function queryInput(params: URLSearchParams, arrayParams: ReadonlySet<string>): Record<string, unknown> {
+/** The query string as REST input: a parameter sent once is a string, sent more often a list (refused by a scalar field). */
+function queryInput(params: URLSearchParams): Record<string, string | string[]> {
   const input: Record<string, string | string[]> = {};
   for (const name of new Set(params.keys())) {
     const values = params.getAll(name);
-    input[name] = values.length === 1 && !arrayParams.has(name) ? values[0]! : values;
+    input[name] = values.length === 1 ? values[0]! : values;
   }
   return input;
 }
 
 /**
  * Finds the public operation a method and a normalized path name, matched as trpc-to-openapi
- * matches them. The route is decided before the body is read, so an unknown route or method is
- * 404 whatever its body.
+ * matches them, with the path's parameters as sent (still encoded). The route is decided before
+ * the body is read, so an unknown route or method is 404 whatever its body.
  */
-function createRouteMatcher(router: OpenApiRouter): (method: string, path: string) => Route | undefined {
+function createRouteMatcher(router: OpenApiRouter): (method: string, path: string) => { route: Route; pathParams: Record<string, string> } | undefined {
   const routes: Route[] = [];
   forEachOpenApiProcedure<ApiMeta>(router._def.procedures as OpenApiProcedureRecord, ({ meta, path: procedurePath, procedure }) => {
     const path = normalizePath(meta.openapi.path);
@@ -91,17 +83,23 @@ function createRouteMatcher(router: OpenApiRouter): (method: string, path: strin
       file: meta.file,
       procedure: procedure as AnyTRPCProcedure,
       procedurePath,
-      ...inputRules(procedure as AnyTRPCProcedure),
+      takesInput: takesInput(procedure as AnyTRPCProcedure),
     });
   });
-  return (method, path) => routes.find((route) => route.method === method && route.pattern.test(path));
+  return (method, path) => {
+    for (const route of routes) {
+      const match = route.method === method ? route.pattern.exec(path) : null;
+      if (match) return { route, pathParams: match.groups ?? {} };
+    }
+    return undefined;
+  };
 }
 
-function toApiError(error: TRPCError, state: RequestState): ApiError {
-  const known = apiErrorOf(error);
-  if (known) return known;
-  if (error.code === 'NOT_FOUND') return unknownRoute(state);
-  return internalError(state.id, `${state.method} ${state.path}`, error.cause ?? error);
+/** What a failure answers: the API error it stands for, or a generic 500 with its cause logged. */
+function toApiError(error: unknown, state: RequestState): ApiError {
+  if (error instanceof ApiError) return error;
+  const failure = getTRPCErrorFromUnknown(error);
+  return apiErrorOf(failure) ?? internalError(state.id, `${state.method} ${state.path}`, failure.cause ?? failure);
 }
 
 /** The route of a request no operation matched: one label for all of them, whatever their paths. */
@@ -170,14 +168,14 @@ function createRestAnswerer(router: OpenApiRouter, services: Services): (request
       const routedPath = normalizePath(url.pathname.slice(API_PREFIX.length) || '/');
       // HEAD is a GET without the body (the server drops it); Next hands HEAD to this handler too.
       const method = request.method === 'HEAD' ? 'GET' : request.method;
-      const route = findRoute(method, routedPath);
-      if (!route) throw unknownRoute(state);
+      const found = findRoute(method, routedPath);
+      if (!found) throw unknownRoute(state);
+      const { route, pathParams } = found;
       state.route = route.template;
 
-      // Path parameters are handed on as sent (still encoded), and judged as they read.
-      const pathParams = route.pattern.exec(routedPath)?.groups ?? {};
       let body: Record<string, unknown> | undefined;
       try {
+        // Path parameters are judged as they read, though handed on as sent.
         for (const [name, value] of Object.entries(pathParams)) refuseUnsafeText(decodeURIComponent(value), [name]);
         body = await readJsonBody(request);
         refuseUnsafeText(body);
@@ -187,29 +185,24 @@ function createRestAnswerer(router: OpenApiRouter, services: Services): (request
         if (route.auth) await authenticateRequest(createContextInner(services, state), route.auth);
         throw contentError;
       }
-      // A DELETE's body reaches its procedure through the request state, not as input.
+      // Idempotency hashes the body from here, and a DELETE's body reaches its procedure only this
+      // way (its input is the query).
       state.body = body;
       const takesBody = method !== 'GET' && method !== 'DELETE';
-      const input = route.takesInput ? { ...(takesBody ? (body ?? {}) : queryInput(url.searchParams, route.arrayParams)), ...pathParams } : undefined;
+      const input = route.takesInput ? { ...(takesBody ? (body ?? {}) : queryInput(url.searchParams)), ...pathParams } : undefined;
 
-      let data: unknown;
-      try {
-        data = await route.procedure({
-          path: route.procedurePath,
-          type: route.procedure._def.type,
-          ctx: createContextInner(services, state),
-          getRawInput: async () => input,
-          signal: request.signal,
-          batchIndex: 0,
-        });
-      } catch (cause) {
-        return errorAnswer(toApiError(getTRPCErrorFromUnknown(cause), state), state);
-      }
+      const data = await route.procedure({
+        path: route.procedurePath,
+        type: route.procedure._def.type,
+        ctx: createContextInner(services, state),
+        getRawInput: async () => input,
+        signal: request.signal,
+        batchIndex: 0,
+      });
       if (route.file && data !== undefined) return fileAnswer(data as Parameters<typeof fileAnswer>[0], state);
       return jsonAnswer(data === undefined ? '{}' : JSON.stringify(data), state.successStatus ?? 200, state);
     } catch (error) {
-      const apiError = error instanceof ApiError ? error : toApiError(new TRPCError({ code: 'INTERNAL_SERVER_ERROR', cause: error }), state);
-      return errorAnswer(apiError, state);
+      return errorAnswer(toApiError(error, state), state);
     }
   }
 

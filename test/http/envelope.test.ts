@@ -165,6 +165,16 @@ describe('routes', () => {
     expectApiHeaders(head);
   });
 
+  it('a query parameter sent twice → 400 parameter_invalid naming it; sent once, its string is read as a number', async () => {
+    const twice = await rawRequest(api.baseUrl, 'GET', '/api/v1/products?limit=1&limit=2', { headers: auth() });
+    expectApiError(twice, 400, 'parameter_invalid');
+    expect(twice.body.error.param).toBe('limit');
+    const once = await rawRequest(api.baseUrl, 'GET', '/api/v1/products?limit=1', { headers: auth() });
+    expect(once.status).toBe(200);
+    expect(once.body).toMatchObject({ object: 'list', url: '/api/v1/products', livemode: false });
+    expect(once.body.data).toHaveLength(1);
+  });
+
   it('HEAD on a read answers like GET, without a body', async () => {
     const head = await rawRequest(api.baseUrl, 'HEAD', `/api/v1/products/${productId}`, { headers: auth() });
     expect(head.status).toBe(200);
