@@ -34,6 +34,7 @@ declare module 'autocannon' {
     '2xx': number;
     statusCodeStats: Record<string, { count: number } | undefined>;
   }
+  export type { Result };
   function autocannon(options: Options): Promise<Result>;
   export default autocannon;
 }

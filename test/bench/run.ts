@@ -14,7 +14,9 @@
  *
  * beside the reference floor (test/bench/floor.ts: node:http + postgres doing the same SQL work)
  * on the same database, and on PGlite beside the same floor on PGlite. Each cell is warmed up,
- * then measured in several rounds; the table shows the medians. Every response is counted:
+ * then measured in several rounds; the table shows the medians. On PostgreSQL the service and the
+ * floor run side by side and their rounds alternate; on PGlite, whose data directory one process
+ * owns at a time, the floor follows the service. Every response is counted:
  * anything but 2xx is an error, except on PGlite at 64 connections, where the service must
  * refuse what it cannot serve in time (503 `service_busy` with `Retry-After`): those are counted
  * apart. Prints one markdown table with req/s, p50, p99 and the service's ratios to the floor,
@@ -33,7 +35,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import autocannon from 'autocannon';
+import autocannon, { type Result as LoadResult } from 'autocannon';
 import postgres from 'postgres';
 import { randomBase62 } from '@/server/ids';
 import { printBillingThroughput } from './billing';
@@ -275,36 +277,53 @@ async function load(baseUrl: string, key: string, fixture: Fixture, endpoint: En
   });
 }
 
-async function measure(target: Target, baseUrl: string, key: string, fixture: Fixture): Promise<Cell[]> {
-  await checkAnswers(baseUrl, key, fixture);
+/** A target under load: the service or the floor, at its URL. */
+interface Side {
+  target: Target;
+  baseUrl: string;
+}
+
+/**
+ * Each endpoint at each connection count on every side: warmed up, then measured in rounds that
+ * alternate between the sides (the order swapped each round), so that a drift of the machine or
+ * of the database during the run weighs on the service and the floor alike.
+ */
+async function measure(sides: Side[], key: string, fixture: Fixture): Promise<Cell[]> {
+  for (const side of sides) await checkAnswers(side.baseUrl, key, fixture);
   const cells: Cell[] = [];
   for (const endpoint of ENDPOINT_NAMES) {
     if (POSTGRES_ONLY.has(endpoint) && fixture.replayedId === undefined) {
-      log(`${target}: ${endpoint} is benchmarked on PostgreSQL only`);
+      log(`${sides.map((side) => side.target).join(', ')}: ${endpoint} is benchmarked on PostgreSQL only`);
       continue;
     }
     for (const connections of CONNECTIONS) {
-      if (WARMUP > 0) await load(baseUrl, key, fixture, endpoint, connections, WARMUP);
-      const rounds = [];
-      for (let round = 0; round < ROUNDS; round++) rounds.push(await load(baseUrl, key, fixture, endpoint, connections, DURATION));
-      const shedding = target === 'service (PGlite)' && connections >= PGLITE_SHEDDING_CONNECTIONS;
-      const refused = shedding ? rounds.reduce((sum, result) => sum + (result.statusCodeStats['503']?.count ?? 0), 0) : 0;
-      const cell: Cell = {
-        target,
-        endpoint,
-        connections,
-        rps: median(rounds.map((result) => result['2xx'] / result.duration)),
-        p50: median(rounds.map((result) => result.latency.p50)),
-        p99: median(rounds.map((result) => result.latency.p99)),
-        requests: rounds.reduce((sum, result) => sum + result.requests.total, 0),
-        errors: rounds.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0) - refused,
-        refused,
-      };
-      log(
-        `${target} ${ENDPOINTS[endpoint]} c=${connections}: ${cell.rps.toFixed(0)} req/s, p50 ${cell.p50} ms, p99 ${cell.p99} ms, ` +
-          `${cell.errors} errors${shedding ? `, ${refused} refused` : ''} (load ${formatLoad()})`,
-      );
-      cells.push(cell);
+      if (WARMUP > 0) for (const side of sides) await load(side.baseUrl, key, fixture, endpoint, connections, WARMUP);
+      const rounds = new Map(sides.map((side) => [side, [] as LoadResult[]]));
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+          rounds.get(side)!.push(await load(side.baseUrl, key, fixture, endpoint, connections, DURATION));
+        }
+      }
+      for (const [{ target }, results] of rounds) {
+        const shedding = target === 'service (PGlite)' && connections >= PGLITE_SHEDDING_CONNECTIONS;
+        const refused = shedding ? results.reduce((sum, result) => sum + (result.statusCodeStats['503']?.count ?? 0), 0) : 0;
+        const cell: Cell = {
+          target,
+          endpoint,
+          connections,
+          rps: median(results.map((result) => result['2xx'] / result.duration)),
+          p50: median(results.map((result) => result.latency.p50)),
+          p99: median(results.map((result) => result.latency.p99)),
+          requests: results.reduce((sum, result) => sum + result.requests.total, 0),
+          errors: results.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0) - refused,
+          refused,
+        };
+        log(
+          `${target} ${ENDPOINTS[endpoint]} c=${connections}: ${cell.rps.toFixed(0)} req/s, p50 ${cell.p50} ms, p99 ${cell.p99} ms, ` +
+            `${cell.errors} errors${shedding ? `, ${refused} refused` : ''} (load ${formatLoad()})`,
+        );
+        cells.push(cell);
+      }
     }
   }
   return cells;
@@ -365,20 +384,18 @@ async function main(): Promise<void> {
       const fixture = ENDPOINT_NAMES.some((endpoint) => POSTGRES_ONLY.has(endpoint))
         ? await preparePostgresFixtures(serviceUrl, key, databaseUrl.toString(), priceId)
         : { priceId };
-      if (TARGETS.has('postgres')) {
-        cells.push(...(await measure('service (PostgreSQL)', serviceUrl, key, fixture)));
-        memory.push(`PostgreSQL ${await peakRssMb(service)} MB`);
-      }
-      await stop(service);
+      const sides: Side[] = TARGETS.has('postgres') ? [{ target: 'service (PostgreSQL)', baseUrl: serviceUrl }] : [];
 
-      // 2. The floor, alone on the machine, on the same database, store and catalog.
+      // 2. The floor beside it, on the same database, store and catalog, its rounds alternating with the service's.
       if (TARGETS.has('floor')) {
         const floorPort = await freePort();
         const floor = await startFloor(floorPort, { DATABASE_URL: databaseUrl.toString() });
         running.add(floor);
-        cells.push(...(await measure('floor (PostgreSQL)', `http://127.0.0.1:${floorPort}`, key, fixture)));
-        await stop(floor);
+        sides.push({ target: 'floor (PostgreSQL)', baseUrl: `http://127.0.0.1:${floorPort}` });
       }
+      cells.push(...(await measure(sides, key, fixture)));
+      if (TARGETS.has('postgres')) memory.push(`PostgreSQL ${await peakRssMb(service)} MB`);
+      for (const target of [...running]) await stop(target);
     }
 
     // 3. The service on embedded PGlite (no DATABASE_URL), in a fresh data directory; then the
@@ -391,7 +408,7 @@ async function main(): Promise<void> {
       const pgliteUrl = `http://127.0.0.1:${pglitePort}`;
       const pglitePrice = await prepareCatalog(pgliteUrl, pgliteKey);
       if (TARGETS.has('pglite')) {
-        cells.push(...(await measure('service (PGlite)', pgliteUrl, pgliteKey, { priceId: pglitePrice })));
+        cells.push(...(await measure([{ target: 'service (PGlite)', baseUrl: pgliteUrl }], pgliteKey, { priceId: pglitePrice })));
         memory.push(`PGlite ${await peakRssMb(embedded)} MB`);
       }
       await stop(embedded);
@@ -399,7 +416,7 @@ async function main(): Promise<void> {
         const floorPort = await freePort();
         const floor = await startFloor(floorPort, { PGLITE_DIR: path.join(dataDirs[1]!, 'pglite') });
         running.add(floor);
-        cells.push(...(await measure('floor (PGlite)', `http://127.0.0.1:${floorPort}`, pgliteKey, { priceId: pglitePrice })));
+        cells.push(...(await measure([{ target: 'floor (PGlite)', baseUrl: `http://127.0.0.1:${floorPort}` }], pgliteKey, { priceId: pglitePrice })));
         await stop(floor);
       }
     }
