@@ -1,6 +1,6 @@
 /**
  * Many rows' values as one relation of a statement: `json_to_recordset` over one JSON parameter,
- * so a statement that updates N rows with N different values is one statement of one text,
+ * so a statement that writes N rows with N different values is one statement of one text,
  * whatever N is (PostgreSQL and PGlite alike).
  */
 import { getTableColumns, sql, type SQL } from 'drizzle-orm';
@@ -14,16 +14,27 @@ export function jsonRecordset(json: unknown, alias: string, columns: Readonly<Re
   return sql`json_to_recordset(${json}::json) as ${sql.raw(alias)}(${sql.raw(definitions)})`;
 }
 
-/** jsonRecordset of each row's `fields`, typed as `table`'s columns and named as they are. */
-export function batchRelation<T extends PgTable, F extends ColumnsOf<T>>(table: T, alias: string, fields: readonly F[], rows: readonly Record<F, unknown>[]): SQL {
+/** The relation's column definitions for `fields`: `table`'s column names and SQL types. */
+export function batchColumns<T extends PgTable, F extends ColumnsOf<T>>(table: T, fields: readonly F[]): Record<string, string> {
   const columns = getTableColumns(table) as Record<string, PgColumn>;
-  // Dates become ISO text, which the column's timestamptz reads back exactly.
-  const json = rows.map((row) => Object.fromEntries(fields.map((field) => [columns[field]!.name, row[field] ?? null])));
-  return jsonRecordset(JSON.stringify(json), alias, Object.fromEntries(fields.map((field) => [columns[field]!.name, columns[field]!.getSQLType()])));
+  return Object.fromEntries(fields.map((field) => [columns[field]!.name, columns[field]!.getSQLType()]));
 }
 
-/** For `.set()`: each of `fields` takes its value from the batch relation `alias`. */
-export function setFromBatch<T extends PgTable, F extends ColumnsOf<T>>(table: T, alias: string, fields: readonly F[]): Record<F, SQL> {
+/** The JSON of each row's `fields` under `table`'s column names: what jsonRecordset reads. */
+export function batchJson<T extends PgTable, F extends ColumnsOf<T>>(table: T, fields: readonly F[], rows: readonly Record<F, unknown>[]): string {
+  const columns = getTableColumns(table) as Record<string, PgColumn>;
+  const names = fields.map((field) => columns[field]!.name);
+  // Dates become ISO text, which the column's timestamptz reads back exactly.
+  return JSON.stringify(rows.map((row) => Object.fromEntries(fields.map((field, index) => [names[index]!, row[field] ?? null]))));
+}
+
+/** jsonRecordset of each row's `fields`, typed as `table`'s columns and named as they are. */
+export function batchRelation<T extends PgTable, F extends ColumnsOf<T>>(table: T, alias: string, fields: readonly F[], rows: readonly Record<F, unknown>[]): SQL {
+  return jsonRecordset(batchJson(table, fields, rows), alias, batchColumns(table, fields));
+}
+
+/** Each of `fields` as the batch relation `alias`'s column: the values of a `.set()` or of an insert's select. */
+export function fromBatch<T extends PgTable, F extends ColumnsOf<T>>(table: T, alias: string, fields: readonly F[]): Record<F, SQL> {
   const columns = getTableColumns(table) as Record<string, PgColumn>;
   return Object.fromEntries(fields.map((field) => [field, sql.raw(`${alias}.${columns[field]!.name}`)])) as Record<F, SQL>;
 }

@@ -24,7 +24,7 @@ import { emitSubscriptionEvent, subscriptionEvent, type SubscriptionRow } from '
 import { awaitsCharge, billingAnchor, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, TRANSITION_COLUMNS, type Transition } from './transitions';
 import { ownedBy, type Scope } from '../kit/scope';
 import { issueChargeInvoices, newInvoiceId, type InvoicedCharge, type IssueDeps } from '../invoices/issue';
-import { batchRelation, setFromBatch } from '@/db/batch';
+import { batchRelation, fromBatch } from '@/db/batch';
 
 export type ChargeRow = typeof subscriptionCharges.$inferSelect;
 
@@ -217,7 +217,7 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
 
     const settledRows = await tx
       .update(subscriptionCharges)
-      .set(setFromBatch(subscriptionCharges, 'settled', SETTLED_COLUMNS))
+      .set(fromBatch(subscriptionCharges, 'settled', SETTLED_COLUMNS))
       .from(
         batchRelation(
           subscriptionCharges,
@@ -286,7 +286,7 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
 
     await tx
       .update(subscriptions)
-      .set(setFromBatch(subscriptions, 'moved', MOVED_COLUMNS))
+      .set(fromBatch(subscriptions, 'moved', MOVED_COLUMNS))
       .from(batchRelation(subscriptions, 'moved', ['id', ...MOVED_COLUMNS], moved))
       .where(eq(subscriptions.id, sql`moved.id`));
     await recordEvents(tx, events);

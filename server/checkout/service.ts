@@ -1,5 +1,6 @@
 import { and, eq, gt, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
+import { batchColumns, batchJson, fromBatch, jsonRecordset } from '@/db/batch';
 import { preparedPerShape, type Database, type Executor } from '@/db/client';
 import { checkoutSessions, orderLines, orders, paymentAttempts } from '@/db/schema';
 import { recordAudit } from '../audit/service';
@@ -10,7 +11,7 @@ import type { RequestState } from '../context';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
 import { clientSecretFor, clientSecretHash, clientSecretMatches, signingSecret } from '../kit/links';
-import { claimKey, createIdempotently, rowIfClaimed, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
+import { claimKey, createIdempotently, insertSelected, rowIfClaimed, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
 import { normalizeMetadata } from '../kit/metadata';
 import type { CheckoutSession, CheckoutSessionList, CreateCheckoutSessionInput, ListCheckoutSessionsQuery } from './schemas';
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
@@ -64,16 +65,18 @@ function assertUrlsAllowed(subject: Subject, input: CreateCheckoutSessionInput):
 
 const placeholder = sql.placeholder;
 
+/** The columns of the order's lines that the session's statement writes from its `lines` parameter. */
+const LINE_FIELDS = ['id', 'position', 'productId', 'priceId', 'description', 'quantity', 'unitAmount', 'amountSubtotal', 'amountTax', 'amountTotal', 'taxRate', 'taxInclusive', 'hasLicense'] as const;
+
 /**
  * The order, its lines and the session as one statement (data-modifying CTEs): atomic without a
- * transaction of its own, and one round trip. With an `Idempotency-Key` the statement claims the
- * key first and writes the rows only when it did (claimKey, rowIfClaimed). Every value is a
- * placeholder, so the statement is prepared once per executor and shape; createCheckoutSession
- * fills it.
+ * transaction of its own, and one round trip. The lines arrive as one JSON parameter, so one
+ * statement serves any number of them. With an `Idempotency-Key` (`keyed` 1) the statement claims
+ * the key first and writes the rows only when it did (claimKey, rowIfClaimed). Every value is a
+ * placeholder, so the statement is prepared once per executor; createCheckoutSession fills it.
  */
-function prepareSessionInsert(executor: Executor, shape: number) {
-  const { lineCount, keyed } = fromShape(shape);
-  const claimed = claimKey(executor);
+function prepareSessionInsert(executor: Executor, keyed: number) {
+  const claimed = keyed === 1 ? claimKey(executor) : undefined;
   const order: PgInsertValue<typeof orders> = {
     id: placeholder('orderId'),
     storeId: placeholder('storeId'),
@@ -85,22 +88,6 @@ function prepareSessionInsert(executor: Executor, shape: number) {
     amountTotal: placeholder('amountTotal'),
     createdAt: placeholder('createdAt'),
   };
-  const lines: PgInsertValue<typeof orderLines>[] = Array.from({ length: lineCount }, (_, position) => ({
-    id: placeholder(`line${position}Id`),
-    orderId: placeholder('orderId'),
-    position,
-    productId: placeholder(`line${position}ProductId`),
-    priceId: placeholder(`line${position}PriceId`),
-    description: placeholder(`line${position}Description`),
-    quantity: placeholder(`line${position}Quantity`),
-    unitAmount: placeholder(`line${position}UnitAmount`),
-    amountSubtotal: placeholder(`line${position}Subtotal`),
-    amountTax: placeholder(`line${position}Tax`),
-    amountTotal: placeholder(`line${position}Total`),
-    taxRate: placeholder(`line${position}TaxRate`),
-    taxInclusive: placeholder(`line${position}TaxInclusive`),
-    hasLicense: placeholder(`line${position}HasLicense`),
-  }));
   const session: PgInsertValue<typeof checkoutSessions> = {
     id: placeholder('sessionId'),
     storeId: placeholder('storeId'),
@@ -124,29 +111,22 @@ function prepareSessionInsert(executor: Executor, shape: number) {
     createdAt: placeholder('createdAt'),
     expiresAt: placeholder('expiresAt'),
   };
-  if (!keyed) {
-    const newOrder = executor.$with('new_order').as(executor.insert(orders).values(order).returning({ id: orders.id }));
-    const newLines = executor.$with('new_lines').as(executor.insert(orderLines).values(lines).returning({ id: orderLines.id }));
-    return executor.with(newOrder, newLines).insert(checkoutSessions).values(session).returning().prepare(`checkout_session_insert_${lineCount}`);
-  }
-  // One select per line from `claimed`, glued with union all: the lines of one insert.
-  const lineRows = sql.join(
-    lines.map((line) => rowIfClaimed(claimed, orderLines, line)),
-    sql` union all `,
-  );
   const newOrder = executor.$with('new_order').as(executor.insert(orders).select(rowIfClaimed(claimed, orders, order)).returning({ id: orders.id }));
-  const newLines = executor.$with('new_lines').as(executor.insert(orderLines).select(lineRows).returning({ id: orderLines.id }));
+  const lineRows = jsonRecordset(placeholder('lines'), 'line', batchColumns(orderLines, LINE_FIELDS));
+  const newLines = insertSelected(
+    executor,
+    'new_lines',
+    orderLines,
+    { ...fromBatch(orderLines, 'line', LINE_FIELDS), orderId: placeholder('orderId') },
+    claimed === undefined ? sql`from ${lineRows}` : sql`from ${claimed}, ${lineRows}`,
+  );
   return executor
-    .with(claimed, newOrder, newLines)
+    .with(...(claimed === undefined ? [newOrder, newLines] : [claimed, newOrder, newLines]))
     .insert(checkoutSessions)
     .select(rowIfClaimed(claimed, checkoutSessions, session))
     .returning()
-    .prepare(`checkout_session_insert_keyed_${lineCount}`);
+    .prepare(claimed === undefined ? 'checkout_session_insert' : 'checkout_session_insert_keyed');
 }
-
-/** preparedPerShape's one number for a statement's line count and whether it claims a key. */
-const toShape = (lineCount: number, keyed: boolean) => lineCount * 2 + (keyed ? 1 : 0);
-const fromShape = (shape: number) => ({ lineCount: Math.floor(shape / 2), keyed: shape % 2 === 1 });
 
 const sessionInsert = preparedPerShape(prepareSessionInsert);
 
@@ -181,8 +161,8 @@ export async function createCheckoutSession(
     }
     return async (claim?: KeyClaim): Promise<CheckoutSessionRow | undefined> => {
       const priceMode = input.price_id !== undefined;
-      const params: Record<string, unknown> = {
-        ...claim,
+      // Spreads last: V8 (Node 20) adds each property after a leading spread on a slow path.
+      const params = {
         orderId,
         storeId: subject.storeId,
         livemode: subject.livemode,
@@ -203,22 +183,28 @@ export async function createCheckoutSession(
         cancelUrl: input.cancel_url ?? null,
         metadata: normalizeMetadata(input.metadata),
         expiresAt: new Date(clampExpiry(nowSeconds, input.expires_at, SESSION_LIFETIME) * 1000),
+        lines: batchJson(
+          orderLines,
+          LINE_FIELDS,
+          lines.map((line, position) => ({
+            id: `${orderId}_l${position}`,
+            position,
+            productId: line.productId,
+            priceId: line.priceId,
+            description: line.description,
+            quantity: line.quantity,
+            unitAmount: line.unitAmount,
+            amountSubtotal: line.subtotal,
+            amountTax: line.tax,
+            amountTotal: line.total,
+            taxRate: line.taxRate,
+            taxInclusive: line.taxInclusive,
+            hasLicense: line.hasLicense,
+          })),
+        ),
+        ...claim,
       };
-      lines.forEach((line, position) => {
-        params[`line${position}Id`] = `${orderId}_l${position}`;
-        params[`line${position}ProductId`] = line.productId;
-        params[`line${position}PriceId`] = line.priceId;
-        params[`line${position}Description`] = line.description;
-        params[`line${position}Quantity`] = line.quantity;
-        params[`line${position}UnitAmount`] = line.unitAmount;
-        params[`line${position}Subtotal`] = line.subtotal;
-        params[`line${position}Tax`] = line.tax;
-        params[`line${position}Total`] = line.total;
-        params[`line${position}TaxRate`] = line.taxRate;
-        params[`line${position}TaxInclusive`] = line.taxInclusive;
-        params[`line${position}HasLicense`] = line.hasLicense;
-      });
-      const [row] = await sessionInsert(executor, toShape(lines.length, claim !== undefined)).execute(params);
+      const [row] = await sessionInsert(executor, claim === undefined ? 0 : 1).execute(params);
       return row;
     };
   };
