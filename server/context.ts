@@ -63,7 +63,8 @@ export interface Context extends Services {
 
 /** Pure context construction, so tests can build one without HTTP. */
 export function createContextInner(services: Services, request: RequestState): Context {
-  return { ...services, request };
+  // `request` first: V8 (Node 20) adds a property after a leading spread on a slow path.
+  return { request, ...services };
 }
 
 /** The first address in `X-Forwarded-For`: the service's own front server sets it (scripts/serve.ts). */
