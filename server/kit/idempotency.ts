@@ -244,18 +244,26 @@ function liveKeyLookup(table: ObjectTable) {
 }
 
 /**
- * The keys this process has answered lately (store, environment, operation and key), oldest
- * first. A request sending one again is most likely a replay, so the key's lookup goes first and
- * answers it alone; any other key goes straight to the create's claiming write, and is looked up
- * only when it was not claimed. A hint only: the database decides every answer.
+ * The keys this process has answered lately (store, environment, operation and key): the last
+ * 5,000 to 10,000, in two generations. A request sending one again is most likely a replay, so
+ * the key's lookup goes first and answers it alone; any other key goes straight to the create's
+ * claiming write, and is looked up only when it was not claimed. A hint only: the database
+ * decides every answer. (Two sets rather than one evicting its oldest: deleting from the front of
+ * a JavaScript Set leaves holes that every later look for its oldest entry walks, ~8 µs a call.)
  */
-const recentKeys = new Set<string>();
-const RECENT_KEYS_MAX = 10_000;
+const RECENT_KEYS_GENERATION = 5_000;
+let recentKeys = new Set<string>();
+let olderKeys = new Set<string>();
 
-function rememberKey(id: string): void {
-  recentKeys.delete(id);
+/** Whether the key was answered lately; remembers it either way. */
+function seenLately(id: string): boolean {
+  if (recentKeys.has(id)) return true;
   recentKeys.add(id);
-  if (recentKeys.size > RECENT_KEYS_MAX) recentKeys.delete(recentKeys.values().next().value!);
+  if (recentKeys.size >= RECENT_KEYS_GENERATION) {
+    olderKeys = recentKeys;
+    recentKeys = new Set();
+  }
+  return olderKeys.has(id);
 }
 
 /** Runs a create under an optional idempotency key; a replay answers the first create's object and is marked on the request. */
@@ -289,9 +297,7 @@ export async function createIdempotently<T, Table extends ObjectTable = ObjectTa
 
   if (claiming) {
     const keyId = JSON.stringify([scope.storeId, scope.livemode, operation, key]);
-    const seenBefore = recentKeys.has(keyId);
-    rememberKey(keyId);
-    if (seenBefore) {
+    if (seenLately(keyId)) {
       const existing = await liveKey();
       if (existing) return answerExisting(existing);
     }
