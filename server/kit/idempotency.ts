@@ -258,12 +258,13 @@ let olderKeys = new Set<string>();
 /** Whether the key was answered lately; remembers it either way. */
 function seenLately(id: string): boolean {
   if (recentKeys.has(id)) return true;
+  const seen = olderKeys.has(id);
   recentKeys.add(id);
   if (recentKeys.size >= RECENT_KEYS_GENERATION) {
     olderKeys = recentKeys;
     recentKeys = new Set();
   }
-  return olderKeys.has(id);
+  return seen;
 }
 
 /** Runs a create under an optional idempotency key; a replay answers the first create's object and is marked on the request. */

@@ -200,8 +200,8 @@ export async function createPortalSession(
         createdAt: now,
         expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, PORTAL_LIFETIME) * 1000),
       };
-      // No leading spread: V8 (Node 20) adds each property after one on a slow path.
-      const event = createdEventParams({ type: 'portal.session.created', object: portalSessionView(row, now), now, wallNow: deps.wallClock.now(), ...subject });
+      const event = createdEventParams({ storeId: subject.storeId, livemode: subject.livemode, type: 'portal.session.created', object: portalSessionView(row, now), now, wallNow: deps.wallClock.now() });
+      // Not a leading spread: V8 (Node 20) adds each property after one on a slow path.
       const [written] = await portalInsert(executor, claim === undefined ? 0 : 1).execute(Object.assign({} as Record<string, unknown>, claim, row, event));
       return written && portalSessionView(written, now, portalUrl(deps.config.publicBaseUrl, token));
     };

@@ -5,7 +5,7 @@ import { createStore } from '../support/factories';
 import { holdIdempotencyKey } from '../support/idempotency';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
-import { createProduct, epoch, expectError, HOUR, SESSIONS, T0 } from './api-support';
+import { createProduct, epoch, expectError, HOUR, readOrder, SESSIONS, T0 } from './api-support';
 
 const api = useTestApi();
 const store = useTestStore(api);
@@ -245,6 +245,12 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions', () => {
     expect(replay.body).toEqual(first.body);
     expect(await sessionCount(own.id)).toBe(1);
     expect(await orderCount(own.id)).toBe(1);
+    const orderId = first.body.order_id;
+    const { lines } = await readOrder(api, orderId);
+    expect(lines).toEqual([
+      { id: `${orderId}_l0`, orderId, position: 0, productId: a.id, priceId: a.price_id, description: 'Ebook', quantity: 2, unitAmount: 1999, amountSubtotal: 3998, amountTax: 0, amountTotal: 3998, taxRate: null, taxInclusive: false, hasLicense: false },
+      { id: `${orderId}_l1`, orderId, position: 1, productId: b.id, priceId: b.price_id, description: 'Ebook', quantity: 1, unitAmount: 1999, amountSubtotal: 1999, amountTax: 0, amountTotal: 1999, taxRate: null, taxInclusive: false, hasLicense: false },
+    ]);
   });
 
   it('without a key, two identical requests create two sessions', async () => {
