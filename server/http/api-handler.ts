@@ -189,6 +189,8 @@ function createRestAnswerer(router: OpenApiRouter, services: Services): (request
       // way (its input is the query).
       state.body = body;
       const takesBody = method !== 'GET' && method !== 'DELETE';
+      // Spreads, not Object.assign: a body's own `__proto__` member must stay a key (refused as
+      // unknown), where an assignment would set the input's prototype.
       const input = route.takesInput ? { ...(takesBody ? (body ?? {}) : queryInput(url.searchParams)), ...pathParams } : undefined;
 
       const data = await route.procedure({

@@ -13,7 +13,7 @@
  * insert waits for a racing holder of the key like the transaction does; when the key is not
  * claimed nothing is written, and the key's row then answers (replay or 409) as above: one
  * prepared statement reads the live key with its object. A key this process has answered before
- * is read that way first (recentKeys): its replay costs what a read of the object does, and a new
+ * is read that way first (seenLately): its replay costs what a read of the object does, and a new
  * key costs what a create without one does.
  *
  * Keys are kept at least 24 hours; nothing deletes them. A key older than 24 hours (by the
