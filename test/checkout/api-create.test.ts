@@ -228,6 +228,18 @@ describe('POST /api/v1/checkout/sessions: line items mode', () => {
     ]);
   });
 
+  it('a line keeps its product’s name as written: quotes, backslashes and characters beyond ASCII', async () => {
+    const name = 'Ébook "Deluxe" \\ 2nd ed. 📘';
+    const fancy = await createProduct(api, key, { name });
+    const response = await post({ line_items: [{ price_id: fancy.price_id }, { price_id: product.price_id, quantity: 3 }] });
+    expect(response.status).toBe(201);
+    const { lines } = await readOrder(api, response.body.order_id);
+    expect(lines.map((line) => [line.position, line.description, line.quantity])).toEqual([
+      [0, name, 1],
+      [1, 'Ebook', 3],
+    ]);
+  });
+
   it('line_items takes 1–100 entries', async () => {
     expectError(await post({ line_items: [] }), 400, 'parameter_invalid', 'line_items');
     const hundred = Array.from({ length: 100 }, () => ({ price_id: product.price_id }));
