@@ -26,7 +26,7 @@ export const licenseValidationSchema = z
     status: z
       .enum(LICENSE_KEY_STATUSES)
       .describe(
-        '`active`; `revoked` (e.g. its product was force-deleted); `not_found`, which is also the answer for another store’s or the other mode’s keys.',
+        'Why `valid` is what it is: `active`; `revoked` (its order was refunded in full, or its product force-deleted); `not_found`, which is also the answer for another store’s or the other mode’s keys.',
       ),
     product_id: z.string().nullable().describe('Null when not found, or once the product has been deleted.'),
     order_id: z.string().nullable(),
