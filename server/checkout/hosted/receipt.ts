@@ -41,6 +41,16 @@ export interface HostedReceipt {
 
 export type HostedReceiptResult = { state: 'invalid' } | { state: 'unpaid'; storeName: string; storeLinks: StoreLinks } | { state: 'paid'; receipt: HostedReceipt };
 
+/** The 404 page of a receipt link that does not verify or is past its days. */
+export const RECEIPT_LINK_NOTICE = {
+  site: 'Receipt',
+  title: 'This receipt link is no longer valid',
+  paragraphs: [
+    `A receipt link works for ${RECEIPT_LINK_DAYS} days after the payment, and only as it was sent.`,
+    'Your purchase is unaffected: the receipt we e-mailed you and your payment history link still show it.',
+  ],
+};
+
 /** What proxy.ts loaded for a GET of the receipt (its CSP names the store's logo), which the page then renders. */
 export const hostedReceiptHandoff = createHandoff<HostedReceiptResult>('checkout-receipt');
 
