@@ -25,12 +25,13 @@ export async function validateLicenseKey(db: Database, subject: Scope, rawKey: s
     .where(and(eq(licenseKeys.key, key), ownedBy(licenseKeys, subject)))
     .limit(1);
   const base = { object: 'license_key_validation' as const, livemode: subject.livemode, key };
-  if (!row) return { ...base, valid: false, status: 'not_found', product_id: null, order_id: null, created: null, revoked_at: null };
+  if (!row) return { ...base, valid: false, status: 'not_found', reason: 'not_found', product_id: null, order_id: null, created: null, revoked_at: null };
   const revoked = row.revokedAt !== null;
   return {
     ...base,
     valid: !revoked,
     status: revoked ? 'revoked' : 'active',
+    reason: revoked ? 'revoked' : null,
     product_id: row.productId,
     order_id: row.orderId,
     created: epochSeconds(row.createdAt),
