@@ -1,7 +1,7 @@
 import { NextResponse, type NextRequest } from 'next/server';
 import { getAppServices } from '@/server/app';
 import { hostedCheckoutHandoff, hostedPagePolicy, loadHostedCheckout } from '@/server/checkout/hosted/page';
-import { hostedReceiptHandoff, loadHostedReceipt } from '@/server/checkout/hosted/receipt';
+import { hostedReceiptHandoff, loadHostedReceipt, RECEIPT_LINK_NOTICE } from '@/server/checkout/hosted/receipt';
 import { hostedContentSecurityPolicy, hostedPageHeaders, originOf, type HostedPagePolicy } from '@/server/kit/hosted-page/headers';
 import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';
 import { isServiceOrigin } from '@/server/kit/origin';
@@ -37,7 +37,7 @@ export async function proxy(request: NextRequest) {
   } else if (request.method === 'GET' && below === 'receipt' && extra === undefined) {
     const services = await getAppServices();
     const receipt = await loadHostedReceipt(services, { id, signature: request.nextUrl.searchParams.get('signature') ?? undefined });
-    if (receipt.state === 'invalid') return invalidLinkResponse();
+    if (receipt.state === 'invalid') return invalidLinkResponse(RECEIPT_LINK_NOTICE);
     policy = hostedPagePolicy(services.gateways, receipt.state === 'paid' ? receipt.receipt.storeLinks : receipt.storeLinks);
     pageRequestHeaders = hostedReceiptHandoff.give(receipt, request.headers);
   }

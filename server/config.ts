@@ -120,6 +120,8 @@ export interface Config {
   /** OPERATOR_LEGAL_NAME, OPERATOR_ADDRESS, OPERATOR_VAT_ID, OPERATOR_EMAIL. */
   operator: OperatorConfig;
   vatLookup: VatLookupConfig;
+  /** DOWNLOAD_LIMIT (default 20): downloads served per order line of a product with a file; more are refused. */
+  downloadLimit: number;
 }
 
 export interface GatewayConfig {
@@ -192,5 +194,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       baseUrl: (env.VIES_BASE_URL || 'https://ec.europa.eu/taxation_customs/vies/rest-api').replace(/\/+$/, ''),
       timeoutMs: positiveInt(env.VIES_TIMEOUT_MS, 5000, 'VIES_TIMEOUT_MS'),
     },
+    downloadLimit: positiveInt(env.DOWNLOAD_LIMIT, 20, 'DOWNLOAD_LIMIT'),
   };
 }

@@ -27,11 +27,18 @@ const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard',
 export function DownloadLinks({ downloads, className }: { downloads: readonly DownloadLink[]; className: string }) {
   return (
     <ul className={className}>
-      {downloads.map((download) => (
-        <li key={download.url}>
-          <a className="co-link" href={download.url}>
-            Download {download.description}
-          </a>
+      {downloads.map((download, index) => (
+        <li key={index}>
+          {download.url ? (
+            <a className="co-link" href={download.url}>
+              Download {download.description}
+            </a>
+          ) : (
+            <>{download.description}: download limit reached</>
+          )}{' '}
+          <span className="co-hint">
+            (downloaded {download.downloadCount} of {download.downloadLimit} {download.downloadLimit === 1 ? 'time' : 'times'})
+          </span>
         </li>
       ))}
     </ul>

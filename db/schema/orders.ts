@@ -84,8 +84,10 @@ export const orderLines = pgTable(
     taxInclusive: boolean('tax_inclusive').notNull(),
     /** Whether license keys are issued for this line when paid (the product's flag at sale time). */
     hasLicense: boolean('has_license').notNull(),
+    /** Downloads served of the line's file: raised by one conditional update per download, never past DOWNLOAD_LIMIT. */
+    downloadCount: integer('download_count').notNull().default(0),
   },
-  (t) => [index('order_lines_order_idx').on(t.orderId, t.position)],
+  (t) => [index('order_lines_order_idx').on(t.orderId, t.position), check('order_lines_download_count_check', sql`${t.downloadCount} >= 0`)],
 );
 
 export const REFUND_STATUSES = ['succeeded', 'pending', 'failed'] as const;

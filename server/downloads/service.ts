@@ -2,10 +2,11 @@
  * Delivery of a product's file (`product:attach-file`) to the customer who paid for it: the receipt
  * and the portal show a signed link per order line, valid for a day on the store's clock; the link
  * streams the file through the service, so `file_url` itself never reaches the customer. Each
- * download is recorded. An order refunded in full has no links, and its old links stop working.
+ * download is recorded and counted on its line, up to DOWNLOAD_LIMIT per line. An order refunded
+ * in full has no links, and its old links stop working.
  */
 import { extname } from 'node:path';
-import { and, asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { fileDownloads, orderLines, orders, products, stores, type OrderStatus } from '@/db/schema';
 import { epochSeconds, storeClock, type Clock } from '../clock';
@@ -26,13 +27,17 @@ const DELIVERED: readonly OrderStatus[] = ['paid', 'partially_refunded'];
 
 export interface DownloadLink {
   description: string;
-  url: string;
+  /** Downloads served so far, of at most `downloadLimit`. */
+  downloadCount: number;
+  downloadLimit: number;
+  /** Null once the line's downloads reached DOWNLOAD_LIMIT. */
+  url: string | null;
 }
 
 interface DownloadDeps {
   db: Database;
   clock: Clock;
-  config: Pick<Config, 'authSecret' | 'publicBaseUrl'>;
+  config: Pick<Config, 'authSecret' | 'publicBaseUrl' | 'downloadLimit'>;
 }
 
 /**
@@ -48,7 +53,7 @@ export async function downloadLinks(
   const ids = which.filter((order) => DELIVERED.includes(order.status)).map((order) => order.id);
   if (ids.length === 0) return links;
   const lines = await deps.db
-    .select({ id: orderLines.id, orderId: orderLines.orderId, description: orderLines.description })
+    .select({ id: orderLines.id, orderId: orderLines.orderId, description: orderLines.description, downloadCount: orderLines.downloadCount })
     .from(orderLines)
     .innerJoin(products, eq(products.id, orderLines.productId))
     .where(and(inArray(orderLines.orderId, ids), isNotNull(products.fileUrl)))
@@ -56,8 +61,8 @@ export async function downloadLinks(
   const expires = epochSeconds(storeClock(deps.clock, store).now()) + DOWNLOAD_LINK_SECONDS;
   const secret = signingSecret(deps.config);
   for (const line of lines) {
-    const url = signedLink(deps.config.publicBaseUrl, secret, 'download', line.id, expires);
-    links.set(line.orderId, [...(links.get(line.orderId) ?? []), { description: line.description, url }]);
+    const url = line.downloadCount < deps.config.downloadLimit ? signedLink(deps.config.publicBaseUrl, secret, 'download', line.id, expires) : null;
+    links.set(line.orderId, [...(links.get(line.orderId) ?? []), { description: line.description, downloadCount: line.downloadCount, downloadLimit: deps.config.downloadLimit, url }]);
   }
   return links;
 }
@@ -70,6 +75,11 @@ const NOTICES = {
     paragraphs: ['Download links work for a day. Open your receipt or your payment history again for a new one.'],
   },
   revoked: { site: 'Download', title: 'This download is no longer available', paragraphs: ['The order was refunded, so its files are no longer delivered.'] },
+  exhausted: (limit: number) => ({
+    site: 'Download',
+    title: 'This file’s download limit is reached',
+    paragraphs: [`A purchase includes ${limit} downloads of each file, and all of them have been used. Please contact the store if you need the file again.`],
+  }),
   unavailable: { site: 'Download', title: 'The file cannot be fetched right now', paragraphs: ['Nothing is wrong with your link. Please try again in a few minutes.'] },
 };
 
@@ -83,7 +93,7 @@ function downloadName(description: string, fileUrl: string): { ascii: string; en
 /**
  * `GET /download/{line id}?expires&signature`: the order line's file, streamed from its host. A link
  * that does not verify is 404, one past its time 410, as is any link of an order refunded in full;
- * a host that fails is 502 and counts no download.
+ * a download beyond the line's DOWNLOAD_LIMIT is 403; a host that fails is 502 and counts no download.
  */
 export async function serveDownload(deps: DownloadDeps, lineId: string, link: { expires: string | undefined; signature: string | undefined }): Promise<Response> {
   const [line] = await deps.db
@@ -94,6 +104,7 @@ export async function serveDownload(deps: DownloadDeps, lineId: string, link: { 
       storeId: orders.storeId,
       livemode: orders.livemode,
       fileUrl: products.fileUrl,
+      downloadCount: orderLines.downloadCount,
       testClockOffsetSeconds: stores.testClockOffsetSeconds,
     })
     .from(orderLines)
@@ -107,6 +118,8 @@ export async function serveDownload(deps: DownloadDeps, lineId: string, link: { 
   if (!line || checked === 'invalid') return noticeResponse(NOTICES.invalid, 404);
   if (checked === 'expired') return noticeResponse(NOTICES.expired, 410);
   if (!DELIVERED.includes(line.status) || line.fileUrl === null) return noticeResponse(NOTICES.revoked, 410);
+  const limit = deps.config.downloadLimit;
+  if (line.downloadCount >= limit) return noticeResponse(NOTICES.exhausted(limit), 403);
 
   let file: globalThis.Response;
   try {
@@ -121,7 +134,20 @@ export async function serveDownload(deps: DownloadDeps, lineId: string, link: { 
     log.warn({ orderLine: line.id, status: file.status }, 'delivery file host answered with an error');
     return noticeResponse(NOTICES.unavailable, 502);
   }
-  await deps.db.insert(fileDownloads).values({ id: newId('dl', line.livemode), storeId: line.storeId, livemode: line.livemode, orderLineId: line.id, createdAt: now });
+  // Counted only below the limit, in one conditional statement: downloads at once never pass it.
+  const counted = await deps.db.transaction(async (tx) => {
+    const [raised] = await tx
+      .update(orderLines)
+      .set({ downloadCount: sql`${orderLines.downloadCount} + 1` })
+      .where(and(eq(orderLines.id, line.id), lt(orderLines.downloadCount, limit)))
+      .returning({ id: orderLines.id });
+    if (raised) await tx.insert(fileDownloads).values({ id: newId('dl', line.livemode), storeId: line.storeId, livemode: line.livemode, orderLineId: line.id, createdAt: now });
+    return raised !== undefined;
+  });
+  if (!counted) {
+    await file.body.cancel();
+    return noticeResponse(NOTICES.exhausted(limit), 403);
+  }
   const name = downloadName(line.description, line.fileUrl);
   const headers: Record<string, string> = {
     'content-type': file.headers.get('content-type') ?? 'application/octet-stream',
@@ -139,9 +165,9 @@ export async function serveDownload(deps: DownloadDeps, lineId: string, link: { 
 /** How often the files of an order of the scope were downloaded. */
 export async function countDownloads(db: Database, scope: Scope, orderId: string): Promise<number> {
   const [row] = await db
-    .select({ count: sql<number>`count(*)::int` })
-    .from(fileDownloads)
-    .innerJoin(orderLines, eq(orderLines.id, fileDownloads.orderLineId))
-    .where(and(eq(orderLines.orderId, orderId), ownedBy(fileDownloads, scope)));
+    .select({ count: sql<number>`coalesce(sum(${orderLines.downloadCount}), 0)::int` })
+    .from(orderLines)
+    .innerJoin(orders, eq(orders.id, orderLines.orderId))
+    .where(and(eq(orderLines.orderId, orderId), ownedBy(orders, scope)));
   return row?.count ?? 0;
 }

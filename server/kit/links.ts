@@ -79,10 +79,13 @@ export function checkLink(
   return nowSeconds >= Number(expires) ? 'expired' : 'valid';
 }
 
+/** A checkout's receipt link works this long after the payment, on the store's clock. */
+export const RECEIPT_LINK_DAYS = 30;
+
 /**
  * The receipt page's signature: proof that the holder is the browser that paid, since session
- * ids themselves are not secret (they reach the merchant's success_url). It has no expiry: a
- * receipt stays readable.
+ * ids themselves are not secret (they reach the merchant's success_url). The receipt page
+ * itself stops answering RECEIPT_LINK_DAYS after the payment (server/checkout/hosted/receipt.ts).
  */
 function receiptSignature(secret: string, sessionId: string): string {
   return hmac(secret, `receipt:${sessionId}`).toString('base64url');

@@ -26,8 +26,12 @@ export const licenseValidationSchema = z
     status: z
       .enum(LICENSE_KEY_STATUSES)
       .describe(
-        '`active`; `revoked` (e.g. its product was force-deleted); `not_found`, which is also the answer for another store’s or the other mode’s keys.',
+        'Why `valid` is what it is: `active`; `revoked` (its order was refunded in full, or its product force-deleted); `not_found`, which is also the answer for another store’s or the other mode’s keys.',
       ),
+    reason: z
+      .enum(['revoked', 'not_found'])
+      .nullable()
+      .describe('Why the key is not valid (`revoked` or `not_found`, as `status`); null when it is valid.'),
     product_id: z.string().nullable().describe('Null when not found, or once the product has been deleted.'),
     order_id: z.string().nullable(),
     created: z.number().int().nullable().describe('When the key was issued; null when not found.'),
@@ -42,6 +46,7 @@ export const licenseValidationSchema = z
         valid: true,
         key: EXAMPLE.licenseKey,
         status: 'active',
+        reason: null,
         product_id: EXAMPLE.productId,
         order_id: EXAMPLE.orderId,
         created: EXAMPLE.created + 9,

@@ -26,6 +26,7 @@ const orderLineExample = {
   amount_total: 2379,
   tax_rate: 19,
   tax_inclusive: false,
+  download_count: 2,
 };
 
 export const orderLineSchema = z
@@ -41,6 +42,11 @@ export const orderLineSchema = z
     amount_total: z.number().int(),
     tax_rate: z.number().int().nullable(),
     tax_inclusive: z.boolean(),
+    download_count: z
+      .number()
+      .int()
+      .optional()
+      .describe('Downloads served of the file of the line’s product (at most DOWNLOAD_LIMIT); present only on lines of a product with a file.'),
   })
   .meta({ id: 'OrderLine', examples: [orderLineExample] });
 export type OrderLine = z.infer<typeof orderLineSchema>;

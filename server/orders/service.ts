@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { licenseKeys, orderLines, orders, refunds, withdrawals } from '@/db/schema';
+import { licenseKeys, orderLines, orders, products, refunds, withdrawals } from '@/db/schema';
 import { epochSeconds } from '../clock';
 import { resourceMissing } from '../errors';
 import { refundView } from '../refunds/view';
@@ -10,7 +10,8 @@ import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
 
 type OrderRow = typeof orders.$inferSelect;
-type OrderLineRow = typeof orderLines.$inferSelect;
+/** A line with whether its product has a file (a line whose file was downloaded had one). */
+type OrderLineRow = typeof orderLines.$inferSelect & { hasFile: boolean };
 type RefundRow = typeof refunds.$inferSelect;
 
 export function orderLineView(row: OrderLineRow): OrderLine {
@@ -26,6 +27,7 @@ export function orderLineView(row: OrderLineRow): OrderLine {
     amount_total: row.amountTotal,
     tax_rate: row.taxRate,
     tax_inclusive: row.taxInclusive,
+    ...(row.hasFile || row.downloadCount > 0 ? { download_count: row.downloadCount } : {}),
   };
 }
 
@@ -62,7 +64,12 @@ async function orderViews(db: Executor, scope: Scope, rows: OrderRow[]): Promise
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
   const [lines, refundRows, keys, withdrawalRows] = await Promise.all([
-    db.select().from(orderLines).where(inArray(orderLines.orderId, ids)).orderBy(asc(orderLines.position)),
+    db
+      .select({ ...getTableColumns(orderLines), hasFile: sql<boolean>`${products.fileUrl} is not null` })
+      .from(orderLines)
+      .leftJoin(products, eq(products.id, orderLines.productId))
+      .where(inArray(orderLines.orderId, ids))
+      .orderBy(asc(orderLines.position)),
     db
       .select()
       .from(refunds)

@@ -97,7 +97,7 @@ interface PortalDeps {
 }
 
 /** Opening the page also signs its download links. */
-type OpenPortalDeps = PortalDeps & { config: Pick<Config, 'authSecret' | 'publicBaseUrl'> };
+type OpenPortalDeps = PortalDeps & { config: Pick<Config, 'authSecret' | 'publicBaseUrl' | 'downloadLimit'> };
 
 /**
  * "Now" on the session's store clock, in SQL: wall time, plus the store's test clock offset for

@@ -16,6 +16,8 @@ import { recordEvent, type EventTimes } from '../webhooks/events';
 import { refundView, type RefundRow } from './view';
 import { issueCreditNote } from '../invoices/issue';
 import { settleWithdrawalAfterRefund } from '../withdrawals/service';
+import { revokeOrderLicenseKeys } from '../licenses/service';
+import { refundedInFull } from './totals';
 
 
 export interface RefundDeps {
@@ -129,7 +131,8 @@ export async function refundOnce(gateway: PaymentGateway, request: RefundRequest
  * Step 3: the gateway's answer recorded, once: only a pending refund changes, and only to an
  * answer about the same gateway refund, so a request and the reconciler that race record it once
  * (`settled` tells whether this call did). A failed refund moved no money, so its reservation is
- * released; a succeeded one is e-mailed to the customer.
+ * released; a succeeded one is e-mailed to the customer, and one that completes the order's
+ * refund revokes its license keys.
  */
 export async function settleRefund(
   db: Database,
@@ -175,7 +178,11 @@ export async function settleRefund(
       const previous = refundView({ ...settled, status: 'pending' });
       await recordEvent(tx, { ...scope, type: 'refund.updated', object: refundView(refund!), previous, ...times });
       if (result.status === 'succeeded') {
-        await settleWithdrawalAfterRefund(tx, scope, settled.orderId, paidOrder!.amountTotal);
+        if (await refundedInFull(tx, settled.orderId, paidOrder!.amountTotal)) {
+          // The purchase is reversed: a withdrawal is settled, the license keys stop validating.
+          await settleWithdrawalAfterRefund(tx, scope, settled.orderId);
+          await revokeOrderLicenseKeys(tx, scope, settled.orderId, times.now);
+        }
         await recordEvent(tx, { ...scope, type: 'order.refunded', object: await getOrder(tx, scope, settled.orderId), ...times });
         if (paidOrder!.customerEmail) {
           await enqueueRefundEmail(

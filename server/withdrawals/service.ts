@@ -5,11 +5,12 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '@/db/client';
-import { orderLines, orders, products, refunds, stores, withdrawals, type WithdrawalStatus } from '@/db/schema';
+import { orderLines, orders, products, stores, withdrawals, type WithdrawalStatus } from '@/db/schema';
 import { storeClock, type Clock } from '../clock';
 import { digestsEqual, sha256Hex } from '../ids';
 import { ownedBy, type Scope } from '../kit/scope';
 import { getOrder } from '../orders/service';
+import { refundedInFull } from '../refunds/totals';
 import { recordEvent } from '../webhooks/events';
 import { enqueueWithdrawalReceived } from '../mail/outbox';
 
@@ -88,21 +89,11 @@ export async function declareWithdrawal(deps: WithdrawalDeps, declaration: Withd
   });
 }
 
-/** Whether refunds that have succeeded (money moved back) cover the whole order. */
-async function refundedInFull(tx: Transaction, orderId: string, amountTotal: number): Promise<boolean> {
-  const [sum] = await tx
-    .select({ refunded: sql<number>`coalesce(sum(${refunds.amount}), 0)::int` })
-    .from(refunds)
-    .where(and(eq(refunds.orderId, orderId), eq(refunds.status, 'succeeded')));
-  return (sum?.refunded ?? 0) >= amountTotal;
-}
-
 /**
- * After a refund of the order succeeded, in its transaction (the order locked): a withdrawal
- * becomes `refunded` once succeeded refunds cover the whole order.
+ * Once succeeded refunds cover the whole order, in the transaction of the refund that completed
+ * them (the order locked): its withdrawal becomes `refunded`.
  */
-export async function settleWithdrawalAfterRefund(tx: Transaction, scope: Scope, orderId: string, amountTotal: number): Promise<void> {
-  if (!(await refundedInFull(tx, orderId, amountTotal))) return;
+export async function settleWithdrawalAfterRefund(tx: Transaction, scope: Scope, orderId: string): Promise<void> {
   await tx
     .update(withdrawals)
     .set({ status: 'refunded' })

@@ -433,3 +433,65 @@ describe('hosted checkout in Chromium', () => {
     await context.close();
   });
 });
+
+describe('the receipt of a purchase with a license key and a file', () => {
+  it('shows the key and a counted download link; after a refund in full the refund and no key or link, in the portal too; 30 days after the payment its link is no longer valid', async () => {
+    // A store of its own: its test clock moves here.
+    const store = await runAdminCli(`http://127.0.0.1:${port}`, ADMIN_TOKEN, ['store:create', '--name', 'Moth Press']);
+    const call = (method: string, route: string, body?: unknown) => callService(`http://127.0.0.1:${port}`, store.keys.sk_test, method, route, body);
+    const product = (await call('POST', '/api/v1/products', { name: 'Moth atlas', amount: 3000 })).body;
+    await runAdminCli(`http://127.0.0.1:${port}`, ADMIN_TOKEN, ['product:attach-license', '--id', product.id]);
+    await runAdminCli(`http://127.0.0.1:${port}`, ADMIN_TOKEN, ['product:attach-file', '--id', product.id, '--url', `${merchantOrigin}/files/moth-atlas.pdf`]);
+    const session = (await call('POST', '/api/v1/checkout/sessions', { price_id: product.price_id, customer_email: 'atlas@example.com' })).body;
+
+    const { context, page, errors } = await openPage();
+    await page.goto(session.url);
+    await fillCard(page, APPROVED);
+    await Promise.all([page.waitForURL(/\/checkout\/cs_test_[^/]+\/receipt/), page.getByRole('button', { name: /^Pay/ }).click()]);
+    const receiptAddress = page.url();
+    const [licenseKey] = (await call('GET', `/api/v1/orders/${session.order_id}`)).body.license_keys;
+    expect(await page.getByRole('heading', { name: 'License key' }).count()).toBe(1);
+    expect(await page.getByText(licenseKey).count()).toBe(1);
+    const link = page.getByRole('link', { name: 'Download Moth atlas' });
+    expect(await page.getByText('(downloaded 0 of 20 times)').count()).toBe(1);
+    const served = await page.request.get((await link.getAttribute('href'))!.replace(/^http:\/\/localhost:\d+/, `http://localhost:${port}`));
+    expect(served.status()).toBe(200);
+    await page.reload();
+    expect(await page.getByText('(downloaded 1 of 20 times)').count()).toBe(1);
+    expect((await call('GET', `/api/v1/orders/${session.order_id}`)).body.lines[0].download_count).toBe(1);
+
+    const portal = (await call('POST', '/api/v1/portal/sessions', { order_id: session.order_id })).body;
+    const portalPage = await context.newPage();
+    await portalPage.goto(portal.url);
+    expect(await portalPage.getByText(licenseKey).count()).toBe(1);
+    expect(await portalPage.getByRole('link', { name: 'Download Moth atlas' }).count()).toBe(1);
+    expect(await portalPage.getByText('(downloaded 1 of 20 times)').count()).toBe(1);
+
+    const refund = await call('POST', '/api/v1/refunds', { order_id: session.order_id });
+    expect(refund.body.status).toBe('succeeded');
+    await page.reload();
+    const text = (await page.locator('main').textContent())!;
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Payment refunded€30.00');
+    expect(text).toContain('Refunded€30.00 (the whole payment)');
+    expect(text).not.toContain(licenseKey);
+    expect(text).not.toMatch(/LK-/);
+    expect(await page.getByRole('heading', { name: /License key/ }).count()).toBe(0);
+    expect(await page.getByRole('link', { name: /Download/ }).count()).toBe(0);
+    expect(await page.locator('a[href*="/download/"]').count()).toBe(0);
+    await page.screenshot({ path: '/tmp/orders-receipt-refunded.png', fullPage: true });
+    await screenshot(page, 'receipt-refunded');
+    await portalPage.reload();
+    expect(await portalPage.getByText(licenseKey).count()).toBe(0);
+    expect(await portalPage.locator('a[href*="/download/"]').count()).toBe(0);
+    const validation = await call('POST', '/api/v1/licenses/validate', { key: licenseKey });
+    expect(validation.body).toMatchObject({ valid: false, status: 'revoked' });
+
+    expect((await call('POST', '/api/v1/test_helpers/advance_clock', { seconds: 30 * 86_400 })).status).toBe(200);
+    const expired = await page.goto(receiptAddress);
+    expect(expired!.status()).toBe(404);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('This receipt link is no longer valid');
+    await page.screenshot({ path: '/tmp/orders-receipt-expired.png', fullPage: true });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});

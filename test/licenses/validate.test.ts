@@ -1,7 +1,12 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { products } from '@/db/schema';
+import { refundAs } from '@/server/dashboard/orders';
+import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
 import { payCheckoutSession } from '@/server/payments/service';
+import { reconcilePendingRefunds } from '@/server/refunds/reconcile';
+import { createRefund } from '@/server/refunds/service';
+import { declareWithdrawal } from '@/server/withdrawals/service';
 import { validCard } from '../payments/support';
 import { expectError } from '../products/support';
 import { createStore } from '../support/factories';
@@ -29,6 +34,7 @@ const notFound = (licenseKey: string, livemode = false) => ({
   valid: false,
   key: licenseKey,
   status: 'not_found',
+  reason: 'not_found',
   product_id: null,
   order_id: null,
   created: null,
@@ -46,6 +52,7 @@ describe('POST /api/v1/licenses/validate', () => {
       valid: true,
       key: licenseKey,
       status: 'active',
+      reason: null,
       product_id: product.id,
       order_id: order.id,
       created: epoch(T0),
@@ -90,6 +97,7 @@ describe('POST /api/v1/licenses/validate', () => {
       valid: false,
       key: licenseKey,
       status: 'revoked',
+      reason: 'revoked',
       product_id: null,
       order_id: order.id,
       created: epoch(T0),
@@ -131,5 +139,96 @@ describe('POST /api/v1/licenses/validate', () => {
     const { licenseKey } = await licensedOrder();
     expectError(await api.request('POST', VALIDATE, { body: { key: licenseKey } }), 401, 'missing_api_key');
     expectError(await validate({ key: licenseKey }, store.keys.pk_test), 401, 'wrong_key_type');
+  });
+});
+
+describe('a refund that completes the order’s refund revokes its keys', () => {
+  const scope = () => ({ storeId: store.id, livemode: false });
+  const revoked = (licenseKey: string, productId: string, orderId: string, at: number) => ({
+    object: 'license_key_validation',
+    livemode: false,
+    valid: false,
+    key: licenseKey,
+    status: 'revoked',
+    reason: 'revoked',
+    product_id: productId,
+    order_id: orderId,
+    created: epoch(T0),
+    revoked_at: at,
+  });
+
+  async function twoLicensedLines(email: string) {
+    const product = async (name: string) => (await api.request('POST', '/api/v1/products', { key: store.key, body: { name, amount: 1000 } })).body;
+    const [app, plugin] = [await product('App'), await product('Plugin')];
+    const order = await insertOrder(api, store, {
+      customerEmail: email,
+      lines: [
+        { productId: app.id, unitAmount: 1000, licenseKeys: 1 },
+        { productId: plugin.id, unitAmount: 1000, licenseKeys: 1 },
+      ],
+    });
+    return { order, products: [app.id as string, plugin.id as string], keys: order.licenseKeys };
+  }
+
+  it('POST /refunds: partial refunds, even one covering a line’s amount, keep every key; the refund of the rest revokes all, and the order still lists them', async () => {
+    const { order, products: [app, plugin], keys } = await twoLicensedLines('full-refund@example.com');
+    const first = await api.request('POST', '/api/v1/refunds', { key: store.key, body: { order_id: order.id, amount: 1000 } });
+    expect(first.body.status).toBe('succeeded');
+    for (const licenseKey of keys) expect((await validate({ key: licenseKey })).body).toMatchObject({ valid: true, status: 'active', revoked_at: null });
+
+    api.clock.advance(60);
+    const rest = await api.request('POST', '/api/v1/refunds', { key: store.key, body: { order_id: order.id } });
+    expect(rest.body.status).toBe('succeeded');
+    expect((await validate({ key: keys[0]! })).body).toEqual(revoked(keys[0]!, app!, order.id, epoch(T0) + 60));
+    expect((await validate({ key: keys[1]! })).body).toEqual(revoked(keys[1]!, plugin!, order.id, epoch(T0) + 60));
+    const read = await api.request('GET', `/api/v1/orders/${order.id}`, { key: store.key });
+    expect(read.body).toMatchObject({ status: 'refunded', license_keys: keys });
+    const event = (await api.request('GET', `/api/v1/events?type=order.refunded&object_id=${order.id}&limit=1`, { key: store.key })).body.data[0];
+    expect(event.data.object.license_keys).toEqual(keys);
+  });
+
+  it('a withdrawal refunded from the dashboard: the keys are revoked with the withdrawal settled', async () => {
+    const { order, products: [app], keys } = await twoLicensedLines('withdrawn@example.com');
+    await declareWithdrawal({ db: api.services.db, clock: api.clock }, { orderId: order.id, email: 'withdrawn@example.com', name: 'Withdrawn', reason: null });
+    api.clock.advance(30);
+    const refund = await refundAs(api.services, scope(), { email: 'owner@example.com', ip: '203.0.113.9', path: '/dashboard/act/refund' }, { order_id: order.id }, 'withdrawal-refund-1');
+    expect(refund.status).toBe('succeeded');
+    const read = (await api.request('GET', `/api/v1/orders/${order.id}`, { key: store.key })).body;
+    expect(read.withdrawal.status).toBe('refunded');
+    expect(read.license_keys).toEqual(keys);
+    expect((await validate({ key: keys[0]! })).body).toEqual(revoked(keys[0]!, app!, order.id, epoch(T0) + 30));
+    expect((await validate({ key: keys[1]! })).body).toMatchObject({ valid: false, status: 'revoked' });
+  });
+
+  it('a refund the gateway answered late: valid while pending, revoked when the reconciler records its success', async () => {
+    const { order, keys } = await twoLicensedLines('late-refund@example.com');
+    const simulator = api.services.gateways.test;
+    const answerLost: PaymentGateway = {
+      ...simulator,
+      refund: async (request) => {
+        await simulator.refund(request);
+        throw new GatewayTimeoutError();
+      },
+    };
+    const error = await createRefund({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway: answerLost }, scope(), { order_id: order.id }).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: 'payment_outcome_unknown' });
+    expect((await validate({ key: keys[0]! })).body).toMatchObject({ valid: true, status: 'active' });
+
+    api.clock.advance(120);
+    expect(await reconcilePendingRefunds({ db: api.services.db, clock: api.clock, gateways: api.services.gateways })).toBeGreaterThanOrEqual(1);
+    for (const licenseKey of keys) expect((await validate({ key: licenseKey })).body).toMatchObject({ valid: false, status: 'revoked', revoked_at: epoch(T0) + 120 });
+  });
+
+  it('a refund that failed moved no money: the keys stay valid', async () => {
+    const { order, keys } = await twoLicensedLines('failed-refund@example.com');
+    const refusing: PaymentGateway = {
+      ...api.services.gateways.test,
+      refund: async () => {
+        throw new GatewayRejectedError('refused');
+      },
+    };
+    const refund = await createRefund({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway: refusing }, scope(), { order_id: order.id });
+    expect(refund.status).toBe('failed');
+    for (const licenseKey of keys) expect((await validate({ key: licenseKey })).body).toMatchObject({ valid: true, status: 'active', revoked_at: null });
   });
 });

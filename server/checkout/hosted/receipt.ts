@@ -1,16 +1,17 @@
 /**
  * The receipt page's read model: where a paid session without success_url lands.
  * The link is signed by server/kit/links.ts; a session id alone is not enough, since ids
- * reach the merchant's success_url.
+ * reach the merchant's success_url. It works for RECEIPT_LINK_DAYS after the payment, on the
+ * store's clock; the e-mailed receipt and the portal stay.
  */
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { checkoutSessions, licenseKeys, orderLines, orders, stores } from '@/db/schema';
-import { epochSeconds, type Clock } from '../../clock';
+import { epochSeconds, storeClock, type Clock } from '../../clock';
 import type { Config } from '../../config';
 import { isCheckoutSessionId } from '../../ids';
 import { createHandoff } from '../../kit/hosted-page/handoff';
-import { receiptSignatureValid } from '../../kit/links';
+import { RECEIPT_LINK_DAYS, receiptSignatureValid } from '../../kit/links';
 import { downloadLinks, type DownloadLink } from '../../downloads/service';
 import { storeLinkColumns, type StoreLinks } from '../../stores/service';
 import { taxLabelOf, type TaxLabel } from '../tax';
@@ -31,6 +32,7 @@ export interface HostedReceipt {
   amountTotal: number;
   amountRefunded: number;
   tax: TaxLabel;
+  /** Unrevoked keys only: a refund in full takes them back. */
   licenseKeys: string[];
   /** Signed links to the files of the lines whose product has one (none once refunded in full). */
   downloads: DownloadLink[];
@@ -39,11 +41,21 @@ export interface HostedReceipt {
 
 export type HostedReceiptResult = { state: 'invalid' } | { state: 'unpaid'; storeName: string; storeLinks: StoreLinks } | { state: 'paid'; receipt: HostedReceipt };
 
+/** The 404 page of a receipt link that does not verify or is past its days. */
+export const RECEIPT_LINK_NOTICE = {
+  site: 'Receipt',
+  title: 'This receipt link is no longer valid',
+  paragraphs: [
+    `A receipt link works for ${RECEIPT_LINK_DAYS} days after the payment, and only as it was sent.`,
+    'Your purchase is unaffected: the receipt we e-mailed you and your payment history link still show it.',
+  ],
+};
+
 /** What proxy.ts loaded for a GET of the receipt (its CSP names the store's logo), which the page then renders. */
 export const hostedReceiptHandoff = createHandoff<HostedReceiptResult>('checkout-receipt');
 
 export async function loadHostedReceipt(
-  deps: { db: Database; clock: Clock; config: Pick<Config, 'authSecret' | 'publicBaseUrl'> },
+  deps: { db: Database; clock: Clock; config: Pick<Config, 'authSecret' | 'publicBaseUrl' | 'downloadLimit'> },
   params: { id: string; signature: string | undefined },
 ): Promise<HostedReceiptResult> {
   if (!isCheckoutSessionId(params.id) || !receiptSignatureValid(deps.config, params.id, params.signature)) return { state: 'invalid' };
@@ -57,6 +69,8 @@ export async function loadHostedReceipt(
   if (!row) return { state: 'invalid' };
   const { session, order } = row;
   if (session.paymentStatus !== 'paid') return { state: 'unpaid', storeName: row.storeName, storeLinks: row.storeLinks };
+  const now = storeClock(deps.clock, { livemode: order.livemode, testClockOffsetSeconds: row.testClockOffsetSeconds }).now();
+  if (order.paidAt && now.getTime() >= order.paidAt.getTime() + RECEIPT_LINK_DAYS * 86_400_000) return { state: 'invalid' };
 
   const [lines, keys, downloads] = await Promise.all([
     deps.db

@@ -30,7 +30,10 @@ export async function generateMetadata(props: PageProps): Promise<Metadata> {
   return result.state === 'unpaid' ? { title: `No payment yet · ${result.storeName}` } : {};
 }
 
-/** GET /checkout/{id}/receipt?signature: what was paid, with the card's last 4 and any license keys. */
+/**
+ * GET /checkout/{id}/receipt?signature: what was paid, with the card's last 4, any license keys and
+ * download links, and what was refunded (a refund in full takes the keys and links away).
+ */
 export default async function ReceiptPage(props: PageProps) {
   const result = await hostedReceiptOf(props);
   const services = await getAppServices();
@@ -48,13 +51,14 @@ export default async function ReceiptPage(props: PageProps) {
 
   const { receipt } = result;
   const card = receipt.cardLast4 ? cardText(receipt.cardBrand, receipt.cardLast4) : undefined;
+  const refundedInFull = receipt.amountRefunded >= receipt.amountTotal;
   return (
     // No test mode banner: a receipt takes no card, and its test-card list would only distract.
     <CheckoutShell store={{ name: receipt.storeName, links: receipt.storeLinks }} operator={operator}>
       <div className="co-receipt">
         <section className="co-card" aria-labelledby="receipt-heading">
           <h1 id="receipt-heading" className="co-h1">
-            <span className="co-h1-label">Payment received — thank you</span>
+            <span className="co-h1-label">{refundedInFull ? 'Payment refunded' : 'Payment received — thank you'}</span>
             <span className="co-amount">{formatEur(receipt.amountTotal)}</span>
           </h1>
           <SellerLine operator={operator} storeName={receipt.storeName} />
@@ -90,7 +94,7 @@ export default async function ReceiptPage(props: PageProps) {
             {receipt.amountRefunded > 0 ? (
               <>
                 <dt>Refunded</dt>
-                <dd>{formatEur(receipt.amountRefunded)}</dd>
+                <dd>{refundedInFull ? `${formatEur(receipt.amountRefunded)} (the whole payment)` : formatEur(receipt.amountRefunded)}</dd>
               </>
             ) : null}
           </dl>
