@@ -138,7 +138,7 @@ async function dashboardProxy(request: NextRequest) {
   }
   // A secret shown once (app/dashboard/reveal.ts): handed to this rendering, deleted in its response.
   const revealed = request.method === 'GET' ? request.cookies.get(REVEAL_COOKIE)?.value : undefined;
-  const pageHeaders = revealed === undefined ? undefined : handRevealedToPage(revealed, request.headers);
+  const pageHeaders = revealed === undefined ? undefined : handRevealedToPage(await getAppServices(), revealed, request.nextUrl.pathname, request.headers);
   if (revealed === undefined) return withDashboardHeaders();
   const response = withDashboardHeaders(NextResponse.next(pageHeaders ? { request: { headers: pageHeaders } } : undefined));
   response.cookies.set({ name: REVEAL_COOKIE, value: '', path: request.nextUrl.pathname, maxAge: 0 });

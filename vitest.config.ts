@@ -8,6 +8,8 @@ export default defineConfig({
     // Several processes on one database: the chaos test runs when the suite runs on PostgreSQL.
     exclude: process.env.DATABASE_URL ? configDefaults.exclude : [...configDefaults.exclude, 'test/e2e/chaos.test.ts'],
     environment: 'node',
+    // next-auth imports `next/server` without the extension Node's ESM resolution needs: let Vite resolve it.
+    server: { deps: { inline: ['next-auth'] } },
     globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     // expect.poll's own default is 1 s, too short for a browser on a loaded 2-core CI machine.

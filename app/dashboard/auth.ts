@@ -46,6 +46,9 @@ export const { auth, signIn, signOut, unstable_update: updateSession } = NextAut
   return {
     secret: sessionKey(signingSecret(services.config)),
     trustHost: true,
+    // Secure (and `__Secure-` named) as the service's public origin says, like every other cookie of
+    // the dashboard: not as the request's scheme, which a proxy may not forward.
+    useSecureCookies: services.config.publicBaseUrl.startsWith('https:'),
     session: { strategy: 'jwt', maxAge: SESSION_SECONDS },
     pages: { signIn: '/dashboard/sign-in' },
     // A refused password is an audited outcome, not a server error.

@@ -1,10 +1,12 @@
 /**
  * CSV exports of the dashboard's lists: every order, customer or subscription the list's filters
  * match, newest first, streamed page by page (a store's 100,000 orders are never in memory at
- * once). RFC 4180: a header row, CRLF line ends, a field quoted when it holds `"`, `,`, CR or LF,
- * quotes doubled. A cell starting with `=`, `+`, `-`, `@`, tab or CR is prefixed with `'` so a
- * spreadsheet shows it as text instead of running it as a formula. The rule applies to every cell;
- * numbers never meet it because amounts are non-negative integer cents. Times are ISO 8601 UTC to
+ * once). RFC 4180: a header row, CRLF line ends, a field quoted when it holds `"`, `,`, `;`, tab,
+ * CR or LF, quotes doubled. A cell starting with `=`, `+`, `-`, `@`, tab or CR is prefixed with
+ * `'` so a spreadsheet shows it as text instead of running it as a formula, and so is every part of
+ * a cell after a `,`, `;`, tab, CR or LF: a spreadsheet that splits on one of them (a `;` locale,
+ * or quotes ignored) starts a cell there. The rule applies to every cell; numbers never meet it
+ * because amounts are non-negative integer cents. Times are ISO 8601 UTC to
  * the second (the API's epoch seconds); an empty cell is null.
  */
 import type { Database } from '@/db/client';
@@ -18,13 +20,13 @@ import { subscriptionSearchConditions, type SubscriptionSearch } from './subscri
 
 type Cell = string | number | Date | null;
 
-const FORMULA_START = /^[=+\-@\t\r]/;
-const NEEDS_QUOTES = /[",\r\n]/;
+/** A formula's first character at the cell's start or after a separator a spreadsheet may split on. */
+const FORMULA_STARTS = /(^|[,;\t\r\n])(?=[=+\-@\t\r])/g;
+const NEEDS_QUOTES = /[",;\t\r\n]/;
 
-/** One field: neutralised against formulas, then quoted if RFC 4180 needs it. */
+/** One field: neutralised against formulas, then quoted if it holds a quote or a separator. */
 export function csvField(value: Cell): string {
-  let text = value === null ? '' : value instanceof Date ? value.toISOString().replace(/\.\d{3}Z$/, 'Z') : String(value);
-  if (FORMULA_START.test(text)) text = `'${text}`;
+  const text = (value === null ? '' : value instanceof Date ? value.toISOString().replace(/\.\d{3}Z$/, 'Z') : String(value)).replace(FORMULA_STARTS, "$1'");
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 

@@ -66,3 +66,9 @@ export async function deliveryStatus(services: Pick<Services, 'db'>, scope: Scop
   const deliveries = await listDeliveries(services.db, scope, endpointId, { event_id: eventId, limit: 100 });
   return deliveries.data.find((delivery) => delivery.id === deliveryId)?.status;
 }
+
+/** Whether a delivery of the event to the endpoint succeeded: the receiver has it already. */
+export async function endpointReceived(services: Pick<Services, 'db'>, scope: Scope, endpointId: string, eventId: string): Promise<boolean> {
+  const deliveries = await listDeliveries(services.db, scope, endpointId, { event_id: eventId, limit: 100 });
+  return deliveries.data.some((delivery) => delivery.status === 'succeeded');
+}

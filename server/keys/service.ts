@@ -47,6 +47,12 @@ export async function listApiKeys(db: Executor, scope: Scope): Promise<ApiKeyLis
     .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
 }
 
+/** The kind of one of the scope's keys; undefined for a key the scope does not have. */
+export async function apiKeyKind(db: Executor, scope: Scope, keyId: string): Promise<KeyKind | undefined> {
+  const [key] = await db.select({ kind: apiKeys.kind }).from(apiKeys).where(and(eq(apiKeys.id, keyId), ownedBy(apiKeys, scope)));
+  return key?.kind;
+}
+
 export interface KeyDeps {
   db: Executor;
   /** The wall clock: keys expire in real time, as the API's key lookup reads it. */

@@ -7,10 +7,22 @@ import { allowanceConsume } from './allowance';
 import { PreparedRateLimiterDrizzle } from './store';
 
 export type RateLimitBucket = 'ip' | 'key' | 'productWrite' | 'portalIp' | 'signInIp' | 'signInEmail' | 'withdrawIp';
+/** Sign-in attempts: each holds a point while it is checked, and one that succeeds gives it back. */
+export type SignInBucket = 'signInIp' | 'signInEmail';
 
 export interface RateLimits {
   /** Spends one request of `bucket` for `subject`; throws 429 `rate_limited` with `Retry-After` when spent out. */
   consume(bucket: RateLimitBucket, subject: string): Promise<void>;
+  /** Gives back the point `consume` spent on a sign-in bucket, so that only failures count. */
+  refund(bucket: SignInBucket, subject: string): Promise<void>;
+}
+
+const isSignInBucket = (bucket: RateLimitBucket): bucket is SignInBucket => bucket === 'signInIp' || bucket === 'signInEmail';
+
+/** One point back on a counter in this process; an expired one is left alone (no credit for a new window). */
+async function refundMemory(memory: RateLimiterMemory, subject: string): Promise<void> {
+  const counted = await memory.get(subject);
+  if (counted && counted.consumedPoints > 0) await memory.reward(subject, 1);
 }
 
 const MESSAGES: Record<RateLimitBucket, string> = {
@@ -53,17 +65,20 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
       const options = { keyPrefix: `rl:${bucket}`, points: points[bucket], duration: durations[bucket] };
       const memory = new RateLimiterMemory(options);
       // If the shared store fails, fall back to per-process counting rather than refusing traffic.
-      const limiter: RateLimiterAbstract = shared
-        ? new PreparedRateLimiterDrizzle({ ...options, storeClient: shared.db, schema: rateLimitsTable, insuranceLimiter: memory })
-        : memory;
-      return [bucket, allowanceConsume(limiter, points[bucket])];
+      const stored = shared ? new PreparedRateLimiterDrizzle({ ...options, storeClient: shared.db, schema: rateLimitsTable, insuranceLimiter: memory }) : undefined;
+      const limiter: RateLimiterAbstract = stored ?? memory;
+      // Sign-in attempts are few and given back on success: each is counted on the counter itself,
+      // never from points reserved ahead.
+      const consume = isSignInBucket(bucket) ? (subject: string) => limiter.consume(subject, 1).then(() => undefined) : allowanceConsume(limiter, points[bucket]);
+      const refund = (subject: string) => (stored ? stored.refund(subject) : refundMemory(memory, subject));
+      return [bucket, { consume, refund }];
     }),
-  ) as Record<RateLimitBucket, (subject: string) => Promise<void>>;
+  ) as Record<RateLimitBucket, { consume(subject: string): Promise<void>; refund(subject: string): Promise<void> }>;
 
   return {
     async consume(bucket, subject) {
       try {
-        await limiters[bucket](subject);
+        await limiters[bucket].consume(subject);
       } catch (rejection) {
         if (rejection instanceof RateLimiterRes) {
           const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
@@ -72,5 +87,6 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
         throw rejection;
       }
     },
+    refund: (bucket, subject) => limiters[bucket].refund(subject),
   };
 }

@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { RateLimiterDrizzle } from 'rate-limiter-flexible';
 import { preparedOnce, type Database } from '@/db/client';
 import { rateLimits } from '@/db/schema';
@@ -29,6 +29,15 @@ const counterUpsert = preparedOnce((db) =>
     .prepare('rate_limit_consume'),
 );
 
+/** Gives back points of a counter still in its window, never below zero: a new window is never credited. */
+const counterRefund = preparedOnce((db) =>
+  db
+    .update(rateLimits)
+    .set({ points: sql`greatest(${rateLimits.points} - ${sql.placeholder('points')}, 0)` })
+    .where(and(eq(rateLimits.key, sql.placeholder('key')), sql`${rateLimits.expire} > ${sql.placeholder('nowText')}`))
+    .prepare('rate_limit_refund'),
+);
+
 /**
  * The library's Drizzle store with its consume path prepared. `_upsert` is the store hook of
  * rate-limiter-flexible's custom-store contract (RateLimiterStoreAbstract); a forced expiry
@@ -51,5 +60,10 @@ export class PreparedRateLimiterDrizzle extends RateLimiterDrizzle {
     const expire = new Date(now.getTime() + msDuration);
     const [row] = await counterUpsert(this.#db).execute({ key, points, expire, nowText: now.toISOString(), expireText: expire.toISOString() });
     return row!;
+  }
+
+  /** Gives back one point `consume` spent on the subject's counter in its current window. */
+  async refund(subject: string): Promise<void> {
+    await counterRefund(this.#db).execute({ key: this.getKey(subject), points: 1, nowText: new Date().toISOString() });
   }
 }

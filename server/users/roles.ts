@@ -1,18 +1,19 @@
 /** What each dashboard role may do; every page and action asks `can` on the server. */
 import type { MemberRole } from '@/db/schema';
 
-export const DASHBOARD_ACTIONS = ['read', 'refund', 'products', 'developer', 'export', 'settings'] as const;
+export const DASHBOARD_ACTIONS = ['read', 'refund', 'products', 'developer', 'liveSecretKeys', 'export', 'settings'] as const;
 export type DashboardAction = (typeof DASHBOARD_ACTIONS)[number];
 
 /**
  * read: every page (secrets never shown again); refund: refunds, subscription cancels, portal
  * links, customer deletes; products: create, edit, delete; developer: webhooks, event resends,
- * API keys, the test clock; export: CSV; settings: store settings and the team (admins may not
- * touch owners, checked where the team is changed).
+ * API keys, the test clock; liveSecretKeys: create, roll and revoke live secret keys (a live
+ * secret key can do everything the API can, refunds included); export: CSV; settings: store
+ * settings and the team (admins may not touch owners, checked where the team is changed).
  */
 const ALLOWED: Record<MemberRole, ReadonlySet<DashboardAction>> = {
-  owner: new Set(['read', 'refund', 'products', 'developer', 'export', 'settings']),
-  admin: new Set(['read', 'refund', 'products', 'developer', 'export', 'settings']),
+  owner: new Set(['read', 'refund', 'products', 'developer', 'liveSecretKeys', 'export', 'settings']),
+  admin: new Set(['read', 'refund', 'products', 'developer', 'liveSecretKeys', 'export', 'settings']),
   developer: new Set(['read', 'products', 'developer', 'export']),
   support: new Set(['read', 'refund', 'export']),
   viewer: new Set(['read']),

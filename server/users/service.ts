@@ -17,7 +17,7 @@ import { epochSeconds } from '../clock';
 import { signingSecret } from '../kit/links';
 import { seal, unseal } from '../kit/sealed';
 import { hashPassword, UNMATCHABLE_HASH, verifyPassword } from './password';
-import { verifySecondFactor, type TwoFactorDeps } from './two-factor';
+import { refundAttempt, spendAttempt, verifySecondFactor, type TwoFactorDeps } from './two-factor';
 
 /** One-time links expire this long after they are made, on the wall clock. */
 export const LINK_LIFETIME_SECONDS = 24 * 60 * 60;
@@ -169,8 +169,10 @@ export interface SignedInUser {
 export type SignInResult = { ok: true; user: SignedInUser } | { ok: false; reason: 'invalid_credentials' | 'rate_limited' };
 
 /**
- * Checks an e-mail and password. Attempts are limited per address and per e-mail; an unknown
- * e-mail costs the same scrypt as a known one and gets the same answer. Failures are audited.
+ * Checks an e-mail and password. Failures are limited per address and per e-mail (a spent-out
+ * address or e-mail is refused before the password is checked; a right password costs nothing);
+ * an unknown e-mail costs the same scrypt as a known one and gets the same answer. Failures are
+ * audited.
  */
 export async function signInWithPassword(deps: { db: Executor; rateLimits: RateLimits }, input: { email: string; password: string; ip: string }): Promise<SignInResult> {
   const email = normalizeEmail(input.email).slice(0, 254);
@@ -178,19 +180,14 @@ export async function signInWithPassword(deps: { db: Executor; rateLimits: RateL
     await recordAudit(deps.db, { action: 'dashboard.sign_in_failed', code: reason, ip: input.ip, path: '/dashboard/sign-in', details: { email } });
     return { ok: false, reason };
   };
-  try {
-    await deps.rateLimits.consume('signInIp', input.ip);
-    await deps.rateLimits.consume('signInEmail', email);
-  } catch (error) {
-    if (error instanceof ApiError && error.code === 'rate_limited') return fail('rate_limited');
-    throw error;
-  }
+  if (!(await spendAttempt(deps, email, input.ip))) return fail('rate_limited');
   const [user] = await deps.db
     .select({ id: users.id, email: users.email, passwordHash: users.passwordHash, sessionVersion: users.sessionVersion, totpEnabledAt: users.totpEnabledAt })
     .from(users)
     .where(eq(users.email, email));
   const matches = await verifyPassword(input.password.slice(0, MAX_PASSWORD_LENGTH + 1), user?.passwordHash ?? UNMATCHABLE_HASH);
   if (!user || !user.passwordHash || !matches) return fail('invalid_credentials');
+  await refundAttempt(deps, email, input.ip);
   return { ok: true, user: { id: user.id, email: user.email, sessionVersion: user.sessionVersion, twoFactor: user.totpEnabledAt !== null } };
 }
 

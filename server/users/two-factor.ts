@@ -123,8 +123,12 @@ async function replaceBackupCodes(tx: Executor, userId: string, now: Date): Prom
   return codes;
 }
 
-/** Spends the limits of a sign-in attempt: a code guess costs what a password guess does. */
-async function spendAttempt(deps: TwoFactorDeps, email: string, ip: string): Promise<boolean> {
+/**
+ * Holds a point of the sign-in limits of the address and the e-mail while a password or code is
+ * checked (a code guess costs what a password guess does); false when either is spent out, so
+ * the check is refused before it runs. A refused attempt keeps what it spent.
+ */
+export async function spendAttempt(deps: Pick<TwoFactorDeps, 'rateLimits'>, email: string, ip: string): Promise<boolean> {
   try {
     await deps.rateLimits.consume('signInIp', ip);
     await deps.rateLimits.consume('signInEmail', email);
@@ -133,6 +137,11 @@ async function spendAttempt(deps: TwoFactorDeps, email: string, ip: string): Pro
     if (error instanceof ApiError && error.code === 'rate_limited') return false;
     throw error;
   }
+}
+
+/** A right password or code gives its attempt back: only failures count against the limits. */
+export async function refundAttempt(deps: Pick<TwoFactorDeps, 'rateLimits'>, email: string, ip: string): Promise<void> {
+  await Promise.all([deps.rateLimits.refund('signInIp', ip), deps.rateLimits.refund('signInEmail', email)]);
 }
 
 /**
@@ -162,7 +171,9 @@ export async function confirmTwoFactor(deps: TwoFactorDeps, actor: TwoFactorActo
     await recordAudit(tx, auditEntry(actor, 'two_factor.enable'));
     return made;
   });
-  return codes ? { ok: true, backupCodes: codes } : refuse('invalid_code');
+  if (!codes) return refuse('invalid_code');
+  await refundAttempt(deps, actor.email, actor.ip);
+  return { ok: true, backupCodes: codes };
 }
 
 /** Where a failed check is audited: as a failed sign-in, or as a failed code on a dashboard action. */
@@ -175,7 +186,7 @@ export interface CodeCheckContext {
 
 /**
  * Checks a current TOTP code (of a step newer than the last accepted one) or an unused backup
- * code, and spends it. Attempts count against the sign-in limits; failures are audited.
+ * code, and spends it. Failures count against the sign-in limits and are audited.
  */
 export async function verifySecondFactor(deps: TwoFactorDeps, person: { userId: string; email: string }, code: string, context: CodeCheckContext): Promise<CodeCheck> {
   const outcome = await (async (): Promise<CodeCheck> => {
@@ -205,7 +216,9 @@ export async function verifySecondFactor(deps: TwoFactorDeps, person: { userId: 
       .returning({ id: backupCodes.id });
     return spent ? 'ok' : 'invalid_code';
   })();
-  if (outcome !== 'ok') {
+  if (outcome === 'ok') {
+    await refundAttempt(deps, person.email, context.ip);
+  } else {
     await recordAudit(deps.db, {
       action: context.failureAction,
       code: outcome,

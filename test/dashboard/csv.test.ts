@@ -85,12 +85,27 @@ describe('the CSV writer', () => {
     expect(csvField('+1')).toBe("'+1");
     expect(csvField('-1')).toBe("'-1");
     expect(csvField('@cmd')).toBe("'@cmd");
-    expect(csvField('\tx')).toBe("'\tx");
+    expect(csvField('\tx')).toBe(`"'\tx"`);
     expect(csvField('\rx')).toBe(`"'\rx"`);
     expect(csvField('=HYPERLINK("http://x","a,b")')).toBe(`"'=HYPERLINK(""http://x"",""a,b"")"`);
     expect(csvField('a=b+c-d@e')).toBe('a=b+c-d@e');
     expect(csvField(' =1')).toBe(' =1');
     expect(csvField("'=1")).toBe("'=1");
+  });
+
+  it('quotes a cell holding ; or tab, and prefixes `\'` to every part a spreadsheet splitting on , ; tab, CR or LF would start with a formula', () => {
+    expect(csvField('x;=1+2@a.bc')).toBe(`"x;'=1+2@a.bc"`);
+    expect(csvField('a,+1')).toBe(`"a,'+1"`);
+    expect(csvField('a\t-1')).toBe(`"a\t'-1"`);
+    expect(csvField('a\n@SUM(A1)')).toBe(`"a\n'@SUM(A1)"`);
+    expect(csvField('a\r\n=1')).toBe(`"a\r\n'=1"`);
+    expect(csvField('a;;=1')).toBe(`"a;;'=1"`);
+    expect(csvField('=1;=2')).toBe(`"'=1;'=2"`);
+    expect(csvField('a; b')).toBe('"a; b"');
+    expect(csvField('a\tb')).toBe('"a\tb"');
+    // Split on `;` as a spreadsheet of a `;` locale does, no part starts a formula.
+    const record = csvRecord(['x;=1+2@a.bc', 'y,-3', 'z\t+4']);
+    for (const part of record.split(/[,;\t\r\n]/)) expect(part.replace(/^"/, '')).not.toMatch(/^[=+\-@]/);
   });
 
   it('writes numbers as they are and times as ISO 8601 UTC to the second', () => {
@@ -172,6 +187,8 @@ describe('exportCustomersCsv', () => {
     const store = await createStore(api.services);
     const names = ['Doe, "Jane"\nSr.', '=HYPERLINK("http://evil")', '+33 1 23', '-5', '@SUM(A1)', '\tTabbed', '\rReturned', 'Zoë 日本 🙂', null];
     for (const [index, name] of names.entries()) await seedCustomer({ db: api.services.db, now: new Date(T0.getTime() - index * 1000) }, store, { email: `c${index}@example.com`, name });
+    // An e-mail as typed at checkout, whose part after `;` is a formula.
+    await seedCustomer({ db: api.services.db, now: new Date(T0.getTime() - names.length * 1000) }, store, { email: 'x;=1+2@a.bc', name: 'Semi' });
     const deleted = await seedCustomer(seed(), store, { email: 'gone@example.com' });
     await api.services.db.update(customers).set({ deletedAt: T0 }).where(eq(customers.id, deleted.id));
     await seedCustomer(seed(), store, { email: 'live@example.com', livemode: true });
@@ -188,6 +205,7 @@ describe('exportCustomersCsv', () => {
       ['c6@example.com', "'\rReturned"],
       ['c7@example.com', 'Zoë 日本 🙂'],
       ['c8@example.com', ''],
+      ["x;'=1+2@a.bc", 'Semi'],
     ]);
     expect(rowsOf(records)[1]!.created).toBe('2026-03-01T11:59:59Z');
     const filtered = await readAll(exportCustomersCsv(deps(), test(store), customerListFilters.parse({ email: 'C3@example.com', created_lte: T0.getTime() / 1000 })));

@@ -144,23 +144,51 @@ describe('sign-in', () => {
     expect(JSON.stringify(audited)).not.toContain('wrong password');
   });
 
-  it('attempts are limited per e-mail and per address, even with the right password', async () => {
+  it('failures are limited per e-mail and per address; a right password costs nothing; a spent-out one is refused', async () => {
     const store = await createStore(database.db, { name: 'Limits' });
-    const invited = await inviteUser(deps(), { storeId: store.id, email: 'ed@example.com', role: 'viewer' });
-    await setPasswordWithLink(deps(), invited.token, PASSWORD);
+    for (const email of ['ed@example.com', 'em@example.com']) {
+      const invited = await inviteUser(deps(), { storeId: store.id, email, role: 'viewer' });
+      await setPasswordWithLink(deps(), invited.token, PASSWORD);
+    }
     const limits = createRateLimits({ perIp: 1000, perKey: 1000, productWritesPerKey: 1000, windowSeconds: 1, signInPerIp: 3, signInPerEmail: 2 }, undefined);
     const attempt = (email: string, password: string, ip: string) => signInWithPassword({ db: database.db, rateLimits: limits }, { email, password, ip });
-    expect((await attempt('ed@example.com', 'wrong password!', '198.51.100.1')).ok).toBe(false);
-    expect((await attempt('ed@example.com', PASSWORD, '198.51.100.2')).ok).toBe(true);
-    // The e-mail's two attempts are spent, from whatever address.
-    expect(await attempt('ed@example.com', PASSWORD, '198.51.100.3')).toEqual({ ok: false, reason: 'rate_limited' });
-    // The address's three are spent, for whatever e-mail.
-    expect((await attempt('x@example.com', 'whatever pass', '198.51.100.1')).ok).toBe(false);
-    expect((await attempt('y@example.com', 'whatever pass', '198.51.100.1')).ok).toBe(false);
-    expect(await attempt('z@example.com', 'whatever pass', '198.51.100.1')).toEqual({ ok: false, reason: 'rate_limited' });
-    const [last] = await database.db.select().from(auditEvents).orderBy(desc(auditEvents.id)).limit(1);
-    expect(last).toMatchObject({ action: 'dashboard.sign_in_failed', code: 'rate_limited', ip: '198.51.100.1' });
+    // Right passwords, many more than either limit, from one address.
+    for (let i = 0; i < 6; i += 1) expect((await attempt('ed@example.com', PASSWORD, '198.51.100.1')).ok).toBe(true);
+    // The e-mail's two failures, from other addresses: then even the right password is refused.
+    expect(await attempt('ed@example.com', 'wrong password!', '198.51.100.2')).toEqual({ ok: false, reason: 'invalid_credentials' });
+    expect(await attempt('ed@example.com', 'wrong password!', '198.51.100.3')).toEqual({ ok: false, reason: 'invalid_credentials' });
+    expect(await attempt('ed@example.com', PASSWORD, '198.51.100.4')).toEqual({ ok: false, reason: 'rate_limited' });
+    // The address's three failures, for whatever e-mail: then every e-mail is refused from it.
+    for (const email of ['x@example.com', 'y@example.com', 'z@example.com']) expect(await attempt(email, 'whatever pass', '198.51.100.1')).toEqual({ ok: false, reason: 'invalid_credentials' });
+    expect(await attempt('em@example.com', PASSWORD, '198.51.100.1')).toEqual({ ok: false, reason: 'rate_limited' });
+    expect((await attempt('em@example.com', PASSWORD, '198.51.100.5')).ok).toBe(true);
+    const [last] = await database.db.select().from(auditEvents).where(eq(auditEvents.code, 'rate_limited')).orderBy(desc(auditEvents.id)).limit(1);
+    expect(last).toMatchObject({ action: 'dashboard.sign_in_failed', code: 'rate_limited', ip: '198.51.100.1', details: { email: 'em@example.com' } });
   });
+
+  it('with the default limits (30 failures per address, 10 per e-mail, in memory and in the database): 45 sign-ins from one address all succeed, failures lock out', async () => {
+    const store = await createStore(database.db, { name: 'Office' });
+    const team = ['ada', 'bo', 'cy', 'dee', 'eli'].map((name) => `${name}.office@example.com`);
+    for (const email of team) {
+      const invited = await inviteUser(deps(), { storeId: store.id, email, role: 'viewer' });
+      await setPasswordWithLink(deps(), invited.token, PASSWORD);
+    }
+    for (const [index, counters] of [undefined, { db: database.db }].entries()) {
+      const limits = createRateLimits({ perIp: 1000, perKey: 1000, productWritesPerKey: 1000, windowSeconds: 1 }, counters);
+      const attempt = (email: string, password: string, ip: string) => signInWithPassword({ db: database.db, rateLimits: limits }, { email, password, ip });
+      const office = `192.0.2.${10 + index}`;
+      for (let i = 0; i < 45; i += 1) expect((await attempt(team[i % team.length]!, PASSWORD, office)).ok, `sign-in ${i + 1}`).toBe(true);
+      // One person signs in more often than the e-mail's limit.
+      for (let i = 0; i < 12; i += 1) expect((await attempt(team[0]!, PASSWORD, office)).ok).toBe(true);
+      // 30 failures from the office's address: then nobody signs in from it, not even with the right password.
+      for (let i = 0; i < 30; i += 1) expect(await attempt(`guess${i}.${index}@example.com`, 'wrong password!', office)).toEqual({ ok: false, reason: 'invalid_credentials' });
+      expect(await attempt(team[1]!, PASSWORD, office)).toEqual({ ok: false, reason: 'rate_limited' });
+      // 10 failures for one e-mail, each from another address: then that e-mail is refused from anywhere.
+      for (let i = 0; i < 10; i += 1) expect(await attempt(team[2]!, 'wrong password!', `198.18.${index}.${i}`)).toEqual({ ok: false, reason: 'invalid_credentials' });
+      expect(await attempt(team[2]!, PASSWORD, `198.18.${index}.100`)).toEqual({ ok: false, reason: 'rate_limited' });
+      expect((await attempt(team[3]!, PASSWORD, `198.18.${index}.100`)).ok).toBe(true);
+    }
+  }, 120_000);
 
   it('ending all sessions bumps the session version', async () => {
     const store = await createStore(database.db, { name: 'Sessions' });

@@ -13,6 +13,7 @@ import {
   verifySecondFactor,
   type TwoFactorActor,
 } from '@/server/users/two-factor';
+import { createRateLimits } from '@/server/rate-limit/service';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 
@@ -166,6 +167,16 @@ describe('two-factor', () => {
     if (!plainPassword.ok) throw new Error(plainPassword.reason);
     expect(plainPassword.user.twoFactor).toBe(false);
     expect(await completeSignIn(deps(), { proof: signInProof(deps(), plainPassword.user), code: '', ip: actor.ip })).toMatchObject({ ok: true, user: { id: plain.userId } });
+  });
+
+  it('right codes cost nothing of the sign-in limits; wrong ones count, and past the limit even a right code is refused', async () => {
+    const { actor, secret, backupCodes: codes } = await enrolled();
+    const limited = { ...deps(), rateLimits: createRateLimits({ perIp: 1000, perKey: 1000, productWritesPerKey: 1000, windowSeconds: 1, signInPerIp: 3, signInPerEmail: 2 }, undefined) };
+    for (const code of codes.slice(0, 5)) expect(await verifySecondFactor(limited, actor, code, atSignIn(actor))).toBe('ok');
+    expect(await verifySecondFactor(limited, actor, '000000', atSignIn(actor))).toBe('invalid_code');
+    expect(await verifySecondFactor(limited, actor, '000000', atSignIn(actor))).toBe('invalid_code');
+    expect(await verifySecondFactor(limited, actor, await codeAt(secret, api.clock.now()), atSignIn(actor))).toBe('rate_limited');
+    expect(await verifySecondFactor(limited, actor, codes[5]!, atSignIn(actor))).toBe('rate_limited');
   });
 
   it('code guesses count against the sign-in limit of the e-mail: past it even a right code is refused', async () => {

@@ -12,7 +12,7 @@ import type { DashboardActor } from '@/server/dashboard/orders';
 import { isServiceOrigin } from '@/server/kit/origin';
 import { isSafeText } from '@/server/kit/text-input';
 import type { Scope } from '@/server/kit/scope';
-import type { DashboardAction } from '@/server/users/roles';
+import { can, type DashboardAction } from '@/server/users/roles';
 import type { StoreMembership } from '@/server/users/service';
 import { twoFactorEnabled } from '@/server/users/two-factor';
 import { dashboardAccess, dashboardBase, SIGN_IN_PATH, type DashboardMode } from '../access';
@@ -38,6 +38,8 @@ export interface DashboardActionDefinition {
    * live data need owners and admins to have turned two-factor on.
    */
   changes?: 'person' | 'store';
+  /** A further right what the form targets needs (a live secret key's), checked like `right`. */
+  targetRight?(input: ActionInput): Promise<DashboardAction | undefined>;
   /** Acts and returns the path to answer with (303). */
   run(input: ActionInput): Promise<string>;
 }
@@ -92,15 +94,16 @@ export async function dispatchDashboardAction(request: Request, definition: Dash
     return refusal('Owners and admins must turn on two-factor authentication before changing anything in live mode: turn it on in Settings.', `${dashboardBase(mode)}/settings`);
   }
   const path = new URL(request.url).pathname;
-  return seeOther(
-    await definition.run({
-      form,
-      services,
-      mode,
-      scope: { storeId: membership.storeId, livemode: mode === 'live' },
-      membership,
-      actor: { email: access.email, ip: clientIp(await headers()), path },
-      userId: access.userId,
-    }),
-  );
+  const input: ActionInput = {
+    form,
+    services,
+    mode,
+    scope: { storeId: membership.storeId, livemode: mode === 'live' },
+    membership,
+    actor: { email: access.email, ip: clientIp(await headers()), path },
+    userId: access.userId,
+  };
+  const targetRight = await definition.targetRight?.(input);
+  if (targetRight && !can(membership.role, targetRight)) return refusal(`Your role may not do this in this store (${access.email}).`, dashboardBase(mode));
+  return seeOther(await definition.run(input));
 }

@@ -1,5 +1,5 @@
 import type { KeyKind } from '@/server/auth/service';
-import { createApiKey, revokeApiKey, ROLL_GRACE_SECONDS, rollApiKey } from '@/server/keys/service';
+import { apiKeyKind, createApiKey, revokeApiKey, ROLL_GRACE_SECONDS, rollApiKey } from '@/server/keys/service';
 import { freshCodeCheck } from '@/server/users/two-factor';
 import { dashboardBase } from '../access';
 import { withError, type ActionInput, type DashboardActionDefinition } from '../act/dispatch';
@@ -26,8 +26,13 @@ async function keyAction(input: ActionInput, act: (path: string) => Promise<stri
   return act(path);
 }
 
+/** A live secret key can do all the API can, refunds included: only owners and admins manage one. */
+const liveSecretRight = (input: ActionInput, kind: KeyKind | undefined) => (input.mode === 'live' && kind === 'secret' ? ('liveSecretKeys' as const) : undefined);
+const targetKeyRight = async (input: ActionInput) => liveSecretRight(input, await apiKeyKind(input.services.db, input.scope, input.form.text('key_id')));
+
 export const apiKeyCreate: DashboardActionDefinition = {
   right: 'developer',
+  targetRight: async (input) => liveSecretRight(input, KINDS.find((candidate) => candidate === input.form.text('kind'))),
   run: (input) =>
     keyAction(input, async (path) => {
       const kind = KINDS.find((candidate) => candidate === input.form.text('kind'));
@@ -40,6 +45,7 @@ export const apiKeyCreate: DashboardActionDefinition = {
 
 export const apiKeyRoll: DashboardActionDefinition = {
   right: 'developer',
+  targetRight: targetKeyRight,
   run: (input) =>
     keyAction(input, async (path) => {
       const grace = ROLL_GRACE_SECONDS.find((seconds) => String(seconds) === input.form.text('expires_in'));
@@ -53,6 +59,7 @@ export const apiKeyRoll: DashboardActionDefinition = {
 
 export const apiKeyRevoke: DashboardActionDefinition = {
   right: 'developer',
+  targetRight: targetKeyRight,
   run: (input) =>
     keyAction(input, async (path) => {
       if (input.form.text('confirm') !== 'yes') return withError(path, 'confirm');

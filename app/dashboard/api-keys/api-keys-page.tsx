@@ -72,7 +72,7 @@ function KeyActions({ apiKey, mode, askCode, rolled }: { apiKey: ApiKeyListing; 
   );
 }
 
-/** The store's API keys of one mode by hint; developers and up create, roll and revoke them. */
+/** The store's API keys of one mode by hint; developers and up create, roll and revoke them (live secret keys: owners and admins). */
 export async function ApiKeysPage({ mode, searchParams }: { mode: DashboardMode; searchParams: Record<string, string | string[] | undefined> }) {
   const entry = await storePage(mode, '/api-keys');
   if ('denied' in entry) return entry.denied;
@@ -81,11 +81,14 @@ export async function ApiKeysPage({ mode, searchParams }: { mode: DashboardMode;
   const scope = { storeId: current.storeId, livemode: mode === 'live' };
   const [keys, revealed, hasTwoFactor] = await Promise.all([
     listApiKeys(services.db, scope),
-    takeRevealed(services, 'api_key', access.userId),
+    takeRevealed('api_key', access.userId),
     twoFactorEnabled(services.db, access.userId),
   ]);
   const now = services.clock.now();
   const manage = can(current.role, 'developer');
+  // Live secret keys can refund: owners and admins manage them, developers the rest.
+  const manageSecret = manage && (mode === 'test' || can(current.role, 'liveSecretKeys'));
+  const manages = (apiKey: ApiKeyListing) => manage && (apiKey.kind !== 'secret' || manageSecret);
   const askCode = mode === 'live' && hasTwoFactor;
   const needsTwoFactor = mode === 'live' && !hasTwoFactor && (current.role === 'owner' || current.role === 'admin');
   const error = typeof searchParams.error === 'string' ? MESSAGES[searchParams.error] : undefined;
@@ -108,6 +111,7 @@ export async function ApiKeysPage({ mode, searchParams }: { mode: DashboardMode;
             </code>
           </div>
         )}
+        {manage && !manageSecret && <p className="dash-muted">Live secret keys are created, rolled and revoked by the store’s owners and admins.</p>}
         {manage && needsTwoFactor && (
           <p className="dash-muted">
             Owners and admins change live-mode keys with two-factor on: <a href={`${dashboardBase(mode)}/settings`}>turn it on in Settings</a>.
@@ -140,7 +144,7 @@ export async function ApiKeysPage({ mode, searchParams }: { mode: DashboardMode;
                         {utcTime(epochSeconds(apiKey.created))}
                       </td>
                       <td data-label="Status">{status.label}</td>
-                      {manage && <td data-label="Actions" className="keys-actions-cell">{status.active ? <KeyActions apiKey={apiKey} mode={mode} askCode={askCode} rolled={status.rolled} /> : '—'}</td>}
+                      {manage && <td data-label="Actions" className="keys-actions-cell">{status.active && manages(apiKey) ? <KeyActions apiKey={apiKey} mode={mode} askCode={askCode} rolled={status.rolled} /> : '—'}</td>}
                     </tr>
                   );
                 })}
@@ -154,8 +158,8 @@ export async function ApiKeysPage({ mode, searchParams }: { mode: DashboardMode;
           <h2>Create a key</h2>
           <ActionForm action="api-key-create" mode={mode} className="dash-form keys-form" label="Create a key">
             <label htmlFor="key-kind">Kind</label>
-            <select id="key-kind" name="kind" defaultValue="secret">
-              <option value="secret">secret</option>
+            <select id="key-kind" name="kind" defaultValue={manageSecret ? 'secret' : 'publishable'}>
+              {manageSecret && <option value="secret">secret</option>}
               <option value="publishable">publishable</option>
             </select>
             <CodeField id="create-code" askCode={askCode} />

@@ -139,7 +139,7 @@ export async function CustomerPage({ mode, params, searchParams }: { mode: Dashb
     throw failure;
   });
   const mayChange = can(current.role, 'refund');
-  const newUrl = mayChange ? await takeRevealed(services, 'portal_link', access.userId) : undefined;
+  const newUrl = mayChange ? await takeRevealed('portal_link', access.userId) : undefined;
   const message = typeof error === 'string' ? MESSAGES[error] : undefined;
   const base = dashboardBase(mode);
   const { customer } = detail;

@@ -16,13 +16,16 @@ import '../developer-pages.css';
 /** The endpoints a resend may choose from: the store's limit of endpoints fits one page. */
 const ENDPOINT_CHOICES = 100;
 
-/** One event of the store and mode, its payload as delivered, and a resend to a chosen endpoint. */
+/**
+ * One event of the store and mode, its payload as delivered, and a resend to a chosen endpoint; to
+ * an endpoint that already received the event, the form comes back asking to confirm.
+ */
 export async function EventPage({ mode, params, searchParams }: { mode: DashboardMode; params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
   const entry = await storePage(mode, '/events');
   if ('denied' in entry) return entry.denied;
   const { access, current } = entry;
   const { id } = await params;
-  const { error, saved } = await searchParams;
+  const { error, saved, endpoint_id: chosen } = await searchParams;
   const { db } = await getAppServices();
   const scope = { storeId: current.storeId, livemode: mode === 'live' };
   const event = await getEvent(db, scope, id).catch((failure: unknown) => {
@@ -82,13 +85,18 @@ export async function EventPage({ mode, params, searchParams }: { mode: Dashboar
             <ActionForm action="event-resend" mode={mode} idempotent className="dash-form dash-narrow" label="Resend event">
               <input type="hidden" name="event_id" value={event.id} />
               <label htmlFor="resend-endpoint">Endpoint</label>
-              <select id="resend-endpoint" name="endpoint_id" required>
+              <select id="resend-endpoint" name="endpoint_id" required defaultValue={typeof chosen === 'string' ? chosen : undefined}>
                 {endpoints.map((endpoint) => (
                   <option key={endpoint.id} value={endpoint.id}>
                     {endpoint.url}
                   </option>
                 ))}
               </select>
+              {error === 'confirm_resend_received' && (
+                <label className="dash-check">
+                  <input type="checkbox" name="confirm" value="yes" required /> Resend although delivered
+                </label>
+              )}
               <button type="submit">Resend event</button>
             </ActionForm>
           )}

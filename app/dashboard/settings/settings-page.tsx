@@ -196,7 +196,7 @@ export async function SettingsPage({ mode, searchParams }: { mode: DashboardMode
   const { access, current } = entry;
   const services = await getAppServices();
   const team = await listTeam(services.db, current.storeId);
-  const revealed = await takeRevealed(services, 'invitation', access.userId);
+  const revealed = await takeRevealed('invitation', access.userId);
   const shown = revealed === undefined ? undefined : parseInvitationShown(revealed);
   // A link made in another store (the switcher used meanwhile) is not this page's to show.
   const invitation = shown?.storeId === current.storeId ? shown : undefined;

@@ -29,7 +29,7 @@ function CodeField({ id }: { id: string }) {
 export async function TwoFactorSettings({ access, mode, error }: { access: DashboardAccess; mode: DashboardMode; error?: string }) {
   const services = await getAppServices();
   const state = await twoFactorState(services, access.userId, access.email);
-  const revealed = await takeRevealed(services, 'backup_codes', access.userId);
+  const revealed = await takeRevealed('backup_codes', access.userId);
   const message = error ? MESSAGES[error] : undefined;
   const qrSvg = state.state === 'pending' ? await QRCode.toString(state.otpauthUri, { type: 'svg', margin: 1, errorCorrectionLevel: 'M' }) : undefined;
   return (

@@ -1,4 +1,4 @@
-import { createEndpointAs, deliveryStatus, resendEventAs, rollSecretAs, updateEndpointAs } from '@/server/dashboard/webhooks';
+import { createEndpointAs, deliveryStatus, endpointReceived, resendEventAs, rollSecretAs, updateEndpointAs } from '@/server/dashboard/webhooks';
 import { ApiError } from '@/server/errors';
 import { createEndpointInput, rollSecretInput, updateEndpointInput } from '@/server/webhooks/schemas';
 import { dashboardBase, type DashboardMode } from '../access';
@@ -101,8 +101,9 @@ export const webhookRollSecret: DashboardActionDefinition = {
 };
 
 /**
- * Sends a past event to one endpoint again, once per rendering of the form. From a delivery of
- * the endpoint's log that already succeeded, the person must confirm: the receiver has it.
+ * Sends a past event to one endpoint again, once per rendering of the form. To an endpoint that
+ * already received it (from the event's page), or from a delivery of the endpoint's log that
+ * already succeeded, the person must confirm: the receiver has it.
  */
 export const eventResend: DashboardActionDefinition = {
   right: 'developer',
@@ -114,13 +115,17 @@ export const eventResend: DashboardActionDefinition = {
     const key = form.text('idempotency_key');
     if (!FORM_KEY.test(key)) return withError(back, 'form_expired');
     if (endpointId === '') return withError(back, 'no_endpoint');
-    if (deliveryId !== '' && form.text('confirm') !== 'yes') {
-      const status = await deliveryStatus(services, scope, endpointId, eventId, deliveryId).catch((error: unknown) => {
+    if (form.text('confirm') !== 'yes') {
+      const received = await (deliveryId === ''
+        ? endpointReceived(services, scope, endpointId, eventId)
+        : deliveryStatus(services, scope, endpointId, eventId, deliveryId).then((status) => (status === undefined ? undefined : status === 'succeeded'))
+      ).catch((error: unknown) => {
         if (error instanceof ApiError && error.code === 'resource_missing') return undefined;
         throw error;
       });
-      if (status === undefined) return withError(back, 'resource_missing');
-      if (status === 'succeeded') return withError(back, 'confirm_resend');
+      if (received === undefined) return withError(back, 'resource_missing');
+      // The event page asks again with the endpoint chosen and a box to tick.
+      if (received) return deliveryId === '' ? withError(`${back}?endpoint_id=${encodeURIComponent(endpointId)}`, 'confirm_resend_received') : withError(back, 'confirm_resend');
     }
     return orRefusal(
       resendEventAs(services, scope, { ...actor, path: back }, eventId, endpointId, key).then(() => `${back}${back.includes('?') ? '&' : '?'}saved=resent`),

@@ -38,6 +38,7 @@ export const WEBHOOK_MESSAGES: Record<string, string> = {
   idempotency_key_reused: 'This form was already used for another request. Reload the page and try again.',
   resource_missing: 'That endpoint or delivery no longer exists in this store and mode.',
   confirm_resend: 'This delivery already succeeded: tick “Resend although delivered” to send the event again.',
+  confirm_resend_received: 'This endpoint already received this event: tick “Resend although delivered” to send it again.',
   no_endpoint: 'Choose the endpoint to send the event to.',
 };
 

@@ -147,7 +147,7 @@ export async function WebhookPage({ mode, params, searchParams }: { mode: Dashbo
   });
   const developer = can(current.role, 'developer');
   // Only a person who may manage the endpoint is shown the secret their own action made.
-  const secret = developer ? await takeRevealed(services, 'webhook_secret', access.userId) : undefined;
+  const secret = developer ? await takeRevealed('webhook_secret', access.userId) : undefined;
   const filters = { status: queryText(query, 'status'), event_id: queryText(query, 'event_id') };
   const parsed = listDeliveriesInput.safeParse({
     id: endpoint.id,

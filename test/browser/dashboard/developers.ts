@@ -9,7 +9,8 @@ import { ADMIN_TOKEN, browser, origin } from './server';
  * The dashboard's Products, Webhooks and Events pages in Debian's Chromium against `npm start`: a
  * developer creates, edits and deletes a product; registers an endpoint (its secret shown once),
  * edits, disables, enables it and rolls its secret; sees a delivery to a local receiver and
- * resends it (confirming, as it was delivered); filters the event log and reads a payload. A
+ * resends it (confirming, as it was delivered); filters the event log, reads a payload and resends
+ * the event from its page (confirming again: the endpoint has it). A
  * support person's product and endpoint creates and a viewer's resend are refused (403).
  */
 const SHOTS = '/tmp/shots-prodhooks';
@@ -221,7 +222,18 @@ export function developersSuite(): void {
       expect(await payload.locator('b').count()).toBe(0);
       expect(JSON.parse((await payload.textContent())!)).toMatchObject({ type: 'product.created', data: { object: { id: buoy.body.id } } });
       await shoot(page, 'event-detail');
+      // The endpoint already received this event: the page asks to confirm, and nothing is sent before.
+      expect(await page.getByLabel('Resend although delivered', { exact: true }).count()).toBe(0);
       await page.getByLabel('Endpoint', { exact: true }).selectOption(endpointId);
+      await page.getByRole('button', { name: 'Resend event' }).click();
+      await page.waitForURL(/error=confirm_resend_received/);
+      expect(new URL(page.url()).searchParams.get('endpoint_id')).toBe(endpointId);
+      await expect(page.getByRole('alert').textContent()).resolves.toBe('This endpoint already received this event: tick “Resend although delivered” to send it again.');
+      await expect(page.getByLabel('Endpoint', { exact: true }).inputValue()).resolves.toBe(endpointId);
+      await shoot(page, 'event-resend-confirm');
+      const unconfirmedLog = await callService(origin, key, 'GET', `/api/v1/webhook_endpoints/${endpointId}/deliveries?event_id=${JSON.parse(received[0]!.body).id}`);
+      expect(unconfirmedLog.body.data).toHaveLength(2);
+      await page.getByLabel('Resend although delivered', { exact: true }).check();
       await page.getByRole('button', { name: 'Resend event' }).click();
       await page.waitForURL(/saved=resent/);
       await expect(page.getByRole('status').textContent()).resolves.toContain('Event resent');

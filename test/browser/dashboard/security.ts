@@ -10,7 +10,7 @@ import { ADMIN_TOKEN, browser, origin } from './server';
  * refused a live change, turns two-factor on (the code computed here from the secret on the
  * page), signs in again with a code and with a backup code (once), and manages keys: created and
  * shown once, rolled with a grace period, revoked; live key actions ask for a fresh code; a
- * support person may not create keys.
+ * developer may not create, roll or revoke live secret keys; a support person may not create keys.
  */
 const SHOTS = '/tmp/shots-security';
 const PASSWORD = 'owner password 2026';
@@ -136,6 +136,38 @@ export function securitySuite(): void {
       await expect(page.getByTestId('new-api-key').textContent()).resolves.toMatch(/^sk_live_/);
       await keyRow(page, `sk_live_…${store.keys.sk_live.slice(-4)}`).locator('summary').click();
       await shoot(page, 'api-keys-live');
+
+      // A developer keeps test keys and live publishable keys; live secret keys, which can refund,
+      // are the owners' and admins': no control on the page, and crafted posts refused, nothing changed.
+      const liveSecretHint = `sk_live_…${store.keys.sk_live.slice(-4)}`;
+      const liveSecretId = await page.getByRole('form', { name: `Roll ${liveSecretHint}` }).locator('input[name="key_id"]').getAttribute('value');
+      expect(liveSecretId).toMatch(/^key_/);
+      const developer = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'dev.keys@example.com', role: 'developer' });
+      await developer.goto(`${origin}/dashboard/api-keys`);
+      await expect(developer.locator('main').textContent()).resolves.toContain('Live secret keys are created, rolled and revoked by the store’s owners and admins.');
+      expect(await developer.getByLabel('Kind').locator('option').allTextContents()).toEqual(['publishable']);
+      expect(await keyRow(developer, liveSecretHint).locator('summary').count()).toBe(0);
+      expect(await keyRow(developer, `pk_live_…${store.keys.pk_live.slice(-4)}`).locator('summary').count()).toBe(1);
+      await shoot(developer, 'api-keys-live-developer');
+      const liveRows = await developer.locator('.dash-table tbody tr').count();
+      for (const [action, form] of [
+        ['api-key-create', { mode: 'live', kind: 'secret' }],
+        ['api-key-roll', { mode: 'live', key_id: liveSecretId!, expires_in: '0' }],
+        ['api-key-revoke', { mode: 'live', key_id: liveSecretId!, confirm: 'yes' }],
+      ] as const) {
+        const refusedKey = await post(developer, action, form);
+        expect(refusedKey.status(), action).toBe(403);
+      }
+      await developer.reload();
+      expect(await developer.locator('.dash-table tbody tr').count()).toBe(liveRows);
+      await expect(keyRow(developer, liveSecretHint).textContent()).resolves.toContain('active');
+      expect((await callService(origin, store.keys.sk_live, 'GET', '/api/v1/products')).status).toBe(200);
+      for (const [mode, kind, keys] of [['test', 'secret', '/dashboard/test/api-keys'], ['live', 'publishable', '/dashboard/api-keys']] as const) {
+        const made = await post(developer, 'api-key-create', { mode, kind });
+        expect(made.status()).toBe(303);
+        expect(made.headers().location).toBe(keys);
+      }
+      await developer.context().close();
 
       // A support person: no key forms, and a crafted post refused.
       const support = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'sid@example.com', role: 'support', password: 'support password 2026' });
