@@ -63,7 +63,14 @@ export function DashboardShell({ access, mode, path, children }: { access: Dashb
           ))}
         </ul>
       </nav>
-      <main className="dash-main">{children}</main>
+      <main className="dash-main">
+        {access.invitations.length > 0 && (
+          <aside className="dash-invitations" aria-label="Invitations">
+            You are invited to {access.invitations.map((invitation) => invitation.storeName).join(', ')}. <a href="/dashboard/invitations">Accept or decline</a>
+          </aside>
+        )}
+        {children}
+      </main>
     </div>
   );
 }

@@ -56,7 +56,7 @@ describe('passwords', () => {
 describe('one-time links', () => {
   it('an invitation link sets the password once; the token is stored only as its SHA-256', async () => {
     const store = await createStore(database.db, { name: 'Links' });
-    const { user, token } = await inviteUser(deps(), { storeId: store.id, email: ' Ann@Example.COM ', role: 'admin' });
+    const { user, token } = await inviteUser(deps(), { storeId: store.id, email: ' Ann@Example.COM ', role: 'admin', accepted: true });
     expect(user).toEqual({ email: 'ann@example.com', role: 'admin', store: store.id });
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const [row] = await database.db.select().from(oneTimeLinks).where(eq(oneTimeLinks.tokenHash, sha256Hex(token)));
@@ -64,7 +64,7 @@ describe('one-time links', () => {
     expect(row!.expiresAt.getTime() - row!.createdAt.getTime()).toBe(LINK_LIFETIME_SECONDS * 1000);
 
     expect(await describeLink(deps(), token)).toEqual({ kind: 'set_password', email: 'ann@example.com', storeName: 'Links' });
-    expect(await setPasswordWithLink(deps(), token, PASSWORD)).toEqual({ email: 'ann@example.com' });
+    expect(await setPasswordWithLink(deps(), token, PASSWORD)).toEqual({ userId: expect.stringMatching(/^user_/), email: 'ann@example.com' });
     expect(await describeLink(deps(), token)).toEqual({ kind: 'invalid' });
     expect(await setPasswordWithLink(deps(), token, 'another password!')).toBeUndefined();
     const [ann] = await database.db.select().from(users).where(eq(users.email, 'ann@example.com'));
@@ -73,14 +73,14 @@ describe('one-time links', () => {
 
   it('two posts of one link at once: exactly one sets the password', async () => {
     const store = await createStore(database.db, { name: 'Race' });
-    const { token } = await inviteUser(deps(), { storeId: store.id, email: 'race@example.com', role: 'viewer' });
+    const { token } = await inviteUser(deps(), { storeId: store.id, email: 'race@example.com', role: 'viewer', accepted: true });
     const results = await Promise.all([setPasswordWithLink(deps(), token, 'first password 1'), setPasswordWithLink(deps(), token, 'second password 2')]);
-    expect(results.filter((result) => result !== undefined)).toEqual([{ email: 'race@example.com' }]);
+    expect(results.filter((result) => result !== undefined)).toEqual([{ userId: expect.stringMatching(/^user_/), email: 'race@example.com' }]);
   });
 
   it('expires 24 hours after it was made, on the wall clock', async () => {
     const store = await createStore(database.db, { name: 'Expiry' });
-    const { token } = await inviteUser(deps(), { storeId: store.id, email: 'late@example.com', role: 'viewer' });
+    const { token } = await inviteUser(deps(), { storeId: store.id, email: 'late@example.com', role: 'viewer', accepted: true });
     clock.advance(LINK_LIFETIME_SECONDS - 1);
     expect((await describeLink(deps(), token)).kind).toBe('set_password');
     clock.advance(1);
@@ -96,9 +96,9 @@ describe('one-time links', () => {
   it('inviting someone with a password to another store adds the store and never changes the password', async () => {
     const first = await createStore(database.db, { name: 'First' });
     const second = await createStore(database.db, { name: 'Second' });
-    const invited = await inviteUser(deps(), { storeId: first.id, email: 'bo@example.com', role: 'owner' });
+    const invited = await inviteUser(deps(), { storeId: first.id, email: 'bo@example.com', role: 'owner', accepted: true });
     await setPasswordWithLink(deps(), invited.token, PASSWORD);
-    const again = await inviteUser(deps(), { storeId: second.id, email: 'BO@example.com', role: 'support' });
+    const again = await inviteUser(deps(), { storeId: second.id, email: 'BO@example.com', role: 'support', accepted: true });
     expect(await describeLink(deps(), again.token)).toEqual({ kind: 'joined', email: 'bo@example.com', storeName: 'Second' });
     expect(await setPasswordWithLink(deps(), again.token, 'taken over password')).toBeUndefined();
     const [bo] = await database.db.select().from(users).where(eq(users.email, 'bo@example.com'));
@@ -107,17 +107,18 @@ describe('one-time links', () => {
       { storeId: first.id, storeName: 'First', role: 'owner' },
       { storeId: second.id, storeName: 'Second', role: 'support' },
     ]);
-    await expect(inviteUser(deps(), { storeId: second.id, email: 'bo@example.com', role: 'viewer' })).rejects.toMatchObject({ code: 'parameter_invalid' });
+    await expect(inviteUser(deps(), { storeId: second.id, email: 'bo@example.com', role: 'viewer', accepted: true })).rejects.toMatchObject({ code: 'parameter_invalid' });
   });
 
   it('a reset link replaces the password and ends every session; an unknown e-mail is refused', async () => {
     const store = await createStore(database.db, { name: 'Reset' });
-    const invited = await inviteUser(deps(), { storeId: store.id, email: 'cy@example.com', role: 'developer' });
+    const invited = await inviteUser(deps(), { storeId: store.id, email: 'cy@example.com', role: 'developer', accepted: true });
     await setPasswordWithLink(deps(), invited.token, PASSWORD);
     const [cy] = await database.db.select().from(users).where(eq(users.email, 'cy@example.com'));
     const before = await currentSessionVersion(database.db, cy!.id);
-    const token = await createResetLink(deps(), 'CY@example.com');
-    expect(await setPasswordWithLink(deps(), token, 'a brand new password')).toEqual({ email: 'cy@example.com' });
+    const { userId, token } = await createResetLink(deps(), 'CY@example.com');
+    expect(userId).toBe(cy!.id);
+    expect(await setPasswordWithLink(deps(), token, 'a brand new password')).toEqual({ userId: cy!.id, email: 'cy@example.com' });
     expect(await currentSessionVersion(database.db, cy!.id)).toBe(before! + 1);
     await expect(createResetLink(deps(), 'nobody@example.com')).rejects.toMatchObject({ code: 'resource_missing' });
   });
@@ -126,7 +127,7 @@ describe('one-time links', () => {
 describe('sign-in', () => {
   it('the right password signs in; a wrong password and an unknown e-mail fail alike and are audited', async () => {
     const store = await createStore(database.db, { name: 'Sign in' });
-    const invited = await inviteUser(deps(), { storeId: store.id, email: 'di@example.com', role: 'viewer' });
+    const invited = await inviteUser(deps(), { storeId: store.id, email: 'di@example.com', role: 'viewer', accepted: true });
     const limits = rateLimits();
     // No password yet: nothing signs in.
     expect(await signInWithPassword({ db: database.db, rateLimits: limits }, { email: 'di@example.com', password: '', ip: '203.0.113.5' })).toEqual({ ok: false, reason: 'invalid_credentials' });
@@ -146,7 +147,7 @@ describe('sign-in', () => {
 
   it('attempts are limited per e-mail and per address, even with the right password', async () => {
     const store = await createStore(database.db, { name: 'Limits' });
-    const invited = await inviteUser(deps(), { storeId: store.id, email: 'ed@example.com', role: 'viewer' });
+    const invited = await inviteUser(deps(), { storeId: store.id, email: 'ed@example.com', role: 'viewer', accepted: true });
     await setPasswordWithLink(deps(), invited.token, PASSWORD);
     const limits = createRateLimits({ perIp: 1000, perKey: 1000, productWritesPerKey: 1000, windowSeconds: 1, signInPerIp: 3, signInPerEmail: 2 }, undefined);
     const attempt = (email: string, password: string, ip: string) => signInWithPassword({ db: database.db, rateLimits: limits }, { email, password, ip });
@@ -164,7 +165,7 @@ describe('sign-in', () => {
 
   it('ending all sessions bumps the session version', async () => {
     const store = await createStore(database.db, { name: 'Sessions' });
-    const invited = await inviteUser(deps(), { storeId: store.id, email: 'fay@example.com', role: 'viewer' });
+    const invited = await inviteUser(deps(), { storeId: store.id, email: 'fay@example.com', role: 'viewer', accepted: true });
     const [fay] = await database.db.select().from(users).where(eq(users.email, 'fay@example.com'));
     expect(await currentSessionVersion(database.db, fay!.id)).toBe(1);
     await setPasswordWithLink(deps(), invited.token, PASSWORD);

@@ -1,5 +1,5 @@
 import { redirect } from 'next/navigation';
-import { signInAction, verifyCodeAction } from '../actions';
+import { FORGOT_PASSWORD_PATH, signInAction, verifyCodeAction } from '../actions';
 import { auth } from '../auth';
 import { SignedOutCard } from '../card';
 import { awaitingCode } from './proof-cookie';
@@ -43,6 +43,11 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
           <input id="password" name="password" type="password" autoComplete="current-password" required maxLength={256} />
           <button type="submit">Sign in</button>
         </form>
+      )}
+      {!askCode && (
+        <p className="dash-auth-aside">
+          <a href={FORGOT_PASSWORD_PATH}>Forgot password?</a>
+        </p>
       )}
     </SignedOutCard>
   );

@@ -13,6 +13,16 @@ export default async function AcceptPage({ params, searchParams }: { params: Pro
   const { error } = await searchParams;
   const link = await describeLink(await getAppServices(), token);
   if (link.kind === 'invalid') notFound();
+  if (link.kind === 'invited') {
+    return (
+      <SignedOutCard title={`You are invited to ${link.storeName}`}>
+        <p>{link.email} already has a password: sign in with it, then accept or decline the invitation.</p>
+        <p>
+          <a href="/dashboard/invitations">Sign in to answer</a>
+        </p>
+      </SignedOutCard>
+    );
+  }
   if (link.kind === 'joined') {
     return (
       <SignedOutCard title={`You have joined ${link.storeName}`}>
