@@ -12,6 +12,9 @@ import { dashboardPerson, type PendingInvitation, type StoreMembership } from '@
 import { auth } from './auth';
 
 export const SIGN_IN_PATH = '/dashboard/sign-in';
+export const FORGOT_PASSWORD_PATH = `${SIGN_IN_PATH}/forgot`;
+/** Where a signed-in person answers the invitations waiting for them. */
+export const INVITATIONS_PATH = '/dashboard/invitations';
 
 export type DashboardMode = 'live' | 'test';
 

@@ -8,7 +8,7 @@ import { redirect } from 'next/navigation';
 import { getAppServices } from '@/server/app';
 import { clientIp } from '@/server/context';
 import { dashboardPerson, endAllSessions, passwordProblem, requestPasswordReset, setPasswordWithLink } from '@/server/users/service';
-import { dashboardBase, requireDashboard, requireServiceOrigin, SIGN_IN_PATH } from './access';
+import { dashboardBase, FORGOT_PASSWORD_PATH, INVITATIONS_PATH, requireDashboard, requireServiceOrigin, SIGN_IN_PATH } from './access';
 import { signOut, updateSession } from './auth';
 import { completeSignIn, passwordSignIn } from './sign-in/password-sign-in';
 import { SIGN_IN_PROOF_COOKIE } from './sign-in/proof-cookie';
@@ -33,8 +33,6 @@ export async function verifyCodeAction(form: FormData): Promise<void> {
   redirect('/dashboard');
 }
 
-export const FORGOT_PASSWORD_PATH = `${SIGN_IN_PATH}/forgot`;
-
 /** "Forgot password?": the same answer whether or not the e-mail is known; the link goes only to the e-mail. */
 export async function forgotPasswordAction(form: FormData): Promise<void> {
   await requireServiceOrigin();
@@ -55,7 +53,7 @@ export async function setPasswordAction(form: FormData): Promise<void> {
   if (!done) redirect(acceptPath);
   // Invitations waiting for the person's answer come first.
   const waiting = (await dashboardPerson(services.db, done.userId))?.invitations.length;
-  redirect(await passwordSignIn(done.email, password, waiting ? '/dashboard/invitations' : '/dashboard'));
+  redirect(await passwordSignIn(done.email, password, waiting ? INVITATIONS_PATH : '/dashboard'));
 }
 
 /** Ends this session and, as the version moves on, any copy of its cookie. */

@@ -1,6 +1,7 @@
 import { desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, oneTimeLinks, users } from '@/db/schema';
+import { loadConfig } from '@/server/config';
 import { createRateLimits } from '@/server/rate-limit/service';
 import { createStore } from '@/server/stores/service';
 import { sha256Hex } from '@/server/ids';
@@ -14,6 +15,7 @@ import {
   inviteUser,
   LINK_LIFETIME_SECONDS,
   passwordProblem,
+  requestPasswordReset,
   setPasswordWithLink,
   signInWithPassword,
 } from '@/server/users/service';
@@ -100,6 +102,15 @@ describe('one-time links', () => {
     await setPasswordWithLink(deps(), invited.token, PASSWORD);
     const again = await inviteUser(deps(), { storeId: second.id, email: 'BO@example.com', role: 'support', accepted: true });
     expect(await describeLink(deps(), again.token)).toEqual({ kind: 'joined', email: 'bo@example.com', storeName: 'Second' });
+    // A dashboard invitation of someone with a password makes no link; one made before they had a
+    // password tells them, once they have one, to sign in and answer it.
+    const third = await createStore(database.db, { name: 'Third' });
+    expect((await inviteUser(deps(), { storeId: third.id, email: 'bo@example.com', role: 'viewer', accepted: false })).token).toBeUndefined();
+    const early = await inviteUser(deps(), { storeId: third.id, email: 'early@example.com', role: 'viewer', accepted: false });
+    expect(await describeLink(deps(), early.token!)).toEqual({ kind: 'set_password', email: 'early@example.com', storeName: 'Third' });
+    await setPasswordWithLink(deps(), (await createResetLink(deps(), 'early@example.com')).token, PASSWORD);
+    expect(await describeLink(deps(), early.token!)).toEqual({ kind: 'invited', email: 'early@example.com', storeName: 'Third' });
+    expect(await setPasswordWithLink(deps(), early.token!, 'taken over password')).toBeUndefined();
     expect(await setPasswordWithLink(deps(), again.token, 'taken over password')).toBeUndefined();
     const [bo] = await database.db.select().from(users).where(eq(users.email, 'bo@example.com'));
     expect(await verifyPassword(PASSWORD, bo!.passwordHash!)).toBe(true);
@@ -121,6 +132,28 @@ describe('one-time links', () => {
     expect(await setPasswordWithLink(deps(), token, 'a brand new password')).toEqual({ userId: cy!.id, email: 'cy@example.com' });
     expect(await currentSessionVersion(database.db, cy!.id)).toBe(before! + 1);
     await expect(createResetLink(deps(), 'nobody@example.com')).rejects.toMatchObject({ code: 'resource_missing' });
+  });
+});
+
+describe('forgot password', () => {
+  it('without SMTP no link is made, known and unknown e-mails alike; requests are limited per address and per e-mail', async () => {
+    const store = await createStore(database.db, { name: 'Forgot' });
+    const invited = await inviteUser(deps(), { storeId: store.id, email: 'gil@example.com', role: 'viewer', accepted: true });
+    await setPasswordWithLink(deps(), invited.token, PASSWORD);
+    const [gil] = await database.db.select().from(users).where(eq(users.email, 'gil@example.com'));
+    const links = () => database.db.select().from(oneTimeLinks).where(eq(oneTimeLinks.userId, gil!.id));
+    const before = await links();
+    const limits = createRateLimits({ perIp: 1000, perKey: 1000, productWritesPerKey: 1000, windowSeconds: 1, resetPerIp: 3, resetPerEmail: 2 }, undefined);
+    const ask = (email: string, ip: string) => requestPasswordReset({ ...deps(), rateLimits: limits, config: loadConfig({}) }, { email, ip });
+    expect(await ask('GIL@example.com', '192.0.2.1')).toBe('no_mail');
+    expect(await ask('nobody@example.com', '192.0.2.1')).toBe('no_mail');
+    expect(await links()).toEqual(before);
+    // The e-mail's two are spent, from whatever address.
+    expect(await ask('gil@example.com', '192.0.2.2')).toBe('no_mail');
+    expect(await ask('gil@example.com', '192.0.2.3')).toBe('rate_limited');
+    // The address's three are spent, for whatever e-mail.
+    expect(await ask('someone@example.com', '192.0.2.1')).toBe('no_mail');
+    expect(await ask('anyone@example.com', '192.0.2.1')).toBe('rate_limited');
   });
 });
 

@@ -8,10 +8,8 @@ import { redirect } from 'next/navigation';
 import { getAppServices } from '@/server/app';
 import { clientIp } from '@/server/context';
 import { answerInvitation, type InvitationAnswer } from '@/server/users/team';
-import { requireDashboard, requireServiceOrigin } from '../access';
+import { INVITATIONS_PATH, requireDashboard, requireServiceOrigin } from '../access';
 import { updateSession } from '../auth';
-
-export const INVITATIONS_PATH = '/dashboard/invitations';
 
 async function answer(form: FormData, given: InvitationAnswer): Promise<string> {
   await requireServiceOrigin();

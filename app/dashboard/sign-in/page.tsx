@@ -1,5 +1,6 @@
 import { redirect } from 'next/navigation';
-import { FORGOT_PASSWORD_PATH, signInAction, verifyCodeAction } from '../actions';
+import { FORGOT_PASSWORD_PATH } from '../access';
+import { signInAction, verifyCodeAction } from '../actions';
 import { auth } from '../auth';
 import { SignedOutCard } from '../card';
 import { awaitingCode } from './proof-cookie';
