@@ -50,7 +50,7 @@ const settled = (page: Page, done: string) => page.waitForURL(`${origin}/dashboa
 
 export function settingsSuite(): void {
   describe('dashboard settings and audit log', { timeout: 240_000 }, () => {
-    it('rename, invite (link once), role change, removal ending the session, password change, sign out everywhere, the audit log, refusals', async () => {
+    it('rename, invite (no link to the inviter, accepted by the person), role change, removal ending the store’s access, password change, sign out everywhere, the audit log, refusals', async () => {
       const admin = adminClient(origin, ADMIN_TOKEN);
       const store = await admin.store.create.mutate({ name: 'Quay Prints' });
       const ownerInvitation = await runAdminCli(origin, ADMIN_TOKEN, ['user:invite', '--store', store.id, '--email', 'olive@example.com', '--role', 'owner']);
