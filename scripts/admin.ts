@@ -113,9 +113,9 @@ const COMMANDS: Record<string, Command> = {
     run: (client, flags) => client.user.invite.mutate({ store: text(flags.store), email: text(flags.email), role: text(flags.role) as MemberRole }),
   },
   'user:reset': {
-    usage: 'user:reset --email EMAIL',
-    flags: { email: { kind: 'string', required: true } },
-    run: (client, flags) => client.user.reset.mutate({ email: text(flags.email) }),
+    usage: 'user:reset --email EMAIL [--clear-two-factor]',
+    flags: { email: { kind: 'string', required: true }, 'clear-two-factor': { kind: 'boolean' } },
+    run: (client, flags) => client.user.reset.mutate({ email: text(flags.email), clearTwoFactor: bool(flags['clear-two-factor']) }),
   },
 };
 

@@ -83,7 +83,7 @@ export async function bootstrapDemoStore(deps: { db: Database; clock: Clock; max
       const created = await createProduct({ db: tx, clock: deps.clock, wallClock: deps.clock, maxProductsPerStore: deps.maxProductsPerStore }, subject, product);
       if (license) await attachLicense({ db: tx, clock: deps.clock }, created.id);
     }
-    const owner = await inviteUser({ db: tx, clock: deps.clock }, { storeId: store.id, email: DEMO_OWNER_EMAIL, role: 'owner' });
+    const owner = await inviteUser({ db: tx, clock: deps.clock }, { storeId: store.id, email: DEMO_OWNER_EMAIL, role: 'owner', accepted: true });
     return { ...store, ownerLinkToken: owner.token };
   });
 }

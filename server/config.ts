@@ -21,12 +21,22 @@ export interface RateLimitConfig {
   /** Posts of the /withdraw forms per IP within `withdrawWindowSeconds` (two per withdrawal); defaults below when unset. */
   withdrawPerIp?: number;
   withdrawWindowSeconds?: number;
+  /** "Forgot password?" requests per IP and per e-mail within `resetWindowSeconds`; defaults below when unset. */
+  resetPerIp?: number;
+  resetPerEmail?: number;
+  resetWindowSeconds?: number;
+  /** Dashboard invitations per store and per inviting person within `inviteWindowSeconds` (the operator's are not limited). */
+  invitesPerStore?: number;
+  invitesPerInviter?: number;
+  inviteWindowSeconds?: number;
 }
 
 export const DEFAULT_PORTAL_PER_IP = 20;
 export const DEFAULT_EMAIL_FROM = 'Payments <no-reply@localhost>';
 export const DEFAULT_SIGN_IN_LIMITS = { perIp: 30, perEmail: 10, windowSeconds: 15 * 60 };
 export const DEFAULT_WITHDRAW_LIMITS = { perIp: 20, windowSeconds: 15 * 60 };
+export const DEFAULT_RESET_LIMITS = { perIp: 10, perEmail: 3, windowSeconds: 60 * 60 };
+export const DEFAULT_INVITE_LIMITS = { perStore: 20, perInviter: 10, windowSeconds: 60 * 60 };
 
 /**
  * The operator: the company that sells in its own name on the stores' behalf, named as the seller
@@ -172,6 +182,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       signInWindowSeconds: DEFAULT_SIGN_IN_LIMITS.windowSeconds,
       withdrawPerIp: positiveInt(env.RATE_LIMIT_WITHDRAW_PER_IP, DEFAULT_WITHDRAW_LIMITS.perIp, 'RATE_LIMIT_WITHDRAW_PER_IP'),
       withdrawWindowSeconds: DEFAULT_WITHDRAW_LIMITS.windowSeconds,
+      resetPerIp: positiveInt(env.RATE_LIMIT_RESET_PER_IP, DEFAULT_RESET_LIMITS.perIp, 'RATE_LIMIT_RESET_PER_IP'),
+      resetPerEmail: positiveInt(env.RATE_LIMIT_RESET_PER_EMAIL, DEFAULT_RESET_LIMITS.perEmail, 'RATE_LIMIT_RESET_PER_EMAIL'),
+      resetWindowSeconds: DEFAULT_RESET_LIMITS.windowSeconds,
+      invitesPerStore: positiveInt(env.RATE_LIMIT_INVITES_PER_STORE, DEFAULT_INVITE_LIMITS.perStore, 'RATE_LIMIT_INVITES_PER_STORE'),
+      invitesPerInviter: positiveInt(env.RATE_LIMIT_INVITES_PER_INVITER, DEFAULT_INVITE_LIMITS.perInviter, 'RATE_LIMIT_INVITES_PER_INVITER'),
+      inviteWindowSeconds: DEFAULT_INVITE_LIMITS.windowSeconds,
     },
     maxProductsPerStore: positiveInt(env.MAX_PRODUCTS_PER_STORE, 10_000, 'MAX_PRODUCTS_PER_STORE'),
     maxWebhookEndpointsPerStore: positiveInt(env.MAX_WEBHOOK_ENDPOINTS_PER_STORE, 100, 'MAX_WEBHOOK_ENDPOINTS_PER_STORE'),

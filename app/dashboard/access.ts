@@ -8,10 +8,13 @@ import { redirect } from 'next/navigation';
 import { getAppServices } from '@/server/app';
 import { isServiceOrigin } from '@/server/kit/origin';
 import { can, type DashboardAction } from '@/server/users/roles';
-import { dashboardPerson, type StoreMembership } from '@/server/users/service';
+import { dashboardPerson, type PendingInvitation, type StoreMembership } from '@/server/users/service';
 import { auth } from './auth';
 
 export const SIGN_IN_PATH = '/dashboard/sign-in';
+export const FORGOT_PASSWORD_PATH = `${SIGN_IN_PATH}/forgot`;
+/** Where a signed-in person answers the invitations waiting for them. */
+export const INVITATIONS_PATH = '/dashboard/invitations';
 
 export type DashboardMode = 'live' | 'test';
 
@@ -22,7 +25,10 @@ export function dashboardBase(mode: DashboardMode): string {
 export interface DashboardAccess {
   userId: string;
   email: string;
+  /** The stores the person has access to: accepted memberships only. */
   memberships: StoreMembership[];
+  /** Invitations waiting for the person's answer; they give no access. */
+  invitations: PendingInvitation[];
   /** Undefined when the person belongs to no store, or their role may not do the action. */
   current: StoreMembership | undefined;
 }
@@ -36,7 +42,7 @@ export async function dashboardAccess(action: DashboardAction): Promise<Dashboar
   const person = await dashboardPerson(services.db, userId);
   if (!person) return undefined;
   const chosen = person.memberships.find((membership) => membership.storeId === session.storeId) ?? person.memberships[0];
-  return { userId, email: person.email, memberships: person.memberships, current: chosen && can(chosen.role, action) ? chosen : undefined };
+  return { userId, email: person.email, memberships: person.memberships, invitations: person.invitations, current: chosen && can(chosen.role, action) ? chosen : undefined };
 }
 
 /** The same for a page: a signed-out visitor goes to the sign-in form. */

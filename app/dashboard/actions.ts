@@ -3,11 +3,12 @@
  * The dashboard's forms. They work without JavaScript: each posts, acts and answers with a
  * redirect (an error travels as a code in the query, never the typed values).
  */
-import { cookies } from 'next/headers';
+import { cookies, headers } from 'next/headers';
 import { redirect } from 'next/navigation';
 import { getAppServices } from '@/server/app';
-import { endAllSessions, passwordProblem, setPasswordWithLink } from '@/server/users/service';
-import { dashboardBase, requireDashboard, requireServiceOrigin, SIGN_IN_PATH } from './access';
+import { clientIp } from '@/server/context';
+import { dashboardPerson, endAllSessions, passwordProblem, requestPasswordReset, setPasswordWithLink } from '@/server/users/service';
+import { dashboardBase, FORGOT_PASSWORD_PATH, INVITATIONS_PATH, requireDashboard, requireServiceOrigin, SIGN_IN_PATH } from './access';
 import { signOut, updateSession } from './auth';
 import { completeSignIn, passwordSignIn } from './sign-in/password-sign-in';
 import { SIGN_IN_PROOF_COOKIE } from './sign-in/proof-cookie';
@@ -32,6 +33,13 @@ export async function verifyCodeAction(form: FormData): Promise<void> {
   redirect('/dashboard');
 }
 
+/** "Forgot password?": the same answer whether or not the e-mail is known; the link goes only to the e-mail. */
+export async function forgotPasswordAction(form: FormData): Promise<void> {
+  await requireServiceOrigin();
+  const outcome = await requestPasswordReset(await getAppServices(), { email: text(form, 'email'), ip: clientIp(await headers()) });
+  redirect(outcome === 'sent' ? `${FORGOT_PASSWORD_PATH}?sent=1` : `${FORGOT_PASSWORD_PATH}?error=${outcome}`);
+}
+
 export async function setPasswordAction(form: FormData): Promise<void> {
   await requireServiceOrigin();
   const token = text(form, 'token');
@@ -43,7 +51,9 @@ export async function setPasswordAction(form: FormData): Promise<void> {
   const done = await setPasswordWithLink(services, token, password);
   // A link spent meanwhile: its page now says so.
   if (!done) redirect(acceptPath);
-  redirect(await passwordSignIn(done.email, password, '/dashboard'));
+  // Invitations waiting for the person's answer come first.
+  const waiting = (await dashboardPerson(services.db, done.userId))?.invitations.length;
+  redirect(await passwordSignIn(done.email, password, waiting ? INVITATIONS_PATH : '/dashboard'));
 }
 
 /** Ends this session and, as the version moves on, any copy of its cookie. */

@@ -1,6 +1,6 @@
 import type { ReactElement, ReactNode } from 'react';
 import type { StoreMembership } from '@/server/users/service';
-import { dashboardBase, requireDashboard, type DashboardAccess, type DashboardMode } from './access';
+import { dashboardBase, INVITATIONS_PATH, requireDashboard, type DashboardAccess, type DashboardMode } from './access';
 import { signOutAction, switchStoreAction } from './actions';
 
 const NAVIGATION: readonly { label: string; path: string }[] = [
@@ -63,7 +63,14 @@ export function DashboardShell({ access, mode, path, children }: { access: Dashb
           ))}
         </ul>
       </nav>
-      <main className="dash-main">{children}</main>
+      <main className="dash-main">
+        {access.invitations.length > 0 && (
+          <aside className="dash-invitations" aria-label="Invitations">
+            You are invited to {access.invitations.map((invitation) => invitation.storeName).join(', ')}. <a href={INVITATIONS_PATH}>Accept or decline</a>
+          </aside>
+        )}
+        {children}
+      </main>
     </div>
   );
 }

@@ -46,7 +46,10 @@ export const backupCodes = pgTable(
   (t) => [index('backup_codes_user_idx').on(t.userId)],
 );
 
-/** A person's role in one store. */
+/**
+ * A person's role in one store. A membership gives access only once accepted: an invitation from
+ * the dashboard waits for the invited person, signed in as themselves, to accept it.
+ */
 export const memberships = pgTable(
   'memberships',
   {
@@ -58,6 +61,8 @@ export const memberships = pgTable(
       .references(() => stores.id, { onDelete: 'cascade' }),
     role: text('role').$type<MemberRole>().notNull(),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
+    /** Null while the invitation is pending. */
+    acceptedAt: timestamptz('accepted_at'),
   },
   (t) => [
     uniqueIndex('memberships_user_store_unique').on(t.userId, t.storeId),

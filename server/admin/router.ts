@@ -100,11 +100,11 @@ export const adminRouter = createRouter({
       .output(invitedUserSchema)
       .mutation(({ ctx, input }) => inviteUserAsOperator(ctx, input)),
 
-    // user.reset: a one-time link to set a new password.
+    // user.reset: a one-time link to set a new password; optionally turns two-factor off.
     reset: adminProcedure
       .input(resetUserInput)
       .output(resetLinkSchema)
-      .mutation(({ ctx, input }) => resetUserAsOperator(ctx, input.email)),
+      .mutation(({ ctx, input }) => resetUserAsOperator(ctx, input)),
   }),
 });
 

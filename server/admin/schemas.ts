@@ -83,7 +83,10 @@ const email = z.string().trim().min(1).max(MAX_EMAIL_LENGTH).describe('The perso
 
 export const inviteUserInput = z.strictObject({ store: storeId, email, role: z.enum(MEMBER_ROLES) });
 
-export const resetUserInput = z.strictObject({ email });
+export const resetUserInput = z.strictObject({
+  email,
+  clearTwoFactor: z.boolean().optional().describe('Also turn off the person\'s two-factor (its secret and backup codes), for someone who lost it.'),
+});
 
 /** The link is the only credential: shown this once. */
 export const invitedUserSchema = z.object({
@@ -91,7 +94,7 @@ export const invitedUserSchema = z.object({
   url: z.string(),
 });
 
-export const resetLinkSchema = z.object({ url: z.string() });
+export const resetLinkSchema = z.object({ url: z.string(), two_factor_cleared: z.literal(true).optional() });
 
 export const storeListSchema = z.object({ object: z.literal('list'), data: z.array(storeSchema) });
 

@@ -11,7 +11,8 @@ import type { Product } from '../products/schemas';
 import { KEY_TYPES, rollStoreKeys } from '../keys/service';
 import { createStore, listStores, lockStore, updateStore } from '../stores/service';
 import { acceptLinkUrl, createResetLink, inviteUser, normalizeEmail } from '../users/service';
-import type { createStoreInput, inviteUserInput, rollKeysInput, updateStoreInput, Store } from './schemas';
+import { clearTwoFactor } from '../users/two-factor';
+import type { createStoreInput, inviteUserInput, resetUserInput, rollKeysInput, updateStoreInput, Store } from './schemas';
 
 /** `Authorization: Bearer <token>`; anything else counts as no token. */
 function presentedToken(headers: Headers): string | undefined {
@@ -99,10 +100,14 @@ export function attachFileAsOperator(ctx: Context, id: string, url: string): Pro
   });
 }
 
-/** Links follow the wall clock (ctx.clock here); the audit trail names the person, never the link. */
+/**
+ * The operator's invitation gives access at once (a pending one of the person is accepted); its
+ * link is printed for the operator to hand over. Links follow the wall clock (ctx.clock here); the
+ * audit trail names the person, never the link.
+ */
 export async function inviteUserAsOperator(ctx: Context, input: z.infer<typeof inviteUserInput>) {
   const { user, storeName, token } = await ctx.db.transaction(async (tx) => {
-    const invitation = await inviteUser({ db: tx, clock: ctx.clock }, { storeId: input.store, email: input.email, role: input.role });
+    const invitation = await inviteUser({ db: tx, clock: ctx.clock }, { storeId: input.store, email: input.email, role: input.role, accepted: true });
     await auditOperatorAction(tx, ctx, { action: 'admin.user.invite', storeId: invitation.user.store, details: { email: invitation.user.email, role: invitation.user.role } });
     return invitation;
   });
@@ -111,15 +116,21 @@ export async function inviteUserAsOperator(ctx: Context, input: z.infer<typeof i
   return { user, url };
 }
 
-export async function resetUserAsOperator(ctx: Context, email: string) {
+/** A reset link; with `clearTwoFactor`, the person's two-factor is turned off too, audited apart. */
+export async function resetUserAsOperator(ctx: Context, input: z.infer<typeof resetUserInput>) {
+  const email = normalizeEmail(input.email);
   const token = await ctx.db.transaction(async (tx) => {
     const created = await createResetLink({ db: tx, clock: ctx.clock }, email);
-    await auditOperatorAction(tx, ctx, { action: 'admin.user.reset', details: { email: normalizeEmail(email) } });
-    return created;
+    await auditOperatorAction(tx, ctx, { action: 'admin.user.reset', details: { email } });
+    if (input.clearTwoFactor) {
+      await clearTwoFactor(tx, created.userId);
+      await auditOperatorAction(tx, ctx, { action: 'admin.user.clear_two_factor', details: { email } });
+    }
+    return created.token;
   });
   const url = acceptLinkUrl(ctx.config.publicBaseUrl, token);
-  mailLinkInBackground(ctx.config, { purpose: 'reset', to: normalizeEmail(email), url });
-  return { url };
+  mailLinkInBackground(ctx.config, { purpose: 'reset', to: email, url });
+  return input.clearTwoFactor ? { url, two_factor_cleared: true as const } : { url };
 }
 
 export async function listStoresAsOperator(ctx: Context) {

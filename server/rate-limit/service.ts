@@ -1,12 +1,23 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Database } from '@/db/client';
 import { rateLimits as rateLimitsTable } from '@/db/schema';
-import { DEFAULT_PORTAL_PER_IP, DEFAULT_SIGN_IN_LIMITS, DEFAULT_WITHDRAW_LIMITS, type RateLimitConfig } from '../config';
+import { DEFAULT_INVITE_LIMITS, DEFAULT_PORTAL_PER_IP, DEFAULT_RESET_LIMITS, DEFAULT_SIGN_IN_LIMITS, DEFAULT_WITHDRAW_LIMITS, type RateLimitConfig } from '../config';
 import { ApiError } from '../errors';
 import { allowanceConsume } from './allowance';
 import { PreparedRateLimiterDrizzle } from './store';
 
-export type RateLimitBucket = 'ip' | 'key' | 'productWrite' | 'portalIp' | 'signInIp' | 'signInEmail' | 'withdrawIp';
+export type RateLimitBucket =
+  | 'ip'
+  | 'key'
+  | 'productWrite'
+  | 'portalIp'
+  | 'signInIp'
+  | 'signInEmail'
+  | 'withdrawIp'
+  | 'resetIp'
+  | 'resetEmail'
+  | 'inviteStore'
+  | 'inviteInviter';
 /** Sign-in attempts: each holds a point while it is checked, and one that succeeds gives it back. */
 export type SignInBucket = 'signInIp' | 'signInEmail';
 
@@ -33,6 +44,10 @@ const MESSAGES: Record<RateLimitBucket, string> = {
   signInIp: 'Too many sign-in attempts from this address. Try again later.',
   signInEmail: 'Too many sign-in attempts for this e-mail. Try again later.',
   withdrawIp: 'Too many withdrawal forms sent from this address. Try again later.',
+  resetIp: 'Too many password reset requests from this address. Try again later.',
+  resetEmail: 'Too many password reset requests for this e-mail. Try again later.',
+  inviteStore: 'Too many invitations from this store. Try again later.',
+  inviteInviter: 'Too many invitations by this person. Try again later.',
 };
 
 /**
@@ -48,6 +63,10 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
     signInIp: config.signInPerIp ?? DEFAULT_SIGN_IN_LIMITS.perIp,
     signInEmail: config.signInPerEmail ?? DEFAULT_SIGN_IN_LIMITS.perEmail,
     withdrawIp: config.withdrawPerIp ?? DEFAULT_WITHDRAW_LIMITS.perIp,
+    resetIp: config.resetPerIp ?? DEFAULT_RESET_LIMITS.perIp,
+    resetEmail: config.resetPerEmail ?? DEFAULT_RESET_LIMITS.perEmail,
+    inviteStore: config.invitesPerStore ?? DEFAULT_INVITE_LIMITS.perStore,
+    inviteInviter: config.invitesPerInviter ?? DEFAULT_INVITE_LIMITS.perInviter,
   };
   // Password guessing is counted over minutes, API traffic per second.
   const signInWindow = config.signInWindowSeconds ?? DEFAULT_SIGN_IN_LIMITS.windowSeconds;
@@ -59,6 +78,10 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
     signInIp: signInWindow,
     signInEmail: signInWindow,
     withdrawIp: config.withdrawWindowSeconds ?? DEFAULT_WITHDRAW_LIMITS.windowSeconds,
+    resetIp: config.resetWindowSeconds ?? DEFAULT_RESET_LIMITS.windowSeconds,
+    resetEmail: config.resetWindowSeconds ?? DEFAULT_RESET_LIMITS.windowSeconds,
+    inviteStore: config.inviteWindowSeconds ?? DEFAULT_INVITE_LIMITS.windowSeconds,
+    inviteInviter: config.inviteWindowSeconds ?? DEFAULT_INVITE_LIMITS.windowSeconds,
   };
   const limiters = Object.fromEntries(
     (Object.keys(points) as RateLimitBucket[]).map((bucket) => {

@@ -9,6 +9,7 @@ import type { Executor } from '@/db/client';
 import { memberships, oneTimeLinks, stores, users, type MemberRole, type OneTimeLinkPurpose } from '@/db/schema';
 import { byPerson, recordAudit, type AuditEntry } from '../audit/service';
 import type { Clock } from '../clock';
+import type { Config } from '../config';
 import { ApiError } from '../errors';
 import { isEmailAddress } from '../kit/fields';
 import { newPlatformId, sha256Hex } from '../ids';
@@ -16,6 +17,8 @@ import type { RateLimits } from '../rate-limit/service';
 import { epochSeconds } from '../clock';
 import { signingSecret } from '../kit/links';
 import { seal, unseal } from '../kit/sealed';
+import { smtpConfigured } from '../mail/smtp';
+import { mailLinkInBackground } from './link-mail';
 import { hashPassword, UNMATCHABLE_HASH, verifyPassword } from './password';
 import { refundAttempt, spendAttempt, verifySecondFactor, type TwoFactorDeps } from './two-factor';
 
@@ -40,6 +43,11 @@ export function acceptLinkUrl(publicBaseUrl: string, token: string): string {
   return `${publicBaseUrl}/dashboard/accept/${token}`;
 }
 
+/** The page where a signed-in person accepts or declines the invitations waiting for them. */
+export function invitationsUrl(publicBaseUrl: string): string {
+  return `${publicBaseUrl}/dashboard/invitations`;
+}
+
 /** 256 random bits, returned this once; only the SHA-256 is kept. */
 async function issueLink(tx: Executor, now: Date, link: { purpose: OneTimeLinkPurpose; userId: string; storeId?: string; role?: MemberRole }): Promise<string> {
   const token = randomBytes(32).toString('base64url');
@@ -56,15 +64,32 @@ async function issueLink(tx: Executor, now: Date, link: { purpose: OneTimeLinkPu
 export interface Invitation {
   user: { email: string; role: MemberRole; store: string };
   storeName: string;
-  token: string;
+  /**
+   * The invitation link: it sets the password of a person who has none yet, or tells one who has
+   * that they joined. Undefined for a pending invitation of a person with a password: they see it
+   * when they sign in, and no link is needed.
+   */
+  token: string | undefined;
+  /** Whether the person already has a password. */
+  hasPassword: boolean;
+}
+
+export interface InvitationInput {
+  storeId: string;
+  email: string;
+  role: MemberRole;
+  accepted: boolean;
 }
 
 /**
- * Adds the person (created when the e-mail is new) to the store with the role, and makes an
- * invitation link. A person who already has a password keeps it: their link only tells them
- * about the new store (see `describeLink`), so an invitation can never take over an account.
+ * Adds the person (created when the e-mail is new) to the store with the role. `accepted` (the
+ * operator's invitation) gives access at once and accepts a pending invitation; otherwise the
+ * membership waits until the person, signed in as themselves, accepts it. A person who already
+ * has a password keeps it: an invitation never sets it.
  */
-export async function inviteUser(deps: UserDeps, input: { storeId: string; email: string; role: MemberRole }): Promise<Invitation> {
+export async function inviteUser(deps: UserDeps, input: InvitationInput & { accepted: true }): Promise<Invitation & { token: string }>;
+export async function inviteUser(deps: UserDeps, input: InvitationInput): Promise<Invitation>;
+export async function inviteUser(deps: UserDeps, input: InvitationInput): Promise<Invitation> {
   const email = normalizeEmail(input.email);
   if (!isEmailAddress(email)) throw new ApiError('parameter_invalid', 'Give a valid e-mail address.', { param: 'email' });
   const now = deps.clock.now();
@@ -72,28 +97,55 @@ export async function inviteUser(deps: UserDeps, input: { storeId: string; email
     const [store] = await tx.select({ id: stores.id, name: stores.name }).from(stores).where(eq(stores.id, input.storeId));
     if (!store) throw new ApiError('resource_missing', `No store with id '${input.storeId}'.`, { param: 'store' });
     await tx.insert(users).values({ id: newPlatformId('user'), email, createdAt: now }).onConflictDoNothing({ target: users.email });
-    const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
-    const added = await tx
-      .insert(memberships)
-      .values({ userId: user!.id, storeId: store.id, role: input.role, createdAt: now })
-      .onConflictDoNothing()
-      .returning({ role: memberships.role });
+    const [user] = await tx.select({ id: users.id, hasPassword: sql<boolean>`${users.passwordHash} is not null` }).from(users).where(eq(users.email, email));
+    const membership = { userId: user!.id, storeId: store.id, role: input.role, createdAt: now, acceptedAt: input.accepted ? now : null };
+    const insert = tx.insert(memberships).values(membership);
+    const added = await (input.accepted
+      ? insert.onConflictDoUpdate({ target: [memberships.userId, memberships.storeId], set: { role: input.role, acceptedAt: now }, where: isNull(memberships.acceptedAt) })
+      : insert.onConflictDoNothing()
+    ).returning({ role: memberships.role });
     if (added.length === 0) {
       throw new ApiError('parameter_invalid', `${email} is already a member of ${store.id}; \`user:reset --email ${email}\` makes a new password link.`, { param: 'email' });
     }
-    const token = await issueLink(tx, now, { purpose: 'invite', userId: user!.id, storeId: store.id, role: input.role });
-    return { user: { email, role: input.role, store: store.id }, storeName: store.name, token };
+    const token = input.accepted || !user!.hasPassword ? await issueLink(tx, now, { purpose: 'invite', userId: user!.id, storeId: store.id, role: input.role }) : undefined;
+    return { user: { email, role: input.role, store: store.id }, storeName: store.name, token, hasPassword: user!.hasPassword };
   });
 }
 
 /** A password-reset link for a known person; an unknown e-mail is an error (the operator asks, not the public). */
-export async function createResetLink(deps: UserDeps, rawEmail: string): Promise<string> {
+export async function createResetLink(deps: UserDeps, rawEmail: string): Promise<{ userId: string; token: string }> {
   const email = normalizeEmail(rawEmail);
   return deps.db.transaction(async (tx) => {
     const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
     if (!user) throw new ApiError('resource_missing', `No dashboard user with e-mail '${email}'.`, { param: 'email' });
-    return issueLink(tx, deps.clock.now(), { purpose: 'reset', userId: user.id });
+    return { userId: user.id, token: await issueLink(tx, deps.clock.now(), { purpose: 'reset', userId: user.id }) };
   });
+}
+
+export type ResetRequest = 'sent' | 'rate_limited' | 'no_mail';
+
+/**
+ * "Forgot password?": a reset link e-mailed to the address, when it belongs to someone and the
+ * service has SMTP. The answer never says whether the e-mail is known; requests are limited per
+ * address and per e-mail, and audited. The link goes into the e-mail only, sent once committed.
+ */
+export async function requestPasswordReset(deps: UserDeps & { rateLimits: RateLimits; config: Config }, input: { email: string; ip: string }): Promise<ResetRequest> {
+  const email = normalizeEmail(input.email).slice(0, 254);
+  try {
+    await deps.rateLimits.consume('resetIp', input.ip);
+    await deps.rateLimits.consume('resetEmail', email);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'rate_limited') return 'rate_limited';
+    throw error;
+  }
+  if (!smtpConfigured(deps.config)) return 'no_mail';
+  const token = await deps.db.transaction(async (tx) => {
+    const [user] = await tx.select({ id: users.id }).from(users).where(eq(users.email, email));
+    await recordAudit(tx, { action: 'dashboard.password_reset_requested', ip: input.ip, method: 'POST', path: '/dashboard/sign-in/forgot', details: { email, known: Boolean(user) } });
+    return user ? issueLink(tx, deps.clock.now(), { purpose: 'reset', userId: user.id }) : undefined;
+  });
+  if (token) mailLinkInBackground(deps.config, { purpose: 'reset', to: email, url: acceptLinkUrl(deps.config.publicBaseUrl, token) });
+  return 'sent';
 }
 
 function liveLink(token: string, now: Date) {
@@ -104,19 +156,28 @@ export type LinkState =
   | { kind: 'invalid' }
   /** The link sets a password (a reset, or an invitation of someone who has none yet). */
   | { kind: 'set_password'; email: string; storeName: string | null }
-  /** An invitation of someone who already has a password: they sign in with it. */
-  | { kind: 'joined'; email: string; storeName: string };
+  /** An operator's invitation of someone who already has a password: they sign in with it. */
+  | { kind: 'joined'; email: string; storeName: string }
+  /** A pending invitation of someone who has a password: they sign in to accept or decline it. */
+  | { kind: 'invited'; email: string; storeName: string };
 
 /** What an accept link does now: unknown, used and expired links all read as invalid. */
 export async function describeLink(deps: UserDeps, token: string): Promise<LinkState> {
   const [row] = await deps.db
-    .select({ purpose: oneTimeLinks.purpose, email: users.email, hasPassword: sql<boolean>`${users.passwordHash} is not null`, storeName: stores.name })
+    .select({
+      purpose: oneTimeLinks.purpose,
+      email: users.email,
+      hasPassword: sql<boolean>`${users.passwordHash} is not null`,
+      storeName: stores.name,
+      accepted: sql<boolean>`${memberships.acceptedAt} is not null`,
+    })
     .from(oneTimeLinks)
     .innerJoin(users, eq(users.id, oneTimeLinks.userId))
     .leftJoin(stores, eq(stores.id, oneTimeLinks.storeId))
+    .leftJoin(memberships, and(eq(memberships.userId, oneTimeLinks.userId), eq(memberships.storeId, oneTimeLinks.storeId)))
     .where(liveLink(token, deps.clock.now()));
   if (!row) return { kind: 'invalid' };
-  if (row.purpose === 'invite' && row.hasPassword) return { kind: 'joined', email: row.email, storeName: row.storeName ?? '' };
+  if (row.purpose === 'invite' && row.hasPassword) return { kind: row.accepted ? 'joined' : 'invited', email: row.email, storeName: row.storeName ?? '' };
   return { kind: 'set_password', email: row.email, storeName: row.storeName };
 }
 
@@ -136,7 +197,7 @@ class LinkRefused extends Error {}
  * one of two concurrent posts through. The new password also ends every earlier session.
  * Returns the person's e-mail, or undefined when the link cannot set a password (any more).
  */
-export async function setPasswordWithLink(deps: UserDeps, token: string, password: string): Promise<{ email: string } | undefined> {
+export async function setPasswordWithLink(deps: UserDeps, token: string, password: string): Promise<{ userId: string; email: string } | undefined> {
   const passwordHash = await hashPassword(password);
   const now = deps.clock.now();
   try {
@@ -148,9 +209,9 @@ export async function setPasswordWithLink(deps: UserDeps, token: string, passwor
         .set({ passwordHash, sessionVersion: sql`${users.sessionVersion} + 1` })
         // An invitation never replaces a password someone already has.
         .where(and(eq(users.id, spent.userId), spent.purpose === 'invite' ? isNull(users.passwordHash) : undefined))
-        .returning({ email: users.email });
+        .returning({ userId: users.id, email: users.email });
       if (!user) throw new LinkRefused();
-      return { email: user.email };
+      return user;
     });
   } catch (error) {
     if (error instanceof LinkRefused) return undefined;
@@ -243,17 +304,31 @@ export interface StoreMembership {
   role: MemberRole;
 }
 
-/** The person and their stores (by name), for the dashboard's checks and switcher. */
-export async function dashboardPerson(db: Executor, userId: string): Promise<{ email: string; memberships: StoreMembership[] } | undefined> {
+/** An invitation to a store that waits for the person to accept or decline it. */
+export interface PendingInvitation extends StoreMembership {
+  /** Epoch seconds the invitation was made. */
+  invited: number;
+}
+
+/**
+ * The person, the stores they have access to (by name), for the dashboard's checks and switcher,
+ * and the invitations they have not answered yet (which give no access). Read on every request,
+ * so a removal ends the access to that store at once.
+ */
+export async function dashboardPerson(db: Executor, userId: string): Promise<{ email: string; memberships: StoreMembership[]; invitations: PendingInvitation[] } | undefined> {
   const [user] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
   if (!user) return undefined;
   const rows = await db
-    .select({ storeId: stores.id, storeName: stores.name, role: memberships.role })
+    .select({ storeId: stores.id, storeName: stores.name, role: memberships.role, createdAt: memberships.createdAt, acceptedAt: memberships.acceptedAt })
     .from(memberships)
     .innerJoin(stores, eq(stores.id, memberships.storeId))
     .where(eq(memberships.userId, userId))
     .orderBy(asc(stores.name), asc(stores.id));
-  return { email: user.email, memberships: rows };
+  return {
+    email: user.email,
+    memberships: rows.filter((row) => row.acceptedAt !== null).map(({ storeId, storeName, role }) => ({ storeId, storeName, role })),
+    invitations: rows.filter((row) => row.acceptedAt === null).map(({ storeId, storeName, role, createdAt }) => ({ storeId, storeName, role, invited: epochSeconds(createdAt) })),
+  };
 }
 
 /** A signed-in person acting in the dashboard on their current store, and from where. */

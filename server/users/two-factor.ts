@@ -232,13 +232,18 @@ export async function verifySecondFactor(deps: TwoFactorDeps, person: { userId: 
 
 const onDashboard = (actor: TwoFactorActor): CodeCheckContext => ({ ip: actor.ip, path: actor.path, scope: actor.scope, failureAction: 'two_factor.code_failed' });
 
+/** Turns two-factor off: the secret and the backup codes are deleted (the caller audits it). */
+export async function clearTwoFactor(tx: Executor, userId: string): Promise<void> {
+  await tx.update(users).set({ totpSecret: null, totpEnabledAt: null, totpLastStep: null }).where(eq(users.id, userId));
+  await tx.delete(backupCodes).where(eq(backupCodes.userId, userId));
+}
+
 /** Turns two-factor off with a current code; the secret and backup codes are deleted. */
 export async function disableTwoFactor(deps: TwoFactorDeps, actor: TwoFactorActor, code: string): Promise<CodeCheck> {
   const check = await verifySecondFactor(deps, actor, code, onDashboard(actor));
   if (check !== 'ok') return check;
   await deps.db.transaction(async (tx) => {
-    await tx.update(users).set({ totpSecret: null, totpEnabledAt: null, totpLastStep: null }).where(eq(users.id, actor.userId));
-    await tx.delete(backupCodes).where(eq(backupCodes.userId, actor.userId));
+    await clearTwoFactor(tx, actor.userId);
     await recordAudit(tx, auditEntry(actor, 'two_factor.disable'));
   });
   return 'ok';

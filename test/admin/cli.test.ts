@@ -3,7 +3,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEvents, backupCodes, users } from '@/db/schema';
 import { createAdminHandler } from '@/server/admin/handler';
 import { randomBase62 } from '@/server/ids';
 import { uniqueSku } from '../support/factories';
@@ -167,6 +169,30 @@ describe('npm run admin: dashboard people', { timeout: 150_000 }, () => {
 
     const reset = expectJson(await runCli(['user:reset', '--email', 'PAT@example.com']));
     expect(reset).toEqual({ url: expect.stringMatching(acceptUrl()) });
+  });
+
+  it('user:reset --clear-two-factor turns the person’s two-factor off (secret and backup codes), audited; without the flag it stays on', async () => {
+    const store = expectJson(await runCli(['store:create', '--name', 'Lost phone']));
+    expectJson(await runCli(['user:invite', '--store', store.id, '--email', 'lost@example.com', '--role', 'owner']));
+    const [person] = await api.services.db.select({ id: users.id }).from(users).where(eq(users.email, 'lost@example.com'));
+    await api.services.db.update(users).set({ totpSecret: 'sealed-secret', totpEnabledAt: new Date(), totpLastStep: 1 }).where(eq(users.id, person!.id));
+    await api.services.db.insert(backupCodes).values({ id: `bkc_${randomBase62(12)}`, userId: person!.id, codeHash: 'f'.repeat(64), createdAt: new Date() });
+    const twoFactor = async () => {
+      const [row] = await api.services.db.select({ secret: users.totpSecret, enabledAt: users.totpEnabledAt, lastStep: users.totpLastStep }).from(users).where(eq(users.id, person!.id));
+      const codes = await api.services.db.select().from(backupCodes).where(eq(backupCodes.userId, person!.id));
+      return { on: row!.enabledAt !== null, secret: row!.secret, lastStep: row!.lastStep, codes: codes.length };
+    };
+
+    expect(expectJson(await runCli(['user:reset', '--email', 'lost@example.com']))).toEqual({ url: expect.stringMatching(acceptUrl()) });
+    expect(await twoFactor()).toEqual({ on: true, secret: 'sealed-secret', lastStep: 1, codes: 1 });
+
+    const cleared = expectJson(await runCli(['user:reset', '--email', 'LOST@example.com', '--clear-two-factor']));
+    expect(cleared).toEqual({ url: expect.stringMatching(acceptUrl()), two_factor_cleared: true });
+    expect(await twoFactor()).toEqual({ on: false, secret: null, lastStep: null, codes: 0 });
+    const audited = await api.services.db.select().from(auditEvents).where(eq(auditEvents.action, 'admin.user.clear_two_factor'));
+    expect(audited).toEqual([expect.objectContaining({ action: 'admin.user.clear_two_factor', method: 'POST', details: { email: 'lost@example.com' } })]);
+    expect(JSON.stringify(audited)).not.toContain(cleared.url.split('/').at(-1));
+    expectFailure(await runCli(['user:reset', '--email', 'lost@example.com', '--clear-two-factor', 'maybe']), 2, /--clear-two-factor takes true or false/);
   });
 
   it('refusals: unknown e-mail on reset, unknown store, unknown role, a second invitation to the same store', async () => {

@@ -8,6 +8,8 @@ import { createAdminHandler } from '@/server/admin/handler';
 import type { AdminRouter } from '@/server/admin/router';
 import { randomBase62 } from '@/server/ids';
 import { mailLinkInBackground } from '@/server/users/link-mail';
+import { inviteUser, requestPasswordReset, setPasswordWithLink, type PersonActing } from '@/server/users/service';
+import { inviteMember } from '@/server/users/team';
 import { freePort } from '../support/production-server';
 import { serveFetchHandler, useTestApi } from '../support/server';
 import { log } from '@/server/observability/log';
@@ -65,6 +67,14 @@ async function mailTo(address: string): Promise<Received> {
   return received.find((mail) => mail.to.includes(address))!;
 }
 
+/** A store and its owner, who has a password. */
+async function ownerOf(storeName: string, email: string): Promise<PersonActing> {
+  const store = await admin.store.create.mutate({ name: storeName });
+  const invited = await inviteUser(api.services, { storeId: store.id, email, role: 'owner', accepted: true });
+  const done = await setPasswordWithLink(api.services, invited.token, 'owner password 2026');
+  return { userId: done!.userId, email, storeId: store.id, ip: '203.0.113.9', path: '/dashboard/act/team-invite' };
+}
+
 describe('links by e-mail with SMTP_URL', () => {
   it('an invitation: From, To, subject, a text and an HTML part with the printed link', async () => {
     const store = await admin.store.create.mutate({ name: 'Harbour Books' });
@@ -92,6 +102,36 @@ describe('links by e-mail with SMTP_URL', () => {
     const body = decoded(received.filter((mail) => mail.to.includes('rae@example.com'))[1]!.raw);
     expect(body).toMatch(/^Subject: Set a new dashboard password$/m);
     expect(body).toContain(`<a href="${reset.url}">Set a new password</a>`);
+  });
+
+  it('a dashboard invitation of a new e-mail: the link goes to their e-mail only; of someone with a password: an e-mail without any link but the invitations page', async () => {
+    const owner = await ownerOf('Harbour Maps', 'harbour-owner@example.com');
+    const invitation = await inviteMember(api.services, owner, { email: 'Newcomer@Example.com', role: 'support' });
+    expect(invitation).toEqual({ email: 'newcomer@example.com', role: 'support', delivery: 'link_mailed' });
+    const body = decoded((await mailTo('newcomer@example.com')).raw);
+    expect(body).toMatch(/^Subject: You are invited to Harbour Maps$/m);
+    expect(body).toContain('You have been invited to the dashboard of Harbour Maps as support.');
+    expect(body).toMatch(new RegExp(`<a href="${api.services.config.publicBaseUrl}/dashboard/accept/[A-Za-z0-9_-]{43}">Set your password and sign in</a>`));
+
+    const member = await ownerOf('Other Maps', 'has-password@example.com');
+    expect(await inviteMember(api.services, owner, { email: member.email, role: 'viewer' })).toEqual({ email: member.email, role: 'viewer', delivery: 'notice_mailed' });
+    const notice = decoded((await mailTo(member.email)).raw);
+    expect(notice).toMatch(/^Subject: You are invited to Harbour Maps$/m);
+    expect(notice).toContain(`<a href="${api.services.config.publicBaseUrl}/dashboard/invitations">Sign in to accept or decline the invitation</a>`);
+    expect(notice).not.toContain('/dashboard/accept/');
+  });
+
+  it('forgot password: the same answer for a known and an unknown e-mail; only the known one gets an e-mail, with a reset link', async () => {
+    const owner = await ownerOf('Forgetful Prints', 'forgetful@example.com');
+    const ask = (email: string) => requestPasswordReset(api.services, { email, ip: '192.0.2.77' });
+    expect(await ask('FORGETFUL@example.com')).toBe('sent');
+    expect(await ask('stranger@example.com')).toBe('sent');
+    const body = decoded((await mailTo(owner.email)).raw);
+    expect(body).toMatch(/^Subject: Set a new dashboard password$/m);
+    expect(body).toMatch(new RegExp(`<a href="${api.services.config.publicBaseUrl}/dashboard/accept/[A-Za-z0-9_-]{43}">Set a new password</a>`));
+    // Sent one after the other: the known one's arrival leaves time for the other's.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(received.some((mail) => mail.to.includes('stranger@example.com'))).toBe(false);
   });
 
   it('an SMTP server that refuses connections: the caller is not held, the failure is logged without the link', async () => {

@@ -1,6 +1,7 @@
 import { desc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, oneTimeLinks, users } from '@/db/schema';
+import { loadConfig } from '@/server/config';
 import { createRateLimits } from '@/server/rate-limit/service';
 import { createStore } from '@/server/stores/service';
 import { sha256Hex } from '@/server/ids';
@@ -14,6 +15,7 @@ import {
   inviteUser,
   LINK_LIFETIME_SECONDS,
   passwordProblem,
+  requestPasswordReset,
   setPasswordWithLink,
   signInWithPassword,
 } from '@/server/users/service';
@@ -56,7 +58,7 @@ describe('passwords', () => {
 describe('one-time links', () => {
   it('an invitation link sets the password once; the token is stored only as its SHA-256', async () => {
     const store = await createStore(database.db, { name: 'Links' });
-    const { user, token } = await inviteUser(deps(), { storeId: store.id, email: ' Ann@Example.COM ', role: 'admin' });
+    const { user, token } = await inviteUser(deps(), { storeId: store.id, email: ' Ann@Example.COM ', role: 'admin', accepted: true });
     expect(user).toEqual({ email: 'ann@example.com', role: 'admin', store: store.id });
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const [row] = await database.db.select().from(oneTimeLinks).where(eq(oneTimeLinks.tokenHash, sha256Hex(token)));
@@ -64,7 +66,7 @@ describe('one-time links', () => {
     expect(row!.expiresAt.getTime() - row!.createdAt.getTime()).toBe(LINK_LIFETIME_SECONDS * 1000);
 
     expect(await describeLink(deps(), token)).toEqual({ kind: 'set_password', email: 'ann@example.com', storeName: 'Links' });
-    expect(await setPasswordWithLink(deps(), token, PASSWORD)).toEqual({ email: 'ann@example.com' });
+    expect(await setPasswordWithLink(deps(), token, PASSWORD)).toEqual({ userId: expect.stringMatching(/^user_/), email: 'ann@example.com' });
     expect(await describeLink(deps(), token)).toEqual({ kind: 'invalid' });
     expect(await setPasswordWithLink(deps(), token, 'another password!')).toBeUndefined();
     const [ann] = await database.db.select().from(users).where(eq(users.email, 'ann@example.com'));
@@ -73,14 +75,14 @@ describe('one-time links', () => {
 
   it('two posts of one link at once: exactly one sets the password', async () => {
     const store = await createStore(database.db, { name: 'Race' });
-    const { token } = await inviteUser(deps(), { storeId: store.id, email: 'race@example.com', role: 'viewer' });
+    const { token } = await inviteUser(deps(), { storeId: store.id, email: 'race@example.com', role: 'viewer', accepted: true });
     const results = await Promise.all([setPasswordWithLink(deps(), token, 'first password 1'), setPasswordWithLink(deps(), token, 'second password 2')]);
-    expect(results.filter((result) => result !== undefined)).toEqual([{ email: 'race@example.com' }]);
+    expect(results.filter((result) => result !== undefined)).toEqual([{ userId: expect.stringMatching(/^user_/), email: 'race@example.com' }]);
   });
 
   it('expires 24 hours after it was made, on the wall clock', async () => {
     const store = await createStore(database.db, { name: 'Expiry' });
-    const { token } = await inviteUser(deps(), { storeId: store.id, email: 'late@example.com', role: 'viewer' });
+    const { token } = await inviteUser(deps(), { storeId: store.id, email: 'late@example.com', role: 'viewer', accepted: true });
     clock.advance(LINK_LIFETIME_SECONDS - 1);
     expect((await describeLink(deps(), token)).kind).toBe('set_password');
     clock.advance(1);
@@ -96,10 +98,19 @@ describe('one-time links', () => {
   it('inviting someone with a password to another store adds the store and never changes the password', async () => {
     const first = await createStore(database.db, { name: 'First' });
     const second = await createStore(database.db, { name: 'Second' });
-    const invited = await inviteUser(deps(), { storeId: first.id, email: 'bo@example.com', role: 'owner' });
+    const invited = await inviteUser(deps(), { storeId: first.id, email: 'bo@example.com', role: 'owner', accepted: true });
     await setPasswordWithLink(deps(), invited.token, PASSWORD);
-    const again = await inviteUser(deps(), { storeId: second.id, email: 'BO@example.com', role: 'support' });
+    const again = await inviteUser(deps(), { storeId: second.id, email: 'BO@example.com', role: 'support', accepted: true });
     expect(await describeLink(deps(), again.token)).toEqual({ kind: 'joined', email: 'bo@example.com', storeName: 'Second' });
+    // A dashboard invitation of someone with a password makes no link; one made before they had a
+    // password tells them, once they have one, to sign in and answer it.
+    const third = await createStore(database.db, { name: 'Third' });
+    expect((await inviteUser(deps(), { storeId: third.id, email: 'bo@example.com', role: 'viewer', accepted: false })).token).toBeUndefined();
+    const early = await inviteUser(deps(), { storeId: third.id, email: 'early@example.com', role: 'viewer', accepted: false });
+    expect(await describeLink(deps(), early.token!)).toEqual({ kind: 'set_password', email: 'early@example.com', storeName: 'Third' });
+    await setPasswordWithLink(deps(), (await createResetLink(deps(), 'early@example.com')).token, PASSWORD);
+    expect(await describeLink(deps(), early.token!)).toEqual({ kind: 'invited', email: 'early@example.com', storeName: 'Third' });
+    expect(await setPasswordWithLink(deps(), early.token!, 'taken over password')).toBeUndefined();
     expect(await setPasswordWithLink(deps(), again.token, 'taken over password')).toBeUndefined();
     const [bo] = await database.db.select().from(users).where(eq(users.email, 'bo@example.com'));
     expect(await verifyPassword(PASSWORD, bo!.passwordHash!)).toBe(true);
@@ -107,26 +118,49 @@ describe('one-time links', () => {
       { storeId: first.id, storeName: 'First', role: 'owner' },
       { storeId: second.id, storeName: 'Second', role: 'support' },
     ]);
-    await expect(inviteUser(deps(), { storeId: second.id, email: 'bo@example.com', role: 'viewer' })).rejects.toMatchObject({ code: 'parameter_invalid' });
+    await expect(inviteUser(deps(), { storeId: second.id, email: 'bo@example.com', role: 'viewer', accepted: true })).rejects.toMatchObject({ code: 'parameter_invalid' });
   });
 
   it('a reset link replaces the password and ends every session; an unknown e-mail is refused', async () => {
     const store = await createStore(database.db, { name: 'Reset' });
-    const invited = await inviteUser(deps(), { storeId: store.id, email: 'cy@example.com', role: 'developer' });
+    const invited = await inviteUser(deps(), { storeId: store.id, email: 'cy@example.com', role: 'developer', accepted: true });
     await setPasswordWithLink(deps(), invited.token, PASSWORD);
     const [cy] = await database.db.select().from(users).where(eq(users.email, 'cy@example.com'));
     const before = await currentSessionVersion(database.db, cy!.id);
-    const token = await createResetLink(deps(), 'CY@example.com');
-    expect(await setPasswordWithLink(deps(), token, 'a brand new password')).toEqual({ email: 'cy@example.com' });
+    const { userId, token } = await createResetLink(deps(), 'CY@example.com');
+    expect(userId).toBe(cy!.id);
+    expect(await setPasswordWithLink(deps(), token, 'a brand new password')).toEqual({ userId: cy!.id, email: 'cy@example.com' });
     expect(await currentSessionVersion(database.db, cy!.id)).toBe(before! + 1);
     await expect(createResetLink(deps(), 'nobody@example.com')).rejects.toMatchObject({ code: 'resource_missing' });
+  });
+});
+
+describe('forgot password', () => {
+  it('without SMTP no link is made, known and unknown e-mails alike; requests are limited per address and per e-mail', async () => {
+    const store = await createStore(database.db, { name: 'Forgot' });
+    const invited = await inviteUser(deps(), { storeId: store.id, email: 'gil@example.com', role: 'viewer', accepted: true });
+    await setPasswordWithLink(deps(), invited.token, PASSWORD);
+    const [gil] = await database.db.select().from(users).where(eq(users.email, 'gil@example.com'));
+    const links = () => database.db.select().from(oneTimeLinks).where(eq(oneTimeLinks.userId, gil!.id));
+    const before = await links();
+    const limits = createRateLimits({ perIp: 1000, perKey: 1000, productWritesPerKey: 1000, windowSeconds: 1, resetPerIp: 3, resetPerEmail: 2 }, undefined);
+    const ask = (email: string, ip: string) => requestPasswordReset({ ...deps(), rateLimits: limits, config: loadConfig({}) }, { email, ip });
+    expect(await ask('GIL@example.com', '192.0.2.1')).toBe('no_mail');
+    expect(await ask('nobody@example.com', '192.0.2.1')).toBe('no_mail');
+    expect(await links()).toEqual(before);
+    // The e-mail's two are spent, from whatever address.
+    expect(await ask('gil@example.com', '192.0.2.2')).toBe('no_mail');
+    expect(await ask('gil@example.com', '192.0.2.3')).toBe('rate_limited');
+    // The address's three are spent, for whatever e-mail.
+    expect(await ask('someone@example.com', '192.0.2.1')).toBe('no_mail');
+    expect(await ask('anyone@example.com', '192.0.2.1')).toBe('rate_limited');
   });
 });
 
 describe('sign-in', () => {
   it('the right password signs in; a wrong password and an unknown e-mail fail alike and are audited', async () => {
     const store = await createStore(database.db, { name: 'Sign in' });
-    const invited = await inviteUser(deps(), { storeId: store.id, email: 'di@example.com', role: 'viewer' });
+    const invited = await inviteUser(deps(), { storeId: store.id, email: 'di@example.com', role: 'viewer', accepted: true });
     const limits = rateLimits();
     // No password yet: nothing signs in.
     expect(await signInWithPassword({ db: database.db, rateLimits: limits }, { email: 'di@example.com', password: '', ip: '203.0.113.5' })).toEqual({ ok: false, reason: 'invalid_credentials' });
@@ -147,7 +181,7 @@ describe('sign-in', () => {
   it('failures are limited per e-mail and per address; a right password costs nothing; a spent-out one is refused', async () => {
     const store = await createStore(database.db, { name: 'Limits' });
     for (const email of ['ed@example.com', 'em@example.com']) {
-      const invited = await inviteUser(deps(), { storeId: store.id, email, role: 'viewer' });
+      const invited = await inviteUser(deps(), { storeId: store.id, email, role: 'viewer', accepted: true });
       await setPasswordWithLink(deps(), invited.token, PASSWORD);
     }
     const limits = createRateLimits({ perIp: 1000, perKey: 1000, productWritesPerKey: 1000, windowSeconds: 1, signInPerIp: 3, signInPerEmail: 2 }, undefined);
@@ -170,7 +204,7 @@ describe('sign-in', () => {
     const store = await createStore(database.db, { name: 'Office' });
     const team = ['ada', 'bo', 'cy', 'dee', 'eli'].map((name) => `${name}.office@example.com`);
     for (const email of team) {
-      const invited = await inviteUser(deps(), { storeId: store.id, email, role: 'viewer' });
+      const invited = await inviteUser(deps(), { storeId: store.id, email, role: 'viewer', accepted: true });
       await setPasswordWithLink(deps(), invited.token, PASSWORD);
     }
     for (const [index, counters] of [undefined, { db: database.db }].entries()) {
@@ -192,7 +226,7 @@ describe('sign-in', () => {
 
   it('ending all sessions bumps the session version', async () => {
     const store = await createStore(database.db, { name: 'Sessions' });
-    const invited = await inviteUser(deps(), { storeId: store.id, email: 'fay@example.com', role: 'viewer' });
+    const invited = await inviteUser(deps(), { storeId: store.id, email: 'fay@example.com', role: 'viewer', accepted: true });
     const [fay] = await database.db.select().from(users).where(eq(users.email, 'fay@example.com'));
     expect(await currentSessionVersion(database.db, fay!.id)).toBe(1);
     await setPasswordWithLink(deps(), invited.token, PASSWORD);

@@ -29,8 +29,8 @@ let people = 0;
 async function person(): Promise<TwoFactorActor> {
   const store = await createStore(api.services);
   const email = `person${(people += 1)}-${Date.now()}@example.com`;
-  await inviteUser(deps(), { storeId: store.id, email, role: 'owner' });
-  await setPasswordWithLink(deps(), await createResetLink(deps(), email), PASSWORD);
+  await inviteUser(deps(), { storeId: store.id, email, role: 'owner', accepted: true });
+  await setPasswordWithLink(deps(), (await createResetLink(deps(), email)).token, PASSWORD);
   const [row] = await api.services.db.select({ id: users.id }).from(users).where(eq(users.email, email));
   return { userId: row!.id, email, ip: `198.51.100.${people}`, path: '/dashboard/settings', scope: { storeId: store.id, livemode: true } };
 }

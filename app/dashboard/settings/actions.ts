@@ -1,7 +1,6 @@
 import { MEMBER_ROLES, type MemberRole } from '@/db/schema';
-import { renameStoreAs } from '@/server/dashboard/settings';
-import { mailLinkInBackground } from '@/server/users/link-mail';
-import { acceptLinkUrl, changePassword, signOutEverywhere, type PersonActing } from '@/server/users/service';
+import { renameStoreAs, type InvitationShown } from '@/server/dashboard/settings';
+import { changePassword, signOutEverywhere, type PersonActing } from '@/server/users/service';
 import { changeMemberRole, inviteMember, removeMember, TeamRefusal } from '@/server/users/team';
 import { dashboardBase, SIGN_IN_PATH } from '../access';
 import { withError, type ActionInput, type DashboardActionDefinition } from '../act/dispatch';
@@ -35,7 +34,10 @@ export const renameStore: DashboardActionDefinition = {
   },
 };
 
-/** Invites a person; their link is shown once, on the next view of the settings page. */
+/**
+ * Invites a person. The settings page then says, once, how the invitation reaches them; a link
+ * never reaches the inviter (it goes to the person's e-mail only).
+ */
 export const inviteTeamMember: DashboardActionDefinition = {
   right: 'settings',
   changes: 'store',
@@ -46,9 +48,8 @@ export const inviteTeamMember: DashboardActionDefinition = {
     return teamChange(
       input,
       async () => {
-        const { user, storeName, token } = await inviteMember(services, personActing(input), { email: input.form.text('email'), role });
-        const shown = { storeId: input.scope.storeId, email: user.email, role: user.role, url: acceptLinkUrl(services.config.publicBaseUrl, token) };
-        mailLinkInBackground(services.config, { purpose: 'invite', to: user.email, url: shown.url, storeName, role: user.role });
+        const invitation = await inviteMember(services, personActing(input), { email: input.form.text('email'), role });
+        const shown: InvitationShown = { storeId: input.scope.storeId, ...invitation };
         await revealOnNextView(services, settingsPath(input), 'invitation', input.userId, JSON.stringify(shown));
       },
       'invited',

@@ -19,7 +19,8 @@ const ERRORS: Record<string, string> = {
   name_invalid: `Give the store a name of 1 to ${MAX_STORE_NAME_LENGTH} characters.`,
   role_invalid: 'Choose a role from the list.',
   email_invalid: 'Give a valid e-mail address.',
-  already_member: 'That person is already a member of this store.',
+  already_member: 'That person is already a member of this store, or invited to it.',
+  rate_limited: 'Too many invitations for now: wait an hour and try again.',
   not_member: 'That person is not a member of this store (any more).',
   not_allowed: 'Only owners and admins change the team.',
   owner_only: 'Only an owner may invite, change or remove an owner, or make someone owner.',
@@ -32,7 +33,7 @@ const DONE: Record<string, string> = {
   renamed: 'The store is renamed.',
   invited: 'The invitation is made.',
   role_changed: 'The role is changed.',
-  removed: 'The member is removed and their sessions have ended.',
+  removed: 'The member is removed: their access to this store has ended.',
   password_changed: 'Your password is changed and your other sessions have ended.',
 };
 
@@ -107,6 +108,45 @@ function MemberRow({ member, actor, mode }: { member: TeamMember; actor: { userI
   );
 }
 
+/** How the new invitation reaches its person; a link that sets a password is never shown here. */
+function InvitationNotice({ invitation: { email, role, delivery } }: { invitation: InvitationShown }) {
+  const who = (
+    <>
+      <strong>{email}</strong> ({role})
+    </>
+  );
+  const joins = 'They join the store once they accept it, signed in as themselves.';
+  return (
+    <div className="settings-link" role="status" data-delivery={delivery}>
+      {delivery === 'link_mailed' && (
+        <p>
+          An invitation is e-mailed to {who}, with a link to set their password. {joins} If the link expires (after 24 hours), they can use “Forgot password?” on the sign-in page.
+        </p>
+      )}
+      {delivery === 'link_not_sent' && (
+        <>
+          <p>
+            {who} is invited, but this service sends no e-mail (SMTP_URL is not set), so the link that sets their password has not reached them, and it is never shown here. The operator must hand
+            them a link:
+          </p>
+          <p className="dash-mono settings-command">npm run admin -- user:reset --email {email}</p>
+          <p>{joins}</p>
+        </>
+      )}
+      {delivery === 'notice_mailed' && (
+        <p>
+          {who} already has an account and is told by e-mail. {joins}
+        </p>
+      )}
+      {delivery === 'awaiting_sign_in' && (
+        <p>
+          {who} already has an account: the invitation waits for them when they next sign in. {joins}
+        </p>
+      )}
+    </div>
+  );
+}
+
 function TeamSection({ team, actor, mode, invitation }: { team: TeamMember[]; actor: { userId: string; role: MemberRole }; mode: DashboardMode; invitation: InvitationShown | undefined }) {
   return (
     <section className="dash-card" aria-labelledby="settings-team">
@@ -130,14 +170,7 @@ function TeamSection({ team, actor, mode, invitation }: { team: TeamMember[]; ac
           </tbody>
         </table>
       </div>
-      {invitation && (
-        <div className="settings-link" role="status">
-          <p>
-            Invitation link for <strong>{invitation.email}</strong> ({invitation.role}). It is shown this once: copy it now and send it to them. It works once, for 24 hours.
-          </p>
-          <p className="dash-mono settings-url">{invitation.url}</p>
-        </div>
-      )}
+      {invitation && <InvitationNotice invitation={invitation} />}
       {can(actor.role, 'settings') && (
         <ActionForm action="team-invite" mode={mode} className="dash-form settings-form" label="Invite a member">
           <h3>Invite a member</h3>

@@ -1,4 +1,5 @@
 import { redirect } from 'next/navigation';
+import { FORGOT_PASSWORD_PATH } from '../access';
 import { signInAction, verifyCodeAction } from '../actions';
 import { auth } from '../auth';
 import { SignedOutCard } from '../card';
@@ -43,6 +44,11 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
           <input id="password" name="password" type="password" autoComplete="current-password" required maxLength={256} />
           <button type="submit">Sign in</button>
         </form>
+      )}
+      {!askCode && (
+        <p className="dash-auth-aside">
+          <a href={FORGOT_PASSWORD_PATH}>Forgot password?</a>
+        </p>
       )}
     </SignedOutCard>
   );

@@ -1,6 +1,7 @@
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
 import { describeLink, MIN_PASSWORD_LENGTH } from '@/server/users/service';
+import { INVITATIONS_PATH } from '../../access';
 import { setPasswordAction } from '../../actions';
 import { SignedOutCard } from '../../card';
 import { passwordMessage } from '../../password-messages';
@@ -13,6 +14,16 @@ export default async function AcceptPage({ params, searchParams }: { params: Pro
   const { error } = await searchParams;
   const link = await describeLink(await getAppServices(), token);
   if (link.kind === 'invalid') notFound();
+  if (link.kind === 'invited') {
+    return (
+      <SignedOutCard title={`You are invited to ${link.storeName}`}>
+        <p>{link.email} already has a password: sign in with it, then accept or decline the invitation.</p>
+        <p>
+          <a href={INVITATIONS_PATH}>Sign in to answer</a>
+        </p>
+      </SignedOutCard>
+    );
+  }
   if (link.kind === 'joined') {
     return (
       <SignedOutCard title={`You have joined ${link.storeName}`}>
