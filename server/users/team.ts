@@ -15,7 +15,7 @@ import type { Config } from '../config';
 import type { RateLimits } from '../rate-limit/service';
 import { mailLinkInBackground } from './link-mail';
 import { can } from './roles';
-import { acceptLinkUrl, invitationsUrl, inviteUser, normalizeEmail, personAuditEntry, type PersonActing, type UserDeps } from './service';
+import { acceptLinkUrl, endAllSessions, invitationsUrl, inviteUser, normalizeEmail, personAuditEntry, type PersonActing, type UserDeps } from './service';
 
 export type TeamRefusalCode = 'not_allowed' | 'owner_only' | 'last_owner' | 'own_role' | 'not_member' | 'already_member' | 'email_invalid' | 'rate_limited';
 
@@ -152,7 +152,8 @@ export function changeMemberRole(db: Executor, actor: PersonActing, input: { use
 
 /**
  * Removes a member (or withdraws an invitation). Their access to this store ends with their next
- * request, which reads their memberships again; their sessions go on for their other stores. Only
+ * request, which reads their memberships again; their sessions go on for their other stores, and
+ * end when no store is left. Only
  * an owner removes an owner, and never the last one.
  */
 export function removeMember(db: Executor, actor: PersonActing, input: { userId: string }): Promise<void> {
@@ -162,6 +163,9 @@ export function removeMember(db: Executor, actor: PersonActing, input: { userId:
     if (member.role === 'owner' && actorRole !== 'owner') throw ownerOnly();
     if (member.role === 'owner' && member.accepted && owners.length <= 1) throw lastOwner();
     await tx.delete(memberships).where(and(eq(memberships.storeId, actor.storeId), eq(memberships.userId, input.userId)));
+    // Someone left with no store at all has nothing a session could still open: it ends.
+    const [other] = await tx.select({ storeId: memberships.storeId }).from(memberships).where(and(eq(memberships.userId, input.userId), isNotNull(memberships.acceptedAt))).limit(1);
+    if (member.accepted && !other) await endAllSessions(tx, input.userId);
     await recordAudit(tx, personAuditEntry(actor, 'team.remove', { email: member.email, role: member.role }));
   });
 }

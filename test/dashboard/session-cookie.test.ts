@@ -48,8 +48,8 @@ async function signInUnder(publicBaseUrl: string): Promise<SetCookie[]> {
   const services = await getAppServices();
   const store = await createStore(services.db, { name: 'Cookies' });
   const email = 'cookie@example.com';
-  await inviteUser(services, { storeId: store.id, email, role: 'viewer' });
-  await setPasswordWithLink(services, await createResetLink(services, email), 'cookie password 2026');
+  await inviteUser(services, { storeId: store.id, email, role: 'viewer', accepted: true });
+  await setPasswordWithLink(services, (await createResetLink(services, email)).token, 'cookie password 2026');
   const checked = await signInWithPassword(services, { email, password: 'cookie password 2026', ip: '203.0.113.9' });
   if (!checked.ok) throw new Error(checked.reason);
   // Behind a proxy that ends TLS and forwards no X-Forwarded-Proto, Next fills in the scheme of

@@ -193,14 +193,22 @@ describe('team', () => {
     expect(roles).toEqual(['admin', 'owner']);
   });
 
-  it('7 removal ends the removed person’s access to the store (their sessions go on elsewhere); an admin may not remove an owner; the last owner stays', async () => {
+  it('7 removal ends the removed person’s access to the store (their sessions go on elsewhere, and end when no store is left); an admin may not remove an owner; the last owner stays', async () => {
     const { store, people } = await teamOf(['owner', 'admin', 'support']);
     const [owner, admin, support] = people as [PersonActing, PersonActing, PersonActing];
+    const elsewhere = await createStore(database.db, { name: `Elsewhere ${randomBase62(4)}` });
+    await database.db.insert(memberships).values({ userId: support.userId, storeId: elsewhere.id, role: 'viewer', createdAt: new Date(), acceptedAt: new Date() });
     const before = await currentSessionVersion(database.db, support.userId);
     await removeMember(database.db, admin, { userId: support.userId });
     expect(await roleOf(store.id, support.userId)).toBeUndefined();
-    expect((await dashboardPerson(database.db, support.userId))!.memberships).toEqual([]);
+    expect((await dashboardPerson(database.db, support.userId))!.memberships.map((membership) => membership.storeId)).toEqual([elsewhere.id]);
     expect(await currentSessionVersion(database.db, support.userId)).toBe(before);
+    // Removed from the last store they had: their sessions end.
+    const [elsewhereOwner] = (await teamOf(['owner'])).people;
+    await database.db.insert(memberships).values({ userId: elsewhereOwner!.userId, storeId: elsewhere.id, role: 'owner', createdAt: new Date(), acceptedAt: new Date() });
+    await removeMember(database.db, { ...elsewhereOwner!, storeId: elsewhere.id }, { userId: support.userId });
+    expect((await dashboardPerson(database.db, support.userId))!.memberships).toEqual([]);
+    expect(await currentSessionVersion(database.db, support.userId)).toBe(before! + 1);
     expect((await auditOf(store.id))[0]).toMatchObject({ action: 'team.remove', keyHint: `user:${admin.email}`, livemode: null, details: { email: support.email, role: 'support' } });
 
     const ownerVersion = await currentSessionVersion(database.db, owner.userId);
