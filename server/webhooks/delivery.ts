@@ -15,8 +15,8 @@
 import { and, asc, eq, exists, inArray, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Database, Transaction } from '@/db/client';
-import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEvents } from '@/db/schema';
-import { epochSeconds, type Clock } from '../clock';
+import { stores, webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEvents } from '@/db/schema';
+import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { HostResolver } from './destinations';
 import { signingSecrets, signPayload, type EndpointSecretState } from './secrets';
@@ -50,6 +50,8 @@ interface ClaimedDelivery {
   endpoint: EndpointSecretState;
   url: string;
   livemode: boolean;
+  /** The store's test clock: a rolled secret's overlap ends on it in test mode. */
+  testClockOffsetSeconds: number;
   eventId: string;
   payload: Record<string, unknown>;
 }
@@ -110,12 +112,14 @@ async function claimDueDeliveries(deps: DeliveryDeps, limit: number): Promise<Cl
         },
         url: webhookEndpoints.url,
         livemode: webhookEndpoints.livemode,
+        testClockOffsetSeconds: stores.testClockOffsetSeconds,
         eventId: webhookEvents.id,
         payload: webhookEvents.payload,
       })
       .from(webhookDeliveries)
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
       .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+      .innerJoin(stores, eq(stores.id, webhookDeliveries.storeId))
       .where(inArray(webhookDeliveries.id, [...attemptOf.keys()]));
     return rows.map((row) => ({ ...row, attempt: attemptOf.get(row.id)! }));
   });
@@ -166,9 +170,10 @@ export function webhookHeaders(secrets: string | readonly string[], eventId: str
 
 async function attemptDelivery(deps: DeliveryDeps, delivery: ClaimedDelivery): Promise<void> {
   const attemptedAt = deps.clock.now();
+  const storeNow = storeClock({ now: () => attemptedAt }, delivery).now();
   // The stored envelope, serialised once: these are exactly the bytes signed and sent.
   const body = JSON.stringify(delivery.payload);
-  const headers = webhookHeaders(signingSecrets(deps.config, delivery.endpoint, attemptedAt), delivery.eventId, epochSeconds(attemptedAt), body);
+  const headers = webhookHeaders(signingSecrets(deps.config, delivery.endpoint, storeNow), delivery.eventId, epochSeconds(attemptedAt), body);
   const response = await sendWebhook(
     { url: delivery.url, livemode: delivery.livemode, headers, body, timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS },
     deps.resolveHost,

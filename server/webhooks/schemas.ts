@@ -97,7 +97,7 @@ const endpointFields = {
     .int()
     .nullable()
     .describe(
-      'After a secret roll: until when (epoch seconds, wall clock) deliveries are also signed with the secret it replaced; null when the roll ended it at once, or before any roll.',
+      'After a secret roll: until when (epoch seconds, on the store’s clock: its test clock in test mode) deliveries are also signed with the secret it replaced; null when the roll ended it at once, or before any roll.',
     ),
   created: z.number().int(),
 };

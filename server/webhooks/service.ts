@@ -166,21 +166,21 @@ export async function updateEndpoint(
 
 /**
  * POST /webhook_endpoints/{id}/roll_secret: the next generation's secret signs from now on;
- * the one it replaces also signs until `expiresIn` seconds of wall time from now (a real
- * receiver swaps secrets in real time), and any older one no longer does.
+ * the one it replaces also signs until `expiresIn` seconds from now on the store's clock (its
+ * test clock in test mode, like every test-mode time), and any older one no longer does.
  */
 export async function rollEndpointSecret(
   deps: Pick<EndpointDeps, 'db' | 'config'>,
   subject: Scope,
   id: string,
   expiresIn: number,
-  wallNow: Date,
+  storeNow: Date,
 ): Promise<CreatedWebhookEndpoint> {
   const [row] = await deps.db
     .update(webhookEndpoints)
     .set({
       secretGeneration: sql`${webhookEndpoints.secretGeneration} + 1`,
-      previousSecretExpiresAt: expiresIn > 0 ? new Date(wallNow.getTime() + expiresIn * 1000) : null,
+      previousSecretExpiresAt: expiresIn > 0 ? new Date(storeNow.getTime() + expiresIn * 1000) : null,
     })
     .where(activeEndpoint(subject, id))
     .returning();

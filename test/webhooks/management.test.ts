@@ -129,6 +129,22 @@ describe('rolling the secret', () => {
     expect(verifies(endpoint.secret, webhook!)).toBe(false);
   });
 
+  it('in test mode the overlap ends on the store’s clock: advance_clock past it signs with the new secret only', async () => {
+    await advanceClock(86400);
+    const rolled = await roll({ expires_in: 3600 });
+    expect(rolled.body.previous_secret_expires_at).toBe(epochSeconds(wall().now()) + 86400 + 3600);
+    await write();
+    await deliver();
+    expect(signatures(receiver.received[0]!)).toHaveLength(2);
+    await advanceClock(3600);
+    await write();
+    await deliver();
+    const after = receiver.received[1]!;
+    expect(signatures(after)).toHaveLength(1);
+    expect(verifies(rolled.body.secret, after)).toBe(true);
+    expect(verifies(endpoint.secret, after)).toBe(false);
+  });
+
   it('expires_in 0 ends the old secret at once', async () => {
     const rolled = await roll({ expires_in: 0 });
     await write();
