@@ -334,10 +334,18 @@ describe('POST /api/v1/events/{id}/resend', () => {
     expectError(await resend(other.id, { endpoint_id: endpoint.id }, { headers }), 409, 'idempotency_key_reused');
     expect((await log(`?event_id=${other.id}`)).data).toHaveLength(1);
 
+    // Sent and answered since: a replay still answers the original answer, the log tells what became of it.
     await deliver();
+    wall().advance(60);
     const delivered = await resend(event.id, { endpoint_id: endpoint.id }, { headers });
     expect(delivered.status).toBe(200);
-    expect(delivered.body).toMatchObject({ id: first.body.id, status: 'succeeded', attempts: 1 });
+    expect(delivered.body).toEqual(first.body);
+    expect(first.body).toMatchObject({ status: 'pending', attempts: 0, attempt_log: [] });
+    expect((await log(`?event_id=${event.id}`)).data.find((delivery: { id: string }) => delivery.id === first.body.id)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+      last_response_status: 200,
+    });
 
     await patch({ disabled: true });
     const retryHeaders = { 'idempotency-key': 'resend-after-enable' };
