@@ -28,7 +28,7 @@ export async function createEndpointAs(services: Services, scope: Scope, actor: 
 export async function updateEndpointAs(services: Services, scope: Scope, actor: DashboardActor, id: string, input: UpdateEndpointInput): Promise<WebhookEndpoint> {
   const endpoint = await auditedChange(services, scope, actor, {
     action: 'webhook_endpoint.update',
-    change: (db) => updateEndpoint({ db }, scope, id, input),
+    change: (db) => updateEndpoint({ db, config: services.config }, scope, id, input),
     details: () => ({ webhook_endpoint: id, ...input }),
   });
   // The service wakes delivery before our transaction commits: once more now the backlog is visible.

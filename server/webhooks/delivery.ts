@@ -37,7 +37,7 @@ export interface DeliveryDeps {
   db: Database;
   /** Wall clock: deliveries are scheduled in real time; a test clock's advance brings test-mode ones forward (advanceTestDeliveries). */
   clock: Clock;
-  config: Pick<Config, 'authSecret'>;
+  config: Pick<Config, 'authSecret' | 'webhooksAllowPrivate'>;
   timeoutMs?: number;
   /** How long a claim holds a delivery (BACKGROUND_LEASE_MS); by default the request timeout and LEASE_MARGIN_MS. */
   leaseMs?: number;
@@ -175,7 +175,14 @@ async function attemptDelivery(deps: DeliveryDeps, delivery: ClaimedDelivery): P
   const body = JSON.stringify(delivery.payload);
   const headers = webhookHeaders(signingSecrets(deps.config, delivery.endpoint, storeNow), delivery.eventId, epochSeconds(attemptedAt), body);
   const response = await sendWebhook(
-    { url: delivery.url, livemode: delivery.livemode, headers, body, timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS },
+    {
+      url: delivery.url,
+      livemode: delivery.livemode,
+      allowPrivate: deps.config.webhooksAllowPrivate,
+      headers,
+      body,
+      timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+    },
     deps.resolveHost,
   );
   await recordOutcome(deps, delivery, attemptedAt, response);

@@ -36,7 +36,7 @@ export interface EndpointDeps {
   db: Database;
   /** The store's clock: an endpoint's `created`. */
   clock: Clock;
-  config: Pick<Config, 'authSecret' | 'maxWebhookEndpointsPerStore'>;
+  config: Pick<Config, 'authSecret' | 'maxWebhookEndpointsPerStore' | 'webhooksAllowPrivate'>;
   resolveHost?: HostResolver;
 }
 
@@ -53,8 +53,8 @@ function endpointView(row: EndpointRow): WebhookEndpoint {
   };
 }
 
-async function checkEndpointUrl(url: string, subject: Scope, resolveHost: HostResolver | undefined): Promise<void> {
-  const problem = await endpointUrlProblem(url, subject.livemode, resolveHost);
+async function checkEndpointUrl(deps: Pick<EndpointDeps, 'config' | 'resolveHost'>, url: string, subject: Scope): Promise<void> {
+  const problem = await endpointUrlProblem(url, { livemode: subject.livemode, allowPrivate: deps.config.webhooksAllowPrivate }, deps.resolveHost);
   if (problem) throw new ApiError('parameter_invalid', `Invalid url: ${problem}.`, { param: 'url' });
 }
 
@@ -85,7 +85,7 @@ export async function createEndpoint(
   input: CreateEndpointInput,
   idempotency: IdempotentRequest | undefined,
 ): Promise<CreatedWebhookEndpoint> {
-  await checkEndpointUrl(input.url, subject, deps.resolveHost);
+  await checkEndpointUrl(deps, input.url, subject);
   const now = deps.clock.now();
   const id = newId('we', subject.livemode);
   const { result } = await createIdempotently({
@@ -147,12 +147,12 @@ export async function getEndpoint(db: Database, subject: Scope, id: string): Pro
  * Disabled, its deliveries wait pending; enabled again, the worker is woken for its backlog.
  */
 export async function updateEndpoint(
-  deps: Pick<EndpointDeps, 'db' | 'resolveHost'>,
+  deps: Pick<EndpointDeps, 'db' | 'config' | 'resolveHost'>,
   subject: Scope,
   id: string,
   input: UpdateEndpointInput,
 ): Promise<WebhookEndpoint> {
-  if (input.url !== undefined) await checkEndpointUrl(input.url, subject, deps.resolveHost);
+  if (input.url !== undefined) await checkEndpointUrl(deps, input.url, subject);
   const changes: Partial<typeof webhookEndpoints.$inferInsert> = {};
   if (input.url !== undefined) changes.url = input.url;
   if (input.events !== undefined) changes.events = distinctTypes(input.events);

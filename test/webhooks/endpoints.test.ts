@@ -51,10 +51,32 @@ describe('POST /api/v1/webhook_endpoints', () => {
     }
   });
 
-  it('SSRF: test mode still refuses link-local addresses, where cloud metadata lives', async () => {
-    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[fe80::1]/h', 'http://[::ffff:169.254.169.254]/h']) {
+  it('SSRF: every cloud metadata address is refused in both modes, even where private addresses are allowed', async () => {
+    expect(api.services.config.webhooksAllowPrivate).toBe(true);
+    const metadata = [
+      'http://169.254.169.254/latest/meta-data',
+      'http://169.254.170.2/v2/credentials',
+      'http://[fd00:ec2::254]/latest/meta-data',
+      'http://[fd00:ec2:0:0::254]/latest/meta-data',
+      'http://100.100.100.200/latest/meta-data',
+      'http://metadata.google.internal/computeMetadata/v1/',
+      'http://METADATA.google.internal./computeMetadata/v1/',
+      'http://metadata/computeMetadata/v1/',
+      'http://[fe80::1]/h',
+      'http://[::ffff:169.254.169.254]/h',
+      'http://[::ffff:169.254.170.2]/h',
+      'http://[::ffff:100.100.100.200]/h',
+      'http://[::ffff:a9fe:a9fe]/h',
+      'http://[64:ff9b::a9fe:a9fe]/h',
+    ];
+    for (const url of metadata) {
       expectError(await post({ url }), 400, 'parameter_invalid', 'url');
+      expectError(await post({ url: url.replace('http:', 'https:') }, store.keys.sk_live), 400, 'parameter_invalid', 'url');
     }
+    const named = await post({ url: 'http://metadata.google.internal/computeMetadata/v1/' });
+    expect(named.body.error.message).toBe('Invalid url: must point at a public address: metadata.google.internal is a cloud metadata service.');
+    const endpoint = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/meta-patch' });
+    for (const url of metadata) expectError(await api.request('PATCH', `${ENDPOINTS}/${endpoint.id}`, { key: store.key, body: { url } }), 400, 'parameter_invalid', 'url');
   });
 
   it('live mode accepts https to a public address; the id and livemode say live', async () => {
@@ -70,7 +92,8 @@ describe('POST /api/v1/webhook_endpoints', () => {
   it('SSRF: live mode refuses a host that resolves to loopback (localhost)', async () => {
     const response = await post({ url: 'https://localhost/hooks' }, store.keys.sk_live);
     expectError(response, 400, 'parameter_invalid', 'url');
-    expect(response.body.error.message).toContain('127.0.0.1');
+    // Names the host, not what it resolves to: the answer must not map the operator's network.
+    expect(response.body.error.message).toBe('Invalid url: must point at a public address: localhost resolves to an address that is not public.');
   });
 
   it('SSRF: live mode refuses loopback, private, link-local, CGNAT, ULA, unspecified, multicast and IPv4-mapped literals', async () => {
