@@ -12,7 +12,7 @@
  * replays a past event: it neither waits for nor holds back the object's other deliveries.
  * A disabled endpoint's deliveries are not claimed: they wait, pending, until it is enabled.
  */
-import { and, asc, eq, exists, inArray, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, inArray, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Database, Transaction } from '@/db/client';
 import { stores, webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEvents } from '@/db/schema';
@@ -32,6 +32,13 @@ export const DELIVERY_TIMEOUT_MS = 15_000;
 const LEASE_MARGIN_MS = 45_000;
 /** Attempts one pass runs at once. */
 const MAX_IN_FLIGHT = 32;
+/**
+ * Attempts one pass runs at once for one store in one environment: a store whose receivers hang
+ * holds at most this share of the process's slots, and the others keep theirs.
+ */
+export const MAX_IN_FLIGHT_PER_SCOPE = 8;
+/** How often a pass with attempts in flight looks for newly due deliveries, by default. */
+const CLAIM_INTERVAL_MS = 1000;
 
 export interface DeliveryDeps {
   db: Database;
@@ -42,10 +49,13 @@ export interface DeliveryDeps {
   /** How long a claim holds a delivery (BACKGROUND_LEASE_MS); by default the request timeout and LEASE_MARGIN_MS. */
   leaseMs?: number;
   resolveHost?: HostResolver;
+  /** While attempts are in flight, how often the pass claims what fell due meanwhile (WEBHOOK_DELIVERY_INTERVAL_MS). */
+  claimIntervalMs?: number;
 }
 
 interface ClaimedDelivery {
   id: string;
+  storeId: string;
   attempt: number;
   endpoint: EndpointSecretState;
   url: string;
@@ -58,13 +68,31 @@ interface ClaimedDelivery {
 
 const earlier = alias(webhookDeliveries, 'earlier_delivery');
 
-/** Leases up to `limit` due deliveries: at most the oldest pending one per object and endpoint. */
-async function claimDueDeliveries(deps: DeliveryDeps, limit: number): Promise<ClaimedDelivery[]> {
+/** A store in one environment: the unit that gets a fair share of a pass's attempts. */
+const scopeKey = (delivery: { storeId: string; livemode: boolean }) => `${delivery.storeId}:${delivery.livemode}`;
+
+/**
+ * Leases up to `limit` due deliveries: at most the oldest pending one per object and endpoint,
+ * and per store and environment no more than its share beside the attempts `busy` already runs
+ * for it. The stores take turns (each one's oldest due delivery first, then each one's second, …),
+ * live before test within a turn, so a store with a large backlog cannot fill a claim. Every
+ * process claims this way, and a leased delivery is no longer due for the others.
+ */
+async function claimDueDeliveries(deps: DeliveryDeps, limit: number, busy: ReadonlyMap<string, number>): Promise<ClaimedDelivery[]> {
   const now = deps.clock.now();
   const leaseUntil = new Date(now.getTime() + (deps.leaseMs ?? (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + LEASE_MARGIN_MS));
+  const busyByScope = JSON.stringify(Object.fromEntries(busy));
   return deps.db.transaction(async (tx) => {
-    const due = await tx
-      .select({ id: webhookDeliveries.id })
+    const candidates = tx
+      .select({
+        id: webhookDeliveries.id,
+        livemode: webhookDeliveries.livemode,
+        nextAttemptAt: webhookDeliveries.nextAttemptAt,
+        sequence: webhookDeliveries.sequence,
+        // The turn of this delivery's store: its place among the store's due deliveries, after the attempts already running for it.
+        turn: sql<number>`row_number() over (partition by ${webhookDeliveries.storeId}, ${webhookDeliveries.livemode} order by ${webhookDeliveries.nextAttemptAt}, ${webhookDeliveries.sequence})
+          + coalesce((${busyByScope}::jsonb ->> (${webhookDeliveries.storeId} || ':' || ${webhookDeliveries.livemode}::text))::int, 0)`.as('turn'),
+      })
       .from(webhookDeliveries)
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
       .where(
@@ -92,9 +120,23 @@ async function claimDueDeliveries(deps: DeliveryDeps, limit: number): Promise<Cl
           ),
         ),
       )
-      .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.sequence))
-      .limit(limit)
-      .for('update', { of: webhookDeliveries, skipLocked: true });
+      .as('candidates');
+    // Twice the claim, so rows another process holds locked leave room for the next ones in turn.
+    const picked = await tx
+      .select({ id: candidates.id })
+      .from(candidates)
+      .where(lte(candidates.turn, MAX_IN_FLIGHT_PER_SCOPE))
+      .orderBy(asc(candidates.turn), desc(candidates.livemode), asc(candidates.nextAttemptAt), asc(candidates.sequence))
+      .limit(limit * 2);
+    if (picked.length === 0) return [];
+    // Still due once locked: another process may have leased a row since it was picked.
+    const locked = await tx
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(and(inArray(webhookDeliveries.id, picked.map((row) => row.id)), eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, now)))
+      .for('update', { skipLocked: true });
+    const lockedIds = new Set(locked.map((row) => row.id));
+    const due = picked.filter((row) => lockedIds.has(row.id)).slice(0, limit);
     if (due.length === 0) return [];
     const leased = await tx
       .update(webhookDeliveries)
@@ -105,6 +147,7 @@ async function claimDueDeliveries(deps: DeliveryDeps, limit: number): Promise<Cl
     const rows = await tx
       .select({
         id: webhookDeliveries.id,
+        storeId: webhookDeliveries.storeId,
         endpoint: {
           id: webhookEndpoints.id,
           secretGeneration: webhookEndpoints.secretGeneration,
@@ -221,14 +264,18 @@ async function recordOutcome(deps: DeliveryDeps, delivery: ClaimedDelivery, atte
 }
 
 /**
- * One pass: keeps up to MAX_IN_FLIGHT attempts running, claiming more as they finish, until
- * nothing is due and nothing is running. A slow receiver holds one slot, not the others; the
+ * One pass: keeps up to MAX_IN_FLIGHT attempts running (MAX_IN_FLIGHT_PER_SCOPE of one store in
+ * one environment), claiming more as they finish and, while they run, every claim interval, until
+ * nothing is due and nothing is running. A slow or silent receiver holds its own slots, not the
+ * others: another store's delivery that falls due meanwhile is claimed within the interval. The
  * next event of an object is claimed as soon as the one before it is delivered. Two attempts of
- * one object never run together: an attempt in flight stays pending, which keeps its
- * successor out of every claim.
+ * one object never run together: an attempt in flight stays pending, which keeps its successor
+ * out of every claim.
  */
 export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
   const inFlight = new Set<Promise<void>>();
+  /** Attempts running per store and environment. */
+  const busy = new Map<string, number>();
   let handled = 0;
   let failure: { error: unknown } | undefined;
   // Attempts finished so far: one that finishes while a claim runs may unblock the next event of
@@ -239,13 +286,15 @@ export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
     const finishedBeforeClaim = finished;
     if (!failure && inFlight.size < MAX_IN_FLIGHT) {
       try {
-        claimed = await claimDueDeliveries(deps, MAX_IN_FLIGHT - inFlight.size);
+        claimed = await claimDueDeliveries(deps, MAX_IN_FLIGHT - inFlight.size, busy);
       } catch (error) {
         // The attempts in flight still finish (and record) before the pass reports the failure.
         failure = { error };
       }
     }
     for (const delivery of claimed) {
+      const scope = scopeKey(delivery);
+      busy.set(scope, (busy.get(scope) ?? 0) + 1);
       const attempt: Promise<void> = attemptDelivery(deps, delivery)
         .catch((error: unknown) => {
           // Recording failed (the database): the lease runs out and another pass retries it.
@@ -253,6 +302,9 @@ export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
         })
         .finally(() => {
           inFlight.delete(attempt);
+          const left = busy.get(scope)! - 1;
+          if (left === 0) busy.delete(scope);
+          else busy.set(scope, left);
           finished += 1;
         });
       inFlight.add(attempt);
@@ -266,8 +318,19 @@ export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
     // Claims again at once when this claim found work (there may be more) or an attempt finished
     // while it ran; waiting then could mean waiting on a slow receiver while the next event of the
     // finished attempt's object sits due.
-    if ((claimed.length === 0 && !finishedDuringClaim) || inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
+    if (inFlight.size >= MAX_IN_FLIGHT || failure) await Promise.race(inFlight);
+    else if (claimed.length === 0 && !finishedDuringClaim) await untilFinishedOr(inFlight, deps.claimIntervalMs ?? CLAIM_INTERVAL_MS);
   }
   if (failure) throw failure.error;
   return handled;
+}
+
+/** Resolves when an attempt finishes or `ms` have passed. */
+async function untilFinishedOr(inFlight: Set<Promise<void>>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([...inFlight, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
