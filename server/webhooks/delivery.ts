@@ -31,12 +31,17 @@ export const DELIVERY_TIMEOUT_MS = 15_000;
 /** How long past the timeout a claimed delivery stays leased before another worker may retry it. */
 const LEASE_MARGIN_MS = 45_000;
 /** Attempts one pass runs at once. */
-const MAX_IN_FLIGHT = 32;
+const MAX_IN_FLIGHT = 64;
+/** Attempts one store in one environment may always run at once in a pass: its fair share. */
+export const SCOPE_SHARE = 8;
 /**
- * Attempts one pass runs at once for one store in one environment: a store whose receivers hang
- * holds at most this share of the process's slots, and the others keep theirs.
+ * Slots a store beyond its share leaves free for the others' shares: a store whose receivers
+ * hang holds at most MAX_IN_FLIGHT - SHARED_HEADROOM, and another store's delivery still finds a
+ * slot at once. Past its share a store takes a slot only below that line, so as the hanging
+ * attempts time out it is brought back towards its share while others need theirs.
  */
-export const MAX_IN_FLIGHT_PER_SCOPE = 8;
+export const SHARED_HEADROOM = 32;
+export const MAX_IN_FLIGHT_BEYOND_SHARES = MAX_IN_FLIGHT - SHARED_HEADROOM;
 /** How often a pass with attempts in flight looks for newly due deliveries, by default. */
 const CLAIM_INTERVAL_MS = 1000;
 
@@ -72,13 +77,14 @@ const earlier = alias(webhookDeliveries, 'earlier_delivery');
 const scopeKey = (delivery: { storeId: string; livemode: boolean }) => `${delivery.storeId}:${delivery.livemode}`;
 
 /**
- * Leases up to `limit` due deliveries: at most the oldest pending one per object and endpoint,
- * and per store and environment no more than its share beside the attempts `busy` already runs
- * for it. The stores take turns (each one's oldest due delivery first, then each one's second, …),
- * live before test within a turn, so a store with a large backlog cannot fill a claim. Every
+ * Leases due deliveries for a pass that runs `running` attempts, `busy` of them per store and
+ * environment: at most the oldest pending one per object and endpoint. The stores take turns
+ * (each one's oldest due delivery first, then each one's second, …), live before test within a
+ * turn, so a store with a large backlog cannot fill a claim; each gets up to its share
+ * (SCOPE_SHARE) while the pass has room, and more only below MAX_IN_FLIGHT_BEYOND_SHARES. Every
  * process claims this way, and a leased delivery is no longer due for the others.
  */
-async function claimDueDeliveries(deps: DeliveryDeps, limit: number, busy: ReadonlyMap<string, number>): Promise<ClaimedDelivery[]> {
+async function claimDueDeliveries(deps: DeliveryDeps, running: number, busy: ReadonlyMap<string, number>): Promise<ClaimedDelivery[]> {
   const now = deps.clock.now();
   const leaseUntil = new Date(now.getTime() + (deps.leaseMs ?? (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + LEASE_MARGIN_MS));
   const busyByScope = JSON.stringify(Object.fromEntries(busy));
@@ -121,11 +127,11 @@ async function claimDueDeliveries(deps: DeliveryDeps, limit: number, busy: Reado
         ),
       )
       .as('candidates');
+    const limit = MAX_IN_FLIGHT - running;
     // Twice the claim, so rows another process holds locked leave room for the next ones in turn.
     const picked = await tx
-      .select({ id: candidates.id })
+      .select({ id: candidates.id, turn: candidates.turn })
       .from(candidates)
-      .where(lte(candidates.turn, MAX_IN_FLIGHT_PER_SCOPE))
       .orderBy(asc(candidates.turn), desc(candidates.livemode), asc(candidates.nextAttemptAt), asc(candidates.sequence))
       .limit(limit * 2);
     if (picked.length === 0) return [];
@@ -136,7 +142,13 @@ async function claimDueDeliveries(deps: DeliveryDeps, limit: number, busy: Reado
       .where(and(inArray(webhookDeliveries.id, picked.map((row) => row.id)), eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, now)))
       .for('update', { skipLocked: true });
     const lockedIds = new Set(locked.map((row) => row.id));
-    const due = picked.filter((row) => lockedIds.has(row.id)).slice(0, limit);
+    const due: { id: string }[] = [];
+    for (const row of picked) {
+      if (due.length === limit) break;
+      // In turn order: every share comes before any delivery beyond a share.
+      const withinShare = Number(row.turn) <= SCOPE_SHARE;
+      if (lockedIds.has(row.id) && (withinShare || running + due.length < MAX_IN_FLIGHT_BEYOND_SHARES)) due.push(row);
+    }
     if (due.length === 0) return [];
     const leased = await tx
       .update(webhookDeliveries)
@@ -264,13 +276,13 @@ async function recordOutcome(deps: DeliveryDeps, delivery: ClaimedDelivery, atte
 }
 
 /**
- * One pass: keeps up to MAX_IN_FLIGHT attempts running (MAX_IN_FLIGHT_PER_SCOPE of one store in
- * one environment), claiming more as they finish and, while they run, every claim interval, until
- * nothing is due and nothing is running. A slow or silent receiver holds its own slots, not the
- * others: another store's delivery that falls due meanwhile is claimed within the interval. The
- * next event of an object is claimed as soon as the one before it is delivered. Two attempts of
- * one object never run together: an attempt in flight stays pending, which keeps its successor
- * out of every claim.
+ * One pass: keeps up to MAX_IN_FLIGHT attempts running, each store in each environment its share
+ * of them (claimDueDeliveries), claiming more as they finish and, while they run, every claim
+ * interval, until nothing is due and nothing is running. A slow or silent receiver holds its own
+ * slots, not the others: another store's delivery that falls due meanwhile is claimed within the
+ * interval. The next event of an object is claimed as soon as the one before it is delivered.
+ * Two attempts of one object never run together: an attempt in flight stays pending, which keeps
+ * its successor out of every claim.
  */
 export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
   const inFlight = new Set<Promise<void>>();
@@ -286,7 +298,7 @@ export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
     const finishedBeforeClaim = finished;
     if (!failure && inFlight.size < MAX_IN_FLIGHT) {
       try {
-        claimed = await claimDueDeliveries(deps, MAX_IN_FLIGHT - inFlight.size, busy);
+        claimed = await claimDueDeliveries(deps, inFlight.size, busy);
       } catch (error) {
         // The attempts in flight still finish (and record) before the pass reports the failure.
         failure = { error };
