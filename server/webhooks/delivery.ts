@@ -40,7 +40,8 @@ export const SCOPE_SHARE = 8;
  * slot at once. Past its share a store takes a slot only below that line, so as the hanging
  * attempts time out it is brought back towards its share while others need theirs.
  */
-export const SHARED_HEADROOM = 32;
+const SHARED_HEADROOM = 32;
+/** Past its share, a store takes a slot only while fewer attempts than this run. */
 export const MAX_IN_FLIGHT_BEYOND_SHARES = MAX_IN_FLIGHT - SHARED_HEADROOM;
 /** How often a pass with attempts in flight looks for newly due deliveries, by default. */
 const CLAIM_INTERVAL_MS = 1000;

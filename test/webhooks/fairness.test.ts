@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { webhookDeliveries } from '@/db/schema';
-import { MAX_IN_FLIGHT_BEYOND_SHARES } from '@/server/webhooks/delivery';
+import { MAX_IN_FLIGHT_BEYOND_SHARES, SCOPE_SHARE } from '@/server/webhooks/delivery';
 import { startWebhookDeliveryJob } from '@/server/webhooks/jobs';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
@@ -46,6 +46,32 @@ describe('one store cannot stall the others’ webhooks', () => {
     } finally {
       // Closing the black hole ends its attempts (and the pass) at once.
       await blackHole.close();
+      await task.stop();
+      await fast.close();
+    }
+  });
+
+  it('two stores that hang each keep at least their share, and a third store’s delivery still goes at once', async () => {
+    const blackHoles = [await startReceiver(), await startReceiver()];
+    for (const blackHole of blackHoles) blackHole.gate = new Promise<void>(() => {});
+    const fast = await startReceiver();
+    const stalling = [await createStore(api.services), await createStore(api.services)];
+    for (const [n, store] of stalling.entries()) {
+      for (let e = 0; e < 4; e += 1) await createEndpoint(api, store.keys.sk_test, { url: blackHoles[n]!.url });
+      for (let e = 0; e < 10; e += 1) await writeEvent(api, store, {});
+    }
+    const other = await createStore(api.services);
+    await createEndpoint(api, other.keys.sk_test, { url: fast.url });
+    const task = startWebhookDeliveryJob({ ...api.services, config: { ...api.services.config, webhookDeliveryIntervalMs: 100 } }, { timeoutMs: 120_000 });
+    try {
+      await vi.waitFor(() => expect(blackHoles[0]!.received.length + blackHoles[1]!.received.length).toBe(MAX_IN_FLIGHT_BEYOND_SHARES), { timeout: 10_000 });
+      for (const blackHole of blackHoles) expect(blackHole.received.length).toBeGreaterThanOrEqual(SCOPE_SHARE);
+      const started = Date.now();
+      const paid = await writeEvent(api, other, { type: 'order.paid', object: { id: 'ord_test_fair3', object: 'order' } });
+      await vi.waitFor(() => expect(eventIds(fast.acknowledged)).toEqual([paid.id]), { timeout: 5_000 });
+      expect(Date.now() - started).toBeLessThan(3_000);
+    } finally {
+      for (const blackHole of blackHoles) await blackHole.close();
       await task.stop();
       await fast.close();
     }
