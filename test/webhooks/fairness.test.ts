@@ -41,8 +41,11 @@ describe('one store cannot stall the others’ webhooks', () => {
       await vi.waitFor(() => expect(eventIds(fast.acknowledged)).toEqual([waiting.id, paid.id]), { timeout: 5_000 });
       expect(Date.now() - started).toBeLessThan(3_000);
       expect(blackHole.received).toHaveLength(MAX_IN_FLIGHT_BEYOND_SHARES);
-      const [delivery] = await api.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, paid.id));
-      expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1, lastResponseStatus: 200 });
+      // Recorded once the answer is read, a moment after the receiver acknowledged.
+      await vi.waitFor(async () => {
+        const [delivery] = await api.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, paid.id));
+        expect(delivery).toMatchObject({ status: 'succeeded', attempts: 1, lastResponseStatus: 200 });
+      });
     } finally {
       // Closing the black hole ends its attempts (and the pass) at once.
       await blackHole.close();
