@@ -200,6 +200,7 @@ async function forward(event: ListedEvent): Promise<void> {
   const answer = await sendWebhook({
     url: forwardTo,
     livemode: false,
+    allowPrivate: true,
     headers: webhookHeaders(state.secret, event.id, epochSeconds(new Date()), body),
     body,
     timeoutMs: DELIVERY_TIMEOUT_MS,

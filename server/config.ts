@@ -107,6 +107,12 @@ export interface Config {
   /** WEBHOOK_DELIVERY_INTERVAL_MS (default 1000): how often the delivery worker looks for due webhooks. */
   webhookDeliveryIntervalMs: number;
   /**
+   * WEBHOOKS_ALLOW_PRIVATE: test-mode webhooks may go to loopback and private addresses. By
+   * default only when PUBLIC_BASE_URL is unset or on localhost (a laptop's `npm start`); cloud
+   * metadata addresses are refused whatever it says, and live mode sends to public addresses only.
+   */
+  webhooksAllowPrivate: boolean;
+  /**
    * BACKGROUND_LEASE_MS (default 60000): how long a background pass holds a row it works on
    * (server/kit/lease.ts), so how long a killed process keeps it from the others. Keep it well
    * above two gateway timeouts.
@@ -148,6 +154,25 @@ function positiveInt(value: string | undefined, fallback: number, name: string):
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`${name} must be a positive integer, got "${value}"`);
   return parsed;
+}
+
+function booleanSetting(value: string | undefined, fallback: boolean, name: string): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new Error(`${name} must be true or false, got "${value}"`);
+}
+
+/** Whether the service is reached on this machine only: PUBLIC_BASE_URL unset, localhost or a loopback address. */
+function servedLocally(publicBaseUrl: string | undefined): boolean {
+  if (!publicBaseUrl) return true;
+  let host: string;
+  try {
+    host = new URL(publicBaseUrl).hostname.replace(/^\[(.*)\]$/, '$1');
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /**
@@ -197,6 +222,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: positiveInt(env.GATEWAY_TIMEOUT_MS, 15_000, 'GATEWAY_TIMEOUT_MS'),
     },
     webhookDeliveryIntervalMs: positiveInt(env.WEBHOOK_DELIVERY_INTERVAL_MS, 1000, 'WEBHOOK_DELIVERY_INTERVAL_MS'),
+    webhooksAllowPrivate: booleanSetting(env.WEBHOOKS_ALLOW_PRIVATE, servedLocally(env.PUBLIC_BASE_URL), 'WEBHOOKS_ALLOW_PRIVATE'),
     backgroundLeaseMs: positiveInt(env.BACKGROUND_LEASE_MS, DEFAULT_LEASE_MS, 'BACKGROUND_LEASE_MS'),
     smtpUrl: env.SMTP_URL || undefined,
     emailFrom: env.EMAIL_FROM || DEFAULT_EMAIL_FROM,

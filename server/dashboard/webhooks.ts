@@ -28,7 +28,7 @@ export async function createEndpointAs(services: Services, scope: Scope, actor: 
 export async function updateEndpointAs(services: Services, scope: Scope, actor: DashboardActor, id: string, input: UpdateEndpointInput): Promise<WebhookEndpoint> {
   const endpoint = await auditedChange(services, scope, actor, {
     action: 'webhook_endpoint.update',
-    change: (db) => updateEndpoint({ db }, scope, id, input),
+    change: (db) => updateEndpoint({ db, config: services.config }, scope, id, input),
     details: () => ({ webhook_endpoint: id, ...input }),
   });
   // The service wakes delivery before our transaction commits: once more now the backlog is visible.
@@ -36,11 +36,12 @@ export async function updateEndpointAs(services: Services, scope: Scope, actor: 
   return endpoint;
 }
 
-/** The old secret keeps signing for `expiresIn` seconds of wall time, as the API's roll_secret. */
+/** The old secret keeps signing for `expiresIn` seconds of the store's clock, as the API's roll_secret. */
 export async function rollSecretAs(services: Services, scope: Scope, actor: DashboardActor, id: string, expiresIn: number): Promise<CreatedWebhookEndpoint> {
+  const clock = await scopeClock(services, scope);
   return auditedChange(services, scope, actor, {
     action: 'webhook_endpoint.roll_secret',
-    change: (db) => rollEndpointSecret({ db, config: services.config }, scope, id, expiresIn, services.clock.now()),
+    change: (db) => rollEndpointSecret({ db, config: services.config }, scope, id, expiresIn, clock.now()),
     details: () => ({ webhook_endpoint: id, expires_in: expiresIn }),
   });
 }

@@ -12,11 +12,11 @@
  * replays a past event: it neither waits for nor holds back the object's other deliveries.
  * A disabled endpoint's deliveries are not claimed: they wait, pending, until it is enabled.
  */
-import { and, asc, eq, exists, inArray, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, inArray, isNull, lt, lte, notExists, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { Database, Transaction } from '@/db/client';
-import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEvents } from '@/db/schema';
-import { epochSeconds, type Clock } from '../clock';
+import { stores, webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEvents } from '@/db/schema';
+import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { HostResolver } from './destinations';
 import { signingSecrets, signPayload, type EndpointSecretState } from './secrets';
@@ -31,38 +31,75 @@ export const DELIVERY_TIMEOUT_MS = 15_000;
 /** How long past the timeout a claimed delivery stays leased before another worker may retry it. */
 const LEASE_MARGIN_MS = 45_000;
 /** Attempts one pass runs at once. */
-const MAX_IN_FLIGHT = 32;
+const MAX_IN_FLIGHT = 64;
+/** Attempts one store in one environment may always run at once in a pass: its fair share. */
+export const SCOPE_SHARE = 8;
+/**
+ * Slots a store beyond its share leaves free for the others' shares: a store whose receivers
+ * hang holds at most MAX_IN_FLIGHT - SHARED_HEADROOM, and another store's delivery still finds a
+ * slot at once. Past its share a store takes a slot only below that line, so as the hanging
+ * attempts time out it is brought back towards its share while others need theirs.
+ */
+const SHARED_HEADROOM = 32;
+/** Past its share, a store takes a slot only while fewer attempts than this run. */
+export const MAX_IN_FLIGHT_BEYOND_SHARES = MAX_IN_FLIGHT - SHARED_HEADROOM;
+/** How often a pass with attempts in flight looks for newly due deliveries, by default. */
+const CLAIM_INTERVAL_MS = 1000;
 
 export interface DeliveryDeps {
   db: Database;
   /** Wall clock: deliveries are scheduled in real time; a test clock's advance brings test-mode ones forward (advanceTestDeliveries). */
   clock: Clock;
-  config: Pick<Config, 'authSecret'>;
+  config: Pick<Config, 'authSecret' | 'webhooksAllowPrivate'>;
   timeoutMs?: number;
   /** How long a claim holds a delivery (BACKGROUND_LEASE_MS); by default the request timeout and LEASE_MARGIN_MS. */
   leaseMs?: number;
   resolveHost?: HostResolver;
+  /** While attempts are in flight, how often the pass claims what fell due meanwhile (WEBHOOK_DELIVERY_INTERVAL_MS). */
+  claimIntervalMs?: number;
 }
 
 interface ClaimedDelivery {
   id: string;
+  storeId: string;
   attempt: number;
   endpoint: EndpointSecretState;
   url: string;
   livemode: boolean;
+  /** The store's test clock: a rolled secret's overlap ends on it in test mode. */
+  testClockOffsetSeconds: number;
   eventId: string;
   payload: Record<string, unknown>;
 }
 
 const earlier = alias(webhookDeliveries, 'earlier_delivery');
 
-/** Leases up to `limit` due deliveries: at most the oldest pending one per object and endpoint. */
-async function claimDueDeliveries(deps: DeliveryDeps, limit: number): Promise<ClaimedDelivery[]> {
+/** A store in one environment: the unit that gets a fair share of a pass's attempts. */
+const scopeKey = (delivery: { storeId: string; livemode: boolean }) => `${delivery.storeId}:${delivery.livemode}`;
+
+/**
+ * Leases due deliveries for a pass that runs `running` attempts, `busy` of them per store and
+ * environment: at most the oldest pending one per object and endpoint. The stores take turns
+ * (each one's oldest due delivery first, then each one's second, …), live before test within a
+ * turn, so a store with a large backlog cannot fill a claim; each gets up to its share
+ * (SCOPE_SHARE) while the pass has room, and more only below MAX_IN_FLIGHT_BEYOND_SHARES. Every
+ * process claims this way, and a leased delivery is no longer due for the others.
+ */
+async function claimDueDeliveries(deps: DeliveryDeps, running: number, busy: ReadonlyMap<string, number>): Promise<ClaimedDelivery[]> {
   const now = deps.clock.now();
   const leaseUntil = new Date(now.getTime() + (deps.leaseMs ?? (deps.timeoutMs ?? DELIVERY_TIMEOUT_MS) + LEASE_MARGIN_MS));
+  const busyByScope = JSON.stringify(Object.fromEntries(busy));
   return deps.db.transaction(async (tx) => {
-    const due = await tx
-      .select({ id: webhookDeliveries.id })
+    const candidates = tx
+      .select({
+        id: webhookDeliveries.id,
+        livemode: webhookDeliveries.livemode,
+        nextAttemptAt: webhookDeliveries.nextAttemptAt,
+        sequence: webhookDeliveries.sequence,
+        // The turn of this delivery's store: its place among the store's due deliveries, after the attempts already running for it.
+        turn: sql<number>`row_number() over (partition by ${webhookDeliveries.storeId}, ${webhookDeliveries.livemode} order by ${webhookDeliveries.nextAttemptAt}, ${webhookDeliveries.sequence})
+          + coalesce((${busyByScope}::jsonb ->> (${webhookDeliveries.storeId} || ':' || ${webhookDeliveries.livemode}::text))::int, 0)`.as('turn'),
+      })
       .from(webhookDeliveries)
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
       .where(
@@ -90,9 +127,29 @@ async function claimDueDeliveries(deps: DeliveryDeps, limit: number): Promise<Cl
           ),
         ),
       )
-      .orderBy(asc(webhookDeliveries.nextAttemptAt), asc(webhookDeliveries.sequence))
-      .limit(limit)
-      .for('update', { of: webhookDeliveries, skipLocked: true });
+      .as('candidates');
+    const limit = MAX_IN_FLIGHT - running;
+    // Twice the claim, so rows another process holds locked leave room for the next ones in turn.
+    const picked = await tx
+      .select({ id: candidates.id, turn: candidates.turn })
+      .from(candidates)
+      .orderBy(asc(candidates.turn), desc(candidates.livemode), asc(candidates.nextAttemptAt), asc(candidates.sequence))
+      .limit(limit * 2);
+    if (picked.length === 0) return [];
+    // Still due once locked: another process may have leased a row since it was picked.
+    const locked = await tx
+      .select({ id: webhookDeliveries.id })
+      .from(webhookDeliveries)
+      .where(and(inArray(webhookDeliveries.id, picked.map((row) => row.id)), eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, now)))
+      .for('update', { skipLocked: true });
+    const lockedIds = new Set(locked.map((row) => row.id));
+    const due: { id: string }[] = [];
+    for (const row of picked) {
+      if (due.length === limit) break;
+      // In turn order: every share comes before any delivery beyond a share.
+      const withinShare = Number(row.turn) <= SCOPE_SHARE;
+      if (lockedIds.has(row.id) && (withinShare || running + due.length < MAX_IN_FLIGHT_BEYOND_SHARES)) due.push(row);
+    }
     if (due.length === 0) return [];
     const leased = await tx
       .update(webhookDeliveries)
@@ -103,6 +160,7 @@ async function claimDueDeliveries(deps: DeliveryDeps, limit: number): Promise<Cl
     const rows = await tx
       .select({
         id: webhookDeliveries.id,
+        storeId: webhookDeliveries.storeId,
         endpoint: {
           id: webhookEndpoints.id,
           secretGeneration: webhookEndpoints.secretGeneration,
@@ -110,12 +168,14 @@ async function claimDueDeliveries(deps: DeliveryDeps, limit: number): Promise<Cl
         },
         url: webhookEndpoints.url,
         livemode: webhookEndpoints.livemode,
+        testClockOffsetSeconds: stores.testClockOffsetSeconds,
         eventId: webhookEvents.id,
         payload: webhookEvents.payload,
       })
       .from(webhookDeliveries)
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
       .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+      .innerJoin(stores, eq(stores.id, webhookDeliveries.storeId))
       .where(inArray(webhookDeliveries.id, [...attemptOf.keys()]));
     return rows.map((row) => ({ ...row, attempt: attemptOf.get(row.id)! }));
   });
@@ -166,11 +226,19 @@ export function webhookHeaders(secrets: string | readonly string[], eventId: str
 
 async function attemptDelivery(deps: DeliveryDeps, delivery: ClaimedDelivery): Promise<void> {
   const attemptedAt = deps.clock.now();
+  const storeNow = storeClock({ now: () => attemptedAt }, delivery).now();
   // The stored envelope, serialised once: these are exactly the bytes signed and sent.
   const body = JSON.stringify(delivery.payload);
-  const headers = webhookHeaders(signingSecrets(deps.config, delivery.endpoint, attemptedAt), delivery.eventId, epochSeconds(attemptedAt), body);
+  const headers = webhookHeaders(signingSecrets(deps.config, delivery.endpoint, storeNow), delivery.eventId, epochSeconds(attemptedAt), body);
   const response = await sendWebhook(
-    { url: delivery.url, livemode: delivery.livemode, headers, body, timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS },
+    {
+      url: delivery.url,
+      livemode: delivery.livemode,
+      allowPrivate: deps.config.webhooksAllowPrivate,
+      headers,
+      body,
+      timeoutMs: deps.timeoutMs ?? DELIVERY_TIMEOUT_MS,
+    },
     deps.resolveHost,
   );
   await recordOutcome(deps, delivery, attemptedAt, response);
@@ -209,14 +277,18 @@ async function recordOutcome(deps: DeliveryDeps, delivery: ClaimedDelivery, atte
 }
 
 /**
- * One pass: keeps up to MAX_IN_FLIGHT attempts running, claiming more as they finish, until
- * nothing is due and nothing is running. A slow receiver holds one slot, not the others; the
- * next event of an object is claimed as soon as the one before it is delivered. Two attempts of
- * one object never run together: an attempt in flight stays pending, which keeps its
- * successor out of every claim.
+ * One pass: keeps up to MAX_IN_FLIGHT attempts running, each store in each environment its share
+ * of them (claimDueDeliveries), claiming more as they finish and, while they run, every claim
+ * interval, until nothing is due and nothing is running. A slow or silent receiver holds its own
+ * slots, not the others: another store's delivery that falls due meanwhile is claimed within the
+ * interval. The next event of an object is claimed as soon as the one before it is delivered.
+ * Two attempts of one object never run together: an attempt in flight stays pending, which keeps
+ * its successor out of every claim.
  */
 export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
   const inFlight = new Set<Promise<void>>();
+  /** Attempts running per store and environment. */
+  const busy = new Map<string, number>();
   let handled = 0;
   let failure: { error: unknown } | undefined;
   // Attempts finished so far: one that finishes while a claim runs may unblock the next event of
@@ -227,13 +299,15 @@ export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
     const finishedBeforeClaim = finished;
     if (!failure && inFlight.size < MAX_IN_FLIGHT) {
       try {
-        claimed = await claimDueDeliveries(deps, MAX_IN_FLIGHT - inFlight.size);
+        claimed = await claimDueDeliveries(deps, inFlight.size, busy);
       } catch (error) {
         // The attempts in flight still finish (and record) before the pass reports the failure.
         failure = { error };
       }
     }
     for (const delivery of claimed) {
+      const scope = scopeKey(delivery);
+      busy.set(scope, (busy.get(scope) ?? 0) + 1);
       const attempt: Promise<void> = attemptDelivery(deps, delivery)
         .catch((error: unknown) => {
           // Recording failed (the database): the lease runs out and another pass retries it.
@@ -241,6 +315,9 @@ export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
         })
         .finally(() => {
           inFlight.delete(attempt);
+          const left = busy.get(scope)! - 1;
+          if (left === 0) busy.delete(scope);
+          else busy.set(scope, left);
           finished += 1;
         });
       inFlight.add(attempt);
@@ -254,8 +331,19 @@ export async function deliverDueWebhooks(deps: DeliveryDeps): Promise<number> {
     // Claims again at once when this claim found work (there may be more) or an attempt finished
     // while it ran; waiting then could mean waiting on a slow receiver while the next event of the
     // finished attempt's object sits due.
-    if ((claimed.length === 0 && !finishedDuringClaim) || inFlight.size >= MAX_IN_FLIGHT) await Promise.race(inFlight);
+    if (inFlight.size >= MAX_IN_FLIGHT || failure) await Promise.race(inFlight);
+    else if (claimed.length === 0 && !finishedDuringClaim) await untilFinishedOr(inFlight, deps.claimIntervalMs ?? CLAIM_INTERVAL_MS);
   }
   if (failure) throw failure.error;
   return handled;
+}
+
+/** Resolves when an attempt finishes or `ms` have passed. */
+async function untilFinishedOr(inFlight: Set<Promise<void>>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([...inFlight, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

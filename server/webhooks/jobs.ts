@@ -16,7 +16,14 @@ export function requestDeliveryRun(): void {
 
 /** The background task (server/background-tasks.ts): a pass every WEBHOOK_DELIVERY_INTERVAL_MS. */
 export function startWebhookDeliveryJob(services: Pick<Services, 'db' | 'clock' | 'config'>, options: Partial<Pick<DeliveryDeps, 'timeoutMs' | 'resolveHost'>> = {}): PeriodicTask {
-  const deps: DeliveryDeps = { db: services.db, clock: services.clock, config: services.config, leaseMs: services.config.backgroundLeaseMs, ...options };
+  const deps: DeliveryDeps = {
+    db: services.db,
+    clock: services.clock,
+    config: services.config,
+    leaseMs: services.config.backgroundLeaseMs,
+    claimIntervalMs: services.config.webhookDeliveryIntervalMs,
+    ...options,
+  };
   const onError = (error: unknown) => log.error(`webhook delivery failed: ${error instanceof Error ? error.message : String(error)}`);
   const task = startPeriodic('webhook delivery', () => deliverDueWebhooks(deps), { intervalMs: services.config.webhookDeliveryIntervalMs, onError });
   let stopped = false;

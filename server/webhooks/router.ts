@@ -82,7 +82,7 @@ export const webhooksRouter = createRouter({
     })
     .input(rollSecretInput)
     .output(rolledEndpointSchema)
-    .mutation(({ ctx, input }) => rollEndpointSecret(ctx, ctx.subject, input.id, input.expires_in, ctx.wallClock.now())),
+    .mutation(({ ctx, input }) => rollEndpointSecret(ctx, ctx.subject, input.id, input.expires_in, ctx.clock.now())),
 
   // GET /api/v1/webhook_endpoints/{id}/deliveries: the delivery log, each delivery with its attempts.
   deliveries: secretKeyProcedure

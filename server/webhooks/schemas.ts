@@ -13,7 +13,7 @@ export const endpointIdParam = z.string().min(1).describe('The webhook endpoint 
 const urlField = z
   .string()
   .describe(
-    'Where events are POSTed: an absolute http(s) URL, at most 2000 characters. Live mode: https to a public address only; test mode also accepts http, loopback and private addresses.',
+    'Where events are POSTed: an absolute http(s) URL, at most 2000 characters. A public address; live mode over https only. Test mode also accepts http, and loopback and private addresses when the operator allows them (WEBHOOKS_ALLOW_PRIVATE). Cloud metadata addresses are always refused.',
   );
 
 const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);
@@ -97,7 +97,7 @@ const endpointFields = {
     .int()
     .nullable()
     .describe(
-      'After a secret roll: until when (epoch seconds, wall clock) deliveries are also signed with the secret it replaced; null when the roll ended it at once, or before any roll.',
+      'After a secret roll: until when (epoch seconds, on the store’s clock: its test clock in test mode) deliveries are also signed with the secret it replaced; null when the roll ended it at once, or before any roll.',
     ),
   created: z.number().int(),
 };

@@ -1,8 +1,8 @@
 /**
  * One HTTP attempt of a webhook: a POST of the exact signed bytes, redirects not
- * followed (node:http never follows them), given up after the timeout. The host is resolved and
- * checked here, at the moment of sending, under the rules of the endpoint's mode
- * (server/webhooks/destinations.ts), and the connection goes to the very address that was
+ * followed (node:http never follows them: a 3xx is a failed attempt), given up after the
+ * timeout. The host is resolved and checked here, at the moment of sending, under the rules of
+ * the endpoint's mode (server/webhooks/destinations.ts), and the connection goes to the very address that was
  * checked: a DNS answer that changes between the check and the connect (rebinding) cannot reach
  * a refused address.
  */
@@ -10,11 +10,10 @@ import http, { type RequestOptions } from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
-import { allowedAddresses, resolveHost, urlHost, type HostResolver } from './destinations';
+import { allowedAddresses, resolveHost, urlHost, type HostResolver, type DestinationRules } from './destinations';
 
-export interface WebhookRequest {
+export interface WebhookRequest extends DestinationRules {
   url: string;
-  livemode: boolean;
   headers: Record<string, string>;
   body: string;
   timeoutMs: number;
@@ -40,11 +39,11 @@ function pinnedLookup(addresses: string[]): LookupFunction {
 }
 
 /** Where the request may connect, or the refusal to log as the attempt's error. */
-async function connectAddresses(url: URL, livemode: boolean, resolve: HostResolver): Promise<{ addresses: string[] } | { refused: string }> {
-  if (livemode && url.protocol !== 'https:') return { refused: 'Live webhooks are sent over https only.' };
+async function connectAddresses(url: URL, rules: DestinationRules, resolve: HostResolver): Promise<{ addresses: string[] } | { refused: string }> {
+  if (rules.livemode && url.protocol !== 'https:') return { refused: 'Live webhooks are sent over https only.' };
   try {
-    const checked = await allowedAddresses(urlHost(url), livemode, resolve);
-    return 'refused' in checked ? { refused: `Refused: ${checked.refused}` } : checked;
+    const checked = await allowedAddresses(urlHost(url), rules, resolve);
+    return 'refused' in checked ? { refused: `Not sent: ${checked.refused}.` } : checked;
   } catch (error) {
     return { refused: `DNS lookup failed: ${describeError(error)}` };
   }
@@ -62,7 +61,7 @@ export async function sendWebhook(webhook: WebhookRequest, resolve: HostResolver
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const url = new URL(webhook.url);
-  const target = await connectAddresses(url, webhook.livemode, resolve);
+  const target = await connectAddresses(url, webhook, resolve);
   if ('refused' in target) return { status: null, error: target.refused, durationMs: elapsed() };
   const options: RequestOptions = {
     method: 'POST',

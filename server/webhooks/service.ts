@@ -36,7 +36,7 @@ export interface EndpointDeps {
   db: Database;
   /** The store's clock: an endpoint's `created`. */
   clock: Clock;
-  config: Pick<Config, 'authSecret' | 'maxWebhookEndpointsPerStore'>;
+  config: Pick<Config, 'authSecret' | 'maxWebhookEndpointsPerStore' | 'webhooksAllowPrivate'>;
   resolveHost?: HostResolver;
 }
 
@@ -53,8 +53,8 @@ function endpointView(row: EndpointRow): WebhookEndpoint {
   };
 }
 
-async function checkEndpointUrl(url: string, subject: Scope, resolveHost: HostResolver | undefined): Promise<void> {
-  const problem = await endpointUrlProblem(url, subject.livemode, resolveHost);
+async function checkEndpointUrl(deps: Pick<EndpointDeps, 'config' | 'resolveHost'>, url: string, subject: Scope): Promise<void> {
+  const problem = await endpointUrlProblem(url, { livemode: subject.livemode, allowPrivate: deps.config.webhooksAllowPrivate }, deps.resolveHost);
   if (problem) throw new ApiError('parameter_invalid', `Invalid url: ${problem}.`, { param: 'url' });
 }
 
@@ -85,7 +85,7 @@ export async function createEndpoint(
   input: CreateEndpointInput,
   idempotency: IdempotentRequest | undefined,
 ): Promise<CreatedWebhookEndpoint> {
-  await checkEndpointUrl(input.url, subject, deps.resolveHost);
+  await checkEndpointUrl(deps, input.url, subject);
   const now = deps.clock.now();
   const id = newId('we', subject.livemode);
   const { result } = await createIdempotently({
@@ -147,12 +147,12 @@ export async function getEndpoint(db: Database, subject: Scope, id: string): Pro
  * Disabled, its deliveries wait pending; enabled again, the worker is woken for its backlog.
  */
 export async function updateEndpoint(
-  deps: Pick<EndpointDeps, 'db' | 'resolveHost'>,
+  deps: Pick<EndpointDeps, 'db' | 'config' | 'resolveHost'>,
   subject: Scope,
   id: string,
   input: UpdateEndpointInput,
 ): Promise<WebhookEndpoint> {
-  if (input.url !== undefined) await checkEndpointUrl(input.url, subject, deps.resolveHost);
+  if (input.url !== undefined) await checkEndpointUrl(deps, input.url, subject);
   const changes: Partial<typeof webhookEndpoints.$inferInsert> = {};
   if (input.url !== undefined) changes.url = input.url;
   if (input.events !== undefined) changes.events = distinctTypes(input.events);
@@ -166,21 +166,21 @@ export async function updateEndpoint(
 
 /**
  * POST /webhook_endpoints/{id}/roll_secret: the next generation's secret signs from now on;
- * the one it replaces also signs until `expiresIn` seconds of wall time from now (a real
- * receiver swaps secrets in real time), and any older one no longer does.
+ * the one it replaces also signs until `expiresIn` seconds from now on the store's clock (its
+ * test clock in test mode, like every test-mode time), and any older one no longer does.
  */
 export async function rollEndpointSecret(
   deps: Pick<EndpointDeps, 'db' | 'config'>,
   subject: Scope,
   id: string,
   expiresIn: number,
-  wallNow: Date,
+  storeNow: Date,
 ): Promise<CreatedWebhookEndpoint> {
   const [row] = await deps.db
     .update(webhookEndpoints)
     .set({
       secretGeneration: sql`${webhookEndpoints.secretGeneration} + 1`,
-      previousSecretExpiresAt: expiresIn > 0 ? new Date(wallNow.getTime() + expiresIn * 1000) : null,
+      previousSecretExpiresAt: expiresIn > 0 ? new Date(storeNow.getTime() + expiresIn * 1000) : null,
     })
     .where(activeEndpoint(subject, id))
     .returning();
@@ -324,9 +324,10 @@ const RESEND_OPERATION = 'event.resend';
 /**
  * POST /events/{id}/resend: a new delivery of a past event to one endpoint, under the event's id
  * as `webhook-id`. It is a replay, so the object's ordering neither holds it back nor waits on
- * it. With an `Idempotency-Key` a retried request replays the first delivery (as it stands now)
- * instead of sending the event once more; the lookups run inside the key's transaction, so a
- * refused request leaves the key unused.
+ * it. The answer is the delivery as created (pending, not yet attempted), whatever the worker
+ * has done with it since. With an `Idempotency-Key` a retried request answers that first answer
+ * again instead of sending the event once more; the lookups run inside the key's transaction, so
+ * a refused request leaves the key unused.
  */
 export async function resendEvent(
   deps: ResendDeps,
@@ -339,7 +340,7 @@ export async function resendEvent(
   if (idempotency) idempotency.body = { event: eventId, body: idempotency.body };
   const wallNow = deps.wallClock.now();
   const id = newDeliveryId();
-  const { result: deliveryId } = await createIdempotently({
+  const { result } = await createIdempotently({
     db: deps.db,
     scope: { storeId: subject.storeId, livemode: subject.livemode },
     operation: RESEND_OPERATION,
@@ -349,7 +350,7 @@ export async function resendEvent(
     create: (executor) =>
       executor.transaction(async (tx) => {
         const [event] = await tx
-          .select({ id: webhookEvents.id, objectId: webhookEvents.objectId, sequence: webhookEvents.sequence })
+          .select({ id: webhookEvents.id, type: webhookEvents.type, objectId: webhookEvents.objectId, sequence: webhookEvents.sequence })
           .from(webhookEvents)
           .where(and(eq(webhookEvents.id, eventId), ownedBy(webhookEvents, subject)));
         if (!event) throw resourceMissing('event', eventId);
@@ -365,24 +366,46 @@ export async function resendEvent(
             param: 'endpoint_id',
           });
         }
-        await tx.insert(webhookDeliveries).values({
-          id,
-          eventId: event.id,
-          endpointId: endpoint.id,
-          storeId: subject.storeId,
-          livemode: subject.livemode,
-          objectId: event.objectId,
-          sequence: event.sequence,
-          resend: true,
-          status: 'pending',
-          nextAttemptAt: wallNow,
-          createdAt: wallNow,
-        });
-        return id;
+        const [delivery] = await tx
+          .insert(webhookDeliveries)
+          .values({
+            id,
+            eventId: event.id,
+            endpointId: endpoint.id,
+            storeId: subject.storeId,
+            livemode: subject.livemode,
+            objectId: event.objectId,
+            sequence: event.sequence,
+            resend: true,
+            status: 'pending',
+            nextAttemptAt: wallNow,
+            createdAt: wallNow,
+          })
+          .returning();
+        return resentDeliveryView(delivery!, event.type);
       }),
-    replay: async (firstId) => firstId,
+    async replay(firstId) {
+      const [first] = await loadDeliveries(deps.db, and(eq(webhookDeliveries.id, firstId), ownedBy(webhookDeliveries, subject)));
+      return resentDeliveryView(first!.delivery, first!.eventType);
+    },
   });
   requestDeliveryRun();
-  const [delivery] = await deliveryViews(deps.db, await loadDeliveries(deps.db, and(eq(webhookDeliveries.id, deliveryId), ownedBy(webhookDeliveries, subject))));
-  return delivery!;
+  return result;
+}
+
+/** A resent delivery as its create answered it: pending, due at once, no attempt yet. */
+function resentDeliveryView(delivery: DeliveryRow, eventType: string): WebhookDelivery {
+  return {
+    id: delivery.id,
+    object: 'webhook_delivery',
+    event_id: delivery.eventId,
+    event_type: eventType as EventType,
+    status: 'pending',
+    attempts: 0,
+    last_response_status: null,
+    last_error: null,
+    next_attempt_at: epochSeconds(delivery.createdAt),
+    created: epochSeconds(delivery.createdAt),
+    attempt_log: [],
+  };
 }

@@ -47,7 +47,7 @@ export async function freePort(): Promise<number> {
 
 /** A clean environment: nothing of vitest's or of the developer's own service settings. */
 export function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const drop = /^(VITEST|ADMIN_TOKEN$|AUTH_SECRET$|SERVICE_URL$|PGLITE_DIR$|DATABASE_URL$|PUBLIC_BASE_URL$|RATE_LIMIT_|TRUST_PROXY$|NODE_ENV$|METRICS_TOKEN$|LOG_LEVEL$|LOG_FORMAT$|MAX_IN_FLIGHT$|QUEUE_TIMEOUT_MS$)/;
+  const drop = /^(VITEST|ADMIN_TOKEN$|AUTH_SECRET$|SERVICE_URL$|PGLITE_DIR$|DATABASE_URL$|PUBLIC_BASE_URL$|RATE_LIMIT_|TRUST_PROXY$|NODE_ENV$|METRICS_TOKEN$|LOG_LEVEL$|LOG_FORMAT$|MAX_IN_FLIGHT$|QUEUE_TIMEOUT_MS$|WEBHOOKS_ALLOW_PRIVATE$)/;
   return { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !drop.test(name))), ...extra } as NodeJS.ProcessEnv;
 }
 

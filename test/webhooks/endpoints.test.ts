@@ -51,10 +51,32 @@ describe('POST /api/v1/webhook_endpoints', () => {
     }
   });
 
-  it('SSRF: test mode still refuses link-local addresses, where cloud metadata lives', async () => {
-    for (const url of ['http://169.254.169.254/latest/meta-data', 'http://[fe80::1]/h', 'http://[::ffff:169.254.169.254]/h']) {
+  it('SSRF: every cloud metadata address is refused in both modes, even where private addresses are allowed', async () => {
+    expect(api.services.config.webhooksAllowPrivate).toBe(true);
+    const metadata = [
+      'http://169.254.169.254/latest/meta-data',
+      'http://169.254.170.2/v2/credentials',
+      'http://[fd00:ec2::254]/latest/meta-data',
+      'http://[fd00:ec2:0:0::254]/latest/meta-data',
+      'http://100.100.100.200/latest/meta-data',
+      'http://metadata.google.internal/computeMetadata/v1/',
+      'http://METADATA.google.internal./computeMetadata/v1/',
+      'http://metadata/computeMetadata/v1/',
+      'http://[fe80::1]/h',
+      'http://[::ffff:169.254.169.254]/h',
+      'http://[::ffff:169.254.170.2]/h',
+      'http://[::ffff:100.100.100.200]/h',
+      'http://[::ffff:a9fe:a9fe]/h',
+      'http://[64:ff9b::a9fe:a9fe]/h',
+    ];
+    for (const url of metadata) {
       expectError(await post({ url }), 400, 'parameter_invalid', 'url');
+      expectError(await post({ url: url.replace('http:', 'https:') }, store.keys.sk_live), 400, 'parameter_invalid', 'url');
     }
+    const named = await post({ url: 'http://metadata.google.internal/computeMetadata/v1/' });
+    expect(named.body.error.message).toBe('Invalid url: must point at a public address: metadata.google.internal is a cloud metadata service.');
+    const endpoint = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/meta-patch' });
+    for (const url of metadata) expectError(await api.request('PATCH', `${ENDPOINTS}/${endpoint.id}`, { key: store.key, body: { url } }), 400, 'parameter_invalid', 'url');
   });
 
   it('live mode accepts https to a public address; the id and livemode say live', async () => {
@@ -70,7 +92,8 @@ describe('POST /api/v1/webhook_endpoints', () => {
   it('SSRF: live mode refuses a host that resolves to loopback (localhost)', async () => {
     const response = await post({ url: 'https://localhost/hooks' }, store.keys.sk_live);
     expectError(response, 400, 'parameter_invalid', 'url');
-    expect(response.body.error.message).toContain('127.0.0.1');
+    // Names the host, not what it resolves to: the answer must not map the operator's network.
+    expect(response.body.error.message).toBe('Invalid url: must point at a public address: localhost resolves to an address that is not public.');
   });
 
   it('SSRF: live mode refuses loopback, private, link-local, CGNAT, ULA, unspecified, multicast and IPv4-mapped literals', async () => {
@@ -320,7 +343,7 @@ describe('POST /api/v1/webhook_endpoints/{id}/roll_secret', () => {
   const roll = (id: string, body: unknown = {}) => api.request('POST', `${ENDPOINTS}/${id}/roll_secret`, { key: store.key, body });
   const derived = (label: string) => `whsec_${createHmac('sha256', 'test-auth-secret').update(label).digest('base64')}`;
 
-  it('answers 200 with the endpoint and a new secret; the old one lasts 86400 s of wall time by default; reads never show a secret', async () => {
+  it('answers 200 with the endpoint and a new secret; the old one lasts 86400 s by default; reads never show a secret', async () => {
     const endpoint = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/roll', events: ['order.paid'] });
     const response = await roll(endpoint.id);
     expect(response.status).toBe(200);
@@ -341,17 +364,20 @@ describe('POST /api/v1/webhook_endpoints/{id}/roll_secret', () => {
     expect((await api.request('PATCH', `${ENDPOINTS}/${endpoint.id}`, { key: store.key, body: { disabled: true } })).body).toEqual({ ...expected, disabled: true });
   });
 
-  it('the overlap is wall time, not the store’s test clock; each roll gives another secret; expires_in 0 ends the old one at once', async () => {
+  it('the overlap is on the store’s clock (its test clock in test mode); each roll gives another secret; expires_in 0 ends the old one at once', async () => {
     const own = await createStore(api.services);
     const endpoint = await createEndpoint(api, own.keys.sk_test, { url: 'http://127.0.0.1/roll-clock' });
     expect((await api.request('POST', '/api/v1/test_helpers/advance_clock', { key: own.keys.sk_test, body: { seconds: 7 * 86400 } })).status).toBe(200);
     const rollOwn = (body: unknown) => api.request('POST', `${ENDPOINTS}/${endpoint.id}/roll_secret`, { key: own.keys.sk_test, body });
     const first = await rollOwn({ expires_in: 600 });
-    expect(first.body.previous_secret_expires_at).toBe(epoch(T0) + 600);
+    expect(first.body.previous_secret_expires_at).toBe(epoch(T0) + 7 * 86400 + 600);
     api.clock.advance(100);
     const second = await rollOwn({ expires_in: 604800 });
     expect(second.status).toBe(200);
-    expect(second.body).toMatchObject({ previous_secret_expires_at: epoch(T0) + 100 + 604800, secret: derived(`webhook-endpoint:${endpoint.id}:2`) });
+    expect(second.body).toMatchObject({ previous_secret_expires_at: epoch(T0) + 7 * 86400 + 100 + 604800, secret: derived(`webhook-endpoint:${endpoint.id}:2`) });
+    const live = await createEndpoint(api, own.keys.sk_live, { url: 'https://93.184.216.34/roll-clock' });
+    const rolledLive = await api.request('POST', `${ENDPOINTS}/${live.id}/roll_secret`, { key: own.keys.sk_live, body: { expires_in: 600 } });
+    expect(rolledLive.body.previous_secret_expires_at).toBe(epoch(T0) + 100 + 600);
     const third = await rollOwn({ expires_in: 0 });
     expect(third.body).toMatchObject({ previous_secret_expires_at: null, secret: derived(`webhook-endpoint:${endpoint.id}:3`) });
     expect(new Set([endpoint.secret, first.body.secret, second.body.secret, third.body.secret]).size).toBe(4);

@@ -129,6 +129,22 @@ describe('rolling the secret', () => {
     expect(verifies(endpoint.secret, webhook!)).toBe(false);
   });
 
+  it('in test mode the overlap ends on the store’s clock: advance_clock past it signs with the new secret only', async () => {
+    await advanceClock(86400);
+    const rolled = await roll({ expires_in: 3600 });
+    expect(rolled.body.previous_secret_expires_at).toBe(epochSeconds(wall().now()) + 86400 + 3600);
+    await write();
+    await deliver();
+    expect(signatures(receiver.received[0]!)).toHaveLength(2);
+    await advanceClock(3600);
+    await write();
+    await deliver();
+    const after = receiver.received[1]!;
+    expect(signatures(after)).toHaveLength(1);
+    expect(verifies(rolled.body.secret, after)).toBe(true);
+    expect(verifies(endpoint.secret, after)).toBe(false);
+  });
+
   it('expires_in 0 ends the old secret at once', async () => {
     const rolled = await roll({ expires_in: 0 });
     await write();
@@ -318,10 +334,18 @@ describe('POST /api/v1/events/{id}/resend', () => {
     expectError(await resend(other.id, { endpoint_id: endpoint.id }, { headers }), 409, 'idempotency_key_reused');
     expect((await log(`?event_id=${other.id}`)).data).toHaveLength(1);
 
+    // Sent and answered since: a replay still answers the original answer, the log tells what became of it.
     await deliver();
+    wall().advance(60);
     const delivered = await resend(event.id, { endpoint_id: endpoint.id }, { headers });
     expect(delivered.status).toBe(200);
-    expect(delivered.body).toMatchObject({ id: first.body.id, status: 'succeeded', attempts: 1 });
+    expect(delivered.body).toEqual(first.body);
+    expect(first.body).toMatchObject({ status: 'pending', attempts: 0, attempt_log: [] });
+    expect((await log(`?event_id=${event.id}`)).data.find((delivery: { id: string }) => delivery.id === first.body.id)).toMatchObject({
+      status: 'succeeded',
+      attempts: 1,
+      last_response_status: 200,
+    });
 
     await patch({ disabled: true });
     const retryHeaders = { 'idempotency-key': 'resend-after-enable' };

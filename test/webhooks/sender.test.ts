@@ -29,7 +29,7 @@ const body = JSON.stringify({ id: 'evt_live_1', object: 'event', type: 'subscrip
 const now = () => Math.floor(Date.now() / 1000);
 
 function liveRequest(url: string) {
-  return { url, livemode: true, headers: webhookHeaders(secret, 'evt_live_1', now(), body), body, timeoutMs: 15_000 };
+  return { url, livemode: true, allowPrivate: true, headers: webhookHeaders(secret, 'evt_live_1', now(), body), body, timeoutMs: 15_000 };
 }
 
 describe('sending one test-mode webhook', () => {
@@ -37,7 +37,7 @@ describe('sending one test-mode webhook', () => {
     const receiver = await startReceiver();
     try {
       const url = receiver.url.replace('127.0.0.1', 'localhost');
-      const response = await sendWebhook({ url, livemode: false, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 15_000 });
+      const response = await sendWebhook({ url, livemode: false, allowPrivate: true, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 15_000 });
       expect(response).toEqual({ status: 200, error: null, durationMs: expect.any(Number) });
       expect(new Webhook(secret).verify(receiver.received[0]!.body, receiver.received[0]!.headers)).toEqual(JSON.parse(body));
     } finally {
@@ -50,7 +50,7 @@ describe('sending one test-mode webhook', () => {
     try {
       // The name exists nowhere: only the checked answer (the receiver's address) can be connected to.
       const url = receiver.url.replace('127.0.0.1', 'rebind.merchant.example');
-      const response = await sendWebhook({ url, livemode: false, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 15_000 }, async () => ['127.0.0.1']);
+      const response = await sendWebhook({ url, livemode: false, allowPrivate: true, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 15_000 }, async () => ['127.0.0.1']);
       expect(response).toMatchObject({ status: 200, error: null });
       expect(receiver.received[0]!.headers.host).toBe(new URL(url).host);
     } finally {
@@ -58,12 +58,26 @@ describe('sending one test-mode webhook', () => {
     }
   });
 
-  it('SSRF: a test-mode host that resolves to a link-local address is refused before connecting', async () => {
-    const response = await sendWebhook(
-      { url: 'http://metadata.merchant.example/', livemode: false, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 15_000 },
-      async () => ['169.254.169.254'],
-    );
-    expect(response).toMatchObject({ status: null, error: 'Refused: metadata.merchant.example resolves to 169.254.169.254, which is a link-local address (cloud metadata lives there).' });
+  it('SSRF: a test-mode host that resolves to a cloud metadata address is refused before connecting, even where private ones are allowed', async () => {
+    for (const addresses of [['169.254.169.254'], ['169.254.170.2'], ['fd00:ec2::254'], ['100.100.100.200'], ['127.0.0.1', '::ffff:169.254.169.254']]) {
+      const response = await sendWebhook(
+        { url: 'http://metadata.merchant.example/', livemode: false, allowPrivate: true, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 15_000 },
+        async () => addresses,
+      );
+      expect(response).toMatchObject({ status: null, error: 'Not sent: metadata.merchant.example resolves to an address that is not public.' });
+    }
+  });
+
+  it('SSRF: where private addresses are not allowed, a test-mode host resolving to loopback is refused without saying where it resolved', async () => {
+    const receiver = await startReceiver();
+    try {
+      const url = receiver.url.replace('127.0.0.1', 'rebind.merchant.example');
+      const response = await sendWebhook({ url, livemode: false, allowPrivate: false, headers: webhookHeaders(secret, 'evt_test_1', now(), body), body, timeoutMs: 15_000 }, async () => ['127.0.0.1']);
+      expect(response).toMatchObject({ status: null, error: 'Not sent: rebind.merchant.example resolves to an address that is not public.' });
+      expect(receiver.received).toEqual([]);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 
@@ -81,13 +95,13 @@ describe('sending one live webhook', () => {
     for (const addresses of [['10.0.0.7'], ['93.184.216.34', '127.0.0.1'], ['::1'], ['169.254.169.254'], ['::ffff:192.168.0.1']]) {
       const response = await sendWebhook(liveRequest('https://hooks.merchant.example/webhooks'), async () => addresses);
       expect(response.status).toBeNull();
-      expect(response.error).toMatch(/^Refused: hooks\.merchant\.example resolves to .+, which is not a public address\.$/);
+      expect(response.error).toBe('Not sent: hooks.merchant.example resolves to an address that is not public.');
     }
     expect(received).toEqual([]);
   });
 
   it('a literal private address, plain http, and a failed lookup are refused in live mode', async () => {
-    expect((await sendWebhook(liveRequest('https://127.0.0.1/webhooks'))).error).toBe('Refused: 127.0.0.1 is not a public address.');
+    expect((await sendWebhook(liveRequest('https://127.0.0.1/webhooks'))).error).toBe('Not sent: 127.0.0.1 is not a public address.');
     expect((await sendWebhook(liveRequest('http://hooks.merchant.example/webhooks'), async () => ['93.184.216.34'])).error).toBe('Live webhooks are sent over https only.');
     const lookupFailed = await sendWebhook(liveRequest('https://hooks.merchant.example/webhooks'), async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND hooks.merchant.example'), { code: 'ENOTFOUND' });
