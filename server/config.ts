@@ -21,12 +21,21 @@ export interface RateLimitConfig {
   /** Posts of the /withdraw forms per IP within `withdrawWindowSeconds` (two per withdrawal); defaults below when unset. */
   withdrawPerIp?: number;
   withdrawWindowSeconds?: number;
+  /** Card submissions per IP within `payWindowSeconds` (hosted checkout and subscription forms, embedded confirm); defaults below when unset. */
+  payPerIp?: number;
+  payWindowSeconds?: number;
 }
 
 export const DEFAULT_PORTAL_PER_IP = 20;
 export const DEFAULT_EMAIL_FROM = 'Payments <no-reply@localhost>';
 export const DEFAULT_SIGN_IN_LIMITS = { perIp: 30, perEmail: 10, windowSeconds: 15 * 60 };
 export const DEFAULT_WITHDRAW_LIMITS = { perIp: 20, windowSeconds: 15 * 60 };
+/**
+ * Every card submission counts, declined or not (a decline is known only from the gateway call the
+ * limit must spare): a customer pays in one or two tries, and a household or office behind one
+ * address makes a few payments in ten minutes, while card testing tries hundreds of cards.
+ */
+export const DEFAULT_PAY_LIMITS = { perIp: 20, windowSeconds: 10 * 60 };
 
 /**
  * The operator: the company that sells in its own name on the stores' behalf, named as the seller
@@ -170,6 +179,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       signInWindowSeconds: DEFAULT_SIGN_IN_LIMITS.windowSeconds,
       withdrawPerIp: positiveInt(env.RATE_LIMIT_WITHDRAW_PER_IP, DEFAULT_WITHDRAW_LIMITS.perIp, 'RATE_LIMIT_WITHDRAW_PER_IP'),
       withdrawWindowSeconds: DEFAULT_WITHDRAW_LIMITS.windowSeconds,
+      payPerIp: positiveInt(env.RATE_LIMIT_PAY_PER_IP, DEFAULT_PAY_LIMITS.perIp, 'RATE_LIMIT_PAY_PER_IP'),
+      payWindowSeconds: DEFAULT_PAY_LIMITS.windowSeconds,
     },
     maxProductsPerStore: positiveInt(env.MAX_PRODUCTS_PER_STORE, 10_000, 'MAX_PRODUCTS_PER_STORE'),
     maxWebhookEndpointsPerStore: positiveInt(env.MAX_WEBHOOK_ENDPOINTS_PER_STORE, 100, 'MAX_WEBHOOK_ENDPOINTS_PER_STORE'),

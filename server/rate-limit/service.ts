@@ -1,12 +1,12 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Database } from '@/db/client';
 import { rateLimits as rateLimitsTable } from '@/db/schema';
-import { DEFAULT_PORTAL_PER_IP, DEFAULT_SIGN_IN_LIMITS, DEFAULT_WITHDRAW_LIMITS, type RateLimitConfig } from '../config';
+import { DEFAULT_PAY_LIMITS, DEFAULT_PORTAL_PER_IP, DEFAULT_SIGN_IN_LIMITS, DEFAULT_WITHDRAW_LIMITS, type RateLimitConfig } from '../config';
 import { ApiError } from '../errors';
 import { allowanceConsume } from './allowance';
 import { PreparedRateLimiterDrizzle } from './store';
 
-export type RateLimitBucket = 'ip' | 'key' | 'productWrite' | 'portalIp' | 'signInIp' | 'signInEmail' | 'withdrawIp';
+export type RateLimitBucket = 'ip' | 'key' | 'productWrite' | 'portalIp' | 'signInIp' | 'signInEmail' | 'withdrawIp' | 'payIp';
 
 export interface RateLimits {
   /** Spends one request of `bucket` for `subject`; throws 429 `rate_limited` with `Retry-After` when spent out. */
@@ -21,6 +21,7 @@ const MESSAGES: Record<RateLimitBucket, string> = {
   signInIp: 'Too many sign-in attempts from this address. Try again later.',
   signInEmail: 'Too many sign-in attempts for this e-mail. Try again later.',
   withdrawIp: 'Too many withdrawal forms sent from this address. Try again later.',
+  payIp: 'Too many payment attempts from this address. Retry after the time given in Retry-After.',
 };
 
 /**
@@ -36,6 +37,7 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
     signInIp: config.signInPerIp ?? DEFAULT_SIGN_IN_LIMITS.perIp,
     signInEmail: config.signInPerEmail ?? DEFAULT_SIGN_IN_LIMITS.perEmail,
     withdrawIp: config.withdrawPerIp ?? DEFAULT_WITHDRAW_LIMITS.perIp,
+    payIp: config.payPerIp ?? DEFAULT_PAY_LIMITS.perIp,
   };
   // Password guessing is counted over minutes, API traffic per second.
   const signInWindow = config.signInWindowSeconds ?? DEFAULT_SIGN_IN_LIMITS.windowSeconds;
@@ -47,6 +49,7 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
     signInIp: signInWindow,
     signInEmail: signInWindow,
     withdrawIp: config.withdrawWindowSeconds ?? DEFAULT_WITHDRAW_LIMITS.windowSeconds,
+    payIp: config.payWindowSeconds ?? DEFAULT_PAY_LIMITS.windowSeconds,
   };
   const limiters = Object.fromEntries(
     (Object.keys(points) as RateLimitBucket[]).map((bucket) => {

@@ -9,8 +9,11 @@ import { ApiError } from '../../errors';
 import type { Services } from '../../context';
 import { isEmailAddress } from '../../kit/fields';
 import { hostedPageErrorFor, type HostedErrorCode } from '../../kit/hosted-page/messages';
-import { backToForm, type SubmitInput, type SubmitOutcome } from '../../kit/hosted-page/request';
+import { backToForm, readHostedSubmission, type SubmitInput, type SubmitOutcome } from '../../kit/hosted-page/request';
+import { invalidLinkResponse } from '../../kit/hosted-page/invalid-link';
 import { paidRedirectUrl } from '../../kit/links';
+import { refusedCardAttempt } from '../../rate-limit/card-attempts';
+import { rememberedEmailCookie, rememberedVatIdCookie } from './email';
 import { loadHostedCheckout } from './page';
 import { log } from '../../observability/log';
 import { checkBuyerVatId } from '../../vat/buyer';
@@ -84,4 +87,21 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
     log.error(`hosted checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
     return page('internal_error');
   }
+}
+
+/**
+ * POST /checkout/{id}/pay?expires&signature, as its route answers it: 429 once the address has
+ * spent its card attempts, else always 303 (to the merchant, the receipt, or back to the page with
+ * an error code) so a reload never resubmits. The body is card data: read once here, never logged.
+ */
+export async function answerHostedPayment(services: Services, pay: PayFn, request: Request, id: string): Promise<Response> {
+  const refused = await refusedCardAttempt(services, request, 'Checkout');
+  if (refused) return refused;
+  const outcome = await submitHostedPayment(services, pay, await readHostedSubmission(request, id));
+  if (outcome.kind === 'not_found') return invalidLinkResponse();
+  const headers = new Headers({ location: outcome.location, 'cache-control': 'no-store' });
+  const secure = new URL(request.url).protocol === 'https:';
+  if (outcome.email) headers.append('set-cookie', rememberedEmailCookie(id, outcome.email, secure));
+  if (outcome.vatId) headers.append('set-cookie', rememberedVatIdCookie(id, outcome.vatId, secure));
+  return new Response(null, { status: 303, headers });
 }
