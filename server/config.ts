@@ -21,7 +21,7 @@ export interface RateLimitConfig {
   /** Posts of the /withdraw forms per IP within `withdrawWindowSeconds` (two per withdrawal); defaults below when unset. */
   withdrawPerIp?: number;
   withdrawWindowSeconds?: number;
-  /** Card submissions per IP within `payWindowSeconds` (hosted checkout and subscription forms, embedded confirm); defaults below when unset. */
+  /** Declined card attempts per IP within `payWindowSeconds` (every attempt: ten times as many); defaults below when unset. */
   payPerIp?: number;
   payWindowSeconds?: number;
 }
@@ -31,11 +31,12 @@ export const DEFAULT_EMAIL_FROM = 'Payments <no-reply@localhost>';
 export const DEFAULT_SIGN_IN_LIMITS = { perIp: 30, perEmail: 10, windowSeconds: 15 * 60 };
 export const DEFAULT_WITHDRAW_LIMITS = { perIp: 20, windowSeconds: 15 * 60 };
 /**
- * Every card submission counts, declined or not (a decline is known only from the gateway call the
- * limit must spare): a customer pays in one or two tries, and a household or office behind one
- * address makes a few payments in ten minutes, while card testing tries hundreds of cards.
+ * Card testing shows as declines: a customer pays in one or two tries, a household or office
+ * behind one address makes a few payments, while a tester's cards are declined by the hundred. So
+ * declined attempts are counted (`perIp`), and every attempt only against a bound ten times as
+ * high, which no shop's customers behind one address reach in ten minutes.
  */
-export const DEFAULT_PAY_LIMITS = { perIp: 20, windowSeconds: 10 * 60 };
+export const DEFAULT_PAY_LIMITS = { perIp: 20, attemptsPerDecline: 10, windowSeconds: 10 * 60 };
 
 /**
  * The operator: the company that sells in its own name on the stores' behalf, named as the seller

@@ -8,6 +8,7 @@ import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { RequestState, Services } from '../context';
+import { spendCardAttempt } from '../rate-limit/card-attempts';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
 import { clientSecretFor, clientSecretHash, clientSecretMatches, signingSecret } from '../kit/links';
@@ -243,8 +244,8 @@ export async function confirmCheckoutSession(
   id: string,
   clientSecret: string,
 ): Promise<never> {
-  // A card attempt of its address, as a hosted form's post is: 429 rate_limited past the limit.
-  await deps.rateLimits.consume('payIp', request.ip);
+  // A card attempt of its address, as a hosted form's post is.
+  await spendCardAttempt(deps.rateLimits, request.ip);
   const [row] = await deps.db
     .select()
     .from(checkoutSessions)

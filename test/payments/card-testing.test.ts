@@ -10,10 +10,11 @@ import { serveFetchHandler, useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
 
 /**
- * Card testing: one address trying a card per session over many sessions. The hosted forms'
- * posts (checkout and subscription, as their routes answer them, over HTTP) and the embedded
- * confirm share one allowance per address; past it an attempt is refused with 429 before the
- * session or the gateway sees it, and other addresses pay as before.
+ * Card testing: one address trying a card per session over many sessions, most of them declined.
+ * The hosted forms' posts (checkout and subscription, as their routes answer them, over HTTP) and
+ * the embedded confirm are refused with 429 once the address has had too many declines (or far
+ * too many attempts of any outcome), before the session or the gateway sees them; other addresses
+ * pay as before, and an address whose payments go through is not stopped.
  */
 const LIMIT = 5;
 const api = useTestApi({
@@ -106,7 +107,7 @@ describe('card attempts per address', () => {
     expect(await gatewayCharges()).toBe(charged + 1);
   });
 
-  it('the subscription form and the embedded confirm spend the same allowance: 429 past it (the confirm as rate_limited with Retry-After)', async () => {
+  it('once the address has had its declines, the subscription form and the embedded confirm refuse it too (the confirm as 429 rate_limited with Retry-After)', async () => {
     const attacker = newAddress();
     for (let index = 0; index < LIMIT; index += 1) {
       const session = await createSession();
@@ -135,7 +136,7 @@ describe('card attempts per address', () => {
     expect(await sessionState(session.id)).toEqual({ status: 'open', payment_status: 'unpaid' });
   });
 
-  it('the subscription form itself counts: its posts alone use up the allowance', async () => {
+  it('declines of the subscription form count too', async () => {
     const attacker = newAddress();
     for (let index = 0; index < LIMIT; index += 1) {
       const subscription = await api.request('POST', '/api/v1/subscriptions', {
@@ -147,7 +148,36 @@ describe('card attempts per address', () => {
     await expectRefusedPage(await pay((await createSession()).url, APPROVED, attacker));
   });
 
-  it('RATE_LIMIT_PAY_PER_IP sets the allowance; by default 20 per address per 10 minutes', () => {
+  it('payments that go through are not declines: a shop’s customers behind one address pay on, up to ten times the limit', async () => {
+    const office = newAddress();
+    for (let index = 0; index < 2 * LIMIT; index += 1) {
+      const session = await createSession();
+      expect(new URL((await pay(session.url, APPROVED, office)).headers.get('location')!, forms.baseUrl).searchParams.get('error')).toBeNull();
+      expect(await sessionState(session.id)).toEqual({ status: 'complete', payment_status: 'paid' });
+    }
+    // A decline or two among them changes nothing.
+    expect((await pay((await createSession()).url, DECLINED, office)).status).toBe(303);
+    expect((await pay((await createSession()).url, APPROVED, office)).status).toBe(303);
+    // Every attempt, whatever its outcome, is bounded at ten times the limit.
+    for (let index = 2 * LIMIT + 2; index < 10 * LIMIT; index += 1) expect((await pay((await createSession()).url, APPROVED, office)).status).toBe(303);
+    const beyond = await createSession();
+    await expectRefusedPage(await pay(beyond.url, APPROVED, office));
+    expect(await sessionState(beyond.id)).toEqual({ status: 'open', payment_status: 'unpaid' });
+  });
+
+  it('a mistyped card is no decline: corrected on the form, it never reaches the gateway and does not count', async () => {
+    const person = newAddress();
+    const session = await createSession();
+    for (let index = 0; index < LIMIT + 2; index += 1) {
+      const mistyped = await pay(session.url, '4242 4242 4242 4241', person);
+      expect(new URL(mistyped.headers.get('location')!, forms.baseUrl).searchParams.get('error')).toBe('invalid_card_number');
+    }
+    expect(await sessionState(session.id)).toEqual({ status: 'open', payment_status: 'unpaid' });
+    expect((await pay((await createSession()).url, DECLINED, person)).status).toBe(303);
+    expect(new URL((await pay(session.url, APPROVED, person)).headers.get('location')!, forms.baseUrl).searchParams.get('error')).toBeNull();
+  });
+
+  it('RATE_LIMIT_PAY_PER_IP sets the declines allowed; by default 20 per address per 10 minutes', () => {
     expect(loadConfig({}).rateLimits).toMatchObject({ payPerIp: 20, payWindowSeconds: 600 });
     expect(loadConfig({ RATE_LIMIT_PAY_PER_IP: '50' }).rateLimits.payPerIp).toBe(50);
     expect(() => loadConfig({ RATE_LIMIT_PAY_PER_IP: 'many' })).toThrow(/RATE_LIMIT_PAY_PER_IP/);
