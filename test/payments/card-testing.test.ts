@@ -4,6 +4,7 @@ import { simulatorCharges } from '@/db/schema';
 import { answerHostedPayment } from '@/server/checkout/hosted/submit';
 import { loadConfig } from '@/server/config';
 import { payCheckoutSession } from '@/server/payments/service';
+import { createRateLimits } from '@/server/rate-limit/service';
 import { answerHostedSubscription } from '@/server/subscriptions/hosted';
 import { createProduct, expectError } from '../support/api';
 import { serveFetchHandler, useTestApi } from '../support/server';
@@ -175,6 +176,31 @@ describe('card attempts per address', () => {
     expect(await sessionState(session.id)).toEqual({ status: 'open', payment_status: 'unpaid' });
     expect((await pay((await createSession()).url, DECLINED, person)).status).toBe(303);
     expect(new URL((await pay(session.url, APPROVED, person)).headers.get('location')!, forms.baseUrl).searchParams.get('error')).toBeNull();
+  });
+
+  it('instances on one database share the count: declines on one refuse the address on another', async () => {
+    const instances = await Promise.all(
+      [0, 1].map(() => {
+        const services = { ...api.services, rateLimits: createRateLimits(api.services.config.rateLimits, { db: api.services.db }) };
+        return serveFetchHandler(async (request) => answerHostedPayment(services, payCheckoutSession, request, new URL(request.url).pathname.split('/')[2]!));
+      }),
+    );
+    try {
+      const attacker = newAddress();
+      const on = (instance: number, hostedUrl: string, card: string) => {
+        const url = new URL(hostedUrl);
+        return fetch(`${instances[instance]!.baseUrl}${url.pathname}/pay${url.search}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': attacker },
+          body: new URLSearchParams({ card_number: card, expiry: '12/30', cvc: '123' }),
+          redirect: 'manual',
+        });
+      };
+      for (let index = 0; index < LIMIT; index += 1) expect((await on(index % 2, (await createSession()).url, DECLINED)).status).toBe(303);
+      for (const instance of [0, 1]) await expectRefusedPage(await on(instance, (await createSession()).url, APPROVED));
+    } finally {
+      await Promise.all(instances.map((instance) => instance.close()));
+    }
   });
 
   it('RATE_LIMIT_PAY_PER_IP sets the declines allowed; by default 20 per address per 10 minutes', () => {
