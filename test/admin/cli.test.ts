@@ -45,7 +45,7 @@ function runNpm(args: string[], env: Record<string, string | undefined> = { SERV
   // Whatever npm put in the environment of the run that started these tests (`npm test`) is not the operator's.
   const own = Object.fromEntries(Object.entries(inherited).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
   return new Promise((resolve) => {
-    execFile('npm', args, { cwd: ROOT, env: { ...own, ...env }, timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile('npm', args, { cwd: ROOT, env: { ...own, ...env } as NodeJS.ProcessEnv, timeout: 120_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
     });
   });
