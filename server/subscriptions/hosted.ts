@@ -179,8 +179,9 @@ export async function submitHostedSubscription(services: Services, input: Submit
 
 /**
  * POST /subscribe/{id}/pay?expires&signature, as its route answers it: 429 while the address may
- * not attempt (server/rate-limit/card-attempts.ts), else always 303 (to the merchant, the receipt, or back to the page) so
- * a reload never resubmits. The body is card data: read once here, never logged.
+ * not attempt (server/rate-limit/card-attempts.ts), else always 303 (to the merchant, the
+ * receipt, or back to the page) so a reload never resubmits. The body is card data: read once
+ * here, never logged.
  */
 export async function answerHostedSubscription(services: Services, request: Request, id: string): Promise<Response> {
   const refused = await refusedCardAttempt(services, request, 'Subscription');

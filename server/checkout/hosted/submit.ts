@@ -93,8 +93,9 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
 
 /**
  * POST /checkout/{id}/pay?expires&signature, as its route answers it: 429 while the address may
- * not attempt (server/rate-limit/card-attempts.ts), else always 303 (to the merchant, the receipt, or back to the page with
- * an error code) so a reload never resubmits. The body is card data: read once here, never logged.
+ * not attempt (server/rate-limit/card-attempts.ts), else always 303 (to the merchant, the
+ * receipt, or back to the page with an error code) so a reload never resubmits. The body is card
+ * data: read once here, never logged.
  */
 export async function answerHostedPayment(services: Services, pay: PayFn, request: Request, id: string): Promise<Response> {
   const refused = await refusedCardAttempt(services, request, 'Checkout');
