@@ -29,6 +29,9 @@ export interface RateLimitConfig {
   invitesPerStore?: number;
   invitesPerInviter?: number;
   inviteWindowSeconds?: number;
+  /** Declined card attempts per IP within `payWindowSeconds` (every attempt: ten times as many); defaults below when unset. */
+  payPerIp?: number;
+  payWindowSeconds?: number;
 }
 
 export const DEFAULT_PORTAL_PER_IP = 20;
@@ -37,6 +40,13 @@ export const DEFAULT_SIGN_IN_LIMITS = { perIp: 30, perEmail: 10, windowSeconds: 
 export const DEFAULT_WITHDRAW_LIMITS = { perIp: 20, windowSeconds: 15 * 60 };
 export const DEFAULT_RESET_LIMITS = { perIp: 10, perEmail: 3, windowSeconds: 60 * 60 };
 export const DEFAULT_INVITE_LIMITS = { perStore: 20, perInviter: 10, windowSeconds: 60 * 60 };
+/**
+ * Card testing shows as declines: a customer pays in one or two tries, a household or office
+ * behind one address makes a few payments, while a tester's cards are declined by the hundred. So
+ * declined attempts are counted (`perIp`), and every attempt only against a bound ten times as
+ * high, which no shop's customers behind one address reach in ten minutes.
+ */
+export const DEFAULT_PAY_LIMITS = { perIp: 20, attemptsPerDecline: 10, windowSeconds: 10 * 60 };
 
 /**
  * The operator: the company that sells in its own name on the stores' behalf, named as the seller
@@ -213,6 +223,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       invitesPerStore: positiveInt(env.RATE_LIMIT_INVITES_PER_STORE, DEFAULT_INVITE_LIMITS.perStore, 'RATE_LIMIT_INVITES_PER_STORE'),
       invitesPerInviter: positiveInt(env.RATE_LIMIT_INVITES_PER_INVITER, DEFAULT_INVITE_LIMITS.perInviter, 'RATE_LIMIT_INVITES_PER_INVITER'),
       inviteWindowSeconds: DEFAULT_INVITE_LIMITS.windowSeconds,
+      payPerIp: positiveInt(env.RATE_LIMIT_PAY_PER_IP, DEFAULT_PAY_LIMITS.perIp, 'RATE_LIMIT_PAY_PER_IP'),
+      payWindowSeconds: DEFAULT_PAY_LIMITS.windowSeconds,
     },
     maxProductsPerStore: positiveInt(env.MAX_PRODUCTS_PER_STORE, 10_000, 'MAX_PRODUCTS_PER_STORE'),
     maxWebhookEndpointsPerStore: positiveInt(env.MAX_WEBHOOK_ENDPOINTS_PER_STORE, 100, 'MAX_WEBHOOK_ENDPOINTS_PER_STORE'),

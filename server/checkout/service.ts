@@ -7,7 +7,8 @@ import { recordAudit } from '../audit/service';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
-import type { RequestState } from '../context';
+import type { RequestState, Services } from '../context';
+import { spendCardAttempt } from '../rate-limit/card-attempts';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
 import { clientSecretFor, clientSecretHash, clientSecretMatches, signingSecret } from '../kit/links';
@@ -237,12 +238,14 @@ export async function createCheckoutSession(
  * `three_d_secure_required`: the card is entered on the hosted page.
  */
 export async function confirmCheckoutSession(
-  deps: CheckoutDeps,
+  deps: CheckoutDeps & Pick<Services, 'rateLimits'>,
   subject: Subject,
   request: Pick<RequestState, 'ip' | 'method' | 'path'>,
   id: string,
   clientSecret: string,
 ): Promise<never> {
+  // A card attempt of its address, as a hosted form's post is.
+  await spendCardAttempt(deps.rateLimits, request.ip);
   const [row] = await deps.db
     .select()
     .from(checkoutSessions)

@@ -162,7 +162,7 @@ function createRestAnswerer(router: OpenApiRouter, services: Services): (request
       await services.rateLimits.consume('ip', state.ip);
       if (!pathDecodes(url.pathname)) throw undecodablePathError();
       // Before anything reads the query (a refused key in it is audited).
-      refuseUnsafeQuery(url.searchParams);
+      refuseUnsafeQuery(url);
       const queryKey = keyInParams(url.searchParams);
       if (queryKey !== undefined) await refuseKeyInQuery(services, state, queryKey);
       const routedPath = normalizePath(url.pathname.slice(API_PREFIX.length) || '/');

@@ -96,7 +96,7 @@ export function createTrpcAnswerer(router: OpenApiRouter, services: Services): (
         };
         calls[batchIndex] = call;
         // Before anything reads the input (a refused key in a query's input is audited).
-        refuseUnsafeQuery(request.url.searchParams);
+        refuseUnsafeQuery(request.url);
         refuseUnsafeText(input);
         // A query's input travels in the URL, as REST's query string does.
         const queryKey = keyInParams(request.url.searchParams) ?? (type === 'query' && isObject(input) ? keyInParams(Object.entries(input)) : undefined);

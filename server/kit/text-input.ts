@@ -55,9 +55,49 @@ export function refuseUnsafeText(value: unknown, base: readonly PathPart[] = [])
   throw new ApiError('parameter_invalid', `Invalid ${param}: text must not contain NUL characters (U+0000) or unpaired surrogates.`, { param });
 }
 
-/** The same rule for a query string: a parameter's name or any of its values. */
-export function refuseUnsafeQuery(params: URLSearchParams): void {
-  for (const [name, value] of params) {
+/** A percent-escape of a byte past ASCII: only a query holding one can fail to be UTF-8. */
+const HIGH_BYTE_ESCAPE = /%[89a-f][0-9a-f]/i;
+/** A `%` that starts no escape: URLSearchParams reads it as itself. */
+const STRAY_PERCENT = /%(?![0-9a-f]{2})/gi;
+
+/** Whether a raw query name or value percent-decodes to UTF-8 (an encoded surrogate is not UTF-8). */
+function decodesAsUtf8(raw: string): boolean {
+  try {
+    decodeURIComponent(raw.replace(STRAY_PERCENT, '%25'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The first parameter of a raw query (`?a=1&b=2`) whose name or value is not UTF-8 once
+ * percent-decoded, named as it decodes (a name that does not decode, as it was sent).
+ * URLSearchParams would read such bytes as U+FFFD, a value nobody sent.
+ */
+function undecodableParam(search: string): string | undefined {
+  if (!HIGH_BYTE_ESCAPE.test(search)) return undefined;
+  for (const part of search.slice(1).split('&')) {
+    if (!HIGH_BYTE_ESCAPE.test(part)) continue;
+    const equals = part.indexOf('=');
+    const name = equals === -1 ? part : part.slice(0, equals);
+    if (!decodesAsUtf8(name)) return name;
+    if (!decodesAsUtf8(part.slice(equals + 1))) return decodeURIComponent(name.replace(/\+/g, ' ').replace(STRAY_PERCENT, '%25'));
+  }
+  return undefined;
+}
+
+/**
+ * The same rule for a URL's query: a parameter's name or any of its values, and first the
+ * percent-encoding itself, which must be UTF-8.
+ */
+export function refuseUnsafeQuery(url: URL): void {
+  const undecodable = undecodableParam(url.search);
+  if (undecodable !== undefined) {
+    const param = isSafeText(undecodable) ? undecodable : JSON.stringify(undecodable).slice(1, -1);
+    throw new ApiError('parameter_invalid', `Invalid ${param}: its percent-encoding is not UTF-8.`, { param });
+  }
+  for (const [name, value] of url.searchParams) {
     if (!isSafeText(name)) refuseUnsafeText({ [name]: '' });
     refuseUnsafeText(value, [name]);
   }

@@ -1,7 +1,7 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Database } from '@/db/client';
 import { rateLimits as rateLimitsTable } from '@/db/schema';
-import { DEFAULT_INVITE_LIMITS, DEFAULT_PORTAL_PER_IP, DEFAULT_RESET_LIMITS, DEFAULT_SIGN_IN_LIMITS, DEFAULT_WITHDRAW_LIMITS, type RateLimitConfig } from '../config';
+import { DEFAULT_INVITE_LIMITS, DEFAULT_PAY_LIMITS, DEFAULT_PORTAL_PER_IP, DEFAULT_RESET_LIMITS, DEFAULT_SIGN_IN_LIMITS, DEFAULT_WITHDRAW_LIMITS, type RateLimitConfig } from '../config';
 import { ApiError } from '../errors';
 import { allowanceConsume } from './allowance';
 import { PreparedRateLimiterDrizzle } from './store';
@@ -17,7 +17,9 @@ export type RateLimitBucket =
   | 'resetIp'
   | 'resetEmail'
   | 'inviteStore'
-  | 'inviteInviter';
+  | 'inviteInviter'
+  | 'payIp'
+  | 'payDeclineIp';
 /** Sign-in attempts: each holds a point while it is checked, and one that succeeds gives it back. */
 export type SignInBucket = 'signInIp' | 'signInEmail';
 
@@ -26,9 +28,18 @@ export interface RateLimits {
   consume(bucket: RateLimitBucket, subject: string): Promise<void>;
   /** Gives back the point `consume` spent on a sign-in bucket, so that only failures count. */
   refund(bucket: SignInBucket, subject: string): Promise<void>;
+  /** Throws as `consume` does when `subject` has spent out `bucket`, without spending. */
+  check(bucket: RateLimitBucket, subject: string): Promise<void>;
 }
 
 const isSignInBucket = (bucket: RateLimitBucket): bucket is SignInBucket => bucket === 'signInIp' || bucket === 'signInEmail';
+
+/**
+ * Buckets counted a point per call on the counter itself, never from points reserved ahead: sign-in
+ * attempts are given back on success, and declines are read by `check`, so a process's unspent
+ * reservation would make both wrong.
+ */
+const isExactBucket = (bucket: RateLimitBucket): boolean => isSignInBucket(bucket) || bucket === 'payDeclineIp';
 
 /** One point back on a counter in this process; an expired one is left alone (no credit for a new window). */
 async function refundMemory(memory: RateLimiterMemory, subject: string): Promise<void> {
@@ -48,6 +59,8 @@ const MESSAGES: Record<RateLimitBucket, string> = {
   resetEmail: 'Too many password reset requests for this e-mail. Try again later.',
   inviteStore: 'Too many invitations from this store. Try again later.',
   inviteInviter: 'Too many invitations by this person. Try again later.',
+  payIp: 'Too many payment attempts from this address. Retry after the time given in Retry-After.',
+  payDeclineIp: 'Too many declined payments from this address. Retry after the time given in Retry-After.',
 };
 
 /**
@@ -67,6 +80,8 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
     resetEmail: config.resetPerEmail ?? DEFAULT_RESET_LIMITS.perEmail,
     inviteStore: config.invitesPerStore ?? DEFAULT_INVITE_LIMITS.perStore,
     inviteInviter: config.invitesPerInviter ?? DEFAULT_INVITE_LIMITS.perInviter,
+    payIp: (config.payPerIp ?? DEFAULT_PAY_LIMITS.perIp) * DEFAULT_PAY_LIMITS.attemptsPerDecline,
+    payDeclineIp: config.payPerIp ?? DEFAULT_PAY_LIMITS.perIp,
   };
   // Password guessing is counted over minutes, API traffic per second.
   const signInWindow = config.signInWindowSeconds ?? DEFAULT_SIGN_IN_LIMITS.windowSeconds;
@@ -82,34 +97,37 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
     resetEmail: config.resetWindowSeconds ?? DEFAULT_RESET_LIMITS.windowSeconds,
     inviteStore: config.inviteWindowSeconds ?? DEFAULT_INVITE_LIMITS.windowSeconds,
     inviteInviter: config.inviteWindowSeconds ?? DEFAULT_INVITE_LIMITS.windowSeconds,
+    payIp: config.payWindowSeconds ?? DEFAULT_PAY_LIMITS.windowSeconds,
+    payDeclineIp: config.payWindowSeconds ?? DEFAULT_PAY_LIMITS.windowSeconds,
   };
-  const limiters = Object.fromEntries(
+  const counters = Object.fromEntries(
     (Object.keys(points) as RateLimitBucket[]).map((bucket) => {
       const options = { keyPrefix: `rl:${bucket}`, points: points[bucket], duration: durations[bucket] };
       const memory = new RateLimiterMemory(options);
       // If the shared store fails, fall back to per-process counting rather than refusing traffic.
       const stored = shared ? new PreparedRateLimiterDrizzle({ ...options, storeClient: shared.db, schema: rateLimitsTable, insuranceLimiter: memory }) : undefined;
       const limiter: RateLimiterAbstract = stored ?? memory;
-      // Sign-in attempts are few and given back on success: each is counted on the counter itself,
-      // never from points reserved ahead.
-      const consume = isSignInBucket(bucket) ? (subject: string) => limiter.consume(subject, 1).then(() => undefined) : allowanceConsume(limiter, points[bucket]);
+      const consume = isExactBucket(bucket) ? (subject: string) => limiter.consume(subject, 1).then(() => undefined) : allowanceConsume(limiter, points[bucket]);
       const refund = (subject: string) => (stored ? stored.refund(subject) : refundMemory(memory, subject));
-      return [bucket, { consume, refund }];
+      return [bucket, { limiter, consume, refund }];
     }),
-  ) as Record<RateLimitBucket, { consume(subject: string): Promise<void>; refund(subject: string): Promise<void> }>;
+  ) as Record<RateLimitBucket, { limiter: RateLimiterAbstract; consume(subject: string): Promise<void>; refund(subject: string): Promise<void> }>;
+  const refusal = (bucket: RateLimitBucket, msBeforeNext: number) =>
+    new ApiError('rate_limited', MESSAGES[bucket], { retryAfter: Math.max(1, Math.ceil(msBeforeNext / 1000)) });
 
   return {
     async consume(bucket, subject) {
       try {
-        await limiters[bucket].consume(subject);
+        await counters[bucket].consume(subject);
       } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) {
-          const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-          throw new ApiError('rate_limited', MESSAGES[bucket], { retryAfter });
-        }
+        if (rejection instanceof RateLimiterRes) throw refusal(bucket, rejection.msBeforeNext);
         throw rejection;
       }
     },
-    refund: (bucket, subject) => limiters[bucket].refund(subject),
+    refund: (bucket, subject) => counters[bucket].refund(subject),
+    async check(bucket, subject) {
+      const counted = await counters[bucket].limiter.get(subject);
+      if (counted && counted.consumedPoints >= points[bucket]) throw refusal(bucket, counted.msBeforeNext);
+    },
   };
 }

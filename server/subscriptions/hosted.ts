@@ -6,9 +6,11 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type SubscriptionChargeStatus, type SubscriptionStatus } from '@/db/schema';
 import { hostedPageErrorFor, type HostedErrorCode } from '../kit/hosted-page/messages';
-import { backToForm, type HostedPageDeps, type SubmitInput, type SubmitOutcome } from '../kit/hosted-page/request';
+import { backToForm, readHostedSubmission, type HostedPageDeps, type SubmitInput, type SubmitOutcome } from '../kit/hosted-page/request';
+import { invalidLinkResponse } from '../kit/hosted-page/invalid-link';
+import { recordCardDecline, refusedCardAttempt } from '../rate-limit/card-attempts';
 import { epochSeconds, storeClock } from '../clock';
-import type { Services } from '../context';
+import { clientIp, type Services } from '../context';
 import { ApiError } from '../errors';
 import { createHandoff } from '../kit/hosted-page/handoff';
 import { isSubscriptionCheckoutId } from '../ids';
@@ -159,7 +161,8 @@ export async function submitHostedSubscription(services: Services, input: Submit
     if (subscription.status === 'active') {
       return { kind: 'redirect', location: subscribedRedirectUrl(services.config, hosted.view, subscription.id) };
     }
-    return page();
+    // The page says how the attempt went; `incomplete` is a declined first charge.
+    return { ...page(), ...(subscription.status === 'incomplete' ? { declined: true } : {}) };
   } catch (error) {
     if (error instanceof ApiError) {
       // Another submit made the attempt meanwhile: land where it lands.
@@ -172,6 +175,21 @@ export async function submitHostedSubscription(services: Services, input: Submit
     log.error(`hosted subscription checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
     return page('internal_error');
   }
+}
+
+/**
+ * POST /subscribe/{id}/pay?expires&signature, as its route answers it: 429 while the address may
+ * not attempt (server/rate-limit/card-attempts.ts), else always 303 (to the merchant, the
+ * receipt, or back to the page) so a reload never resubmits. The body is card data: read once
+ * here, never logged.
+ */
+export async function answerHostedSubscription(services: Services, request: Request, id: string): Promise<Response> {
+  const refused = await refusedCardAttempt(services, request, 'Subscription');
+  if (refused) return refused;
+  const outcome = await submitHostedSubscription(services, await readHostedSubmission(request, id));
+  if (outcome.kind === 'not_found') return invalidLinkResponse();
+  if (outcome.declined) await recordCardDecline(services.rateLimits, clientIp(request.headers));
+  return new Response(null, { status: 303, headers: { location: outcome.location, 'cache-control': 'no-store' } });
 }
 
 /**

@@ -3,12 +3,16 @@ import { z } from 'zod';
 import { strict } from '../http/json-schema';
 import { EXAMPLE } from '../kit/examples';
 
-/** Ten years per call; the offset column holds about 68 years in all. */
-export const MAX_ADVANCE_SECONDS = 10 * 365 * 24 * 60 * 60;
+/**
+ * How far a store's test clock may run ahead of the real time: 5 × 365 days. Time-driven passes
+ * look at every store's rows up to its own clock, so one store far in the future makes them scan
+ * everything.
+ */
+export const MAX_CLOCK_AHEAD_SECONDS = 5 * 365 * 24 * 60 * 60;
 
 export const advanceClockInput = z.strictObject({
-  seconds: strict(z.number().int().min(1).max(MAX_ADVANCE_SECONDS)).describe(
-    `How far to move this store's test-mode clock forward, in whole seconds: 1–${MAX_ADVANCE_SECONDS}.`,
+  seconds: strict(z.number().int().min(1).max(MAX_CLOCK_AHEAD_SECONDS)).describe(
+    `How far to move this store's test-mode clock forward, in whole seconds: 1–${MAX_CLOCK_AHEAD_SECONDS}. The clock never runs more than 5 × 365 days (${MAX_CLOCK_AHEAD_SECONDS} seconds) ahead of the real time: a move past that is refused and changes nothing.`,
   ),
 }).meta({ examples: [{ seconds: 86_400 }] });
 

@@ -7,10 +7,7 @@ import { ApiError } from '../errors';
 import type { Scope } from '../kit/scope';
 import { advanceTestDeliveries } from '../webhooks/delivery';
 import { runDueJobs } from './jobs';
-import type { TestClockView } from './schemas';
-
-/** The offset column is a 32-bit integer. */
-const MAX_OFFSET_SECONDS = 2_147_483_647;
+import { MAX_CLOCK_AHEAD_SECONDS, type TestClockView } from './schemas';
 
 /**
  * POST /test_helpers/advance_clock: adds to the store's offset in one UPDATE, so two
@@ -26,13 +23,17 @@ export async function advanceTestClock(deps: Services, subject: Scope, seconds: 
     const [moved] = await tx
       .update(stores)
       .set({ testClockOffsetSeconds: sql`${stores.testClockOffsetSeconds} + ${seconds}` })
-      .where(sql`${stores.id} = ${subject.storeId} and ${stores.testClockOffsetSeconds} <= ${MAX_OFFSET_SECONDS - seconds}`)
+      .where(sql`${stores.id} = ${subject.storeId} and ${stores.testClockOffsetSeconds} <= ${MAX_CLOCK_AHEAD_SECONDS - seconds}`)
       .returning({ offset: stores.testClockOffsetSeconds });
     if (moved) await advanceTestDeliveries(tx, subject.storeId, seconds);
     if (moved && audit) await recordAudit(tx, { ...audit, details: { ...audit.details, seconds } });
     return moved;
   });
-  if (!row) throw new ApiError('parameter_invalid', 'The test clock cannot move that far: it is at its limit.', { param: 'seconds' });
+  if (!row) {
+    throw new ApiError('parameter_invalid', `The test clock cannot move that far: it never runs more than 5 × 365 days (${MAX_CLOCK_AHEAD_SECONDS} seconds) ahead of the real time.`, {
+      param: 'seconds',
+    });
+  }
   const now = storeClock(deps.clock, { livemode: false, testClockOffsetSeconds: row.offset }).now();
   await runDueJobs(deps, { storeId: subject.storeId, livemode: false }, now);
   return { object: 'test_clock', now: epochSeconds(now) };

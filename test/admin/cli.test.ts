@@ -41,6 +41,18 @@ function runCli(args: string[], env: Record<string, string | undefined> = { SERV
   });
 }
 
+/** npm itself in the project's directory, as an operator runs it (npm's own configuration included). */
+function runNpm(args: string[], env: Record<string, string | undefined> = { SERVICE_URL: serviceUrl, ADMIN_TOKEN: TOKEN }): Promise<CliResult> {
+  const { ADMIN_TOKEN: _token, SERVICE_URL: _url, DATA_DIR: _dir, PORT: _port, ...inherited } = process.env;
+  // Whatever npm put in the environment of the run that started these tests (`npm test`) is not the operator's.
+  const own = Object.fromEntries(Object.entries(inherited).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
+  return new Promise((resolve) => {
+    execFile('npm', args, { cwd: ROOT, env: { ...own, ...env } as NodeJS.ProcessEnv, timeout: 120_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
 /** Success: exit 0, nothing on stderr, exactly one JSON object on stdout. */
 function expectJson(result: CliResult): any {
   expect(result.stderr).toBe('');
@@ -218,6 +230,21 @@ describe('npm run admin: stores and their keys', { timeout: 150_000 }, () => {
     expect(listed.data).toContainEqual({ id: store.id, name: 'Listed', flags: defaultFlags, logo_url: null, terms_url: null, privacy_url: null, created: store.created });
     for (const entry of listed.data) expect(Object.keys(entry)).toEqual(['id', 'name', 'flags', 'logo_url', 'terms_url', 'privacy_url', 'created']);
     for (const key of Object.values(store.keys) as string[]) expect(result.stdout).not.toContain(key);
+  });
+
+  it('`npm run -s admin -- store:list`, as documented, prints exactly one JSON object on stdout', async () => {
+    const result = await runNpm(['run', '-s', 'admin', '--', 'store:list']);
+    const listed = expectJson(result);
+    expect(listed.object).toBe('list');
+  });
+
+  it('the project does not silence npm: a failing npm command says why', async () => {
+    const loglevel = await runNpm(['config', 'get', 'loglevel'], {});
+    expect(loglevel.code).toBe(0);
+    expect(loglevel.stdout.trim()).not.toBe('silent');
+    const failing = await runNpm(['run', 'no-such-script'], {});
+    expect(failing.code).not.toBe(0);
+    expect(failing.stderr).toContain('no-such-script');
   });
 
   it('keys:roll makes new keys of every type; the old ones stop at once', async () => {

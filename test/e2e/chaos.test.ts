@@ -95,6 +95,8 @@ async function commonEnv(): Promise<Record<string, string>> {
     RATE_LIMIT_PRODUCT_WRITES_PER_KEY: String(PRODUCT_WRITES),
     RATE_LIMIT_PER_IP: '1000000',
     RATE_LIMIT_PER_KEY: '1000000',
+    // Every payment comes from this one address.
+    RATE_LIMIT_PAY_PER_IP: '1000000',
   };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readHostedSubmission } from '@/server/kit/hosted-page/request';
+import { buildOpenApiDocument } from '@/server/openapi/document';
 import { createProduct, expectError } from '../support/api';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
@@ -70,6 +71,75 @@ describe('U+0000 and unpaired surrogates: 400 parameter_invalid naming the field
     const response = await rawRequest(api.baseUrl, 'GET', `/api/trpc/products.list?input=${input}`, { headers: { authorization: `Bearer ${store.key}` } });
     expect(response.status).toBe(400);
     expect(response.body.error.data).toMatchObject({ code: 'parameter_invalid', param: 'sku', httpStatus: 400 });
+  });
+});
+
+/** Every GET and DELETE of the API with its query parameters; a path's ids filled with a dummy (the query is judged first). */
+const queryOperations = Object.entries(buildOpenApiDocument('http://localhost').paths ?? {}).flatMap(([path, item]) =>
+  Object.entries(item as Record<string, { parameters?: { in: string; name: string }[] }>)
+    .filter(([method]) => method === 'get' || method === 'delete')
+    .map(([method, operation]) => ({
+      method: method.toUpperCase(),
+      path: path.replace(/\{[^}]+\}/g, 'x_test_missing'),
+      query: (operation.parameters ?? []).filter((parameter) => parameter.in === 'query').map((parameter) => parameter.name),
+    })),
+);
+
+describe('a query whose percent-encoding is not UTF-8: 400 parameter_invalid naming the parameter', () => {
+  const get = (query: string) => rawRequest(api.baseUrl, 'GET', `/api/v1/products${query}`, { headers: { authorization: `Bearer ${store.key}` } });
+
+  it.each([
+    ['an encoded unpaired surrogate', '?sku=%ED%A0%80', 'sku'],
+    ['a lead byte before a non-continuation byte', '?sku=%C3%28', 'sku'],
+    ['a byte that is never UTF-8', '?sku=%FF', 'sku'],
+    ['a lead byte at the end', '?sku=%C3', 'sku'],
+    ['an overlong encoding', '?sku=%C0%AF', 'sku'],
+    ['after a valid parameter', '?limit=2&sku=ok%E9', 'sku'],
+    ['in a cursor', '?starting_after=prod_%ED%B0%80', 'starting_after'],
+    ['in a name', '?sk%C3u=1', 'sk%C3u'],
+    ['in an unknown parameter, before a valid one', '?x%FF=1&sku=a', 'x%FF'],
+    ['a value with a + for a space', '?sku+name=a+%FF', 'sku name'],
+  ])('%s', async (_, query, param) => {
+    const response = await get(query);
+    expectError(response, 400, 'parameter_invalid', param);
+    expect(response.body.error.message).toBe(`Invalid ${param}: its percent-encoding is not UTF-8.`);
+  });
+
+  it('valid UTF-8 is ordinary text (é and 🦋 encoded); a stray % and %ZZ read as themselves', async () => {
+    const customer = await insertCustomer(api, store, { email: 'zoë.🦋@example.com' });
+    const found = await send('GET', `/customers?email=${encodeURIComponent('zoë.🦋@example.com')}`);
+    expect(found.status).toBe(200);
+    expect(found.body.data.map((listed: { id: string }) => listed.id)).toEqual([customer.id]);
+    for (const query of ['?sku=r%C3%A9', '?sku=100%', '?sku=%ZZ', '?sku=%E']) {
+      const response = await get(query);
+      expect([query, response.status, response.body.data]).toEqual([query, 200, []]);
+    }
+  });
+
+  it('every GET and DELETE of the API refuses it in each of its parameters, naming that parameter', async () => {
+    expect(queryOperations.filter((operation) => operation.query.length > 0).length).toBeGreaterThanOrEqual(10);
+    for (const operation of queryOperations) {
+      for (const param of [...operation.query, 'x']) {
+        const response = await rawRequest(api.baseUrl, operation.method, `/api/v1${operation.path}?${param}=%ED%A0%80`, { headers: { authorization: `Bearer ${store.key}` } });
+        expect([operation.method, operation.path, response.status, response.body?.error?.code, response.body?.error?.param]).toEqual([
+          operation.method,
+          operation.path,
+          400,
+          'parameter_invalid',
+          param,
+        ]);
+      }
+    }
+  });
+
+  it('over /api/trpc: 400 parameter_invalid naming input, never a 5xx', async () => {
+    for (const input of ['%ED%A0%80', `${encodeURIComponent('{"sku":"')}%ED%A0%80${encodeURIComponent('"}')}`, '%C3%28', '%FF']) {
+      const response = await rawRequest(api.baseUrl, 'GET', `/api/trpc/products.list?input=${input}`, { headers: { authorization: `Bearer ${store.key}` } });
+      expect(response.status).toBe(400);
+      expect(response.body.error.data).toMatchObject({ code: 'parameter_invalid', param: 'input', httpStatus: 400 });
+    }
+    const batch = await rawRequest(api.baseUrl, 'GET', `/api/trpc/products.list,products.list?batch=1&input=%FF`, { headers: { authorization: `Bearer ${store.key}` } });
+    expect(batch.status).toBe(400);
   });
 });
 

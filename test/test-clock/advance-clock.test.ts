@@ -6,6 +6,8 @@ import { useTestApi } from '../support/server';
 import { createProduct, epoch, expectError, HOUR, readSessionRow, SESSIONS, T0 } from '../checkout/api-support';
 
 const ADVANCE = '/api/v1/test_helpers/advance_clock';
+const DAY = 24 * HOUR;
+const FIVE_YEARS = 5 * 365 * DAY;
 const api = useTestApi();
 type Store = Awaited<ReturnType<typeof createStore>>;
 
@@ -57,17 +59,26 @@ describe('POST /api/v1/test_helpers/advance_clock', () => {
     expectError(await advance(store.keys.pk_live, { seconds: 60 }), 401, 'wrong_key_type');
   });
 
-  it.each([0, -1, 1.5, '60', null, 315_360_001])('seconds %j → 400 parameter_invalid', async (seconds) => {
+  it.each([0, -1, 1.5, '60', null, FIVE_YEARS + 1])('seconds %j → 400 parameter_invalid', async (seconds) => {
     expectError(await advance(store.keys.sk_test, { seconds }), 400, 'parameter_invalid', 'seconds');
   });
 
-  it('a move past what the clock can hold → 400 parameter_invalid, and the clock stays', async () => {
+  it('the clock runs at most 5 × 365 days ahead of the real time: a move past that → 400 parameter_invalid naming seconds, and nothing changes', async () => {
     const own = await createStore(api.services);
-    await api.services.db.update(stores).set({ testClockOffsetSeconds: 2_147_483_000 }).where(eq(stores.id, own.id));
-    expectError(await advance(own.keys.sk_test, { seconds: 1000 }), 400, 'parameter_invalid', 'seconds');
-    const [row] = await api.services.db.select({ offset: stores.testClockOffsetSeconds }).from(stores).where(eq(stores.id, own.id));
-    expect(row?.offset).toBe(2_147_483_000);
-    expect((await advance(own.keys.sk_test, { seconds: 647 })).body).toEqual({ object: 'test_clock', now: epoch(T0) + 2_147_483_647 });
+    const offset = async () => (await api.services.db.select({ offset: stores.testClockOffsetSeconds }).from(stores).where(eq(stores.id, own.id)))[0]?.offset;
+    const fourYears = 4 * 365 * DAY;
+    expect((await advance(own.keys.sk_test, { seconds: fourYears })).body).toEqual({ object: 'test_clock', now: epoch(T0) + fourYears });
+    const refused = await advance(own.keys.sk_test, { seconds: 2 * 365 * DAY });
+    expectError(refused, 400, 'parameter_invalid', 'seconds');
+    expect(refused.body.error.message).toContain('5 × 365 days');
+    expect(await offset()).toBe(fourYears);
+    // Up to the bound exactly, then not a second past it, however the real time has moved meanwhile.
+    expect((await advance(own.keys.sk_test, { seconds: FIVE_YEARS - fourYears })).body).toEqual({ object: 'test_clock', now: epoch(T0) + FIVE_YEARS });
+    api.clock.advance(DAY);
+    expectError(await advance(own.keys.sk_test, { seconds: 1 }), 400, 'parameter_invalid', 'seconds');
+    expect(await offset()).toBe(FIVE_YEARS);
+    // Other stores keep their own allowance.
+    expect((await advance(store.keys.sk_test, { seconds: 60 })).status).toBe(200);
   });
 
   it('seconds is required, and nothing else is accepted', async () => {

@@ -5,12 +5,15 @@
  *
  * Card data lives only in this call's memory: it is never put in a URL, a log line or a page.
  */
-import { ApiError } from '../../errors';
-import type { Services } from '../../context';
+import { ApiError, ERROR_CATALOG } from '../../errors';
+import { clientIp, type Services } from '../../context';
 import { isEmailAddress } from '../../kit/fields';
 import { hostedPageErrorFor, type HostedErrorCode } from '../../kit/hosted-page/messages';
-import { backToForm, type SubmitInput, type SubmitOutcome } from '../../kit/hosted-page/request';
+import { backToForm, readHostedSubmission, type SubmitInput, type SubmitOutcome } from '../../kit/hosted-page/request';
+import { invalidLinkResponse } from '../../kit/hosted-page/invalid-link';
 import { paidRedirectUrl } from '../../kit/links';
+import { recordCardDecline, refusedCardAttempt } from '../../rate-limit/card-attempts';
+import { rememberedEmailCookie, rememberedVatIdCookie } from './email';
 import { loadHostedCheckout } from './page';
 import { log } from '../../observability/log';
 import { checkBuyerVatId } from '../../vat/buyer';
@@ -78,10 +81,31 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
         if (again.state === 'complete') return { kind: 'redirect', location: paidRedirectUrl(services.config, again.view) };
         return page();
       }
-      return back(hostedPageErrorFor(error));
+      // A card error is a decline when the gateway gave it: the session is failed then (a form error leaves it open).
+      const declined = ERROR_CATALOG[error.code].type === 'card_error' && (await loadHostedCheckout(services, link)).state === 'failed';
+      return { ...back(hostedPageErrorFor(error)), ...(declined ? { declined } : {}) };
     }
     // Only the error itself: the form body (card data) must never reach a log.
     log.error(`hosted checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
     return page('internal_error');
   }
+}
+
+/**
+ * POST /checkout/{id}/pay?expires&signature, as its route answers it: 429 while the address may
+ * not attempt (server/rate-limit/card-attempts.ts), else always 303 (to the merchant, the
+ * receipt, or back to the page with an error code) so a reload never resubmits. The body is card
+ * data: read once here, never logged.
+ */
+export async function answerHostedPayment(services: Services, pay: PayFn, request: Request, id: string): Promise<Response> {
+  const refused = await refusedCardAttempt(services, request, 'Checkout');
+  if (refused) return refused;
+  const outcome = await submitHostedPayment(services, pay, await readHostedSubmission(request, id));
+  if (outcome.kind === 'not_found') return invalidLinkResponse();
+  if (outcome.declined) await recordCardDecline(services.rateLimits, clientIp(request.headers));
+  const headers = new Headers({ location: outcome.location, 'cache-control': 'no-store' });
+  const secure = new URL(request.url).protocol === 'https:';
+  if (outcome.email) headers.append('set-cookie', rememberedEmailCookie(id, outcome.email, secure));
+  if (outcome.vatId) headers.append('set-cookie', rememberedVatIdCookie(id, outcome.vatId, secure));
+  return new Response(null, { status: 303, headers });
 }

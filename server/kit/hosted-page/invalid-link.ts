@@ -20,6 +20,8 @@ export interface InvalidLinkNotice {
   site: string;
   title: string;
   paragraphs: readonly string[];
+  /** Announced at once by a screen reader (a refusal the person must act on). */
+  alert?: boolean;
 }
 
 const CHECKOUT_NOTICE: InvalidLinkNotice = {
@@ -41,7 +43,7 @@ function html(notice: InvalidLinkNotice): string {
 <body>
 <header><p>${notice.site}</p></header>
 <main>
-<section aria-labelledby="notice-heading">
+<section aria-labelledby="notice-heading"${notice.alert ? ' role="alert"' : ''}>
 <h1 id="notice-heading">${notice.title}</h1>
 ${notice.paragraphs.map((paragraph) => `<p>${paragraph}</p>`).join('\n')}
 </section>

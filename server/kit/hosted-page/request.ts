@@ -36,8 +36,11 @@ export interface SubmitInput extends HostedLinkParams {
 
 /** Where the browser goes after the POST (always a 303), or a 404 for a link that does not verify. */
 export type SubmitOutcome =
-  /** `email`, `vatId`: what the customer typed, to prefill the form again after an error (never card data). */
-  | { kind: 'redirect'; location: string; email?: string; vatId?: string }
+  /**
+   * `email`, `vatId`: what the customer typed, to prefill the form again after an error (never
+   * card data); `declined`: the card was refused (counted against the address: card testing).
+   */
+  | { kind: 'redirect'; location: string; email?: string; vatId?: string; declined?: boolean }
   | { kind: 'not_found' };
 
 /** A query value given once; a repeated or missing parameter reads as absent. */
