@@ -46,7 +46,7 @@ export const DEFAULT_INVITE_LIMITS = { perStore: 20, perInviter: 10, windowSecon
  * declined attempts are counted (`perIp`), and every attempt only against a bound ten times as
  * high, which no shop's customers behind one address reach in ten minutes.
  */
-export const DEFAULT_PAY_LIMITS = { perIp: 20, attemptsPerDecline: 10, windowSeconds: 10 * 60 };
+export const DEFAULT_PAY_LIMITS = { perIp: 50, attemptsPerDecline: 10, windowSeconds: 10 * 60 };
 
 /**
  * The operator: the company that sells in its own name on the stores' behalf, named as the seller

@@ -92,7 +92,7 @@ export const checkoutRouter = createRouter({
         tags: TAGS,
         summary: 'Confirm a checkout session (embedded)',
         description:
-          'Uses a publishable key and the session’s `client_secret`. Always refused with `three_d_secure_required` once the session is checked: the card is entered on the hosted page. Amount fields sent here are ignored. Each call is a card attempt of its client address, as a post of the hosted payment forms is: once the address has had too many declines there (`RATE_LIMIT_PAY_PER_IP`, 20 per 10 minutes by default) or ten times as many attempts, 429 `rate_limited` with `Retry-After`.',
+          'Uses a publishable key and the session’s `client_secret`. Always refused with `three_d_secure_required` once the session is checked: the card is entered on the hosted page. Amount fields sent here are ignored. Each call is a card attempt of its client address, as a post of the hosted payment forms is: once the address has had too many declines there (`RATE_LIMIT_PAY_PER_IP`, 50 per 10 minutes by default) or ten times as many attempts, 429 `rate_limited` with `Retry-After`.',
         successDescription: 'Not answered today: every confirmation that passes the checks is refused with 400 `three_d_secure_required`.',
         protect: true,
       },

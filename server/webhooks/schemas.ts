@@ -13,7 +13,7 @@ export const endpointIdParam = z.string().min(1).describe('The webhook endpoint 
 const urlField = z
   .string()
   .describe(
-    'Where events are POSTed: an absolute http(s) URL, at most 2000 characters. A public address; live mode over https only. Test mode also accepts http, and loopback and private addresses when the operator allows them (WEBHOOKS_ALLOW_PRIVATE). Cloud metadata addresses are always refused.',
+    'Where events are POSTed: an absolute http(s) URL, at most 2000 characters. A public address; live mode over https only. Test mode also accepts http, and loopback and private addresses when the operator allows them (`WEBHOOKS_ALLOW_PRIVATE`). Cloud metadata addresses are always refused.',
   );
 
 const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(EVENT_TYPES);

@@ -248,8 +248,8 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions', () => {
     const orderId = first.body.order_id;
     const { lines } = await readOrder(api, orderId);
     expect(lines).toEqual([
-      { id: `${orderId}_l0`, orderId, position: 0, productId: a.id, priceId: a.price_id, description: 'Ebook', quantity: 2, unitAmount: 1999, amountSubtotal: 3998, amountTax: 0, amountTotal: 3998, taxRate: null, taxInclusive: false, hasLicense: false },
-      { id: `${orderId}_l1`, orderId, position: 1, productId: b.id, priceId: b.price_id, description: 'Ebook', quantity: 1, unitAmount: 1999, amountSubtotal: 1999, amountTax: 0, amountTotal: 1999, taxRate: null, taxInclusive: false, hasLicense: false },
+      { id: `${orderId}_l0`, orderId, position: 0, productId: a.id, priceId: a.price_id, description: 'Ebook', quantity: 2, unitAmount: 1999, amountSubtotal: 3998, amountTax: 0, amountTotal: 3998, taxRate: null, taxInclusive: false, hasLicense: false, downloadCount: 0 },
+      { id: `${orderId}_l1`, orderId, position: 1, productId: b.id, priceId: b.price_id, description: 'Ebook', quantity: 1, unitAmount: 1999, amountSubtotal: 1999, amountTax: 0, amountTotal: 1999, taxRate: null, taxInclusive: false, hasLicense: false, downloadCount: 0 },
     ]);
   });
 

@@ -203,9 +203,9 @@ describe('card attempts per address', () => {
     }
   });
 
-  it('RATE_LIMIT_PAY_PER_IP sets the declines allowed; by default 20 per address per 10 minutes', () => {
-    expect(loadConfig({}).rateLimits).toMatchObject({ payPerIp: 20, payWindowSeconds: 600 });
-    expect(loadConfig({ RATE_LIMIT_PAY_PER_IP: '50' }).rateLimits.payPerIp).toBe(50);
+  it('RATE_LIMIT_PAY_PER_IP sets the declines allowed; by default 50 per address per 10 minutes', () => {
+    expect(loadConfig({}).rateLimits).toMatchObject({ payPerIp: 50, payWindowSeconds: 600 });
+    expect(loadConfig({ RATE_LIMIT_PAY_PER_IP: '80' }).rateLimits.payPerIp).toBe(80);
     expect(() => loadConfig({ RATE_LIMIT_PAY_PER_IP: 'many' })).toThrow(/RATE_LIMIT_PAY_PER_IP/);
   });
 });

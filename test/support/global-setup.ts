@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -20,6 +22,8 @@ declare module 'vitest' {
  * initdb is most of a file's set-up time and of a PGlite start.
  */
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+  // The browser library's tests import its built package; a fresh clone has none yet.
+  if (!existsSync(path.resolve('client/dist/index.js'))) execFileSync(process.execPath, ['--import', 'tsx', 'client/scripts/build.ts'], { stdio: 'inherit' });
   if (process.env.DATABASE_URL) {
     project.provide('migratedPgliteDir', undefined);
     project.provide('migratedPgliteDump', undefined);
