@@ -97,7 +97,7 @@ async function subscribeProxy(request: NextRequest) {
     pageRequestHeaders = hostedSubscriptionHandoff.give(hosted, request.headers);
   } else if (request.method === 'GET' && below === 'receipt' && extra === undefined) {
     const receipt = await loadHostedSubscriptionReceipt(services, { id, signature: params.get('signature') ?? undefined });
-    if (!receipt) return invalidLinkResponse();
+    if (!receipt) return invalidLinkResponse(RECEIPT_LINK_NOTICE);
     policy = hostedPagePolicy(services.gateways, receipt.view.storeLinks);
     pageRequestHeaders = hostedSubscriptionReceiptHandoff.give(receipt, request.headers);
   }

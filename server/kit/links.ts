@@ -79,7 +79,7 @@ export function checkLink(
   return nowSeconds >= Number(expires) ? 'expired' : 'valid';
 }
 
-/** A checkout's receipt link works this long after the payment, on the store's clock. */
+/** A receipt link (a purchase's or a subscription's) works this long after the payment, on the store's clock. */
 export const RECEIPT_LINK_DAYS = 30;
 
 /**

@@ -14,7 +14,7 @@ import { clientIp, type Services } from '../context';
 import { ApiError } from '../errors';
 import { createHandoff } from '../kit/hosted-page/handoff';
 import { isSubscriptionCheckoutId } from '../ids';
-import { checkLink, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
+import { checkLink, RECEIPT_LINK_DAYS, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
 import { completeSubscriptionChallenge, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl } from './first-charge';
 import { ownedBy } from '../kit/scope';
 import { log } from '../observability/log';
@@ -239,15 +239,20 @@ export interface HostedSubscriptionReceipt {
 /** What proxy.ts loaded for a GET of the receipt (its CSP names the store's logo), which the page then renders. */
 export const hostedSubscriptionReceiptHandoff = createHandoff<HostedSubscriptionReceipt>('subscription-receipt');
 
-/** The receipt of an approved subscription checkout without success_url; the link is signed (ids reach merchants). */
+/**
+ * The receipt of an approved subscription checkout without success_url; the link is signed (ids
+ * reach merchants) and works for RECEIPT_LINK_DAYS after the payment, on the store's clock.
+ */
 export async function loadHostedSubscriptionReceipt(deps: HostedPageDeps, params: { id: string; signature: string | undefined }): Promise<HostedSubscriptionReceipt | undefined> {
   if (!isSubscriptionCheckoutId(params.id) || !receiptSignatureValid(deps.config, params.id, params.signature)) return undefined;
   const row = await findCheckout(deps.db, params.id);
   if (!row) return undefined;
+  const now = storeClock(deps.clock, { livemode: row.checkout.livemode, testClockOffsetSeconds: row.offset }).now();
+  // Like a purchase's receipt, the link works for a while after the payment; the e-mails and the portal remain.
+  if (row.checkout.consumedAt && now.getTime() >= row.checkout.consumedAt.getTime() + RECEIPT_LINK_DAYS * 86_400_000) return undefined;
   const subscription = await outcomeOf(deps.db, row.checkout);
   if (!subscription) return undefined;
-  const now = epochSeconds(storeClock(deps.clock, { livemode: row.checkout.livemode, testClockOffsetSeconds: row.offset }).now());
-  return { view: viewOf(row, now), subscription };
+  return { view: viewOf(row, epochSeconds(now)), subscription };
 }
 
 /** The charges a subscription started now would make: the next after today's, and the last (none for a plan without a last one). */

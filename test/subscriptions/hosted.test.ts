@@ -245,6 +245,19 @@ describe('hosted subscription checkout: the first charge', () => {
     expect(await loadHostedSubscriptionReceipt(api.services, { id: checkout.id, signature: 'forged' })).toBeUndefined();
   });
 
+  it('the receipt link works for 30 days after the payment on the store’s test clock, then answers the invalid-receipt page', async () => {
+    const own = await createStore(api.services, { subscriptions: true });
+    const checkout = await createCheckout(api, own.keys.sk_test);
+    const outcome = await submitCard(api, checkout);
+    if (outcome.kind !== 'redirect') throw new Error('expected a redirect');
+    const signature = new URL(outcome.location).searchParams.get('signature')!;
+    const advance = async (seconds: number) => expect((await api.request('POST', '/api/v1/test_helpers/advance_clock', { key: own.keys.sk_test, body: { seconds } })).status).toBe(200);
+    await advance(30 * 24 * HOUR - 1);
+    expect(await loadHostedSubscriptionReceipt(api.services, { id: checkout.id, signature })).toMatchObject({ subscription: { cardLast4: '4242' } });
+    await advance(1);
+    expect(await loadHostedSubscriptionReceipt(api.services, { id: checkout.id, signature })).toBeUndefined();
+  });
+
   it('price mode: the subscription keeps the product and price, and plan_name is the product name', async () => {
     const product = await createProduct(api, store.key, { name: 'Moth club', amount: 1500, mode: 'recurring', interval: 'year' });
     const checkout = await createCheckout(api, store.key, { price_id: product.price_id, total_payments: 3, customer_email: 'bob@example.com' });
