@@ -162,7 +162,7 @@ export async function createCheckoutSession(
     }
     return async (claim?: KeyClaim): Promise<CheckoutSessionRow | undefined> => {
       const priceMode = input.price_id !== undefined;
-      // Spreads last: V8 (Node 20) adds each property after a leading spread on a slow path.
+      // Spreads last: a leading spread is slow here (docs/performance.md).
       const params = {
         orderId,
         storeId: subject.storeId,

@@ -201,7 +201,7 @@ export async function createPortalSession(
         expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, PORTAL_LIFETIME) * 1000),
       };
       const event = createdEventParams({ storeId: subject.storeId, livemode: subject.livemode, type: 'portal.session.created', object: portalSessionView(row, now), now, wallNow: deps.wallClock.now() });
-      // Not a leading spread: V8 (Node 20) adds each property after one on a slow path.
+      // Not a leading spread: slow here (docs/performance.md).
       const [written] = await portalInsert(executor, claim === undefined ? 0 : 1).execute(Object.assign({} as Record<string, unknown>, claim, row, event));
       return written && portalSessionView(written, now, portalUrl(deps.config.publicBaseUrl, token));
     };

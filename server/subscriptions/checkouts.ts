@@ -204,7 +204,7 @@ export async function createSubscriptionCheckout(
   const prepareCheckout = async (executor: Executor) => {
     const plan = await resolvePlan(executor, subject, input);
     return async (claim?: KeyClaim): Promise<SubscriptionCheckoutRow | undefined> => {
-      // Spreads last: V8 (Node 20) adds each property after a leading spread on a slow path.
+      // Spreads last: a leading spread is slow here (docs/performance.md).
       const [row] = await checkoutInsert(executor, claim === undefined ? 0 : 1).execute({
         id,
         storeId: subject.storeId,

@@ -2,7 +2,7 @@
  * Endpoint signing secrets (`whsec_<base64>`, the HMAC key is the decoded part).
  * They are derived from AUTH_SECRET, the endpoint id and its secret generation instead of being
  * stored, so the database never holds them: reading it is not enough to forge a webhook. The
- * cost: rotating AUTH_SECRET rotates every endpoint's secret at once (README, "Webhooks").
+ * cost: rotating AUTH_SECRET rotates every endpoint's secret at once (docs/webhooks.md).
  */
 import { createHmac } from 'node:crypto';
 import { signingSecret } from '../kit/links';

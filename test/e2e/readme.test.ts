@@ -6,12 +6,14 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { callService, freePort, groupAlive, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
 
 /**
- * The README, followed as a newcomer would, against the real `npm start`: each code block run as
- * written, with only the printed key and the ports filled in. The quick start, the four checkout
- * steps (paid on the hosted page as a customer would), the webhook endpoint, the receiver with
- * nothing but Node fed by `npm run listen`, and the customer portal link for the buyer.
+ * The README and its pages in docs/, followed as a newcomer would, against the real `npm start`:
+ * each code block run as written, with only the printed key and the ports filled in. The quick
+ * start, the four checkout steps (paid on the hosted page as a customer would), the webhook
+ * endpoint, the receiver with nothing but Node fed by `npm run listen`, and the customer portal
+ * link for the buyer.
  */
-let readme = '';
+const PAGES = ['README.md', 'docs/webhooks.md', 'docs/customer-portal.md'] as const;
+const pages = {} as Record<(typeof PAGES)[number], string>;
 let port = 0;
 let receiverPort = 0;
 let service: Service;
@@ -22,14 +24,15 @@ const processes: { child: ChildProcess; output: () => string }[] = [];
 /** What the four steps made, for the sections after them. */
 const checkout = { sessionId: '', orderId: '' };
 
-/** The first fenced block of `lang` after `marker` (a heading, a line), as written. */
-function codeBlock(marker: string, lang: string): string {
-  const at = readme.indexOf(marker);
-  expect(at, marker).toBeGreaterThanOrEqual(0);
-  return new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(readme.slice(at))![1]!;
+/** The first fenced block of `lang` after `marker` (a heading, a line) in `page`, as written. */
+function codeBlock(page: (typeof PAGES)[number], marker: string, lang: string): string {
+  const text = pages[page];
+  const at = text.indexOf(marker);
+  expect(at, `${page}: ${marker}`).toBeGreaterThanOrEqual(0);
+  return new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(text.slice(at))![1]!;
 }
 
-/** A README block with the printed key and this run's ports in place of the documented ones. */
+/** A block of the docs with the printed key and this run's ports in place of the documented ones. */
 const filled = (block: string) => block.replaceAll('sk_test_...', sk).replaceAll('localhost:3000', `127.0.0.1:${port}`).replaceAll('localhost:4000', `localhost:${receiverPort}`);
 
 function bash(script: string): Promise<string> {
@@ -38,7 +41,7 @@ function bash(script: string): Promise<string> {
   });
 }
 
-/** A long-running command of the README, in a process group of its own. */
+/** A long-running command of the docs, in a process group of its own. */
 function start(command: string, args: string[], env: Record<string, string>) {
   const child = spawn(command, args, { cwd: ROOT, env: serviceEnv(env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
@@ -50,7 +53,7 @@ function start(command: string, args: string[], env: Record<string, string>) {
 }
 
 beforeAll(async () => {
-  readme = await readFile(path.join(ROOT, 'README.md'), 'utf8');
+  for (const page of PAGES) pages[page] = await readFile(path.join(ROOT, page), 'utf8');
   [port, receiverPort] = [await freePort(), await freePort()];
   listenState = await mkdtemp(path.join(tmpdir(), 'readme-listen-'));
   const storage = await serviceStorage('readme', { fresh: true });
@@ -68,9 +71,9 @@ afterAll(async () => {
   await rm(listenState, { recursive: true, force: true });
 }, 60_000);
 
-describe('the README, as written', () => {
+describe('the README and its pages, as written', () => {
   it('Quick start: creates and lists a product', async () => {
-    const script = codeBlock('## Quick start\n', 'sh');
+    const script = codeBlock('README.md', '## Quick start\n', 'sh');
     expect(script.trim().split('\n')).toHaveLength(5);
     const output = await bash(filled(script));
     const [created, listed] = output.split(/(?<=\})(?=\{"object":"list")/).map((part) => JSON.parse(part));
@@ -80,7 +83,7 @@ describe('the README, as written', () => {
   });
 
   it('Webhooks: the endpoint is answered as the comment shows, field for field', async () => {
-    const block = codeBlock('## Webhooks\n', 'sh');
+    const block = codeBlock('docs/webhooks.md', '## Webhooks\n', 'sh');
     const [command, comment] = block.split(/\n(?=# →)/);
     const created = JSON.parse(await bash(filled(command!)));
     const documented = [...comment!.matchAll(/"(\w+)":/g)].map((match) => match[1]);
@@ -98,14 +101,14 @@ describe('the README, as written', () => {
   });
 
   it('Receiving events on your laptop: `npm run listen` forwards to the receiver with nothing but Node, which verifies with its secret', async () => {
-    const listenCommand = filled(codeBlock('### Receiving events on your laptop', 'sh')).split('\n')[0]!;
+    const listenCommand = filled(codeBlock('docs/webhooks.md', '### Receiving events on your laptop', 'sh')).split('\n')[0]!;
     expect(listenCommand).toBe(`npm run listen -- --forward-to http://localhost:${receiverPort}/webhooks --api-key "$SK"`);
     const listen = start('bash', ['-c', listenCommand], { SK: sk, SERVICE_URL: `http://127.0.0.1:${port}`, LISTEN_STATE_DIR: listenState });
     await vi.waitFor(() => expect(listen.output()).toMatch(/Ready.*whsec_/), { timeout: 60_000, interval: 100 });
     const secret = /(whsec_[A-Za-z0-9+/=]+)/.exec(listen.output())![1]!;
 
-    // The receiver as the README writes it, on this run's port; handling an event prints it.
-    const receiver = codeBlock('A receiver with nothing but Node:', 'js').replace('.listen(4000)', `.listen(${receiverPort})`);
+    // The receiver as docs/webhooks.md writes it, on this run's port; handling an event prints it.
+    const receiver = codeBlock('docs/webhooks.md', 'A receiver with nothing but Node:', 'js').replace('.listen(4000)', `.listen(${receiverPort})`);
     const handlers = `
 const handled = new Set();
 function alreadyHandled(id) { return handled.has(id); }
@@ -120,7 +123,7 @@ function handle(event) { handled.add(event.id); console.log(JSON.stringify({ typ
   }, 120_000);
 
   it('Selling: checkout in four steps, the customer paying on the hosted page; a repeat with the same Idempotency-Key replays the session', async () => {
-    const script = filled(codeBlock('## Selling: checkout in four steps\n', 'sh'));
+    const script = filled(codeBlock('README.md', '## Selling: checkout in four steps\n', 'sh'));
     // 1. Your server creates a session and sends the customer to its url.
     const session = JSON.parse(await bash(script));
     expect(session).toMatchObject({ object: 'checkout.session', status: 'open', payment_status: 'unpaid', success_url: 'https://example.com/thanks', cancel_url: 'https://example.com/cart' });
@@ -157,7 +160,7 @@ function handle(event) { handled.add(event.id); console.log(JSON.stringify({ typ
   }, 60_000);
 
   it('Customer portal: a link for the buyer’s e-mail, opened, shows their order and counts the view', async () => {
-    const created = JSON.parse(await bash(filled(codeBlock('## Customer portal\n', 'sh'))));
+    const created = JSON.parse(await bash(filled(codeBlock('docs/customer-portal.md', '# Customer portal\n', 'sh'))));
     expect(created).toMatchObject({ object: 'portal.session', status: 'active', scope: 'customer', metadata: { ticket: 'T-1042' }, url: expect.stringMatching(/\/portal\/[\w-]{43}$/) });
     const page = await fetch(created.url.replace(/^https?:\/\/[^/]+/, `http://127.0.0.1:${port}`));
     expect(page.status).toBe(200);
