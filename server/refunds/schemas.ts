@@ -1,7 +1,7 @@
 /** The public contract of refunds: full or partial, up to what remains of a paid order. */
 import { z } from 'zod';
 import { REFUND_STATUSES } from '@/db/schema';
-import { strict } from '../http/json-schema';
+import { strict } from '../kit/json-schema';
 import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, idFilter, listSchema, pageFields } from '../kit/list';
 

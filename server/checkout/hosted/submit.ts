@@ -98,7 +98,7 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
  * data: read once here, never logged.
  */
 export async function answerHostedPayment(services: Services, pay: PayFn, request: Request, id: string): Promise<Response> {
-  const refused = await refusedCardAttempt(services, request, 'Checkout');
+  const refused = await refusedCardAttempt(services.rateLimits, clientIp(request.headers), 'Checkout');
   if (refused) return refused;
   const outcome = await submitHostedPayment(services, pay, await readHostedSubmission(request, id));
   if (outcome.kind === 'not_found') return invalidLinkResponse();
