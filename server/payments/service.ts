@@ -16,7 +16,7 @@ import { DEFAULT_RECONCILE_SETTINGS, resolveAttempt, withdrawChallenge, type Rec
 import { isOpen, OPEN_ATTEMPT_STATUSES, settleAttempt, type AttemptRow, type SessionRow } from './settle';
 import { ownedBy } from '../kit/scope';
 import { orderHasDigitalProduct } from '../withdrawals/service';
-import { CURRENT_WAIVER_VERSION } from '../withdrawals/waiver';
+import { CURRENT_WAIVER_VERSION } from '../orders/waiver';
 
 /**
  * Paying a checkout session on the hosted page.
