@@ -44,9 +44,6 @@ export function parseEuros(text: string): number | undefined {
   return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
 }
 
-/** Who acted and from where, as the audit trail records it. */
-export type DashboardActor = PersonRequest;
-
 /**
  * A refund from the dashboard: createRefund under the form's idempotency key, so a double submit
  * refunds once, and one audit entry naming the person (`user:<email>`, where an API call has its
