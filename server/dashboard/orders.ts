@@ -2,7 +2,7 @@
  * The dashboard's order pages: the order with the card it was paid with (which the API object
  * never carries), and refunds made by a signed-in person, audited with that person.
  */
-import { byPerson, type PersonRequest } from '../audit/service';
+import { byPerson, type DashboardActor } from '../audit/service';
 import { and, eq } from 'drizzle-orm';
 import { orders } from '@/db/schema';
 import type { Services } from '../context';
