@@ -1,7 +1,9 @@
 /**
- * The import graph's two rules, checked in CI (`npm run check:imports`):
+ * The import graph's rules, checked in CI (`npm run check:imports`, or `tsx scripts/check-imports.ts <root>`):
  * 1. no cycle, type-only imports included;
- * 2. imports run downward only: a file imports files of its own layer or of a lower one.
+ * 2. imports run downward only: a file imports files of its own layer or of a lower one;
+ * 3. no cycle among the folders of server/ (each server/<folder>/, and each file at its top);
+ * 4. a domain imports only the domains DOMAINS lists for it.
  *
  * Layers, lowest first (the first matching prefix decides a file's layer):
  *   client     the browser SDK, a package of its own: it imports nothing of the service
@@ -46,6 +48,36 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   },
   { name: 'entry', paths: ['app/', 'scripts/', 'proxy.ts', 'instrumentation.ts'] },
 ];
+
+/**
+ * The domain folders of server/, lowest first, each with the domains it may import: only domains
+ * above it in this table, so domains form no cycle. A new domain, or a new import from one domain
+ * to another, is a change here.
+ */
+export const DOMAINS: Readonly<Record<string, readonly string[]>> = {
+  downloads: [],
+  keys: [],
+  licenses: [],
+  orders: [],
+  vat: [],
+  webhooks: [],
+  stores: ['keys'],
+  invoices: ['orders', 'webhooks'],
+  products: ['webhooks'],
+  mail: ['invoices'],
+  users: ['mail'],
+  withdrawals: ['mail', 'orders', 'webhooks'],
+  portal: ['downloads', 'invoices', 'stores', 'webhooks'],
+  customers: ['portal', 'webhooks'],
+  checkout: ['downloads', 'orders', 'stores', 'vat', 'webhooks', 'withdrawals'],
+  refunds: ['invoices', 'licenses', 'mail', 'orders', 'webhooks', 'withdrawals'],
+  payments: ['checkout', 'customers', 'invoices', 'mail', 'orders', 'webhooks', 'withdrawals'],
+  subscriptions: ['checkout', 'customers', 'invoices', 'mail', 'payments', 'products', 'stores', 'webhooks'],
+  billing: ['invoices', 'mail', 'refunds', 'subscriptions', 'webhooks'],
+  dashboard: ['customers', 'downloads', 'orders', 'portal', 'products', 'refunds', 'stores', 'subscriptions', 'users', 'webhooks'],
+  events: ['checkout', 'customers', 'invoices', 'orders', 'portal', 'products', 'subscriptions', 'webhooks'],
+  'test-clock': ['billing', 'checkout', 'mail', 'subscriptions', 'webhooks'],
+};
 
 /** The roots whose files make up the graph. */
 const ROOTS = ['server', 'db', 'app', 'scripts', 'client', 'proxy.ts', 'instrumentation.ts'];
@@ -181,27 +213,98 @@ export function findLayerViolations(graph: ImportGraph): { violations: LayerViol
   return { violations, unlayered: [...unlayered].sort() };
 }
 
+/** A file's folder in the folder graph: `server/<folder>/` below server/, the file itself at its top; none outside server/. */
+export function folderOf(file: string): string | undefined {
+  const match = /^server\/[^/]+\//.exec(file);
+  if (match) return match[0];
+  return file.startsWith('server/') ? file : undefined;
+}
+
+/** The name of a domain folder (`server/orders/` → `orders`); undefined for a folder of another layer or a file. */
+function domainOf(folder: string): string | undefined {
+  return folder.endsWith('/') && LAYERS[layerOf(folder)]?.name === 'domains' ? folder.slice('server/'.length, -1) : undefined;
+}
+
+/** The folder graph of server/, and for each of its edges one file import that makes it (`from → to` keyed). */
+export function folderGraph(graph: ImportGraph): { folders: ImportGraph; through: Map<string, string> } {
+  const folders: ImportGraph = new Map();
+  const through = new Map<string, string>();
+  for (const [from, targets] of graph) {
+    const fromFolder = folderOf(from);
+    if (fromFolder === undefined) continue;
+    if (!folders.has(fromFolder)) folders.set(fromFolder, []);
+    for (const to of targets) {
+      const toFolder = folderOf(to);
+      if (toFolder === undefined || toFolder === fromFolder || through.has(`${fromFolder} → ${toFolder}`)) continue;
+      folders.get(fromFolder)!.push(toFolder);
+      through.set(`${fromFolder} → ${toFolder}`, `${from} imports ${to}`);
+    }
+  }
+  return { folders, through };
+}
+
+/**
+ * Imports from one domain folder to another that `domains` does not list, and entries of
+ * `domains` that list a domain not above them (which would let domains import in a circle).
+ */
+export function findUndeclaredDomainImports(folders: ImportGraph, through: Map<string, string>, domains: Readonly<Record<string, readonly string[]>>): string[] {
+  const lines: string[] = [];
+  const order = Object.keys(domains);
+  for (const [domain, allowed] of Object.entries(domains)) {
+    for (const lower of allowed) {
+      if (!(order.indexOf(lower) >= 0 && order.indexOf(lower) < order.indexOf(domain))) lines.push(`domain map: ${domain} lists ${lower}, which is not a domain above it in DOMAINS`);
+    }
+  }
+  const unknown = new Set<string>();
+  for (const [from, targets] of folders) {
+    const fromDomain = domainOf(from);
+    if (fromDomain === undefined) continue;
+    for (const to of targets) {
+      const toDomain = domainOf(to);
+      if (toDomain === undefined) continue;
+      const allowed = domains[fromDomain];
+      if (allowed === undefined) unknown.add(fromDomain);
+      else if (!allowed.includes(toDomain)) {
+        lines.push(`undeclared domain import: ${from} imports ${to} (${through.get(`${from} → ${to}`)}); ${fromDomain} may import ${allowed.join(', ') || 'no domain'}`);
+      }
+    }
+  }
+  for (const domain of [...unknown].sort()) lines.push(`domain without an entry: server/${domain}/ (add it to DOMAINS in scripts/check-imports.ts)`);
+  return lines;
+}
+
 /** The report for one repository; `ok` false when any rule is broken. */
-export function checkImports(root: string): { ok: boolean; report: string } {
+export function checkImports(root: string, domains: Readonly<Record<string, readonly string[]>> = DOMAINS): { ok: boolean; report: string } {
   const graph = readImportGraph(root);
   const cycles = findCycles(graph);
   const { violations, unlayered } = findLayerViolations(graph);
+  const { folders, through } = folderGraph(graph);
+  const folderCycles = findCycles(folders);
+  const undeclared = findUndeclaredDomainImports(folders, through, domains);
   const lines: string[] = [];
   for (const cycle of cycles) lines.push(`cycle: ${cycle.join(' → ')}`);
   for (const v of violations) lines.push(`upward import: ${v.from} (${v.fromLayer}) imports ${v.to} (${v.toLayer})`);
   for (const file of unlayered) lines.push(`no layer: ${file} (add its path to LAYERS in scripts/check-imports.ts)`);
+  for (const cycle of folderCycles) {
+    const steps = cycle.slice(1).map((to, step) => through.get(`${cycle[step]} → ${to}`));
+    lines.push(`folder cycle: ${cycle.join(' → ')} (${steps.join('; ')})`);
+  }
+  lines.push(...undeclared);
   const edges = [...graph.values()].reduce((sum, targets) => sum + targets.length, 0);
-  if (lines.length === 0) return { ok: true, report: `import graph: ${graph.size} files, ${edges} imports, no cycle, no upward import` };
+  if (lines.length === 0) {
+    return { ok: true, report: `import graph: ${graph.size} files, ${edges} imports, no cycle, no upward import; ${folders.size} folders of server/, no folder cycle, no undeclared domain import` };
+  }
   lines.push(
     '',
-    `import graph: ${cycles.length} cycle(s), ${violations.length} upward import(s), ${unlayered.length} file(s) without a layer.`,
+    `import graph: ${cycles.length} cycle(s), ${violations.length} upward import(s), ${unlayered.length} file(s) without a layer, ${folderCycles.length} folder cycle(s), ${undeclared.length} domain map problem(s).`,
     'Layers, lowest first: ' + LAYERS.map((layer) => layer.name).join(' < ') + '. A file may import its own layer and those below it.',
+    'A domain folder may import the domains DOMAINS in scripts/check-imports.ts lists for it; no folder of server/ imports one that imports it back.',
   );
   return { ok: false, report: lines.join('\n') };
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { ok, report } = checkImports(path.resolve(import.meta.dirname, '..'));
+  const { ok, report } = checkImports(path.resolve(process.argv[2] ?? path.join(import.meta.dirname, '..')));
   (ok ? console.log : console.error)(report);
   process.exitCode = ok ? 0 : 1;
 }

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { DEFAULT_LEASE_MS } from './kit/lease';
 
 export interface RateLimitConfig {
   /** Requests per IP per window, on every API request, before authentication. */
@@ -47,6 +46,9 @@ export const DEFAULT_INVITE_LIMITS = { perStore: 20, perInviter: 10, windowSecon
  * high, which no shop's customers behind one address reach in ten minutes.
  */
 export const DEFAULT_PAY_LIMITS = { perIp: 50, attemptsPerDecline: 10, windowSeconds: 10 * 60 };
+
+/** A background pass's lease on a row (server/kit/lease.ts): longer than one row's work, two gateway calls at their default timeout (15 s), and the writes. */
+export const DEFAULT_LEASE_MS = 60_000;
 
 /**
  * The operator: the company that sells in its own name on the stores' behalf, named as the seller

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
-import { CURRENT_WAIVER_VERSION, WAIVER_FIELDS, WAIVER_TEXTS } from '@/server/withdrawals/waiver';
+import { CURRENT_WAIVER_VERSION, WAIVER_FIELDS, WAIVER_TEXTS } from '@/server/orders/waiver';
 import type { OperatorConfig } from '@/server/config';
-import type { TaxLabel } from '@/server/checkout/tax';
+import type { TaxLabel } from '@/server/kit/hosted-page/tax-label';
 import { PAYMENT_FORM_SCRIPT } from '@/server/checkout/hosted/payment-form-script';
 import { correctionAlert, type HostedField, type HostedMessage } from '@/server/kit/hosted-page/messages';
 import type { StoreLinks } from '@/server/stores/service';

@@ -68,6 +68,9 @@ export const checkoutSessions = pgTable(
 export const PAYMENT_ATTEMPT_STATUSES = ['processing', 'succeeded', 'declined', 'unknown', 'requires_action', 'abandoned'] as const;
 export type PaymentAttemptStatus = (typeof PAYMENT_ATTEMPT_STATUSES)[number];
 
+/** Attempts whose outcome is not settled yet: at most one per session at a time (server/payments/service.ts). */
+export const OPEN_ATTEMPT_STATUSES: readonly PaymentAttemptStatus[] = ['processing', 'unknown', 'requires_action'];
+
 /**
  * Every charge sent to the gateway, written before the call with a deterministic idempotency
  * key (`charge:<session id>:<attempt>`), so a crash or timeout between the call and the commit

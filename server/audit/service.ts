@@ -26,6 +26,9 @@ export interface PersonRequest {
   path: string;
 }
 
+/** Who acted and from where, as the audit trail records it. */
+export type DashboardActor = PersonRequest;
+
 /** The audit fields naming that person: `user:<email>` where an API call has its key's hint. */
 export function byPerson(person: PersonRequest): { keyHint: string; ip: string; method: string; path: string } {
   return { keyHint: `user:${person.email}`, ip: person.ip, method: 'POST', path: person.path };

@@ -21,6 +21,7 @@ import { randomBase62 } from '../ids';
 import { recordEvents, type EventType, type RecordEventInput } from '../webhooks/events';
 import { enqueueEmails, subscriptionEmail, subscriptionReceipt, type EmailToWrite } from '../mail/outbox';
 import { emitSubscriptionEvent, subscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
+import { chargeIdempotencyKey } from '../subscriptions/schedule';
 import { awaitsCharge, billingAnchor, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, TRANSITION_COLUMNS, type Transition } from './transitions';
 import { ownedBy, type Scope } from '../kit/scope';
 import { issueChargeInvoices, newInvoiceId, type InvoicedCharge, type IssueDeps } from '../invoices/issue';
@@ -45,10 +46,6 @@ export interface ClaimedCharge {
   charge: ChargeRow;
   recurringId: string;
   description: string;
-}
-
-export function chargeIdempotencyKey(subscriptionId: string, cycle: number, attempt: number): string {
-  return `subscription:${subscriptionId}:${cycle}:${attempt}`;
 }
 
 function dueCondition(scope: BillingScope, wallNow: Date): SQL {

@@ -10,7 +10,8 @@
 import { and, asc, eq, gt, inArray, lte, sql, type SQL } from 'drizzle-orm';
 import { subscriptionCharges, subscriptions } from '@/db/schema';
 import { chargeLookup, GatewayRejectedError } from '../gateway/types';
-import { DEFAULT_LEASE_MS, forEachLeased, type LeasedPass } from '../kit/lease';
+import { DEFAULT_LEASE_MS } from '../config';
+import { forEachLeased, type LeasedPass } from '../kit/lease';
 import { chargeDescription, OPEN_CHARGE_STATUSES, type ChargeOutcome, type ChargeRow } from './charges';
 import { payBackUnowedCharge, recordChargeOutcomes, type BillingEngineDeps } from './engine';
 

@@ -13,7 +13,7 @@
  */
 import { z } from 'zod';
 import { CHECKOUT_STATUSES, PAYMENT_STATUSES } from '@/db/schema';
-import { strict } from '../http/json-schema';
+import { strict } from '../kit/json-schema';
 import type { ErrorCode } from '../errors';
 import { answeredAs, EXAMPLE } from '../kit/examples';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../kit/fields';

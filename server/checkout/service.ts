@@ -2,7 +2,7 @@ import { and, eq, gt, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import { batchColumns, batchJson, fromBatch, jsonRecordset } from '@/db/batch';
 import { preparedPerShape, type Database, type Executor } from '@/db/client';
-import { checkoutSessions, orderLines, orders, paymentAttempts } from '@/db/schema';
+import { checkoutSessions, OPEN_ATTEMPT_STATUSES, orderLines, orders, paymentAttempts } from '@/db/schema';
 import { recordAudit } from '../audit/service';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
@@ -16,7 +16,6 @@ import { claimKey, createIdempotently, insertSelected, rowIfClaimed, type Idempo
 import { normalizeMetadata } from '../kit/metadata';
 import type { CheckoutSession, CheckoutSessionList, CreateCheckoutSessionInput, ListCheckoutSessionsQuery } from './schemas';
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
-import { OPEN_ATTEMPT_STATUSES } from '../payments/settle';
 import { clampExpiry, isDue, withExpiryApplied, type Lifetime } from '../kit/expiry';
 import { expireCheckoutSessions, type SessionExpiryDeps } from './expiry';
 import { checkoutSessionView, type CheckoutSessionRow } from './view';

@@ -7,7 +7,7 @@ import { byPerson, recordAudit } from '../audit/service';
 import type { Services } from '../context';
 import type { IdempotentRequest } from '../kit/idempotency';
 import type { Scope } from '../kit/scope';
-import type { DashboardActor } from './orders';
+import type { DashboardActor } from '../audit/service';
 
 export interface AuditedChange<T> {
   /** The audit action, e.g. `product.create`. */

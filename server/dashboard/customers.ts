@@ -18,7 +18,7 @@ import { listOrders } from '../orders/service';
 import type { PortalSession } from '../portal/schemas';
 import { createPortalSession, getPortalSession, listPortalSessions, revokePortalSession } from '../portal/service';
 import { personAudit } from './actor';
-import type { DashboardActor } from './orders';
+import type { DashboardActor } from '../audit/service';
 import { scopeClock } from './service';
 import { listSubscriptionPage, type SubscriptionPage } from './subscriptions';
 

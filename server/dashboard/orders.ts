@@ -2,7 +2,7 @@
  * The dashboard's order pages: the order with the card it was paid with (which the API object
  * never carries), and refunds made by a signed-in person, audited with that person.
  */
-import { byPerson, type PersonRequest } from '../audit/service';
+import { byPerson, type DashboardActor } from '../audit/service';
 import { and, eq } from 'drizzle-orm';
 import { orders } from '@/db/schema';
 import type { Services } from '../context';
@@ -10,7 +10,8 @@ import type { IdempotentRequest } from '../kit/idempotency';
 import { ownedBy, type Scope } from '../kit/scope';
 import type { Order } from '../orders/schemas';
 import { getOrder } from '../orders/service';
-import type { CreateRefundInput, Refund } from '../refunds/schemas';
+import type { Refund } from '../orders/refund-schemas';
+import type { CreateRefundInput } from '../refunds/schemas';
 import { createRefund } from '../refunds/service';
 import { countDownloads } from '../downloads/service';
 import { scopeClock } from './service';
@@ -42,9 +43,6 @@ export function parseEuros(text: string): number | undefined {
   if (!match) return undefined;
   return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
 }
-
-/** Who acted and from where, as the audit trail records it. */
-export type DashboardActor = PersonRequest;
 
 /**
  * A refund from the dashboard: createRefund under the form's idempotency key, so a double submit

@@ -8,7 +8,7 @@ import type { Scope } from '../kit/scope';
 import type { CreateProductInput, DeletedProduct, Product, UpdateProductBody } from '../products/schemas';
 import { createProduct, deleteProduct, updateProduct, type ProductDeps } from '../products/service';
 import { auditedChange } from './audited';
-import type { DashboardActor } from './orders';
+import type { DashboardActor } from '../audit/service';
 import { scopeClock } from './service';
 
 async function productDeps(services: Services, scope: Scope): Promise<ProductDeps> {

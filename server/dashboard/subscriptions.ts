@@ -14,7 +14,7 @@ import { subscriptionObject, type SubscriptionObject } from '../subscriptions/re
 import type { SubscriptionListFilters } from '../subscriptions/schemas';
 import { cancelSubscription, subscriptionListConditions, updateSubscription } from '../subscriptions/service';
 import { byPerson } from '../audit/service';
-import type { DashboardActor } from './orders';
+import type { DashboardActor } from '../audit/service';
 import { scopeClock } from './service';
 
 /** The API's subscription filters, plus the customer's id and a created range. */

@@ -10,7 +10,7 @@ import { requestDeliveryRun } from '../webhooks/jobs';
 import type { CreatedWebhookEndpoint, CreateEndpointInput, UpdateEndpointInput, WebhookDelivery, WebhookEndpoint } from '../webhooks/schemas';
 import { createEndpoint, listDeliveries, resendEvent, rollEndpointSecret, updateEndpoint } from '../webhooks/service';
 import { auditedChange } from './audited';
-import type { DashboardActor } from './orders';
+import type { DashboardActor } from '../audit/service';
 import { scopeClock } from './service';
 
 /** Registers once per form key: a double submit answers the first endpoint (and its secret). */

@@ -1,4 +1,4 @@
-/** Pure card-number helpers shared by the gateways and local validation (server/payments/card.ts). */
+/** Pure card-number helpers shared by the gateways and local validation (server/checkout/card.ts). */
 
 /** The Luhn (mod 10) check of a digits-only string. */
 export function luhnValid(digits: string): boolean {

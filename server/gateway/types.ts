@@ -4,7 +4,7 @@
  * real acquirer. Every call that can move money carries a deterministic idempotency key
  * (`<purpose>:<object id>:<attempt>`), so a retry after a timeout or crash never charges twice.
  */
-import { recognizeAcrossBundles } from '../kit/bundles';
+import { recognizeAcrossBundles } from '../errors';
 
 /** Card data exists only in memory for one call: it is never stored or logged. */
 export interface CardInput {

@@ -10,7 +10,7 @@ import { apiKeys } from '@/db/schema';
 import { byPerson, recordAudit, type AuditEntry } from '../audit/service';
 import { keyHint, type KeyKind } from '../auth/service';
 import type { Clock } from '../clock';
-import type { DashboardActor } from '../dashboard/orders';
+import type { DashboardActor } from '../audit/service';
 import { newPlatformId, randomBase62, sha256Hex } from '../ids';
 import { ownedBy, type Scope } from '../kit/scope';
 

@@ -11,9 +11,6 @@ import { and, eq, inArray, isNull, lte, notInArray, or, type SQL } from 'drizzle
 import type { Database } from '@/db/client';
 import { emails, paymentAttempts, refunds, subscriptionCharges } from '@/db/schema';
 
-/** Longer than one row's work: two gateway calls at their default timeout (15 s), and the writes. */
-export const DEFAULT_LEASE_MS = 60_000;
-
 /** Tables whose rows background passes lease (a `leased_until` column: null or past means free). */
 type LeasedTable = typeof paymentAttempts | typeof refunds | typeof subscriptionCharges | typeof emails;
 

@@ -150,7 +150,7 @@ function documentedBodySchema(schema: z.ZodType): SchemaObject {
 /**
  * The body's schema as `documentedBody` states it, with the examples of that schema or of the
  * input. zod leaves out the examples of a schema that transforms (they would describe its
- * output); our bodies' transforms return their input (server/http/json-schema.ts), so they stand.
+ * output); our bodies' transforms return their input (server/kit/json-schema.ts), so they stand.
  */
 function documentBody(operation: OperationObject, facts: ProcedureFacts): void {
   const content = operation.requestBody && !isReference(operation.requestBody) ? operation.requestBody.content['application/json'] : undefined;

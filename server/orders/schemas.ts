@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { ORDER_STATUSES } from '@/db/schema';
 import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, emailFilter, idFilter, listSchema, pageFields } from '../kit/list';
-import { refundExample, refundSchema } from '../refunds/schemas';
-import { withdrawalSchema, withdrawalWaiverSchema } from '../withdrawals/schemas';
+import { refundExample, refundSchema } from './refund-schemas';
+import { withdrawalSchema, withdrawalWaiverSchema } from './withdrawal-schemas';
 
 export const retrieveOrderInput = z.strictObject({
   id: z.string().min(1).describe('The order id, `ord_…`.').meta({ examples: [EXAMPLE.orderId] }),

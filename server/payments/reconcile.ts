@@ -1,8 +1,9 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
-import { paymentAttempts } from '@/db/schema';
+import { OPEN_ATTEMPT_STATUSES, paymentAttempts } from '@/db/schema';
 import { chargeLookup, type Gateways } from '../gateway/types';
-import { DEFAULT_LEASE_MS, forEachLeased } from '../kit/lease';
-import { OPEN_ATTEMPT_STATUSES, settleAttempt, type AttemptRow, type SessionRow, type SettleDeps } from './settle';
+import { DEFAULT_LEASE_MS } from '../config';
+import { forEachLeased } from '../kit/lease';
+import { settleAttempt, type AttemptRow, type SessionRow, type SettleDeps } from './settle';
 
 export interface ReconcileSettings {
   /**

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, gt, inArray } from 'drizzle-orm';
 import type { Database } from '@/db/client';
-import { checkoutSessions, orders, paymentAttempts, stores, type DocumentLanguage } from '@/db/schema';
+import { checkoutSessions, OPEN_ATTEMPT_STATUSES, orders, paymentAttempts, stores, type DocumentLanguage } from '@/db/schema';
 import { storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import { ApiError, isErrorCode, resourceMissing } from '../errors';
@@ -9,14 +9,14 @@ import { randomBase62 } from '../ids';
 import { isDue, withExpiryApplied } from '../kit/expiry';
 import { expireCheckoutSessions } from '../checkout/expiry';
 import { isEmailAddress } from '../kit/fields';
-import { validateCard, type CardFields } from './card';
+import { validateCard, type CardFields } from '../checkout/card';
 import { last4 } from '../gateway/card-number';
 import { paidRedirectUrl, threeDSecureReturnUrl } from '../kit/links';
 import { DEFAULT_RECONCILE_SETTINGS, resolveAttempt, withdrawChallenge, type ReconcileSettings, type Resolution } from './reconcile';
-import { isOpen, OPEN_ATTEMPT_STATUSES, settleAttempt, type AttemptRow, type SessionRow } from './settle';
+import { isOpen, settleAttempt, type AttemptRow, type SessionRow } from './settle';
 import { ownedBy } from '../kit/scope';
 import { orderHasDigitalProduct } from '../withdrawals/service';
-import { CURRENT_WAIVER_VERSION } from '../withdrawals/waiver';
+import { CURRENT_WAIVER_VERSION } from '../orders/waiver';
 
 /**
  * Paying a checkout session on the hosted page.

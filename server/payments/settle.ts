@@ -1,7 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Database, Transaction } from '@/db/client';
 import { checkoutSessions, licenseKeys, orderLines, orders, paymentAttempts, stores } from '@/db/schema';
-import type { PaymentAttemptStatus } from '@/db/schema';
+import { OPEN_ATTEMPT_STATUSES, type PaymentAttemptStatus } from '@/db/schema';
 import { checkoutSessionView } from '../checkout/view';
 import { storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
@@ -18,9 +18,6 @@ import { countPayment, type PaymentOutcome } from '../observability/metrics';
 
 export type AttemptRow = typeof paymentAttempts.$inferSelect;
 export type SessionRow = typeof checkoutSessions.$inferSelect;
-
-/** Attempts whose outcome is not settled yet: at most one per session at a time (service.ts). */
-export const OPEN_ATTEMPT_STATUSES: readonly PaymentAttemptStatus[] = ['processing', 'unknown', 'requires_action'];
 
 export function isOpen(status: PaymentAttemptStatus): boolean {
   return OPEN_ATTEMPT_STATUSES.includes(status);

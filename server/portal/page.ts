@@ -29,7 +29,7 @@ import {
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
 import { downloadLinks, type DownloadLink } from '../downloads/service';
-import { taxLabelOf, type TaxLabel } from '../checkout/tax';
+import { taxLabelOf, type TaxLabel } from '../kit/hosted-page/tax-label';
 import { isPortalTokenFormat, portalTokenHash } from './token';
 import { ownedBy, type Scope } from '../kit/scope';
 import { ApiError } from '../errors';

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { metadataInputSchema, metadataOutputSchema, metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
 import { answeredAs, EXAMPLE } from '../kit/examples';
 import { MAX_EMAIL_LENGTH } from '../kit/fields';
-import { strict } from '../http/json-schema';
+import { strict } from '../kit/json-schema';
 import { createdRangeFields, idFilter, listSchema, pageFields } from '../kit/list';
 
 export const PORTAL_STATUSES = ['active', 'expired', 'revoked'] as const;

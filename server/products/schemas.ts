@@ -3,7 +3,7 @@
  * and response schemas as explicit allowlists, so a new column (e.g. `file_url`) never leaks.
  */
 import { z } from 'zod';
-import { queryBoolean, strict } from '../http/json-schema';
+import { queryBoolean, strict } from '../kit/json-schema';
 import { EXAMPLE } from '../kit/examples';
 import { listSchema, pageFields } from '../kit/list';
 

@@ -4,7 +4,6 @@
  * An address is refused once it has had too many declines in the window (or, far above any
  * shop's customers, too many attempts of any outcome).
  */
-import { clientIp, type Services } from '../context';
 import { ApiError } from '../errors';
 import { noticeResponse } from '../kit/hosted-page/invalid-link';
 import type { RateLimits } from './service';
@@ -26,9 +25,9 @@ export async function recordCardDecline(rateLimits: RateLimits, ip: string): Pro
  * A hosted form's POST spends its address's attempt before anything is read: when refused, it is
  * answered with a 429 page, and neither the session nor the gateway sees it.
  */
-export async function refusedCardAttempt(services: Pick<Services, 'rateLimits'>, request: Request, site: string): Promise<Response | undefined> {
+export async function refusedCardAttempt(rateLimits: RateLimits, ip: string, site: string): Promise<Response | undefined> {
   try {
-    await spendCardAttempt(services.rateLimits, clientIp(request.headers));
+    await spendCardAttempt(rateLimits, ip);
     return undefined;
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'rate_limited') throw error;

@@ -3,7 +3,8 @@ import type { Database } from '@/db/client';
 import { orders, refunds, stores } from '@/db/schema';
 import { storeClock, type Clock } from '../clock';
 import { GatewayTimeoutError, type Gateways } from '../gateway/types';
-import { DEFAULT_LEASE_MS, forEachLeased } from '../kit/lease';
+import { DEFAULT_LEASE_MS } from '../config';
+import { forEachLeased } from '../kit/lease';
 import { refundGatewayKey, refundOnce, settleRefund, type RefundOutcome } from './service';
 import { errorField, log } from '../observability/log';
 

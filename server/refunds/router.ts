@@ -1,5 +1,6 @@
 import { createRouter, secretKeyProcedure } from '../trpc';
-import { createRefundInput, listRefundsInput, refundListSchema, refundSchema, retrieveRefundInput } from './schemas';
+import { refundSchema } from '../orders/refund-schemas';
+import { createRefundInput, listRefundsInput, refundListSchema, retrieveRefundInput } from './schemas';
 import { createRefund, getRefund, listRefunds } from './service';
 
 const TAGS = ['Refunds'];

@@ -1,7 +1,8 @@
 /** The public contract of refunds: full or partial, up to what remains of a paid order. */
 import { z } from 'zod';
 import { REFUND_STATUSES } from '@/db/schema';
-import { strict } from '../http/json-schema';
+import { refundSchema } from '../orders/refund-schemas';
+import { strict } from '../kit/json-schema';
 import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, idFilter, listSchema, pageFields } from '../kit/list';
 
@@ -12,33 +13,6 @@ export const createRefundInput = z.strictObject({
     .describe('Cents to refund, at least 1 and at most what remains of the order; the whole remainder when omitted.'),
 }).meta({ examples: [{ order_id: EXAMPLE.orderId, amount: 500 }] });
 export type CreateRefundInput = z.infer<typeof createRefundInput>;
-
-export const refundExample = {
-  id: EXAMPLE.refundId,
-  object: 'refund',
-  livemode: false,
-  order_id: EXAMPLE.orderId,
-  amount: 500,
-  currency: 'eur',
-  status: 'succeeded',
-  credit_note_id: EXAMPLE.creditNoteId,
-  created: EXAMPLE.created + 9,
-};
-
-export const refundSchema = z
-  .object({
-    id: z.string(),
-    object: z.literal('refund'),
-    livemode: z.boolean(),
-    order_id: z.string(),
-    amount: z.number().int().describe('Cents.'),
-    currency: z.literal('eur'),
-    status: z.enum(REFUND_STATUSES).describe('`failed` refunds moved no money and do not count towards `amount_refunded`.'),
-    credit_note_id: z.string().nullable().describe('The credit note issued when the refund succeeded, `cn_…`; null until then.'),
-    created: z.number().int(),
-  })
-  .meta({ id: 'Refund', examples: [refundExample] });
-export type Refund = z.infer<typeof refundSchema>;
 
 export const retrieveRefundInput = z.strictObject({
   id: z.string().min(1).describe('The refund id, `re_…`.').meta({ examples: [EXAMPLE.refundId] }),

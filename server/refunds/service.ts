@@ -6,18 +6,19 @@ import { ApiError, resourceMissing } from '../errors';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway, type RefundRequest, type RefundResult } from '../gateway/types';
 import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { newId } from '../ids';
-import type { CreateRefundInput, ListRefundsQuery, Refund, RefundList } from './schemas';
+import type { Refund } from '../orders/refund-schemas';
+import type { CreateRefundInput, ListRefundsQuery, RefundList } from './schemas';
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
 import { recordAudit, type AuditEntry } from '../audit/service';
 import { enqueueRefundEmail } from '../mail/outbox';
 import { getOrder } from '../orders/service';
 import { recordEvent, type EventTimes } from '../webhooks/events';
-import { refundView, type RefundRow } from './view';
+import { refundView, type RefundRow } from '../orders/refund-view';
 import { issueCreditNote } from '../invoices/issue';
 import { settleWithdrawalAfterRefund } from '../withdrawals/service';
 import { revokeOrderLicenseKeys } from '../licenses/service';
-import { refundedInFull } from './totals';
+import { refundedInFull } from '../orders/refund-totals';
 
 
 export interface RefundDeps {

@@ -11,7 +11,8 @@ import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { subscriptionCharges } from '@/db/schema';
 import type { Services } from '../context';
 import { chargeLookup, type ChargeResult } from '../gateway/types';
-import { DEFAULT_LEASE_MS, forEachLeased } from '../kit/lease';
+import { DEFAULT_LEASE_MS } from '../config';
+import { forEachLeased } from '../kit/lease';
 import { DEFAULT_RECONCILE_SETTINGS, type ReconcileSettings } from '../payments/reconcile';
 import { OPEN_FIRST_CHARGE_STATUSES, settleFirstCharge } from './first-charge';
 

@@ -184,7 +184,7 @@ export async function submitHostedSubscription(services: Services, input: Submit
  * here, never logged.
  */
 export async function answerHostedSubscription(services: Services, request: Request, id: string): Promise<Response> {
-  const refused = await refusedCardAttempt(services, request, 'Subscription');
+  const refused = await refusedCardAttempt(services.rateLimits, clientIp(request.headers), 'Subscription');
   if (refused) return refused;
   const outcome = await submitHostedSubscription(services, await readHostedSubmission(request, id));
   if (outcome.kind === 'not_found') return invalidLinkResponse();

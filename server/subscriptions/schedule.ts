@@ -30,3 +30,8 @@ export function periodBoundary(anchor: Date, interval: PriceInterval, count: num
       return addMonthsClamped(anchor, n * count * 12);
   }
 }
+
+/** The gateway idempotency key of a subscription's charge: one per billing cycle and attempt. */
+export function chargeIdempotencyKey(subscriptionId: string, cycle: number, attempt: number): string {
+  return `subscription:${subscriptionId}:${cycle}:${attempt}`;
+}

@@ -18,7 +18,7 @@ import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from 
 import { pageFields } from '../kit/list';
 import { metadataInputSchema, metadataOutputSchema, metadataProblem, METADATA_MAX_KEYS } from '../kit/metadata';
 import type { ErrorCode } from '../errors';
-import { strict } from '../http/json-schema';
+import { strict } from '../kit/json-schema';
 import { PRICE_INTERVALS } from '../products/schemas';
 
 export const MAX_TOTAL_PAYMENTS = 10_000;

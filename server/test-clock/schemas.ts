@@ -1,6 +1,6 @@
 /** The test clock's contract: move a store's test-mode time forward. */
 import { z } from 'zod';
-import { strict } from '../http/json-schema';
+import { strict } from '../kit/json-schema';
 import { EXAMPLE } from '../kit/examples';
 
 /**

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { WEBHOOK_DELIVERY_STATUSES } from '@/db/schema';
-import { strict, strictBoolean } from '../http/json-schema';
+import { strict, strictBoolean } from '../kit/json-schema';
 import { answeredAs, EXAMPLE } from '../kit/examples';
 import { EVENT_TYPES, type EventType } from './events';
 

@@ -10,7 +10,7 @@ import { storeClock, type Clock } from '../clock';
 import { digestsEqual, sha256Hex } from '../ids';
 import { ownedBy, type Scope } from '../kit/scope';
 import { getOrder } from '../orders/service';
-import { refundedInFull } from '../refunds/totals';
+import { refundedInFull } from '../orders/refund-totals';
 import { recordEvent } from '../webhooks/events';
 import { enqueueWithdrawalReceived } from '../mail/outbox';
 

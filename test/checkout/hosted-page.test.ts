@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { products } from '@/db/schema';
 import { taxLineLabel } from '@/app/checkout/parts';
 import { loadHostedCheckout } from '@/server/checkout/hosted/page';
-import { taxLabelOf } from '@/server/checkout/tax';
+import { taxLabelOf } from '@/server/kit/hosted-page/tax-label';
 import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';
 import { loadHostedReceipt } from '@/server/checkout/hosted/receipt';
 import { submitHostedPayment } from '@/server/checkout/hosted/submit';

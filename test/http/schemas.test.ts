@@ -1,7 +1,7 @@
 import { forEachOpenApiProcedure, getInputOutputParsers, type OpenApiProcedureRecord } from 'trpc-to-openapi';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { strict } from '@/server/http/json-schema';
+import { strict } from '@/server/kit/json-schema';
 import { appRouter } from '@/server/router';
 
 type Schema = z.core.$ZodType;
@@ -83,6 +83,6 @@ describe('request body schemas', () => {
     const inputs = bodyInputs();
     expect(inputs.length).toBeGreaterThan(0);
     const offenders = inputs.flatMap(({ name, schema }) => bareLeaves(schema, '').map((leaf) => `${name}: ${leaf}`));
-    expect(offenders, 'wrap these leaves in strict() from server/http/json-schema.ts').toEqual([]);
+    expect(offenders, 'wrap these leaves in strict() from server/kit/json-schema.ts').toEqual([]);
   });
 });

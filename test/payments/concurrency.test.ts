@@ -4,7 +4,7 @@ import { checkoutSessions, paymentAttempts } from '@/db/schema';
 import { GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
 import { reconcilePaymentAttempts } from '@/server/payments/reconcile';
 import { payCheckoutSession, type PaymentDeps } from '@/server/payments/service';
-import { validateCard } from '@/server/payments/card';
+import { validateCard } from '@/server/checkout/card';
 import { CARDS, chargesOf, expectPaymentError, insertSession, newStore, usePayments, validCard } from './support';
 import { metricsText } from '@/server/observability/metrics';
 

@@ -1,5 +1,5 @@
 import { subscriptionCharges, subscriptions, type DocumentLanguage, type PriceInterval } from '@/db/schema';
-import { chargeIdempotencyKey } from '@/server/billing/charges';
+import { chargeIdempotencyKey } from '@/server/subscriptions/schedule';
 import type { Services } from '@/server/context';
 import { newId, randomBase62 } from '@/server/ids';
 import type { SubscriptionRow } from '@/server/subscriptions/representation';

@@ -8,7 +8,7 @@
 import { headers } from 'next/headers';
 import { getAppServices } from '@/server/app';
 import { clientIp, type Services } from '@/server/context';
-import type { DashboardActor } from '@/server/dashboard/orders';
+import type { DashboardActor } from '@/server/audit/service';
 import { isServiceOrigin } from '@/server/kit/origin';
 import { isSafeText } from '@/server/kit/text-input';
 import type { Scope } from '@/server/kit/scope';

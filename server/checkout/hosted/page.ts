@@ -15,7 +15,7 @@ import type { HostedLinkParams, HostedPageDeps } from '../../kit/hosted-page/req
 import { checkLink, signedLink, signingSecret } from '../../kit/links';
 import { orderHasDigitalProduct } from '../../withdrawals/service';
 import { storeLinkColumns, type StoreLinks } from '../../stores/service';
-import { taxLabelOf, type TaxLabel } from '../tax';
+import { taxLabelOf, type TaxLabel } from '../../kit/hosted-page/tax-label';
 import { PAYMENT_FORM_SCRIPT } from './payment-form-script';
 
 export interface HostedLine {

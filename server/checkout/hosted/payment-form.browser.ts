@@ -7,7 +7,7 @@
  * missing, the expiry typed `13/30`) shows on its field at once, with the focus on the first
  * one, and never costs a round-trip that clears the card number; and it marks the card's
  * network as the number is typed. The form works without it: the server checks everything again
- * and decides (server/payments/card.ts). The checks are the server's own functions, bundled.
+ * and decides (server/checkout/card.ts). The checks are the server's own functions, bundled.
  *
  * It acts on a form marked `data-card-form` whose `data-today="YYYY-MM"` is the month on the
  * store's clock (which decides what has expired), and writes the same markup the server renders
@@ -16,7 +16,7 @@
 import { cardBrand, luhnValid } from '../../gateway/card-number';
 import { isEmailAddress } from '../../kit/fields';
 import { correctionAlert, hostedMessage, type HostedErrorCode, type HostedField } from '../../kit/hosted-page/messages';
-import { parseCardExpiry } from '../../payments/card';
+import { parseCardExpiry } from '../card';
 
 /** In form order: the first invalid one gets the focus. */
 const FIELDS: readonly HostedField[] = ['email', 'card_number', 'expiry', 'cvc'];

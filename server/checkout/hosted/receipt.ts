@@ -14,7 +14,7 @@ import { createHandoff } from '../../kit/hosted-page/handoff';
 import { RECEIPT_LINK_DAYS, receiptSignatureValid } from '../../kit/links';
 import { downloadLinks, type DownloadLink } from '../../downloads/service';
 import { storeLinkColumns, type StoreLinks } from '../../stores/service';
-import { taxLabelOf, type TaxLabel } from '../tax';
+import { taxLabelOf, type TaxLabel } from '../../kit/hosted-page/tax-label';
 
 export interface HostedReceipt {
   sessionId: string;

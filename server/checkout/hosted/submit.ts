@@ -18,7 +18,7 @@ import { loadHostedCheckout } from './page';
 import { log } from '../../observability/log';
 import { checkBuyerVatId } from '../../vat/buyer';
 import type { DocumentLanguage } from '@/db/schema';
-import { WAIVER_FIELDS } from '../../withdrawals/waiver';
+import { WAIVER_FIELDS } from '../../orders/waiver';
 
 export interface PayInput {
   sessionId: string;
@@ -98,7 +98,7 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
  * data: read once here, never logged.
  */
 export async function answerHostedPayment(services: Services, pay: PayFn, request: Request, id: string): Promise<Response> {
-  const refused = await refusedCardAttempt(services, request, 'Checkout');
+  const refused = await refusedCardAttempt(services.rateLimits, clientIp(request.headers), 'Checkout');
   if (refused) return refused;
   const outcome = await submitHostedPayment(services, pay, await readHostedSubmission(request, id));
   if (outcome.kind === 'not_found') return invalidLinkResponse();

@@ -1,6 +1,6 @@
 import type { orders, withdrawals } from '@/db/schema';
 import { epochSeconds } from '../clock';
-import type { Withdrawal, WithdrawalWaiver } from './schemas';
+import type { Withdrawal, WithdrawalWaiver } from './withdrawal-schemas';
 
 export type WithdrawalRow = typeof withdrawals.$inferSelect;
 
