@@ -152,6 +152,19 @@ describe('/api/trpc refuses what the protocol or the body gets wrong with the AP
     }
   });
 
+  // tRPC's object-spread helper is patched to Object.assign (patches/), which would set the
+  // prototype from an own `__proto__` member: these pin that no input gets one that way.
+  it('a top-level `__proto__` member is an unknown parameter, as on REST; a metadata key `__proto__` is stored and echoed', async () => {
+    const refused = await post('products.create', '{"name":"Ebook","amount":1999,"__proto__":{"amount":5}}');
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.data).toMatchObject({ code: 'parameter_invalid', param: '__proto__', httpStatus: 400 });
+    const product = await createProduct(api, store.key);
+    const metadata = '{"__proto__":"a","constructor":"b","plan":"c"}';
+    const created = await post('checkout.create', `{"price_id":"${product.price_id}","success_url":"https://example.com/thanks","metadata":${metadata}}`);
+    expect(created.status).toBe(201);
+    expect(created.text).toContain(`"metadata":${metadata}`);
+  });
+
   it('a refused body is judged after the key: no key → 401', async () => {
     const response = await rawRequest(api.baseUrl, 'POST', '/api/trpc/products.create', { headers: { 'content-type': 'application/json' }, body: '{"name":' });
     expect(response.status).toBe(401);
