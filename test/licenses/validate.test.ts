@@ -41,6 +41,20 @@ const notFound = (licenseKey: string, livemode = false) => ({
   revoked_at: null,
 });
 
+/** A revoked key's validation, every field (`product_id` null once its product is deleted). */
+const revoked = (licenseKey: string, productId: string | null, orderId: string, at: number) => ({
+  object: 'license_key_validation',
+  livemode: false,
+  valid: false,
+  key: licenseKey,
+  status: 'revoked',
+  reason: 'revoked',
+  product_id: productId,
+  order_id: orderId,
+  created: epoch(T0),
+  revoked_at: at,
+});
+
 describe('POST /api/v1/licenses/validate', () => {
   it('an issued key of this store and mode → 200 valid true, every field', async () => {
     const { product, order, licenseKey } = await licensedOrder();
@@ -91,18 +105,7 @@ describe('POST /api/v1/licenses/validate', () => {
     expect((await api.request('DELETE', `/api/v1/products/${product}?force=true`, { key: store.key })).status).toBe(200);
     const response = await validate({ key: licenseKey });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({
-      object: 'license_key_validation',
-      livemode: false,
-      valid: false,
-      key: licenseKey,
-      status: 'revoked',
-      reason: 'revoked',
-      product_id: null,
-      order_id: order.id,
-      created: epoch(T0),
-      revoked_at: epoch(T0) + 120,
-    });
+    expect(response.body).toEqual(revoked(licenseKey, null, order.id, epoch(T0) + 120));
   });
 
   it('force-deleting revokes keys on the store’s test clock: revoked_at follows advance_clock, never before the key’s created', async () => {
@@ -144,18 +147,6 @@ describe('POST /api/v1/licenses/validate', () => {
 
 describe('a refund that completes the order’s refund revokes its keys', () => {
   const scope = () => ({ storeId: store.id, livemode: false });
-  const revoked = (licenseKey: string, productId: string, orderId: string, at: number) => ({
-    object: 'license_key_validation',
-    livemode: false,
-    valid: false,
-    key: licenseKey,
-    status: 'revoked',
-    reason: 'revoked',
-    product_id: productId,
-    order_id: orderId,
-    created: epoch(T0),
-    revoked_at: at,
-  });
 
   async function twoLicensedLines(email: string) {
     const product = async (name: string) => (await api.request('POST', '/api/v1/products', { key: store.key, body: { name, amount: 1000 } })).body;
