@@ -82,6 +82,11 @@ export function checkLink(
 /** A receipt link (a purchase's or a subscription's) works this long after the payment, on the store's clock. */
 export const RECEIPT_LINK_DAYS = 30;
 
+/** Whether a receipt link of a payment made at `paidAt` is past its days at `now` (the store's clock). */
+export function receiptLinkExpired(paidAt: Date | null, now: Date): boolean {
+  return paidAt !== null && now.getTime() >= paidAt.getTime() + RECEIPT_LINK_DAYS * 86_400_000;
+}
+
 /**
  * The receipt page's signature: proof that the holder is the browser that paid, since session
  * ids themselves are not secret (they reach the merchant's success_url). The receipt page

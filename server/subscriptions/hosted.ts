@@ -14,7 +14,7 @@ import { clientIp, type Services } from '../context';
 import { ApiError } from '../errors';
 import { createHandoff } from '../kit/hosted-page/handoff';
 import { isSubscriptionCheckoutId } from '../ids';
-import { checkLink, RECEIPT_LINK_DAYS, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
+import { checkLink, receiptLinkExpired, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
 import { completeSubscriptionChallenge, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl } from './first-charge';
 import { ownedBy } from '../kit/scope';
 import { log } from '../observability/log';
@@ -249,7 +249,7 @@ export async function loadHostedSubscriptionReceipt(deps: HostedPageDeps, params
   if (!row) return undefined;
   const now = storeClock(deps.clock, { livemode: row.checkout.livemode, testClockOffsetSeconds: row.offset }).now();
   // Like a purchase's receipt, the link works for a while after the payment; the e-mails and the portal remain.
-  if (row.checkout.consumedAt && now.getTime() >= row.checkout.consumedAt.getTime() + RECEIPT_LINK_DAYS * 86_400_000) return undefined;
+  if (receiptLinkExpired(row.checkout.consumedAt, now)) return undefined;
   const subscription = await outcomeOf(deps.db, row.checkout);
   if (!subscription) return undefined;
   return { view: viewOf(row, epochSeconds(now)), subscription };

@@ -11,7 +11,7 @@ import { epochSeconds, storeClock, type Clock } from '../../clock';
 import type { Config } from '../../config';
 import { isCheckoutSessionId } from '../../ids';
 import { createHandoff } from '../../kit/hosted-page/handoff';
-import { RECEIPT_LINK_DAYS, receiptSignatureValid } from '../../kit/links';
+import { RECEIPT_LINK_DAYS, receiptLinkExpired, receiptSignatureValid } from '../../kit/links';
 import { downloadLinks, type DownloadLink } from '../../downloads/service';
 import { storeLinkColumns, type StoreLinks } from '../../stores/service';
 import { taxLabelOf, type TaxLabel } from '../../kit/hosted-page/tax-label';
@@ -70,7 +70,7 @@ export async function loadHostedReceipt(
   const { session, order } = row;
   if (session.paymentStatus !== 'paid') return { state: 'unpaid', storeName: row.storeName, storeLinks: row.storeLinks };
   const now = storeClock(deps.clock, { livemode: order.livemode, testClockOffsetSeconds: row.testClockOffsetSeconds }).now();
-  if (order.paidAt && now.getTime() >= order.paidAt.getTime() + RECEIPT_LINK_DAYS * 86_400_000) return { state: 'invalid' };
+  if (receiptLinkExpired(order.paidAt, now)) return { state: 'invalid' };
 
   const [lines, keys, downloads] = await Promise.all([
     deps.db
