@@ -68,46 +68,40 @@ const MESSAGES: Record<RateLimitBucket, string> = {
  * limits hold across them; the embedded single-process mode counts in memory.
  */
 export function createRateLimits(config: RateLimitConfig, shared: { db: Database } | undefined): RateLimits {
-  const points: Record<RateLimitBucket, number> = {
-    ip: config.perIp,
-    key: config.perKey,
-    productWrite: config.productWritesPerKey,
-    portalIp: config.portalPerIp ?? DEFAULT_PORTAL_PER_IP,
-    signInIp: config.signInPerIp ?? DEFAULT_SIGN_IN_LIMITS.perIp,
-    signInEmail: config.signInPerEmail ?? DEFAULT_SIGN_IN_LIMITS.perEmail,
-    withdrawIp: config.withdrawPerIp ?? DEFAULT_WITHDRAW_LIMITS.perIp,
-    resetIp: config.resetPerIp ?? DEFAULT_RESET_LIMITS.perIp,
-    resetEmail: config.resetPerEmail ?? DEFAULT_RESET_LIMITS.perEmail,
-    inviteStore: config.invitesPerStore ?? DEFAULT_INVITE_LIMITS.perStore,
-    inviteInviter: config.invitesPerInviter ?? DEFAULT_INVITE_LIMITS.perInviter,
-    payIp: (config.payPerIp ?? DEFAULT_PAY_LIMITS.perIp) * DEFAULT_PAY_LIMITS.attemptsPerDecline,
-    payDeclineIp: config.payPerIp ?? DEFAULT_PAY_LIMITS.perIp,
-  };
   // Password guessing is counted over minutes, API traffic per second.
-  const signInWindow = config.signInWindowSeconds ?? DEFAULT_SIGN_IN_LIMITS.windowSeconds;
-  const durations: Record<RateLimitBucket, number> = {
-    ip: config.windowSeconds,
-    key: config.windowSeconds,
-    productWrite: config.windowSeconds,
-    portalIp: config.windowSeconds,
-    signInIp: signInWindow,
-    signInEmail: signInWindow,
-    withdrawIp: config.withdrawWindowSeconds ?? DEFAULT_WITHDRAW_LIMITS.windowSeconds,
-    resetIp: config.resetWindowSeconds ?? DEFAULT_RESET_LIMITS.windowSeconds,
-    resetEmail: config.resetWindowSeconds ?? DEFAULT_RESET_LIMITS.windowSeconds,
-    inviteStore: config.inviteWindowSeconds ?? DEFAULT_INVITE_LIMITS.windowSeconds,
-    inviteInviter: config.inviteWindowSeconds ?? DEFAULT_INVITE_LIMITS.windowSeconds,
-    payIp: config.payWindowSeconds ?? DEFAULT_PAY_LIMITS.windowSeconds,
-    payDeclineIp: config.payWindowSeconds ?? DEFAULT_PAY_LIMITS.windowSeconds,
+  const windows = {
+    api: config.windowSeconds,
+    signIn: config.signInWindowSeconds ?? DEFAULT_SIGN_IN_LIMITS.windowSeconds,
+    withdraw: config.withdrawWindowSeconds ?? DEFAULT_WITHDRAW_LIMITS.windowSeconds,
+    reset: config.resetWindowSeconds ?? DEFAULT_RESET_LIMITS.windowSeconds,
+    invite: config.inviteWindowSeconds ?? DEFAULT_INVITE_LIMITS.windowSeconds,
+    pay: config.payWindowSeconds ?? DEFAULT_PAY_LIMITS.windowSeconds,
+  };
+  const declinesPerIp = config.payPerIp ?? DEFAULT_PAY_LIMITS.perIp;
+  /** Each bucket's points per window of `seconds`. */
+  const limits: Record<RateLimitBucket, { points: number; seconds: number }> = {
+    ip: { points: config.perIp, seconds: windows.api },
+    key: { points: config.perKey, seconds: windows.api },
+    productWrite: { points: config.productWritesPerKey, seconds: windows.api },
+    portalIp: { points: config.portalPerIp ?? DEFAULT_PORTAL_PER_IP, seconds: windows.api },
+    signInIp: { points: config.signInPerIp ?? DEFAULT_SIGN_IN_LIMITS.perIp, seconds: windows.signIn },
+    signInEmail: { points: config.signInPerEmail ?? DEFAULT_SIGN_IN_LIMITS.perEmail, seconds: windows.signIn },
+    withdrawIp: { points: config.withdrawPerIp ?? DEFAULT_WITHDRAW_LIMITS.perIp, seconds: windows.withdraw },
+    resetIp: { points: config.resetPerIp ?? DEFAULT_RESET_LIMITS.perIp, seconds: windows.reset },
+    resetEmail: { points: config.resetPerEmail ?? DEFAULT_RESET_LIMITS.perEmail, seconds: windows.reset },
+    inviteStore: { points: config.invitesPerStore ?? DEFAULT_INVITE_LIMITS.perStore, seconds: windows.invite },
+    inviteInviter: { points: config.invitesPerInviter ?? DEFAULT_INVITE_LIMITS.perInviter, seconds: windows.invite },
+    payIp: { points: declinesPerIp * DEFAULT_PAY_LIMITS.attemptsPerDecline, seconds: windows.pay },
+    payDeclineIp: { points: declinesPerIp, seconds: windows.pay },
   };
   const counters = Object.fromEntries(
-    (Object.keys(points) as RateLimitBucket[]).map((bucket) => {
-      const options = { keyPrefix: `rl:${bucket}`, points: points[bucket], duration: durations[bucket] };
+    (Object.keys(limits) as RateLimitBucket[]).map((bucket) => {
+      const options = { keyPrefix: `rl:${bucket}`, points: limits[bucket].points, duration: limits[bucket].seconds };
       const memory = new RateLimiterMemory(options);
       // If the shared store fails, fall back to per-process counting rather than refusing traffic.
       const stored = shared ? new PreparedRateLimiterDrizzle({ ...options, storeClient: shared.db, schema: rateLimitsTable, insuranceLimiter: memory }) : undefined;
       const limiter: RateLimiterAbstract = stored ?? memory;
-      const consume = isExactBucket(bucket) ? (subject: string) => limiter.consume(subject, 1).then(() => undefined) : allowanceConsume(limiter, points[bucket]);
+      const consume = isExactBucket(bucket) ? (subject: string) => limiter.consume(subject, 1).then(() => undefined) : allowanceConsume(limiter, options.points);
       const refund = (subject: string) => (stored ? stored.refund(subject) : refundMemory(memory, subject));
       return [bucket, { limiter, consume, refund }];
     }),
@@ -127,7 +121,7 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
     refund: (bucket, subject) => counters[bucket].refund(subject),
     async check(bucket, subject) {
       const counted = await counters[bucket].limiter.get(subject);
-      if (counted && counted.consumedPoints >= points[bucket]) throw refusal(bucket, counted.msBeforeNext);
+      if (counted && counted.consumedPoints >= limits[bucket].points) throw refusal(bucket, counted.msBeforeNext);
     },
   };
 }
