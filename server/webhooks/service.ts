@@ -311,6 +311,32 @@ export async function listDeliveries(db: Database, subject: Scope, endpointId: s
   };
 }
 
+/**
+ * Whether the endpoint already has the event: one of its deliveries of it succeeded, or, given a
+ * delivery of its log, that one did. Undefined when the endpoint is not the store's (or deleted)
+ * or that delivery is not one of the event to it.
+ */
+export async function eventReceived(db: Database, subject: Scope, endpointId: string, eventId: string, deliveryId?: string): Promise<boolean | undefined> {
+  const [row] = await db
+    .select({
+      deliveries: count(webhookDeliveries.id),
+      succeeded: sql<boolean>`coalesce(bool_or(${webhookDeliveries.status} = 'succeeded'), false)`,
+    })
+    .from(webhookEndpoints)
+    .leftJoin(
+      webhookDeliveries,
+      and(
+        eq(webhookDeliveries.endpointId, webhookEndpoints.id),
+        eq(webhookDeliveries.eventId, eventId),
+        deliveryId === undefined ? undefined : eq(webhookDeliveries.id, deliveryId),
+      ),
+    )
+    .where(activeEndpoint(subject, endpointId))
+    .groupBy(webhookEndpoints.id);
+  if (!row || (deliveryId !== undefined && row.deliveries === 0)) return undefined;
+  return row.succeeded;
+}
+
 export interface ResendDeps {
   db: Database;
   /** The store's clock: how long the Idempotency-Key is kept. */
