@@ -8,7 +8,7 @@ import type { IdempotentRequest } from '../kit/idempotency';
 import type { Scope } from '../kit/scope';
 import { requestDeliveryRun } from '../webhooks/jobs';
 import type { CreatedWebhookEndpoint, CreateEndpointInput, UpdateEndpointInput, WebhookDelivery, WebhookEndpoint } from '../webhooks/schemas';
-import { createEndpoint, listDeliveries, resendEvent, rollEndpointSecret, updateEndpoint } from '../webhooks/service';
+import { createEndpoint, resendEvent, rollEndpointSecret, updateEndpoint } from '../webhooks/service';
 import { auditedChange } from './audited';
 import type { DashboardActor } from '../audit/service';
 import { scopeClock } from './service';
@@ -59,17 +59,4 @@ export async function resendEventAs(services: Services, scope: Scope, actor: Das
   // The service wakes delivery inside our transaction, before the delivery is visible: again after the commit.
   requestDeliveryRun();
   return delivery;
-}
-
-/** The status of one delivery of an endpoint's log; undefined when it is not this endpoint's. */
-export async function deliveryStatus(services: Pick<Services, 'db'>, scope: Scope, endpointId: string, eventId: string, deliveryId: string): Promise<WebhookDelivery['status'] | undefined> {
-  // An event has a handful of deliveries to one endpoint (the first and its resends).
-  const deliveries = await listDeliveries(services.db, scope, endpointId, { event_id: eventId, limit: 100 });
-  return deliveries.data.find((delivery) => delivery.id === deliveryId)?.status;
-}
-
-/** Whether a delivery of the event to the endpoint succeeded: the receiver has it already. */
-export async function endpointReceived(services: Pick<Services, 'db'>, scope: Scope, endpointId: string, eventId: string): Promise<boolean> {
-  const deliveries = await listDeliveries(services.db, scope, endpointId, { event_id: eventId, limit: 100 });
-  return deliveries.data.some((delivery) => delivery.status === 'succeeded');
 }

@@ -258,7 +258,11 @@ async function deliveryViews(db: Database, rows: { delivery: DeliveryRow; eventT
           .from(webhookDeliveryAttempts)
           .where(inArray(webhookDeliveryAttempts.deliveryId, rows.map((row) => row.delivery.id)))
           .orderBy(asc(webhookDeliveryAttempts.attempt));
-  return rows.map(({ delivery, eventType }) => ({
+  return rows.map(({ delivery, eventType }) => deliveryView(delivery, eventType, attempts.filter((attempt) => attempt.deliveryId === delivery.id)));
+}
+
+function deliveryView(delivery: DeliveryRow, eventType: string, attempts: (typeof webhookDeliveryAttempts.$inferSelect)[]): WebhookDelivery {
+  return {
     id: delivery.id,
     object: 'webhook_delivery',
     event_id: delivery.eventId,
@@ -269,16 +273,14 @@ async function deliveryViews(db: Database, rows: { delivery: DeliveryRow; eventT
     last_error: delivery.lastError,
     next_attempt_at: delivery.status === 'pending' && delivery.nextAttemptAt ? epochSeconds(delivery.nextAttemptAt) : null,
     created: epochSeconds(delivery.createdAt),
-    attempt_log: attempts
-      .filter((attempt) => attempt.deliveryId === delivery.id)
-      .map((attempt) => ({
-        attempt: attempt.attempt,
-        attempted_at: epochSeconds(attempt.attemptedAt),
-        response_status: attempt.responseStatus,
-        error: attempt.error,
-        duration_ms: attempt.durationMs,
-      })),
-  }));
+    attempt_log: attempts.map((attempt) => ({
+      attempt: attempt.attempt,
+      attempted_at: epochSeconds(attempt.attemptedAt),
+      response_status: attempt.responseStatus,
+      error: attempt.error,
+      duration_ms: attempt.durationMs,
+    })),
+  };
 }
 
 /**
@@ -309,6 +311,32 @@ export async function listDeliveries(db: Database, subject: Scope, endpointId: s
     url: `/api/v1/webhook_endpoints/${endpoint.id}/deliveries`,
     livemode: subject.livemode,
   };
+}
+
+/**
+ * Whether the endpoint already has the event: one of its deliveries of it succeeded, or, given a
+ * delivery of its log, that one did. Undefined when the endpoint is not the store's (or deleted)
+ * or that delivery is not one of the event to it.
+ */
+export async function eventReceived(db: Database, subject: Scope, endpointId: string, eventId: string, deliveryId?: string): Promise<boolean | undefined> {
+  const [row] = await db
+    .select({
+      deliveries: count(webhookDeliveries.id),
+      succeeded: sql<boolean>`coalesce(bool_or(${webhookDeliveries.status} = 'succeeded'), false)`,
+    })
+    .from(webhookEndpoints)
+    .leftJoin(
+      webhookDeliveries,
+      and(
+        eq(webhookDeliveries.endpointId, webhookEndpoints.id),
+        eq(webhookDeliveries.eventId, eventId),
+        deliveryId === undefined ? undefined : eq(webhookDeliveries.id, deliveryId),
+      ),
+    )
+    .where(activeEndpoint(subject, endpointId))
+    .groupBy(webhookEndpoints.id);
+  if (!row || (deliveryId !== undefined && row.deliveries === 0)) return undefined;
+  return row.succeeded;
 }
 
 export interface ResendDeps {
@@ -395,17 +423,6 @@ export async function resendEvent(
 
 /** A resent delivery as its create answered it: pending, due at once, no attempt yet. */
 function resentDeliveryView(delivery: DeliveryRow, eventType: string): WebhookDelivery {
-  return {
-    id: delivery.id,
-    object: 'webhook_delivery',
-    event_id: delivery.eventId,
-    event_type: eventType as EventType,
-    status: 'pending',
-    attempts: 0,
-    last_response_status: null,
-    last_error: null,
-    next_attempt_at: epochSeconds(delivery.createdAt),
-    created: epochSeconds(delivery.createdAt),
-    attempt_log: [],
-  };
+  const created = { ...delivery, status: 'pending' as const, attempts: 0, lastResponseStatus: null, lastError: null, nextAttemptAt: delivery.createdAt };
+  return deliveryView(created, eventType, []);
 }

@@ -1,12 +1,13 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { auditEvents } from '@/db/schema';
+import { auditEvents, webhookDeliveries } from '@/db/schema';
 import { createProductAs } from '@/server/dashboard/products';
-import { createEndpointAs, deliveryStatus, resendEventAs, rollSecretAs, updateEndpointAs } from '@/server/dashboard/webhooks';
+import { createEndpointAs, resendEventAs, rollSecretAs, updateEndpointAs } from '@/server/dashboard/webhooks';
 import { ApiError } from '@/server/errors';
 import { listEvents } from '@/server/events/service';
 import { endpointSecret } from '@/server/webhooks/secrets';
-import { getEndpoint, listDeliveries } from '@/server/webhooks/service';
+import { newDeliveryId } from '@/server/webhooks/events';
+import { eventReceived, getEndpoint, listDeliveries } from '@/server/webhooks/service';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
 
@@ -56,12 +57,27 @@ describe('dashboard webhooks', () => {
     const log = await listDeliveries(api.services.db, scope(), endpoint.id, { limit: 10, event_id: event!.id });
     expect(log.data.map((delivery) => delivery.id)).toContain(resent.id);
     expect(log.data).toHaveLength(2);
-    expect(await deliveryStatus(api.services, scope(), endpoint.id, event!.id, resent.id)).toBe(resent.status);
-    expect(await deliveryStatus(api.services, scope(), endpoint.id, event!.id, 'whd_unknown')).toBeUndefined();
+    const received = (deliveryId?: string, endpointId = endpoint.id, within = scope()) => eventReceived(api.services.db, within, endpointId, event!.id, deliveryId);
+    expect([await received(), await received(resent.id)]).toEqual([false, false]);
+    expect([await received('whd_unknown'), await received(undefined, 'we_test_unknown'), await received(undefined, endpoint.id, { ...scope(), livemode: true })]).toEqual([undefined, undefined, undefined]);
     expect(await audits('event.resend')).toMatchObject([{ keyHint: 'user:dev@example.com', details: { event: event!.id, webhook_endpoint: endpoint.id, delivery: resent.id } }]);
 
     await updateEndpointAs(api.services, scope(), actor, endpoint.id, { disabled: true });
     expect(await refusal(resendEventAs(api.services, scope(), actor, event!.id, endpoint.id, '3'.repeat(32)))).toBe('webhook_endpoint_disabled');
     expect(await audits('event.resend')).toHaveLength(1);
+  });
+
+  it('7 the resend form asks to confirm once the endpoint has the event, however long its delivery log of it', async () => {
+    const endpoint = await createEndpointAs(api.services, scope(), actor, { url: 'http://127.0.0.1:9/received' }, '4'.repeat(32));
+    await createProductAs(api.services, scope(), actor, { name: 'Anchor', amount: 700 }, '5'.repeat(32));
+    const [event] = (await listEvents(api.services.db, scope(), { limit: 1, type: 'product.created' })).data;
+    const first = await resendEventAs(api.services, scope(), actor, event!.id, endpoint.id, '6'.repeat(32));
+    await api.services.db.update(webhookDeliveries).set({ status: 'succeeded', nextAttemptAt: null }).where(eq(webhookDeliveries.id, first.id));
+    // A hundred and more later resends of it, none delivered: the log lists them before the first.
+    const [row] = await api.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, first.id));
+    const later = new Date(row!.createdAt.getTime() + 1000);
+    await api.services.db.insert(webhookDeliveries).values(Array.from({ length: 120 }, () => ({ ...row!, id: newDeliveryId(), status: 'failed' as const, nextAttemptAt: null, createdAt: later })));
+    const received = (deliveryId?: string) => eventReceived(api.services.db, scope(), endpoint.id, event!.id, deliveryId);
+    expect([await received(), await received(first.id)]).toEqual([true, true]);
   });
 });

@@ -1,6 +1,7 @@
-import { createEndpointAs, deliveryStatus, endpointReceived, resendEventAs, rollSecretAs, updateEndpointAs } from '@/server/dashboard/webhooks';
+import { createEndpointAs, resendEventAs, rollSecretAs, updateEndpointAs } from '@/server/dashboard/webhooks';
 import { ApiError } from '@/server/errors';
 import { createEndpointInput, rollSecretInput, updateEndpointInput } from '@/server/webhooks/schemas';
+import { eventReceived } from '@/server/webhooks/service';
 import { dashboardBase, type DashboardMode } from '../access';
 import { FORM_KEY, withError, type DashboardActionDefinition, type FormFields } from '../act/dispatch';
 import { revealOnNextView } from '../reveal';
@@ -116,13 +117,7 @@ export const eventResend: DashboardActionDefinition = {
     if (!FORM_KEY.test(key)) return withError(back, 'form_expired');
     if (endpointId === '') return withError(back, 'no_endpoint');
     if (form.text('confirm') !== 'yes') {
-      const received = await (deliveryId === ''
-        ? endpointReceived(services, scope, endpointId, eventId)
-        : deliveryStatus(services, scope, endpointId, eventId, deliveryId).then((status) => (status === undefined ? undefined : status === 'succeeded'))
-      ).catch((error: unknown) => {
-        if (error instanceof ApiError && error.code === 'resource_missing') return undefined;
-        throw error;
-      });
+      const received = await eventReceived(services.db, scope, endpointId, eventId, deliveryId === '' ? undefined : deliveryId);
       if (received === undefined) return withError(back, 'resource_missing');
       // The event page asks again with the endpoint chosen and a box to tick.
       if (received) return deliveryId === '' ? withError(`${back}?endpoint_id=${encodeURIComponent(endpointId)}`, 'confirm_resend_received') : withError(back, 'confirm_resend');
