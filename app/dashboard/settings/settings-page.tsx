@@ -117,7 +117,7 @@ function InvitationNotice({ invitation: { email, role, delivery } }: { invitatio
   );
   const joins = 'They join the store once they accept it, signed in as themselves.';
   return (
-    <div className="settings-link" role="status" data-delivery={delivery}>
+    <div className="dash-notice" role="status" data-delivery={delivery}>
       {delivery === 'link_mailed' && (
         <p>
           An invitation is e-mailed to {who}, with a link to set their password. {joins} If the link expires (after 24 hours), they can use “Forgot password?” on the sign-in page.
