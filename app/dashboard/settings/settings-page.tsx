@@ -231,7 +231,7 @@ export async function SettingsPage({ mode, searchParams }: { mode: DashboardMode
   const team = await listTeam(services.db, current.storeId);
   const revealed = await takeRevealed('invitation', access.userId);
   const shown = revealed === undefined ? undefined : parseInvitationShown(revealed);
-  // A link made in another store (the switcher used meanwhile) is not this page's to show.
+  // An invitation made in another store (the switcher used meanwhile) is not this page's to show.
   const invitation = shown?.storeId === current.storeId ? shown : undefined;
   const error = lookUp(ERRORS, searchParams.error) ?? (typeof searchParams.error === 'string' ? passwordMessage(searchParams.error) : undefined);
   const done = lookUp(DONE, searchParams.done);
