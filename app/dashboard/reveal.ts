@@ -1,7 +1,7 @@
 /**
- * A secret shown once right after the action that made it (a new API key, backup codes, an
- * invitation link, a portal link, a webhook signing secret). The action answers with a redirect, so the secret travels to the
- * page in a cookie: never in the URL, which browsers, logs and the Referer keep. The cookie is
+ * A secret shown once right after the action that made it (a new API key, backup codes, a portal
+ * link, a webhook signing secret), or how a new invitation was sent (which names the invited
+ * person). The action answers with a redirect, so the secret travels to the page in a cookie: never in the URL, which browsers, logs and the Referer keep. The cookie is
  * HttpOnly, SameSite=Strict, sealed to the purpose and the page with the person and its expiry
  * inside, lives two minutes and is sent only to the one page; proxy.ts opens it, hands the secret
  * to that page's rendering and deletes the cookie in the same response, so a reload shows nothing.

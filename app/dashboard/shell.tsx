@@ -65,7 +65,7 @@ export function DashboardShell({ access, mode, path, children }: { access: Dashb
       </nav>
       <main className="dash-main">
         {access.invitations.length > 0 && (
-          <aside className="dash-invitations" aria-label="Invitations">
+          <aside className="dash-notice" aria-label="Invitations">
             You are invited to {access.invitations.map((invitation) => invitation.storeName).join(', ')}. <a href={INVITATIONS_PATH}>Accept or decline</a>
           </aside>
         )}

@@ -70,8 +70,6 @@ export interface Invitation {
    * when they sign in, and no link is needed.
    */
   token: string | undefined;
-  /** Whether the person already has a password. */
-  hasPassword: boolean;
 }
 
 export interface InvitationInput {
@@ -108,7 +106,7 @@ export async function inviteUser(deps: UserDeps, input: InvitationInput): Promis
       throw new ApiError('parameter_invalid', `${email} is already a member of ${store.id}; \`user:reset --email ${email}\` makes a new password link.`, { param: 'email' });
     }
     const token = input.accepted || !user!.hasPassword ? await issueLink(tx, now, { purpose: 'invite', userId: user!.id, storeId: store.id, role: input.role }) : undefined;
-    return { user: { email, role: input.role, store: store.id }, storeName: store.name, token, hasPassword: user!.hasPassword };
+    return { user: { email, role: input.role, store: store.id }, storeName: store.name, token };
   });
 }
 

@@ -117,7 +117,7 @@ function InvitationNotice({ invitation: { email, role, delivery } }: { invitatio
   );
   const joins = 'They join the store once they accept it, signed in as themselves.';
   return (
-    <div className="settings-link" role="status" data-delivery={delivery}>
+    <div className="dash-notice" role="status" data-delivery={delivery}>
       {delivery === 'link_mailed' && (
         <p>
           An invitation is e-mailed to {who}, with a link to set their password. {joins} If the link expires (after 24 hours), they can use “Forgot password?” on the sign-in page.
@@ -231,7 +231,7 @@ export async function SettingsPage({ mode, searchParams }: { mode: DashboardMode
   const team = await listTeam(services.db, current.storeId);
   const revealed = await takeRevealed('invitation', access.userId);
   const shown = revealed === undefined ? undefined : parseInvitationShown(revealed);
-  // A link made in another store (the switcher used meanwhile) is not this page's to show.
+  // An invitation made in another store (the switcher used meanwhile) is not this page's to show.
   const invitation = shown?.storeId === current.storeId ? shown : undefined;
   const error = lookUp(ERRORS, searchParams.error) ?? (typeof searchParams.error === 'string' ? passwordMessage(searchParams.error) : undefined);
   const done = lookUp(DONE, searchParams.done);

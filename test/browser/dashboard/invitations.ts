@@ -27,7 +27,7 @@ async function inviteFromSettings(page: Page, email: string, role: string) {
   await page.getByLabel('Role', { exact: true }).selectOption(role);
   await page.getByRole('button', { name: 'Invite' }).click();
   await page.waitForURL(`${origin}/dashboard/test/settings?done=invited`);
-  const notice = page.locator('.settings-link');
+  const notice = page.locator('.dash-notice[data-delivery]');
   return { delivery: await notice.getAttribute('data-delivery'), text: (await notice.textContent())!, html: await page.content() };
 }
 
@@ -86,7 +86,7 @@ export function invitationsSuite(): void {
       // A's session in store A is untouched, and store B is not A's yet: only a notice.
       await expectStillInStoreA(amy, 'Alder Goods');
       expect(await amy.locator('#dash-store-select').count()).toBe(0);
-      await expect(amy.locator('.dash-invitations').textContent()).resolves.toBe('You are invited to Birch Supplies. Accept or decline');
+      await expect(amy.locator('aside[aria-label="Invitations"]').textContent()).resolves.toBe('You are invited to Birch Supplies. Accept or decline');
 
       // A accepts, signed in as A: only now is B A's.
       await amy.getByRole('link', { name: 'Accept or decline' }).click();
@@ -97,7 +97,7 @@ export function invitationsSuite(): void {
       await amy.waitForURL(`${origin}/dashboard`);
       await expect(amy.locator('.dash-store').textContent()).resolves.toBe('Birch Supplies');
       expect(await amy.locator('#dash-store-select option').allTextContents()).toEqual(['Alder Goods', 'Birch Supplies']);
-      expect(await amy.locator('.dash-invitations').count()).toBe(0);
+      expect(await amy.locator('aside[aria-label="Invitations"]').count()).toBe(0);
       await ben.goto(`${origin}/dashboard/test/settings`);
       expect(await memberRow(ben, 'amy.alder@example.com').textContent()).not.toContain('invitation pending');
 

@@ -70,13 +70,13 @@ export function settingsSuite(): void {
       await owner.getByLabel('Role', { exact: true }).selectOption('developer');
       await owner.getByRole('button', { name: 'Invite' }).click();
       await settled(owner, 'invited');
-      await expect(owner.locator('.settings-link').textContent()).resolves.toContain('ada@example.com (developer) is invited, but this service sends no e-mail');
+      await expect(owner.locator('.dash-notice[data-delivery]').textContent()).resolves.toContain('ada@example.com (developer) is invited, but this service sends no e-mail');
       await expect(owner.locator('.settings-command').textContent()).resolves.toBe('npm run admin -- user:reset --email ada@example.com');
       expect(await owner.content()).not.toMatch(/\/dashboard\/accept\//);
       expect(await memberRow(owner, 'ada@example.com').textContent()).toContain('invitation pending');
       await shoot(owner, 'settings-invited');
       await owner.reload();
-      expect(await owner.locator('.settings-link').count()).toBe(0);
+      expect(await owner.locator('.dash-notice[data-delivery]').count()).toBe(0);
       // The operator's link sets Ada's password; Ada, signed in, accepts the invitation.
       const adaLink = (await runAdminCli(origin, ADMIN_TOKEN, ['user:reset', '--email', 'ada@example.com'])).url as string;
       const ada = await acceptInvitation(adaLink, 'ada password 2026', '/dashboard/invitations');
