@@ -9,6 +9,8 @@ import type { TestApi } from '../support/server';
 export interface ReceivedWebhook {
   body: string;
   headers: Record<string, string>;
+  /** When it arrived (epoch ms): a check of its timestamp made later is made against this. */
+  receivedAt: number;
 }
 
 export interface Receiver {
@@ -38,7 +40,7 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const webhook = { body: Buffer.concat(chunks).toString('utf8'), headers: plainHeaders(req.headers) };
+      const webhook = { body: Buffer.concat(chunks).toString('utf8'), headers: plainHeaders(req.headers), receivedAt: Date.now() };
       receiver.received.push(webhook);
       const status = receiver.respond ? receiver.respond(webhook) : (receiver.answers.shift() ?? 200);
       const answer = () => {
