@@ -297,7 +297,7 @@ export function checkImports(root: string, domains: Readonly<Record<string, read
   lines.push(
     '',
     `import graph: ${cycles.length} cycle(s), ${violations.length} upward import(s), ${unlayered.length} file(s) without a layer, ${folderCycles.length} folder cycle(s), ${undeclared.length} domain map problem(s).`,
-    'Layers, lowest first: ' + LAYERS.map((layer) => layer.name).join(' < ') + '. A file may import its own layer and those below it.',
+    `Layers, lowest first: ${LAYERS.map((layer) => layer.name).join(' < ')}. A file may import its own layer and those below it.`,
     'A domain folder may import the domains DOMAINS in scripts/check-imports.ts lists for it; no folder of server/ imports one that imports it back.',
   );
   return { ok: false, report: lines.join('\n') };
