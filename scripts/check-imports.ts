@@ -6,7 +6,7 @@
  * 4. a domain imports only the domains DOMAINS lists for it.
  *
  * Layers, lowest first (the first matching prefix decides a file's layer):
- *   client     the browser SDK, a package of its own: it imports nothing of the service
+ *   packages   the published packages (browser SDK, webhook verifier): they import nothing of the service
  *   db         schema, migrations, the database handle
  *   kit        what every domain shares: server/kit/, and errors, ids, clock, config
  *   platform   the machinery domains run on: gateway adapters, auth, audit, rate limits,
@@ -23,7 +23,7 @@ import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
 const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
-  { name: 'client', paths: ['client/'] },
+  { name: 'packages', paths: ['packages/'] },
   { name: 'db', paths: ['db/'] },
   { name: 'kit', paths: ['server/kit/', 'server/errors.ts', 'server/ids.ts', 'server/clock.ts', 'server/config.ts'] },
   {
@@ -80,7 +80,7 @@ export const DOMAINS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The roots whose files make up the graph. */
-const ROOTS = ['server', 'db', 'app', 'scripts', 'client', 'proxy.ts', 'instrumentation.ts'];
+const ROOTS = ['server', 'db', 'app', 'scripts', 'packages', 'proxy.ts', 'instrumentation.ts'];
 const SOURCE = /\.(ts|tsx|mts|js|mjs)$/;
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', '.next']);
 
@@ -297,7 +297,7 @@ export function checkImports(root: string, domains: Readonly<Record<string, read
   lines.push(
     '',
     `import graph: ${cycles.length} cycle(s), ${violations.length} upward import(s), ${unlayered.length} file(s) without a layer, ${folderCycles.length} folder cycle(s), ${undeclared.length} domain map problem(s).`,
-    'Layers, lowest first: ' + LAYERS.map((layer) => layer.name).join(' < ') + '. A file may import its own layer and those below it.',
+    `Layers, lowest first: ${LAYERS.map((layer) => layer.name).join(' < ')}. A file may import its own layer and those below it.`,
     'A domain folder may import the domains DOMAINS in scripts/check-imports.ts lists for it; no folder of server/ imports one that imports it back.',
   );
   return { ok: false, report: lines.join('\n') };

@@ -78,11 +78,11 @@ await checkPort();
 /**
  * What the build does not read: changes here never call for a new build (`types/` is the
  * package's tRPC types, written by `npm install` and `npm run trpc:types`; `openapi/` the
- * committed document and `client/dist` the browser library, both written from the sources by
+ * committed document and `packages/client/dist` the browser library, both written from the sources by
  * `npm run openapi:write` and `npm run client:build`).
  */
 const IGNORED = new Set(['node_modules', '.next', '.data', 'test', 'scripts', 'coverage', 'test-results', 'next-env.d.ts', 'types']);
-const IGNORED_PATHS = new Set(['openapi', path.join('client', 'dist')]);
+const IGNORED_PATHS = new Set(['openapi', path.join('packages', 'client', 'dist')]);
 const IGNORED_EXTENSIONS = new Set(['.md', '.tsbuildinfo', '.log']);
 
 function newestSourceTime(directory) {

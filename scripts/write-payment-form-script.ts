@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { bundleInlineScript, writeIfChanged } from '../client/scripts/bundle';
+import { bundleInlineScript, writeIfChanged } from '../packages/client/scripts/bundle';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const ENTRY = path.join(ROOT, 'server/checkout/hosted/payment-form.browser.ts');

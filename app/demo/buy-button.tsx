@@ -1,7 +1,7 @@
 'use client';
 
 import { useState } from 'react';
-import { useService } from '@/client';
+import { useService } from '@/packages/client';
 import { createDemoCheckout } from './actions';
 
 /** Buy: the merchant's server creates the session, the library sends the customer to its hosted page. */

@@ -9,6 +9,7 @@ import { readDemoStoreTestKeys } from '@/server/bootstrap';
 export interface DemoStore {
   publishableKey: string;
   apiBaseUrl: string;
+  // biome-ignore lint/suspicious/noExplicitAny: the demo pages read the API's documented JSON as they find it
   api: (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<{ status: number; body: any }>;
 }
 

@@ -1,4 +1,4 @@
-import { ServiceProvider } from '@/client';
+import { ServiceProvider } from '@/packages/client';
 import { BuyButton } from './buy-button';
 import { DEMO_UNAVAILABLE, demoProduct, demoStore } from './demo-store';
 import { formatCents } from './format';

@@ -5,7 +5,7 @@ import type { Reference } from './reference';
 import type { FieldRow, TypeLabel } from './schema-rows';
 
 export function TypeText({ type, reference }: { type: TypeLabel; reference: Reference }) {
-  return type.ref ? <a href={reference.schemaHref(type.ref)}>{type.text}</a> : <>{type.text}</>;
+  return type.ref ? <a href={reference.schemaHref(type.ref)}>{type.text}</a> : type.text;
 }
 
 export function Method({ method }: { method: string }) {

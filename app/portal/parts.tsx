@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import type { OperatorConfig } from '@/server/config';
 import { cardText, DownloadLinks, MerchantName, PageFooter, taxLineLabel, type PageStore } from '../checkout/parts';
-import type { PortalCard, PortalOrder, PortalSubscription } from '@/server/portal/page';
+import type { PortalOrder, PortalSubscription } from '@/server/portal/page';
 import { isoDate, type Formatters } from '@/server/kit/locale';
 
 const ORDER_STATUS: Record<PortalOrder['status'], { label: string; tone: Tone }> = {
@@ -57,6 +57,7 @@ export function PortalShell({ store, operator, livemode, headingId, children }: 
           </p>
         </aside>
       )}
+      {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: a header outside any section is the banner landmark, which may be named */}
       <header className="co-header" aria-label="Shop">
         <div className="co-header-inner">
           <MerchantName storeName={store.name} logoUrl={store.links.logoUrl} />

@@ -1,6 +1,6 @@
 import { and, eq, lte, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { checkoutSessions, subscriptionCheckouts } from '@/db/schema';
+import type { checkoutSessions, subscriptionCheckouts } from '@/db/schema';
 import { ownedBy, type Scope } from './scope';
 
 /** How long a link or session may live, in seconds from its creation. */

@@ -98,7 +98,7 @@ export interface ClaimingCreate<T, Table extends ObjectTable> {
   replayRow(row: Table['$inferSelect']): Promise<T>;
 }
 
-interface IdempotentCreateBase<T> {
+interface IdempotentCreateBase {
   db: Database;
   scope: Scope;
   /** e.g. `checkout_session.create`: one key may be used once per operation. */
@@ -113,7 +113,7 @@ interface IdempotentCreateBase<T> {
   resourceId: string;
 }
 
-export type IdempotentCreate<T, Table extends ObjectTable = ObjectTable> = IdempotentCreateBase<T> &
+export type IdempotentCreate<T, Table extends ObjectTable = ObjectTable> = IdempotentCreateBase &
   (
     | {
         /** Writes the object; inside the key's transaction when there is a key. */

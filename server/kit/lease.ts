@@ -9,7 +9,7 @@
  */
 import { and, eq, inArray, isNull, lte, notInArray, or, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db/client';
-import { emails, paymentAttempts, refunds, subscriptionCharges } from '@/db/schema';
+import type { emails, paymentAttempts, refunds, subscriptionCharges } from '@/db/schema';
 
 /** Tables whose rows background passes lease (a `leased_until` column: null or past means free). */
 type LeasedTable = typeof paymentAttempts | typeof refunds | typeof subscriptionCharges | typeof emails;

@@ -245,7 +245,7 @@ export async function signInWithPassword(deps: { db: Executor; rateLimits: RateL
     .from(users)
     .where(eq(users.email, email));
   const matches = await verifyPassword(input.password.slice(0, MAX_PASSWORD_LENGTH + 1), user?.passwordHash ?? UNMATCHABLE_HASH);
-  if (!user || !user.passwordHash || !matches) return fail('invalid_credentials');
+  if (!user?.passwordHash || !matches) return fail('invalid_credentials');
   await refundAttempt(deps, email, input.ip);
   return { ok: true, user: { id: user.id, email: user.email, sessionVersion: user.sessionVersion, twoFactor: user.totpEnabledAt !== null } };
 }

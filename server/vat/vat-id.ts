@@ -77,7 +77,7 @@ export type VatIdCheck =
 
 /** Upper case without spaces, dots or hyphens, and Greece's `GR` read as `EL`. */
 export function normalizeVatId(input: string): string {
-  const compact = input.toUpperCase().replace(/[\s.\-]+/g, '');
+  const compact = input.toUpperCase().replace(/[\s.-]+/g, '');
   return compact.startsWith('GR') ? `EL${compact.slice(2)}` : compact;
 }
 

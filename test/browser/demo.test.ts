@@ -34,7 +34,7 @@ const api = (route: string, body?: unknown) => callService(origin, sk, body === 
 const MERCHANT_APP = `
 import { createElement as h } from 'react';
 import { createRoot } from 'react-dom/client';
-import { CheckoutForm, SecureCheckoutForm, ServiceProvider } from './client/index.ts';
+import { CheckoutForm, SecureCheckoutForm, ServiceProvider } from './packages/client/index.ts';
 const config = JSON.parse(document.getElementById('config').textContent);
 const props = { clientSecret: config.clientSecret, checkoutUrl: config.checkoutUrl };
 createRoot(document.getElementById('root')).render(

@@ -4,11 +4,11 @@ import path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CARD_FRAME_SCRIPT } from '@/app/embed/card/card-frame-script';
-import * as source from '@/client';
-import { buildLibrary, bundleFrameScript, CLIENT_DIR, writeDeclarations, writeIfChanged } from '@/client/scripts/bundle';
+import * as source from '@/packages/client';
+import { buildLibrary, bundleFrameScript, CLIENT_DIR, writeDeclarations, writeIfChanged } from '@/packages/client/scripts/bundle';
 
 /** The package entry and the build outputs. Node environment: esbuild and tsc run here. */
-const ROOT = path.resolve(CLIENT_DIR, '..');
+const ROOT = path.resolve(CLIENT_DIR, '../..');
 let outDir = '';
 
 beforeAll(async () => {
@@ -19,7 +19,7 @@ afterAll(async () => {
 });
 
 describe('client build', () => {
-  it('the card frame’s script is the current bundle of client/frame/card-frame.ts (run npm run client:build)', async () => {
+  it('the card frame’s script is the current bundle of packages/client/frame/card-frame.ts (run npm run client:build)', async () => {
     expect(CARD_FRAME_SCRIPT).toBe(await bundleFrameScript());
   });
 
@@ -35,19 +35,19 @@ describe('client build', () => {
     expect(await readFile(file, 'utf8')).toBe('export const A = 2;\n');
   });
 
-  it('client/package.json publishes @payments-service/client: ESM with its types, tree-shakeable, React a peer dependency only', async () => {
+  it('packages/client/package.json publishes @payments-service/client: ESM with its types, tree-shakeable, React a peer dependency only', async () => {
     const manifest = JSON.parse(await readFile(path.join(CLIENT_DIR, 'package.json'), 'utf8'));
     expect(manifest).toMatchObject({ name: '@payments-service/client', type: 'module', sideEffects: false, files: ['dist'], license: 'MIT' });
     expect(manifest.exports).toEqual({ '.': { types: './dist/index.d.ts', import: './dist/index.js' }, './package.json': './package.json' });
     expect(manifest.peerDependencies).toEqual({ react: '>=18.2.0', '@types/react': '>=18.2.0' });
     expect(manifest.dependencies).toBeUndefined();
-    expect(manifest.scripts).toEqual({ prepack: 'cd .. && npm run --silent client:build' });
-    // The service's package no longer offers the library: installing it would bring the service's own React.
+    expect(manifest.scripts).toEqual({ prepack: 'cd ../.. && npm run --silent client:build' });
+    // The service's package offers neither library: each is a workspace package of its own.
     const root = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8'));
-    expect(Object.keys(root.exports)).toEqual(['./trpc', './webhooks']);
+    expect(Object.keys(root.exports)).toEqual(['./trpc']);
     expect(root.peerDependencies).toBeUndefined();
-    expect(root.scripts['client:build']).toBe('tsx client/scripts/build.ts');
-    expect(root.scripts['client:pack']).toBe('npm pack ./client');
+    expect(root.scripts['client:build']).toBe('tsx packages/client/scripts/build.ts');
+    expect(root.scripts['client:pack']).toBe('npm pack ./packages/client');
   });
 
   it('the ESM bundle exports every name of the public API, imports React instead of bundling it, and drops what a page does not use', async () => {

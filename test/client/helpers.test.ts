@@ -9,7 +9,7 @@ import {
   sessionIdFromClientSecret,
   TEST_CARDS,
   validateCard,
-} from '@/client';
+} from '@/packages/client';
 
 describe('sessionIdFromClientSecret', () => {
   it('maps cs_<env>_…_secret_… to the session id', () => {

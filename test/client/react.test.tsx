@@ -4,7 +4,7 @@ import userEvent from '@testing-library/user-event';
 import { HttpResponse } from 'msw';
 import type { ReactNode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { CheckoutForm, ServiceProvider, useCheckout, useService, type ServiceError } from '@/client';
+import { CheckoutForm, ServiceProvider, useCheckout, useService, type ServiceError } from '@/packages/client';
 import { API, CARD, CLIENT_SECRET, deferred, PK_TEST, SESSION_ID, sessionBody, spyOnNavigation, THREE_D_SECURE, useConfirmApi } from './support';
 
 // waitFor and findBy wait 1 s by default: short for a loaded CI machine.

@@ -6,14 +6,14 @@ import { http, HttpResponse } from 'msw';
 import { setupServer } from 'msw/node';
 import type { ReactNode } from 'react';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { SecureCheckoutForm, ServiceProvider } from '@/client';
+import { SecureCheckoutForm, ServiceProvider } from '@/packages/client';
 import { API, CLIENT_SECRET, PK_TEST, SESSION_ID, sessionBody, spyOnNavigation, THREE_D_SECURE } from './support';
 
 // waitFor and findBy wait 1 s by default: short for a loaded CI machine.
 configure({ asyncUtilTimeout: 5_000 });
 
 /**
- * SecureCheckoutForm's side of the frame protocol (client/frame-protocol.ts); the frame itself
+ * SecureCheckoutForm's side of the frame protocol (packages/client/frame-protocol.ts); the frame itself
  * runs in Chromium (test/browser/demo.test.ts).
  */
 const frameServer = setupServer(http.get(`${API}/embed/card`, () => new HttpResponse('<!doctype html><title>frame</title>', { headers: { 'content-type': 'text/html' } })));

@@ -1,7 +1,7 @@
 // @vitest-environment happy-dom
 import { delay, HttpResponse } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_API_BASE_URL, loadService, Service } from '@/client';
+import { DEFAULT_API_BASE_URL, loadService, Service } from '@/packages/client';
 import { API, CARD, CLIENT_SECRET, deferred, PK_LIVE, PK_TEST, SESSION_ID, sessionBody, spyOnNavigation, THREE_D_SECURE, useConfirmApi } from './support';
 
 const confirmApi = useConfirmApi();

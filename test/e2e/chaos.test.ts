@@ -144,7 +144,10 @@ async function call(method: string, route: string, body?: unknown, withKey = key
 /** A customer pays on the hosted page of a random instance: true when the payment was acknowledged (sent on to the merchant's page). */
 async function payOnce(url: string): Promise<boolean> {
   const origins = liveOrigins();
-  if (origins.length === 0) return (await idle(), false);
+  if (origins.length === 0) {
+    await idle();
+    return false;
+  }
   const link = new URL(url);
   try {
     const paid = await fetch(`${pick(origins)}${link.pathname}/pay${link.search}`, {

@@ -29,7 +29,8 @@ function codeBlock(page: (typeof PAGES)[number], marker: string, lang: string): 
   const text = pages[page];
   const at = text.indexOf(marker);
   expect(at, `${page}: ${marker}`).toBeGreaterThanOrEqual(0);
-  return new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(text.slice(at))![1]!;
+  const fence = '```';
+  return new RegExp(`${fence}${lang}\\n([\\s\\S]*?)${fence}`).exec(text.slice(at))![1]!;
 }
 
 /** A block of the docs with the printed key and this run's ports in place of the documented ones. */

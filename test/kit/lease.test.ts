@@ -50,7 +50,10 @@ describe('forEachLeased', () => {
     const [id] = await openAttempts(1);
     await fx.db.update(paymentAttempts).set({ leasedUntil: new Date(fx.clock.now().getTime() + 60_000) }).where(eq(paymentAttempts.id, id!));
     const worked: string[] = [];
-    const work = async (row: { id: string }) => (worked.push(row.id), false);
+    const work = async (row: { id: string }) => {
+      worked.push(row.id);
+      return false;
+    };
     expect(await forEachLeased(fx.db, paymentAttempts, passOver([id!]), work)).toBe(0);
     expect(worked).toEqual([]);
     fx.clock.advance(60);
@@ -71,7 +74,11 @@ describe('forEachLeased', () => {
   it('takes at most `limit` rows in a pass, and each once', async () => {
     const ids = await openAttempts(3);
     const worked: string[] = [];
-    expect(await forEachLeased(fx.db, paymentAttempts, passOver(ids, 2), async (row) => (worked.push(row.id), true))).toBe(2);
+    const work = async (row: { id: string }) => {
+      worked.push(row.id);
+      return true;
+    };
+    expect(await forEachLeased(fx.db, paymentAttempts, passOver(ids, 2), work)).toBe(2);
     expect(new Set(worked).size).toBe(2);
   });
 });

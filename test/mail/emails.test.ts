@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { emails } from '@/db/schema';
 import { eq } from 'drizzle-orm';
 import { documentLanguage } from '@/server/kit/language';
-import { enqueueOrderReceipt, enqueueRefundEmail, enqueueWithdrawalReceived } from '@/server/mail/outbox';
+import { enqueueOrderReceipt, enqueueWithdrawalReceived } from '@/server/mail/outbox';
 import { fetchPdf } from '../invoices/support';
 import { epoch, expectError, T0 } from '../support/api';
 import { createStore } from '../support/factories';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildOpenApiDocument } from '@/server/openapi/document';
 import { OPENAPI_FILE_BASE_URL } from '@/server/openapi/file';
-import { HTTP_METHODS, isReference, type OperationObject, type ParameterObject, type ResponseObject, type SchemaObject } from '@/server/openapi/types';
+import { type HTTP_METHODS, isReference, type OperationObject, type ParameterObject, type ResponseObject, type SchemaObject } from '@/server/openapi/types';
 import { appRouter } from '@/server/router';
 import type { ApiMeta } from '@/server/trpc';
 import { useTestApi } from '../support/server';

@@ -1,6 +1,6 @@
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ApiError } from '@/server/errors';
+import type { ApiError } from '@/server/errors';
 import { GatewayTimeoutError, type PaymentGateway, type RefundLookup, type RefundRequest } from '@/server/gateway/types';
 import { createLiveGateway } from '@/server/gateway/live';
 import { startRefundReconcileJob } from '@/server/refunds/jobs';

@@ -23,7 +23,7 @@ declare module 'vitest' {
  */
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   // The browser library's tests import its built package; a fresh clone has none yet.
-  if (!existsSync(path.resolve('client/dist/index.js'))) execFileSync(process.execPath, ['--import', 'tsx', 'client/scripts/build.ts'], { stdio: 'inherit' });
+  if (!existsSync(path.resolve('packages/client/dist/index.js'))) execFileSync(process.execPath, ['--import', 'tsx', 'packages/client/scripts/build.ts'], { stdio: 'inherit' });
   if (process.env.DATABASE_URL) {
     project.provide('migratedPgliteDir', undefined);
     project.provide('migratedPgliteDump', undefined);

@@ -254,7 +254,10 @@ describe('POST /api/v1/events/{id}/resend', () => {
     let resentFirst = false;
     receiver.respond = (webhook) => {
       const id = webhook.headers['webhook-id'];
-      if (id === second.id && secondFailures > 0) return (secondFailures -= 1), 500;
+      if (id === second.id && secondFailures > 0) {
+        secondFailures -= 1;
+        return 500;
+      }
       if (id === first.id && resentFirst) return 500;
       return 200;
     };

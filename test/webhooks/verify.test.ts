@@ -3,7 +3,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { verifyWebhook, WebhookVerificationError, type Event, type EventType } from 'payments-service/webhooks';
+import { verifyWebhook, WebhookVerificationError, type Event, type EventType } from '@payments-service/webhooks';
 import { epochSeconds } from '@/server/clock';
 import { DELIVERY_TIMEOUT_MS, deliverDueWebhooks } from '@/server/webhooks/delivery';
 import type { EventType as RecordedEventType } from '@/server/webhooks/events';
@@ -263,10 +263,10 @@ describe('a webhook the service delivered', () => {
 });
 
 describe('the package export', () => {
-  it('plain node imports payments-service/webhooks from a checkout, without a build, and verifies a message', async () => {
+  it('plain node imports @payments-service/webhooks from a checkout (its workspace link), without a build, and verifies a message', async () => {
     const timestamp = epochSeconds(new Date());
     const script = `
-      import { verifyWebhook, WebhookVerificationError } from 'payments-service/webhooks';
+      import { verifyWebhook, WebhookVerificationError } from '@payments-service/webhooks';
       const { body, headers, secret } = JSON.parse(process.env.MESSAGE);
       const event = verifyWebhook(body, headers, secret);
       let reason;

@@ -150,7 +150,7 @@ describe('no oracle: every other declaration is answered alike and leaves no tra
     const paid = await insertOrder(api, store, { customerEmail: 'owner@example.com' });
     const pending = await insertOrder(api, store, { status: 'pending', customerEmail: 'owner@example.com' });
     const before = (await withdrawalEvents()).length;
-    const unknown = 'ord_test_' + 'x'.repeat(24);
+    const unknown = `ord_test_${'x'.repeat(24)}`;
     const answers = [
       await withdraw({ order: unknown, email: 'owner@example.com', name: 'Mallory' }),
       await withdraw({ order: paid.id, email: 'mallory@example.com', name: 'Mallory' }),
@@ -199,7 +199,7 @@ describe('form checks', () => {
     const checked = await post('/withdraw/check', { order: paid.id, email: 'slow@example.com', name: 'Slow', reason: '' }, { ip });
     const draft = new URL(checked.headers.get('location')!, ORIGIN).searchParams.get('draft')!;
     api.clock.advance(3601);
-    for (const sent of [draft, draft.slice(0, -2) + 'AA', 'garbage']) {
+    for (const sent of [draft, `${draft.slice(0, -2)}AA`, 'garbage']) {
       const declared = await post('/withdraw/declare', { draft: sent }, { ip });
       expect(declared.status).toBe(303);
       expect(declared.headers.get('location')).toBe('/withdraw?error=expired#form-error');

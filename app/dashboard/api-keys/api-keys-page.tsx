@@ -20,7 +20,7 @@ const MESSAGES: Record<string, string> = {
   not_active: 'That key is no longer active: it was revoked or rolled meanwhile.',
 };
 
-const ROLL_LABELS: Record<(typeof ROLL_GRACE_SECONDS)[number], string> = { 0: 'now', 3600: 'in 1 hour', 86_400: 'in 24 hours', 604_800: 'in 7 days' };
+const ROLL_LABELS: Record<(typeof ROLL_GRACE_SECONDS)[number], string> = { 0: 'now', 3600: 'in 1 hour', 86400: 'in 24 hours', 604800: 'in 7 days' };
 
 function keyStatus(key: ApiKeyListing, now: Date): { label: string; active: boolean; rolled: boolean } {
   if (key.revokedAt) return { label: 'revoked', active: false, rolled: false };

@@ -4,7 +4,7 @@ import { MAX_STORE_NAME_LENGTH, parseInvitationShown, type InvitationShown } fro
 import { can } from '@/server/users/roles';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, type StoreMembership } from '@/server/users/service';
 import { listTeam, type TeamMember } from '@/server/users/team';
-import { type DashboardMode } from '../access';
+import type { DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
 import { utcTime } from '../format';
 import type { SearchParams } from '../list-query';

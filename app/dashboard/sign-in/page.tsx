@@ -30,6 +30,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
       {askCode ? (
         <form action={verifyCodeAction} className="dash-form">
           <label htmlFor="code">Authentication code</label>
+          {/* biome-ignore lint/a11y/noAutofocus: the page asks only for this code, right after the password */}
           <input id="code" name="code" type="text" autoComplete="one-time-code" required maxLength={32} autoFocus aria-describedby="code-hint" />
           <p id="code-hint" className="dash-muted">
             The 6-digit code from your authenticator app, or one of your backup codes.

@@ -1,7 +1,7 @@
 'use client';
 
 import { useState } from 'react';
-import { CheckoutForm, SecureCheckoutForm, type ServiceError } from '@/client';
+import { CheckoutForm, SecureCheckoutForm, type ServiceError } from '@/packages/client';
 import { createDemoCheckout, type DemoCheckout } from '../actions';
 
 /**

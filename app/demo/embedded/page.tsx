@@ -1,4 +1,4 @@
-import { ServiceProvider } from '@/client';
+import { ServiceProvider } from '@/packages/client';
 import { DEMO_UNAVAILABLE, demoStore } from '../demo-store';
 import { EmbeddedCheckout } from './embedded-checkout';
 

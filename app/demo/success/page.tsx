@@ -13,7 +13,7 @@ export default async function DemoSuccessPage({ searchParams }: { searchParams: 
   const store = await demoStore();
   if (!store) return <p>{DEMO_UNAVAILABLE}</p>;
   const retrieved = typeof sessionId === 'string' && isCheckoutSessionId(sessionId) ? await store.api('GET', `/checkout/sessions/${sessionId}`) : undefined;
-  if (!retrieved || retrieved.status !== 200) {
+  if (retrieved?.status !== 200) {
     return (
       <>
         <h1>Order not found</h1>

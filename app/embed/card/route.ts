@@ -1,4 +1,4 @@
-import { isSafeRedirectUrl } from '@/client/urls';
+import { isSafeRedirectUrl } from '@/packages/client/urls';
 import { hashSource } from '@/server/kit/hosted-page/headers';
 import { CARD_FRAME_SCRIPT } from './card-frame-script';
 

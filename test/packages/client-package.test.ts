@@ -1,9 +1,10 @@
 /**
- * The browser library as a merchant gets it: `npm pack` of client/ (its own package), installed
- * into a scratch app in a temporary directory next to that app's own React, type-checked under
- * `moduleResolution: nodenext` and `bundler`, bundled by esbuild, and run in Debian's Chromium
- * against the real service (`npm start`): the secure form mounts with no console error, the card
- * goes to the frame, and the customer pays on the hosted page it continues to.
+ * The browser library as a merchant gets it: `npm pack` of packages/client (its own package),
+ * installed into a scratch app in a temporary directory next to that app's own React, imported from
+ * plain Node, type-checked under `moduleResolution: nodenext` and `bundler`, bundled by esbuild,
+ * and run in Debian's Chromium against the real service (`npm start`): the secure form mounts with
+ * no console error, the card goes to the frame, and the customer pays on the hosted page it
+ * continues to.
  *
  * Offline: the tarball has no dependencies to fetch, and the app's React (with react-dom and
  * their types) is this repository's own, linked in as a merchant's install would place it.
@@ -17,6 +18,7 @@ import { promisify } from 'node:util';
 import { build, type Metafile } from 'esbuild';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as source from '@/packages/client';
 import { chromiumAvailable, consoleErrors, launchChromium, newContext, startMerchantSite, stopStarted, type LaunchedBrowser } from '../support/browser';
 import { callService, freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
@@ -89,7 +91,7 @@ afterAll(async () => {
 
 describe('@payments-service/client, packed and installed into a merchant app', () => {
   it('npm pack builds it and packs the ESM bundle, its declarations and its manifest, nothing else', async () => {
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: path.join(ROOT, 'client'), maxBuffer: 16 * 1024 * 1024 });
+    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: path.join(ROOT, 'packages/client'), maxBuffer: 16 * 1024 * 1024 });
     const [packed] = JSON.parse(stdout.slice(stdout.indexOf('[')));
     tarball = path.join(scratch, packed.filename);
     expect(packed.name).toBe('@payments-service/client');
@@ -115,6 +117,12 @@ describe('@payments-service/client, packed and installed into a merchant app', (
     expect((await readdir(installed)).sort()).toEqual(['dist', 'package.json']);
     await writeFile(path.join(app, 'app.tsx'), APP);
   }, 120_000);
+
+  it('plain Node imports it from the app and finds every entry point of the source', async () => {
+    const script = "const library = await import('@payments-service/client'); console.log(JSON.stringify(Object.keys(library).sort()));";
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: path.join(scratch, 'app') });
+    expect(JSON.parse(stdout)).toEqual(Object.keys(source).sort());
+  });
 
   it.each(Object.keys(TSCONFIGS))('type-checks under moduleResolution %s, its declarations included (skipLibCheck off)', async (resolution) => {
     const app = path.join(scratch, 'app');

@@ -1,7 +1,7 @@
 /**
- * `npm run client:build`: client/dist (ESM + .d.ts) for the package @payments-service/client
- * (client/package.json), the card frame's script for app/embed/card, and the library's
- * minified + gzipped size. `npm pack` in client/ runs it first.
+ * `npm run client:build`: packages/client/dist (ESM + .d.ts) for the package @payments-service/client
+ * (packages/client/package.json), the card frame's script for app/embed/card, and the library's
+ * minified + gzipped size. `npm pack` of the package runs it first.
  */
 import { mkdtemp, rename, rm } from 'node:fs/promises';
 import path from 'node:path';

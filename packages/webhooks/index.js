@@ -1,8 +1,9 @@
 /**
- * `payments-service/webhooks`: checks a webhook of the service (Standard Webhooks) and returns its
- * event. Plain JavaScript with a hand-written `index.d.ts`, so Node imports it from a checkout with
- * no build step. It accepts exactly what the `standardwebhooks` library accepts, quirks included
- * (lenient `parseInt` timestamps, its base64 rules for secrets), and says which check failed.
+ * `@payments-service/webhooks`: checks a webhook of the service (Standard Webhooks) and returns its
+ * event. Plain JavaScript on `node:crypto` alone, with a hand-written `index.d.ts` (the event
+ * objects' types in `events.d.ts`, generated from the router): no build step, no dependency. It
+ * accepts exactly what the `standardwebhooks` library accepts, quirks included (lenient `parseInt`
+ * timestamps, its base64 rules for secrets), and says which check failed.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 

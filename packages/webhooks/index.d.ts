@@ -1,5 +1,4 @@
-import type { inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '../types/trpc';
+import type { ApiEvent } from './events.js';
 
 /** Every type of event the service records and delivers. */
 export type EventType =
@@ -27,9 +26,6 @@ export type EventType =
   | 'subscription.expired'
   | 'invoice.issued'
   | 'credit_note.issued';
-
-/** An event as the events API answers it: the router's types, written by `npm install`. */
-type ApiEvent = inferRouterOutputs<AppRouter>['events']['retrieve'];
 
 /** The object an event of type `T` carries in `data.object`, as the API returned it at the change. */
 export type EventObject<T extends EventType> = Extract<ApiEvent, { type: T }>['data']['object'];
