@@ -4,6 +4,7 @@ import path from 'node:path';
 import { lockUntilCommit, type Database } from '@/db/client';
 import { stores } from '@/db/schema';
 import { ADMIN_TOKEN_FILE } from './admin/constants';
+import { OPERATOR } from './audit/service';
 import type { Clock } from './clock';
 import type { Config } from './config';
 import { randomBase62 } from './ids';
@@ -80,7 +81,7 @@ export async function bootstrapDemoStore(deps: { db: Database; clock: Clock; max
     const store = await createStore(tx, { name: DEMO_STORE_NAME, taxCalculation: true, subscriptions: true });
     const subject = { storeId: store.id, livemode: false };
     for (const { license, ...product } of DEMO_PRODUCTS) {
-      const created = await createProduct({ db: tx, clock: deps.clock, wallClock: deps.clock, maxProductsPerStore: deps.maxProductsPerStore }, subject, product);
+      const created = await createProduct({ db: tx, clock: deps.clock, wallClock: deps.clock, maxProductsPerStore: deps.maxProductsPerStore, actor: OPERATOR }, subject, product);
       if (license) await attachLicense({ db: tx, clock: deps.clock }, created.id);
     }
     const owner = await inviteUser({ db: tx, clock: deps.clock }, { storeId: store.id, email: DEMO_OWNER_EMAIL, role: 'owner', accepted: true });

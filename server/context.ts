@@ -1,5 +1,6 @@
 import type { TRPCError } from '@trpc/server';
 import type { Database } from '@/db/client';
+import type { Actor } from './audit/service';
 import type { Clock } from './clock';
 import type { Config } from './config';
 import type { ApiError } from './errors';
@@ -57,6 +58,8 @@ export interface RpcTransport {
 
 export interface Context extends Services {
   request: RequestState;
+  /** Who acts in this request: set by the key procedure base (server/trpc.ts) to its key; services audit changes with it. */
+  actor?: Actor;
   /** Set for calls over /api/trpc only. */
   rpc?: RpcTransport;
 }

@@ -7,6 +7,7 @@ import { initTRPC, type TRPC_ERROR_CODE_KEY } from '@trpc/server';
 import { TRPC_ERROR_CODES_BY_KEY } from '@trpc/server/rpc';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { z } from 'zod';
+import type { KeyActor } from './audit/service';
 import { authenticateRequest, type KeyAcceptance, type Subject } from './auth/service';
 import { readIdempotencyKey, type IdempotentRequest } from './kit/idempotency';
 import { storeClock } from './clock';
@@ -110,9 +111,9 @@ function idempotentRequest(request: RequestState): IdempotentRequest | undefined
 /**
  * In order (after the call's own request state over /api/trpc): the key, its rate limits, the
  * operation's gate, then the `Idempotency-Key` of an `idempotent` operation, all before the body
- * is validated. A key names one store and
- * environment: from here on `ctx.clock` is that store's clock (its test clock in test mode) and
- * `ctx.wallClock` the real time, for work that runs on the wall clock (webhook delivery, moving
+ * is validated. A key names one store and environment, and is the request's one actor
+ * (`ctx.actor`, which services audit their changes with). From here on `ctx.clock` is that
+ * store's clock (its test clock in test mode) and `ctx.wallClock` the real time, for work that runs on the wall clock (webhook delivery, moving
  * the test clock itself). A create that replays its key answers 200.
  *
  * One middleware for all of it: each tRPC middleware layer copies the call's options, on every
@@ -129,7 +130,8 @@ function keyProcedure(accept: KeyAcceptance, gate?: Gate) {
     if (meta?.writeLimit === 'product') await ctx.rateLimits.consume('productWrite', subject.keyId);
     gate?.(ctx, subject);
     const idempotency = meta?.idempotent ? idempotentRequest(request) : undefined;
-    const result = await next({ ctx: { request, subject, clock: storeClock(ctx.clock, subject), wallClock: ctx.clock, idempotency } });
+    const actor: KeyActor = { kind: 'key', keyId: subject.keyId, hint: subject.keyHint, livemode: subject.livemode, ip: request.ip, method: request.method, path: request.path };
+    const result = await next({ ctx: { request, subject, actor, clock: storeClock(ctx.clock, subject), wallClock: ctx.clock, idempotency } });
     if (idempotency?.replayed) request.successStatus = 200;
     return result;
   });

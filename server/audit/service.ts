@@ -1,5 +1,6 @@
-import { auditEvents } from '@/db/schema';
+import { auditEvents, type MemberRole } from '@/db/schema';
 import type { Executor } from '@/db/client';
+import type { Scope } from '../kit/scope';
 
 export interface AuditEntry {
   action: string;
@@ -23,13 +24,53 @@ export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void
 export interface PersonRequest {
   email: string;
   ip: string;
+  /** The dashboard page the form was on. */
   path: string;
 }
 
-/** Who acted and from where, as the audit trail records it. */
-export type DashboardActor = PersonRequest;
+/** An API key acting through /api/v1 or /api/trpc. */
+export interface KeyActor {
+  kind: 'key';
+  keyId: string;
+  /** The key's public hint, `sk_test_…abcd`: how the audit trail names it. */
+  hint: string;
+  livemode: boolean;
+  ip: string;
+  method: string;
+  path: string;
+}
+
+/** A signed-in person acting through a dashboard form. */
+export interface PersonActor extends PersonRequest {
+  kind: 'person';
+  userId: string;
+  role: MemberRole;
+}
+
+/** The operator's own tools (the demo store's seed): entries naming neither a key nor a person. */
+export interface OperatorActor {
+  kind: 'operator';
+}
+
+/** The one actor of a request: whichever way a change came in, its service audits it with this. */
+export type Actor = KeyActor | PersonActor | OperatorActor;
+
+export const OPERATOR: OperatorActor = { kind: 'operator' };
+
+type ActorFields = Pick<AuditEntry, 'keyHint' | 'ip' | 'method' | 'path'>;
 
 /** The audit fields naming that person: `user:<email>` where an API call has its key's hint. */
-export function byPerson(person: PersonRequest): { keyHint: string; ip: string; method: string; path: string } {
+export function byPerson(person: PersonRequest): Required<ActorFields> {
   return { keyHint: `user:${person.email}`, ip: person.ip, method: 'POST', path: person.path };
+}
+
+/** The audit fields naming the actor and where the request came from. */
+export function byActor(actor: Actor): ActorFields {
+  if (actor.kind === 'key') return { keyHint: actor.hint, ip: actor.ip, method: actor.method, path: actor.path };
+  return actor.kind === 'person' ? byPerson(actor) : {};
+}
+
+/** An entry of a change to the scope's data, by the actor. */
+export function actorAudit(scope: Scope, actor: Actor, action: string, details: Record<string, unknown>): AuditEntry {
+  return { action, storeId: scope.storeId, livemode: scope.livemode, ...byActor(actor), details };
 }

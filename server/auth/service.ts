@@ -21,6 +21,8 @@ export interface StoreFlags {
 export interface Subject extends Scope {
   storeName: string;
   keyId: string;
+  /** The key's public hint (`sk_test_…abcd`): how the audit trail names it. */
+  keyHint: string;
   keyKind: KeyKind;
   /** The store's test clock offset; read with storeClock() (server/clock.ts). */
   testClockOffsetSeconds: number;
@@ -119,6 +121,7 @@ export async function authenticateRequest(ctx: Context, accept: KeyAcceptance): 
     storeName: row.storeName,
     livemode: row.livemode,
     keyId: row.keyId,
+    keyHint: keyHint(key),
     keyKind: row.kind,
     testClockOffsetSeconds: row.testClockOffsetSeconds,
     flags: {

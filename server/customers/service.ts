@@ -1,6 +1,7 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database, Transaction } from '@/db/client';
 import { customers } from '@/db/schema';
+import { actorAudit, recordAudit, type Actor } from '../audit/service';
 import { epochSeconds, type Clock } from '../clock';
 import { resourceMissing } from '../errors';
 import { revokeCustomerPortalSessions } from '../portal/service';
@@ -69,7 +70,7 @@ export async function getCustomer(db: Database, subject: Scope, id: string): Pro
  * freed (customers_email_unique only covers rows not deleted), so a later payment with the same
  * address creates a new customer rather than reviving this one.
  */
-export async function deleteCustomer(deps: { db: Database; clock: Clock; wallClock: Clock }, subject: Scope, id: string): Promise<DeletedCustomer> {
+export async function deleteCustomer(deps: { db: Database; clock: Clock; wallClock: Clock; actor: Actor }, subject: Scope, id: string): Promise<DeletedCustomer> {
   const deleted: DeletedCustomer = { id, object: 'customer', deleted: true, livemode: subject.livemode };
   await deps.db.transaction(async (tx) => {
     const times = { now: deps.clock.now(), wallNow: deps.wallClock.now() };
@@ -83,6 +84,7 @@ export async function deleteCustomer(deps: { db: Database; clock: Clock; wallClo
     // transaction, so the delete and the revocation commit together.
     await revokeCustomerPortalSessions(tx, subject, id, times);
     await recordEvent(tx, { storeId: subject.storeId, livemode: subject.livemode, type: 'customer.deleted', object: deleted, ...times });
+    await recordAudit(tx, actorAudit(subject, deps.actor, 'customer.delete', { customer: id }));
   });
   return deleted;
 }

@@ -1,24 +1,18 @@
 /**
- * The dashboard's customer pages: the list searched by the start of an e-mail, one customer with
- * their orders, subscriptions and portal links, and the changes a signed-in person makes (create
- * or revoke a portal link, delete the customer), each through the API's service and audited with
- * that person in the change's transaction.
+ * The dashboard's customer pages: the list searched by the start of an e-mail, and one customer
+ * with their orders, subscriptions and portal links.
  */
-import { and, eq, like } from 'drizzle-orm';
-import { customers, portalSessions } from '@/db/schema';
-import { recordAudit } from '../audit/service';
+import { like } from 'drizzle-orm';
+import { customers } from '@/db/schema';
 import type { Services } from '../context';
 import type { Customer, CustomerListFilters } from '../customers/schemas';
-import { customerListConditions, customerView, deleteCustomer, getCustomer } from '../customers/service';
-import { resourceMissing } from '../errors';
+import { customerListConditions, customerView, getCustomer } from '../customers/service';
 import { listPage, type PageQuery } from '../kit/list';
-import { ownedBy, type Scope } from '../kit/scope';
+import type { Scope } from '../kit/scope';
 import type { OrderList } from '../orders/schemas';
 import { listOrders } from '../orders/service';
 import type { PortalSession } from '../portal/schemas';
-import { createPortalSession, getPortalSession, listPortalSessions, revokePortalSession } from '../portal/service';
-import { personAudit } from './actor';
-import type { DashboardActor } from '../audit/service';
+import { listPortalSessions } from '../portal/service';
 import { scopeClock } from './service';
 import { listSubscriptionPage, type SubscriptionPage } from './subscriptions';
 
@@ -70,45 +64,3 @@ export async function customerDetail(services: Pick<Services, 'db' | 'clock'>, s
   ]);
   return { customer, orders, subscriptions, portalSessions: portal.data, morePortalSessions: portal.has_more };
 }
-
-/**
- * A customer-scope portal link made by a person. The form's key makes a double submit create one
- * link; it also keeps the token sealed (server/portal/token.ts) until the page shows it once
- * (takeNewPortalUrl). A replay is not audited again.
- */
-export async function createPortalLinkAs(services: Services, scope: Scope, actor: DashboardActor, customerId: string, idempotencyKey: string): Promise<PortalSession> {
-  const clock = await scopeClock(services, scope);
-  const idempotency = { key: idempotencyKey, body: { customer_id: customerId }, replayed: false };
-  return services.db.transaction(async (tx) => {
-    const session = await createPortalSession({ db: tx, clock, wallClock: services.clock, config: services.config }, scope, { customer_id: customerId }, idempotency);
-    if (!idempotency.replayed) await recordAudit(tx, personAudit(scope, actor, 'portal_session.create', { portal_session: session.id, customer: customerId }));
-    return session;
-  });
-}
-
-/** Revokes one of the customer's portal links; revoking a revoked link changes nothing and is not audited again. */
-export async function revokePortalLinkAs(services: Services, scope: Scope, actor: DashboardActor, customerId: string, portalSessionId: string): Promise<PortalSession> {
-  const clock = await scopeClock(services, scope);
-  return services.db.transaction(async (tx) => {
-    const [row] = await tx
-      .select({ revokedAt: portalSessions.revokedAt })
-      .from(portalSessions)
-      .where(and(eq(portalSessions.id, portalSessionId), ownedBy(portalSessions, scope), eq(portalSessions.customerId, customerId)))
-      .for('update');
-    if (!row) throw resourceMissing('portal session', portalSessionId);
-    if (row.revokedAt !== null) return getPortalSession({ db: tx, clock }, scope, portalSessionId);
-    const revoked = await revokePortalSession({ db: tx, clock, wallClock: services.clock }, scope, portalSessionId);
-    await recordAudit(tx, personAudit(scope, actor, 'portal_session.revoke', { portal_session: portalSessionId, customer: customerId }));
-    return revoked;
-  });
-}
-
-/** DELETE /customers/{id} by a person: the API's soft delete (which revokes their portal links), audited in its transaction. */
-export async function deleteCustomerAs(services: Services, scope: Scope, actor: DashboardActor, customerId: string): Promise<void> {
-  const clock = await scopeClock(services, scope);
-  await services.db.transaction(async (tx) => {
-    await deleteCustomer({ db: tx, clock, wallClock: services.clock }, scope, customerId);
-    await recordAudit(tx, personAudit(scope, actor, 'customer.delete', { customer: customerId }));
-  });
-}
-

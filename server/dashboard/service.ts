@@ -6,7 +6,9 @@
 import { and, eq, gt, gte, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { orders, stores, subscriptions, webhookDeliveries, webhookDeliveryAttempts, type OrderStatus } from '@/db/schema';
+import type { Actor } from '../audit/service';
 import { storeClock, type Clock } from '../clock';
+import type { Services } from '../context';
 import { ApiError } from '../errors';
 import { ownedBy, type Scope } from '../kit/scope';
 
@@ -55,6 +57,20 @@ const utcDay = (date: Date) => date.toISOString().slice(0, 10);
 export async function scopeClock(deps: HomeMetricsDeps, scope: Scope): Promise<Clock> {
   const [store] = await deps.db.select({ testClockOffsetSeconds: stores.testClockOffsetSeconds }).from(stores).where(eq(stores.id, scope.storeId));
   return storeClock(deps.clock, { livemode: scope.livemode, testClockOffsetSeconds: store?.testClockOffsetSeconds ?? 0 });
+}
+
+/**
+ * What a person's dashboard action hands the API's services, as a key procedure's context does:
+ * the store's clock in the form's mode, the wall clock, and the person as the actor the services
+ * audit their changes with.
+ */
+export interface ActingContext extends Services {
+  wallClock: Clock;
+  actor: Actor;
+}
+
+export async function actingContext(services: Services, scope: Scope, actor: Actor): Promise<ActingContext> {
+  return Object.assign({}, services, { clock: await scopeClock(services, scope), wallClock: services.clock, actor });
 }
 
 /**

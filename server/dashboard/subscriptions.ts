@@ -1,7 +1,6 @@
 /**
  * The dashboard's subscription pages: the list with the API's filters plus a customer id and a
- * created range, one subscription with its payment attempts, and a person's cancel and metadata
- * edit through the API's services, which audit them (with that person) in the change's transaction.
+ * created range, and one subscription with its payment attempts.
  */
 import { and, desc, eq } from 'drizzle-orm';
 import { subscriptionCharges, subscriptions, type SubscriptionChargeStatus } from '@/db/schema';
@@ -12,10 +11,7 @@ import { createdWithin, listPage, type CreatedRange, type PageQuery } from '../k
 import { ownedBy, type Scope } from '../kit/scope';
 import { subscriptionObject, type SubscriptionObject } from '../subscriptions/representation';
 import type { SubscriptionListFilters } from '../subscriptions/schemas';
-import { cancelSubscription, subscriptionListConditions, updateSubscription } from '../subscriptions/service';
-import { byPerson } from '../audit/service';
-import type { DashboardActor } from '../audit/service';
-import { scopeClock } from './service';
+import { subscriptionListConditions } from '../subscriptions/service';
 
 /** The API's subscription filters, plus the customer's id and a created range. */
 export interface SubscriptionSearch extends SubscriptionListFilters, CreatedRange {
@@ -95,25 +91,4 @@ export async function subscriptionDetail(db: Services['db'], scope: Scope, id: s
       settled_at: charge.settledAt === null ? null : epochSeconds(charge.settledAt),
     })),
   };
-}
-
-const subscriptionDeps = async (services: Services, scope: Scope) => ({
-  db: services.db,
-  clock: await scopeClock(services, scope),
-  wallClock: services.clock,
-  config: services.config,
-});
-
-/**
- * DELETE /subscriptions/{id} by a person. The service cancels under the row lock and answers an
- * ended subscription unchanged without an event or audit entry, so a second submit cancels nothing.
- */
-export async function cancelSubscriptionAs(services: Services, scope: Scope, actor: DashboardActor, id: string, reason: string | undefined): Promise<SubscriptionObject> {
-  const gateway = services.gateways[scope.livemode ? 'live' : 'test'];
-  return cancelSubscription({ ...(await subscriptionDeps(services, scope)), gateway }, scope, id, reason, byPerson(actor));
-}
-
-/** POST /subscriptions/{id} by a person: the metadata replaced whole. */
-export async function updateSubscriptionMetadataAs(services: Services, scope: Scope, actor: DashboardActor, id: string, metadata: Record<string, string>): Promise<SubscriptionObject> {
-  return updateSubscription(await subscriptionDeps(services, scope), scope, id, metadata, byPerson(actor));
 }

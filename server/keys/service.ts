@@ -7,10 +7,9 @@
 import { and, desc, eq, gt, isNull, or } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { apiKeys } from '@/db/schema';
-import { byPerson, recordAudit, type AuditEntry } from '../audit/service';
+import { byPerson, recordAudit, type AuditEntry, type PersonRequest } from '../audit/service';
 import { keyHint, type KeyKind } from '../auth/service';
 import type { Clock } from '../clock';
-import type { DashboardActor } from '../audit/service';
 import { newPlatformId, randomBase62, sha256Hex } from '../ids';
 import { ownedBy, type Scope } from '../kit/scope';
 
@@ -59,12 +58,12 @@ export interface KeyDeps {
   clock: Clock;
 }
 
-function auditEntry(scope: Scope, actor: DashboardActor, action: string, details: Record<string, unknown>): AuditEntry {
+function auditEntry(scope: Scope, actor: PersonRequest, action: string, details: Record<string, unknown>): AuditEntry {
   return { action, storeId: scope.storeId, livemode: scope.livemode, ...byPerson(actor), details };
 }
 
 /** Makes a key of the scope's mode; returns it this once. */
-export async function createApiKey(deps: KeyDeps, scope: Scope, actor: DashboardActor, kind: KeyKind): Promise<string> {
+export async function createApiKey(deps: KeyDeps, scope: Scope, actor: PersonRequest, kind: KeyKind): Promise<string> {
   const made = newApiKey(scope.storeId, kind, scope.livemode);
   await deps.db.transaction(async (tx) => {
     await tx.insert(apiKeys).values({ ...made.row, createdAt: deps.clock.now() });
@@ -81,7 +80,7 @@ export const ROLL_GRACE_SECONDS = [0, 60 * 60, 24 * 60 * 60, 7 * 24 * 60 * 60] a
  * (0: it stops now). Returns the new key this once, or undefined when the key is not an active
  * key of the scope (unknown, revoked, already rolled).
  */
-export async function rollApiKey(deps: KeyDeps, scope: Scope, actor: DashboardActor, keyId: string, graceSeconds: number): Promise<string | undefined> {
+export async function rollApiKey(deps: KeyDeps, scope: Scope, actor: PersonRequest, keyId: string, graceSeconds: number): Promise<string | undefined> {
   const now = deps.clock.now();
   const expiresAt = new Date(now.getTime() + graceSeconds * 1000);
   return deps.db.transaction(async (tx) => {
@@ -99,7 +98,7 @@ export async function rollApiKey(deps: KeyDeps, scope: Scope, actor: DashboardAc
 }
 
 /** Revokes a key of the scope at once; false when there is no such key not yet revoked. */
-export async function revokeApiKey(deps: KeyDeps, scope: Scope, actor: DashboardActor, keyId: string): Promise<boolean> {
+export async function revokeApiKey(deps: KeyDeps, scope: Scope, actor: PersonRequest, keyId: string): Promise<boolean> {
   return deps.db.transaction(async (tx) => {
     const [revoked] = await tx
       .update(apiKeys)

@@ -1,8 +1,9 @@
 import { and, eq, gt, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import { preparedPerShape, type Database, type Executor, type Transaction } from '@/db/client';
-import { customers, orders, portalSessions, subscriptions, type PortalScope } from '@/db/schema';
-import { claimKey, createIdempotently, fromClaimed, rowIfClaimed, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
+import { auditEvents, customers, orders, portalSessions, subscriptions, type PortalScope } from '@/db/schema';
+import { actorAudit, byActor, recordAudit, type Actor } from '../audit/service';
+import { claimKey, createIdempotently, fromClaimed, insertSelected, rowIfClaimed, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
 import { normalizeMetadata } from '../kit/metadata';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
@@ -24,6 +25,8 @@ export interface PortalDeps {
   /** Real time: when the events' first deliveries fall due. */
   wallClock: Clock;
   config: Pick<Config, 'publicBaseUrl' | 'authSecret'>;
+  /** Who makes the change: every change is audited with it. */
+  actor: Actor;
 }
 
 export const CREATE_OPERATION = 'portal_session.create';
@@ -135,7 +138,7 @@ const targetRead = preparedPerShape((executor, shape) => {
 const placeholder = sql.placeholder;
 
 /**
- * The session and its `portal.session.created` event (with its deliveries) as one statement:
+ * The session, its `portal.session.created` event (with its deliveries) and its audit entry as one statement:
  * atomic without a transaction, one round trip. With an `Idempotency-Key` (shape 1) it claims
  * the key first and writes only when it did (claimKey, rowIfClaimed). Every value is a
  * placeholder, so the statement is prepared once per executor and shape.
@@ -143,6 +146,17 @@ const placeholder = sql.placeholder;
 const portalInsert = preparedPerShape((executor, keyed) => {
   const claimed = keyed ? claimKey(executor) : undefined;
   const [newEvent, newDeliveries] = createdEventCtes(executor, 'portal.session.created', fromClaimed(claimed));
+  const audit: PgInsertValue<typeof auditEvents> = {
+    action: 'portal_session.create',
+    storeId: placeholder('storeId'),
+    livemode: placeholder('livemode'),
+    keyHint: placeholder('auditKeyHint'),
+    ip: placeholder('auditIp'),
+    method: placeholder('auditMethod'),
+    path: placeholder('auditPath'),
+    details: placeholder('auditDetails'),
+  };
+  const newAudit = insertSelected(executor, 'new_audit', auditEvents, audit, fromClaimed(claimed));
   const session: PgInsertValue<typeof portalSessions> = {
     id: placeholder('id'),
     storeId: placeholder('storeId'),
@@ -158,7 +172,7 @@ const portalInsert = preparedPerShape((executor, keyed) => {
     expiresAt: placeholder('expiresAt'),
   };
   return executor
-    .with(...(claimed ? [claimed, newEvent, newDeliveries] : [newEvent, newDeliveries]))
+    .with(...(claimed ? [claimed, newEvent, newDeliveries, newAudit] : [newEvent, newDeliveries, newAudit]))
     .insert(portalSessions)
     .select(rowIfClaimed(claimed, portalSessions, session))
     .returning()
@@ -201,8 +215,9 @@ export async function createPortalSession(
         expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, PORTAL_LIFETIME) * 1000),
       };
       const event = createdEventParams({ storeId: subject.storeId, livemode: subject.livemode, type: 'portal.session.created', object: portalSessionView(row, now), now, wallNow: deps.wallClock.now() });
+      const audit = auditParams(deps.actor, { portal_session: id, customer: target.customerId, ...(target.orderId === null ? {} : { order: target.orderId }), ...(target.subscriptionId === null ? {} : { subscription: target.subscriptionId }) });
       // Not a leading spread: slow here (docs/performance.md).
-      const [written] = await portalInsert(executor, claim === undefined ? 0 : 1).execute(Object.assign({} as Record<string, unknown>, claim, row, event));
+      const [written] = await portalInsert(executor, claim === undefined ? 0 : 1).execute(Object.assign({} as Record<string, unknown>, claim, row, event, audit));
       return written && portalSessionView(written, now, portalUrl(deps.config.publicBaseUrl, token));
     };
   };
@@ -228,8 +243,18 @@ export async function createPortalSession(
   return result;
 }
 
-async function findPortalSession(db: Executor, scope: Scope, id: string): Promise<PortalSessionRow> {
-  const [row] = await db.select().from(portalSessions).where(and(eq(portalSessions.id, id), ownedBy(portalSessions, scope))).limit(1);
+/** The audit entry's own parameters of portalInsert. */
+function auditParams(actor: Actor, details: Record<string, unknown>) {
+  const by = byActor(actor);
+  return { auditKeyHint: by.keyHint ?? null, auditIp: by.ip ?? null, auditMethod: by.method ?? null, auditPath: by.path ?? null, auditDetails: details };
+}
+
+/** The session of the scope (and of that customer, when given). */
+const sessionOf = (scope: Scope, id: string, customerId?: string) =>
+  and(eq(portalSessions.id, id), ownedBy(portalSessions, scope), customerId === undefined ? undefined : eq(portalSessions.customerId, customerId))!;
+
+async function findPortalSession(db: Executor, scope: Scope, id: string, customerId?: string): Promise<PortalSessionRow> {
+  const [row] = await db.select().from(portalSessions).where(sessionOf(scope, id, customerId)).limit(1);
   if (!row) throw resourceMissing('portal session', id);
   return row;
 }
@@ -241,14 +266,17 @@ export async function getPortalSession(deps: Pick<PortalDeps, 'db' | 'clock'>, s
 
 /**
  * DELETE /portal/sessions/{id}: permanent. The page checks `revoked_at` on every
- * request, so the link stops resolving on the next one. Revoking twice keeps the first time.
+ * request, so the link stops resolving on the next one. Revoking twice keeps the first time and
+ * is not audited again. `customerId` limits it to that customer's sessions (the customer's page).
  */
-export async function revokePortalSession(deps: Pick<PortalDeps, 'db' | 'clock' | 'wallClock'>, scope: Scope, id: string): Promise<PortalSession> {
+export async function revokePortalSession(deps: Pick<PortalDeps, 'db' | 'clock' | 'wallClock' | 'actor'>, scope: Scope, id: string, customerId?: string): Promise<PortalSession> {
   const times = { now: deps.clock.now(), wallNow: deps.wallClock.now() };
-  const [revoked] = await deps.db.transaction((tx) =>
-    revokePortalSessions(tx, scope, and(eq(portalSessions.id, id), ownedBy(portalSessions, scope))!, times),
-  );
-  return portalSessionView(revoked ?? (await findPortalSession(deps.db, scope, id)), times.now);
+  const [revoked] = await deps.db.transaction(async (tx) => {
+    const rows = await revokePortalSessions(tx, scope, sessionOf(scope, id, customerId), times);
+    for (const row of rows) await recordAudit(tx, actorAudit(scope, deps.actor, 'portal_session.revoke', { portal_session: row.id, customer: row.customerId }));
+    return rows;
+  });
+  return portalSessionView(revoked ?? (await findPortalSession(deps.db, scope, id, customerId)), times.now);
 }
 
 /** Revokes the matching sessions not revoked yet, each with its `portal.session.revoked` event. */

@@ -1,6 +1,3 @@
-import type { Subject } from '../auth/service';
-import type { Clock } from '../clock';
-import type { Context } from '../context';
 import { refuseBodyId } from '../http/path-id';
 import { createRouter, secretKeyProcedure } from '../trpc';
 import {
@@ -13,16 +10,9 @@ import {
   retrieveProductInput,
   updateProductInput,
 } from './schemas';
-import { createProduct, deleteProduct, getProduct, listProducts, updateProduct, type ProductDeps } from './service';
+import { createProduct, deleteProduct, getProduct, listProducts, productDeps, updateProduct } from './service';
 
 const TAGS = ['Products'];
-
-const deps = (ctx: Context & { subject: Subject; wallClock: Clock }): ProductDeps => ({
-  db: ctx.db,
-  clock: ctx.clock,
-  wallClock: ctx.wallClock,
-  maxProductsPerStore: ctx.config.maxProductsPerStore,
-});
 
 /** PATCH and its POST alias: two routes, one operation. */
 function updateProcedure(method: 'PATCH' | 'POST', summary: string) {
@@ -36,7 +26,7 @@ function updateProcedure(method: 'PATCH' | 'POST', summary: string) {
     .output(productSchema)
     .mutation(({ ctx, input: { id, ...body } }) => {
       refuseBodyId(ctx.request.body, 'product');
-      return updateProduct(deps(ctx), ctx.subject, id, body);
+      return updateProduct(productDeps(ctx), ctx.subject, id, body);
     });
 }
 
@@ -52,7 +42,7 @@ export const productsRouter = createRouter({
     })
     .input(createProductInput)
     .output(productSchema)
-    .mutation(({ ctx, input }) => createProduct(deps(ctx), ctx.subject, input, ctx.idempotency)),
+    .mutation(({ ctx, input }) => createProduct(productDeps(ctx), ctx.subject, input, ctx.idempotency)),
 
   // GET /api/v1/products: this store's products in this environment, newest first.
   list: secretKeyProcedure

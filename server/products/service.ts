@@ -2,7 +2,9 @@ import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { lockUntilCommit, preparedOnce, type Database, type Executor } from '@/db/client';
 import { isUniqueViolation } from '@/db/errors';
 import { licenseKeys, PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES, products, subscriptions } from '@/db/schema';
+import { actorAudit, recordAudit, type Actor } from '../audit/service';
 import type { Clock } from '../clock';
+import type { Config } from '../config';
 import { epochSeconds } from '../clock';
 import { ApiError, resourceMissing } from '../errors';
 import { newId, randomBase62 } from '../ids';
@@ -27,6 +29,13 @@ export interface ProductDeps {
   /** Real time: when the events' first deliveries fall due. */
   wallClock: Clock;
   maxProductsPerStore: number;
+  /** Who makes the change: every change is audited with it. */
+  actor: Actor;
+}
+
+/** A product service's dependencies from a request's context. */
+export function productDeps(ctx: Pick<ProductDeps, 'db' | 'clock' | 'wallClock' | 'actor'> & { config: Pick<Config, 'maxProductsPerStore'> }): ProductDeps {
+  return { db: ctx.db, clock: ctx.clock, wallClock: ctx.wallClock, maxProductsPerStore: ctx.config.maxProductsPerStore, actor: ctx.actor };
 }
 
 /** 1999 → "19.99", with integer arithmetic only. */
@@ -177,6 +186,7 @@ export async function createProduct(deps: ProductDeps, subject: Scope, input: Cr
             })
             .returning();
           await recordEvent(tx, { storeId: subject.storeId, livemode: subject.livemode, type: 'product.created', object: productView(created!), now, wallNow: deps.wallClock.now() });
+          await recordAudit(tx, actorAudit(subject, deps.actor, 'product.create', { product: id }));
           return productView(created!);
         }),
     });
@@ -287,6 +297,8 @@ export async function updateProduct(deps: ProductDeps, subject: Scope, id: strin
       const [current] = await tx.select().from(products).where(and(eq(products.id, id), ownedBy(products, subject))).for('update');
       if (!current) throw resourceMissing('product', id);
       const changes = productChanges(current, input, now);
+      // A restatement that changes nothing is still the actor's accepted request.
+      await recordAudit(tx, actorAudit(subject, deps.actor, 'product.update', { product: id, fields: Object.keys(input) }));
       if (changes === null) return current;
       const [updated] = await tx.update(products).set(changes).where(and(eq(products.id, id), ownedBy(products, subject))).returning();
       await recordEvent(tx, {
@@ -315,7 +327,7 @@ export async function updateProduct(deps: ProductDeps, subject: Scope, id: strin
  * rows: `on delete set null` detaches them from the product, as it must for orders and payment
  * links once those tables exist.
  */
-export async function deleteProduct(deps: Pick<ProductDeps, 'db' | 'clock' | 'wallClock'>, subject: Scope, id: string, options: { force: boolean }): Promise<DeletedProduct> {
+export async function deleteProduct(deps: Pick<ProductDeps, 'db' | 'clock' | 'wallClock' | 'actor'>, subject: Scope, id: string, options: { force: boolean }): Promise<DeletedProduct> {
   const deleted: DeletedProduct = { id, object: 'product', deleted: true, livemode: subject.livemode };
   await deps.db.transaction(async (tx) => {
     const [locked] = await tx.select({ id: products.id }).from(products).where(and(eq(products.id, id), ownedBy(products, subject))).for('update');
@@ -360,6 +372,7 @@ export async function deleteProduct(deps: Pick<ProductDeps, 'db' | 'clock' | 'wa
     }
     await tx.delete(products).where(and(eq(products.id, id), ownedBy(products, subject)));
     await recordEvent(tx, { storeId: subject.storeId, livemode: subject.livemode, type: 'product.deleted', object: deleted, now: deps.clock.now(), wallNow: deps.wallClock.now() });
+    await recordAudit(tx, actorAudit(subject, deps.actor, 'product.delete', { product: id, force: options.force }));
   });
   return deleted;
 }

@@ -17,7 +17,7 @@ export const refundsRouter = createRouter({
     .input(createRefundInput)
     .output(refundSchema)
     .mutation(({ ctx, input }) =>
-      createRefund({ db: ctx.db, clock: ctx.clock, wallClock: ctx.wallClock, gateway: ctx.gateways[ctx.subject.livemode ? 'live' : 'test'] }, ctx.subject, input, ctx.idempotency),
+      createRefund({ db: ctx.db, clock: ctx.clock, wallClock: ctx.wallClock, gateway: ctx.gateways[ctx.subject.livemode ? 'live' : 'test'], actor: ctx.actor }, ctx.subject, input, ctx.idempotency),
     ),
 
   // GET /api/v1/refunds: this store's refunds in this environment, newest first.

@@ -10,7 +10,7 @@ import type { Refund } from '../orders/refund-schemas';
 import type { CreateRefundInput, ListRefundsQuery, RefundList } from './schemas';
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
-import { recordAudit, type AuditEntry } from '../audit/service';
+import { actorAudit, recordAudit, type Actor } from '../audit/service';
 import { enqueueRefundEmail } from '../mail/outbox';
 import { getOrder } from '../orders/service';
 import { recordEvent, type EventTimes } from '../webhooks/events';
@@ -30,6 +30,9 @@ export interface RefundDeps {
   /** The gateway of the subject's environment: test refunds never reach the live acquirer. */
   gateway: PaymentGateway;
 }
+
+/** A refund's request: who asks is audited with the reservation in its transaction (a replay records nothing). */
+type RefundRequestDeps = RefundDeps & { actor: Actor };
 
 
 function lockOrder(tx: Transaction, subject: Scope, orderId: string) {
@@ -54,7 +57,7 @@ const statusAfterRefunds = (refunded: number, total: number): OrderStatus =>
  * (the code for an order whose processing is over: nothing remains to refund); an amount above
  * the remainder is 400 `parameter_invalid` on `amount`, with the remainder in the message.
  */
-async function reserveRefund(executor: Executor, deps: RefundDeps, subject: Scope, input: CreateRefundInput, refundId: string, audit: AuditEntry | undefined) {
+async function reserveRefund(executor: Executor, deps: RefundRequestDeps, subject: Scope, input: CreateRefundInput, refundId: string) {
   // A savepoint inside the idempotency key's transaction, or a transaction of its own without a key.
   return executor.transaction(async (tx) => {
     const [order] = await lockOrder(tx, subject, input.order_id);
@@ -89,7 +92,7 @@ async function reserveRefund(executor: Executor, deps: RefundDeps, subject: Scop
     const refunded = order.amountRefunded + amount;
     await tx.update(orders).set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order.amountTotal) }).where(eq(orders.id, order.id));
     await recordEvent(tx, { storeId: subject.storeId, livemode: subject.livemode, type: 'refund.created', object: refundView(refund!), now: refund!.createdAt, wallNow: deps.wallClock.now() });
-    if (audit) await recordAudit(tx, { ...audit, details: { ...audit.details, refund: refundId, order: order.id, amount } });
+    await recordAudit(tx, actorAudit(subject, deps.actor, 'refund.create', { refund: refundId, order: order.id, amount }));
     return { refund: refund!, paymentId: order.gatewayPaymentId };
   });
 }
@@ -229,12 +232,10 @@ async function readRefund(db: Database, subject: Scope, id: string): Promise<Ref
  * its checks commits nothing, so the key stays free for a corrected retry.
  */
 export async function createRefund(
-  deps: RefundDeps,
+  deps: RefundRequestDeps,
   subject: Scope,
   input: CreateRefundInput,
   idempotency?: IdempotentRequest,
-  /** Who asked, recorded with the reservation in its transaction (a replay records nothing). */
-  audit?: AuditEntry,
 ): Promise<Refund> {
   let reserved: Awaited<ReturnType<typeof reserveRefund>> | undefined;
   const refundId = newId('re', subject.livemode);
@@ -246,7 +247,7 @@ export async function createRefund(
     now: deps.clock.now(),
     resourceId: refundId,
     create: async (executor) => {
-      reserved = await reserveRefund(executor, deps, subject, input, refundId, audit);
+      reserved = await reserveRefund(executor, deps, subject, input, refundId);
       return reserved.refund;
     },
     replay: (id) => readRefund(deps.db, subject, id),

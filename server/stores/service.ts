@@ -1,6 +1,7 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Database, Executor } from '@/db/client';
 import { apiKeys, stores } from '@/db/schema';
+import { byActor, recordAudit, type Actor } from '../audit/service';
 import { epochSeconds } from '../clock';
 import { resourceMissing } from '../errors';
 import { newPlatformId } from '../ids';
@@ -100,6 +101,22 @@ export async function lockStore(tx: Executor, id: string): Promise<boolean> {
 
 /** The columns of a store's links; null removes one. */
 export type StoreLinkChanges = Partial<StoreLinks>;
+
+export const MAX_STORE_NAME_LENGTH = 255;
+
+/**
+ * Renames the store, audited with the actor in the same transaction (no mode: the name is the
+ * store's in both); false when the name is empty or too long once trimmed (nothing changed).
+ */
+export async function renameStore(db: Database, id: string, actor: Actor, rawName: string): Promise<boolean> {
+  const name = rawName.trim();
+  if (name === '' || name.length > MAX_STORE_NAME_LENGTH) return false;
+  await db.transaction(async (tx) => {
+    await updateStore(tx, id, { name });
+    await recordAudit(tx, { action: 'store.rename', storeId: id, ...byActor(actor), details: { name } });
+  });
+  return true;
+}
 
 /**
  * Switches store flags, renames it or sets its links (the operator, or the name from the

@@ -9,7 +9,7 @@ import { auditEvents, products, subscriptionCheckouts } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
-import type { RequestState } from '../context';
+import type { KeyActor } from '../audit/service';
 import { claimKey, createIdempotently, fromClaimed, insertSelected, rowIfClaimed, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
 import { signedLink, signingSecret } from '../kit/links';
 import { normalizeMetadata } from '../kit/metadata';
@@ -150,6 +150,7 @@ const checkoutInsert = preparedPerShape((executor, keyed) => {
     action: 'subscription_checkout.create',
     storeId: placeholder('storeId'),
     livemode: placeholder('livemode'),
+    keyHint: placeholder('keyHint'),
     ip: placeholder('ip'),
     method: placeholder('method'),
     path: placeholder('path'),
@@ -189,11 +190,10 @@ const checkoutInsert = preparedPerShape((executor, keyed) => {
  * the catalog says now, so a price deactivated since still replays its checkout.
  */
 export async function createSubscriptionCheckout(
-  deps: SubscriptionDeps,
+  deps: SubscriptionDeps & { actor: KeyActor },
   subject: Subject,
   input: CreateSubscriptionInput,
   idempotency: IdempotentRequest | undefined,
-  request: Pick<RequestState, 'ip' | 'method' | 'path'>,
 ): Promise<SubscriptionCheckout> {
   if (subject.livemode && input.success_url !== undefined && !/^https:/i.test(input.success_url)) {
     throw new ApiError('invalid_success_url', '`success_url` must use https in live mode.', { param: 'success_url' });
@@ -216,9 +216,10 @@ export async function createSubscriptionCheckout(
         metadata: normalizeMetadata(input.metadata),
         createdAt: now,
         expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, CHECKOUT_LIFETIME) * 1000),
-        ip: request.ip,
-        method: request.method,
-        path: request.path,
+        keyHint: deps.actor.hint,
+        ip: deps.actor.ip,
+        method: deps.actor.method,
+        path: deps.actor.path,
         details: { subscription_checkout: id, price_id: plan.priceId, amount: plan.amount },
         ...plan,
         ...claim,

@@ -1,4 +1,3 @@
-import type { Context } from '../context';
 import { ApiError } from '../errors';
 import { refuseBodyId } from '../http/path-id';
 import { apiErrorFromZod } from '../http/zod-errors';
@@ -20,8 +19,6 @@ import {
 import { cancelSubscription, getSubscription, listSubscriptions, updateSubscription } from './service';
 
 const TAGS = ['Subscriptions'];
-
-const auditRequest = (ctx: Context) => ({ ip: ctx.request.ip, method: ctx.request.method, path: ctx.request.path });
 
 /**
  * Creating and cancelling are switched off platform-wide unless
@@ -56,7 +53,7 @@ export const subscriptionsRouter = createRouter({
     })
     .input(createSubscriptionInput)
     .output(subscriptionCheckoutSchema)
-    .mutation(({ ctx, input }) => createSubscriptionCheckout(ctx, ctx.subject, input, ctx.idempotency, auditRequest(ctx))),
+    .mutation(({ ctx, input }) => createSubscriptionCheckout(ctx, ctx.subject, input, ctx.idempotency)),
 
   // GET /api/v1/subscriptions/checkout/{id}: the checkout as it is now; expired once past its deadline.
   retrieveCheckout: secretKeyProcedure
@@ -96,7 +93,7 @@ export const subscriptionsRouter = createRouter({
     .output(subscriptionSchema)
     .mutation(({ ctx, input }) => {
       refuseBodyId(ctx.request.body, 'subscription');
-      return updateSubscription(ctx, ctx.subject, input.id, input.metadata, auditRequest(ctx));
+      return updateSubscription(ctx, ctx.subject, input.id, input.metadata);
     }),
 
   // DELETE /api/v1/subscriptions/{id}: cancel now; the gateway contract first.
@@ -119,6 +116,6 @@ export const subscriptionsRouter = createRouter({
       const body = cancelSubscriptionBody.safeParse(ctx.request.body);
       if (!body.success) throw apiErrorFromZod(body.error);
       const gateway = ctx.gateways[ctx.subject.livemode ? 'live' : 'test'];
-      return cancelSubscription({ ...ctx, gateway }, ctx.subject, input.id, body.data?.reason, auditRequest(ctx));
+      return cancelSubscription({ ...ctx, gateway }, ctx.subject, input.id, body.data?.reason);
     }),
 });

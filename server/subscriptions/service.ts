@@ -6,9 +6,8 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { subscriptions } from '@/db/schema';
-import { recordAudit, type AuditEntry } from '../audit/service';
+import { actorAudit, recordAudit, type Actor } from '../audit/service';
 import { epochSeconds } from '../clock';
-import type { RequestState } from '../context';
 import { normalizeMetadata } from '../kit/metadata';
 import { ApiError, resourceMissing } from '../errors';
 import { GatewayRejectedError, type PaymentGateway } from '../gateway/types';
@@ -18,9 +17,6 @@ import { emitSubscriptionEvent, subscriptionObject, type SubscriptionObject, typ
 import type { ListSubscriptionsQuery, SubscriptionList, SubscriptionListFilters } from './schemas';
 import { listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
-
-/** Where the change came from; `keyHint` names a dashboard person (`user:<email>`). */
-type AuditRequest = Pick<RequestState, 'ip' | 'method' | 'path'> & Pick<AuditEntry, 'keyHint'>;
 
 async function findSubscription(db: Database, scope: Scope, id: string): Promise<SubscriptionRow> {
   const [row] = await db.select().from(subscriptions).where(and(eq(subscriptions.id, id), ownedBy(subscriptions, scope))).limit(1);
@@ -51,11 +47,10 @@ export async function listSubscriptions(deps: Pick<SubscriptionDeps, 'db'>, scop
 
 /** POST /subscriptions/{id}: `metadata` replaces the stored object whole; emits `subscription.updated`. */
 export async function updateSubscription(
-  deps: SubscriptionDeps,
+  deps: SubscriptionDeps & { actor: Actor },
   scope: Scope,
   id: string,
   metadata: Record<string, string | number | boolean> | null | undefined,
-  request: AuditRequest,
 ): Promise<SubscriptionObject> {
   const row = await deps.db.transaction(async (tx) => {
     const [before] = await tx
@@ -66,7 +61,7 @@ export async function updateSubscription(
     if (!before) throw resourceMissing('subscription', id);
     const [updated] = await tx.update(subscriptions).set({ metadata: normalizeMetadata(metadata) }).where(eq(subscriptions.id, id)).returning();
     await emitSubscriptionEvent(tx, updated!, 'subscription.updated', { now: deps.clock.now(), wallNow: deps.wallClock.now() }, before);
-    await recordAudit(tx, { action: 'subscription.update', storeId: scope.storeId, livemode: scope.livemode, ...request, details: { subscription: id, fields: ['metadata'] } });
+    await recordAudit(tx, actorAudit(scope, deps.actor, 'subscription.update', { subscription: id, fields: ['metadata'] }));
     return updated!;
   });
   return subscriptionObject(row);
@@ -91,11 +86,10 @@ function pendingError(): ApiError {
  * the second reads `canceled` under the lock and answers it unchanged.
  */
 export async function cancelSubscription(
-  deps: SubscriptionDeps & { gateway: PaymentGateway },
+  deps: SubscriptionDeps & { gateway: PaymentGateway; actor: Actor },
   scope: Scope,
   id: string,
   reason: string | undefined,
-  request: AuditRequest,
 ): Promise<SubscriptionObject> {
   const current = await findSubscription(deps.db, scope, id);
   if (ENDED.has(current.status)) return subscriptionObject(current);
@@ -119,13 +113,7 @@ export async function cancelSubscription(
     const times = { now, wallNow: deps.wallClock.now() };
     await emitSubscriptionEvent(tx, canceled!, 'subscription.canceled', times);
     await enqueueSubscriptionEmail(tx, canceled!, { template: 'subscription_canceled', data: { planName: canceled!.planName, canceledAt: epochSeconds(now), reason: 'requested' } }, times);
-    await recordAudit(tx, {
-      action: 'subscription.cancel',
-      storeId: scope.storeId,
-      livemode: scope.livemode,
-      ...request,
-      details: { subscription: id, previous_status: locked.status, reason: reason ?? null },
-    });
+    await recordAudit(tx, actorAudit(scope, deps.actor, 'subscription.cancel', { subscription: id, previous_status: locked.status, reason: reason ?? null }));
     return canceled!;
   });
   return subscriptionObject(row);

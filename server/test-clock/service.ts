@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { stores } from '@/db/schema';
-import { recordAudit, type AuditEntry } from '../audit/service';
+import { actorAudit, recordAudit, type Actor } from '../audit/service';
 import { epochSeconds, storeClock } from '../clock';
 import type { Services } from '../context';
 import { ApiError } from '../errors';
@@ -12,10 +12,10 @@ import { MAX_CLOCK_AHEAD_SECONDS, type TestClockView } from './schemas';
 /**
  * POST /test_helpers/advance_clock: adds to the store's offset in one UPDATE, so two
  * concurrent advances both count, and brings the store's webhook retries forward in the same
- * transaction (with the audit entry of a dashboard person, when given); then runs what fell due
+ * transaction with its audit entry; then runs what fell due
  * before answering with the new time.
  */
-export async function advanceTestClock(deps: Services, subject: Scope, seconds: number, audit?: AuditEntry): Promise<TestClockView> {
+export async function advanceTestClock(deps: Services & { actor: Actor }, subject: Scope, seconds: number): Promise<TestClockView> {
   if (subject.livemode) {
     throw new ApiError('test_mode_only', 'The test clock exists in test mode only: use a test secret key (sk_test_…).');
   }
@@ -26,7 +26,7 @@ export async function advanceTestClock(deps: Services, subject: Scope, seconds: 
       .where(sql`${stores.id} = ${subject.storeId} and ${stores.testClockOffsetSeconds} <= ${MAX_CLOCK_AHEAD_SECONDS - seconds}`)
       .returning({ offset: stores.testClockOffsetSeconds });
     if (moved) await advanceTestDeliveries(tx, subject.storeId, seconds);
-    if (moved && audit) await recordAudit(tx, { ...audit, details: { ...audit.details, seconds } });
+    if (moved) await recordAudit(tx, actorAudit(subject, deps.actor, 'test_clock.advance', { seconds }));
     return moved;
   });
   if (!row) {

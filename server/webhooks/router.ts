@@ -96,5 +96,5 @@ export const webhooksRouter = createRouter({
     .meta({ openapi: { method: 'DELETE', path: '/webhook_endpoints/{id}', tags: TAGS, summary: 'Delete a webhook endpoint', protect: true } })
     .input(deleteEndpointInput)
     .output(deletedEndpointSchema)
-    .mutation(({ ctx, input }) => deleteEndpoint(ctx.db, ctx.subject, input.id, ctx.wallClock.now())),
+    .mutation(({ ctx, input }) => deleteEndpoint(ctx, ctx.subject, input.id)),
 });

@@ -7,6 +7,7 @@ import { and, asc, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizz
 import { alias } from 'drizzle-orm/pg-core';
 import { lockUntilCommit, type Database } from '@/db/client';
 import { webhookDeliveries, webhookDeliveryAttempts, webhookEndpoints, webhookEvents } from '@/db/schema';
+import { actorAudit, recordAudit, type Actor } from '../audit/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
 import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
@@ -38,6 +39,8 @@ export interface EndpointDeps {
   clock: Clock;
   config: Pick<Config, 'authSecret' | 'maxWebhookEndpointsPerStore' | 'webhooksAllowPrivate'>;
   resolveHost?: HostResolver;
+  /** Who makes the change: every change is audited with it. */
+  actor: Actor;
 }
 
 function endpointView(row: EndpointRow): WebhookEndpoint {
@@ -122,6 +125,7 @@ export async function createEndpoint(
             createdAt: now,
           })
           .returning();
+        await recordAudit(tx, actorAudit(subject, deps.actor, 'webhook_endpoint.create', { webhook_endpoint: id, url: row!.url, events: endpointView(row!).events }));
         return row!;
       }),
     async replay(firstId) {
@@ -147,7 +151,7 @@ export async function getEndpoint(db: Database, subject: Scope, id: string): Pro
  * Disabled, its deliveries wait pending; enabled again, the worker is woken for its backlog.
  */
 export async function updateEndpoint(
-  deps: Pick<EndpointDeps, 'db' | 'config' | 'resolveHost'>,
+  deps: Pick<EndpointDeps, 'db' | 'config' | 'resolveHost' | 'actor'>,
   subject: Scope,
   id: string,
   input: UpdateEndpointInput,
@@ -158,8 +162,13 @@ export async function updateEndpoint(
   if (input.events !== undefined) changes.events = distinctTypes(input.events);
   if (input.disabled !== undefined) changes.disabled = input.disabled;
   if (Object.keys(changes).length === 0) return getEndpoint(deps.db, subject, id);
-  const [row] = await deps.db.update(webhookEndpoints).set(changes).where(activeEndpoint(subject, id)).returning();
-  if (!row) throw resourceMissing('webhook endpoint', id);
+  const row = await deps.db.transaction(async (tx) => {
+    const [updated] = await tx.update(webhookEndpoints).set(changes).where(activeEndpoint(subject, id)).returning();
+    if (!updated) throw resourceMissing('webhook endpoint', id);
+    await recordAudit(tx, actorAudit(subject, deps.actor, 'webhook_endpoint.update', { webhook_endpoint: id, ...input }));
+    return updated;
+  });
+  // After the commit, so the worker sees the endpoint's backlog.
   if (input.disabled === false) requestDeliveryRun();
   return endpointView(row);
 }
@@ -170,21 +179,25 @@ export async function updateEndpoint(
  * test clock in test mode, like every test-mode time), and any older one no longer does.
  */
 export async function rollEndpointSecret(
-  deps: Pick<EndpointDeps, 'db' | 'config'>,
+  deps: Pick<EndpointDeps, 'db' | 'config' | 'actor'>,
   subject: Scope,
   id: string,
   expiresIn: number,
   storeNow: Date,
 ): Promise<CreatedWebhookEndpoint> {
-  const [row] = await deps.db
-    .update(webhookEndpoints)
-    .set({
-      secretGeneration: sql`${webhookEndpoints.secretGeneration} + 1`,
-      previousSecretExpiresAt: expiresIn > 0 ? new Date(storeNow.getTime() + expiresIn * 1000) : null,
-    })
-    .where(activeEndpoint(subject, id))
-    .returning();
-  if (!row) throw resourceMissing('webhook endpoint', id);
+  const row = await deps.db.transaction(async (tx) => {
+    const [rolled] = await tx
+      .update(webhookEndpoints)
+      .set({
+        secretGeneration: sql`${webhookEndpoints.secretGeneration} + 1`,
+        previousSecretExpiresAt: expiresIn > 0 ? new Date(storeNow.getTime() + expiresIn * 1000) : null,
+      })
+      .where(activeEndpoint(subject, id))
+      .returning();
+    if (!rolled) throw resourceMissing('webhook endpoint', id);
+    await recordAudit(tx, actorAudit(subject, deps.actor, 'webhook_endpoint.roll_secret', { webhook_endpoint: id, expires_in: expiresIn }));
+    return rolled;
+  });
   return { ...endpointView(row), secret: endpointSecret(deps.config, row.id, row.secretGeneration) };
 }
 
@@ -221,14 +234,16 @@ export async function listEndpoints(db: Database, subject: Scope, query: ListEnd
  * are given up in the same transaction, so no worker sends another one; an attempt already in
  * flight finishes but cannot put its delivery back to pending (server/webhooks/delivery.ts).
  */
-export async function deleteEndpoint(db: Database, subject: Scope, id: string, wallNow: Date): Promise<DeletedWebhookEndpoint> {
-  return db.transaction(async (tx) => {
+export async function deleteEndpoint(deps: { db: Database; wallClock: Clock; actor: Actor }, subject: Scope, id: string): Promise<DeletedWebhookEndpoint> {
+  const wallNow = deps.wallClock.now();
+  return deps.db.transaction(async (tx) => {
     const [row] = await tx.update(webhookEndpoints).set({ deletedAt: wallNow }).where(activeEndpoint(subject, id)).returning({ id: webhookEndpoints.id });
     if (!row) throw resourceMissing('webhook endpoint', id);
     await tx
       .update(webhookDeliveries)
       .set({ status: 'failed', nextAttemptAt: null, lastError: 'The endpoint was deleted.', completedAt: wallNow })
       .where(and(eq(webhookDeliveries.endpointId, row.id), eq(webhookDeliveries.status, 'pending')));
+    await recordAudit(tx, actorAudit(subject, deps.actor, 'webhook_endpoint.delete', { webhook_endpoint: row.id }));
     return { id: row.id, object: 'webhook_endpoint', deleted: true };
   });
 }
@@ -345,6 +360,8 @@ export interface ResendDeps {
   clock: Clock;
   /** A resend is due at once, on the wall clock every delivery runs on. */
   wallClock: Clock;
+  /** Who asks for the resend: it is audited with it. */
+  actor: Actor;
 }
 
 const RESEND_OPERATION = 'event.resend';
@@ -410,6 +427,7 @@ export async function resendEvent(
             createdAt: wallNow,
           })
           .returning();
+        await recordAudit(tx, actorAudit(subject, deps.actor, 'event.resend', { event: eventId, webhook_endpoint: endpointId, delivery: id }));
         return resentDeliveryView(delivery!, event.type);
       }),
     async replay(firstId) {

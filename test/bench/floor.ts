@@ -396,6 +396,11 @@ async function createPortalSession(req: IncomingMessage, res: ServerResponse): P
         ${subject.livemode}::boolean, ${id}::text, new_event.sequence, 'pending', ${now}::timestamptz, ${now}::timestamptz
       from new_event join webhook_endpoints e on e.store_id = ${subject.store_id} and e.livemode = ${subject.livemode} and e.deleted_at is null
         and (e.events is null or e.events::jsonb @> '["portal.session.created"]'::jsonb)
+    ), new_audit as (
+      insert into audit_events (action, store_id, livemode, ip, method, path, details)
+      select 'portal_session.create', ${subject.store_id}::text, ${subject.livemode}::boolean, ${req.socket.remoteAddress ?? 'unknown'}::text,
+        'POST', '/api/v1/portal/sessions', ${JSON.stringify({ portal_session: id, customer: order.customer_id, order: order.id })}::json
+      from claimed
     )
     insert into portal_sessions (id, store_id, livemode, scope, customer_id, order_id, subscription_id, token_hash, token_ciphertext, metadata, created_at, expires_at)
     select ${id}::text, ${subject.store_id}::text, ${subject.livemode}::boolean, 'order', ${order.customer_id}::text, ${order.id}::text, null,

@@ -2,20 +2,23 @@ import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { readCustomersQuery } from '@/app/dashboard/customers/query';
 import { auditEvents } from '@/db/schema';
-import { getCustomer } from '@/server/customers/service';
+import { deleteCustomer, getCustomer } from '@/server/customers/service';
 import { exportCustomersCsv } from '@/server/dashboard/csv';
-import { createPortalLinkAs, customerDetail, deleteCustomerAs, listCustomerPage, revokePortalLinkAs } from '@/server/dashboard/customers';
+import { customerDetail, listCustomerPage } from '@/server/dashboard/customers';
 import { ApiError } from '@/server/errors';
-import { getPortalSession } from '@/server/portal/service';
+import type { Scope } from '@/server/kit/scope';
+import { createPortalSession, getPortalSession, revokePortalSession } from '@/server/portal/service';
 import { seedCustomer, seedOrder, seedSubscription } from '../portal/factories';
 import { T0 } from '../support/api';
 import { createStore } from '../support/factories';
+import { actingAs, formKey, person } from '../support/dashboard';
 import { useTestApi } from '../support/server';
 
 const api = useTestApi();
 const seed = (secondsAgo = 0) => ({ db: api.services.db, now: new Date(T0.getTime() - secondsAgo * 1000) });
 const test = (store: { id: string }) => ({ storeId: store.id, livemode: false });
-const actor = { email: 'sam@example.com', ip: '203.0.113.9', path: '/dashboard/test/customers/x' };
+const actor = person({ email: 'sam@example.com', ip: '203.0.113.9', path: '/dashboard/test/customers/x' }, 'support');
+const acting = (on: Scope) => actingAs(api.services, on, actor);
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   const error = await promise.then(() => undefined, (failure: unknown) => failure);
@@ -43,7 +46,7 @@ describe('dashboard customers: the list', () => {
     const made = [];
     for (let index = 0; index < 27; index += 1) made.push(await seedCustomer(seed(100 - index), store, { email: `buyer${String(index).padStart(2, '0')}@example.com` }));
     const gone = await seedCustomer(seed(1), store, { email: 'gone@example.com' });
-    await deleteCustomerAs(api.services, test(store), actor, gone.id);
+    await deleteCustomer(await acting(test(store)), test(store), gone.id);
     await seedCustomer(seed(), store, { email: 'buyer99@example.com', livemode: true });
     await seedCustomer(seed(), other, { email: 'buyer98@example.com' });
     const newestFirst = made.map((customer) => customer.id).reverse();
@@ -75,7 +78,7 @@ describe('dashboard customers: the detail and its actions', () => {
     const order = await seedOrder(seed(), store, { customer: ada, lines: [{ description: 'Print', unitAmount: 2450 }] });
     await seedOrder(seed(), store);
     const subscription = await seedSubscription(seed(), store, { customer: ada });
-    const link = await createPortalLinkAs(api.services, test(store), actor, ada.id, 'a'.repeat(32));
+    const link = await createPortalSession(await acting(test(store)), test(store), { customer_id: ada.id }, formKey('a'.repeat(32), { customer_id: ada.id }));
 
     const detail = await customerDetail(api.services, test(store), ada.id);
     expect(detail.customer).toEqual({ id: ada.id, object: 'customer', livemode: false, email: 'ada@example.com', name: 'Ada', created: T0.getTime() / 1000 });
@@ -93,8 +96,8 @@ describe('dashboard customers: the detail and its actions', () => {
     const store = await createStore(api.services);
     const ada = await seedCustomer(seed(), store, { email: 'ada@example.com' });
     const key = 'b'.repeat(32);
-    const created = await createPortalLinkAs(api.services, test(store), actor, ada.id, key);
-    const again = await createPortalLinkAs(api.services, test(store), actor, ada.id, key);
+    const created = await createPortalSession(await acting(test(store)), test(store), { customer_id: ada.id }, formKey(key, { customer_id: ada.id }));
+    const again = await createPortalSession(await acting(test(store)), test(store), { customer_id: ada.id }, formKey(key, { customer_id: ada.id }));
     expect(again.id).toBe(created.id);
     expect((await customerDetail(api.services, test(store), ada.id)).portalSessions).toHaveLength(1);
     const audited = await audits(store.id, 'portal_session.create');
@@ -107,22 +110,22 @@ describe('dashboard customers: the detail and its actions', () => {
     const store = await createStore(api.services);
     const ada = await seedCustomer(seed(), store, { email: 'ada@example.com' });
     const bob = await seedCustomer(seed(), store, { email: 'bob@example.com' });
-    const link = await createPortalLinkAs(api.services, test(store), actor, ada.id, 'c'.repeat(32));
-    expect(await codeOf(revokePortalLinkAs(api.services, test(store), actor, bob.id, link.id))).toBe('resource_missing');
-    expect((await revokePortalLinkAs(api.services, test(store), actor, ada.id, link.id)).status).toBe('revoked');
-    expect((await revokePortalLinkAs(api.services, test(store), actor, ada.id, link.id)).status).toBe('revoked');
+    const link = await createPortalSession(await acting(test(store)), test(store), { customer_id: ada.id }, formKey('c'.repeat(32), { customer_id: ada.id }));
+    expect(await codeOf(revokePortalSession(await acting(test(store)), test(store), link.id, bob.id))).toBe('resource_missing');
+    expect((await revokePortalSession(await acting(test(store)), test(store), link.id, ada.id)).status).toBe('revoked');
+    expect((await revokePortalSession(await acting(test(store)), test(store), link.id, ada.id)).status).toBe('revoked');
     expect(await audits(store.id, 'portal_session.revoke')).toEqual([expect.objectContaining({ keyHint: 'user:sam@example.com', details: { portal_session: link.id, customer: ada.id } })]);
   });
 
   it('7 deleting a customer: gone from the API, their portal links revoked, audited with user:<email>; twice is resource_missing', async () => {
     const store = await createStore(api.services);
     const ada = await seedCustomer(seed(), store, { email: 'ada@example.com' });
-    const link = await createPortalLinkAs(api.services, test(store), actor, ada.id, 'd'.repeat(32));
-    await deleteCustomerAs(api.services, test(store), actor, ada.id);
+    const link = await createPortalSession(await acting(test(store)), test(store), { customer_id: ada.id }, formKey('d'.repeat(32), { customer_id: ada.id }));
+    await deleteCustomer(await acting(test(store)), test(store), ada.id);
     expect(await codeOf(getCustomer(api.services.db, test(store), ada.id))).toBe('resource_missing');
     expect((await getPortalSession({ db: api.services.db, clock: api.services.clock }, test(store), link.id)).status).toBe('revoked');
     expect(await audits(store.id, 'customer.delete')).toEqual([expect.objectContaining({ keyHint: 'user:sam@example.com', livemode: false, method: 'POST', details: { customer: ada.id } })]);
-    expect(await codeOf(deleteCustomerAs(api.services, test(store), actor, ada.id))).toBe('resource_missing');
+    expect(await codeOf(deleteCustomer(await acting(test(store)), test(store), ada.id))).toBe('resource_missing');
     expect(await audits(store.id, 'customer.delete')).toHaveLength(1);
   });
 });

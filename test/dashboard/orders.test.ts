@@ -1,17 +1,19 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents } from '@/db/schema';
-import { getOrderWithCard, parseEuros, refundAs } from '@/server/dashboard/orders';
+import { getOrderWithCard, parseEuros } from '@/server/dashboard/orders';
 import { ApiError } from '@/server/errors';
+import { createRefund } from '@/server/refunds/service';
 import { insertOrder, readOrder } from '../orders/fixtures';
 import { createStore } from '../support/factories';
+import { actingAs, formKey, person } from '../support/dashboard';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
 
 const api = useTestApi();
 const store = useTestStore(api);
 const scope = () => ({ storeId: store.id, livemode: false });
-const actor = { email: 'sam@example.com', ip: '203.0.113.9', path: '/dashboard/test/orders/x' };
+const actor = person({ email: 'sam@example.com', ip: '203.0.113.9', path: '/dashboard/test/orders/x' }, 'support');
 
 describe('dashboard orders', () => {
   it('7 refund amounts: euros with at most 2 decimals → exact integer cents; anything else refused', () => {
@@ -35,8 +37,10 @@ describe('dashboard orders', () => {
   it('7 a form submitted twice refunds once, audited once with user:<email>', async () => {
     const order = await insertOrder(api, store, { lines: [{ unitAmount: 1000 }] });
     const key = 'a'.repeat(32);
-    const first = await refundAs(api.services, scope(), actor, { order_id: order.id, amount: 500 }, key);
-    const again = await refundAs(api.services, scope(), actor, { order_id: order.id, amount: 500 }, key);
+    const ctx = await actingAs(api.services, scope(), actor);
+    const input = { order_id: order.id, amount: 500 };
+    const first = await createRefund({ ...ctx, gateway: ctx.gateways.test }, scope(), input, formKey(key, input));
+    const again = await createRefund({ ...ctx, gateway: ctx.gateways.test }, scope(), input, formKey(key, input));
     expect(again.id).toBe(first.id);
     expect((await readOrder(api, order.id)).amountRefunded).toBe(500);
     const audited = await api.services.db.select().from(auditEvents).where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, 'refund.create')));

@@ -1,17 +1,19 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents } from '@/db/schema';
-import { createProductAs, deleteProductAs, updateProductAs } from '@/server/dashboard/products';
 import { ApiError } from '@/server/errors';
-import { getProduct, listProducts } from '@/server/products/service';
+import { createProduct, deleteProduct, getProduct, listProducts, productDeps, updateProduct } from '@/server/products/service';
+import type { Scope } from '@/server/kit/scope';
 import { insertLicenseKey, readLicenseKey } from '../products/support';
+import { actingAs, formKey, person } from '../support/dashboard';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
 
 const api = useTestApi();
 const store = useTestStore(api);
 const scope = () => ({ storeId: store.id, livemode: false });
-const actor = { email: 'dev@example.com', ip: '203.0.113.7', path: '/dashboard/test/products' };
+const actor = person({ email: 'dev@example.com', ip: '203.0.113.7', path: '/dashboard/test/products' }, 'developer');
+const deps = async (on: Scope) => productDeps(await actingAs(api.services, on, actor));
 
 const audits = (action: string) => api.services.db.select().from(auditEvents).where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, action)));
 const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => (error instanceof ApiError ? error.code : error));
@@ -20,8 +22,8 @@ describe('dashboard products', () => {
   it('7 a create form posted twice creates one product, audited once with user:<email>', async () => {
     const key = 'b'.repeat(32);
     const input = { name: 'Tide tables', amount: 1250, mode: 'recurring' as const, interval: 'month' as const, tax_rate: 20 };
-    const first = await createProductAs(api.services, scope(), actor, input, key);
-    const again = await createProductAs(api.services, scope(), actor, input, key);
+    const first = await createProduct(await deps(scope()), scope(), input, formKey(key, input));
+    const again = await createProduct(await deps(scope()), scope(), input, formKey(key, input));
     expect(again.id).toBe(first.id);
     expect(first).toMatchObject({ name: 'Tide tables', amount: 1250, tax_rate: 20, price: { mode: 'recurring', interval: 'month', interval_count: 1 } });
     expect((await listProducts(api.services, scope(), { limit: 10 })).data.map((product) => product.id)).toEqual([first.id]);
@@ -29,27 +31,27 @@ describe('dashboard products', () => {
     expect(created).toHaveLength(1);
     expect(created[0]).toMatchObject({ keyHint: 'user:dev@example.com', livemode: false, ip: actor.ip, method: 'POST', path: actor.path, details: { product: first.id } });
     // Another product under the same key: the API's refusal, nothing created.
-    expect(await refusal(createProductAs(api.services, scope(), actor, { ...input, name: 'Other' }, key))).toBe('idempotency_key_reused');
+    expect(await refusal(createProduct(await deps(scope()), scope(), { ...input, name: 'Other' }, formKey(key, { ...input, name: 'Other' })))).toBe('idempotency_key_reused');
   });
 
   it('7 an edit goes through the API rules and is audited; a refused edit leaves no entry', async () => {
-    const product = await createProductAs(api.services, scope(), actor, { name: 'Chart', amount: 900 }, 'c'.repeat(32));
-    const updated = await updateProductAs(api.services, scope(), actor, product.id, { name: 'Sea chart', amount: 1100, show_in_store: false });
+    const product = await createProduct(await deps(scope()), scope(), { name: 'Chart', amount: 900 }, formKey('c'.repeat(32), { name: 'Chart', amount: 900 }));
+    const updated = await updateProduct(await deps(scope()), scope(), product.id, { name: 'Sea chart', amount: 1100, show_in_store: false });
     expect(updated).toMatchObject({ name: 'Sea chart', amount: 1100, show_in_store: false });
     expect((await audits('product.update'))[0]).toMatchObject({ keyHint: 'user:dev@example.com', details: { product: product.id, fields: ['name', 'amount', 'show_in_store'] } });
-    expect(await refusal(updateProductAs(api.services, scope(), actor, product.id, { mode: 'recurring' }))).toBe('parameter_invalid');
+    expect(await refusal(updateProduct(await deps(scope()), scope(), product.id, { mode: 'recurring' }))).toBe('parameter_invalid');
     expect(await audits('product.update')).toHaveLength(1);
     // Another mode's product is missing here.
-    expect(await refusal(updateProductAs(api.services, { storeId: store.id, livemode: true }, actor, product.id, { name: 'x' }))).toBe('resource_missing');
+    expect(await refusal(updateProduct(await deps({ storeId: store.id, livemode: true }), { storeId: store.id, livemode: true }, product.id, { name: 'x' }))).toBe('resource_missing');
   });
 
   it('7 a sold product (license keys) is refused until forced; the refusal changes nothing and is not audited', async () => {
-    const product = await createProductAs(api.services, scope(), actor, { name: 'Licensed app', amount: 4900 }, 'd'.repeat(32));
+    const product = await createProduct(await deps(scope()), scope(), { name: 'Licensed app', amount: 4900 }, formKey('d'.repeat(32), { name: 'Licensed app', amount: 4900 }));
     const license = await insertLicenseKey(api, store, product.id);
-    expect(await refusal(deleteProductAs(api.services, scope(), actor, product.id, { force: false }))).toBe('product_has_licenses');
+    expect(await refusal(deleteProduct(await deps(scope()), scope(), product.id, { force: false }))).toBe('product_has_licenses');
     await expect(getProduct(api.services, scope(), product.id)).resolves.toMatchObject({ id: product.id });
     expect(await audits('product.delete')).toHaveLength(0);
-    await expect(deleteProductAs(api.services, scope(), actor, product.id, { force: true })).resolves.toEqual({ id: product.id, object: 'product', deleted: true, livemode: false });
+    await expect(deleteProduct(await deps(scope()), scope(), product.id, { force: true })).resolves.toEqual({ id: product.id, object: 'product', deleted: true, livemode: false });
     expect((await readLicenseKey(api, license)).revokedAt).not.toBeNull();
     expect(await audits('product.delete')).toMatchObject([{ keyHint: 'user:dev@example.com', details: { product: product.id, force: true } }]);
   });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
 import { reconcilePendingRefunds } from '@/server/refunds/reconcile';
 import { createRefund } from '@/server/refunds/service';
+import { OPERATOR } from '@/server/audit/service';
 import { insertOrder } from '../orders/fixtures';
 import { createProduct, epoch, expectError, expectIdenticalMissing, rawApiRequest, T0 } from '../support/api';
 import { createStore } from '../support/factories';
@@ -113,7 +114,7 @@ describe('a credit note with each succeeded refund', () => {
   it('a failed refund credits nothing; a pending one credits when it succeeds', async () => {
     const { store, order } = await paidTwoRateOrder();
     const scope = { storeId: store.id, livemode: false };
-    const deps = (gateway: PaymentGateway) => ({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway });
+    const deps = (gateway: PaymentGateway) => ({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway, actor: OPERATOR });
     const simulator = api.services.gateways.test;
     const refusing: PaymentGateway = { ...simulator, refund: async () => Promise.reject(new GatewayRejectedError('refused')) };
     const failed = await createRefund(deps(refusing), scope, { order_id: order.id, amount: 500 });

@@ -7,6 +7,7 @@ import { createGateways } from '@/server/gateway';
 import { nextDocumentNumber } from '@/server/invoices/numbering';
 import { payCheckoutSession } from '@/server/payments/service';
 import { createRefund } from '@/server/refunds/service';
+import { OPERATOR } from '@/server/audit/service';
 import { createTestDatabase } from '../support/database';
 import { createStore } from '../support/factories';
 import { createTestClock } from '../support/server';
@@ -71,7 +72,7 @@ describe('document numbers under concurrency', () => {
     expect(issued.map((row) => row.number)).toEqual(Array.from({ length: PAYMENTS }, (_, i) => `TEST-INV-${code}-${String(i + 1).padStart(6, '0')}`));
     expect(new Set(issued.map((row) => row.orderId)).size).toBe(PAYMENTS);
 
-    const refundDeps = (db: Database) => ({ db, clock, wallClock: clock, gateway: instances[0]!.gateways.test });
+    const refundDeps = (db: Database) => ({ db, clock, wallClock: clock, gateway: instances[0]!.gateways.test, actor: OPERATOR });
     await Promise.all([
       ...sessions.map((session, index) => createRefund(refundDeps(instances[index % 2]!.db), scope, { order_id: session.orderId, amount: 100 })),
       ...Array.from({ length: ROLLED_BACK }, (_, index) => rolledBack(instances[index % 2]!.db, 'credit_note', scope, index % 3)),

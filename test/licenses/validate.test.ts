@@ -1,14 +1,15 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { products } from '@/db/schema';
-import { refundAs } from '@/server/dashboard/orders';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
 import { payCheckoutSession } from '@/server/payments/service';
 import { reconcilePendingRefunds } from '@/server/refunds/reconcile';
 import { createRefund } from '@/server/refunds/service';
+import { OPERATOR } from '@/server/audit/service';
 import { declareWithdrawal } from '@/server/withdrawals/service';
 import { validCard } from '../payments/support';
 import { expectError } from '../products/support';
+import { actingAs, formKey, person } from '../support/dashboard';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
@@ -182,7 +183,9 @@ describe('a refund that completes the order’s refund revokes its keys', () => 
     const { order, products: [app], keys } = await twoLicensedLines('withdrawn@example.com');
     await declareWithdrawal({ db: api.services.db, clock: api.clock }, { orderId: order.id, email: 'withdrawn@example.com', name: 'Withdrawn', reason: null });
     api.clock.advance(30);
-    const refund = await refundAs(api.services, scope(), { email: 'owner@example.com', ip: '203.0.113.9', path: '/dashboard/act/refund' }, { order_id: order.id }, 'withdrawal-refund-1');
+    const ctx = await actingAs(api.services, scope(), person({ email: 'owner@example.com', ip: '203.0.113.9', path: '/dashboard/act/refund' }));
+    const input = { order_id: order.id };
+    const refund = await createRefund({ ...ctx, gateway: ctx.gateways.test }, scope(), input, formKey('withdrawal-refund-1', input));
     expect(refund.status).toBe('succeeded');
     const read = (await api.request('GET', `/api/v1/orders/${order.id}`, { key: store.key })).body;
     expect(read.withdrawal.status).toBe('refunded');
@@ -201,7 +204,7 @@ describe('a refund that completes the order’s refund revokes its keys', () => 
         throw new GatewayTimeoutError();
       },
     };
-    const error = await createRefund({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway: answerLost }, scope(), { order_id: order.id }).catch((caught: unknown) => caught);
+    const error = await createRefund({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway: answerLost, actor: OPERATOR }, scope(), { order_id: order.id }).catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: 'payment_outcome_unknown' });
     expect((await validate({ key: keys[0]! })).body).toMatchObject({ valid: true, status: 'active' });
 
@@ -218,7 +221,7 @@ describe('a refund that completes the order’s refund revokes its keys', () => 
         throw new GatewayRejectedError('refused');
       },
     };
-    const refund = await createRefund({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway: refusing }, scope(), { order_id: order.id });
+    const refund = await createRefund({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway: refusing, actor: OPERATOR }, scope(), { order_id: order.id });
     expect(refund.status).toBe('failed');
     for (const licenseKey of keys) expect((await validate({ key: licenseKey })).body).toMatchObject({ valid: true, status: 'active', revoked_at: null });
   });

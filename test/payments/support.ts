@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { DatabaseHandle } from '@/db/client';
 import { checkoutSessions, orderLines, orders, products, simulatorCharges } from '@/db/schema';
+import { OPERATOR } from '@/server/audit/service';
 import type { Subject } from '@/server/auth/service';
 import { clientSecretFor, clientSecretHash } from '@/server/kit/links';
 import { loadConfig, type Config } from '@/server/config';
@@ -140,7 +141,7 @@ export async function insertSession(fx: Pick<PaymentFixture, 'db' | 'clock'>, st
 /** A product of `store` in test mode, with a license when asked (the operator's attach-license). */
 export async function insertProduct(fx: Pick<PaymentFixture, 'db' | 'clock'>, store: { id: string; name: string }, options: { hasLicense?: boolean; livemode?: boolean } = {}) {
   const subject = { storeId: store.id, storeName: store.name, livemode: options.livemode ?? false, testClockOffsetSeconds: 0 } as Subject;
-  const product = await createProduct({ db: fx.db, clock: fx.clock, wallClock: fx.clock, maxProductsPerStore: 10_000 }, subject, { name: 'Ebook', amount: 1999 });
+  const product = await createProduct({ db: fx.db, clock: fx.clock, wallClock: fx.clock, maxProductsPerStore: 10_000, actor: OPERATOR }, subject, { name: 'Ebook', amount: 1999 });
   if (options.hasLicense) await fx.db.update(products).set({ hasLicense: true }).where(eq(products.id, product.id));
   return product.id;
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway, type RefundRequest, type RefundResult } from '@/server/gateway/types';
 import { ApiError } from '@/server/errors';
-import { createRefund, type RefundDeps } from '@/server/refunds/service';
+import { createRefund } from '@/server/refunds/service';
+import { OPERATOR } from '@/server/audit/service';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
 import { insertOrder, readOrder } from '../orders/fixtures';
@@ -34,7 +35,7 @@ function gatewayAnswering(refund: (request: RefundRequest) => Promise<RefundResu
   return { ...api.services.gateways.test, refund };
 }
 
-const deps = (gateway: PaymentGateway): RefundDeps => ({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway });
+const deps = (gateway: PaymentGateway) => ({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway, actor: OPERATOR });
 
 describe('refunds through the gateway (deterministic idempotency keys)', () => {
   it('each refund of an order goes to the order’s payment with the key refund:<refund id>:1', async () => {

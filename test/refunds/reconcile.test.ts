@@ -6,6 +6,7 @@ import { createLiveGateway } from '@/server/gateway/live';
 import { startRefundReconcileJob } from '@/server/refunds/jobs';
 import { PENDING_REFUND_POLL_MS, reconcilePendingRefunds } from '@/server/refunds/reconcile';
 import { createRefund } from '@/server/refunds/service';
+import { OPERATOR } from '@/server/audit/service';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
 import { createStripeReplay, STRIPE_BASE_URL, STRIPE_KEY } from '../gateway/stripe-api';
@@ -52,7 +53,7 @@ const neverReached = () =>
 
 async function timedOutRefund(orderAmount: number, via: PaymentGateway) {
   const order = await insertOrder(api, store, { lines: [{ unitAmount: orderAmount }] });
-  const error = await createRefund({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway: via }, scope(), { order_id: order.id }).catch((caught: unknown) => caught);
+  const error = await createRefund({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway: via, actor: OPERATOR }, scope(), { order_id: order.id }).catch((caught: unknown) => caught);
   expect((error as ApiError).code).toBe('payment_outcome_unknown');
   const read = await api.request('GET', `/api/v1/orders/${order.id}`, { key: store.key });
   const [refund] = read.body.refunds as { id: string; status: string }[];
@@ -187,7 +188,7 @@ describe('live refunds (msw replay of Stripe)', () => {
 
   async function liveRefund(amount: number, refundAmount?: number, via: PaymentGateway = live) {
     const order = await insertOrder(api, store, { livemode: true, lines: [{ unitAmount: amount }] });
-    const deps = { db: api.services.db, clock: api.clock, wallClock: api.clock, gateway: via };
+    const deps = { db: api.services.db, clock: api.clock, wallClock: api.clock, gateway: via, actor: OPERATOR };
     const created = await createRefund(deps, { storeId: store.id, livemode: true }, { order_id: order.id, ...(refundAmount ? { amount: refundAmount } : {}) }).catch((error: unknown) => error);
     return { order, created };
   }

@@ -8,7 +8,9 @@
 import { headers } from 'next/headers';
 import { getAppServices } from '@/server/app';
 import { clientIp, type Services } from '@/server/context';
-import type { DashboardActor } from '@/server/audit/service';
+import type { PersonActor } from '@/server/audit/service';
+import { actingContext, type ActingContext } from '@/server/dashboard/service';
+import type { IdempotentRequest } from '@/server/kit/idempotency';
 import { isServiceOrigin } from '@/server/kit/origin';
 import { isSafeText } from '@/server/kit/text-input';
 import type { Scope } from '@/server/kit/scope';
@@ -24,9 +26,11 @@ export interface ActionInput {
   /** The current store in the form's mode: the only data an action may touch. */
   scope: Scope;
   membership: StoreMembership;
-  /** The signed-in person as the audit trail names them. */
-  actor: DashboardActor;
+  /** The signed-in person: the request's one actor, which the services audit their changes with. */
+  actor: PersonActor;
   userId: string;
+  /** The services' context for this person, the audit trail naming `page` as where they acted. */
+  acting(page: string): Promise<ActingContext>;
 }
 
 export interface DashboardActionDefinition {
@@ -64,6 +68,9 @@ export class FormFields {
 /** The idempotency key of a form (`ActionForm` with `idempotent`). */
 export const FORM_KEY = /^[0-9a-f]{32}$/;
 
+/** A create under its form's key, as an `Idempotency-Key` header is to the API: a double submit acts once. */
+export const formRequest = (key: string, body: unknown): IdempotentRequest => ({ key, body, replayed: false });
+
 /** A path with a refusal code in its query (`?error=` or `&error=`). */
 export function withError(path: string, code: string): string {
   return `${path}${path.includes('?') ? '&' : '?'}error=${encodeURIComponent(code)}`;
@@ -94,14 +101,17 @@ export async function dispatchDashboardAction(request: Request, definition: Dash
     return refusal('Owners and admins must turn on two-factor authentication before changing anything in live mode: turn it on in Settings.', `${dashboardBase(mode)}/settings`);
   }
   const path = new URL(request.url).pathname;
+  const scope = { storeId: membership.storeId, livemode: mode === 'live' };
+  const actor: PersonActor = { kind: 'person', userId: access.userId, email: access.email, role: membership.role, ip: clientIp(await headers()), path };
   const input: ActionInput = {
     form,
     services,
     mode,
-    scope: { storeId: membership.storeId, livemode: mode === 'live' },
+    scope,
     membership,
-    actor: { email: access.email, ip: clientIp(await headers()), path },
+    actor,
     userId: access.userId,
+    acting: (page) => actingContext(services, scope, { ...actor, path: page }),
   };
   const targetRight = await definition.targetRight?.(input);
   if (targetRight && !can(membership.role, targetRight)) return refusal(`Your role may not do this in this store (${access.email}).`, dashboardBase(mode));

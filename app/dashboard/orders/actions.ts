@@ -1,7 +1,8 @@
-import { parseEuros, refundAs } from '@/server/dashboard/orders';
+import { parseEuros } from '@/server/dashboard/orders';
 import { ApiError } from '@/server/errors';
+import { createRefund } from '@/server/refunds/service';
 import { dashboardBase } from '../access';
-import { FORM_KEY, withError, type DashboardActionDefinition } from '../act/dispatch';
+import { FORM_KEY, formRequest, withError, type DashboardActionDefinition } from '../act/dispatch';
 
 /** The refund form's error code for a refusal of the refund service; undefined for anything else. */
 function refundErrorCode(error: unknown): string | undefined {
@@ -16,7 +17,7 @@ function refundErrorCode(error: unknown): string | undefined {
 /** Refunds an order, in full or in part, once per rendering of the form; a live refund must be confirmed. */
 export const refund: DashboardActionDefinition = {
   right: 'refund',
-  async run({ form, services, mode, scope, actor }) {
+  async run({ form, mode, scope, acting }) {
     const orderId = form.text('order_id');
     const detail = `${dashboardBase(mode)}/orders/${encodeURIComponent(orderId)}`;
     if (mode === 'live' && form.text('confirm') !== 'yes') return withError(detail, 'confirm');
@@ -24,7 +25,9 @@ export const refund: DashboardActionDefinition = {
     if (amount === undefined || amount < 1) return withError(detail, 'amount');
     const key = form.text('idempotency_key');
     if (!FORM_KEY.test(key)) return withError(detail, 'form_expired');
-    const failure = await refundAs(services, scope, { ...actor, path: detail }, { order_id: orderId, amount }, key).then(
+    const ctx = await acting(detail);
+    const input = { order_id: orderId, amount };
+    const failure = await createRefund({ ...ctx, gateway: ctx.gateways[mode] }, scope, input, formRequest(key, input)).then(
       () => undefined,
       (error: unknown) => {
         const code = refundErrorCode(error);

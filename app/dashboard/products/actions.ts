@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { createProductAs, deleteProductAs, updateProductAs } from '@/server/dashboard/products';
 import { parseEuros } from '@/server/dashboard/orders';
 import { ApiError } from '@/server/errors';
 import { createProductInput, updateProductInput } from '@/server/products/schemas';
+import { createProduct, deleteProduct, productDeps, updateProduct } from '@/server/products/service';
 import { dashboardBase } from '../access';
-import { FORM_KEY, withError, type DashboardActionDefinition, type FormFields } from '../act/dispatch';
+import { FORM_KEY, formRequest, withError, type DashboardActionDefinition, type FormFields } from '../act/dispatch';
 
 /** The product form's fields as the API takes them; a field the form leaves empty is not sent, or sent as null where null means "none". */
 function productFields(form: FormFields) {
@@ -54,14 +54,14 @@ async function orRefusal(work: Promise<string>, failurePath: string): Promise<st
 /** Creates a product once per rendering of the form, then shows it. */
 export const productCreate: DashboardActionDefinition = {
   right: 'products',
-  async run({ form, services, mode, scope, actor }) {
+  async run({ form, mode, scope, acting }) {
     const list = `${dashboardBase(mode)}/products`;
     const key = form.text('idempotency_key');
     if (!FORM_KEY.test(key)) return withError(list, 'form_expired');
     const parsed = createProductInput.safeParse(productFields(form));
     if (!parsed.success) return withError(list, invalidField(parsed.error));
     return orRefusal(
-      createProductAs(services, scope, { ...actor, path: list }, parsed.data, key).then((product) => `${list}/${product.id}?saved=created`),
+      createProduct(productDeps(await acting(list)), scope, parsed.data, formRequest(key, parsed.data)).then((product) => `${list}/${product.id}?saved=created`),
       list,
     );
   },
@@ -70,14 +70,14 @@ export const productCreate: DashboardActionDefinition = {
 /** Saves every field of the edit form (the whole product restated). */
 export const productUpdate: DashboardActionDefinition = {
   right: 'products',
-  async run({ form, services, mode, scope, actor }) {
+  async run({ form, mode, scope, acting }) {
     const id = form.text('product_id');
     const detail = `${dashboardBase(mode)}/products/${encodeURIComponent(id)}`;
     const parsed = updateProductInput.safeParse({ id, ...productFields(form) });
     if (!parsed.success) return withError(detail, invalidField(parsed.error));
     const { id: _id, ...changes } = parsed.data;
     return orRefusal(
-      updateProductAs(services, scope, { ...actor, path: detail }, id, changes).then(() => `${detail}?saved=updated`),
+      updateProduct(productDeps(await acting(detail)), scope, id, changes).then(() => `${detail}?saved=updated`),
       detail,
     );
   },
@@ -86,13 +86,13 @@ export const productUpdate: DashboardActionDefinition = {
 /** Deletes a product once confirmed; the API's guards (subscriptions, license keys) refuse with their reason. */
 export const productDelete: DashboardActionDefinition = {
   right: 'products',
-  async run({ form, services, mode, scope, actor }) {
+  async run({ form, mode, scope, acting }) {
     const id = form.text('product_id');
     const list = `${dashboardBase(mode)}/products`;
     const detail = `${list}/${encodeURIComponent(id)}`;
     if (form.text('confirm') !== 'yes') return withError(detail, 'confirm_delete');
     return orRefusal(
-      deleteProductAs(services, scope, { ...actor, path: detail }, id, { force: form.text('force') === 'yes' }).then(() => `${list}?deleted=${encodeURIComponent(id)}`),
+      deleteProduct(await acting(detail), scope, id, { force: form.text('force') === 'yes' }).then(() => `${list}?deleted=${encodeURIComponent(id)}`),
       detail,
     );
   },

@@ -1,5 +1,6 @@
 import { MEMBER_ROLES, type MemberRole } from '@/db/schema';
-import { renameStoreAs, type InvitationShown } from '@/server/dashboard/settings';
+import type { InvitationShown } from '@/server/dashboard/settings';
+import { renameStore as rename } from '@/server/stores/service';
 import { changePassword, signOutEverywhere, type PersonActing } from '@/server/users/service';
 import { changeMemberRole, inviteMember, removeMember, TeamRefusal } from '@/server/users/team';
 import { dashboardBase, SIGN_IN_PATH } from '../access';
@@ -29,7 +30,7 @@ export const renameStore: DashboardActionDefinition = {
   right: 'settings',
   changes: 'store',
   async run(input) {
-    const renamed = await renameStoreAs(input.services.db, personActing(input), input.form.text('name'));
+    const renamed = await rename(input.services.db, input.scope.storeId, input.actor, input.form.text('name'));
     return renamed ? `${settingsPath(input)}?done=renamed` : withError(settingsPath(input), 'name_invalid');
   },
 };

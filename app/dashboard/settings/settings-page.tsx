@@ -1,6 +1,7 @@
 import { MEMBER_ROLES, type MemberRole } from '@/db/schema';
 import { getAppServices } from '@/server/app';
-import { MAX_STORE_NAME_LENGTH, parseInvitationShown, type InvitationShown } from '@/server/dashboard/settings';
+import { parseInvitationShown, type InvitationShown } from '@/server/dashboard/settings';
+import { MAX_STORE_NAME_LENGTH } from '@/server/stores/service';
 import { can } from '@/server/users/roles';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, type StoreMembership } from '@/server/users/service';
 import { listTeam, type TeamMember } from '@/server/users/team';

@@ -1,5 +1,5 @@
-import { cancelSubscriptionAs, updateSubscriptionMetadataAs } from '@/server/dashboard/subscriptions';
 import { metadataProblem } from '@/server/kit/metadata';
+import { cancelSubscription as cancel, updateSubscription } from '@/server/subscriptions/service';
 import { dashboardBase } from '../access';
 import { refusalCode } from '../act/refusal';
 import { withError, type DashboardActionDefinition, type FormFields } from '../act/dispatch';
@@ -15,12 +15,13 @@ const detailPath = (mode: 'live' | 'test', id: string) => `${dashboardBase(mode)
  */
 export const cancelSubscription: DashboardActionDefinition = {
   right: 'refund',
-  async run({ form, services, mode, scope, actor }) {
+  async run({ form, mode, scope, acting }) {
     const id = form.text('subscription_id');
     const detail = detailPath(mode, id);
     const reason = form.text('reason').trim();
     if (reason.length > CANCEL_REASON_MAX) return withError(detail, 'reason');
-    return cancelSubscriptionAs(services, scope, { ...actor, path: detail }, id, reason === '' ? undefined : reason).then(
+    const ctx = await acting(detail);
+    return cancel({ ...ctx, gateway: ctx.gateways[mode] }, scope, id, reason === '' ? undefined : reason).then(
       () => detail,
       (error: unknown) => withError(detail, refusalCode(error, { subscription_pending: 'pending', internal_error: 'gateway', resource_missing: 'missing' })),
     );
@@ -49,12 +50,12 @@ function metadataRows(form: FormFields): Record<string, string> | undefined {
  */
 export const updateSubscriptionMetadata: DashboardActionDefinition = {
   right: 'refund',
-  async run({ form, services, mode, scope, actor }) {
+  async run({ form, mode, scope, acting }) {
     const id = form.text('subscription_id');
     const detail = detailPath(mode, id);
     const metadata = metadataRows(form);
     if (metadata === undefined || metadataProblem(metadata)) return withError(detail, 'metadata');
-    return updateSubscriptionMetadataAs(services, scope, { ...actor, path: detail }, id, metadata).then(
+    return updateSubscription(await acting(detail), scope, id, metadata).then(
       () => `${detail}?updated=metadata`,
       (error: unknown) => withError(detail, refusalCode(error, { resource_missing: 'missing' })),
     );

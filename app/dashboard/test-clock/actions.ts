@@ -1,4 +1,3 @@
-import { byPerson } from '@/server/audit/service';
 import { advanceTestClock } from '@/server/test-clock/service';
 import { dashboardBase } from '../access';
 import { withError, type DashboardActionDefinition } from '../act/dispatch';
@@ -21,12 +20,8 @@ export const advanceClock: DashboardActionDefinition = {
     if (mode !== 'test') return withError(home, 'test_mode_only');
     const step = CLOCK_STEPS.find((choice) => String(choice.seconds) === form.text('seconds'));
     if (!step) return withError(home, 'clock_step');
-    await advanceTestClock(services, scope, step.seconds, {
-      action: 'test_clock.advance',
-      storeId: scope.storeId,
-      livemode: false,
-      ...byPerson(actor),
-    });
+    // The services' own wall clock: the new time is counted from it, as the API's advance_clock does.
+    await advanceTestClock(Object.assign({}, services, { actor }), scope, step.seconds);
     return home;
   },
 };

@@ -1,9 +1,8 @@
-import { createEndpointAs, resendEventAs, rollSecretAs, updateEndpointAs } from '@/server/dashboard/webhooks';
 import { ApiError } from '@/server/errors';
 import { createEndpointInput, rollSecretInput, updateEndpointInput } from '@/server/webhooks/schemas';
-import { eventReceived } from '@/server/webhooks/service';
+import { createEndpoint, eventReceived, resendEvent, rollEndpointSecret, updateEndpoint } from '@/server/webhooks/service';
 import { dashboardBase, type DashboardMode } from '../access';
-import { FORM_KEY, withError, type DashboardActionDefinition, type FormFields } from '../act/dispatch';
+import { FORM_KEY, formRequest, withError, type DashboardActionDefinition, type FormFields } from '../act/dispatch';
 import { revealOnNextView } from '../reveal';
 
 const endpointPage = (mode: DashboardMode, id: string) => `${dashboardBase(mode)}/webhooks/${encodeURIComponent(id)}`;
@@ -31,7 +30,7 @@ async function orRefusal(work: Promise<string>, failurePath: string): Promise<st
 /** Registers an endpoint once per rendering of the form; its page then shows the secret, once. */
 export const webhookCreate: DashboardActionDefinition = {
   right: 'developer',
-  async run({ form, services, mode, scope, actor, userId }) {
+  async run({ form, services, mode, scope, acting, userId }) {
     const list = `${dashboardBase(mode)}/webhooks`;
     const key = form.text('idempotency_key');
     if (!FORM_KEY.test(key)) return withError(list, 'form_expired');
@@ -40,7 +39,7 @@ export const webhookCreate: DashboardActionDefinition = {
     const parsed = createEndpointInput.safeParse({ url: form.text('url').trim(), events: events ?? undefined });
     if (!parsed.success) return withError(list, parsed.error.issues[0]?.path[0] === 'events' ? 'invalid_events' : 'invalid_url');
     return orRefusal(
-      createEndpointAs(services, scope, { ...actor, path: list }, parsed.data, key).then(async (endpoint) => {
+      createEndpoint(await acting(list), scope, parsed.data, formRequest(key, parsed.data)).then(async (endpoint) => {
         const page = endpointPage(mode, endpoint.id);
         await revealOnNextView(services, page, 'webhook_secret', userId, endpoint.secret);
         return page;
@@ -53,7 +52,7 @@ export const webhookCreate: DashboardActionDefinition = {
 /** Saves the endpoint's URL and event types. */
 export const webhookUpdate: DashboardActionDefinition = {
   right: 'developer',
-  async run({ form, services, mode, scope, actor }) {
+  async run({ form, mode, scope, acting }) {
     const id = form.text('endpoint_id');
     const page = endpointPage(mode, id);
     const events = chosenEvents(form);
@@ -62,7 +61,7 @@ export const webhookUpdate: DashboardActionDefinition = {
     if (!parsed.success) return withError(page, parsed.error.issues[0]?.path[0] === 'events' ? 'invalid_events' : 'invalid_url');
     const { id: _id, ...changes } = parsed.data;
     return orRefusal(
-      updateEndpointAs(services, scope, { ...actor, path: page }, id, changes).then(() => `${page}?saved=updated`),
+      updateEndpoint(await acting(page), scope, id, changes).then(() => `${page}?saved=updated`),
       page,
     );
   },
@@ -71,12 +70,12 @@ export const webhookUpdate: DashboardActionDefinition = {
 /** Disables an endpoint (what falls due waits, pending) or enables it again. */
 export const webhookDisable: DashboardActionDefinition = {
   right: 'developer',
-  async run({ form, services, mode, scope, actor }) {
+  async run({ form, mode, scope, acting }) {
     const id = form.text('endpoint_id');
     const page = endpointPage(mode, id);
     const disabled = form.text('disabled') === 'true';
     return orRefusal(
-      updateEndpointAs(services, scope, { ...actor, path: page }, id, { disabled }).then(() => `${page}?saved=${disabled ? 'disabled' : 'enabled'}`),
+      updateEndpoint(await acting(page), scope, id, { disabled }).then(() => `${page}?saved=${disabled ? 'disabled' : 'enabled'}`),
       page,
     );
   },
@@ -85,14 +84,15 @@ export const webhookDisable: DashboardActionDefinition = {
 /** A new signing secret, shown once on the page; the old one keeps signing for the chosen time. */
 export const webhookRollSecret: DashboardActionDefinition = {
   right: 'developer',
-  async run({ form, services, mode, scope, actor, userId }) {
+  async run({ form, services, mode, scope, acting, userId }) {
     const id = form.text('endpoint_id');
     const page = endpointPage(mode, id);
     const expiresIn = form.text('expires_in');
     const parsed = rollSecretInput.safeParse({ id, expires_in: /^\d{1,7}$/.test(expiresIn) ? Number(expiresIn) : Number.NaN });
     if (!parsed.success) return withError(page, 'invalid_expires_in');
+    const ctx = await acting(page);
     return orRefusal(
-      rollSecretAs(services, scope, { ...actor, path: page }, id, parsed.data.expires_in).then(async (endpoint) => {
+      rollEndpointSecret(ctx, scope, id, parsed.data.expires_in, ctx.clock.now()).then(async (endpoint) => {
         await revealOnNextView(services, page, 'webhook_secret', userId, endpoint.secret);
         return page;
       }),
@@ -108,7 +108,7 @@ export const webhookRollSecret: DashboardActionDefinition = {
  */
 export const eventResend: DashboardActionDefinition = {
   right: 'developer',
-  async run({ form, services, mode, scope, actor }) {
+  async run({ form, services, mode, scope, acting }) {
     const eventId = form.text('event_id');
     const endpointId = form.text('endpoint_id');
     const deliveryId = form.text('delivery_id');
@@ -123,7 +123,7 @@ export const eventResend: DashboardActionDefinition = {
       if (received) return deliveryId === '' ? withError(`${back}?endpoint_id=${encodeURIComponent(endpointId)}`, 'confirm_resend_received') : withError(back, 'confirm_resend');
     }
     return orRefusal(
-      resendEventAs(services, scope, { ...actor, path: back }, eventId, endpointId, key).then(() => `${back}${back.includes('?') ? '&' : '?'}saved=resent`),
+      resendEvent(await acting(back), scope, eventId, endpointId, formRequest(key, { endpoint_id: endpointId })).then(() => `${back}${back.includes('?') ? '&' : '?'}saved=resent`),
       back,
     );
   },
