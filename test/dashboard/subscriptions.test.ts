@@ -4,7 +4,7 @@ import { readSubscriptionsQuery } from '@/app/dashboard/subscriptions/query';
 import { auditEvents } from '@/db/schema';
 import { exportSubscriptionsCsv } from '@/server/dashboard/csv';
 import { listSubscriptionPage, subscriptionDetail } from '@/server/dashboard/subscriptions';
-import { ApiError } from '@/server/errors';
+import type { ApiError } from '@/server/errors';
 import type { Scope } from '@/server/kit/scope';
 import { cancelSubscription, getSubscription, updateSubscription } from '@/server/subscriptions/service';
 import { seedCustomer, seedSubscription } from '../portal/factories';
