@@ -80,7 +80,7 @@ export function newRequestId(): string {
 const REQUEST_ID = /^req_[0-9A-Za-z]{16}$/;
 
 /**
- * The front of `npm start` (server/http/front.ts) names every request and hands the id on in the
+ * The front of `npm start` (server/host/front.ts) names every request and hands the id on in the
  * `Request-Id` request header, replacing whatever a client sent there, so the handlers behind it
  * (the API's and Next's routes) answer and log under the same id. Without it, a new one.
  */
