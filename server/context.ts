@@ -63,7 +63,7 @@ export interface Context extends Services {
 
 /** Pure context construction, so tests can build one without HTTP. */
 export function createContextInner(services: Services, request: RequestState): Context {
-  // `request` first: a leading spread is slow here (docs/performance.md).
+  // `request` first: a leading spread is slow.
   return { request, ...services };
 }
 

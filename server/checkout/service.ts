@@ -94,7 +94,6 @@ export async function createCheckoutSession(
     }
     return async (claim?: KeyClaim): Promise<CheckoutSessionRow | undefined> => {
       const priceMode = input.price_id !== undefined;
-      // Spreads last: a leading spread is slow here (docs/performance.md).
       const params = {
         orderId,
         storeId: subject.storeId,

@@ -77,16 +77,16 @@ async function resolveTarget(executor: Executor, subject: Scope, input: CreatePo
       ...scope,
       target: byId ? input.customer_id! : input.customer_email!.toLowerCase(),
     });
-    if (!row?.inScope) throw resourceMissing('customer', '', byId ? 'customer_id' : 'customer_email');
+    if (!row) throw resourceMissing('customer', '', byId ? 'customer_id' : 'customer_email');
     return { scope: 'customer', customerId: row.id, orderId: null, subscriptionId: null };
   }
   if (input.order_id !== undefined) {
     const [row] = await targetRead(executor, TARGET_ORDER).execute({ ...scope, target: input.order_id });
-    if (!row?.inScope || row.customerDeletedAt !== null) throw resourceMissing('order', input.order_id, 'order_id');
+    if (!row || row.customerDeletedAt !== null) throw resourceMissing('order', input.order_id, 'order_id');
     return { scope: 'order', customerId: row.customerId, orderId: row.id, subscriptionId: null };
   }
   const [row] = await targetRead(executor, TARGET_SUBSCRIPTION).execute({ ...scope, target: input.subscription_id! });
-  if (!row?.inScope || row.customerDeletedAt !== null) throw resourceMissing('subscription', input.subscription_id!, 'subscription_id');
+  if (!row || row.customerDeletedAt !== null) throw resourceMissing('subscription', input.subscription_id!, 'subscription_id');
   return { scope: 'subscription', customerId: row.customerId, orderId: null, subscriptionId: row.id };
 }
 
@@ -126,7 +126,6 @@ export async function createPortalSession(
         expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, PORTAL_LIFETIME) * 1000),
       };
       const event = createdEventParams({ storeId: subject.storeId, livemode: subject.livemode, type: 'portal.session.created', object: portalSessionView(row, now), now, wallNow: deps.wallClock.now() });
-      // Not a leading spread: slow here (docs/performance.md).
       const [written] = await portalInsert(executor, claim === undefined ? 0 : 1).execute(Object.assign({} as Record<string, unknown>, claim, row, event));
       return written && portalSessionView(written, now, portalUrl(deps.config.publicBaseUrl, token));
     };

@@ -3,47 +3,52 @@ import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import { preparedPerShape } from '@/db/client';
 import { customers, orders, portalSessions, subscriptions } from '@/db/schema';
 import { claimKey, fromClaimed, rowIfClaimed } from '../kit/idempotency';
+import { ownedBy, rowById, SCOPE_PLACEHOLDERS } from '../kit/scope';
 import { createdEventCtes } from '../webhooks/events';
 
 export const [TARGET_CUSTOMER_BY_ID, TARGET_CUSTOMER_BY_EMAIL, TARGET_ORDER, TARGET_SUBSCRIPTION] = [0, 1, 2, 3];
 
 /**
- * The target's read for each selector (customer by id, by e-mail, order, subscription), prepared
- * once: one runs on every create. Each answers the target's id, its customer's id, whether that
- * customer was deleted, and whether the target is in this store and environment. A read by id
- * finds the row by its primary key alone and tells the scope as a column: with the scope in its
- * condition, a plan made while the table was small kept scanning a store's whole index later.
+ * The target's read for each selector (customer by id, by e-mail, order, subscription) in this
+ * store and environment, prepared once: one runs on every create. Each answers the target's id,
+ * its customer's id and whether that customer was deleted.
  */
 export const targetRead = preparedPerShape((executor, shape) => {
-  const inScope = <T extends typeof customers | typeof orders | typeof subscriptions>(table: T) =>
-    and(eq(table.storeId, sql.placeholder('storeId')), eq(table.livemode, sql.placeholder('livemode')))!;
-  const scopeOf = <T extends typeof customers | typeof orders | typeof subscriptions>(table: T) => sql<boolean>`${inScope(table)}`;
   const target = sql.placeholder('target');
-  if (shape === TARGET_CUSTOMER_BY_ID || shape === TARGET_CUSTOMER_BY_EMAIL) {
-    const byId = shape === TARGET_CUSTOMER_BY_ID;
+  if (shape === TARGET_CUSTOMER_BY_EMAIL) {
     return executor
-      .select({ id: customers.id, customerId: customers.id, customerDeletedAt: customers.deletedAt, inScope: scopeOf(customers) })
+      .select({ id: customers.id, customerId: customers.id, customerDeletedAt: customers.deletedAt })
       .from(customers)
-      .where(and(isNull(customers.deletedAt), byId ? eq(customers.id, target) : and(inScope(customers), eq(customers.email, target))))
+      .where(and(isNull(customers.deletedAt), ownedBy(customers, SCOPE_PLACEHOLDERS), eq(customers.email, target)))
       .limit(1)
       .prepare(`portal_target_customer_${shape}`);
   }
-  if (shape === TARGET_ORDER) {
+  if (shape === TARGET_CUSTOMER_BY_ID) {
+    const customer = rowById(executor, customers, target, 'target');
     return executor
-      .select({ id: orders.id, customerId: orders.customerId, customerDeletedAt: customers.deletedAt, inScope: scopeOf(orders) })
-      .from(orders)
-      .leftJoin(customers, eq(customers.id, orders.customerId))
-      .where(eq(orders.id, target))
-      .limit(1)
+      .select({ id: customer.id, customerId: customer.id, customerDeletedAt: customer.deletedAt })
+      .from(customer)
+      .where(and(isNull(customer.deletedAt), ownedBy(customer, SCOPE_PLACEHOLDERS)))
+      .prepare(`portal_target_customer_${shape}`);
+  }
+  if (shape === TARGET_ORDER) {
+    const order = rowById(executor, orders, target, 'target');
+    return executor
+      .select({ id: order.id, customerId: order.customerId, customerDeletedAt: customers.deletedAt })
+      .from(order)
+      .leftJoin(customers, eq(customers.id, order.customerId))
+      .where(ownedBy(order, SCOPE_PLACEHOLDERS))
       .prepare('portal_target_order');
   }
+  const subscription = rowById(executor, subscriptions, target, 'target');
+  // By its key too (a lateral subquery), then the scope: subscriptions.customer_id has no foreign
+  // key, so only a customer of this store and mode counts.
+  const customer = executor.select().from(customers).where(eq(customers.id, subscription.customerId)).limit(1).as('customer');
   return executor
-    .select({ id: subscriptions.id, customerId: customers.id, customerDeletedAt: customers.deletedAt, inScope: scopeOf(subscriptions) })
-    .from(subscriptions)
-    // subscriptions.customer_id has no foreign key: only a customer of this store and mode counts.
-    .leftJoin(customers, and(eq(customers.id, subscriptions.customerId), inScope(customers)))
-    .where(eq(subscriptions.id, target))
-    .limit(1)
+    .select({ id: subscription.id, customerId: customer.id, customerDeletedAt: customer.deletedAt })
+    .from(subscription)
+    .leftJoinLateral(customer, ownedBy(customer, SCOPE_PLACEHOLDERS))
+    .where(ownedBy(subscription, SCOPE_PLACEHOLDERS))
     .prepare('portal_target_subscription');
 });
 

@@ -66,9 +66,9 @@ export function subscriptionCheckoutView(row: SubscriptionCheckoutRow, config: S
 
 /** GET /subscriptions/checkout/{id}: unknown, foreign and other-environment ids answer alike. */
 export async function getSubscriptionCheckout(deps: SubscriptionDeps, scope: Scope, id: string): Promise<SubscriptionCheckout> {
-  const [found] = await checkoutRead(deps.db).execute({ id, storeId: scope.storeId, livemode: scope.livemode });
-  if (!found?.inScope) throw resourceMissing('subscription checkout', id);
-  return subscriptionCheckoutView(await withExpiryApplied(deps.db, subscriptionCheckouts, found.row, deps.clock.now(), expireSubscriptionCheckouts), deps.config);
+  const [row] = await checkoutRead(deps.db).execute({ id, storeId: scope.storeId, livemode: scope.livemode });
+  if (!row) throw resourceMissing('subscription checkout', id);
+  return subscriptionCheckoutView(await withExpiryApplied(deps.db, subscriptionCheckouts, row, deps.clock.now(), expireSubscriptionCheckouts), deps.config);
 }
 
 interface Plan {
@@ -129,7 +129,6 @@ export async function createSubscriptionCheckout(
   const prepareCheckout = async (executor: Executor) => {
     const plan = await resolvePlan(executor, subject, input);
     return async (claim?: KeyClaim): Promise<SubscriptionCheckoutRow | undefined> => {
-      // Spreads last: a leading spread is slow here (docs/performance.md).
       const [row] = await checkoutInsert(executor, claim === undefined ? 0 : 1).execute({
         id,
         storeId: subject.storeId,

@@ -3,23 +3,13 @@ import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import { preparedOnce, preparedPerShape } from '@/db/client';
 import { auditEvents, products, subscriptionCheckouts } from '@/db/schema';
 import { claimKey, fromClaimed, insertSelected, rowIfClaimed } from '../kit/idempotency';
+import { ownedBy, rowById, SCOPE_PLACEHOLDERS } from '../kit/scope';
 
 /** A subscription checkout by id in its store and mode, prepared once: merchants poll it. */
-/**
- * By primary key alone, the scope told as a column: with the scope in its condition, a plan made
- * while the table was small could keep scanning the store's index as the table grows.
- */
-export const checkoutRead = preparedOnce((executor) =>
-  executor
-    .select({
-      row: subscriptionCheckouts,
-      inScope: sql<boolean>`${and(eq(subscriptionCheckouts.storeId, sql.placeholder('storeId')), eq(subscriptionCheckouts.livemode, sql.placeholder('livemode')))}`,
-    })
-    .from(subscriptionCheckouts)
-    .where(eq(subscriptionCheckouts.id, sql.placeholder('id')))
-    .limit(1)
-    .prepare('subscription_checkout_read'),
-);
+export const checkoutRead = preparedOnce((executor) => {
+  const checkout = rowById(executor, subscriptionCheckouts, sql.placeholder('id'), 'target');
+  return executor.select().from(checkout).where(ownedBy(checkout, SCOPE_PLACEHOLDERS)).prepare('subscription_checkout_read');
+});
 
 /** The price's product, prepared once: it runs on every create in price mode. */
 export const planRead = preparedOnce((executor) =>
