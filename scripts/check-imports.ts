@@ -10,11 +10,12 @@
  *   db         schema, migrations, the database handle
  *   kit        what every domain shares: server/kit/, and errors, ids, clock, config
  *   platform   the machinery domains run on: gateway adapters, auth, audit, rate limits,
- *              the tRPC context and procedures, the background scheduler, the HTTP front,
- *              logs and metrics
+ *              the tRPC context and procedures, the background scheduler, the API adapters
+ *              (server/http/: REST and tRPC handlers, body, error envelopes), logs and metrics
  *   domains    server/<domain>/: checkout, payments, subscriptions, billing, webhooks, …
  *   app        what assembles the domains: the router, the service container, the job list,
- *              the OpenAPI document, bootstrap and admin
+ *              the OpenAPI document, bootstrap and admin, and the process host (server/host/:
+ *              the node:http front of `npm start`, its routing to Next, the published app)
  *   entry      Next.js pages and routes, scripts, proxy.ts, instrumentation.ts
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -44,7 +45,16 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: 'domains', paths: ['server/'] },
   {
     name: 'app',
-    paths: ['server/router.ts', 'server/app.ts', 'server/app-singleton.ts', 'server/background-tasks.ts', 'server/openapi/', 'server/bootstrap.ts', 'server/admin/'],
+    paths: [
+      'server/router.ts',
+      'server/app.ts',
+      'server/app-singleton.ts',
+      'server/background-tasks.ts',
+      'server/openapi/',
+      'server/bootstrap.ts',
+      'server/admin/',
+      'server/host/',
+    ],
   },
   { name: 'entry', paths: ['app/', 'scripts/', 'proxy.ts', 'instrumentation.ts'] },
 ];

@@ -142,7 +142,7 @@ export interface Config {
   maxInFlight: number;
   /**
    * QUEUE_TIMEOUT_MS (default 2000, on PGlite 300): the longest a request waits for its turn. One
-   * that cannot expect its turn within it is refused at once with 503 service_busy (server/http/front.ts).
+   * that cannot expect its turn within it is refused at once with 503 service_busy (server/host/front.ts).
    */
   queueTimeoutMs: number;
   /** OPERATOR_LEGAL_NAME, OPERATOR_ADDRESS, OPERATOR_VAT_ID, OPERATOR_EMAIL. */

@@ -66,7 +66,7 @@ export interface Context extends Services {
 
 /** Pure context construction, so tests can build one without HTTP. */
 export function createContextInner(services: Services, request: RequestState): Context {
-  // `request` first: a leading spread is slow here (docs/performance.md).
+  // `request` first: a leading spread is slow.
   return { request, ...services };
 }
 
@@ -83,7 +83,7 @@ export function newRequestId(): string {
 const REQUEST_ID = /^req_[0-9A-Za-z]{16}$/;
 
 /**
- * The front of `npm start` (server/http/front.ts) names every request and hands the id on in the
+ * The front of `npm start` (server/host/front.ts) names every request and hands the id on in the
  * `Request-Id` request header, replacing whatever a client sent there, so the handlers behind it
  * (the API's and Next's routes) answer and log under the same id. Without it, a new one.
  */

@@ -122,7 +122,7 @@ function idempotentRequest(request: RequestState): IdempotentRequest | undefined
 function keyProcedure(accept: KeyAcceptance, gate?: Gate) {
   return t.procedure.meta({ auth: accept }).use(async ({ ctx: requestCtx, meta, next, ...call }) => {
     const request = await callRequest(requestCtx, call);
-    // Not `{ ...requestCtx, request }`: a leading spread is slow here (docs/performance.md).
+    // Not `{ ...requestCtx, request }`: a leading spread is slow.
     const ctx = request === requestCtx.request ? requestCtx : Object.assign({}, requestCtx, { request });
     recordSuccessStatus(request, meta);
     const subject = await authenticateRequest(ctx, accept);

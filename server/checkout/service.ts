@@ -1,8 +1,7 @@
 import { and, eq, gt, inArray, lte, or, sql, type SQL } from 'drizzle-orm';
-import type { PgInsertValue } from 'drizzle-orm/pg-core';
-import { batchColumns, batchJson, fromBatch, jsonRecordset } from '@/db/batch';
-import { preparedPerShape, type Database, type Executor } from '@/db/client';
-import { checkoutSessions, OPEN_ATTEMPT_STATUSES, orderLines, orders, paymentAttempts } from '@/db/schema';
+import { batchJson } from '@/db/batch';
+import type { Database, Executor } from '@/db/client';
+import { checkoutSessions, OPEN_ATTEMPT_STATUSES, orderLines, paymentAttempts } from '@/db/schema';
 import { recordAudit } from '../audit/service';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
@@ -12,7 +11,7 @@ import { spendCardAttempt } from '../rate-limit/card-attempts';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
 import { clientSecretFor, clientSecretHash, clientSecretMatches, signingSecret } from '../kit/links';
-import { claimKey, createIdempotently, insertSelected, rowIfClaimed, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
+import { createIdempotently, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
 import { normalizeMetadata } from '../kit/metadata';
 import type { CheckoutSession, CheckoutSessionList, CreateCheckoutSessionInput, ListCheckoutSessionsQuery } from './schemas';
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
@@ -22,6 +21,7 @@ import { checkoutSessionView, type CheckoutSessionRow } from './view';
 import { MAX_SESSION_TOTAL, resolveLines } from './lines';
 import { sumLines } from './tax';
 import { ownedBy, type Scope } from '../kit/scope';
+import { LINE_FIELDS, sessionInsert } from './statements';
 
 export interface CheckoutDeps {
   db: Database;
@@ -63,76 +63,9 @@ function assertUrlsAllowed(subject: Subject, input: CreateCheckoutSessionInput):
   }
 }
 
-const placeholder = sql.placeholder;
-
-/** The columns of the order's lines that the session's statement writes from its `lines` parameter. */
-const LINE_FIELDS = ['id', 'position', 'productId', 'priceId', 'description', 'quantity', 'unitAmount', 'amountSubtotal', 'amountTax', 'amountTotal', 'taxRate', 'taxInclusive', 'hasLicense'] as const;
-
-/**
- * The order, its lines and the session as one statement (data-modifying CTEs): atomic without a
- * transaction of its own, and one round trip. The lines arrive as one JSON parameter, so one
- * statement serves any number of them. With an `Idempotency-Key` (`keyed` 1) the statement claims
- * the key first and writes the rows only when it did (claimKey, rowIfClaimed). Every value is a
- * placeholder, so the statement is prepared once per executor; createCheckoutSession fills it.
- */
-function prepareSessionInsert(executor: Executor, keyed: number) {
-  const claimed = keyed === 1 ? claimKey(executor) : undefined;
-  const order: PgInsertValue<typeof orders> = {
-    id: placeholder('orderId'),
-    storeId: placeholder('storeId'),
-    livemode: placeholder('livemode'),
-    status: 'pending',
-    customerEmail: placeholder('customerEmail'),
-    amountSubtotal: placeholder('amountSubtotal'),
-    amountTax: placeholder('amountTax'),
-    amountTotal: placeholder('amountTotal'),
-    createdAt: placeholder('createdAt'),
-  };
-  const session: PgInsertValue<typeof checkoutSessions> = {
-    id: placeholder('sessionId'),
-    storeId: placeholder('storeId'),
-    livemode: placeholder('livemode'),
-    status: 'open',
-    paymentStatus: 'unpaid',
-    clientSecretHash: placeholder('clientSecretHash'),
-    orderId: placeholder('orderId'),
-    mode: placeholder('mode'),
-    quantity: placeholder('quantity'),
-    priceId: placeholder('priceId'),
-    productId: placeholder('productId'),
-    description: placeholder('description'),
-    amountSubtotal: placeholder('amountSubtotal'),
-    amountTax: placeholder('amountTax'),
-    amountTotal: placeholder('amountTotal'),
-    customerEmail: placeholder('customerEmail'),
-    successUrl: placeholder('successUrl'),
-    cancelUrl: placeholder('cancelUrl'),
-    metadata: placeholder('metadata'),
-    createdAt: placeholder('createdAt'),
-    expiresAt: placeholder('expiresAt'),
-  };
-  const newOrder = executor.$with('new_order').as(executor.insert(orders).select(rowIfClaimed(claimed, orders, order)).returning({ id: orders.id }));
-  const lineRows = jsonRecordset(placeholder('lines'), 'line', batchColumns(orderLines, LINE_FIELDS));
-  const newLines = insertSelected(
-    executor,
-    'new_lines',
-    orderLines,
-    { ...fromBatch(orderLines, 'line', LINE_FIELDS), orderId: placeholder('orderId') },
-    claimed === undefined ? sql`from ${lineRows}` : sql`from ${claimed}, ${lineRows}`,
-  );
-  return executor
-    .with(...(claimed === undefined ? [newOrder, newLines] : [claimed, newOrder, newLines]))
-    .insert(checkoutSessions)
-    .select(rowIfClaimed(claimed, checkoutSessions, session))
-    .returning()
-    .prepare(claimed === undefined ? 'checkout_session_insert' : 'checkout_session_insert_keyed');
-}
-
-const sessionInsert = preparedPerShape(prepareSessionInsert);
-
 /**
  * POST /checkout/sessions. Without a key: the prices read, then the order, its lines and the
- * session written by one prepared statement (prepareSessionInsert). With a key, the same
+ * session written by one prepared statement (statements.ts prepareSessionInsert). With a key, the same
  * statement claims it too: still one write, and a key already live replays whatever the
  * catalog says now (a price deactivated since still replays its session).
  */
@@ -161,7 +94,6 @@ export async function createCheckoutSession(
     }
     return async (claim?: KeyClaim): Promise<CheckoutSessionRow | undefined> => {
       const priceMode = input.price_id !== undefined;
-      // Spreads last: a leading spread is slow here (docs/performance.md).
       const params = {
         orderId,
         storeId: subject.storeId,

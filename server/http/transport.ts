@@ -66,7 +66,7 @@ export function serveAnswers(answer: (request: ApiRequest) => Promise<ApiAnswer>
         readText: () => readIncomingText(req, headers),
       });
       // A known length spares the chunked framing: headers and body leave in one write.
-      // The length first: a leading spread is slow here (docs/performance.md).
+      // The length first: a leading spread is slow.
       res.writeHead(result.status, { 'content-length': String(Buffer.byteLength(result.body)), ...result.headers });
       res.end(result.body);
       return result.route;

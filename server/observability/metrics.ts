@@ -2,7 +2,7 @@ import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client
 
 /**
  * The process's Prometheus metrics, served by GET /metrics (scripts/serve.ts). The front and
- * Next's build of the server code each load this module (server/http/published.ts says why there
+ * Next's build of the server code each load this module (server/host/published.ts says why there
  * are two copies), so the metrics live on globalThis: what either copy counts, one registry shows.
  */
 function createMetrics() {

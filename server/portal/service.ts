@@ -1,9 +1,8 @@
-import { and, eq, gt, isNotNull, isNull, lte, sql, type SQL } from 'drizzle-orm';
-import type { PgInsertValue } from 'drizzle-orm/pg-core';
-import { preparedPerShape, type Database, type Executor, type Transaction } from '@/db/client';
-import { auditEvents, customers, orders, portalSessions, subscriptions, type PortalScope } from '@/db/schema';
+import { and, eq, gt, isNotNull, isNull, lte, type SQL } from 'drizzle-orm';
+import type { Database, Executor, Transaction } from '@/db/client';
+import { portalSessions, type PortalScope } from '@/db/schema';
 import { actorAudit, byActor, recordAudit, type Actor } from '../audit/service';
-import { claimKey, createIdempotently, fromClaimed, insertSelected, rowIfClaimed, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
+import { createIdempotently, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
 import { normalizeMetadata } from '../kit/metadata';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
@@ -14,7 +13,8 @@ import type { CreatePortalSessionInput, ListPortalSessionsQuery, PortalSession, 
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { decryptPortalToken, encryptPortalToken, newPortalToken, portalTokenHash, portalUrl } from './token';
 import { ownedBy, type Scope } from '../kit/scope';
-import { createdEventCtes, createdEventParams, recordEvent, type EventTimes } from '../webhooks/events';
+import { portalInsert, TARGET_CUSTOMER_BY_EMAIL, TARGET_CUSTOMER_BY_ID, TARGET_ORDER, TARGET_SUBSCRIPTION, targetRead } from './statements';
+import { createdEventParams, recordEvent, type EventTimes } from '../webhooks/events';
 
 export type PortalSessionRow = typeof portalSessions.$inferSelect;
 
@@ -80,104 +80,18 @@ async function resolveTarget(executor: Executor, subject: Scope, input: CreatePo
       ...scope,
       target: byId ? input.customer_id! : input.customer_email!.toLowerCase(),
     });
-    if (!row?.inScope) throw resourceMissing('customer', '', byId ? 'customer_id' : 'customer_email');
+    if (!row) throw resourceMissing('customer', '', byId ? 'customer_id' : 'customer_email');
     return { scope: 'customer', customerId: row.id, orderId: null, subscriptionId: null };
   }
   if (input.order_id !== undefined) {
     const [row] = await targetRead(executor, TARGET_ORDER).execute({ ...scope, target: input.order_id });
-    if (!row?.inScope || row.customerDeletedAt !== null) throw resourceMissing('order', input.order_id, 'order_id');
+    if (!row || row.customerDeletedAt !== null) throw resourceMissing('order', input.order_id, 'order_id');
     return { scope: 'order', customerId: row.customerId, orderId: row.id, subscriptionId: null };
   }
   const [row] = await targetRead(executor, TARGET_SUBSCRIPTION).execute({ ...scope, target: input.subscription_id! });
-  if (!row?.inScope || row.customerDeletedAt !== null) throw resourceMissing('subscription', input.subscription_id!, 'subscription_id');
+  if (!row || row.customerDeletedAt !== null) throw resourceMissing('subscription', input.subscription_id!, 'subscription_id');
   return { scope: 'subscription', customerId: row.customerId, orderId: null, subscriptionId: row.id };
 }
-
-const [TARGET_CUSTOMER_BY_ID, TARGET_CUSTOMER_BY_EMAIL, TARGET_ORDER, TARGET_SUBSCRIPTION] = [0, 1, 2, 3];
-
-/**
- * The target's read for each selector (customer by id, by e-mail, order, subscription), prepared
- * once: one runs on every create. Each answers the target's id, its customer's id, whether that
- * customer was deleted, and whether the target is in this store and environment. A read by id
- * finds the row by its primary key alone and tells the scope as a column: with the scope in its
- * condition, a plan made while the table was small kept scanning a store's whole index later.
- */
-const targetRead = preparedPerShape((executor, shape) => {
-  const inScope = <T extends typeof customers | typeof orders | typeof subscriptions>(table: T) =>
-    and(eq(table.storeId, sql.placeholder('storeId')), eq(table.livemode, sql.placeholder('livemode')))!;
-  const scopeOf = <T extends typeof customers | typeof orders | typeof subscriptions>(table: T) => sql<boolean>`${inScope(table)}`;
-  const target = sql.placeholder('target');
-  if (shape === TARGET_CUSTOMER_BY_ID || shape === TARGET_CUSTOMER_BY_EMAIL) {
-    const byId = shape === TARGET_CUSTOMER_BY_ID;
-    return executor
-      .select({ id: customers.id, customerId: customers.id, customerDeletedAt: customers.deletedAt, inScope: scopeOf(customers) })
-      .from(customers)
-      .where(and(isNull(customers.deletedAt), byId ? eq(customers.id, target) : and(inScope(customers), eq(customers.email, target))))
-      .limit(1)
-      .prepare(`portal_target_customer_${shape}`);
-  }
-  if (shape === TARGET_ORDER) {
-    return executor
-      .select({ id: orders.id, customerId: orders.customerId, customerDeletedAt: customers.deletedAt, inScope: scopeOf(orders) })
-      .from(orders)
-      .leftJoin(customers, eq(customers.id, orders.customerId))
-      .where(eq(orders.id, target))
-      .limit(1)
-      .prepare('portal_target_order');
-  }
-  return executor
-    .select({ id: subscriptions.id, customerId: customers.id, customerDeletedAt: customers.deletedAt, inScope: scopeOf(subscriptions) })
-    .from(subscriptions)
-    // subscriptions.customer_id has no foreign key: only a customer of this store and mode counts.
-    .leftJoin(customers, and(eq(customers.id, subscriptions.customerId), inScope(customers)))
-    .where(eq(subscriptions.id, target))
-    .limit(1)
-    .prepare('portal_target_subscription');
-});
-
-const placeholder = sql.placeholder;
-
-/**
- * The session, its `portal.session.created` event (with its deliveries) and its audit entry as one statement:
- * atomic without a transaction, one round trip. With an `Idempotency-Key` (shape 1) it claims
- * the key first and writes only when it did (claimKey, rowIfClaimed). Every value is a
- * placeholder, so the statement is prepared once per executor and shape.
- */
-const portalInsert = preparedPerShape((executor, keyed) => {
-  const claimed = keyed ? claimKey(executor) : undefined;
-  const [newEvent, newDeliveries] = createdEventCtes(executor, 'portal.session.created', fromClaimed(claimed));
-  const audit: PgInsertValue<typeof auditEvents> = {
-    action: 'portal_session.create',
-    storeId: placeholder('storeId'),
-    livemode: placeholder('livemode'),
-    keyHint: placeholder('auditKeyHint'),
-    ip: placeholder('auditIp'),
-    method: placeholder('auditMethod'),
-    path: placeholder('auditPath'),
-    details: placeholder('auditDetails'),
-  };
-  const newAudit = insertSelected(executor, 'new_audit', auditEvents, audit, fromClaimed(claimed));
-  const session: PgInsertValue<typeof portalSessions> = {
-    id: placeholder('id'),
-    storeId: placeholder('storeId'),
-    livemode: placeholder('livemode'),
-    scope: placeholder('scope'),
-    customerId: placeholder('customerId'),
-    orderId: placeholder('orderId'),
-    subscriptionId: placeholder('subscriptionId'),
-    tokenHash: placeholder('tokenHash'),
-    tokenCiphertext: placeholder('tokenCiphertext'),
-    metadata: placeholder('metadata'),
-    createdAt: placeholder('createdAt'),
-    expiresAt: placeholder('expiresAt'),
-  };
-  return executor
-    .with(...(claimed ? [claimed, newEvent, newDeliveries, newAudit] : [newEvent, newDeliveries, newAudit]))
-    .insert(portalSessions)
-    .select(rowIfClaimed(claimed, portalSessions, session))
-    .returning()
-    .prepare(`portal_session_insert${keyed ? '_keyed' : ''}`);
-});
 
 /**
  * POST /portal/sessions: the target read, then the session and its event written by one
@@ -216,7 +130,6 @@ export async function createPortalSession(
       };
       const event = createdEventParams({ storeId: subject.storeId, livemode: subject.livemode, type: 'portal.session.created', object: portalSessionView(row, now), now, wallNow: deps.wallClock.now() });
       const audit = auditParams(deps.actor, { portal_session: id, customer: target.customerId, ...(target.orderId === null ? {} : { order: target.orderId }), ...(target.subscriptionId === null ? {} : { subscription: target.subscriptionId }) });
-      // Not a leading spread: slow here (docs/performance.md).
       const [written] = await portalInsert(executor, claim === undefined ? 0 : 1).execute(Object.assign({} as Record<string, unknown>, claim, row, event, audit));
       return written && portalSessionView(written, now, portalUrl(deps.config.publicBaseUrl, token));
     };

@@ -1,5 +1,5 @@
 import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { lockUntilCommit, preparedOnce, type Database, type Executor } from '@/db/client';
+import { lockUntilCommit, type Database, type Executor } from '@/db/client';
 import { isUniqueViolation } from '@/db/errors';
 import { licenseKeys, PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES, products, subscriptions } from '@/db/schema';
 import { actorAudit, recordAudit, type Actor } from '../audit/service';
@@ -17,9 +17,10 @@ import type {
   UpdateProductBody,
 } from './schemas';
 import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
-import { listEnvelope, listPage, newestFirst } from '../kit/list';
-import { ownedBy, SCOPE_PLACEHOLDERS, type Scope } from '../kit/scope';
+import { listEnvelope, listPage } from '../kit/list';
+import { ownedBy, type Scope } from '../kit/scope';
 import { recordEvent } from '../webhooks/events';
+import { firstPage, productById } from './statements';
 
 type ProductRow = typeof products.$inferSelect;
 
@@ -207,35 +208,12 @@ async function assertBelowProductLimit(tx: Executor, subject: Scope, max: number
   }
 }
 
-/** A product by id within the scope, as a prepared statement: Drizzle built it on every read, a fifth of the read's CPU. */
-const productById = preparedOnce((db) =>
-  db
-    .select()
-    .from(products)
-    .where(and(eq(products.id, sql.placeholder('id')), ownedBy(products, SCOPE_PLACEHOLDERS)))
-    .prepare('product_by_id'),
-);
-
 /** GET /products/{id}: unknown, foreign and other-environment ids answer alike. */
 export async function getProduct(deps: Pick<ProductDeps, 'db'>, subject: Scope, id: string): Promise<Product> {
   const [row] = await productById(deps.db).execute({ id, storeId: subject.storeId, livemode: subject.livemode });
   if (!row) throw resourceMissing('product', id);
   return productView(row);
 }
-
-/**
- * The unfiltered first page (the common list call) as a prepared statement: the query listPage
- * builds, without Drizzle rebuilding it on every request.
- */
-const firstPage = preparedOnce((db) =>
-  db
-    .select()
-    .from(products)
-    .where(ownedBy(products, SCOPE_PLACEHOLDERS))
-    .orderBy(...newestFirst(products))
-    .limit(sql.placeholder('limit'))
-    .prepare('products_first_page'),
-);
 
 /**
  * GET /products: newest first, then by id, filtered. The LIMIT is a bound parameter: PostgreSQL

@@ -2,15 +2,13 @@
  * Subscription checkouts: the signed, single-use hosted link that starts a
  * subscription. Created here; consumed by the hosted page's first payment attempt (first-charge.ts).
  */
-import { and, eq, sql } from 'drizzle-orm';
-import type { PgInsertValue } from 'drizzle-orm/pg-core';
-import { preparedOnce, preparedPerShape, type Database, type Executor } from '@/db/client';
-import { auditEvents, products, subscriptionCheckouts } from '@/db/schema';
+import type { Database, Executor } from '@/db/client';
+import { subscriptionCheckouts } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
 import type { KeyActor } from '../audit/service';
-import { claimKey, createIdempotently, fromClaimed, insertSelected, rowIfClaimed, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
+import { createIdempotently, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
 import { signedLink, signingSecret } from '../kit/links';
 import { normalizeMetadata } from '../kit/metadata';
 import { ApiError, resourceMissing } from '../errors';
@@ -18,6 +16,7 @@ import { clampExpiry, markExpired, withExpiryApplied, type Lifetime } from '../k
 import { newId, normalizePriceId } from '../ids';
 import type { CreateSubscriptionInput, SubscriptionCheckout } from './schemas';
 import type { Scope } from '../kit/scope';
+import { checkoutInsert, checkoutRead, planRead } from './statements';
 
 export type SubscriptionCheckoutRow = typeof subscriptionCheckouts.$inferSelect;
 
@@ -65,28 +64,11 @@ export function subscriptionCheckoutView(row: SubscriptionCheckoutRow, config: S
   };
 }
 
-/** A subscription checkout by id in its store and mode, prepared once: merchants poll it. */
-/**
- * By primary key alone, the scope told as a column: with the scope in its condition, a plan made
- * while the table was small could keep scanning the store's index as the table grows.
- */
-const checkoutRead = preparedOnce((executor) =>
-  executor
-    .select({
-      row: subscriptionCheckouts,
-      inScope: sql<boolean>`${and(eq(subscriptionCheckouts.storeId, sql.placeholder('storeId')), eq(subscriptionCheckouts.livemode, sql.placeholder('livemode')))}`,
-    })
-    .from(subscriptionCheckouts)
-    .where(eq(subscriptionCheckouts.id, sql.placeholder('id')))
-    .limit(1)
-    .prepare('subscription_checkout_read'),
-);
-
 /** GET /subscriptions/checkout/{id}: unknown, foreign and other-environment ids answer alike. */
 export async function getSubscriptionCheckout(deps: SubscriptionDeps, scope: Scope, id: string): Promise<SubscriptionCheckout> {
-  const [found] = await checkoutRead(deps.db).execute({ id, storeId: scope.storeId, livemode: scope.livemode });
-  if (!found?.inScope) throw resourceMissing('subscription checkout', id);
-  return subscriptionCheckoutView(await withExpiryApplied(deps.db, subscriptionCheckouts, found.row, deps.clock.now(), expireSubscriptionCheckouts), deps.config);
+  const [row] = await checkoutRead(deps.db).execute({ id, storeId: scope.storeId, livemode: scope.livemode });
+  if (!row) throw resourceMissing('subscription checkout', id);
+  return subscriptionCheckoutView(await withExpiryApplied(deps.db, subscriptionCheckouts, row, deps.clock.now(), expireSubscriptionCheckouts), deps.config);
 }
 
 interface Plan {
@@ -97,16 +79,6 @@ interface Plan {
   priceId: string | null;
   productId: string | null;
 }
-
-/** The price's product, prepared once: it runs on every create in price mode. */
-const planRead = preparedOnce((executor) =>
-  executor
-    .select()
-    .from(products)
-    .where(and(eq(products.priceId, sql.placeholder('priceId')), eq(products.storeId, sql.placeholder('storeId')), eq(products.livemode, sql.placeholder('livemode'))))
-    .limit(1)
-    .prepare('subscription_checkout_plan'),
-);
 
 /**
  * Price mode reads amount, interval and plan name from the catalog (the product's
@@ -136,54 +108,6 @@ async function resolvePlan(executor: Executor, scope: Scope, input: CreateSubscr
   };
 }
 
-const placeholder = sql.placeholder;
-
-/**
- * The checkout and its audit line as one statement (data-modifying CTEs): atomic without a
- * transaction, one round trip. With an `Idempotency-Key` (shape 1) it claims the key first and
- * writes only when it did (claimKey, rowIfClaimed). Every value is a placeholder, so the
- * statement is prepared once per executor and shape.
- */
-const checkoutInsert = preparedPerShape((executor, keyed) => {
-  const claimed = keyed ? claimKey(executor) : undefined;
-  const audit: PgInsertValue<typeof auditEvents> = {
-    action: 'subscription_checkout.create',
-    storeId: placeholder('storeId'),
-    livemode: placeholder('livemode'),
-    keyHint: placeholder('keyHint'),
-    ip: placeholder('ip'),
-    method: placeholder('method'),
-    path: placeholder('path'),
-    details: placeholder('details'),
-  };
-  const checkout: PgInsertValue<typeof subscriptionCheckouts> = {
-    id: placeholder('id'),
-    storeId: placeholder('storeId'),
-    livemode: placeholder('livemode'),
-    status: 'open',
-    amount: placeholder('amount'),
-    interval: placeholder('interval'),
-    intervalCount: placeholder('intervalCount'),
-    totalPayments: placeholder('totalPayments'),
-    planName: placeholder('planName'),
-    priceId: placeholder('priceId'),
-    productId: placeholder('productId'),
-    customerEmail: placeholder('customerEmail'),
-    customerName: placeholder('customerName'),
-    successUrl: placeholder('successUrl'),
-    metadata: placeholder('metadata'),
-    createdAt: placeholder('createdAt'),
-    expiresAt: placeholder('expiresAt'),
-  };
-  const newAudit = insertSelected(executor, 'new_audit', auditEvents, audit, fromClaimed(claimed));
-  return executor
-    .with(...(claimed ? [claimed, newAudit] : [newAudit]))
-    .insert(subscriptionCheckouts)
-    .select(rowIfClaimed(claimed, subscriptionCheckouts, checkout))
-    .returning()
-    .prepare(`subscription_checkout_insert${keyed ? '_keyed' : ''}`);
-});
-
 /**
  * POST /subscriptions: the catalog read (price mode), then the checkout and its audit line
  * written by one statement that, with a key, claims it too. A key already live replays whatever
@@ -204,7 +128,6 @@ export async function createSubscriptionCheckout(
   const prepareCheckout = async (executor: Executor) => {
     const plan = await resolvePlan(executor, subject, input);
     return async (claim?: KeyClaim): Promise<SubscriptionCheckoutRow | undefined> => {
-      // Spreads last: a leading spread is slow here (docs/performance.md).
       const [row] = await checkoutInsert(executor, claim === undefined ? 0 : 1).execute({
         id,
         storeId: subject.storeId,

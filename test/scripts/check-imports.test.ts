@@ -126,6 +126,7 @@ describe('import graph check', () => {
   it('the most specific layer path wins', () => {
     expect(layerOf('server/kit/scope.ts')).toBeLessThan(layerOf('server/orders/service.ts'));
     expect(layerOf('server/http/api-handler.ts')).toBeLessThan(layerOf('server/router.ts'));
+    expect(layerOf('server/orders/service.ts')).toBeLessThan(layerOf('server/host/front.ts'));
     expect(layerOf('server/router.ts')).toBeLessThan(layerOf('proxy.ts'));
   });
 

@@ -1,3 +1,4 @@
+import { initTRPC } from '@trpc/server';
 import { asc, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { auditEvents } from '@/db/schema';
@@ -152,8 +153,16 @@ describe('/api/trpc refuses what the protocol or the body gets wrong with the AP
     }
   });
 
-  // tRPC's object-spread helper is patched to Object.assign (patches/), which would set the
-  // prototype from an own `__proto__` member: these pin that no input gets one that way.
+  // tRPC's object-spread helper is patched to Object.assign (patches/), which sets the prototype
+  // from an own `__proto__` member: the first test fails without the patch, the second pins that
+  // no input gets one that way.
+  it('the spread patch is applied: a middleware context with an own `__proto__` member gets it as its prototype', async () => {
+    const t = initTRPC.create();
+    const withProto = t.middleware(({ next }) => next({ ctx: JSON.parse('{"__proto__":{"inherited":true}}') as object }));
+    const probe = t.procedure.use(withProto).query(({ ctx }) => ({ own: Object.hasOwn(ctx, '__proto__'), inherited: (ctx as { inherited?: boolean }).inherited === true }));
+    expect(await t.createCallerFactory(t.router({ probe }))({}).probe()).toEqual({ own: false, inherited: true });
+  });
+
   it('a top-level `__proto__` member is an unknown parameter, as on REST; a metadata key `__proto__` is stored and echoed', async () => {
     const refused = await post('products.create', '{"name":"Ebook","amount":1999,"__proto__":{"amount":5}}');
     expect(refused.status).toBe(400);

@@ -23,7 +23,7 @@ export interface HostedPagePolicy {
  * its hash (server/checkout/hosted/payment-form.browser.ts). That leaves no room for a skimmer (an
  * injected or compromised script) and keeps Next's client runtime, and its route announcer (a
  * second role=alert element), off these pages; the front sends them without Next's scripts
- * (server/http/page-scripts.ts). `form-action` lists the origins a payment may redirect to after
+ * (server/host/page-scripts.ts). `form-action` lists the origins a payment may redirect to after
  * the POST, because browsers check a form submission's redirects against it (Chromium 156 stops a
  * 303 to another origin under `form-action 'self'`: the page just stays put).
  */

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createFront, createInFlightBound, type Front, type FrontOptions } from '@/server/http/front';
+import { createFront, createInFlightBound, type Front, type FrontOptions } from '@/server/host/front';
 
 /**
- * The front of `npm start` (server/http/front.ts) on a loopback port, serving a stand-in for Next
+ * The front of `npm start` (server/host/front.ts) on a loopback port, serving a stand-in for Next
  * and the API: `/hold/…` answers when the test releases it, `/api/…` names its route like the API
  * handler, anything else answers at once.
  */

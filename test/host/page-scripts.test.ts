@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createRequire } from 'node:module';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { dropForbiddenScripts, scriptHashesOnly, withoutForbiddenScripts } from '@/server/http/page-scripts';
+import { dropForbiddenScripts, scriptHashesOnly, withoutForbiddenScripts } from '@/server/host/page-scripts';
 
 /** The compression middleware Next itself runs in front of its pages (its router server applies it); it ships no types. */
 const compression = createRequire(import.meta.url)('next/dist/compiled/compression') as () => (req: IncomingMessage, res: ServerResponse, next: () => void) => void;

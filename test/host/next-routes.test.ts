@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiPathMatcher, createRouteTemplates } from '@/server/http/next-routes';
+import { createApiPathMatcher, createRouteTemplates } from '@/server/host/next-routes';
 
 /**
  * `npm start` (scripts/serve.ts) sends /api/v1 paths straight to the API handler unless a route

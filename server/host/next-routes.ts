@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { API_PREFIX } from './api-handler';
-import { isTrpcPath } from './trpc-handler';
+import { API_PREFIX } from '../http/api-handler';
+import { isTrpcPath } from '../http/trpc-handler';
 
 /** The catch-all route file that hands every other /api/v1 path to the API handler. */
 const CATCH_ALL_ROUTE = path.join('api', 'v1', '[...path]');

@@ -1,4 +1,4 @@
-import type { ApiHandler } from './transport';
+import type { ApiHandler } from '../http/transport';
 
 /**
  * scripts/serve.ts serves /api/v1 itself, without Next's request pipeline, yet with Next's own
