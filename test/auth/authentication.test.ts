@@ -310,7 +310,8 @@ describe('suspended account and disabled channel', () => {
       const test = await probe(kind, { headers: bearer(store.keys.sk_test), productId: testId });
       expect(test.status).toBe(kind === 'read' ? 200 : 201);
       expectApiHeaders(test);
-      expect(await auditRows(test.ip)).toEqual([]);
+      // No failure: a read writes nothing, a write its own entry naming the key.
+      expect((await auditRows(test.ip)).map((row) => [row.action, row.keyHint])).toEqual(kind === 'read' ? [] : [['product.create', hintOf(store.keys.sk_test)]]);
 
       // Decision: the key type is judged first, so a publishable key learns nothing about the account state.
       const pkLive = await probe(kind, { headers: bearer(store.keys.pk_live), productId: liveId });
