@@ -129,6 +129,7 @@ export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, li
         settledAt: null,
         checkedAt: null,
         leasedUntil: null,
+        orderId: null,
       });
     }
     // A worker whose snapshot predates another's commit may still pick the same subscription:

@@ -51,6 +51,8 @@ export function orderView(row: OrderRow, related: { lines: OrderLineRow[]; refun
     invoice_id: row.invoiceId,
     withdrawal_waiver: withdrawalWaiverView(row),
     withdrawal: withdrawalView(related.withdrawal),
+    billing_reason: row.billingReason,
+    subscription_id: row.subscriptionId,
     created: epochSeconds(row.createdAt),
     paid_at: row.paidAt === null ? null : epochSeconds(row.paidAt),
   };
@@ -113,6 +115,8 @@ export function orderListConditions(filters: OrderListFilters) {
       filters.status === undefined ? undefined : eq(orders.status, filters.status),
       filters.customer_id === undefined ? undefined : eq(orders.customerId, filters.customer_id),
       filters.customer_email === undefined ? undefined : sql`lower(${orders.customerEmail}) = ${filters.customer_email}`,
+      filters.billing_reason === undefined ? undefined : eq(orders.billingReason, filters.billing_reason),
+      filters.subscription_id === undefined ? undefined : eq(orders.subscriptionId, filters.subscription_id),
       ...createdWithin(orders.createdAt, filters),
     ],
   };
