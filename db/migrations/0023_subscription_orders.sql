@@ -1,3 +1,4 @@
+ALTER TABLE "invoices" DROP CONSTRAINT "invoices_documents_one_payment";--> statement-breakpoint
 ALTER TABLE "subscription_charges" ADD COLUMN "order_id" text;--> statement-breakpoint
 ALTER TABLE "orders" ADD COLUMN "billing_reason" text DEFAULT 'purchase' NOT NULL;--> statement-breakpoint
 ALTER TABLE "orders" ADD COLUMN "subscription_id" text;--> statement-breakpoint
@@ -6,14 +7,15 @@ CREATE UNIQUE INDEX "subscription_charges_order_unique" ON "subscription_charges
 CREATE INDEX "orders_subscription_list_idx" ON "orders" USING btree ("store_id","livemode","subscription_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "orders_billing_reason_list_idx" ON "orders" USING btree ("store_id","livemode","billing_reason","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 ALTER TABLE "orders" ADD CONSTRAINT "orders_billing_reason_check" CHECK ("orders"."billing_reason" in ('purchase', 'subscription_create', 'subscription_cycle'));--> statement-breakpoint
-ALTER TABLE "orders" ADD CONSTRAINT "orders_subscription_whole" CHECK (("orders"."billing_reason" = 'purchase') = ("orders"."subscription_id" is null));--> statement-breakpoint
+ALTER TABLE "orders" ADD CONSTRAINT "orders_subscription_whole" CHECK (("orders"."billing_reason" = 'purchase') = ("orders"."subscription_id" is null));
+--> statement-breakpoint
 -- Every paid subscription charge becomes an order, as a charge paid from now on does: ids in the
 -- form of server/ids.ts (`ord_<env>_` and 24 base62 characters; the subquery names its row, so
 -- each row draws its own).
 UPDATE "subscription_charges" AS "c" SET "order_id" = 'ord_' || CASE WHEN "c"."livemode" THEN 'live' ELSE 'test' END || '_' || (
   SELECT string_agg(substr('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 1 + floor(random() * 62)::int, 1), '')
   FROM generate_series(1, 24 + 0 * length("c"."id"))
-) WHERE "c"."status" = 'succeeded' AND "c"."order_id" IS NULL;--> statement-breakpoint
+) WHERE ("c"."status" = 'succeeded' OR EXISTS (SELECT 1 FROM "invoices" AS "i" WHERE "i"."subscription_charge_id" = "c"."id")) AND "c"."order_id" IS NULL;--> statement-breakpoint
 INSERT INTO "orders" ("id", "store_id", "livemode", "status", "customer_id", "customer_email", "amount_subtotal", "amount_tax", "amount_total", "amount_refunded", "card_brand", "card_last4", "gateway_payment_id", "created_at", "paid_at", "language", "invoice_id", "billing_reason", "subscription_id")
 SELECT "c"."order_id", "c"."store_id", "c"."livemode", 'paid', coalesce("i"."customer_id", "s"."customer_id"), coalesce("i"."customer_email", "s"."customer_email"),
   coalesce("i"."amount_subtotal", "c"."amount"), coalesce("i"."amount_tax", 0), coalesce("i"."amount_total", "c"."amount"), 0,
@@ -45,4 +47,4 @@ WHERE "c"."order_id" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "order_lines" AS 
 ALTER TABLE "invoices" DISABLE TRIGGER "invoices_immutable";--> statement-breakpoint
 UPDATE "invoices" AS "i" SET "order_id" = "c"."order_id" FROM "subscription_charges" AS "c" WHERE "c"."id" = "i"."subscription_charge_id" AND "c"."order_id" IS NOT NULL AND "i"."order_id" IS NULL;--> statement-breakpoint
 ALTER TABLE "invoices" ENABLE TRIGGER "invoices_immutable";--> statement-breakpoint
-UPDATE "emails" AS "e" SET "order_id" = "i"."order_id" FROM "invoices" AS "i" WHERE "e"."invoice_id" = "i"."id" AND "e"."template" = 'receipt' AND "e"."order_id" IS NULL AND "i"."subscription_charge_id" IS NOT NULL;
+ALTER TABLE "invoices" ADD CONSTRAINT "invoices_documents_one_payment" CHECK ("invoices"."order_id" is not null);

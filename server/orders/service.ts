@@ -108,6 +108,20 @@ export async function getOrder(db: Executor, subject: Scope, id: string): Promis
   return order!;
 }
 
+/** The API objects of orders of any stores, in the order given: one set of queries per store and environment among them. */
+export async function ordersAsShown(db: Executor, rows: readonly OrderRow[]): Promise<Order[]> {
+  const byScope = new Map<string, OrderRow[]>();
+  for (const row of rows) {
+    const key = `${row.storeId}:${row.livemode}`;
+    byScope.set(key, [...(byScope.get(key) ?? []), row]);
+  }
+  const views = new Map<string, Order>();
+  for (const group of byScope.values()) {
+    for (const view of await orderViews(db, { storeId: group[0]!.storeId, livemode: group[0]!.livemode }, group)) views.set(view.id, view);
+  }
+  return rows.map((row) => views.get(row.id)!);
+}
+
 /** The order list's filters (the page fields aside). */
 export function orderListConditions(filters: OrderListFilters) {
   return {
