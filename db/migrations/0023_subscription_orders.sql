@@ -2,7 +2,6 @@ ALTER TABLE "invoices" DROP CONSTRAINT "invoices_documents_one_payment";--> stat
 ALTER TABLE "subscription_charges" ADD COLUMN "order_id" text;--> statement-breakpoint
 ALTER TABLE "orders" ADD COLUMN "billing_reason" text DEFAULT 'purchase' NOT NULL;--> statement-breakpoint
 ALTER TABLE "orders" ADD COLUMN "subscription_id" text;--> statement-breakpoint
-ALTER TABLE "subscription_charges" ADD CONSTRAINT "subscription_charges_order_id_orders_id_fk" FOREIGN KEY ("order_id") REFERENCES "public"."orders"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "subscription_charges_order_unique" ON "subscription_charges" USING btree ("order_id");--> statement-breakpoint
 CREATE INDEX "orders_subscription_list_idx" ON "orders" USING btree ("store_id","livemode","subscription_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "orders_billing_reason_list_idx" ON "orders" USING btree ("store_id","livemode","billing_reason","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
@@ -47,4 +46,6 @@ WHERE "c"."order_id" IS NOT NULL AND NOT EXISTS (SELECT 1 FROM "order_lines" AS 
 ALTER TABLE "invoices" DISABLE TRIGGER "invoices_immutable";--> statement-breakpoint
 UPDATE "invoices" AS "i" SET "order_id" = "c"."order_id" FROM "subscription_charges" AS "c" WHERE "c"."id" = "i"."subscription_charge_id" AND "c"."order_id" IS NOT NULL AND "i"."order_id" IS NULL;--> statement-breakpoint
 ALTER TABLE "invoices" ENABLE TRIGGER "invoices_immutable";--> statement-breakpoint
-ALTER TABLE "invoices" ADD CONSTRAINT "invoices_documents_one_payment" CHECK ("invoices"."order_id" is not null);
+ALTER TABLE "invoices" ADD CONSTRAINT "invoices_documents_one_payment" CHECK ("invoices"."order_id" is not null);--> statement-breakpoint
+-- The charges point at orders that exist now.
+ALTER TABLE "subscription_charges" ADD CONSTRAINT "subscription_charges_order_id_orders_id_fk" FOREIGN KEY ("order_id") REFERENCES "public"."orders"("id") ON DELETE no action ON UPDATE no action;

@@ -32,7 +32,7 @@ describe('migration 0023: paid subscription charges become orders', () => {
     await migrate(db, { migrationsFolder: migrationsBefore('0023') });
     const paidAt = '2026-03-01T12:00:00.000Z';
     await client.exec(`
-      insert into stores (id, name, number) values ('acct_a', 'Cloud Notes', 7);
+      insert into stores (id, name) values ('acct_a', 'Cloud Notes');
       insert into customers (id, store_id, livemode, email, created_at) values ('cus_live_1', 'acct_a', true, 'ada@example.com', '${paidAt}');
       insert into subscriptions (id, store_id, livemode, status, amount, interval, interval_count, total_payments, recurring_id, customer_id, customer_email, customer_name, language, plan_name,
         current_period_start, current_period_end, next_billing_at, metadata, created_at)

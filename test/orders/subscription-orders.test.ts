@@ -18,7 +18,7 @@ const monthly = (n: number) => periodBoundary(T0, 'month', 1, n);
 const ORDER_ID = /^ord_test_[0-9A-Za-z]{24}$/;
 
 async function newStore(name?: string) {
-  const store = await createStore(api.services, { subscriptions: true, name });
+  const store = await createStore(api.services, name === undefined ? { subscriptions: true } : { subscriptions: true, name });
   return { id: store.id, key: store.keys.sk_test, liveKey: store.keys.sk_live };
 }
 
@@ -121,7 +121,7 @@ describe('orders of subscription charges', () => {
     expect((await eventsAbout(store.key, 'order.paid', order.id)).map((event: any) => event.data.object.billing_reason)).toEqual(['subscription_cycle']);
 
     const partial = await api.request('POST', '/api/v1/refunds', { key: store.key, body: { order_id: order.id, amount: 400 } });
-    expect(partial.status).toBe(200);
+    expect(partial.status).toBe(201);
     expect(partial.body).toMatchObject({ object: 'refund', order_id: order.id, amount: 400, status: 'succeeded', credit_note_id: expect.stringMatching(/^cn_test_/) });
     const rest = await api.request('POST', '/api/v1/refunds', { key: store.key, body: { order_id: order.id } });
     expect(rest.body).toMatchObject({ amount: 590, status: 'succeeded' });
@@ -180,7 +180,7 @@ describe('orders of subscription charges', () => {
       [a.liveKey, testA[0].id],
       [a.key, live[0].id],
     ]) {
-      expectError(await api.request('GET', `${ORDERS}/${id}`, { key }), 404, 'resource_missing');
+      expectError(await api.request('GET', `${ORDERS}/${id}`, { key }), 404, 'resource_missing', 'id');
       expectError(await api.request('POST', '/api/v1/refunds', { key, body: { order_id: id } }), 404, 'resource_missing', 'order_id');
     }
     expect((await listOf(api, ORDERS, b.key, `subscription_id=${subA.id}`)).body.data).toEqual([]);
