@@ -83,7 +83,7 @@ export const DOMAINS: Readonly<Record<string, readonly string[]>> = {
   refunds: ['invoices', 'licenses', 'mail', 'orders', 'webhooks', 'withdrawals'],
   payments: ['checkout', 'customers', 'invoices', 'mail', 'orders', 'webhooks', 'withdrawals'],
   subscriptions: ['checkout', 'customers', 'invoices', 'mail', 'payments', 'products', 'stores', 'webhooks'],
-  billing: ['invoices', 'mail', 'refunds', 'subscriptions', 'webhooks'],
+  billing: ['invoices', 'mail', 'payments', 'refunds', 'subscriptions', 'webhooks'],
   dashboard: ['customers', 'downloads', 'orders', 'portal', 'products', 'refunds', 'stores', 'subscriptions', 'users', 'webhooks'],
   events: ['checkout', 'customers', 'invoices', 'orders', 'portal', 'products', 'subscriptions', 'webhooks'],
   'test-clock': ['billing', 'checkout', 'mail', 'subscriptions', 'webhooks'],

@@ -83,7 +83,8 @@ export const invoices = pgTable(
     index('invoices_subscription_list_idx').on(t.storeId, t.livemode, t.subscriptionId, t.createdAt.desc(), t.id.desc()),
     index('invoices_customer_list_idx').on(t.storeId, t.livemode, t.customerId, t.createdAt.desc(), t.id.desc()),
     check('invoices_amounts', sql`${t.amountSubtotal} >= 0 and ${t.amountTax} >= 0 and ${t.amountTotal} = ${t.amountSubtotal} + ${t.amountTax}`),
-    check('invoices_documents_one_payment', sql`(${t.orderId} is null) <> (${t.subscriptionChargeId} is null)`),
+    // Every invoice documents an order (a subscription charge's too, which also names its charge).
+    check('invoices_documents_one_payment', sql`${t.orderId} is not null`),
     check('invoices_language_check', oneOf(t.language, DOCUMENT_LANGUAGES)),
   ],
 );

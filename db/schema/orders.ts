@@ -8,7 +8,14 @@ import { stores } from './stores';
 export const ORDER_STATUSES = ['pending', 'paid', 'partially_refunded', 'refunded'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-/** One order per checkout session, created with it: `pending` until paid. Amounts in cents. */
+/** Why an order was paid: a checkout session, a subscription's first charge, or a renewal. */
+export const BILLING_REASONS = ['purchase', 'subscription_create', 'subscription_cycle'] as const;
+export type BillingReason = (typeof BILLING_REASONS)[number];
+
+/**
+ * Every collected payment is an order: one per checkout session, created with it and `pending`
+ * until paid; one per paid subscription charge, created `paid`. Amounts in cents.
+ */
 export const orders = pgTable(
   'orders',
   {
@@ -42,6 +49,9 @@ export const orders = pgTable(
      */
     withdrawalWaiverAcceptedAt: timestamptz('withdrawal_waiver_accepted_at'),
     withdrawalWaiverTextVersion: text('withdrawal_waiver_text_version'),
+    billingReason: text('billing_reason').$type<BillingReason>().notNull().default('purchase'),
+    /** The subscription whose charge this order is; null for a purchase. */
+    subscriptionId: text('subscription_id'),
   },
   (t) => [
     // GET /orders, newest first, unfiltered and by each selective filter.
@@ -49,6 +59,8 @@ export const orders = pgTable(
     index('orders_status_list_idx').on(t.storeId, t.livemode, t.status, t.createdAt.desc(), t.id.desc()),
     index('orders_customer_list_idx').on(t.storeId, t.livemode, t.customerId, t.createdAt.desc(), t.id.desc()),
     index('orders_email_list_idx').on(t.storeId, t.livemode, sql`lower(${t.customerEmail})`, t.createdAt.desc(), t.id.desc()),
+    index('orders_subscription_list_idx').on(t.storeId, t.livemode, t.subscriptionId, t.createdAt.desc(), t.id.desc()),
+    index('orders_billing_reason_list_idx').on(t.storeId, t.livemode, t.billingReason, t.createdAt.desc(), t.id.desc()),
     index('orders_customer_idx').on(t.customerId),
     // The dashboard's volume by day: a store's paid orders by payment time, the summed columns
     // in the index so 100,000 orders are read without touching the table.
@@ -58,6 +70,8 @@ export const orders = pgTable(
     check('orders_refund_within_total', sql`${t.amountRefunded} >= 0 and ${t.amountRefunded} <= ${t.amountTotal}`),
     check('orders_status_check', oneOf(t.status, ORDER_STATUSES)),
     check('orders_language_check', oneOf(t.language, DOCUMENT_LANGUAGES)),
+    check('orders_billing_reason_check', oneOf(t.billingReason, BILLING_REASONS)),
+    check('orders_subscription_whole', sql`(${t.billingReason} = 'purchase') = (${t.subscriptionId} is null)`),
     check('orders_withdrawal_waiver_whole', sql`(${t.withdrawalWaiverAcceptedAt} is null) = (${t.withdrawalWaiverTextVersion} is null)`),
   ],
 );

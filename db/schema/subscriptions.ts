@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { DOCUMENT_LANGUAGES, oneOf, timestamptz, type DocumentLanguage } from './columns';
+import { orders } from './orders';
 import { products } from './products';
 import { stores } from './stores';
 import type { PriceInterval } from './products';
@@ -153,8 +154,11 @@ export const subscriptionCharges = pgTable(
     checkedAt: timestamptz('checked_at'),
     /** Until when a background pass holds this charge (server/kit/lease.ts); null or past: free. */
     leasedUntil: timestamptz('leased_until'),
+    /** The order this charge paid (server/payments/settle.ts); null until it succeeded. */
+    orderId: text('order_id').references(() => orders.id),
   },
   (t) => [
+    uniqueIndex('subscription_charges_order_unique').on(t.orderId),
     uniqueIndex('subscription_charges_cycle_unique').on(t.subscriptionId, t.cycle, t.attempt),
     uniqueIndex('subscription_charges_idempotency_unique').on(t.idempotencyKey),
     index('subscription_charges_open_idx').on(t.createdAt).where(sql`${t.status} in ('processing', 'unknown')`),

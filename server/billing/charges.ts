@@ -19,12 +19,14 @@ import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { ChargeResult } from '../gateway/types';
 import { randomBase62 } from '../ids';
 import { recordEvents, type EventType, type RecordEventInput } from '../webhooks/events';
-import { enqueueEmails, subscriptionEmail, subscriptionReceipt, type EmailToWrite } from '../mail/outbox';
+import { enqueueEmails, subscriptionEmail, type EmailToWrite } from '../mail/outbox';
 import { emitSubscriptionEvent, subscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
 import { chargeIdempotencyKey } from '../subscriptions/schedule';
 import { awaitsCharge, billingAnchor, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, TRANSITION_COLUMNS, type Transition } from './transitions';
 import { ownedBy, type Scope } from '../kit/scope';
-import { issueChargeInvoices, newInvoiceId, type InvoicedCharge, type IssueDeps } from '../invoices/issue';
+import type { IssueDeps } from '../invoices/issue';
+import { payOrders, type OrderPayment } from '../payments/pay-orders';
+import { chargeOrderPayment } from '../subscriptions/charge-order';
 import { batchRelation, fromBatch } from '@/db/batch';
 
 export type ChargeRow = typeof subscriptionCharges.$inferSelect;
@@ -129,6 +131,7 @@ export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, li
         settledAt: null,
         checkedAt: null,
         leasedUntil: null,
+        orderId: null,
       });
     }
     // A worker whose snapshot predates another's commit may still pick the same subscription:
@@ -180,7 +183,7 @@ const SETTLED_COLUMNS = ['status', 'failureCode', 'cardBrand', 'cardLast4', 'gat
 
 /**
  * Records charges' outcomes and applies their transitions (transitions.ts) with their events and
- * the customers' documents (a charge that took the money owed: its invoice and a receipt; a
+ * the customers' documents (a charge that took the money owed: its order, paid with its invoice and receipt by server/payments/pay-orders.ts; a
  * decline: an e-mail with the retry dates, and the cancellation after the last retry), in one
  * transaction with the subscription rows locked, exactly once: under the lock only a charge that
  * is still open changes, so the worker, a retry and the reconciler may race freely. A charge the
@@ -240,7 +243,7 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
     const moved: SubscriptionRow[] = [];
     const events: RecordEventInput[] = [];
     const emails: EmailToWrite[] = [];
-    const invoiced: InvoicedCharge[] = [];
+    const paid: OrderPayment[] = [];
     for (const { charge, outcome, before, now } of settling) {
       const settled = settledById.get(charge.id);
       if (!settled) {
@@ -264,9 +267,8 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
       };
       if (outcome?.status === 'succeeded') {
         const subscription = move(chargeSucceeded(before, settled, now));
-        const invoiceId = newInvoiceId(subscription.livemode);
-        emails.push(subscriptionReceipt(subscription, { payment: settled.cycle, amount: settled.amount, card: { brand: outcome.brand, last4: outcome.last4 } }, times, invoiceId));
-        invoiced.push({ charge: { id: charge.id, amount: settled.amount, periodStart: subscription.currentPeriodStart, periodEnd: subscription.currentPeriodEnd }, subscription, times, invoiceId });
+        const card = { brand: outcome.brand, last4: outcome.last4 };
+        paid.push(chargeOrderPayment(subscription, { id: charge.id, cycle: settled.cycle, amount: settled.amount, card, gatewayPaymentId: outcome.paymentId ?? null }, times));
         continue;
       }
       const declined = chargeDeclined(settled, now);
@@ -288,8 +290,8 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
       .where(eq(subscriptions.id, sql`moved.id`));
     await recordEvents(tx, events);
     await enqueueEmails(tx, emails);
-    // The invoices last: their numbering holds each store's sequence until commit.
-    await issueChargeInvoices(tx, deps, invoiced);
+    // The orders last: their invoices' numbering holds each store's sequence until commit.
+    await payOrders(tx, deps, paid);
     return settlements;
   });
 }

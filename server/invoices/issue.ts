@@ -6,10 +6,10 @@
  * on a paid order, a succeeded charge, a succeeded refund; a credit note never exceeds what its
  * invoice has left uncredited.
  */
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { Transaction } from '@/db/client';
-import { creditNotes, customers, invoices, orderLines, orders, stores, type DocumentLine, type refunds, type subscriptions } from '@/db/schema';
+import { creditNotes, customers, invoices, stores, type DocumentLine, type orderLines, type orders, type refunds } from '@/db/schema';
 import type { OperatorConfig } from '../config';
 import { newId } from '../ids';
 import { ownedBy, type Scope } from '../kit/scope';
@@ -27,7 +27,7 @@ export interface IssueDeps {
 }
 
 type OrderRow = typeof orders.$inferSelect;
-type SubscriptionRow = typeof subscriptions.$inferSelect;
+type OrderLineRow = typeof orderLines.$inferSelect;
 type RefundRow = typeof refunds.$inferSelect;
 
 function sellerOf(deps: IssueDeps) {
@@ -35,23 +35,24 @@ function sellerOf(deps: IssueDeps) {
   return { sellerName: operator.legalName, sellerAddress: operator.address, sellerVatId: operator.vatId, sellerEmail: operator.email };
 }
 
-async function customerNameOf(tx: Transaction, scope: Scope, customerId: string | null): Promise<string | null> {
+/** The name on the buyer's customer record, for their invoice. */
+export async function customerNameOf(tx: Transaction, scope: Scope, customerId: string | null): Promise<string | null> {
   if (customerId === null) return null;
   const [customer] = await tx.select({ name: customers.name }).from(customers).where(and(eq(customers.id, customerId), ownedBy(customers, scope)));
   return customer?.name ?? null;
 }
 
 /**
- * A document just numbered, with its `*.issued` event and the event's deliveries, as one
+ * A credit note just numbered, with its `credit_note.issued` event and the event's deliveries, as one
  * statement: the numbering's row lock, which every issuer of the store waits for, is then held
  * for this round trip and the commit.
  */
-async function insertIssued<T extends typeof invoices | typeof creditNotes>(
+async function insertIssued<T extends typeof creditNotes>(
   tx: Transaction,
   table: T,
   row: PgInsertValue<T>,
   scope: Scope,
-  type: Extract<EventType, 'invoice.issued' | 'credit_note.issued'>,
+  type: Extract<EventType, 'credit_note.issued'>,
   object: EventObject,
   times: EventTimes,
 ): Promise<void> {
@@ -85,109 +86,61 @@ function issuedInvoice(values: InvoiceValues, number: string): IssuedInvoice {
 /** The store's name as the statement that writes the invoice reads it: no round trip of its own while the numbering is locked. */
 const storeNameOf = (storeId: string) => sql`(select ${stores.name} from ${stores} where ${stores.id} = ${storeId})`;
 
-async function insertInvoice(tx: Transaction, values: InvoiceValues, times: EventTimes): Promise<IssuedInvoice> {
-  // Last, after every row lock of the payment: the sequence's lock is held only until commit.
-  const invoice = issuedInvoice(values, await nextDocumentNumber(tx, 'invoice', { storeId: values.storeId, livemode: values.livemode }));
-  const scope = { storeId: invoice.storeId, livemode: invoice.livemode };
-  await insertIssued(tx, invoices, { ...invoice, storeName: storeNameOf(invoice.storeId) }, scope, 'invoice.issued', invoiceView(invoice), times);
-  return invoice;
-}
-
-/**
- * The invoice of an order that was just paid, in the settling transaction (the order row locked
- * and already `paid`): its lines as sold, the buyer as they paid. Sets the order's `invoice_id`.
- */
-export async function issueOrderInvoice(tx: Transaction, deps: IssueDeps, order: OrderRow, times: EventTimes): Promise<IssuedInvoice> {
-  const scope = { storeId: order.storeId, livemode: order.livemode };
-  const lines = await tx.select().from(orderLines).where(eq(orderLines.orderId, order.id)).orderBy(asc(orderLines.position));
-  const invoice = await insertInvoice(
-    tx,
-    {
-      id: newInvoiceId(order.livemode),
-      ...scope,
-      ...sellerOf(deps),
-      orderId: order.id,
-      subscriptionId: null,
-      subscriptionChargeId: null,
-      customerId: order.customerId,
-      customerEmail: order.customerEmail!,
-      customerName: await customerNameOf(tx, scope, order.customerId),
-      buyerVatId: order.buyerVatId,
-      lines: lines.map(
-        (line): DocumentLine => ({
-          description: line.description,
-          quantity: line.quantity,
-          unit_amount: line.unitAmount,
-          amount_subtotal: line.amountSubtotal,
-          tax_rate: line.taxRate ?? 0,
-          amount_tax: line.amountTax,
-          amount_total: line.amountTotal,
-        }),
-      ),
-      language: order.language,
-      withdrawalWaiver: withdrawalWaiverView(order),
-      suppliedFrom: order.paidAt!,
-      suppliedUntil: order.paidAt!,
-      createdAt: times.now,
-    },
-    times,
-  );
-  await tx.update(orders).set({ invoiceId: invoice.id }).where(eq(orders.id, order.id));
-  return invoice;
-}
-
-/** A subscription charge that just succeeded, to invoice. */
-export interface InvoicedCharge {
-  charge: { id: string; amount: number; periodStart: Date; periodEnd: Date };
-  /** The subscription as the charge left it. */
-  subscription: SubscriptionRow;
+/** An order just paid, to invoice: its id chosen by the caller (newInvoiceId), who names it on the order and in the receipt. */
+export interface InvoicedOrder {
+  /** The order as paid, its `invoiceId` set. */
+  order: OrderRow;
+  lines: readonly OrderLineRow[];
+  customerName: string | null;
+  /** The subscription charge the order paid, if any. */
+  subscriptionChargeId: string | null;
+  /** The date or period of supply: the payment's date, or the subscription period it pays for. */
+  suppliedFrom: Date;
+  suppliedUntil: Date;
   times: EventTimes;
-  /** Chosen by the caller, which names it in the receipt it writes before the invoice (newInvoiceId). */
-  invoiceId: string;
 }
 
-function chargeInvoiceValues(deps: IssueDeps, { charge, subscription, times, invoiceId }: InvoicedCharge): InvoiceValues {
+function orderInvoiceValues(deps: IssueDeps, { order, lines, customerName, subscriptionChargeId, suppliedFrom, suppliedUntil, times }: InvoicedOrder): InvoiceValues {
   return {
-    id: invoiceId,
-    storeId: subscription.storeId,
-    livemode: subscription.livemode,
+    id: order.invoiceId!,
+    storeId: order.storeId,
+    livemode: order.livemode,
     ...sellerOf(deps),
-    orderId: null,
-    subscriptionId: subscription.id,
-    subscriptionChargeId: charge.id,
-    customerId: subscription.customerId,
-    customerEmail: subscription.customerEmail,
-    customerName: subscription.customerName,
-    buyerVatId: null,
-    lines: [
-      {
-        description: documentTexts(subscription.language).subscriptionLine(subscription.planName),
-        quantity: 1,
-        unit_amount: charge.amount,
-        amount_subtotal: charge.amount,
-        tax_rate: 0,
-        amount_tax: 0,
-        amount_total: charge.amount,
-      },
-    ],
-    language: subscription.language,
-    withdrawalWaiver: null,
-    suppliedFrom: charge.periodStart,
-    suppliedUntil: charge.periodEnd,
+    orderId: order.id,
+    subscriptionId: order.subscriptionId,
+    subscriptionChargeId,
+    customerId: order.customerId,
+    customerEmail: order.customerEmail!,
+    customerName,
+    buyerVatId: order.buyerVatId,
+    lines: lines.map(
+      (line): DocumentLine => ({
+        description: line.description,
+        quantity: line.quantity,
+        unit_amount: line.unitAmount,
+        amount_subtotal: line.amountSubtotal,
+        tax_rate: line.taxRate ?? 0,
+        amount_tax: line.amountTax,
+        amount_total: line.amountTotal,
+      }),
+    ),
+    language: order.language,
+    withdrawalWaiver: withdrawalWaiverView(order),
+    suppliedFrom,
+    suppliedUntil,
     createdAt: times.now,
   };
 }
 
 /**
- * The invoices of subscription charges that just succeeded, in the settling transaction (each
- * subscription row locked): one line for the period each pays for. Subscriptions are sold
- * without VAT calculation, so the line carries none. Numbered per store and environment in one
+ * The invoices of orders just paid, in the settling transaction (each order's payment locked):
+ * their lines as sold, the buyer as they paid. Numbered per store and environment in one
  * statement each (in a fixed order, so two settling transactions never wait on each other in a
  * cycle), written in one, with their events in one.
  */
-export async function issueChargeInvoices(tx: Transaction, deps: IssueDeps, charges: readonly InvoicedCharge[]): Promise<IssuedInvoice[]> {
-  if (charges.length === 0) return [];
-  const values = charges.map((charge) => chargeInvoiceValues(deps, charge));
+export async function issueOrderInvoices(tx: Transaction, deps: IssueDeps, paid: readonly InvoicedOrder[]): Promise<IssuedInvoice[]> {
+  if (paid.length === 0) return [];
+  const values = paid.map((item) => orderInvoiceValues(deps, item));
   const byScope = new Map<string, InvoiceValues[]>();
   for (const value of values) {
     const key = `${value.storeId}:${value.livemode}`;
@@ -205,7 +158,7 @@ export async function issueChargeInvoices(tx: Transaction, deps: IssueDeps, char
   await tx.insert(invoices).values(issued.map((invoice) => ({ ...invoice, storeName: storeNameOf(invoice.storeId) })));
   await recordEvents(
     tx,
-    issued.map((invoice, index) => ({ storeId: invoice.storeId, livemode: invoice.livemode, type: 'invoice.issued' as const, object: invoiceView(invoice), ...charges[index]!.times })),
+    issued.map((invoice, index) => ({ storeId: invoice.storeId, livemode: invoice.livemode, type: 'invoice.issued' as const, object: invoiceView(invoice), ...paid[index]!.times })),
   );
   return issued;
 }

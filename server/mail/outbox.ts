@@ -154,7 +154,11 @@ type MailedOrder = Scope & { id: string; customerEmail: string; language: Docume
 
 /** An e-mail about an order, to its customer; `document` (its invoice or a credit note) is named and attached. */
 function enqueueOrderEmail(tx: Executor, order: MailedOrder, content: EmailContent, times: EmailTimes, document?: EmailAttachmentRef): Promise<boolean> {
-  return enqueueEmail(tx, {
+  return enqueueEmail(tx, orderEmail(order, content, times, document));
+}
+
+function orderEmail(order: MailedOrder, content: EmailContent, times: EmailTimes, document?: EmailAttachmentRef): EmailToWrite {
+  return {
     storeId: order.storeId,
     livemode: order.livemode,
     to: order.customerEmail,
@@ -163,13 +167,13 @@ function enqueueOrderEmail(tx: Executor, order: MailedOrder, content: EmailConte
     related: { orderId: order.id, invoiceId: document?.kind === 'invoice' ? document.id : undefined, creditNoteId: document?.kind === 'credit_note' ? document.id : undefined },
     attachments: document ? [document] : [],
     ...times,
-  });
+  };
 }
 
 /** The receipt of a paid order; with `invoiceId` the invoice is named and attached. */
-export function enqueueOrderReceipt(tx: Executor, order: MailedOrder, data: Omit<OrderReceiptData, 'kind' | 'paidAt'>, times: EmailTimes, invoiceId?: string): Promise<boolean> {
+export function orderReceipt(order: MailedOrder, data: Omit<OrderReceiptData, 'kind' | 'paidAt'>, times: EmailTimes, invoiceId?: string): EmailToWrite {
   const content: EmailContent = { template: 'receipt', data: { kind: 'order', ...data, paidAt: epochSeconds(times.now) } };
-  return enqueueOrderEmail(tx, order, content, times, invoiceId ? { kind: 'invoice', id: invoiceId } : undefined);
+  return orderEmail(order, content, times, invoiceId ? { kind: 'invoice', id: invoiceId } : undefined);
 }
 
 /** The refund of an order; with `creditNoteId` the credit note is named and attached. */
@@ -210,12 +214,16 @@ export function enqueueSubscriptionEmail(tx: Executor, ...email: Parameters<type
   return enqueueEmail(tx, subscriptionEmail(...email));
 }
 
-/** The receipt of a subscription's charge (the first or a renewal), once the subscription has moved to the period it paid. */
+/**
+ * The receipt of a subscription's charge (the first or a renewal), once the subscription has moved
+ * to the period it paid: its order's invoice named and attached. It stays about the subscription
+ * (no order number among its rows), as subscription receipts always read.
+ */
 export function subscriptionReceipt(
   subscription: MailedSubscription & { planName: string; totalPayments: number; currentPeriodStart: Date; currentPeriodEnd: Date },
   charge: { payment: number; amount: number; card: Card | null },
   times: EmailTimes,
-  invoiceId?: string,
+  invoiceId: string,
 ): EmailToWrite {
   return subscriptionEmail(
     subscription,
@@ -236,11 +244,6 @@ export function subscriptionReceipt(
     times,
     { invoiceId },
   );
-}
-
-/** Writes subscriptionReceipt. */
-export function enqueueSubscriptionReceipt(tx: Executor, ...receipt: Parameters<typeof subscriptionReceipt>): Promise<boolean> {
-  return enqueueEmail(tx, subscriptionReceipt(...receipt));
 }
 
 export interface WithdrawalReceived extends Scope {

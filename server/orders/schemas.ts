@@ -1,10 +1,10 @@
 /**
- * The public contract of orders: one per checkout session, `pending` until paid,
- * with its lines, amounts, refunds and license keys. Explicit allowlists: payment details such as
+ * The public contract of orders: every collected payment is one (a checkout session's, `pending`
+ * until paid, and each paid subscription charge's), with its lines, amounts, refunds and license keys. Explicit allowlists: payment details such as
  * the gateway's payment id or the card never leave through this object.
  */
 import { z } from 'zod';
-import { ORDER_STATUSES } from '@/db/schema';
+import { BILLING_REASONS, ORDER_STATUSES } from '@/db/schema';
 import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, emailFilter, idFilter, listSchema, pageFields } from '../kit/list';
 import { refundExample, refundSchema } from './refund-schemas';
@@ -70,6 +70,8 @@ const orderExample = {
   invoice_id: EXAMPLE.invoiceId,
   withdrawal_waiver: null,
   withdrawal: null,
+  billing_reason: 'purchase',
+  subscription_id: null,
   created: EXAMPLE.created + 8,
   paid_at: EXAMPLE.created + 9,
 };
@@ -93,6 +95,10 @@ export const orderSchema = z
     invoice_id: z.string().nullable().describe('The invoice issued when the order was paid, `in_…`; null while pending.'),
     withdrawal_waiver: withdrawalWaiverSchema.nullable(),
     withdrawal: withdrawalSchema.nullable(),
+    billing_reason: z
+      .enum(BILLING_REASONS)
+      .describe('`purchase`: a checkout session; `subscription_create`: a subscription’s first charge; `subscription_cycle`: a renewal.'),
+    subscription_id: z.string().nullable().describe('The subscription whose charge this order is, `sub_…`; null for a purchase.'),
     created: z.number().int(),
     paid_at: z.number().int().nullable(),
   })
@@ -105,6 +111,8 @@ export const listOrdersInput = z.strictObject({
   status: z.enum(ORDER_STATUSES).optional().describe('Only orders with this status.'),
   customer_id: idFilter('cus', 'Only orders of this customer, `cus_…`.'),
   customer_email: emailFilter('Only orders with this customer e-mail (case-insensitive).'),
+  billing_reason: z.enum(BILLING_REASONS).optional().describe('Only orders paid for this reason.'),
+  subscription_id: idFilter('sub', 'Only the orders of this subscription’s charges, `sub_…`.'),
   ...createdRangeFields,
 });
 export type ListOrdersQuery = z.infer<typeof listOrdersInput>;

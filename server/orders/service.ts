@@ -51,6 +51,8 @@ export function orderView(row: OrderRow, related: { lines: OrderLineRow[]; refun
     invoice_id: row.invoiceId,
     withdrawal_waiver: withdrawalWaiverView(row),
     withdrawal: withdrawalView(related.withdrawal),
+    billing_reason: row.billingReason,
+    subscription_id: row.subscriptionId,
     created: epochSeconds(row.createdAt),
     paid_at: row.paidAt === null ? null : epochSeconds(row.paidAt),
   };
@@ -106,6 +108,20 @@ export async function getOrder(db: Executor, subject: Scope, id: string): Promis
   return order!;
 }
 
+/** The API objects of orders of any stores, in the order given: one set of queries per store and environment among them. */
+export async function ordersAsShown(db: Executor, rows: readonly OrderRow[]): Promise<Order[]> {
+  const byScope = new Map<string, OrderRow[]>();
+  for (const row of rows) {
+    const key = `${row.storeId}:${row.livemode}`;
+    byScope.set(key, [...(byScope.get(key) ?? []), row]);
+  }
+  const views = new Map<string, Order>();
+  for (const group of byScope.values()) {
+    for (const view of await orderViews(db, { storeId: group[0]!.storeId, livemode: group[0]!.livemode }, group)) views.set(view.id, view);
+  }
+  return rows.map((row) => views.get(row.id)!);
+}
+
 /** The order list's filters (the page fields aside). */
 export function orderListConditions(filters: OrderListFilters) {
   return {
@@ -113,6 +129,8 @@ export function orderListConditions(filters: OrderListFilters) {
       filters.status === undefined ? undefined : eq(orders.status, filters.status),
       filters.customer_id === undefined ? undefined : eq(orders.customerId, filters.customer_id),
       filters.customer_email === undefined ? undefined : sql`lower(${orders.customerEmail}) = ${filters.customer_email}`,
+      filters.billing_reason === undefined ? undefined : eq(orders.billingReason, filters.billing_reason),
+      filters.subscription_id === undefined ? undefined : eq(orders.subscriptionId, filters.subscription_id),
       ...createdWithin(orders.createdAt, filters),
     ],
   };

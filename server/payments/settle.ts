@@ -1,23 +1,22 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Database, Transaction } from '@/db/client';
-import { checkoutSessions, licenseKeys, orderLines, orders, paymentAttempts, stores } from '@/db/schema';
+import { checkoutSessions, orderLines, orders, paymentAttempts, stores } from '@/db/schema';
 import { OPEN_ATTEMPT_STATUSES, type PaymentAttemptStatus } from '@/db/schema';
 import { checkoutSessionView } from '../checkout/view';
 import { storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import { customerFor } from '../customers/service';
-import { getOrder } from '../orders/service';
 import { recordEvent, type EventTimes } from '../webhooks/events';
-import { newId } from '../ids';
 import type { ChargeResult } from '../gateway/types';
-import { generateLicenseKey } from './license-keys';
-import { issueOrderInvoice } from '../invoices/issue';
-import { enqueueOrderReceipt } from '../mail/outbox';
+import { customerNameOf, newInvoiceId } from '../invoices/issue';
+import { orderReceipt } from '../mail/outbox';
+import { payOrders } from './pay-orders';
 import { ownedBy } from '../kit/scope';
 import { countPayment, type PaymentOutcome } from '../observability/metrics';
 
 export type AttemptRow = typeof paymentAttempts.$inferSelect;
 export type SessionRow = typeof checkoutSessions.$inferSelect;
+type OrderRow = typeof orders.$inferSelect;
 
 export function isOpen(status: PaymentAttemptStatus): boolean {
   return OPEN_ATTEMPT_STATUSES.includes(status);
@@ -116,9 +115,10 @@ export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome
 }
 
 /**
- * Money has moved: the session completes, the order is paid, the customer is created or matched,
- * license keys and the invoice are issued, the receipt is written to the outbox. This runs even when the session passed its deadline meanwhile (a
- * charge in flight at expiry, or reconciled later): the customer paid, so they get what they paid for.
+ * Money has moved: the session completes, the customer is created or matched, and the order is
+ * paid through the one settle seam (./pay-orders.ts: license keys, invoice, receipt). This runs
+ * even when the session passed its deadline meanwhile (a charge in flight at expiry, or reconciled
+ * later): the customer paid, so they get what they paid for.
  */
 async function fulfil(
   tx: Transaction,
@@ -135,52 +135,18 @@ async function fulfil(
   // when the attempt began, so a later reconciliation still knows it).
   const email = (session.customerEmail ?? order.customerEmail)?.toLowerCase() ?? null;
   const customerId = email ? await customerFor(tx, session, email, times) : null;
-
-  const [paid] = await tx
-    .update(orders)
-    .set({ status: 'paid', paidAt: now, customerId, customerEmail: email, cardBrand: payment.brand, cardLast4: payment.last4, gatewayPaymentId: payment.paymentId })
-    .where(eq(orders.id, order.id))
-    .returning();
-
-  const lines = await tx
-    .select({ id: orderLines.id, productId: orderLines.productId, hasLicense: orderLines.hasLicense, description: orderLines.description, quantity: orderLines.quantity, amountSubtotal: orderLines.amountSubtotal })
-    .from(orderLines)
-    .where(eq(orderLines.orderId, order.id))
-    .orderBy(asc(orderLines.position));
-  const licensed = lines.filter((line) => line.hasLicense);
-  if (licensed.length > 0) {
-    // One key per paid order line of a licensed product, not per unit.
-    await tx.insert(licenseKeys).values(
-      licensed.map((line) => ({
-        id: newId('lic', session.livemode),
-        storeId: session.storeId,
-        livemode: session.livemode,
-        productId: line.productId,
-        orderId: order.id,
-        orderLineId: line.id,
-        key: generateLicenseKey(),
-        createdAt: now,
-      })),
-    );
-  }
-
-  // Before the receipt, which attaches it, and order.paid, which carries its id.
-  const invoice = await issueOrderInvoice(tx, deps, paid!, times);
-  if (email) {
-    await enqueueOrderReceipt(
-      tx,
-      { id: order.id, storeId: order.storeId, livemode: order.livemode, customerEmail: email, language: order.language },
-      {
-        lines: lines.map(({ description, quantity, amountSubtotal }) => ({ description, quantity, amountSubtotal })),
-        amountSubtotal: order.amountSubtotal,
-        amountTax: order.amountTax,
-        amountTotal: order.amountTotal,
-        card: { brand: payment.brand, last4: payment.last4 },
-      },
-      times,
-      invoice.id,
-    );
-  }
+  const paid: OrderRow = {
+    ...order,
+    status: 'paid',
+    paidAt: now,
+    customerId,
+    customerEmail: email,
+    cardBrand: payment.brand,
+    cardLast4: payment.last4,
+    gatewayPaymentId: payment.paymentId,
+    invoiceId: newInvoiceId(order.livemode),
+  };
+  const lines = await tx.select().from(orderLines).where(eq(orderLines.orderId, order.id)).orderBy(asc(orderLines.position));
 
   const [completed] = await tx
     .update(checkoutSessions)
@@ -189,8 +155,30 @@ async function fulfil(
     .set({ status: 'complete', paymentStatus: 'paid', completedAt: now, customerId, customerEmail: session.customerEmail ?? email, failureCode: null })
     .where(eq(checkoutSessions.id, session.id))
     .returning();
-  const scope = { storeId: session.storeId, livemode: session.livemode };
-  await recordEvent(tx, { ...scope, type: 'checkout.session.completed', object: checkoutSessionView(completed!, deps), ...times });
-  await recordEvent(tx, { ...scope, type: 'order.paid', object: await getOrder(tx, scope, order.id), ...times });
+  const receipt = email
+    ? orderReceipt(
+        { id: order.id, storeId: order.storeId, livemode: order.livemode, customerEmail: email, language: order.language },
+        {
+          lines: lines.map(({ description, quantity, amountSubtotal }) => ({ description, quantity, amountSubtotal })),
+          amountSubtotal: order.amountSubtotal,
+          amountTax: order.amountTax,
+          amountTotal: order.amountTotal,
+          card: { brand: payment.brand, last4: payment.last4 },
+        },
+        times,
+        paid.invoiceId!,
+      )
+    : null;
+  await payOrders(tx, deps, [
+    {
+      order: paid,
+      written: 'pending',
+      lines,
+      invoice: { customerName: await customerNameOf(tx, session, customerId), subscriptionChargeId: null, suppliedFrom: now, suppliedUntil: now },
+      receipt,
+      events: [{ storeId: session.storeId, livemode: session.livemode, type: 'checkout.session.completed', object: checkoutSessionView(completed!, deps), ...times }],
+      times,
+    },
+  ]);
   return completed!;
 }

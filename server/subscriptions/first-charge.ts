@@ -27,11 +27,12 @@ import { isTestCard } from '../gateway/simulator';
 import { chargeLookup, GatewayRejectedError, type ChargeResult, type Gateways } from '../gateway/types';
 import { newId, randomBase62 } from '../ids';
 import { validateCard, type CardFields } from '../checkout/card';
-import { enqueueSubscriptionReceipt } from '../mail/outbox';
 import { emitSubscriptionEvent, type SubscriptionRow } from './representation';
 import { periodBoundary } from './schedule';
 import { ownedBy } from '../kit/scope';
-import { issueChargeInvoices, newInvoiceId, type IssueDeps } from '../invoices/issue';
+import type { IssueDeps } from '../invoices/issue';
+import { payOrders } from '../payments/pay-orders';
+import { chargeOrderPayment } from './charge-order';
 
 export interface FirstChargeDeps {
   db: Database;
@@ -276,7 +277,7 @@ async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionChec
 }
 
 /**
- * Records the first charge's outcome exactly once (with its invoice when it took the money), with
+ * Records the first charge's outcome exactly once (its order paid, server/payments/pay-orders.ts, when it took the money), with
  * the subscription row locked: the
  * submitting request, the 3-D Secure return and the reconciler may race; the first to lock
  * decides, the others read its result. `outcome` null means nothing moved: the gateway never
@@ -340,10 +341,8 @@ export async function settleFirstCharge(
       .returning();
     // With total_payments 1 this was the only charge: billing expires it when its period ends.
     await emitSubscriptionEvent(tx, active!, 'subscription.created', times);
-    // The invoice last: its numbering holds the store's sequence until commit.
-    const invoiceId = newInvoiceId(active!.livemode);
-    await enqueueSubscriptionReceipt(tx, active!, { payment: 1, amount: charge.amount, card: { brand: outcome.brand, last4: outcome.last4 } }, times, invoiceId);
-    await issueChargeInvoices(tx, deps, [{ charge: { id: chargeId, amount: charge.amount, periodStart: now, periodEnd }, subscription: active!, times, invoiceId }]);
+    const paid = { id: chargeId, cycle: 1, amount: charge.amount, card: { brand: outcome.brand, last4: outcome.last4 }, gatewayPaymentId: outcome.paymentId ?? null };
+    await payOrders(tx, deps, [chargeOrderPayment(active!, paid, times)]);
     return active!;
   });
 }

@@ -87,7 +87,7 @@ describe('a batch of renewals settled in one transaction', () => {
       .where(and(eq(subscriptionCharges.subscriptionId, first.id), eq(subscriptionCharges.cycle, 2)));
     const [openCharge] = await api.services.db
       .insert(subscriptionCharges)
-      .values({ ...settledCharge!, id: 'subch_batchtestopen000000000', subscriptionId: second.id, cycle: 3, idempotencyKey: `subscription:${second.id}:3:0`, status: 'processing', settledAt: null })
+      .values({ ...settledCharge!, id: 'subch_batchtestopen000000000', subscriptionId: second.id, cycle: 3, idempotencyKey: `subscription:${second.id}:3:0`, status: 'processing', settledAt: null, orderId: null })
       .returning();
     const succeeded = { status: 'succeeded' as const, paymentId: 'pay_batch', brand: 'visa', last4: '4242' };
 

@@ -38,7 +38,7 @@ describe('invoices of subscription charges', () => {
         object: 'invoice',
         number: `TEST-INV-${code}-000001`,
         livemode: false,
-        order_id: null,
+        order_id: expect.stringMatching(/^ord_test_[0-9A-Za-z]{24}$/),
         subscription_id: subscriptionId,
         customer_id: subscription.customer_id,
         customer_email: 'ada@example.com',

@@ -1,11 +1,11 @@
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import type { Database } from '@/db/client';
-import { orders, stores, type DocumentLanguage } from '@/db/schema';
+import { orderLines, orders, stores, type DocumentLanguage } from '@/db/schema';
 import { storeCode } from '@/server/invoices/numbering';
 import { submitHostedPayment } from '@/server/checkout/hosted/submit';
-import { issueOrderInvoice } from '@/server/invoices/issue';
+import { customerNameOf, issueOrderInvoices, newInvoiceId } from '@/server/invoices/issue';
 import { payCheckoutSession } from '@/server/payments/service';
 import { seedOrder, type SeedOrder } from '../portal/factories';
 import type { TestApi } from '../support/server';
@@ -52,7 +52,20 @@ export async function seedInvoicedOrder(api: TestApi, store: { id: string }, inp
   return api.services.db.transaction(async (tx) => {
     const [row] = await tx.select().from(orders).where(eq(orders.id, order.id)).for('update');
     const times = { now: api.clock.now(), wallNow: api.clock.now() };
-    return { order, invoice: await issueOrderInvoice(tx, { config: api.services.config }, { ...row!, customerEmail: row!.customerEmail ?? 'buyer@example.com' }, times) };
+    const [invoiced] = await tx.update(orders).set({ invoiceId: newInvoiceId(row!.livemode) }).where(eq(orders.id, order.id)).returning();
+    const lines = await tx.select().from(orderLines).where(eq(orderLines.orderId, order.id)).orderBy(asc(orderLines.position));
+    const [invoice] = await issueOrderInvoices(tx, { config: api.services.config }, [
+      {
+        order: { ...invoiced!, customerEmail: invoiced!.customerEmail ?? 'buyer@example.com' },
+        lines,
+        customerName: await customerNameOf(tx, invoiced!, invoiced!.customerId),
+        subscriptionChargeId: null,
+        suppliedFrom: invoiced!.paidAt!,
+        suppliedUntil: invoiced!.paidAt!,
+        times,
+      },
+    ]);
+    return { order, invoice: invoice! };
   });
 }
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { emails } from '@/db/schema';
 import { loadConfig, type Config } from '@/server/config';
 import { MAX_ATTEMPTS, sendDueEmails, type MailDeliveryDeps } from '@/server/mail/delivery';
-import { enqueueOrderReceipt } from '@/server/mail/outbox';
+import { enqueueEmail, orderReceipt } from '@/server/mail/outbox';
 import { T0 } from '../support/api';
 import { createStore } from '../support/factories';
 import { freePort } from '../support/production-server';
@@ -193,11 +193,13 @@ describe('who sends what', () => {
     const store = await newStore();
     await payOrder(api, store.key, { email: 'test@example.com' });
     await api.services.db.transaction((tx) =>
-      enqueueOrderReceipt(
+      enqueueEmail(
         tx,
+        orderReceipt(
         { storeId: store.id, livemode: true, id: 'ord_live_000000000000000000000001', customerEmail: 'live@example.com', language: 'en' },
         { lines: [{ description: 'Field guide', quantity: 1, amountSubtotal: 1999 }], amountSubtotal: 1999, amountTax: 0, amountTotal: 1999, card: { brand: 'visa', last4: '4242' } },
         { now: T0, wallNow: T0 },
+        ),
       ),
     );
     expect(await sendDueEmails(deps({ smtpUrl: undefined }))).toBe(0);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { emails } from '@/db/schema';
 import { eq } from 'drizzle-orm';
 import { documentLanguage } from '@/server/kit/language';
-import { enqueueOrderReceipt, enqueueWithdrawalReceived } from '@/server/mail/outbox';
+import { enqueueEmail, enqueueWithdrawalReceived, orderReceipt } from '@/server/mail/outbox';
 import { fetchPdf } from '../invoices/support';
 import { epoch, expectError, T0 } from '../support/api';
 import { createStore } from '../support/factories';
@@ -464,7 +464,7 @@ describe('GET /test_helpers/emails', () => {
     const other = await newStore('Other Store');
     const { orderId } = await payOrder(api, other.key);
     await api.services.db.transaction((tx) =>
-      enqueueOrderReceipt(tx, { storeId: store.id, livemode: true, id: 'ord_live_x', customerEmail: 'live@example.com', language: 'en' }, { lines: [], amountSubtotal: 100, amountTax: 0, amountTotal: 100, card: null }, { now: T0, wallNow: T0 }),
+      enqueueEmail(tx, orderReceipt({ storeId: store.id, livemode: true, id: 'ord_live_x', customerEmail: 'live@example.com', language: 'en' }, { lines: [], amountSubtotal: 100, amountTax: 0, amountTotal: 100, card: null }, { now: T0, wallNow: T0 })),
     );
     expect(await listEmails(api, store.key)).toEqual([]);
     expect((await listEmails(api, other.key)).map((email) => email.related.order_id)).toEqual([orderId]);

@@ -52,6 +52,8 @@ describe('records after a real payment', () => {
       license_keys: [expect.stringMatching(/^LK-[A-Z2-7]{5}-[A-Z2-7]{5}-[A-Z2-7]{5}-[A-Z2-7]{5}$/)],
       withdrawal_waiver: null,
       withdrawal: null,
+      billing_reason: 'purchase',
+      subscription_id: null,
       created: epoch(T0),
       paid_at: epoch(T0),
     });

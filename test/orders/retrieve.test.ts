@@ -76,6 +76,8 @@ describe('GET /api/v1/orders/{id}', () => {
       invoice_id: null,
       withdrawal_waiver: null,
       withdrawal: null,
+      billing_reason: 'purchase',
+      subscription_id: null,
       created: epoch(T0),
       paid_at: epoch(T0),
     });

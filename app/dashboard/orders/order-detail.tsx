@@ -49,11 +49,28 @@ function Withdrawal({ withdrawal }: { withdrawal: NonNullable<Order['withdrawal'
   );
 }
 
+const BILLING_REASON_LABELS: Record<Order['billing_reason'], string> = {
+  purchase: 'Purchase',
+  subscription_create: 'Subscription, first payment',
+  subscription_cycle: 'Subscription renewal',
+};
+
 function Summary({ order, card, invoiceNumber, mode, downloads }: { order: Order; card: { brand: string; last4: string } | null; invoiceNumber: string | undefined; mode: DashboardMode; downloads: number }) {
   const rows: [string, ReactNode][] = [
     ['Status', <OrderStatus status={order.status} />],
     ['Created', utcTime(order.created)],
     ['Paid', order.paid_at === null ? '—' : utcTime(order.paid_at)],
+    [
+      'Billing reason',
+      <>
+        {BILLING_REASON_LABELS[order.billing_reason]}
+        {order.subscription_id && (
+          <a href={`${dashboardBase(mode)}/subscriptions/${order.subscription_id}`} className="dash-mono dash-block">
+            {order.subscription_id}
+          </a>
+        )}
+      </>,
+    ],
     [
       'Customer',
       <>
