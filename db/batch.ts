@@ -10,7 +10,9 @@ type ColumnsOf<T extends PgTable> = keyof T['_']['columns'] & string;
 
 /** `json_to_recordset(<json>) as <alias>(<column type>, …)`: the rows of a JSON array (a parameter or placeholder) as a relation. */
 export function jsonRecordset(json: unknown, alias: string, columns: Readonly<Record<string, string>>): SQL {
-  const definitions = Object.entries(columns).map(([name, type]) => `${name} ${type}`).join(', ');
+  const definitions = Object.entries(columns)
+    .map(([name, type]) => `${name} ${type}`)
+    .join(', ');
   return sql`json_to_recordset(${json}::json) as ${sql.raw(alias)}(${sql.raw(definitions)})`;
 }
 

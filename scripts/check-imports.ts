@@ -45,16 +45,7 @@ const LAYERS: readonly { name: string; paths: readonly string[] }[] = [
   { name: 'domains', paths: ['server/'] },
   {
     name: 'app',
-    paths: [
-      'server/router.ts',
-      'server/app.ts',
-      'server/app-singleton.ts',
-      'server/background-tasks.ts',
-      'server/openapi/',
-      'server/bootstrap.ts',
-      'server/admin/',
-      'server/host/',
-    ],
+    paths: ['server/router.ts', 'server/app.ts', 'server/app-singleton.ts', 'server/background-tasks.ts', 'server/openapi/', 'server/bootstrap.ts', 'server/admin/', 'server/host/'],
   },
   { name: 'entry', paths: ['app/', 'scripts/', 'proxy.ts', 'instrumentation.ts'] },
 ];

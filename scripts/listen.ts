@@ -89,7 +89,10 @@ function options() {
   const apiKey = parsed['api-key'] || process.env.SERVICE_API_KEY;
   if (!apiKey) throw new Exit(`No API key: pass --api-key sk_test_… or set SERVICE_API_KEY (the secret key of the store to follow).\n${USAGE}`, 2);
   const serviceUrl = (parsed['service-url'] || process.env.SERVICE_URL || `http://127.0.0.1:${process.env.PORT || 3000}`).replace(/\/+$/, '');
-  const events = parsed.events?.split(',').map((type) => type.trim()).filter(Boolean);
+  const events = parsed.events
+    ?.split(',')
+    .map((type) => type.trim())
+    .filter(Boolean);
   // One type, or a prefix of types ending in `.*`, as the API's `type` filter takes them.
   const matches = (filter: string, type: string) => type === filter || (filter.endsWith('.*') && type.startsWith(filter.slice(0, -1)));
   const unknown = events?.filter((filter) => !isEventTypeFilter(filter));
@@ -244,9 +247,7 @@ try {
   const start = await whenReachable(() => listEvents({ limit: '1' }));
   state = readState() ?? { secret: `whsec_${randomBytes(32).toString('base64')}`, cursor: start.data[0]?.id ?? null, recent: [] };
   saveState(state);
-  console.log(
-    `Ready! Forwarding ${start.livemode ? 'live' : 'test'}-mode events from ${serviceUrl} to ${forwardTo}. Webhook signing secret: ${state.secret} (Ctrl-C to stop)`,
-  );
+  console.log(`Ready! Forwarding ${start.livemode ? 'live' : 'test'}-mode events from ${serviceUrl} to ${forwardTo}. Webhook signing secret: ${state.secret} (Ctrl-C to stop)`);
   await follow();
 } catch (error) {
   console.error(error instanceof Exit ? error.message : `Error: ${(error as Error).message}`);

@@ -41,7 +41,12 @@ process.env.AUTH_SECRET = secrets.authSecret;
  */
 function setClientAddress(req: IncomingMessage): void {
   const forwarded = req.headers['x-forwarded-for'];
-  const appendedByProxy = trustProxy ? String(forwarded ?? '').split(',').pop()?.trim() : undefined;
+  const appendedByProxy = trustProxy
+    ? String(forwarded ?? '')
+        .split(',')
+        .pop()
+        ?.trim()
+    : undefined;
   req.headers['x-forwarded-for'] = appendedByProxy || req.socket.remoteAddress || 'unknown';
 }
 

@@ -35,7 +35,11 @@ function createPrinter(checker: ts.TypeChecker) {
     if (type.isUnion()) return type.types.map(print).join(' | ');
     if (type.isIntersection()) return type.types.map((part) => `(${print(part)})`).join(' & ');
     if (checker.isArrayType(type)) return `Array<${print(checker.getTypeArguments(type as ts.TypeReference)[0]!)}>`;
-    if (checker.isTupleType(type)) return `[${checker.getTypeArguments(type as ts.TypeReference).map(print).join(', ')}]`;
+    if (checker.isTupleType(type))
+      return `[${checker
+        .getTypeArguments(type as ts.TypeReference)
+        .map(print)
+        .join(', ')}]`;
     if (!(type.flags & ts.TypeFlags.Object)) return checker.typeToString(type);
     const members = type.getProperties().map((property) => {
       const optional = property.flags & ts.SymbolFlags.Optional ? '?' : '';

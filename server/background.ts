@@ -23,11 +23,7 @@ export interface PeriodicTask {
  * Runs `work` every `intervalMs`, one run at a time. The timer is unref'd: it never keeps a
  * process alive. `work` resolves to how many items it handled.
  */
-export function startPeriodic(
-  name: string,
-  work: () => Promise<number>,
-  options: { intervalMs: number; onError?: (error: unknown) => void },
-): PeriodicTask {
+export function startPeriodic(name: string, work: () => Promise<number>, options: { intervalMs: number; onError?: (error: unknown) => void }): PeriodicTask {
   let running: Promise<number> | undefined;
   const onError = options.onError ?? ((error: unknown) => log.error(`${name} failed: ${error instanceof Error ? error.message : String(error)}`));
   const runOnce = () => {

@@ -3,12 +3,7 @@
  * Domain code throws `new ApiError(code, …)` and never picks a status; the HTTP layer and the
  * OpenAPI document both read this table.
  */
-export type ErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'card_error'
-  | 'rate_limit_error'
-  | 'api_error';
+export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'card_error' | 'rate_limit_error' | 'api_error';
 
 const invalid = (status: number) => ({ status, type: 'invalid_request_error' as const });
 const auth = { status: 401, type: 'authentication_error' as const };
@@ -124,9 +119,5 @@ export function recognizeAcrossBundles(cls: abstract new (...args: never[]) => o
  * asked for; callers still pass it so the call site reads as what was looked up.
  */
 export function resourceMissing(kind: string, _id: string, param = 'id'): ApiError {
-  return new ApiError(
-    'resource_missing',
-    `No such ${kind}. Check the id, and that it belongs to this account and to the mode (test or live) of the key used.`,
-    { param },
-  );
+  return new ApiError('resource_missing', `No such ${kind}. Check the id, and that it belongs to this account and to the mode (test or live) of the key used.`, { param });
 }

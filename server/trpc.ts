@@ -66,18 +66,21 @@ export function trpcErrorCode(status: number): TRPC_ERROR_CODE_KEY {
 /** `error.data` over /api/trpc: the API's error envelope without its message, and the status it answers. */
 export type RpcErrorData = Omit<ErrorBody['error'], 'message'> & { httpStatus: number };
 
-const t = initTRPC.context<Context>().meta<ApiMeta>().create({
-  // No stack trace in any error, in development neither.
-  isDev: false,
-  errorFormatter: ({ shape, error, ctx }) => {
-    // The operator's router keeps tRPC's own shape.
-    if (!ctx?.rpc) return shape;
-    const apiError = ctx.rpc.apiErrorOf(error);
-    const { message, ...fields } = apiError.toBody().error;
-    const data: RpcErrorData = { ...fields, httpStatus: apiError.status };
-    return { code: TRPC_ERROR_CODES_BY_KEY[trpcErrorCode(apiError.status)], message, data };
-  },
-});
+const t = initTRPC
+  .context<Context>()
+  .meta<ApiMeta>()
+  .create({
+    // No stack trace in any error, in development neither.
+    isDev: false,
+    errorFormatter: ({ shape, error, ctx }) => {
+      // The operator's router keeps tRPC's own shape.
+      if (!ctx?.rpc) return shape;
+      const apiError = ctx.rpc.apiErrorOf(error);
+      const { message, ...fields } = apiError.toBody().error;
+      const data: RpcErrorData = { ...fields, httpStatus: apiError.status };
+      return { code: TRPC_ERROR_CODES_BY_KEY[trpcErrorCode(apiError.status)], message, data };
+    },
+  });
 
 export const createRouter = t.router;
 export const mergeRouters = t.mergeRouters;

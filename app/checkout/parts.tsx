@@ -62,17 +62,7 @@ export interface PageStore {
  * links. A test-mode page that takes a card (`testCards`) lists the cards to use; the other
  * pages (receipts, outcomes) have no use for the list.
  */
-export function CheckoutShell({
-  store,
-  operator,
-  testCards,
-  children,
-}: {
-  store?: PageStore;
-  operator?: OperatorConfig;
-  testCards?: 'one-time' | 'recurring';
-  children: ReactNode;
-}) {
+export function CheckoutShell({ store, operator, testCards, children }: { store?: PageStore; operator?: OperatorConfig; testCards?: 'one-time' | 'recurring'; children: ReactNode }) {
   return (
     <>
       <a className="co-skip" href="#main">
@@ -102,7 +92,9 @@ export function CheckoutShell({
  * reach it), the store's terms and privacy policy when it gives them, and a line about the page.
  */
 export function PageFooter({ store, operator, children }: { store?: PageStore; operator?: OperatorConfig; children: ReactNode }) {
-  const links = store ? [store.links.termsUrl && { href: store.links.termsUrl, label: 'Terms' }, store.links.privacyUrl && { href: store.links.privacyUrl, label: 'Privacy policy' }].filter((link) => !!link) : [];
+  const links = store
+    ? [store.links.termsUrl && { href: store.links.termsUrl, label: 'Terms' }, store.links.privacyUrl && { href: store.links.privacyUrl, label: 'Privacy policy' }].filter((link) => !!link)
+    : [];
   return (
     <footer className="co-footer">
       {links.length > 0 ? (
@@ -116,7 +108,10 @@ export function PageFooter({ store, operator, children }: { store?: PageStore; o
       ) : null}
       {operator ? (
         <p>
-          Seller (merchant of record): {operator.legalName}, {operator.address}, VAT ID {operator.vatId}, <a className="co-link" href={`mailto:${operator.email}`}>{operator.email}</a>
+          Seller (merchant of record): {operator.legalName}, {operator.address}, VAT ID {operator.vatId},{' '}
+          <a className="co-link" href={`mailto:${operator.email}`}>
+            {operator.email}
+          </a>
           {operator.isDemo ? ' (demo seller details, not a real company)' : ''}.
         </p>
       ) : null}
@@ -169,8 +164,8 @@ export function TestModeBanner({ recurring }: { recurring?: boolean }) {
   return (
     <aside className="co-test" aria-label="Test mode">
       <p>
-        <strong>Test mode.</strong> No real money moves. Use card <code>4242 4242 4242 4242</code> to approve or{' '}
-        <code>4000 0000 0000 0002</code> to decline, any future expiry (MM/YY) and any 3-digit CVC.
+        <strong>Test mode.</strong> No real money moves. Use card <code>4242 4242 4242 4242</code> to approve or <code>4000 0000 0000 0002</code> to decline, any future expiry (MM/YY) and any 3-digit
+        CVC.
       </p>
       {recurring ? (
         <p>
@@ -314,21 +309,7 @@ interface InputProps {
  * (the form's script writes the same markup: server/checkout/hosted/payment-form.browser.ts). `aside`
  * sits at the end of the label's line.
  */
-export function Field({
-  name,
-  label,
-  hint,
-  error,
-  aside,
-  children,
-}: {
-  name: string;
-  label: string;
-  hint?: string;
-  error?: string;
-  aside?: ReactNode;
-  children: (props: InputProps) => ReactNode;
-}) {
+export function Field({ name, label, hint, error, aside, children }: { name: string; label: string; hint?: string; error?: string; aside?: ReactNode; children: (props: InputProps) => ReactNode }) {
   const hintId = hint ? `${name}-hint` : undefined;
   const errorId = error ? `${name}-error` : undefined;
   const describedBy = [hintId, errorId].filter(Boolean).join(' ') || undefined;

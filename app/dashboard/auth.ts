@@ -41,7 +41,12 @@ class SignInRefused extends CredentialsSignin {
 
 const field = (value: unknown) => (typeof value === 'string' ? value : '');
 
-export const { auth, signIn, signOut, unstable_update: updateSession } = NextAuth(async () => {
+export const {
+  auth,
+  signIn,
+  signOut,
+  unstable_update: updateSession,
+} = NextAuth(async () => {
   const services = await getAppServices();
   return {
     secret: sessionKey(signingSecret(services.config)),

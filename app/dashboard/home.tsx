@@ -10,7 +10,6 @@ import { DashboardShell, NoAccess } from './shell';
 /** The days the Home figures and chart cover. */
 const HOME_DAYS = 30;
 
-
 /** One bar per day, heights relative to the best day; drawn in SVG attributes, which the page's CSP allows. */
 function DailyChart({ daily }: { daily: HomeMetrics['daily'] }) {
   const highest = Math.max(1, ...daily.map((day) => day.gross_volume));

@@ -26,7 +26,10 @@ interface Revealed {
 }
 
 /** One hand-off per purpose: a page taking one purpose leaves another's for the part of the page that shows it. */
-const handoffs = Object.fromEntries(REVEAL_PURPOSES.map((purpose) => [purpose, createHandoff<Revealed>(`dashboard-reveal:${purpose}`)])) as Record<RevealPurpose, ReturnType<typeof createHandoff<Revealed>>>;
+const handoffs = Object.fromEntries(REVEAL_PURPOSES.map((purpose) => [purpose, createHandoff<Revealed>(`dashboard-reveal:${purpose}`)])) as Record<
+  RevealPurpose,
+  ReturnType<typeof createHandoff<Revealed>>
+>;
 
 const isPurpose = (text: string): text is RevealPurpose => (REVEAL_PURPOSES as readonly string[]).includes(text);
 

@@ -52,5 +52,4 @@ export async function demoProduct(store: DemoStore): Promise<DemoProduct | undef
   return oldest ? { name: oldest.name, description: oldest.description, priceId: oldest.price_id, amount: oldest.amount } : undefined;
 }
 
-export const DEMO_UNAVAILABLE =
-  'The demo needs the demo store that `npm start` creates on an empty database (its test keys are kept in the data dir). Start with an empty data dir to see it.';
+export const DEMO_UNAVAILABLE = 'The demo needs the demo store that `npm start` creates on an empty database (its test keys are kept in the data dir). Start with an empty data dir to see it.';

@@ -120,8 +120,8 @@ export function DocsIndex({ reference, query = '' }: { reference: Reference; que
         </p>
         <Markdown text={document.info.description} />
         <p>
-          Each operation shows a <code>curl</code> request and its answer. They read your secret key from <code>$SK</code> (<code>export SK=sk_test_…</code>)
-          and, for the one call made from a browser, your publishable key from <code>$PK</code>.
+          Each operation shows a <code>curl</code> request and its answer. They read your secret key from <code>$SK</code> (<code>export SK=sk_test_…</code>) and, for the one call made from a browser,
+          your publishable key from <code>$PK</code>.
         </p>
       </section>
 

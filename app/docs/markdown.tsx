@@ -5,9 +5,7 @@ import type { ReactNode } from 'react';
  * Text is rendered as React text, never as HTML, so a description cannot inject markup.
  */
 export function Inline({ text }: { text: string }): ReactNode {
-  return text.split(/(`[^`]+`)/g).map((part, index) =>
-    part.length > 2 && part.startsWith('`') && part.endsWith('`') ? <code key={index}>{part.slice(1, -1)}</code> : part,
-  );
+  return text.split(/(`[^`]+`)/g).map((part, index) => (part.length > 2 && part.startsWith('`') && part.endsWith('`') ? <code key={index}>{part.slice(1, -1)}</code> : part));
 }
 
 export function Markdown({ text }: { text: string | undefined }): ReactNode {

@@ -166,7 +166,13 @@ export function OperationSection({ reference, entry }: { reference: Reference; e
                 {response.headers && Object.keys(response.headers).length > 0 && (
                   <>
                     {' '}
-                    Headers: <Inline text={Object.keys(response.headers).map((name) => `\`${name}\``).join(', ')} />.
+                    Headers:{' '}
+                    <Inline
+                      text={Object.keys(response.headers)
+                        .map((name) => `\`${name}\``)
+                        .join(', ')}
+                    />
+                    .
                   </>
                 )}
               </Cell>

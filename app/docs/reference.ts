@@ -39,7 +39,11 @@ export interface Reference {
 
 export const anchor = (value: string) => value.replace(/[^A-Za-z0-9_-]+/g, '-');
 export const schemaAnchor = (name: string) => `schema-${anchor(name)}`;
-export const slugOf = (tag: string) => tag.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+export const slugOf = (tag: string) =>
+  tag
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 export function resolveParameter(document: OpenAPIObject, parameter: NonNullable<OperationObject['parameters']>[number]): ParameterObject | undefined {
   if (!isReference(parameter)) return parameter;

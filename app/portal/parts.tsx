@@ -68,8 +68,7 @@ export function PortalShell({ store, operator, livemode, headingId, children }: 
         {children}
       </main>
       <PageFooter store={store} operator={operator}>
-        This private link was shared with you by {store.name}. Keep it to yourself: anyone holding it can see this page. Card details are never stored
-        beyond the brand and last four digits.
+        This private link was shared with you by {store.name}. Keep it to yourself: anyone holding it can see this page. Card details are never stored beyond the brand and last four digits.
       </PageFooter>
     </>
   );

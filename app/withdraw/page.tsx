@@ -29,8 +29,8 @@ export default async function WithdrawPage({ searchParams }: { searchParams: Pro
     <WithdrawShell operator={services.config.operator}>
       <WithdrawHeading>Withdraw from a contract</WithdrawHeading>
       <p>
-        You may withdraw from a purchase within 14 days without giving a reason. Enter the order number from your receipt and the e-mail address you used for the order; you
-        check everything on the next step before it is sent.
+        You may withdraw from a purchase within 14 days without giving a reason. Enter the order number from your receipt and the e-mail address you used for the order; you check everything on the
+        next step before it is sent.
       </p>
       {alert ? (
         <div role="alert" className="co-alert" id="form-error">

@@ -20,9 +20,7 @@ export function WithdrawShell({ operator, children }: { operator: OperatorConfig
         </section>
       </main>
       <footer className="co-footer">
-        <p>
-          Purchases are sold by {operator.legalName} as merchant of record on behalf of the store. A withdrawal declared here reaches both.
-        </p>
+        <p>Purchases are sold by {operator.legalName} as merchant of record on behalf of the store. A withdrawal declared here reaches both.</p>
       </footer>
     </>
   );

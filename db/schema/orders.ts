@@ -64,9 +64,7 @@ export const orders = pgTable(
     index('orders_customer_idx').on(t.customerId),
     // The dashboard's volume by day: a store's paid orders by payment time, the summed columns
     // in the index so 100,000 orders are read without touching the table.
-    index('orders_paid_idx')
-      .on(t.storeId, t.livemode, t.paidAt, t.status, t.amountTotal, t.amountRefunded)
-      .where(sql`${t.paidAt} is not null`),
+    index('orders_paid_idx').on(t.storeId, t.livemode, t.paidAt, t.status, t.amountTotal, t.amountRefunded).where(sql`${t.paidAt} is not null`),
     check('orders_refund_within_total', sql`${t.amountRefunded} >= 0 and ${t.amountRefunded} <= ${t.amountTotal}`),
     check('orders_status_check', oneOf(t.status, ORDER_STATUSES)),
     check('orders_language_check', oneOf(t.language, DOCUMENT_LANGUAGES)),
@@ -136,7 +134,8 @@ export const refunds = pgTable(
     index('refunds_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
     index('refunds_order_list_idx').on(t.storeId, t.livemode, t.orderId, t.createdAt.desc(), t.id.desc()),
     index('refunds_status_list_idx').on(t.storeId, t.livemode, t.status, t.createdAt.desc(), t.id.desc()),
-    check('refunds_amount_positive', sql`${t.amount} > 0`), check('refunds_status_check', oneOf(t.status, REFUND_STATUSES)),
+    check('refunds_amount_positive', sql`${t.amount} > 0`),
+    check('refunds_status_check', oneOf(t.status, REFUND_STATUSES)),
   ],
 );
 

@@ -47,9 +47,6 @@ export const products = pgTable(
     // Newest-first listing within one store and environment (`created` desc, then id desc).
     index('products_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
     check('products_amount_nonnegative', sql`${t.amount} >= 0`),
-    check(
-      'products_interval_matches_mode',
-      sql`(${t.priceMode} = 'recurring') = (${t.priceInterval} is not null and ${t.priceIntervalCount} is not null)`,
-    ),
+    check('products_interval_matches_mode', sql`(${t.priceMode} = 'recurring') = (${t.priceInterval} is not null and ${t.priceIntervalCount} is not null)`),
   ],
 );

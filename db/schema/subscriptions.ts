@@ -10,12 +10,7 @@ export const SUBSCRIPTION_STATUSES = ['active', 'incomplete', 'past_due', 'cance
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /** Statuses that keep a product from being deleted: pending, active, past-due or suspended ones. */
-export const PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES: SubscriptionStatus[] = [
-  'pending',
-  'active',
-  'past_due',
-  'suspended',
-];
+export const PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES: SubscriptionStatus[] = ['pending', 'active', 'past_due', 'suspended'];
 
 /** Subscriptions. Billing fills them in; the catalog only reads them for its guard. */
 export const subscriptions = pgTable(
@@ -105,10 +100,7 @@ export const subscriptionCheckouts = pgTable(
     createdAt: timestamptz('created_at').notNull(),
     expiresAt: timestamptz('expires_at').notNull(),
   },
-  (t) => [
-    index('subscription_checkouts_store_idx').on(t.storeId, t.livemode, t.createdAt),
-    check('subscription_checkouts_status_check', oneOf(t.status, SUBSCRIPTION_CHECKOUT_STATUSES)),
-  ],
+  (t) => [index('subscription_checkouts_store_idx').on(t.storeId, t.livemode, t.createdAt), check('subscription_checkouts_status_check', oneOf(t.status, SUBSCRIPTION_CHECKOUT_STATUSES))],
 );
 
 /** `refunded`: it succeeded after its subscription was canceled, and was paid back (server/billing/engine.ts). */

@@ -64,11 +64,7 @@ export const memberships = pgTable(
     /** Null while the invitation is pending. */
     acceptedAt: timestamptz('accepted_at'),
   },
-  (t) => [
-    uniqueIndex('memberships_user_store_unique').on(t.userId, t.storeId),
-    index('memberships_store_idx').on(t.storeId),
-    check('memberships_role_check', oneOf(t.role, MEMBER_ROLES)),
-  ],
+  (t) => [uniqueIndex('memberships_user_store_unique').on(t.userId, t.storeId), index('memberships_store_idx').on(t.storeId), check('memberships_role_check', oneOf(t.role, MEMBER_ROLES))],
 );
 
 /**
@@ -91,9 +87,5 @@ export const oneTimeLinks = pgTable(
     expiresAt: timestamptz('expires_at').notNull(),
     usedAt: timestamptz('used_at'),
   },
-  (t) => [
-    uniqueIndex('one_time_links_token_unique').on(t.tokenHash),
-    index('one_time_links_user_idx').on(t.userId),
-    check('one_time_links_purpose_check', oneOf(t.purpose, ONE_TIME_LINK_PURPOSES)),
-  ],
+  (t) => [uniqueIndex('one_time_links_token_unique').on(t.tokenHash), index('one_time_links_user_idx').on(t.userId), check('one_time_links_purpose_check', oneOf(t.purpose, ONE_TIME_LINK_PURPOSES))],
 );

@@ -4,14 +4,7 @@
  * the browser, no request sent) and `network_error`, and the codes `confirm_in_progress` and
  * `invalid_response`.
  */
-export type ServiceErrorType =
-  | 'card_error'
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'rate_limit_error'
-  | 'api_error'
-  | 'validation_error'
-  | 'network_error';
+export type ServiceErrorType = 'card_error' | 'invalid_request_error' | 'authentication_error' | 'rate_limit_error' | 'api_error' | 'validation_error' | 'network_error';
 
 export interface ServiceError {
   type: ServiceErrorType;

@@ -21,11 +21,7 @@ export interface FrameInit {
   submitLabel: string;
 }
 
-export type FrameEvent =
-  | { type: 'ready' }
-  | { type: 'resize'; height: number }
-  | { type: 'processing'; processing: boolean }
-  | { type: 'result'; result: ConfirmResult };
+export type FrameEvent = { type: 'ready' } | { type: 'resize'; height: number } | { type: 'processing'; processing: boolean } | { type: 'result'; result: ConfirmResult };
 
 export type FrameMessage = FrameEvent & { source: typeof FROM_FRAME };
 
@@ -43,14 +39,7 @@ export function isFrameMessage(data: unknown): data is FrameMessage {
 
 export function isFrameInit(data: unknown): data is FrameInit {
   const init = data as Partial<FrameInit> | null;
-  return (
-    typeof init === 'object' &&
-    init !== null &&
-    init.source === FROM_HOST &&
-    init.type === 'init' &&
-    typeof init.publishableKey === 'string' &&
-    typeof init.clientSecret === 'string'
-  );
+  return typeof init === 'object' && init !== null && init.source === FROM_HOST && init.type === 'init' && typeof init.publishableKey === 'string' && typeof init.clientSecret === 'string';
 }
 
 /** The frame's address, telling it which origin embeds it (the frame's CSP then allows only that origin to frame it). */

@@ -50,13 +50,7 @@ export interface Event<T extends EventType = EventType> {
 /** Any event, narrowed by a check of `type`. */
 export type WebhookEvent = { [T in EventType]: Event<T> }[EventType];
 
-export type WebhookVerificationReason =
-  | 'payload_not_raw'
-  | 'missing_header'
-  | 'invalid_timestamp'
-  | 'timestamp_outside_tolerance'
-  | 'malformed_secret'
-  | 'no_matching_signature';
+export type WebhookVerificationReason = 'payload_not_raw' | 'missing_header' | 'invalid_timestamp' | 'timestamp_outside_tolerance' | 'malformed_secret' | 'no_matching_signature';
 
 export class WebhookVerificationError extends Error {
   readonly name: 'WebhookVerificationError';

@@ -79,13 +79,13 @@ export const createdStoreSchema = z.object({
   created: storeSchema.shape.created,
 });
 
-const email = z.string().trim().min(1).max(MAX_EMAIL_LENGTH).describe('The person\'s e-mail address (case does not matter).');
+const email = z.string().trim().min(1).max(MAX_EMAIL_LENGTH).describe("The person's e-mail address (case does not matter).");
 
 export const inviteUserInput = z.strictObject({ store: storeId, email, role: z.enum(MEMBER_ROLES) });
 
 export const resetUserInput = z.strictObject({
   email,
-  clearTwoFactor: z.boolean().optional().describe('Also turn off the person\'s two-factor (its secret and backup codes), for someone who lost it.'),
+  clearTwoFactor: z.boolean().optional().describe("Also turn off the person's two-factor (its secret and backup codes), for someone who lost it."),
 });
 
 /** The link is the only credential: shown this once. */
@@ -100,14 +100,11 @@ export const storeListSchema = z.object({ object: z.literal('list'), data: z.arr
 
 export const rollKeysInput = z.strictObject({
   store: storeId,
-  type: z.enum(KEY_TYPES.map((slot) => slot.type) as [KeyType, ...KeyType[]]).optional().describe('One type of key; all four when omitted.'),
-  expiresIn: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_KEY_GRACE_SECONDS)
+  type: z
+    .enum(KEY_TYPES.map((slot) => slot.type) as [KeyType, ...KeyType[]])
     .optional()
-    .describe('Seconds the old keys keep working; without it they stop at once.'),
+    .describe('One type of key; all four when omitted.'),
+  expiresIn: z.number().int().min(1).max(MAX_KEY_GRACE_SECONDS).optional().describe('Seconds the old keys keep working; without it they stop at once.'),
 });
 
 /** The new keys are shown this once. */

@@ -235,7 +235,13 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
         ),
       )
       .where(and(eq(subscriptionCharges.id, sql`settled.id`), inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES])))
-      .returning({ id: subscriptionCharges.id, cycle: subscriptionCharges.cycle, attempt: subscriptionCharges.attempt, scheduledAt: subscriptionCharges.scheduledAt, amount: subscriptionCharges.amount });
+      .returning({
+        id: subscriptionCharges.id,
+        cycle: subscriptionCharges.cycle,
+        attempt: subscriptionCharges.attempt,
+        scheduledAt: subscriptionCharges.scheduledAt,
+        amount: subscriptionCharges.amount,
+      });
     const settledById = new Map(settledRows.map((row) => [row.id, row]));
 
     const settlements: Settlement[] = [];

@@ -31,14 +31,7 @@ async function chargesInFlight(services: Services, scope: Scope): Promise<boolea
   const [inFlight] = await services.db
     .select({ id: subscriptionCharges.id })
     .from(subscriptionCharges)
-    .where(
-      and(
-        ownedBy(subscriptionCharges, scope),
-        eq(subscriptionCharges.status, 'processing'),
-        gt(subscriptionCharges.cycle, 1),
-        gt(subscriptionCharges.createdAt, since),
-      ),
-    )
+    .where(and(ownedBy(subscriptionCharges, scope), eq(subscriptionCharges.status, 'processing'), gt(subscriptionCharges.cycle, 1), gt(subscriptionCharges.createdAt, since)))
     .limit(1);
   return inFlight !== undefined;
 }

@@ -70,7 +70,10 @@ export async function reconcileSubscriptionCharges(deps: BillingEngineDeps, sett
     now: () => deps.clock.now(),
     leaseMs,
   });
-  return (await settleOpenCharges(deps, pass(openChargesBefore(staleBefore)))) + (await finishPayBacks(deps, pass(and(eq(subscriptionCharges.status, 'refund_due'), lte(subscriptionCharges.createdAt, staleBefore)))));
+  return (
+    (await settleOpenCharges(deps, pass(openChargesBefore(staleBefore)))) +
+    (await finishPayBacks(deps, pass(and(eq(subscriptionCharges.status, 'refund_due'), lte(subscriptionCharges.createdAt, staleBefore)))))
+  );
 }
 
 /**

@@ -7,8 +7,7 @@ import { expireDueRows } from '../kit/expiry';
 import { expireCheckoutSessions, expireDueCheckoutSessions } from './expiry';
 import { log } from '../observability/log';
 
-export const expireCheckoutSessionsDueJob: DueJob = ({ db, clock, config }, scope, now) =>
-  expireDueRows(db, checkoutSessions, scope, now, expireCheckoutSessions({ config, wallClock: clock }));
+export const expireCheckoutSessionsDueJob: DueJob = ({ db, clock, config }, scope, now) => expireDueRows(db, checkoutSessions, scope, now, expireCheckoutSessions({ config, wallClock: clock }));
 
 /** How often the sweep runs: a session's `checkout.session.expired` is written within a minute of its deadline. */
 const SWEEP_INTERVAL_MS = 20_000;

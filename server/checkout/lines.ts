@@ -55,7 +55,10 @@ const priceRead = preparedPerShape((executor, count) =>
     .from(products)
     .where(
       and(
-        inArray(products.priceId, Array.from({ length: count }, (_, index) => sql.placeholder(`price${index}`))),
+        inArray(
+          products.priceId,
+          Array.from({ length: count }, (_, index) => sql.placeholder(`price${index}`)),
+        ),
         ownedBy(products, SCOPE_PLACEHOLDERS),
       ),
     )

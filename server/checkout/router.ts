@@ -24,11 +24,9 @@ const TAGS = ['Checkout sessions'];
 const createProcedure = checkoutSecretKeyProcedure.use(({ ctx, next }) => {
   const body = ctx.request.body;
   if (!ctx.subject.flags.amountMode && typeof body === 'object' && body !== null && Object.hasOwn(body, 'amount')) {
-    throw new ApiError(
-      'amount_mode_unsupported',
-      'Amount mode is not enabled for this account: sell catalog prices with `price_id` or `line_items`, or ask for the amount-mode permission.',
-      { param: 'amount' },
-    );
+    throw new ApiError('amount_mode_unsupported', 'Amount mode is not enabled for this account: sell catalog prices with `price_id` or `line_items`, or ask for the amount-mode permission.', {
+      param: 'amount',
+    });
   }
   return next();
 });
@@ -41,16 +39,7 @@ export const checkoutRouter = createRouter({
       successStatus: 201,
       idempotent: true,
       documentedBody: checkoutSessionModes,
-      errors: [
-        'invalid_success_url',
-        'invalid_cancel_url',
-        'price_inactive',
-        'price_mode_unsupported',
-        'currency_unsupported',
-        'amount_mode_unsupported',
-        'metadata_invalid',
-        'resource_missing',
-      ],
+      errors: ['invalid_success_url', 'invalid_cancel_url', 'price_inactive', 'price_mode_unsupported', 'currency_unsupported', 'amount_mode_unsupported', 'metadata_invalid', 'resource_missing'],
     })
     .input(createCheckoutSessionInput)
     .output(createdCheckoutSessionSchema)

@@ -90,32 +90,18 @@ const lineItemsModeFields = {
     .describe(`Line items mode: 1–${MAX_LINE_ITEMS} entries; \`amount_total\` is their sum.`),
 };
 const amountModeFields = {
-  amount: strict(z.number().int().min(MIN_AMOUNT).max(MAX_AMOUNT)).describe(
-    `Amount mode (needs the account's amount-mode permission): ${MIN_AMOUNT}–${MAX_AMOUNT} cents.`,
-  ),
-  description: z
-    .string()
-    .min(1)
-    .max(255)
-    .refine(isPlainText, 'must be plain text')
-    .describe('Amount mode only, and required there: 1–255 characters of plain text.'),
+  amount: strict(z.number().int().min(MIN_AMOUNT).max(MAX_AMOUNT)).describe(`Amount mode (needs the account's amount-mode permission): ${MIN_AMOUNT}–${MAX_AMOUNT} cents.`),
+  description: z.string().min(1).max(255).refine(isPlainText, 'must be plain text').describe('Amount mode only, and required there: 1–255 characters of plain text.'),
 };
 const sharedFields = {
-  success_url: z
-    .string()
-    .optional()
-    .describe(`Absolute URL (https in live mode), at most ${MAX_URL_LENGTH} characters; \`?session_id=…\` is appended after payment.`),
+  success_url: z.string().optional().describe(`Absolute URL (https in live mode), at most ${MAX_URL_LENGTH} characters; \`?session_id=…\` is appended after payment.`),
   cancel_url: z.string().optional().describe(`Absolute URL (https in live mode), at most ${MAX_URL_LENGTH} characters.`),
   customer_email: z.email().max(MAX_EMAIL_LENGTH).optional().describe(`Prefills the customer's email; at most ${MAX_EMAIL_LENGTH} characters.`),
   metadata: metadataInputSchema
     .nullable()
     .optional()
-    .describe(
-      `Up to ${METADATA_MAX_KEYS} keys of 1–40 characters; values are strings of at most 500 characters (numbers and booleans are turned into strings). Echoed verbatim.`,
-    ),
-  expires_at: strict(z.number().int())
-    .optional()
-    .describe('Epoch seconds; clamped to between 30 minutes and 24 hours from now (never rejected). Default: 24 hours.'),
+    .describe(`Up to ${METADATA_MAX_KEYS} keys of 1–40 characters; values are strings of at most 500 characters (numbers and booleans are turned into strings). Echoed verbatim.`),
+  expires_at: strict(z.number().int()).optional().describe('Epoch seconds; clamped to between 30 minutes and 24 hours from now (never rejected). Default: 24 hours.'),
 };
 
 /** Every field optional: which combine is judged in step 5, so each refusal names its field and the fix. */
@@ -228,10 +214,7 @@ export const checkoutSessionSchema = z
     id: z.string().describe('`cs_test_…` or `cs_live_…`.'),
     object: z.literal('checkout.session'),
     url: z.string().nullable().describe('The hosted payment page: a signed link valid until `expires_at`; null once the session is no longer open.'),
-    client_secret: z
-      .string()
-      .nullable()
-      .describe('Returned by the creation (and by its idempotent replay) only; null on every read. For the embedded confirm call.'),
+    client_secret: z.string().nullable().describe('Returned by the creation (and by its idempotent replay) only; null on every read. For the embedded confirm call.'),
     status: z.enum(CHECKOUT_STATUSES),
     payment_status: z.enum(PAYMENT_STATUSES).describe('Fulfil only when `status` is `complete` and this is `paid`.'),
     livemode: z.boolean(),

@@ -39,7 +39,11 @@ const SESSION_LIFETIME: Lifetime = { min: 30 * 60, max: 24 * 60 * 60, default: 2
 
 /** A session of this store and environment with its expiry applied, or 404 for unknown, foreign and other-environment ids alike. */
 export async function findCheckoutSession(deps: Omit<CheckoutDeps, 'wallClock'> & SessionExpiryDeps, scope: Scope, id: string): Promise<CheckoutSessionRow> {
-  const [row] = await deps.db.select().from(checkoutSessions).where(and(eq(checkoutSessions.id, id), ownedBy(checkoutSessions, scope))).limit(1);
+  const [row] = await deps.db
+    .select()
+    .from(checkoutSessions)
+    .where(and(eq(checkoutSessions.id, id), ownedBy(checkoutSessions, scope)))
+    .limit(1);
   if (!row) throw resourceMissing('checkout session', id);
   return withExpiryApplied(deps.db, checkoutSessions, row, deps.clock.now(), expireCheckoutSessions(deps));
 }
@@ -69,12 +73,7 @@ function assertUrlsAllowed(subject: Subject, input: CreateCheckoutSessionInput):
  * statement claims it too: still one write, and a key already live replays whatever the
  * catalog says now (a price deactivated since still replays its session).
  */
-export async function createCheckoutSession(
-  deps: CheckoutDeps,
-  subject: Subject,
-  input: CreateCheckoutSessionInput,
-  idempotency: IdempotentRequest | undefined,
-): Promise<CheckoutSession> {
+export async function createCheckoutSession(deps: CheckoutDeps, subject: Subject, input: CreateCheckoutSessionInput, idempotency: IdempotentRequest | undefined): Promise<CheckoutSession> {
   assertUrlsAllowed(subject, input);
   const now = deps.clock.now();
   const nowSeconds = epochSeconds(now);
@@ -191,9 +190,7 @@ export async function confirmCheckoutSession(
     return refuse(new ApiError('invalid_client_secret', 'The client secret does not match this checkout session.', { param: 'client_secret' }));
   }
   if (row.livemode !== subject.livemode) {
-    return refuse(
-      new ApiError('environment_mismatch', 'This session belongs to the other mode: use the publishable key of the same mode (test or live) as the session.'),
-    );
+    return refuse(new ApiError('environment_mismatch', 'This session belongs to the other mode: use the publishable key of the same mode (test or live) as the session.'));
   }
   const session = await withExpiryApplied(deps.db, checkoutSessions, row, deps.clock.now(), expireCheckoutSessions(deps));
   if (session.status === 'expired') throw new ApiError('session_expired', 'This checkout session has expired. Create a new one.');
@@ -201,10 +198,7 @@ export async function confirmCheckoutSession(
   if (session.paymentStatus === 'failed') {
     throw new ApiError('session_payment_failed', 'A payment attempt on this session was declined; it cannot be retried. Create a new session.');
   }
-  throw new ApiError(
-    'three_d_secure_required',
-    'This payment needs 3-D Secure authentication: send the customer to the session’s hosted `url` to enter the card there.',
-  );
+  throw new ApiError('three_d_secure_required', 'This payment needs 3-D Secure authentication: send the customer to the session’s hosted `url` to enter the card there.');
 }
 
 /** Sessions of one status as of `now`: an open session past its deadline counts as expired. */
@@ -234,7 +228,12 @@ export async function listCheckoutSessions(deps: CheckoutDeps, scope: Scope, que
     ],
   });
   const asOfNow = (row: CheckoutSessionRow): CheckoutSessionRow => (isDue(row, now) ? { ...row, status: 'expired' } : row);
-  return listEnvelope('/api/v1/checkout/sessions', scope, rows.map((row) => checkoutSessionView(asOfNow(row), deps)), hasMore);
+  return listEnvelope(
+    '/api/v1/checkout/sessions',
+    scope,
+    rows.map((row) => checkoutSessionView(asOfNow(row), deps)),
+    hasMore,
+  );
 }
 
 /**

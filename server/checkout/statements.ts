@@ -8,7 +8,21 @@ import { claimKey, insertSelected, rowIfClaimed } from '../kit/idempotency';
 const placeholder = sql.placeholder;
 
 /** The columns of the order's lines that the session's statement writes from its `lines` parameter. */
-export const LINE_FIELDS = ['id', 'position', 'productId', 'priceId', 'description', 'quantity', 'unitAmount', 'amountSubtotal', 'amountTax', 'amountTotal', 'taxRate', 'taxInclusive', 'hasLicense'] as const;
+export const LINE_FIELDS = [
+  'id',
+  'position',
+  'productId',
+  'priceId',
+  'description',
+  'quantity',
+  'unitAmount',
+  'amountSubtotal',
+  'amountTax',
+  'amountTotal',
+  'taxRate',
+  'taxInclusive',
+  'hasLicense',
+] as const;
 
 /**
  * The order, its lines and the session as one statement (data-modifying CTEs): atomic without a
@@ -53,7 +67,12 @@ function prepareSessionInsert(executor: Executor, keyed: number) {
     createdAt: placeholder('createdAt'),
     expiresAt: placeholder('expiresAt'),
   };
-  const newOrder = executor.$with('new_order').as(executor.insert(orders).select(rowIfClaimed(claimed, orders, order)).returning({ id: orders.id }));
+  const newOrder = executor.$with('new_order').as(
+    executor
+      .insert(orders)
+      .select(rowIfClaimed(claimed, orders, order))
+      .returning({ id: orders.id }),
+  );
   const lineRows = jsonRecordset(placeholder('lines'), 'line', batchColumns(orderLines, LINE_FIELDS));
   const newLines = insertSelected(
     executor,

@@ -6,7 +6,11 @@ import { z } from 'zod';
 import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, emailFilter, listSchema, pageFields } from '../kit/list';
 
-export const customerIdParam = z.string().min(1).describe('The customer id, `cus_…`.').meta({ examples: [EXAMPLE.customerId] });
+export const customerIdParam = z
+  .string()
+  .min(1)
+  .describe('The customer id, `cus_…`.')
+  .meta({ examples: [EXAMPLE.customerId] });
 
 export const retrieveCustomerInput = z.strictObject({ id: customerIdParam });
 export const deleteCustomerInput = z.strictObject({ id: customerIdParam });

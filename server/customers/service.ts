@@ -74,11 +74,7 @@ export async function deleteCustomer(deps: { db: Database; clock: Clock; wallClo
   const deleted: DeletedCustomer = { id, object: 'customer', deleted: true, livemode: subject.livemode };
   await deps.db.transaction(async (tx) => {
     const times = { now: deps.clock.now(), wallNow: deps.wallClock.now() };
-    const [row] = await tx
-      .update(customers)
-      .set({ deletedAt: times.now })
-      .where(liveCustomer(subject, id))
-      .returning({ id: customers.id });
+    const [row] = await tx.update(customers).set({ deletedAt: times.now }).where(liveCustomer(subject, id)).returning({ id: customers.id });
     if (!row) throw resourceMissing('customer', id);
     // Deleting a customer revokes their portal sessions at once, in this
     // transaction, so the delete and the revocation commit together.

@@ -52,20 +52,7 @@ async function* csvChunks<Row>(header: string[], pages: AsyncIterable<Row[]>, ce
   for await (const rows of pages) yield rows.map((row) => csvRecord(cells(row))).join('');
 }
 
-const ORDER_COLUMNS = [
-  'id',
-  'created',
-  'status',
-  'customer_email',
-  'customer_id',
-  'amount_subtotal',
-  'amount_tax',
-  'amount_total',
-  'amount_refunded',
-  'currency',
-  'card_brand',
-  'card_last4',
-];
+const ORDER_COLUMNS = ['id', 'created', 'status', 'customer_email', 'customer_id', 'amount_subtotal', 'amount_tax', 'amount_total', 'amount_refunded', 'currency', 'card_brand', 'card_last4'];
 
 /** orders.csv: the orders GET /orders would list with these filters, every page. */
 export function exportOrdersCsv(deps: ExportDeps, scope: Scope, filters: OrderListFilters, options: ExportOptions = {}): AsyncIterable<string> {
@@ -94,19 +81,7 @@ export function exportCustomersCsv(deps: ExportDeps, scope: Scope, filters: Cust
   return csvChunks(CUSTOMER_COLUMNS, pages, (row) => [row.id, row.createdAt, row.email, row.name]);
 }
 
-const SUBSCRIPTION_COLUMNS = [
-  'id',
-  'created',
-  'status',
-  'customer_email',
-  'plan_name',
-  'amount',
-  'currency',
-  'interval',
-  'interval_count',
-  'current_period_end',
-  'canceled_at',
-];
+const SUBSCRIPTION_COLUMNS = ['id', 'created', 'status', 'customer_email', 'plan_name', 'amount', 'currency', 'interval', 'interval_count', 'current_period_end', 'canceled_at'];
 
 /** subscriptions.csv: the subscriptions the list page shows with these filters. */
 export function exportSubscriptionsCsv(deps: ExportDeps, scope: Scope, filters: SubscriptionSearch, options: ExportOptions = {}): AsyncIterable<string> {

@@ -66,13 +66,13 @@ export interface SubscriptionDetail {
 
 /** A subscription of the scope with what the API object leaves out and every payment attempt (a few dozen at most per year). */
 export async function subscriptionDetail(db: Services['db'], scope: Scope, id: string): Promise<SubscriptionDetail> {
-  const [row] = await db.select().from(subscriptions).where(and(eq(subscriptions.id, id), ownedBy(subscriptions, scope))).limit(1);
-  if (!row) throw resourceMissing('subscription', id);
-  const charges = await db
+  const [row] = await db
     .select()
-    .from(subscriptionCharges)
-    .where(eq(subscriptionCharges.subscriptionId, row.id))
-    .orderBy(desc(subscriptionCharges.cycle), desc(subscriptionCharges.attempt));
+    .from(subscriptions)
+    .where(and(eq(subscriptions.id, id), ownedBy(subscriptions, scope)))
+    .limit(1);
+  if (!row) throw resourceMissing('subscription', id);
+  const charges = await db.select().from(subscriptionCharges).where(eq(subscriptionCharges.subscriptionId, row.id)).orderBy(desc(subscriptionCharges.cycle), desc(subscriptionCharges.attempt));
   return {
     subscription: subscriptionObject(row),
     plan_name: row.planName,

@@ -52,9 +52,7 @@ export function eventSchemaName(type: EventType): string {
 
 /** `*.updated` events also carry what changed. */
 function previousAttributesOf(type: EventType) {
-  return type.endsWith('.updated')
-    ? { previous_attributes: z.record(z.string(), z.unknown()).describe('Each top-level field that changed, with its value before.') }
-    : {};
+  return type.endsWith('.updated') ? { previous_attributes: z.record(z.string(), z.unknown()).describe('Each top-level field that changed, with its value before.') } : {};
 }
 
 /**
@@ -100,10 +98,7 @@ function eventSchemaOf<T extends EventType>(type: T) {
       type: z.literal(type),
       created: z.number().int().describe('When the change happened, on the store’s clock (its test clock in test mode).'),
       livemode: z.boolean(),
-      sequence: z
-        .number()
-        .int()
-        .describe('The events of this object counted from 1 with no gap: a gap means an event is still to come, a repeat is a duplicate.'),
+      sequence: z.number().int().describe('The events of this object counted from 1 with no gap: a gap means an event is still to come, a repeat is a duplicate.'),
       // The object's schema is not described here: a method call on it would lose its type per event type.
       data: z.object({ object: EVENT_OBJECTS[type], ...previousAttributesOf(type) }).describe('`object`: the object as the API returned it right after the change.'),
     })
@@ -121,7 +116,11 @@ export const eventSchema = z
   .meta({ id: 'Event', examples: [eventExampleOf('order.refunded')] });
 export type Event = z.infer<typeof eventSchema>;
 
-export const eventIdParam = z.string().min(1).describe('The event id, `evt_…`.').meta({ examples: [EXAMPLE.eventId] });
+export const eventIdParam = z
+  .string()
+  .min(1)
+  .describe('The event id, `evt_…`.')
+  .meta({ examples: [EXAMPLE.eventId] });
 
 /** One type, or a prefix of types ending in `.*` (`checkout.session.*`). */
 export function isEventTypeFilter(value: string): boolean {
@@ -135,11 +134,7 @@ const epochSeconds = z.number().int().min(0);
 export const listEventsInput = z.strictObject({
   limit: z.number().int().min(1).max(100).default(10).describe('Page size, 1–100; default 10.'),
   starting_after: z.string().min(1).describe('An event id: the page of events recorded before it (the next page of the list).').optional(),
-  ending_before: z
-    .string()
-    .min(1)
-    .describe('An event id: the page of events recorded right after it, still newest first. Pass the newest event you have to follow the stream.')
-    .optional(),
+  ending_before: z.string().min(1).describe('An event id: the page of events recorded right after it, still newest first. Pass the newest event you have to follow the stream.').optional(),
   type: z
     .string()
     .refine(isEventTypeFilter, 'must be an event type, or a prefix of types ending in `.*` such as `checkout.session.*`')
@@ -163,6 +158,14 @@ export const eventListSchema = z
   })
   .meta({
     id: 'EventList',
-    examples: [{ object: 'list', data: [eventExampleOf('order.refunded'), { ...eventExampleOf('refund.updated'), id: 'evt_test_PITtvhp0hxwPi8zzq7cl94LA' }], has_more: true, url: '/api/v1/events', livemode: false }],
+    examples: [
+      {
+        object: 'list',
+        data: [eventExampleOf('order.refunded'), { ...eventExampleOf('refund.updated'), id: 'evt_test_PITtvhp0hxwPi8zzq7cl94LA' }],
+        has_more: true,
+        url: '/api/v1/events',
+        livemode: false,
+      },
+    ],
   });
 export type EventList = z.infer<typeof eventListSchema>;

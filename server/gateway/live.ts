@@ -280,7 +280,15 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
       const path = `/v1/payment_intents/${encodeURIComponent(paymentId)}`;
       let intent: StripePaymentIntent;
       try {
-        const answer = await call<StripePaymentIntent>('POST', `${path}/cancel`, [['cancellation_reason', 'abandoned'], ['expand[]', 'payment_method']], `cancel:${paymentId}`);
+        const answer = await call<StripePaymentIntent>(
+          'POST',
+          `${path}/cancel`,
+          [
+            ['cancellation_reason', 'abandoned'],
+            ['expand[]', 'payment_method'],
+          ],
+          `cancel:${paymentId}`,
+        );
         intent = answer.body as StripePaymentIntent;
       } catch (error) {
         // Stripe refuses to cancel an intent that already succeeded (or is processing): what it became is the answer.

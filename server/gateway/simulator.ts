@@ -101,10 +101,7 @@ export function createSimulatorGateway(deps: { db: Database; clock: Clock }): Pa
       if (scenario === 'decline') return recordOnce({ ...base, status: 'declined', failureCode: 'card_declined' });
       if (!request.recurring) return recordOnce({ ...base, status: 'succeeded', failureCode: null });
       const recurringId = `sim_rec_${randomBase62(24)}`;
-      return recordOnce(
-        { ...base, status: 'succeeded', failureCode: null, recurringId },
-        { id: recurringId, scenario, brand: base.brand, last4: base.last4, createdAt: base.createdAt },
-      );
+      return recordOnce({ ...base, status: 'succeeded', failureCode: null, recurringId }, { id: recurringId, scenario, brand: base.brand, last4: base.last4, createdAt: base.createdAt });
     },
 
     async retrieveCharge(idempotencyKey: string): Promise<ChargeResult | null> {
@@ -131,8 +128,7 @@ export function createSimulatorGateway(deps: { db: Database; clock: Clock }): Pa
         .where(eq(simulatorRecurring.id, request.recurringId));
       if (!found) throw new Error(`simulator: no recurring contract ${request.recurringId}`);
       const { contract, madeBefore } = found;
-      const declined =
-        contract.canceledAt !== null || contract.scenario === 'decline_recurring' || (contract.scenario === 'decline_first_recurring' && !madeBefore);
+      const declined = contract.canceledAt !== null || contract.scenario === 'decline_recurring' || (contract.scenario === 'decline_first_recurring' && !madeBefore);
       return recordOnce({
         idempotencyKey: request.idempotencyKey,
         paymentId: `sim_pay_${randomBase62(24)}`,

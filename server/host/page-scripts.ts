@@ -44,9 +44,7 @@ const SCRIPT_PRELOAD = /<link\b(?=[^>]*\brel=["']?(?:modulepreload|preload)\b)(?
 /** `html` without the scripts (and script preloads) a policy of only hashes forbids: an external script always, an inline one unless its hash is listed. */
 export function withoutForbiddenScripts(html: string, allowed: { algorithm: string; digest: string }[]): string {
   const allows = (content: string) => allowed.some(({ algorithm, digest }) => createHash(algorithm).update(content, 'utf8').digest('base64') === digest);
-  return html
-    .replace(SCRIPT_ELEMENT, (element, attributes: string, content: string) => (!/\bsrc\s*=/i.test(attributes) && allows(content) ? element : ''))
-    .replace(SCRIPT_PRELOAD, '');
+  return html.replace(SCRIPT_ELEMENT, (element, attributes: string, content: string) => (!/\bsrc\s*=/i.test(attributes) && allows(content) ? element : '')).replace(SCRIPT_PRELOAD, '');
 }
 
 const CODECS: Record<string, { decode: (body: Buffer) => Buffer; encode: (body: Buffer) => Buffer }> = {

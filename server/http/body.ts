@@ -4,8 +4,7 @@ import { ApiError } from '../errors';
 /** JSON bodies over 64 KiB are refused before they are parsed. */
 export const MAX_JSON_BODY_BYTES = 64 * 1024;
 
-const tooLarge = () =>
-  new ApiError('payload_too_large', `The request body exceeds the limit of ${MAX_JSON_BODY_BYTES} bytes.`);
+const tooLarge = () => new ApiError('payload_too_large', `The request body exceeds the limit of ${MAX_JSON_BODY_BYTES} bytes.`);
 
 export function isJsonContentType(contentType: string | null): boolean {
   if (contentType === null) return false;

@@ -113,9 +113,7 @@ export function createTrpcAnswerer(router: OpenApiRouter, services: Services): (
       createContext: () => Object.assign(createContextInner(services, state), { rpc }),
       // tRPC's rule for a batch: one status when every call answers it, 207 otherwise.
       responseMeta: ({ data, errors }) => {
-        const statuses = new Set(
-          data.map((response, index) => ('error' in response ? (response.error.data as RpcErrorData).httpStatus : (calls[index]?.successStatus ?? 200))),
-        );
+        const statuses = new Set(data.map((response, index) => ('error' in response ? (response.error.data as RpcErrorData).httpStatus : (calls[index]?.successStatus ?? 200))));
         const headers: Record<string, string> = { 'cache-control': 'no-store', 'request-id': state.id };
         const retryAfter = Math.max(0, ...errors.map((error) => apiErrorOf(error)?.retryAfter ?? 0));
         if (retryAfter > 0) headers['retry-after'] = String(retryAfter);

@@ -22,9 +22,7 @@ export function apiErrorFromZod(error: { issues: readonly Issue[] }): ApiError {
   if (!issue) return new ApiError('parameter_invalid', 'Invalid request.');
   if (issue.code === 'unrecognized_keys') {
     const param = formatParam([...issue.path, issue.keys[0] ?? '']);
-    const message = issue.message.startsWith('Unrecognized key')
-      ? `Received unknown parameter: ${param}.`
-      : issue.message;
+    const message = issue.message.startsWith('Unrecognized key') ? `Received unknown parameter: ${param}.` : issue.message;
     return new ApiError('parameter_invalid', message, { param });
   }
   const param = formatParam(issue.path);

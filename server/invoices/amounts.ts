@@ -53,7 +53,9 @@ export function splitCredit(invoice: readonly TaxBreakdownEntry[], credited: rea
   // Proportional shares: floors first, then the cents left over by largest remainder.
   const exact = rates.map(({ entry }) => (total === 0n ? 0n : BigInt(amount) * BigInt(gross(entry))));
   const shares = exact.map((numerator) => (total === 0n ? 0 : Number(numerator / total)));
-  const byRemainder = exact.map((numerator, index) => ({ index, remainder: total === 0n ? 0n : numerator % total })).sort((a, b) => (b.remainder > a.remainder ? 1 : b.remainder < a.remainder ? -1 : a.index - b.index));
+  const byRemainder = exact
+    .map((numerator, index) => ({ index, remainder: total === 0n ? 0n : numerator % total }))
+    .sort((a, b) => (b.remainder > a.remainder ? 1 : b.remainder < a.remainder ? -1 : a.index - b.index));
   let left = amount - shares.reduce((sum, share) => sum + share, 0);
   for (const { index } of byRemainder) {
     if (left === 0) break;

@@ -38,7 +38,10 @@ function sellerOf(deps: IssueDeps) {
 /** The name on the buyer's customer record, for their invoice. */
 export async function customerNameOf(tx: Transaction, scope: Scope, customerId: string | null): Promise<string | null> {
   if (customerId === null) return null;
-  const [customer] = await tx.select({ name: customers.name }).from(customers).where(and(eq(customers.id, customerId), ownedBy(customers, scope)));
+  const [customer] = await tx
+    .select({ name: customers.name })
+    .from(customers)
+    .where(and(eq(customers.id, customerId), ownedBy(customers, scope)));
   return customer?.name ?? null;
 }
 

@@ -112,7 +112,10 @@ async function render(content: DocumentContent, texts: DocumentTexts): Promise<B
     // An id is one word: one wider than the column (its random characters vary) is set smaller rather
     // than split, with 1% to spare against the measure's rounding.
     const size = /\s/.test(value) ? FACT_SIZE : Math.min(FACT_SIZE, (FACT_SIZE * valueWidth * 0.99) / doc.widthOfString(value));
-    doc.fontSize(size).fillColor(COLOURS.text).text(value, factsX + 95, factsY, { width: valueWidth });
+    doc
+      .fontSize(size)
+      .fillColor(COLOURS.text)
+      .text(value, factsX + 95, factsY, { width: valueWidth });
     factsY = doc.y + 3;
   }
   doc.y = Math.max(sellerBottom, factsY) + 14;
@@ -150,7 +153,12 @@ async function render(content: DocumentContent, texts: DocumentTexts): Promise<B
     doc.y = top + height + 5;
   };
   const rule = () => {
-    doc.moveTo(left, doc.y).lineTo(left + CONTENT_WIDTH, doc.y).lineWidth(0.6).strokeColor(COLOURS.rule).stroke();
+    doc
+      .moveTo(left, doc.y)
+      .lineTo(left + CONTENT_WIDTH, doc.y)
+      .lineWidth(0.6)
+      .strokeColor(COLOURS.rule)
+      .stroke();
     doc.y += 5;
   };
   const header = () => {
@@ -176,7 +184,10 @@ async function render(content: DocumentContent, texts: DocumentTexts): Promise<B
   doc.moveDown(0.3);
   const breakdownRow = (cells: string[], font: 'Regular' | 'Bold') => {
     const top = doc.y;
-    doc.font(font).fontSize(9.5).fillColor(font === 'Bold' ? COLOURS.muted : COLOURS.text);
+    doc
+      .font(font)
+      .fontSize(9.5)
+      .fillColor(font === 'Bold' ? COLOURS.muted : COLOURS.text);
     doc.text(cells[0]!, left, top, { width: 60 });
     doc.text(cells[1]!, left + 60, top, { width: 90, align: 'right' });
     doc.text(cells[2]!, left + 150, top, { width: 90, align: 'right' });
@@ -218,8 +229,17 @@ async function render(content: DocumentContent, texts: DocumentTexts): Promise<B
     // Drawing below the bottom margin would start a new page.
     doc.page.margins.bottom = 0;
     const top = CONTENT_BOTTOM + 40;
-    doc.moveTo(left, top).lineTo(left + CONTENT_WIDTH, top).lineWidth(0.6).strokeColor(COLOURS.rule).stroke();
-    doc.font('Regular').fontSize(8).fillColor(COLOURS.muted).text(footer, left, top + 8, { width: CONTENT_WIDTH, align: 'center' });
+    doc
+      .moveTo(left, top)
+      .lineTo(left + CONTENT_WIDTH, top)
+      .lineWidth(0.6)
+      .strokeColor(COLOURS.rule)
+      .stroke();
+    doc
+      .font('Regular')
+      .fontSize(8)
+      .fillColor(COLOURS.muted)
+      .text(footer, left, top + 8, { width: CONTENT_WIDTH, align: 'center' });
     doc.text(`${content.number} · ${texts.page(index + 1, range.count)}`, left, doc.y + 2, { width: CONTENT_WIDTH, align: 'center' });
   }
   doc.end();

@@ -128,8 +128,20 @@ export const creditNoteSchema = z
   });
 export type CreditNote = z.infer<typeof creditNoteSchema>;
 
-export const retrieveInvoiceInput = z.strictObject({ id: z.string().min(1).describe('The invoice id, `in_…`.').meta({ examples: [EXAMPLE.invoiceId] }) });
-export const retrieveCreditNoteInput = z.strictObject({ id: z.string().min(1).describe('The credit note id, `cn_…`.').meta({ examples: [EXAMPLE.creditNoteId] }) });
+export const retrieveInvoiceInput = z.strictObject({
+  id: z
+    .string()
+    .min(1)
+    .describe('The invoice id, `in_…`.')
+    .meta({ examples: [EXAMPLE.invoiceId] }),
+});
+export const retrieveCreditNoteInput = z.strictObject({
+  id: z
+    .string()
+    .min(1)
+    .describe('The credit note id, `cn_…`.')
+    .meta({ examples: [EXAMPLE.creditNoteId] }),
+});
 
 /** The list queries; unknown parameters are refused. */
 export const listInvoicesInput = z.strictObject({

@@ -63,10 +63,7 @@ export async function listCreditNotes(db: Database, scope: Scope, query: ListCre
     scope,
     page: query,
     kind: 'credit note',
-    where: [
-      query.invoice_id === undefined ? undefined : eq(creditNotes.invoiceId, query.invoice_id),
-      query.order_id === undefined ? undefined : eq(creditNotes.orderId, query.order_id),
-    ],
+    where: [query.invoice_id === undefined ? undefined : eq(creditNotes.invoiceId, query.invoice_id), query.order_id === undefined ? undefined : eq(creditNotes.orderId, query.order_id)],
   });
   return listEnvelope('/api/v1/credit_notes', scope, rows.map(creditNoteView), hasMore);
 }

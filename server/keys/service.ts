@@ -48,7 +48,10 @@ export async function listApiKeys(db: Executor, scope: Scope): Promise<ApiKeyLis
 
 /** The kind of one of the scope's keys; undefined for a key the scope does not have. */
 export async function apiKeyKind(db: Executor, scope: Scope, keyId: string): Promise<KeyKind | undefined> {
-  const [key] = await db.select({ kind: apiKeys.kind }).from(apiKeys).where(and(eq(apiKeys.id, keyId), ownedBy(apiKeys, scope)));
+  const [key] = await db
+    .select({ kind: apiKeys.kind })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, keyId), ownedBy(apiKeys, scope)));
   return key?.kind;
 }
 
@@ -127,8 +130,17 @@ export async function rollStoreKeys(tx: Executor, now: Date, storeId: string, ty
   const expiresAt = expiresInSeconds === undefined ? null : new Date(now.getTime() + expiresInSeconds * 1000);
   const keys: Partial<Record<KeyType, string>> = {};
   for (const { type, kind, livemode } of KEY_TYPES.filter((slot) => types.includes(slot.type))) {
-    const working = and(eq(apiKeys.storeId, storeId), eq(apiKeys.kind, kind), eq(apiKeys.livemode, livemode), isNull(apiKeys.revokedAt), or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, expiresAt ?? now)));
-    await tx.update(apiKeys).set(expiresAt === null ? { revokedAt: now } : { expiresAt }).where(working);
+    const working = and(
+      eq(apiKeys.storeId, storeId),
+      eq(apiKeys.kind, kind),
+      eq(apiKeys.livemode, livemode),
+      isNull(apiKeys.revokedAt),
+      or(isNull(apiKeys.expiresAt), gt(apiKeys.expiresAt, expiresAt ?? now)),
+    );
+    await tx
+      .update(apiKeys)
+      .set(expiresAt === null ? { revokedAt: now } : { expiresAt })
+      .where(working);
     const made = newApiKey(storeId, kind, livemode);
     await tx.insert(apiKeys).values({ ...made.row, createdAt: now });
     keys[type] = made.key;

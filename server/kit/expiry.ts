@@ -65,13 +65,7 @@ export async function withExpiryApplied<Table extends ExpiringTable>(
 }
 
 /** Every open row of one store and environment past its deadline becomes `expired` (through the table's `expire`); returns how many changed. */
-export async function expireDueRows<Table extends ExpiringTable>(
-  db: Executor,
-  table: Table,
-  scope: Scope,
-  now: Date,
-  expire: ExpireRows<Table['$inferSelect']>,
-): Promise<number> {
+export async function expireDueRows<Table extends ExpiringTable>(db: Executor, table: Table, scope: Scope, now: Date, expire: ExpireRows<Table['$inferSelect']>): Promise<number> {
   const expiring: ExpiringTable = table;
   const expired = await expire(db, and(ownedBy(expiring, scope), lte(expiring.expiresAt, now))!);
   return expired.length;

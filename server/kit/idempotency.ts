@@ -36,10 +36,7 @@ export function readIdempotencyKey(headers: Headers): string | undefined {
   const key = headers.get('idempotency-key');
   if (key === null) return undefined;
   if (key.length < 1 || key.length > IDEMPOTENCY_KEY_MAX_LENGTH || !/^[\x20-\x7e]+$/.test(key)) {
-    throw new ApiError(
-      'idempotency_key_invalid',
-      `\`Idempotency-Key\` must be 1–${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters; a UUID works well.`,
-    );
+    throw new ApiError('idempotency_key_invalid', `\`Idempotency-Key\` must be 1–${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters; a UUID works well.`);
   }
   return key;
 }
@@ -281,10 +278,7 @@ export async function createIdempotently<T, Table extends ObjectTable = ObjectTa
   type Existing = { requestHash: string; answer(): Promise<T> };
   const answerExisting = async (existing: Existing) => {
     if (existing.requestHash !== hash) {
-      throw new ApiError(
-        'idempotency_key_reused',
-        'This Idempotency-Key was already used with a different request body. Use a new key for a different request.',
-      );
+      throw new ApiError('idempotency_key_reused', 'This Idempotency-Key was already used with a different request body. Use a new key for a different request.');
     }
     request.replayed = true;
     return { result: await existing.answer(), replayed: true };
@@ -325,11 +319,7 @@ export async function createIdempotently<T, Table extends ObjectTable = ObjectTa
     // The key's holder is gone again (it expired meanwhile): the transaction below settles it.
   }
 
-  const keyRow = and(
-    ownedBy(idempotencyKeys, scope),
-    eq(idempotencyKeys.operation, operation),
-    eq(idempotencyKeys.key, key),
-  );
+  const keyRow = and(ownedBy(idempotencyKeys, scope), eq(idempotencyKeys.operation, operation), eq(idempotencyKeys.key, key));
   type Outcome = { kind: 'created'; result: T } | { kind: 'existing'; requestHash: string; resourceId: string };
   const outcome = await db.transaction(async (tx): Promise<Outcome> => {
     const [claimed] = await tx

@@ -32,12 +32,7 @@ export interface LeasedPass {
  * row's work, never a whole pass. A pass takes each row once. Returns how many calls of `work`
  * answered true.
  */
-export async function forEachLeased<Table extends LeasedTable>(
-  db: Database,
-  table: Table,
-  pass: LeasedPass,
-  work: (row: Table['$inferSelect']) => Promise<boolean>,
-): Promise<number> {
+export async function forEachLeased<Table extends LeasedTable>(db: Database, table: Table, pass: LeasedPass, work: (row: Table['$inferSelect']) => Promise<boolean>): Promise<number> {
   const leased: LeasedTable = table;
   const taken: string[] = [];
   let counted = 0;

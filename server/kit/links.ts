@@ -64,14 +64,7 @@ export type LinkCheck = 'valid' | 'invalid' | 'expired';
  * Verifies a hosted link: the signature first (a tampered id or expiry fails it), then the
  * expiry against the store's clock in epoch seconds.
  */
-export function checkLink(
-  secret: string,
-  purpose: LinkPurpose,
-  id: string,
-  expires: string | undefined,
-  signature: string | undefined,
-  nowSeconds: number,
-): LinkCheck {
+export function checkLink(secret: string, purpose: LinkPurpose, id: string, expires: string | undefined, signature: string | undefined, nowSeconds: number): LinkCheck {
   if (expires === undefined || signature === undefined || !/^\d{1,12}$/.test(expires)) return 'invalid';
   const expected = Buffer.from(linkSignature(secret, purpose, id, Number(expires)));
   const presented = Buffer.from(signature);

@@ -131,11 +131,7 @@ export async function listPage<T extends ListedTable>(db: Database, table: T, op
  * exports). Each read continues after the last row yielded even if that row was hidden since
  * (a customer deleted during the export), which a page's `starting_after` would refuse.
  */
-export async function* listAll<T extends ListedTable>(
-  db: Database,
-  table: T,
-  options: Omit<ListOptions<T>, 'page' | 'kind'> & { pageSize: number },
-): AsyncGenerator<T['$inferSelect'][]> {
+export async function* listAll<T extends ListedTable>(db: Database, table: T, options: Omit<ListOptions<T>, 'page' | 'kind'> & { pageSize: number }): AsyncGenerator<T['$inferSelect'][]> {
   let last: string | undefined;
   for (;;) {
     const cursor = last === undefined ? undefined : sql`${cursorRow(db, table, options.scope, last)}`;

@@ -34,5 +34,10 @@ export const SCOPE_PLACEHOLDERS = { storeId: sql.placeholder('storeId'), livemod
  */
 export function rowById<T extends PgTable & { id: PgColumn }>(executor: Executor, table: T, id: Placeholder | string, alias: string) {
   // `never`: Drizzle cannot tell that a generic table is no data-modifying subquery.
-  return executor.select().from<T>(table as never).where(eq(table.id, id)).limit(1).as(alias);
+  return executor
+    .select()
+    .from<T>(table as never)
+    .where(eq(table.id, id))
+    .limit(1)
+    .as(alias);
 }

@@ -8,13 +8,11 @@ import { EXAMPLE } from '../kit/examples';
 
 export const LICENSE_KEY_STATUSES = ['active', 'revoked', 'not_found'] as const;
 
-export const validateLicenseInput = z.strictObject({
-  key: z
-    .string()
-    .min(1)
-    .max(64)
-    .describe('The license key as the customer typed it, `LK-XXXXX-XXXXX-XXXXX-XXXXX`; surrounding spaces and case are ignored.'),
-}).meta({ examples: [{ key: EXAMPLE.licenseKey }] });
+export const validateLicenseInput = z
+  .strictObject({
+    key: z.string().min(1).max(64).describe('The license key as the customer typed it, `LK-XXXXX-XXXXX-XXXXX-XXXXX`; surrounding spaces and case are ignored.'),
+  })
+  .meta({ examples: [{ key: EXAMPLE.licenseKey }] });
 export type ValidateLicenseInput = z.infer<typeof validateLicenseInput>;
 
 export const licenseValidationSchema = z
@@ -28,10 +26,7 @@ export const licenseValidationSchema = z
       .describe(
         'Why `valid` is what it is: `active`; `revoked` (its order was refunded in full, or its product force-deleted); `not_found`, which is also the answer for another store’s or the other mode’s keys.',
       ),
-    reason: z
-      .enum(['revoked', 'not_found'])
-      .nullable()
-      .describe('Why the key is not valid (`revoked` or `not_found`, as `status`); null when it is valid.'),
+    reason: z.enum(['revoked', 'not_found']).nullable().describe('Why the key is not valid (`revoked` or `not_found`, as `status`); null when it is valid.'),
     product_id: z.string().nullable().describe('Null when not found, or once the product has been deleted.'),
     order_id: z.string().nullable(),
     created: z.number().int().nullable().describe('When the key was issued; null when not found.'),

@@ -5,7 +5,6 @@ import { epochSeconds } from '../clock';
 import type { LicenseValidation } from './schemas';
 import { ownedBy, type Scope } from '../kit/scope';
 
-
 /** Keys are issued upper-case; customers paste them with stray spaces or in lower case. */
 export function normalizeLicenseKey(key: string): string {
   return key.trim().toUpperCase();

@@ -8,7 +8,11 @@ export const emailSchema = z
   .object({
     id: z.string().describe('`em_test_…`; also the left part of the `Message-ID` it is sent with.'),
     object: z.literal('email'),
-    template: z.enum(EMAIL_TEMPLATES).describe('What the e-mail is: `receipt` (a paid order or subscription charge), `payment_failed` (a declined renewal, with the retry dates), `renewal_reminder` (7 days before a renewal), `refund`, `subscription_canceled`, `withdrawal_received`.'),
+    template: z
+      .enum(EMAIL_TEMPLATES)
+      .describe(
+        'What the e-mail is: `receipt` (a paid order or subscription charge), `payment_failed` (a declined renewal, with the retry dates), `renewal_reminder` (7 days before a renewal), `refund`, `subscription_canceled`, `withdrawal_received`.',
+      ),
     to: z.string().describe("The customer's address."),
     subject: z.string(),
     language: z.enum(DOCUMENT_LANGUAGES).describe("The customer's language, from the hosted page they paid on (its Accept-Language)."),

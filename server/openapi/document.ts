@@ -4,14 +4,7 @@
  * success statuses, the error envelope and per-operation error codes, the security schemes the
  * procedure bases enforce, `Idempotency-Key`, and the document's own metadata.
  */
-import {
-  forEachOpenApiProcedure,
-  generateOpenApiDocument,
-  getInputOutputParsers,
-  normalizePath,
-  type OpenApiProcedureRecord,
-  type OpenApiRouter,
-} from 'trpc-to-openapi';
+import { forEachOpenApiProcedure, generateOpenApiDocument, getInputOutputParsers, normalizePath, type OpenApiProcedureRecord, type OpenApiRouter } from 'trpc-to-openapi';
 import { ZodObject, type z } from 'zod';
 import { createSchema } from 'zod-openapi';
 import packageJson from '../../package.json';
@@ -79,8 +72,7 @@ const IDEMPOTENCY_KEY_PARAMETER: ParameterObject = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description:
-    'Makes a retry safe: a repeat with the same key and body replays the original answer with status 200; the same key with a different body is 409 `idempotency_key_reused`.',
+  description: 'Makes a retry safe: a repeat with the same key and body replays the original answer with status 200; the same key with a different body is 409 `idempotency_key_reused`.',
   schema: { type: 'string', minLength: 1, maxLength: 191, examples: ['order-1042'] },
 };
 
@@ -167,9 +159,7 @@ function responsesOf(generated: OperationObject, facts: OperationFacts): Record<
   const responses: Record<string, ResponseObject> = {};
   const description = facts.meta.openapi?.successDescription ?? (status === 201 ? 'Created.' : 'OK.');
   // A file operation answers the file itself over REST (server/http/api-handler.ts).
-  responses[String(status)] = facts.meta.file
-    ? { description: 'The file.', content: { [facts.meta.file]: { schema: { type: 'string', format: 'binary' } } } }
-    : { ...success, description };
+  responses[String(status)] = facts.meta.file ? { description: 'The file.', content: { [facts.meta.file]: { schema: { type: 'string', format: 'binary' } } } } : { ...success, description };
   if (status === 201 && facts.meta.idempotent) {
     responses['200'] = { ...success, description: 'Replay of an earlier request with the same `Idempotency-Key`: the original object.' };
   }

@@ -18,8 +18,7 @@ function typesOf(codes: readonly ErrorCode[]): ErrorType[] {
 /** `{ error: { type, code, message, param? } }`: the body of every answer with status >= 400. */
 export const errorSchema: SchemaObject = {
   type: 'object',
-  description:
-    'Every failed request answers this envelope with the HTTP status of its `code`. Match on `code`; `message` is for people and may change.',
+  description: 'Every failed request answers this envelope with the HTTP status of its `code`. Match on `code`; `message` is for people and may change.',
   required: ['error'],
   properties: {
     error: {
@@ -33,9 +32,7 @@ export const errorSchema: SchemaObject = {
       },
     },
   },
-  examples: [
-    { error: { type: 'invalid_request_error', code: 'parameter_invalid', message: 'Invalid amount: expected number, received string.', param: 'amount' } },
-  ],
+  examples: [{ error: { type: 'invalid_request_error', code: 'parameter_invalid', message: 'Invalid amount: expected number, received string.', param: 'amount' } }],
 };
 
 export const retryAfterHeader = {

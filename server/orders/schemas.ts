@@ -11,7 +11,11 @@ import { refundExample, refundSchema } from './refund-schemas';
 import { withdrawalSchema, withdrawalWaiverSchema } from './withdrawal-schemas';
 
 export const retrieveOrderInput = z.strictObject({
-  id: z.string().min(1).describe('The order id, `ord_…`.').meta({ examples: [EXAMPLE.orderId] }),
+  id: z
+    .string()
+    .min(1)
+    .describe('The order id, `ord_…`.')
+    .meta({ examples: [EXAMPLE.orderId] }),
 });
 
 const orderLineExample = {
@@ -42,11 +46,7 @@ export const orderLineSchema = z
     amount_total: z.number().int(),
     tax_rate: z.number().int().nullable(),
     tax_inclusive: z.boolean(),
-    download_count: z
-      .number()
-      .int()
-      .optional()
-      .describe('Downloads served of the file of the line’s product (at most DOWNLOAD_LIMIT); present only on lines of a product with a file.'),
+    download_count: z.number().int().optional().describe('Downloads served of the file of the line’s product (at most DOWNLOAD_LIMIT); present only on lines of a product with a file.'),
   })
   .meta({ id: 'OrderLine', examples: [orderLineExample] });
 export type OrderLine = z.infer<typeof orderLineSchema>;
@@ -95,9 +95,7 @@ export const orderSchema = z
     invoice_id: z.string().nullable().describe('The invoice issued when the order was paid, `in_…`; null while pending.'),
     withdrawal_waiver: withdrawalWaiverSchema.nullable(),
     withdrawal: withdrawalSchema.nullable(),
-    billing_reason: z
-      .enum(BILLING_REASONS)
-      .describe('`purchase`: a checkout session; `subscription_create`: a subscription’s first charge; `subscription_cycle`: a renewal.'),
+    billing_reason: z.enum(BILLING_REASONS).describe('`purchase`: a checkout session; `subscription_create`: a subscription’s first charge; `subscription_cycle`: a renewal.'),
     subscription_id: z.string().nullable().describe('The subscription whose charge this order is, `sub_…`; null for a purchase.'),
     created: z.number().int(),
     paid_at: z.number().int().nullable(),

@@ -102,7 +102,11 @@ async function orderViews(db: Executor, scope: Scope, rows: OrderRow[]): Promise
 
 /** GET /orders/{id}: unknown, foreign and other-environment ids answer alike. */
 export async function getOrder(db: Executor, subject: Scope, id: string): Promise<Order> {
-  const [row] = await db.select().from(orders).where(and(eq(orders.id, id), ownedBy(orders, subject))).limit(1);
+  const [row] = await db
+    .select()
+    .from(orders)
+    .where(and(eq(orders.id, id), ownedBy(orders, subject)))
+    .limit(1);
   if (!row) throw resourceMissing('order', id);
   const [order] = await orderViews(db, subject, [row]);
   return order!;

@@ -9,7 +9,11 @@ export const withdrawalWaiverSchema = z
     accepted_at: z.number().int().describe('When the customer ticked both waiver checkboxes and paid, on the store’s clock.'),
     text_version: z.string().describe('Which wording of the two checkboxes the customer agreed to, so it can be reproduced.'),
   })
-  .meta({ id: 'WithdrawalWaiver', examples: [{ accepted_at: EXAMPLE.created + 9, text_version: CURRENT_WAIVER_VERSION }], description: 'The customer’s waiver of the right of withdrawal for a digital product; null when not given.' });
+  .meta({
+    id: 'WithdrawalWaiver',
+    examples: [{ accepted_at: EXAMPLE.created + 9, text_version: CURRENT_WAIVER_VERSION }],
+    description: 'The customer’s waiver of the right of withdrawal for a digital product; null when not given.',
+  });
 export type WithdrawalWaiver = z.infer<typeof withdrawalWaiverSchema>;
 
 export const withdrawalSchema = z

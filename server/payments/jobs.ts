@@ -8,10 +8,7 @@ import { reconcilePaymentAttempts, type ReconcileDeps } from './reconcile';
  * payment is settled even when the customer never comes back ("reconciled later, never charged
  * twice").
  */
-export function startPaymentReconcileJob(
-  deps: ReconcileDeps & { config: Pick<Config, 'backgroundLeaseMs'> },
-  options: { intervalMs?: number; onError?: (error: unknown) => void } = {},
-): PeriodicTask {
+export function startPaymentReconcileJob(deps: ReconcileDeps & { config: Pick<Config, 'backgroundLeaseMs'> }, options: { intervalMs?: number; onError?: (error: unknown) => void } = {}): PeriodicTask {
   return startPeriodic('payment reconciliation', () => reconcilePaymentAttempts(deps, { leaseMs: deps.config.backgroundLeaseMs }), {
     intervalMs: options.intervalMs ?? 30_000,
     onError: options.onError,

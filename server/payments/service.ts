@@ -124,10 +124,7 @@ function declineError(code: string | null): ApiError {
 }
 
 function outcomeUnknown(): ApiError {
-  return new ApiError(
-    'payment_outcome_unknown',
-    'The payment gateway did not confirm the payment. It is being checked; do not pay again until this session shows its result.',
-  );
+  return new ApiError('payment_outcome_unknown', 'The payment gateway did not confirm the payment. It is being checked; do not pay again until this session shows its result.');
 }
 
 /** What a settled attempt means to the customer: where to go next, or the error to show. */
@@ -143,13 +140,7 @@ async function openAttemptOf(db: Database, session: SessionRow): Promise<Attempt
   const [attempt] = await db
     .select()
     .from(paymentAttempts)
-    .where(
-      and(
-        eq(paymentAttempts.checkoutSessionId, session.id),
-        ownedBy(paymentAttempts, session),
-        inArray(paymentAttempts.status, [...OPEN_ATTEMPT_STATUSES]),
-      ),
-    )
+    .where(and(eq(paymentAttempts.checkoutSessionId, session.id), ownedBy(paymentAttempts, session), inArray(paymentAttempts.status, [...OPEN_ATTEMPT_STATUSES])))
     .orderBy(desc(paymentAttempts.createdAt))
     .limit(1);
   return attempt;

@@ -80,7 +80,11 @@ export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome
     const card = { cardBrand: outcome.brand, cardLast4: outcome.last4, gatewayPaymentId: outcome.paymentId ?? null };
     if (outcome.status === 'requires_action') {
       settled = 'requires_action';
-      const [updated] = await tx.update(paymentAttempts).set({ status: 'requires_action', ...card, updatedAt: wallNow }).where(eq(paymentAttempts.id, attemptId)).returning();
+      const [updated] = await tx
+        .update(paymentAttempts)
+        .set({ status: 'requires_action', ...card, updatedAt: wallNow })
+        .where(eq(paymentAttempts.id, attemptId))
+        .returning();
       return { attempt: updated!, session };
     }
     if (outcome.status === 'declined') {
@@ -92,11 +96,7 @@ export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome
         .returning();
       if (!declineFailsSession(outcome.code)) return { attempt: updated!, session };
       // Status stays `open` until expires_at; only payment_status moves.
-      const [failed] = await tx
-        .update(checkoutSessions)
-        .set({ paymentStatus: 'failed', failureCode: outcome.code })
-        .where(eq(checkoutSessions.id, session.id))
-        .returning();
+      const [failed] = await tx.update(checkoutSessions).set({ paymentStatus: 'failed', failureCode: outcome.code }).where(eq(checkoutSessions.id, session.id)).returning();
       await recordEvent(tx, { storeId: session.storeId, livemode: session.livemode, type: 'checkout.session.payment_failed', object: checkoutSessionView(failed!, deps), ...times });
       return { attempt: updated!, session: failed! };
     }
@@ -120,15 +120,13 @@ export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome
  * even when the session passed its deadline meanwhile (a charge in flight at expiry, or reconciled
  * later): the customer paid, so they get what they paid for.
  */
-async function fulfil(
-  tx: Transaction,
-  deps: SettleDeps,
-  session: SessionRow,
-  times: EventTimes,
-  payment: { brand: string; last4: string; paymentId: string },
-): Promise<SessionRow> {
+async function fulfil(tx: Transaction, deps: SettleDeps, session: SessionRow, times: EventTimes, payment: { brand: string; last4: string; paymentId: string }): Promise<SessionRow> {
   const now = times.now;
-  const [order] = await tx.select().from(orders).where(and(eq(orders.id, session.orderId), ownedBy(orders, session))).for('update');
+  const [order] = await tx
+    .select()
+    .from(orders)
+    .where(and(eq(orders.id, session.orderId), ownedBy(orders, session)))
+    .for('update');
   if (!order) throw new Error(`order ${session.orderId} of checkout session ${session.id} vanished`);
 
   // The session's customer_email, else the address typed on the hosted page (kept on the order

@@ -156,10 +156,10 @@ export async function openPortal(deps: OpenPortalDeps, token: string): Promise<P
   if (!session) return undefined;
   const owner = { storeId: session.storeId, livemode: session.livemode };
   const [orderRows, subscriptionRows] = await Promise.all([
-    session.scope === 'subscription' ? [] : loadOrders(deps, { ...owner, testClockOffsetSeconds: session.testClockOffsetSeconds }, session.scope === 'order' ? { orderId: session.orderId! } : { customerId: session.customerId! }),
-    session.scope === 'order'
+    session.scope === 'subscription'
       ? []
-      : loadSubscriptions(deps.db, owner, session.scope === 'subscription' ? { subscriptionId: session.subscriptionId! } : { customerId: session.customerId! }),
+      : loadOrders(deps, { ...owner, testClockOffsetSeconds: session.testClockOffsetSeconds }, session.scope === 'order' ? { orderId: session.orderId! } : { customerId: session.customerId! }),
+    session.scope === 'order' ? [] : loadSubscriptions(deps.db, owner, session.scope === 'subscription' ? { subscriptionId: session.subscriptionId! } : { customerId: session.customerId! }),
   ]);
   return {
     storeName: session.storeName,
@@ -183,12 +183,7 @@ async function loadOrders(deps: OpenPortalDeps, owner: Scope & { testClockOffset
   const rows = await db
     .select()
     .from(orders)
-    .where(
-      and(
-        ownedBy(orders, owner),
-        'orderId' in which ? eq(orders.id, which.orderId) : and(eq(orders.customerId, which.customerId), ne(orders.status, 'pending')),
-      ),
-    )
+    .where(and(ownedBy(orders, owner), 'orderId' in which ? eq(orders.id, which.orderId) : and(eq(orders.customerId, which.customerId), ne(orders.status, 'pending'))))
     .orderBy(desc(orders.createdAt), desc(orders.id));
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
@@ -237,12 +232,7 @@ async function loadSubscriptions(db: Database, owner: Scope, which: { subscripti
   const rows = await db
     .select()
     .from(subscriptions)
-    .where(
-      and(
-        ownedBy(subscriptions, owner),
-        'subscriptionId' in which ? eq(subscriptions.id, which.subscriptionId) : eq(subscriptions.customerId, which.customerId),
-      ),
-    )
+    .where(and(ownedBy(subscriptions, owner), 'subscriptionId' in which ? eq(subscriptions.id, which.subscriptionId) : eq(subscriptions.customerId, which.customerId)))
     .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id));
   if (rows.length === 0) return [];
   const charges = await db
@@ -309,7 +299,14 @@ export interface PortalDocument {
 export async function openPortalDocument(deps: PortalDeps, token: string, kind: 'invoice' | 'credit_note', id: string): Promise<PortalDocument | undefined> {
   if (!isPortalTokenFormat(token)) return undefined;
   const [session] = await deps.db
-    .select({ storeId: portalSessions.storeId, livemode: portalSessions.livemode, scope: portalSessions.scope, customerId: portalSessions.customerId, orderId: portalSessions.orderId, subscriptionId: portalSessions.subscriptionId })
+    .select({
+      storeId: portalSessions.storeId,
+      livemode: portalSessions.livemode,
+      scope: portalSessions.scope,
+      customerId: portalSessions.customerId,
+      orderId: portalSessions.orderId,
+      subscriptionId: portalSessions.subscriptionId,
+    })
     .from(portalSessions)
     .innerJoin(stores, eq(stores.id, portalSessions.storeId))
     .where(resolvable(portalTokenHash(token), deps.clock.now()))

@@ -22,16 +22,10 @@ const selectorId = (what: string) => z.string().min(1).max(255).optional().descr
 
 const createFields = z.strictObject({
   customer_id: selectorId('Customer scope: the customer, `cus_…`.'),
-  customer_email: z
-    .email()
-    .max(MAX_EMAIL_LENGTH)
-    .optional()
-    .describe("Customer scope: the store's customer with this email in this mode (case-insensitive)."),
+  customer_email: z.email().max(MAX_EMAIL_LENGTH).optional().describe("Customer scope: the store's customer with this email in this mode (case-insensitive)."),
   order_id: selectorId('Order scope: the order, `ord_…`.'),
   subscription_id: selectorId('Subscription scope: the subscription, `sub_…`.'),
-  expires_at: strict(z.number().int())
-    .optional()
-    .describe('Epoch seconds; clamped to between 5 minutes and 30 days from now (never rejected). Default: 24 hours.'),
+  expires_at: strict(z.number().int()).optional().describe('Epoch seconds; clamped to between 5 minutes and 30 days from now (never rejected). Default: 24 hours.'),
   metadata: metadataInputSchema
     .nullable()
     .optional()

@@ -99,12 +99,7 @@ async function resolveTarget(executor: Executor, subject: Scope, input: CreatePo
  * it only while the link is active, from the encrypted copy kept for that purpose
  * (server/portal/token.ts).
  */
-export async function createPortalSession(
-  deps: PortalDeps,
-  subject: Scope,
-  input: CreatePortalSessionInput,
-  idempotency: IdempotentRequest | undefined,
-): Promise<PortalSession> {
+export async function createPortalSession(deps: PortalDeps, subject: Scope, input: CreatePortalSessionInput, idempotency: IdempotentRequest | undefined): Promise<PortalSession> {
   const now = deps.clock.now();
   const id = newId('portal', subject.livemode);
   const token = newPortalToken();
@@ -128,8 +123,20 @@ export async function createPortalSession(
         createdAt: now,
         expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, PORTAL_LIFETIME) * 1000),
       };
-      const event = createdEventParams({ storeId: subject.storeId, livemode: subject.livemode, type: 'portal.session.created', object: portalSessionView(row, now), now, wallNow: deps.wallClock.now() });
-      const audit = auditParams(deps.actor, { portal_session: id, customer: target.customerId, ...(target.orderId === null ? {} : { order: target.orderId }), ...(target.subscriptionId === null ? {} : { subscription: target.subscriptionId }) });
+      const event = createdEventParams({
+        storeId: subject.storeId,
+        livemode: subject.livemode,
+        type: 'portal.session.created',
+        object: portalSessionView(row, now),
+        now,
+        wallNow: deps.wallClock.now(),
+      });
+      const audit = auditParams(deps.actor, {
+        portal_session: id,
+        customer: target.customerId,
+        ...(target.orderId === null ? {} : { order: target.orderId }),
+        ...(target.subscriptionId === null ? {} : { subscription: target.subscriptionId }),
+      });
       const [written] = await portalInsert(executor, claim === undefined ? 0 : 1).execute(Object.assign({} as Record<string, unknown>, claim, row, event, audit));
       return written && portalSessionView(written, now, portalUrl(deps.config.publicBaseUrl, token));
     };
@@ -167,7 +174,11 @@ const sessionOf = (scope: Scope, id: string, customerId?: string) =>
   and(eq(portalSessions.id, id), ownedBy(portalSessions, scope), customerId === undefined ? undefined : eq(portalSessions.customerId, customerId))!;
 
 async function findPortalSession(db: Executor, scope: Scope, id: string, customerId?: string): Promise<PortalSessionRow> {
-  const [row] = await db.select().from(portalSessions).where(sessionOf(scope, id, customerId)).limit(1);
+  const [row] = await db
+    .select()
+    .from(portalSessions)
+    .where(sessionOf(scope, id, customerId))
+    .limit(1);
   if (!row) throw resourceMissing('portal session', id);
   return row;
 }
@@ -231,5 +242,10 @@ export async function listPortalSessions(deps: Pick<PortalDeps, 'db' | 'clock'>,
       ...createdWithin(portalSessions.createdAt, query),
     ],
   });
-  return listEnvelope('/api/v1/portal/sessions', scope, rows.map((row) => portalSessionView(row, now)), hasMore);
+  return listEnvelope(
+    '/api/v1/portal/sessions',
+    scope,
+    rows.map((row) => portalSessionView(row, now)),
+    hasMore,
+  );
 }

@@ -1,15 +1,6 @@
 import { refuseBodyId } from '../http/path-id';
 import { createRouter, secretKeyProcedure } from '../trpc';
-import {
-  createProductInput,
-  deletedProductSchema,
-  deleteProductInput,
-  listProductsInput,
-  productListSchema,
-  productSchema,
-  retrieveProductInput,
-  updateProductInput,
-} from './schemas';
+import { createProductInput, deletedProductSchema, deleteProductInput, listProductsInput, productListSchema, productSchema, retrieveProductInput, updateProductInput } from './schemas';
 import { createProduct, deleteProduct, getProduct, listProducts, productDeps, updateProduct } from './service';
 
 const TAGS = ['Products'];

@@ -59,29 +59,17 @@ const productFields = {
     .max(255)
     .refine((name) => name.trim() !== '', 'must not be blank')
     .describe('Product name, 1–255 characters.'),
-  amount: strict(z.number().int().min(0).max(MAX_PRODUCT_AMOUNT)).describe(
-    `Price in cents (minor units): 1999 means EUR 19.99. At most ${MAX_PRODUCT_AMOUNT}.`,
-  ),
+  amount: strict(z.number().int().min(0).max(MAX_PRODUCT_AMOUNT)).describe(`Price in cents (minor units): 1999 means EUR 19.99. At most ${MAX_PRODUCT_AMOUNT}.`),
   description: z.string().max(2000).nullable().describe('Up to 2000 characters.'),
   type: z.enum(PRODUCT_TYPES).describe('`digital` (default) or `physical`.'),
-  sku: z
-    .string()
-    .regex(SKU_PATTERN, 'must be 3–64 letters, digits, ".", "_" or "-"')
-    .describe('3–64 letters, digits, `.`, `_`, `-`. Unique across the platform; generated when omitted.'),
+  sku: z.string().regex(SKU_PATTERN, 'must be 3–64 letters, digits, ".", "_" or "-"').describe('3–64 letters, digits, `.`, `_`, `-`. Unique across the platform; generated when omitted.'),
   show_in_store: strict(z.boolean()).describe('Visible on the public storefront; default true.'),
-  images: z
-    .array(z.string().max(2000).refine(isHttpUrl, 'must be an absolute http(s) URL'))
-    .max(10)
-    .describe('Up to 10 absolute http(s) image URLs.'),
+  images: z.array(z.string().max(2000).refine(isHttpUrl, 'must be an absolute http(s) URL')).max(10).describe('Up to 10 absolute http(s) image URLs.'),
   tax_rate: strict(z.number().int().min(0).max(100)).nullable().describe('VAT percentage 0–100; omitted, null or 0 means no tax.'),
-  tax_inclusive: strict(z.boolean()).describe(
-    'Whether `amount` includes tax; effective only with a non-zero `tax_rate` and tax calculation enabled on the account.',
-  ),
+  tax_inclusive: strict(z.boolean()).describe('Whether `amount` includes tax; effective only with a non-zero `tax_rate` and tax calculation enabled on the account.'),
   mode: z.enum(PRICE_MODES).describe('`one_time` (default) or `recurring`.'),
   interval: z.enum(PRICE_INTERVALS).describe('Billing interval; required when `mode` is `recurring`, rejected otherwise.'),
-  interval_count: strict(z.number().int().min(1).max(365)).describe(
-    'Intervals between charges, 1–365; default 1. Recurring prices only.',
-  ),
+  interval_count: strict(z.number().int().min(1).max(365)).describe('Intervals between charges, 1–365; default 1. Recurring prices only.'),
   active: strict(z.boolean()).describe('Whether the price can be used for new sales; default true.'),
 };
 
@@ -100,12 +88,16 @@ const optionalFields = {
   active: productFields.active.optional(),
 };
 
-export const createProductInput = refusingReadOnlyFields(
-  z.strictObject({ name: productFields.name, amount: productFields.amount, ...optionalFields }),
-).meta({ examples: [{ name: 'Ebook: Payments in practice', amount: 1999, tax_rate: 19, description: 'A practical guide to taking payments online.' }] });
+export const createProductInput = refusingReadOnlyFields(z.strictObject({ name: productFields.name, amount: productFields.amount, ...optionalFields })).meta({
+  examples: [{ name: 'Ebook: Payments in practice', amount: 1999, tax_rate: 19, description: 'A practical guide to taking payments online.' }],
+});
 export type CreateProductInput = z.infer<typeof createProductInput>;
 
-export const productIdParam = z.string().min(1).describe('The product id, `prod_…`.').meta({ examples: [EXAMPLE.productId] });
+export const productIdParam = z
+  .string()
+  .min(1)
+  .describe('The product id, `prod_…`.')
+  .meta({ examples: [EXAMPLE.productId] });
 
 /** PATCH: the create body with every field optional; `id` comes from the path. */
 export const updateProductInput = refusingReadOnlyFields(
@@ -122,9 +114,7 @@ export const retrieveProductInput = z.strictObject({ id: productIdParam });
 
 export const deleteProductInput = z.strictObject({
   id: productIdParam,
-  force: queryBoolean()
-    .optional()
-    .describe('`true` also deletes a product with issued license keys, revoking them at once.'),
+  force: queryBoolean().optional().describe('`true` also deletes a product with issued license keys, revoking them at once.'),
 });
 
 /** The list query. Unknown parameters are refused so a mistyped filter never reads as "no filter". */

@@ -8,14 +8,7 @@ import type { Config } from '../config';
 import { epochSeconds } from '../clock';
 import { ApiError, resourceMissing } from '../errors';
 import { newId, randomBase62 } from '../ids';
-import type {
-  CreateProductInput,
-  DeletedProduct,
-  ListProductsQuery,
-  Product,
-  ProductList,
-  UpdateProductBody,
-} from './schemas';
+import type { CreateProductInput, DeletedProduct, ListProductsQuery, Product, ProductList, UpdateProductBody } from './schemas';
 import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { listEnvelope, listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
@@ -98,10 +91,7 @@ export interface ResolvedPrice {
  * already recurring, and `interval_count` falls back to its default of 1. Without `mode`, the
  * current interval and count are kept. Switching to `one_time` clears both.
  */
-export function resolvePrice(
-  requested: { mode?: ResolvedPrice['mode']; interval?: ResolvedPrice['interval']; interval_count?: number },
-  current?: ResolvedPrice,
-): ResolvedPrice {
+export function resolvePrice(requested: { mode?: ResolvedPrice['mode']; interval?: ResolvedPrice['interval']; interval_count?: number }, current?: ResolvedPrice): ResolvedPrice {
   const mode = requested.mode ?? current?.mode ?? 'one_time';
   if (mode === 'one_time') {
     if (requested.interval !== undefined) {
@@ -201,10 +191,7 @@ export async function createProduct(deps: ProductDeps, subject: Scope, input: Cr
 async function assertBelowProductLimit(tx: Executor, subject: Scope, max: number): Promise<void> {
   const [row] = await tx.select({ total: count() }).from(products).where(ownedBy(products, subject));
   if ((row?.total ?? 0) >= max) {
-    throw new ApiError(
-      'product_limit_reached',
-      `This store has reached the limit of ${max} products in ${subject.livemode ? 'live' : 'test'} mode. Delete products you no longer sell.`,
-    );
+    throw new ApiError('product_limit_reached', `This store has reached the limit of ${max} products in ${subject.livemode ? 'live' : 'test'} mode. Delete products you no longer sell.`);
   }
 }
 
@@ -255,8 +242,7 @@ function productChanges(current: ProductRow, input: UpdateProductBody, now: Date
   if (input.tax_rate !== undefined) productColumns.taxRate = input.tax_rate;
   if (input.tax_inclusive !== undefined) productColumns.taxInclusive = input.tax_inclusive;
 
-  const differs = (columns: Partial<ProductRow>) =>
-    Object.entries(columns).some(([column, value]) => JSON.stringify(value) !== JSON.stringify(current[column as keyof ProductRow]));
+  const differs = (columns: Partial<ProductRow>) => Object.entries(columns).some(([column, value]) => JSON.stringify(value) !== JSON.stringify(current[column as keyof ProductRow]));
   const priceChanged = differs(priceColumns);
   if (!priceChanged && !differs(productColumns)) return null;
   // The price's `updated` moves only when the price itself changes.
@@ -272,13 +258,21 @@ export async function updateProduct(deps: ProductDeps, subject: Scope, id: strin
   const now = deps.clock.now();
   try {
     const row = await deps.db.transaction(async (tx) => {
-      const [current] = await tx.select().from(products).where(and(eq(products.id, id), ownedBy(products, subject))).for('update');
+      const [current] = await tx
+        .select()
+        .from(products)
+        .where(and(eq(products.id, id), ownedBy(products, subject)))
+        .for('update');
       if (!current) throw resourceMissing('product', id);
       const changes = productChanges(current, input, now);
       // A restatement that changes nothing is still the actor's accepted request.
       await recordAudit(tx, actorAudit(subject, deps.actor, 'product.update', { product: id, fields: Object.keys(input) }));
       if (changes === null) return current;
-      const [updated] = await tx.update(products).set(changes).where(and(eq(products.id, id), ownedBy(products, subject))).returning();
+      const [updated] = await tx
+        .update(products)
+        .set(changes)
+        .where(and(eq(products.id, id), ownedBy(products, subject)))
+        .returning();
       await recordEvent(tx, {
         storeId: subject.storeId,
         livemode: subject.livemode,
@@ -308,42 +302,30 @@ export async function updateProduct(deps: ProductDeps, subject: Scope, id: strin
 export async function deleteProduct(deps: Pick<ProductDeps, 'db' | 'clock' | 'wallClock' | 'actor'>, subject: Scope, id: string, options: { force: boolean }): Promise<DeletedProduct> {
   const deleted: DeletedProduct = { id, object: 'product', deleted: true, livemode: subject.livemode };
   await deps.db.transaction(async (tx) => {
-    const [locked] = await tx.select({ id: products.id }).from(products).where(and(eq(products.id, id), ownedBy(products, subject))).for('update');
+    const [locked] = await tx
+      .select({ id: products.id })
+      .from(products)
+      .where(and(eq(products.id, id), ownedBy(products, subject)))
+      .for('update');
     if (!locked) throw resourceMissing('product', id);
 
-    const liveKeys = and(
-      eq(licenseKeys.productId, id),
-      ownedBy(licenseKeys, subject),
-      isNull(licenseKeys.revokedAt),
-    );
+    const liveKeys = and(eq(licenseKeys.productId, id), ownedBy(licenseKeys, subject), isNull(licenseKeys.revokedAt));
     const [guards] = await tx
       .select({
         hasActiveSubscriptions: sql<boolean>`exists (${tx
           .select({ id: subscriptions.id })
           .from(subscriptions)
-          .where(
-            and(
-              eq(subscriptions.productId, id),
-              ownedBy(subscriptions, subject),
-              inArray(subscriptions.status, PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES),
-            ),
-          )})`,
+          .where(and(eq(subscriptions.productId, id), ownedBy(subscriptions, subject), inArray(subscriptions.status, PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES)))})`,
         hasLicenses: sql<boolean>`exists (${tx.select({ id: licenseKeys.id }).from(licenseKeys).where(liveKeys)})`,
       })
       .from(products)
       .where(and(eq(products.id, id), ownedBy(products, subject)));
     if (guards?.hasActiveSubscriptions) {
-      throw new ApiError(
-        'product_has_active_subscriptions',
-        'This product has subscriptions that are pending, active, past due or suspended. Cancel them before deleting the product.',
-      );
+      throw new ApiError('product_has_active_subscriptions', 'This product has subscriptions that are pending, active, past due or suspended. Cancel them before deleting the product.');
     }
     if (guards?.hasLicenses) {
       if (!options.force) {
-        throw new ApiError(
-          'product_has_licenses',
-          'License keys have been issued for this product. Delete with `force=true` to revoke them and delete the product.',
-        );
+        throw new ApiError('product_has_licenses', 'License keys have been issued for this product. Delete with `force=true` to revoke them and delete the product.');
       }
       // With force the keys stop validating at once, in the same commit as the delete.
       await tx.update(licenseKeys).set({ revokedAt: deps.clock.now() }).where(liveKeys);

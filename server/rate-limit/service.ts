@@ -106,8 +106,7 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
       return [bucket, { limiter, consume, refund }];
     }),
   ) as Record<RateLimitBucket, { limiter: RateLimiterAbstract; consume(subject: string): Promise<void>; refund(subject: string): Promise<void> }>;
-  const refusal = (bucket: RateLimitBucket, msBeforeNext: number) =>
-    new ApiError('rate_limited', MESSAGES[bucket], { retryAfter: Math.max(1, Math.ceil(msBeforeNext / 1000)) });
+  const refusal = (bucket: RateLimitBucket, msBeforeNext: number) => new ApiError('rate_limited', MESSAGES[bucket], { retryAfter: Math.max(1, Math.ceil(msBeforeNext / 1000)) });
 
   return {
     async consume(bucket, subject) {

@@ -6,16 +6,20 @@ import { strict } from '../kit/json-schema';
 import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, idFilter, listSchema, pageFields } from '../kit/list';
 
-export const createRefundInput = z.strictObject({
-  order_id: z.string().min(1).describe('The paid order to refund, `ord_…`.'),
-  amount: strict(z.number().int().min(1))
-    .optional()
-    .describe('Cents to refund, at least 1 and at most what remains of the order; the whole remainder when omitted.'),
-}).meta({ examples: [{ order_id: EXAMPLE.orderId, amount: 500 }] });
+export const createRefundInput = z
+  .strictObject({
+    order_id: z.string().min(1).describe('The paid order to refund, `ord_…`.'),
+    amount: strict(z.number().int().min(1)).optional().describe('Cents to refund, at least 1 and at most what remains of the order; the whole remainder when omitted.'),
+  })
+  .meta({ examples: [{ order_id: EXAMPLE.orderId, amount: 500 }] });
 export type CreateRefundInput = z.infer<typeof createRefundInput>;
 
 export const retrieveRefundInput = z.strictObject({
-  id: z.string().min(1).describe('The refund id, `re_…`.').meta({ examples: [EXAMPLE.refundId] }),
+  id: z
+    .string()
+    .min(1)
+    .describe('The refund id, `re_…`.')
+    .meta({ examples: [EXAMPLE.refundId] }),
 });
 
 /** The list query; unknown parameters are refused. */

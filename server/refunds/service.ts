@@ -20,7 +20,6 @@ import { settleWithdrawalAfterRefund } from '../withdrawals/service';
 import { revokeOrderLicenseKeys } from '../licenses/service';
 import { refundedInFull } from '../orders/refund-totals';
 
-
 export interface RefundDeps {
   db: Database;
   /** The store's clock: a refund's `created`. */
@@ -34,7 +33,6 @@ export interface RefundDeps {
 /** A refund's request: who asks is audited with the reservation in its transaction (a replay records nothing). */
 type RefundRequestDeps = RefundDeps & { actor: Actor };
 
-
 function lockOrder(tx: Transaction, subject: Scope, orderId: string) {
   return tx
     .select()
@@ -43,8 +41,7 @@ function lockOrder(tx: Transaction, subject: Scope, orderId: string) {
     .for('update');
 }
 
-const statusAfterRefunds = (refunded: number, total: number): OrderStatus =>
-  refunded === 0 ? 'paid' : refunded >= total ? 'refunded' : 'partially_refunded';
+const statusAfterRefunds = (refunded: number, total: number): OrderStatus => (refunded === 0 ? 'paid' : refunded >= total ? 'refunded' : 'partially_refunded');
 
 /**
  * Step 1 of a refund, under the order's row lock: checks the request against what remains and
@@ -90,7 +87,10 @@ async function reserveRefund(executor: Executor, deps: RefundRequestDeps, subjec
       })
       .returning();
     const refunded = order.amountRefunded + amount;
-    await tx.update(orders).set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order.amountTotal) }).where(eq(orders.id, order.id));
+    await tx
+      .update(orders)
+      .set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order.amountTotal) })
+      .where(eq(orders.id, order.id));
     await recordEvent(tx, { storeId: subject.storeId, livemode: subject.livemode, type: 'refund.created', object: refundView(refund!), now: refund!.createdAt, wallNow: deps.wallClock.now() });
     await recordAudit(tx, actorAudit(subject, deps.actor, 'refund.create', { refund: refundId, order: order.id, amount }));
     return { refund: refund!, paymentId: order.gatewayPaymentId };
@@ -138,13 +138,7 @@ export async function refundOnce(gateway: PaymentGateway, request: RefundRequest
  * released; a succeeded one is e-mailed to the customer, and one that completes the order's
  * refund revokes its license keys.
  */
-export async function settleRefund(
-  db: Database,
-  subject: Scope,
-  refundId: string,
-  result: RefundOutcome,
-  times: EventTimes,
-): Promise<{ refund: RefundRow; settled: boolean }> {
+export async function settleRefund(db: Database, subject: Scope, refundId: string, result: RefundOutcome, times: EventTimes): Promise<{ refund: RefundRow; settled: boolean }> {
   return db.transaction(async (tx) => {
     const [settled] = await tx
       .update(refunds)
@@ -167,7 +161,10 @@ export async function settleRefund(
     if (result.status === 'failed') {
       const [order] = await lockOrder(tx, subject, settled.orderId);
       const refunded = order!.amountRefunded - settled.amount;
-      await tx.update(orders).set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order!.amountTotal) }).where(eq(orders.id, settled.orderId));
+      await tx
+        .update(orders)
+        .set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order!.amountTotal) })
+        .where(eq(orders.id, settled.orderId));
     }
     if (result.status === 'succeeded') {
       // The order counted the amount as refunded from the reservation on; now the money has
@@ -231,12 +228,7 @@ async function readRefund(db: Database, subject: Scope, id: string): Promise<Ref
  * answers the original refund as it is now, with 200; another body is 409). A request that fails
  * its checks commits nothing, so the key stays free for a corrected retry.
  */
-export async function createRefund(
-  deps: RefundRequestDeps,
-  subject: Scope,
-  input: CreateRefundInput,
-  idempotency?: IdempotentRequest,
-): Promise<Refund> {
+export async function createRefund(deps: RefundRequestDeps, subject: Scope, input: CreateRefundInput, idempotency?: IdempotentRequest): Promise<Refund> {
   let reserved: Awaited<ReturnType<typeof reserveRefund>> | undefined;
   const refundId = newId('re', subject.livemode);
   const { result: refundRow, replayed } = await createIdempotently({

@@ -92,10 +92,7 @@ const linkUsed = () => new ApiError('session_already_complete', 'This subscripti
 const linkExpired = () => new ApiError('session_expired', 'This subscription checkout has expired. Nothing was charged.');
 
 function outcomeUnknown(): ApiError {
-  return new ApiError(
-    'payment_outcome_unknown',
-    'The payment gateway did not confirm the first payment. It is being checked; do not subscribe again until this subscription shows its result.',
-  );
+  return new ApiError('payment_outcome_unknown', 'The payment gateway did not confirm the first payment. It is being checked; do not subscribe again until this subscription shows its result.');
 }
 
 export interface PaySubscriptionInput {
@@ -212,43 +209,34 @@ async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionChec
     const [burned] = await tx
       .update(subscriptionCheckouts)
       .set({ consumedAt: now, status: 'complete', subscriptionId })
-      .where(
-        and(
-          eq(subscriptionCheckouts.id, checkout.id),
-          eq(subscriptionCheckouts.status, 'open'),
-          isNull(subscriptionCheckouts.consumedAt),
-          gt(subscriptionCheckouts.expiresAt, now),
-        ),
-      )
+      .where(and(eq(subscriptionCheckouts.id, checkout.id), eq(subscriptionCheckouts.status, 'open'), isNull(subscriptionCheckouts.consumedAt), gt(subscriptionCheckouts.expiresAt, now)))
       .returning();
     if (!burned) throw linkUsed();
-    await tx
-      .insert(subscriptions)
-      .values({
-        id: subscriptionId,
-        storeId: burned.storeId,
-        livemode: burned.livemode,
-        // The transitional status: the first charge is on its way.
-        status: 'pending',
-        amount: burned.amount,
-        interval: burned.interval,
-        intervalCount: burned.intervalCount,
-        totalPayments: burned.totalPayments,
-        planName: burned.planName,
-        checkoutId: burned.id,
-        // No contract until the gateway approves the first charge.
-        recurringId: '',
-        customerEmail: burned.customerEmail,
-        customerName: burned.customerName,
-        language,
-        productId: burned.productId,
-        priceId: burned.priceId,
-        currentPeriodStart: now,
-        currentPeriodEnd: now,
-        nextBillingAt: now,
-        metadata: burned.metadata,
-        createdAt: now,
-      });
+    await tx.insert(subscriptions).values({
+      id: subscriptionId,
+      storeId: burned.storeId,
+      livemode: burned.livemode,
+      // The transitional status: the first charge is on its way.
+      status: 'pending',
+      amount: burned.amount,
+      interval: burned.interval,
+      intervalCount: burned.intervalCount,
+      totalPayments: burned.totalPayments,
+      planName: burned.planName,
+      checkoutId: burned.id,
+      // No contract until the gateway approves the first charge.
+      recurringId: '',
+      customerEmail: burned.customerEmail,
+      customerName: burned.customerName,
+      language,
+      productId: burned.productId,
+      priceId: burned.priceId,
+      currentPeriodStart: now,
+      currentPeriodEnd: now,
+      nextBillingAt: now,
+      metadata: burned.metadata,
+      createdAt: now,
+    });
     const [charge] = await tx
       .insert(subscriptionCharges)
       .values({
@@ -311,19 +299,28 @@ export async function settleFirstCharge(
 
     if (outcome?.status === 'requires_action') {
       // The customer is at the bank's challenge: the subscription stays `pending` meanwhile.
-      await tx.update(subscriptionCharges).set({ status: 'requires_action', ...card }).where(eq(subscriptionCharges.id, chargeId));
+      await tx
+        .update(subscriptionCharges)
+        .set({ status: 'requires_action', ...card })
+        .where(eq(subscriptionCharges.id, chargeId));
       return current;
     }
     if (outcome?.status !== 'succeeded') {
       const failureCode = outcome === null ? nothingChargedCode : outcome.code;
-      await tx.update(subscriptionCharges).set({ status: 'declined', failureCode, ...card, settledAt: now }).where(eq(subscriptionCharges.id, chargeId));
+      await tx
+        .update(subscriptionCharges)
+        .set({ status: 'declined', failureCode, ...card, settledAt: now })
+        .where(eq(subscriptionCharges.id, chargeId));
       const [incomplete] = await tx.update(subscriptions).set({ status: 'incomplete' }).where(eq(subscriptions.id, current.id)).returning();
       await emitSubscriptionEvent(tx, incomplete!, 'subscription.created', times);
       return incomplete!;
     }
 
     // On the store's clock, as recurring charges settle: a test-mode payment reads in the store's time.
-    await tx.update(subscriptionCharges).set({ status: 'succeeded', failureCode: null, ...card, settledAt: now }).where(eq(subscriptionCharges.id, chargeId));
+    await tx
+      .update(subscriptionCharges)
+      .set({ status: 'succeeded', failureCode: null, ...card, settledAt: now })
+      .where(eq(subscriptionCharges.id, chargeId));
     const customerId = await customerFor(tx, current, current.customerEmail, times);
     const periodEnd = periodBoundary(now, current.interval, current.intervalCount, 1);
     const [active] = await tx

@@ -27,10 +27,16 @@ const TAGS = ['Subscriptions'];
  */
 const gatedProcedure = gatedSecretKeyProcedure((ctx, subject) => {
   if (!ctx.config.subscriptionsEnabled) {
-    throw new ApiError('feature_unavailable', 'Creating and cancelling subscriptions is currently unavailable on this platform. The operator turns it on by starting the service with SUBSCRIPTIONS_ENABLED=true.');
+    throw new ApiError(
+      'feature_unavailable',
+      'Creating and cancelling subscriptions is currently unavailable on this platform. The operator turns it on by starting the service with SUBSCRIPTIONS_ENABLED=true.',
+    );
   }
   if (!subject.flags.subscriptions) {
-    throw new ApiError('capability_disabled', `Subscriptions are not enabled for this account. The operator turns them on with "npm run admin -- store:update --id ${subject.storeId} --subscriptions true".`);
+    throw new ApiError(
+      'capability_disabled',
+      `Subscriptions are not enabled for this account. The operator turns them on with "npm run admin -- store:update --id ${subject.storeId} --subscriptions true".`,
+    );
   }
 });
 

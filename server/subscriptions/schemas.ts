@@ -69,25 +69,16 @@ const plainText = (max: number) =>
 
 const createFields = z.strictObject({
   price_id: z.string().min(1).max(255).optional().describe('Price mode: a recurring price of the store, `price_test_…` (the `price_` prefix may be left out).'),
-  amount: strict(z.number().int().min(MIN_AMOUNT).max(MAX_SUBSCRIPTION_AMOUNT))
-    .optional()
-    .describe(`Plan mode: cents charged every cycle, at least ${MIN_AMOUNT}.`),
+  amount: strict(z.number().int().min(MIN_AMOUNT).max(MAX_SUBSCRIPTION_AMOUNT)).optional().describe(`Plan mode: cents charged every cycle, at least ${MIN_AMOUNT}.`),
   interval: z.enum(PRICE_INTERVALS).optional().describe('Plan mode, required: `day`, `week`, `month` or `year`.'),
   interval_count: strict(z.number().int().min(1).max(MAX_INTERVAL_COUNT)).optional().describe(`Plan mode: intervals between charges, 1–${MAX_INTERVAL_COUNT}; default 1.`),
   plan_name: plainText(255).optional().describe('Plan mode, required: shown on the hosted page; 1–255 characters.'),
-  total_payments: strict(z.number().int().min(1).max(MAX_TOTAL_PAYMENTS)).describe(
-    `Required: the number of charges, the first included, before the schedule ends (1–${MAX_TOTAL_PAYMENTS}).`,
-  ),
+  total_payments: strict(z.number().int().min(1).max(MAX_TOTAL_PAYMENTS)).describe(`Required: the number of charges, the first included, before the schedule ends (1–${MAX_TOTAL_PAYMENTS}).`),
   customer_email: z.email().max(MAX_EMAIL_LENGTH).describe('Required: shown prefilled and read-only on the hosted page.'),
   customer_name: plainText(255).optional().describe('Prefilled on the hosted page; 1–255 characters.'),
-  success_url: z
-    .string()
-    .optional()
-    .describe(`Absolute URL (https in live mode), at most ${MAX_URL_LENGTH} characters; \`checkout_id\` and \`subscription_id\` are appended after payment.`),
+  success_url: z.string().optional().describe(`Absolute URL (https in live mode), at most ${MAX_URL_LENGTH} characters; \`checkout_id\` and \`subscription_id\` are appended after payment.`),
   metadata: metadataField,
-  expires_at: strict(z.number().int())
-    .optional()
-    .describe('Epoch seconds; clamped to between 30 minutes and 24 hours from now (never rejected). Default: 24 hours. The hosted link dies with it.'),
+  expires_at: strict(z.number().int()).optional().describe('Epoch seconds; clamped to between 30 minutes and 24 hours from now (never rejected). Default: 24 hours. The hosted link dies with it.'),
 });
 
 /** Step 5: exactly one of `price_id` (price mode) or `amount` (plan mode), and what each mode needs or refuses. */
@@ -135,35 +126,40 @@ export const subscriptionIdParam = z
   .meta({ examples: [EXAMPLE.subscriptionId] });
 
 export const retrieveSubscriptionCheckoutInput = z.strictObject({
-  id: z.string().min(1).max(255).describe('The subscription checkout id, `subchk_…`.').meta({ examples: [EXAMPLE.subscriptionCheckoutId] }),
+  id: z
+    .string()
+    .min(1)
+    .max(255)
+    .describe('The subscription checkout id, `subchk_…`.')
+    .meta({ examples: [EXAMPLE.subscriptionCheckoutId] }),
 });
 export const retrieveSubscriptionInput = z.strictObject({ id: subscriptionIdParam });
 
 /** Update: `metadata` is the only mutable field; anything else is refused, never ignored. */
-export const updateSubscriptionInput = z.preprocess(
-  (value, ctx) => {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
-    const other = Object.keys(value).find((field) => field !== 'id' && field !== 'metadata');
-    if (other !== undefined) {
-      refuse(ctx, value, 'parameter_invalid', [other], `\`${other}\` cannot be changed: only \`metadata\` is mutable. To change the amount or schedule, cancel and create a new subscription.`);
+export const updateSubscriptionInput = z
+  .preprocess(
+    (value, ctx) => {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+      const other = Object.keys(value).find((field) => field !== 'id' && field !== 'metadata');
+      if (other !== undefined) {
+        refuse(ctx, value, 'parameter_invalid', [other], `\`${other}\` cannot be changed: only \`metadata\` is mutable. To change the amount or schedule, cancel and create a new subscription.`);
+        return value;
+      }
+      const problem = metadataProblem((value as Record<string, unknown>).metadata);
+      if (problem) refuse(ctx, value, 'metadata_invalid', problem.key ? ['metadata', problem.key] : ['metadata'], problem.message);
       return value;
-    }
-    const problem = metadataProblem((value as Record<string, unknown>).metadata);
-    if (problem) refuse(ctx, value, 'metadata_invalid', problem.key ? ['metadata', problem.key] : ['metadata'], problem.message);
-    return value;
-  },
-  z.strictObject({
-    id: subscriptionIdParam,
-    metadata: metadataValue.describe('Required: replaces the stored metadata as a whole (`{}` or null clears it).'),
-  }),
-).meta({ examples: [{ metadata: { member_id: 'M-77' } }] });
+    },
+    z.strictObject({
+      id: subscriptionIdParam,
+      metadata: metadataValue.describe('Required: replaces the stored metadata as a whole (`{}` or null clears it).'),
+    }),
+  )
+  .meta({ examples: [{ metadata: { member_id: 'M-77' } }] });
 
 export const cancelSubscriptionInput = z.strictObject({ id: subscriptionIdParam });
 
 /** The DELETE body (it reaches the procedure through the request state; the library drops DELETE bodies). */
-export const cancelSubscriptionBody = z
-  .strictObject({ reason: z.string().max(500).optional().describe('Why, for the audit trail; at most 500 characters.') })
-  .optional();
+export const cancelSubscriptionBody = z.strictObject({ reason: z.string().max(500).optional().describe('Why, for the audit trail; at most 500 characters.') }).optional();
 
 export const listSubscriptionsInput = z.strictObject({
   ...pageFields,

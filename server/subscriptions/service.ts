@@ -19,7 +19,11 @@ import { listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
 
 async function findSubscription(db: Database, scope: Scope, id: string): Promise<SubscriptionRow> {
-  const [row] = await db.select().from(subscriptions).where(and(eq(subscriptions.id, id), ownedBy(subscriptions, scope))).limit(1);
+  const [row] = await db
+    .select()
+    .from(subscriptions)
+    .where(and(eq(subscriptions.id, id), ownedBy(subscriptions, scope)))
+    .limit(1);
   if (!row) throw resourceMissing('subscription', id);
   return row;
 }
@@ -59,7 +63,11 @@ export async function updateSubscription(
       .where(and(eq(subscriptions.id, id), ownedBy(subscriptions, scope)))
       .for('update');
     if (!before) throw resourceMissing('subscription', id);
-    const [updated] = await tx.update(subscriptions).set({ metadata: normalizeMetadata(metadata) }).where(eq(subscriptions.id, id)).returning();
+    const [updated] = await tx
+      .update(subscriptions)
+      .set({ metadata: normalizeMetadata(metadata) })
+      .where(eq(subscriptions.id, id))
+      .returning();
     await emitSubscriptionEvent(tx, updated!, 'subscription.updated', { now: deps.clock.now(), wallNow: deps.wallClock.now() }, before);
     await recordAudit(tx, actorAudit(scope, deps.actor, 'subscription.update', { subscription: id, fields: ['metadata'] }));
     return updated!;
@@ -85,12 +93,7 @@ function pendingError(): ApiError {
  * audit trail and emits `subscription.canceled`. A concurrent cancel that got there first wins:
  * the second reads `canceled` under the lock and answers it unchanged.
  */
-export async function cancelSubscription(
-  deps: SubscriptionDeps & { gateway: PaymentGateway; actor: Actor },
-  scope: Scope,
-  id: string,
-  reason: string | undefined,
-): Promise<SubscriptionObject> {
+export async function cancelSubscription(deps: SubscriptionDeps & { gateway: PaymentGateway; actor: Actor }, scope: Scope, id: string, reason: string | undefined): Promise<SubscriptionObject> {
   const current = await findSubscription(deps.db, scope, id);
   if (ENDED.has(current.status)) return subscriptionObject(current);
   if (current.status === 'pending') throw pendingError();
@@ -101,7 +104,11 @@ export async function cancelSubscription(
     throw new ApiError('internal_error', `The recurring contract could not be cancelled at the payment gateway (${message}). The subscription is unchanged; retry the cancel.`);
   }
   const row = await deps.db.transaction(async (tx) => {
-    const [locked] = await tx.select().from(subscriptions).where(and(eq(subscriptions.id, id), ownedBy(subscriptions, scope))).for('update');
+    const [locked] = await tx
+      .select()
+      .from(subscriptions)
+      .where(and(eq(subscriptions.id, id), ownedBy(subscriptions, scope)))
+      .for('update');
     if (!locked) throw resourceMissing('subscription', id);
     if (ENDED.has(locked.status)) return locked;
     const now = deps.clock.now();

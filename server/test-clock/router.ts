@@ -11,8 +11,7 @@ export const testClockRouter = createRouter({
         path: '/test_helpers/advance_clock',
         tags: ['Test helpers'],
         summary: 'Advance the test clock',
-        description:
-          "Moves the store's test-mode clock forward, runs everything that falls due (expiries first), then answers with the new time. Test secret keys only.",
+        description: "Moves the store's test-mode clock forward, runs everything that falls due (expiries first), then answers with the new time. Test secret keys only.",
         protect: true,
       },
       errors: ['test_mode_only'],

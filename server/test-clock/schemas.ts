@@ -10,11 +10,13 @@ import { EXAMPLE } from '../kit/examples';
  */
 export const MAX_CLOCK_AHEAD_SECONDS = 5 * 365 * 24 * 60 * 60;
 
-export const advanceClockInput = z.strictObject({
-  seconds: strict(z.number().int().min(1).max(MAX_CLOCK_AHEAD_SECONDS)).describe(
-    `How far to move this store's test-mode clock forward, in whole seconds: 1–${MAX_CLOCK_AHEAD_SECONDS}. The clock never runs more than 5 × 365 days (${MAX_CLOCK_AHEAD_SECONDS} seconds) ahead of the real time: a move past that is refused and changes nothing.`,
-  ),
-}).meta({ examples: [{ seconds: 86_400 }] });
+export const advanceClockInput = z
+  .strictObject({
+    seconds: strict(z.number().int().min(1).max(MAX_CLOCK_AHEAD_SECONDS)).describe(
+      `How far to move this store's test-mode clock forward, in whole seconds: 1–${MAX_CLOCK_AHEAD_SECONDS}. The clock never runs more than 5 × 365 days (${MAX_CLOCK_AHEAD_SECONDS} seconds) ahead of the real time: a move past that is refused and changes nothing.`,
+    ),
+  })
+  .meta({ examples: [{ seconds: 86_400 }] });
 
 export const testClockSchema = z
   .object({

@@ -94,8 +94,14 @@ export async function inviteUser(deps: UserDeps, input: InvitationInput): Promis
   return deps.db.transaction(async (tx) => {
     const [store] = await tx.select({ id: stores.id, name: stores.name }).from(stores).where(eq(stores.id, input.storeId));
     if (!store) throw new ApiError('resource_missing', `No store with id '${input.storeId}'.`, { param: 'store' });
-    await tx.insert(users).values({ id: newPlatformId('user'), email, createdAt: now }).onConflictDoNothing({ target: users.email });
-    const [user] = await tx.select({ id: users.id, hasPassword: sql<boolean>`${users.passwordHash} is not null` }).from(users).where(eq(users.email, email));
+    await tx
+      .insert(users)
+      .values({ id: newPlatformId('user'), email, createdAt: now })
+      .onConflictDoNothing({ target: users.email });
+    const [user] = await tx
+      .select({ id: users.id, hasPassword: sql<boolean>`${users.passwordHash} is not null` })
+      .from(users)
+      .where(eq(users.email, email));
     const membership = { userId: user!.id, storeId: store.id, role: input.role, createdAt: now, acceptedAt: input.accepted ? now : null };
     const insert = tx.insert(memberships).values(membership);
     const added = await (input.accepted
@@ -274,10 +280,7 @@ export async function completeSignIn(deps: TwoFactorDeps, input: { proof: string
   const opened = unseal(signingSecret(deps.config), PROOF_LABEL, '', input.proof);
   const claims = opened === undefined ? undefined : (JSON.parse(opened) as { uid: string; sv: number; exp: number });
   if (!claims || claims.exp <= epochSeconds(deps.clock.now())) return { ok: false, reason: 'expired' };
-  const [user] = await deps.db
-    .select({ id: users.id, email: users.email, sessionVersion: users.sessionVersion, totpEnabledAt: users.totpEnabledAt })
-    .from(users)
-    .where(eq(users.id, claims.uid));
+  const [user] = await deps.db.select({ id: users.id, email: users.email, sessionVersion: users.sessionVersion, totpEnabledAt: users.totpEnabledAt }).from(users).where(eq(users.id, claims.uid));
   if (!user || user.sessionVersion !== claims.sv) return { ok: false, reason: 'expired' };
   const signedIn = { id: user.id, email: user.email, sessionVersion: user.sessionVersion, twoFactor: user.totpEnabledAt !== null };
   if (!signedIn.twoFactor) return { ok: true, user: signedIn };
@@ -293,7 +296,10 @@ export async function currentSessionVersion(db: Executor, userId: string): Promi
 
 /** Ends every session of the person at once (their next request no longer verifies). */
 export async function endAllSessions(db: Executor, userId: string): Promise<void> {
-  await db.update(users).set({ sessionVersion: sql`${users.sessionVersion} + 1` }).where(eq(users.id, userId));
+  await db
+    .update(users)
+    .set({ sessionVersion: sql`${users.sessionVersion} + 1` })
+    .where(eq(users.id, userId));
 }
 
 export interface StoreMembership {
@@ -357,7 +363,10 @@ export async function changePassword(db: Executor, actor: PersonActing, input: {
   if (problem) return problem;
   const passwordHash = await hashPassword(input.password);
   await db.transaction(async (tx) => {
-    await tx.update(users).set({ passwordHash, sessionVersion: sql`${users.sessionVersion} + 1` }).where(eq(users.id, actor.userId));
+    await tx
+      .update(users)
+      .set({ passwordHash, sessionVersion: sql`${users.sessionVersion} + 1` })
+      .where(eq(users.id, actor.userId));
     await recordAudit(tx, personAuditEntry(actor, 'account.password_change', {}));
   });
   return undefined;

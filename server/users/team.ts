@@ -145,7 +145,10 @@ export function changeMemberRole(db: Executor, actor: PersonActing, input: { use
     const member = await memberOf(tx, actor.storeId, input.userId);
     if ((member.role === 'owner' || input.role === 'owner') && actorRole !== 'owner') throw ownerOnly();
     if (member.role === 'owner' && member.accepted && input.role !== 'owner' && owners.length <= 1) throw lastOwner();
-    await tx.update(memberships).set({ role: input.role }).where(and(eq(memberships.storeId, actor.storeId), eq(memberships.userId, input.userId)));
+    await tx
+      .update(memberships)
+      .set({ role: input.role })
+      .where(and(eq(memberships.storeId, actor.storeId), eq(memberships.userId, input.userId)));
     await recordAudit(tx, personAuditEntry(actor, 'team.role_change', { email: member.email, from: member.role, to: input.role }));
   });
 }
@@ -164,7 +167,11 @@ export function removeMember(db: Executor, actor: PersonActing, input: { userId:
     if (member.role === 'owner' && member.accepted && owners.length <= 1) throw lastOwner();
     await tx.delete(memberships).where(and(eq(memberships.storeId, actor.storeId), eq(memberships.userId, input.userId)));
     // Someone left with no store at all has nothing a session could still open: it ends.
-    const [other] = await tx.select({ storeId: memberships.storeId }).from(memberships).where(and(eq(memberships.userId, input.userId), isNotNull(memberships.acceptedAt))).limit(1);
+    const [other] = await tx
+      .select({ storeId: memberships.storeId })
+      .from(memberships)
+      .where(and(eq(memberships.userId, input.userId), isNotNull(memberships.acceptedAt)))
+      .limit(1);
     if (member.accepted && !other) await endAllSessions(tx, input.userId);
     await recordAudit(tx, personAuditEntry(actor, 'team.remove', { email: member.email, role: member.role }));
   });

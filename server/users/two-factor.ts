@@ -68,7 +68,10 @@ export async function twoFactorState(deps: TwoFactorDeps, userId: string, email:
   const [row] = await deps.db.select({ sealed: users.totpSecret, enabledAt: users.totpEnabledAt }).from(users).where(eq(users.id, userId));
   if (!row?.sealed) return { state: 'off' };
   if (row.enabledAt) {
-    const unused = await deps.db.select({ id: backupCodes.id }).from(backupCodes).where(and(eq(backupCodes.userId, userId), isNull(backupCodes.usedAt)));
+    const unused = await deps.db
+      .select({ id: backupCodes.id })
+      .from(backupCodes)
+      .where(and(eq(backupCodes.userId, userId), isNull(backupCodes.usedAt)));
     return { state: 'on', backupCodesLeft: unused.length };
   }
   const secret = unsealSecret(deps, userId, row.sealed);
@@ -154,7 +157,10 @@ export async function confirmTwoFactor(deps: TwoFactorDeps, actor: TwoFactorActo
     return { ok: false as const, reason };
   };
   if (!(await spendAttempt(deps, actor.email, actor.ip))) return refuse('rate_limited');
-  const [row] = await deps.db.select({ sealed: users.totpSecret }).from(users).where(and(eq(users.id, actor.userId), isNull(users.totpEnabledAt), isNotNull(users.totpSecret)));
+  const [row] = await deps.db
+    .select({ sealed: users.totpSecret })
+    .from(users)
+    .where(and(eq(users.id, actor.userId), isNull(users.totpEnabledAt), isNotNull(users.totpSecret)));
   const secret = row?.sealed ? unsealSecret(deps, actor.userId, row.sealed) : undefined;
   const now = deps.clock.now();
   const step = secret === undefined ? undefined : await acceptedStep(secret, normalizeCode(code), now, null);
@@ -192,7 +198,10 @@ export async function verifySecondFactor(deps: TwoFactorDeps, person: { userId: 
   const outcome = await (async (): Promise<CodeCheck> => {
     if (!(await spendAttempt(deps, person.email, context.ip))) return 'rate_limited';
     const typed = normalizeCode(code);
-    const [row] = await deps.db.select({ sealed: users.totpSecret, lastStep: users.totpLastStep }).from(users).where(and(eq(users.id, person.userId), isNotNull(users.totpEnabledAt)));
+    const [row] = await deps.db
+      .select({ sealed: users.totpSecret, lastStep: users.totpLastStep })
+      .from(users)
+      .where(and(eq(users.id, person.userId), isNotNull(users.totpEnabledAt)));
     if (!row?.sealed || typed === '') return 'invalid_code';
     if (/^\d{6}$/.test(typed)) {
       const secret = unsealSecret(deps, person.userId, row.sealed);
@@ -206,7 +215,10 @@ export async function verifySecondFactor(deps: TwoFactorDeps, person: { userId: 
       return moved ? 'ok' : 'invalid_code';
     }
     const hash = sha256Hex(typed);
-    const unused = await deps.db.select({ id: backupCodes.id, codeHash: backupCodes.codeHash }).from(backupCodes).where(and(eq(backupCodes.userId, person.userId), isNull(backupCodes.usedAt)));
+    const unused = await deps.db
+      .select({ id: backupCodes.id, codeHash: backupCodes.codeHash })
+      .from(backupCodes)
+      .where(and(eq(backupCodes.userId, person.userId), isNull(backupCodes.usedAt)));
     const match = unused.find((candidate) => digestsEqual(candidate.codeHash, hash));
     if (!match) return 'invalid_code';
     const [spent] = await deps.db

@@ -140,7 +140,16 @@ async function claimDueDeliveries(deps: DeliveryDeps, running: number, busy: Rea
     const locked = await tx
       .select({ id: webhookDeliveries.id })
       .from(webhookDeliveries)
-      .where(and(inArray(webhookDeliveries.id, picked.map((row) => row.id)), eq(webhookDeliveries.status, 'pending'), lte(webhookDeliveries.nextAttemptAt, now)))
+      .where(
+        and(
+          inArray(
+            webhookDeliveries.id,
+            picked.map((row) => row.id),
+          ),
+          eq(webhookDeliveries.status, 'pending'),
+          lte(webhookDeliveries.nextAttemptAt, now),
+        ),
+      )
       .for('update', { skipLocked: true });
     const lockedIds = new Set(locked.map((row) => row.id));
     const due: { id: string }[] = [];
@@ -154,7 +163,12 @@ async function claimDueDeliveries(deps: DeliveryDeps, running: number, busy: Rea
     const leased = await tx
       .update(webhookDeliveries)
       .set({ attempts: sql`${webhookDeliveries.attempts} + 1`, nextAttemptAt: leaseUntil })
-      .where(inArray(webhookDeliveries.id, due.map((row) => row.id)))
+      .where(
+        inArray(
+          webhookDeliveries.id,
+          due.map((row) => row.id),
+        ),
+      )
       .returning({ id: webhookDeliveries.id, attempt: webhookDeliveries.attempts });
     const attemptOf = new Map(leased.map((row) => [row.id, row.attempt]));
     const rows = await tx
@@ -220,7 +234,10 @@ export function webhookHeaders(secrets: string | readonly string[], eventId: str
   return {
     'webhook-id': eventId,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': [secrets].flat().map((secret) => signPayload(secret, eventId, timestamp, body)).join(' '),
+    'webhook-signature': [secrets]
+      .flat()
+      .map((secret) => signPayload(secret, eventId, timestamp, body))
+      .join(' '),
   };
 }
 

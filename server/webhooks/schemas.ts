@@ -8,7 +8,11 @@ import { strict, strictBoolean } from '../kit/json-schema';
 import { answeredAs, EXAMPLE } from '../kit/examples';
 import { EVENT_TYPES, type EventType } from './events';
 
-export const endpointIdParam = z.string().min(1).describe('The webhook endpoint id, `we_…`.').meta({ examples: [EXAMPLE.webhookEndpointId] });
+export const endpointIdParam = z
+  .string()
+  .min(1)
+  .describe('The webhook endpoint id, `we_…`.')
+  .meta({ examples: [EXAMPLE.webhookEndpointId] });
 
 const urlField = z
   .string()
@@ -28,38 +32,44 @@ const eventTypesField = z
   })
   .transform((types) => types as EventType[]);
 
-export const createEndpointInput = z.strictObject({
-  url: urlField,
-  events: eventTypesField.optional().describe('The event types this endpoint receives; every type when omitted.'),
-}).meta({ examples: [{ url: 'https://shop.example.com/webhooks', events: ['order.paid', 'order.refunded'] }] });
+export const createEndpointInput = z
+  .strictObject({
+    url: urlField,
+    events: eventTypesField.optional().describe('The event types this endpoint receives; every type when omitted.'),
+  })
+  .meta({ examples: [{ url: 'https://shop.example.com/webhooks', events: ['order.paid', 'order.refunded'] }] });
 export type CreateEndpointInput = z.infer<typeof createEndpointInput>;
 
-export const updateEndpointInput = z.strictObject({
-  id: endpointIdParam,
-  url: urlField.optional(),
-  events: eventTypesField.nullable().optional().describe('The event types this endpoint receives; null for every type.'),
-  disabled: strictBoolean()
-    .optional()
-    .describe('While true, nothing is sent to it: what falls due is kept pending, and delivered in order once it is enabled again.'),
-}).meta({ examples: [{ events: ['order.paid', 'order.refunded', 'refund.updated'] }] });
+export const updateEndpointInput = z
+  .strictObject({
+    id: endpointIdParam,
+    url: urlField.optional(),
+    events: eventTypesField.nullable().optional().describe('The event types this endpoint receives; null for every type.'),
+    disabled: strictBoolean().optional().describe('While true, nothing is sent to it: what falls due is kept pending, and delivered in order once it is enabled again.'),
+  })
+  .meta({ examples: [{ events: ['order.paid', 'order.refunded', 'refund.updated'] }] });
 export type UpdateEndpointInput = Omit<z.infer<typeof updateEndpointInput>, 'id'>;
 
 /** A week: how long a receiver may keep verifying with the secret a roll replaced. */
 export const MAX_SECRET_OVERLAP_SECONDS = 7 * 24 * 60 * 60;
 
-export const rollSecretInput = z.strictObject({
-  id: endpointIdParam,
-  expires_in: strict(z.number().int().min(0).max(MAX_SECRET_OVERLAP_SECONDS))
-    .default(24 * 60 * 60)
-    .describe(
-      `For how many seconds (0–${MAX_SECRET_OVERLAP_SECONDS}, default 86400) deliveries are also signed with the secret being replaced; 0 ends it at once.`,
-    ),
-}).meta({ examples: [{ expires_in: 3600 }] });
+export const rollSecretInput = z
+  .strictObject({
+    id: endpointIdParam,
+    expires_in: strict(z.number().int().min(0).max(MAX_SECRET_OVERLAP_SECONDS))
+      .default(24 * 60 * 60)
+      .describe(`For how many seconds (0–${MAX_SECRET_OVERLAP_SECONDS}, default 86400) deliveries are also signed with the secret being replaced; 0 ends it at once.`),
+  })
+  .meta({ examples: [{ expires_in: 3600 }] });
 
 export const retrieveEndpointInput = z.strictObject({ id: endpointIdParam });
 export const resendEventInput = z
   .strictObject({
-    id: z.string().min(1).describe('The event id, `evt_…`.').meta({ examples: [EXAMPLE.eventId] }),
+    id: z
+      .string()
+      .min(1)
+      .describe('The event id, `evt_…`.')
+      .meta({ examples: [EXAMPLE.eventId] }),
     endpoint_id: z.string().min(1).describe('The webhook endpoint to send it to, `we_…`, of this store and environment.'),
   })
   .meta({ examples: [{ endpoint_id: EXAMPLE.webhookEndpointId }] });
@@ -119,9 +129,7 @@ export type WebhookEndpoint = z.infer<typeof endpointSchema>;
 export const createdEndpointSchema = z
   .object({
     ...endpointFields,
-    secret: z
-      .string()
-      .describe('The signing secret `whsec_…`, shown only when the endpoint is created and when its secret is rolled. Verify deliveries with any Standard Webhooks library.'),
+    secret: z.string().describe('The signing secret `whsec_…`, shown only when the endpoint is created and when its secret is rolled. Verify deliveries with any Standard Webhooks library.'),
   })
   .meta({ id: 'CreatedWebhookEndpoint', examples: [{ ...endpointExample, secret: 'whsec_enBEvEe1/y4wcpxevVat9KVttF0HvUSfIbT8gE/6Tb0=' }] });
 export type CreatedWebhookEndpoint = z.infer<typeof createdEndpointSchema>;

@@ -63,11 +63,7 @@ async function checkEndpointUrl(deps: Pick<EndpointDeps, 'config' | 'resolveHost
 
 /** A live endpoint of this store and environment. */
 function activeEndpoint(scope: Scope, id: string) {
-  return and(
-    eq(webhookEndpoints.id, id),
-    ownedBy(webhookEndpoints, scope),
-    isNull(webhookEndpoints.deletedAt),
-  );
+  return and(eq(webhookEndpoints.id, id), ownedBy(webhookEndpoints, scope), isNull(webhookEndpoints.deletedAt));
 }
 
 const CREATE_OPERATION = 'webhook_endpoint.create';
@@ -82,12 +78,7 @@ function distinctTypes(events: EventType[] | null | undefined): EventType[] | nu
  * retried create (e.g. after a lost answer) replays the first endpoint and its secret, which can
  * be derived again, instead of registering a second endpoint that would get every event twice.
  */
-export async function createEndpoint(
-  deps: EndpointDeps,
-  subject: Scope,
-  input: CreateEndpointInput,
-  idempotency: IdempotentRequest | undefined,
-): Promise<CreatedWebhookEndpoint> {
+export async function createEndpoint(deps: EndpointDeps, subject: Scope, input: CreateEndpointInput, idempotency: IdempotentRequest | undefined): Promise<CreatedWebhookEndpoint> {
   await checkEndpointUrl(deps, input.url, subject);
   const now = deps.clock.now();
   const id = newId('we', subject.livemode);
@@ -150,12 +141,7 @@ export async function getEndpoint(db: Database, subject: Scope, id: string): Pro
  * PATCH /webhook_endpoints/{id} (and its POST alias): the fields given, validated as on create.
  * Disabled, its deliveries wait pending; enabled again, the worker is woken for its backlog.
  */
-export async function updateEndpoint(
-  deps: Pick<EndpointDeps, 'db' | 'config' | 'resolveHost' | 'actor'>,
-  subject: Scope,
-  id: string,
-  input: UpdateEndpointInput,
-): Promise<WebhookEndpoint> {
+export async function updateEndpoint(deps: Pick<EndpointDeps, 'db' | 'config' | 'resolveHost' | 'actor'>, subject: Scope, id: string, input: UpdateEndpointInput): Promise<WebhookEndpoint> {
   if (input.url !== undefined) await checkEndpointUrl(deps, input.url, subject);
   const changes: Partial<typeof webhookEndpoints.$inferInsert> = {};
   if (input.url !== undefined) changes.url = input.url;
@@ -178,13 +164,7 @@ export async function updateEndpoint(
  * the one it replaces also signs until `expiresIn` seconds from now on the store's clock (its
  * test clock in test mode, like every test-mode time), and any older one no longer does.
  */
-export async function rollEndpointSecret(
-  deps: Pick<EndpointDeps, 'db' | 'config' | 'actor'>,
-  subject: Scope,
-  id: string,
-  expiresIn: number,
-  storeNow: Date,
-): Promise<CreatedWebhookEndpoint> {
+export async function rollEndpointSecret(deps: Pick<EndpointDeps, 'db' | 'config' | 'actor'>, subject: Scope, id: string, expiresIn: number, storeNow: Date): Promise<CreatedWebhookEndpoint> {
   const row = await deps.db.transaction(async (tx) => {
     const [rolled] = await tx
       .update(webhookEndpoints)
@@ -271,9 +251,20 @@ async function deliveryViews(db: Database, rows: { delivery: DeliveryRow; eventT
       : await db
           .select()
           .from(webhookDeliveryAttempts)
-          .where(inArray(webhookDeliveryAttempts.deliveryId, rows.map((row) => row.delivery.id)))
+          .where(
+            inArray(
+              webhookDeliveryAttempts.deliveryId,
+              rows.map((row) => row.delivery.id),
+            ),
+          )
           .orderBy(asc(webhookDeliveryAttempts.attempt));
-  return rows.map(({ delivery, eventType }) => deliveryView(delivery, eventType, attempts.filter((attempt) => attempt.deliveryId === delivery.id)));
+  return rows.map(({ delivery, eventType }) =>
+    deliveryView(
+      delivery,
+      eventType,
+      attempts.filter((attempt) => attempt.deliveryId === delivery.id),
+    ),
+  );
 }
 
 function deliveryView(delivery: DeliveryRow, eventType: string, attempts: (typeof webhookDeliveryAttempts.$inferSelect)[]): WebhookDelivery {
@@ -314,9 +305,7 @@ export async function listDeliveries(db: Database, subject: Scope, endpointId: s
       .from(cursorDelivery)
       .where(and(eq(cursorDelivery.id, query.starting_after), eq(cursorDelivery.endpointId, endpoint.id)));
     if (!cursor) throw resourceMissing('webhook delivery', query.starting_after, 'starting_after');
-    conditions.push(
-      sql`(${webhookDeliveries.sequence}, ${webhookDeliveries.createdAt}, ${webhookDeliveries.id}) < (${cursor.sequence}, ${cursor.createdAt.toISOString()}::timestamptz, ${cursor.id})`,
-    );
+    conditions.push(sql`(${webhookDeliveries.sequence}, ${webhookDeliveries.createdAt}, ${webhookDeliveries.id}) < (${cursor.sequence}, ${cursor.createdAt.toISOString()}::timestamptz, ${cursor.id})`);
   }
   const rows = await loadDeliveries(db, and(...conditions), query.limit + 1);
   return {
@@ -342,11 +331,7 @@ export async function eventReceived(db: Database, subject: Scope, endpointId: st
     .from(webhookEndpoints)
     .leftJoin(
       webhookDeliveries,
-      and(
-        eq(webhookDeliveries.endpointId, webhookEndpoints.id),
-        eq(webhookDeliveries.eventId, eventId),
-        deliveryId === undefined ? undefined : eq(webhookDeliveries.id, deliveryId),
-      ),
+      and(eq(webhookDeliveries.endpointId, webhookEndpoints.id), eq(webhookDeliveries.eventId, eventId), deliveryId === undefined ? undefined : eq(webhookDeliveries.id, deliveryId)),
     )
     .where(activeEndpoint(subject, endpointId))
     .groupBy(webhookEndpoints.id);
@@ -374,13 +359,7 @@ const RESEND_OPERATION = 'event.resend';
  * again instead of sending the event once more; the lookups run inside the key's transaction, so
  * a refused request leaves the key unused.
  */
-export async function resendEvent(
-  deps: ResendDeps,
-  subject: Scope,
-  eventId: string,
-  endpointId: string,
-  idempotency: IdempotentRequest | undefined,
-): Promise<WebhookDelivery> {
+export async function resendEvent(deps: ResendDeps, subject: Scope, eventId: string, endpointId: string, idempotency: IdempotentRequest | undefined): Promise<WebhookDelivery> {
   // The event is named in the path: the same key and body for another event is another request.
   if (idempotency) idempotency.body = { event: eventId, body: idempotency.body };
   const wallNow = deps.wallClock.now();
@@ -400,11 +379,7 @@ export async function resendEvent(
           .where(and(eq(webhookEvents.id, eventId), ownedBy(webhookEvents, subject)));
         if (!event) throw resourceMissing('event', eventId);
         // Shared lock: a delete committing meanwhile cannot leave this delivery pending behind it.
-        const [endpoint] = await tx
-          .select({ id: webhookEndpoints.id, disabled: webhookEndpoints.disabled })
-          .from(webhookEndpoints)
-          .where(activeEndpoint(subject, endpointId))
-          .for('share');
+        const [endpoint] = await tx.select({ id: webhookEndpoints.id, disabled: webhookEndpoints.disabled }).from(webhookEndpoints).where(activeEndpoint(subject, endpointId)).for('share');
         if (!endpoint) throw resourceMissing('webhook endpoint', endpointId, 'endpoint_id');
         if (endpoint.disabled) {
           throw new ApiError('webhook_endpoint_disabled', 'This webhook endpoint is disabled: enable it (disabled: false) before resending events to it.', {

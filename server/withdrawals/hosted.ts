@@ -130,11 +130,9 @@ async function admit(services: Services, request: Request): Promise<Response | u
     await services.rateLimits.consume('withdrawIp', clientIp(request.headers));
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'rate_limited') throw error;
-    return noticeResponse(
-      { site: 'Withdrawal', title: 'Too many requests', paragraphs: ['This form was sent too often from your network. Please wait a few minutes and send it again.'] },
-      429,
-      { 'retry-after': String(error.retryAfter ?? 1) },
-    );
+    return noticeResponse({ site: 'Withdrawal', title: 'Too many requests', paragraphs: ['This form was sent too often from your network. Please wait a few minutes and send it again.'] }, 429, {
+      'retry-after': String(error.retryAfter ?? 1),
+    });
   }
   return undefined;
 }

@@ -66,7 +66,11 @@ export async function declareWithdrawal(deps: WithdrawalDeps, declaration: Withd
   const now = storeClock(deps.clock, { livemode: order.livemode, testClockOffsetSeconds: order.offset }).now();
   await deps.db.transaction(async (tx) => {
     // The order's lock orders two declarations at once (one records, the other finds it) and this event among the order's others.
-    const [locked] = await tx.select({ amountTotal: orders.amountTotal }).from(orders).where(and(eq(orders.id, declaration.orderId), ownedBy(orders, scope))).for('update');
+    const [locked] = await tx
+      .select({ amountTotal: orders.amountTotal })
+      .from(orders)
+      .where(and(eq(orders.id, declaration.orderId), ownedBy(orders, scope)))
+      .for('update');
     const [recorded] = await tx
       .insert(withdrawals)
       .values({

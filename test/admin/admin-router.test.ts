@@ -61,9 +61,7 @@ describe('admin token', () => {
     const error = await rejection(adminClient({ token: null, ip }).store.create.mutate({ name: 'Nope' }));
     expect(error.data).toMatchObject({ code: 'UNAUTHORIZED', httpStatus: 401 });
     const rows = await api.services.db.select().from(auditEvents).where(eq(auditEvents.ip, ip));
-    expect(rows).toEqual([
-      expect.objectContaining({ action: 'admin.auth_failed', code: 'admin_token_missing', method: 'POST', path: `${ADMIN_ENDPOINT}/store.create`, storeId: null, keyHint: null }),
-    ]);
+    expect(rows).toEqual([expect.objectContaining({ action: 'admin.auth_failed', code: 'admin_token_missing', method: 'POST', path: `${ADMIN_ENDPOINT}/store.create`, storeId: null, keyHint: null })]);
   });
 
   it('wrong token, or the right one under another scheme → UNAUTHORIZED, audited, token never stored', async () => {
@@ -183,10 +181,7 @@ describe('store.update', () => {
     await createProduct(store.keys.sk_live);
 
     const audits = await api.services.db.select().from(auditEvents).where(eq(auditEvents.storeId, store.id)).orderBy(asc(auditEvents.id));
-    expect(audits.filter((row) => row.action === 'admin.store.update').map((row) => row.details)).toEqual([
-      { changes: { suspended: true } },
-      { changes: { suspended: false } },
-    ]);
+    expect(audits.filter((row) => row.action === 'admin.store.update').map((row) => row.details)).toEqual([{ changes: { suspended: true } }, { changes: { suspended: false } }]);
   });
 
   it('live_api false → 403 capability_disabled on live keys only', async () => {
@@ -333,10 +328,7 @@ describe('product.attachLicense and product.attachFile (operator scope)', () => 
 
   it('unknown product → NOT_FOUND naming the id', async () => {
     const id = 'prod_test_000000000000000000000000';
-    const calls = [
-      () => adminClient().product.attachLicense.mutate({ id }),
-      () => adminClient().product.attachFile.mutate({ id, url: 'https://example.com/a.pdf' }),
-    ];
+    const calls = [() => adminClient().product.attachLicense.mutate({ id }), () => adminClient().product.attachFile.mutate({ id, url: 'https://example.com/a.pdf' })];
     for (const call of calls) {
       const error = await rejection(call());
       expect(error.data).toMatchObject({ code: 'NOT_FOUND', httpStatus: 404 });

@@ -31,7 +31,10 @@ describe('secrets', () => {
     expect(first).toEqual({ adminToken: expect.stringMatching(/^adm_[0-9A-Za-z]{40}$/), authSecret: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/) });
     expect(second).toEqual(first);
     expect(await ensureSecrets({ dataDir: dir, adminToken: undefined }, {})).toEqual(first);
-    for (const [file, value] of [['admin-token', first.adminToken], ['auth-secret', first.authSecret]] as const) {
+    for (const [file, value] of [
+      ['admin-token', first.adminToken],
+      ['auth-secret', first.authSecret],
+    ] as const) {
       expect(await readFile(path.join(dir, file), 'utf8')).toBe(`${value}\n`);
       expect((await stat(path.join(dir, file))).mode & 0o777).toBe(0o600);
     }
@@ -72,7 +75,15 @@ describe('demo store on an empty database', () => {
     expect(await database.db.select({ id: stores.id }).from(stores)).toEqual([{ id: demo.id }]);
 
     const rows = await database.db
-      .select({ name: products.name, livemode: products.livemode, amount: products.amount, priceMode: products.priceMode, priceInterval: products.priceInterval, hasLicense: products.hasLicense, fileUrl: products.fileUrl })
+      .select({
+        name: products.name,
+        livemode: products.livemode,
+        amount: products.amount,
+        priceMode: products.priceMode,
+        priceInterval: products.priceInterval,
+        hasLicense: products.hasLicense,
+        fileUrl: products.fileUrl,
+      })
       .from(products)
       .where(eq(products.storeId, demo.id))
       .orderBy(asc(products.amount));
@@ -83,7 +94,10 @@ describe('demo store on an empty database', () => {
     ]);
 
     // Its owner, with no password yet and one invitation link, stored only as a hash.
-    const people = await database.db.select({ email: users.email, passwordHash: users.passwordHash, storeId: memberships.storeId, role: memberships.role }).from(users).innerJoin(memberships, eq(memberships.userId, users.id));
+    const people = await database.db
+      .select({ email: users.email, passwordHash: users.passwordHash, storeId: memberships.storeId, role: memberships.role })
+      .from(users)
+      .innerJoin(memberships, eq(memberships.userId, users.id));
     expect(people).toEqual([{ email: 'owner@example.com', passwordHash: null, storeId: demo.id, role: 'owner' }]);
     const links = await database.db.select({ tokenHash: oneTimeLinks.tokenHash, purpose: oneTimeLinks.purpose, role: oneTimeLinks.role }).from(oneTimeLinks);
     expect(links).toEqual([{ tokenHash: sha256Hex(demo.ownerLinkToken), purpose: 'invite', role: 'owner' }]);

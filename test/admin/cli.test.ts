@@ -97,7 +97,9 @@ describe('npm run admin', { timeout: 150_000 }, () => {
 
   it('store:update switches flags with true|false, which take effect on the public API', async () => {
     const store = expectJson(await runCli(['store:create', '--name', 'Update me']));
-    const updated = expectJson(await runCli(['store:update', '--id', store.id, '--suspended', 'true', '--live-api', 'false', '--amount-mode', 'true', '--tax-calculation', 'true', '--subscriptions', 'true']));
+    const updated = expectJson(
+      await runCli(['store:update', '--id', store.id, '--suspended', 'true', '--live-api', 'false', '--amount-mode', 'true', '--tax-calculation', 'true', '--subscriptions', 'true']),
+    );
     expect(updated).toEqual({
       id: store.id,
       name: 'Update me',
@@ -121,7 +123,18 @@ describe('npm run admin', { timeout: 150_000 }, () => {
   it('store:update --name --logo-url --terms-url --privacy-url sets them; "" removes one', async () => {
     const store = expectJson(await runCli(['store:create', '--name', 'Unbranded']));
     const branded = expectJson(
-      await runCli(['store:update', '--id', store.id, '--name', 'Moth Books', '--logo-url', 'https://cdn.example/moth.png', '--terms-url', 'https://moth.example/terms', '--privacy-url=https://moth.example/privacy']),
+      await runCli([
+        'store:update',
+        '--id',
+        store.id,
+        '--name',
+        'Moth Books',
+        '--logo-url',
+        'https://cdn.example/moth.png',
+        '--terms-url',
+        'https://moth.example/terms',
+        '--privacy-url=https://moth.example/privacy',
+      ]),
     );
     expect(branded).toEqual({
       ...store,

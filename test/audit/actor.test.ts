@@ -19,7 +19,12 @@ import { createSubscription } from '../support/subscriptions';
 const api = useTestApi();
 
 const trail = (storeId: string) => api.services.db.select().from(auditEvents).where(eq(auditEvents.storeId, storeId)).orderBy(asc(auditEvents.id));
-const entriesOf = (storeId: string, action: string) => api.services.db.select().from(auditEvents).where(and(eq(auditEvents.storeId, storeId), eq(auditEvents.action, action))).orderBy(asc(auditEvents.id));
+const entriesOf = (storeId: string, action: string) =>
+  api.services.db
+    .select()
+    .from(auditEvents)
+    .where(and(eq(auditEvents.storeId, storeId), eq(auditEvents.action, action)))
+    .orderBy(asc(auditEvents.id));
 
 /** The dashboard's audit log (the Activity page) of the store's test mode, filtered by who acted. */
 const shownFor = async (storeId: string, actor: string) => (await listAuditEntries(api.services.db, { storeId, livemode: false }, { actor, limit: 100 })).data;
@@ -33,9 +38,18 @@ describe('API writes are audited with the key', () => {
     const refund = await api.request('POST', '/api/v1/refunds', { key, headers: { 'x-forwarded-for': ip }, body: { order_id: order.id, amount: 400 } });
     expect(refund.status).toBe(201);
     const [entry] = await entriesOf(store.id, 'refund.create');
-    expect(entry).toMatchObject({ keyHint: `sk_test_…${key.slice(-4)}`, livemode: false, ip, method: 'POST', path: '/api/v1/refunds', details: { refund: refund.body.id, order: order.id, amount: 400 } });
+    expect(entry).toMatchObject({
+      keyHint: `sk_test_…${key.slice(-4)}`,
+      livemode: false,
+      ip,
+      method: 'POST',
+      path: '/api/v1/refunds',
+      details: { refund: refund.body.id, order: order.id, amount: 400 },
+    });
     expect(JSON.stringify(await trail(store.id))).not.toContain(key);
-    expect(await shownFor(store.id, keyHint(key))).toEqual([expect.objectContaining({ action: 'refund.create', who: `sk_test_…${key.slice(-4)}`, details: { refund: refund.body.id, order: order.id, amount: 400 } })]);
+    expect(await shownFor(store.id, keyHint(key))).toEqual([
+      expect.objectContaining({ action: 'refund.create', who: `sk_test_…${key.slice(-4)}`, details: { refund: refund.body.id, order: order.id, amount: 400 } }),
+    ]);
   });
 
   it('product create, update and delete: one entry each, with the dashboard’s action names; reads write none', async () => {

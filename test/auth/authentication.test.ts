@@ -31,11 +31,7 @@ async function auditRows(ip: string) {
 }
 
 /** Every authentication failure is audited: one row, with the code and a hint, never the key. */
-async function expectAudited(
-  ip: string,
-  code: string,
-  expected: { rawKeys?: string[]; hint?: string | null; storeId?: string | null; livemode?: boolean | null; path?: string },
-) {
+async function expectAudited(ip: string, code: string, expected: { rawKeys?: string[]; hint?: string | null; storeId?: string | null; livemode?: boolean | null; path?: string }) {
   const rows = await auditRows(ip);
   expect(rows).toHaveLength(1);
   const row = rows[0]!;
@@ -135,7 +131,10 @@ describe('missing and invalid keys', () => {
     const store = await createStore(api.services);
     const id = await createProductFor(store.keys.sk_test);
     const liveId = await createProductFor(store.keys.sk_live);
-    await api.services.db.update(apiKeys).set({ revokedAt: new Date() }).where(eq(apiKeys.keyHash, sha256Hex(store.keys.sk_test)));
+    await api.services.db
+      .update(apiKeys)
+      .set({ revokedAt: new Date() })
+      .where(eq(apiKeys.keyHash, sha256Hex(store.keys.sk_test)));
     for (const kind of PROBES) {
       const response = await probe(kind, { headers: bearer(store.keys.sk_test), productId: id });
       expectApiError(response, 401, 'invalid_api_key');

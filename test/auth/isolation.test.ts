@@ -92,7 +92,11 @@ describe('tenant and environment isolation on GET /products/{id}', () => {
       { id: a.products.sk_live, ownerKey: a.keys.sk_live },
     ];
     const before = await Promise.all(targets.map(({ id, ownerKey }) => get(ownerKey, id)));
-    for (const [method, body] of [['PATCH', { name: 'Hijacked' }], ['POST', { name: 'Hijacked' }], ['DELETE', undefined]] as const) {
+    for (const [method, body] of [
+      ['PATCH', { name: 'Hijacked' }],
+      ['POST', { name: 'Hijacked' }],
+      ['DELETE', undefined],
+    ] as const) {
       const reference = await send(method, a.keys.sk_test, newId('prod', false), body);
       expectApiError(reference, 404, 'resource_missing');
       for (const { id } of targets) {
@@ -118,8 +122,7 @@ describe('tenant and environment isolation on GET /products/{id}', () => {
 
   it('starting_after with a foreign or other-environment id answers like an unknown id', async () => {
     const [a, b] = tenants as [Tenant, Tenant];
-    const list = (after: string) =>
-      rawRequest(api.baseUrl, 'GET', `/api/v1/products?starting_after=${encodeURIComponent(after)}`, { headers: { authorization: `Bearer ${a.keys.sk_test}` } });
+    const list = (after: string) => rawRequest(api.baseUrl, 'GET', `/api/v1/products?starting_after=${encodeURIComponent(after)}`, { headers: { authorization: `Bearer ${a.keys.sk_test}` } });
     const own = await list(a.products.sk_test);
     expect(own.status).toBe(200);
     const reference = await list(newId('prod', false));

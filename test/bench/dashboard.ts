@@ -98,7 +98,7 @@ export async function printDashboardOrdersLoad(serverUrl: string): Promise<boole
     for (const [label, route] of pages) {
       const check = await fetch(`${origin}${route}`, { headers: { cookie }, redirect: 'manual' });
       const html = await check.text();
-      if (check.status !== 200 || !html.includes('dash-table') && !html.includes(orderId)) throw new Error(`${route} answered ${check.status}`);
+      if (check.status !== 200 || (!html.includes('dash-table') && !html.includes(orderId))) throw new Error(`${route} answered ${check.status}`);
       for (const connections of [1, 4]) {
         await loadPage(`${origin}${route}`, cookie, connections);
         const cell = await loadPage(`${origin}${route}`, cookie, connections);
@@ -107,7 +107,9 @@ export async function printDashboardOrdersLoad(serverUrl: string): Promise<boole
         rows.push(`| ${label} | ${connections} | ${cell.rps.toFixed(0)} | ${cell.p50} | ${cell.p99} | ${cell.errors}/${cell.requests} |`);
       }
     }
-    console.log(`\nDashboard Orders pages on PostgreSQL with ${ORDERS.toLocaleString('en')} test-mode orders in the store (server render, signed in as the owner; at 1 connection p50/p99 are the time to render one page):\n`);
+    console.log(
+      `\nDashboard Orders pages on PostgreSQL with ${ORDERS.toLocaleString('en')} test-mode orders in the store (server render, signed in as the owner; at 1 connection p50/p99 are the time to render one page):\n`,
+    );
     console.log(rows.join('\n'));
   } finally {
     await sql.end({ timeout: 5 });

@@ -37,15 +37,18 @@ const baseUrl = process.env.PUBLIC_BASE_URL ?? `http://localhost:${port}`;
 
 /** A query as a tagged template, on PostgreSQL (DATABASE_URL) or on PGlite in PGLITE_DIR. */
 type Query = <T extends object>(strings: TemplateStringsArray, ...values: unknown[]) => Promise<T[]>;
-const postgresClient = process.env.DATABASE_URL
-  ? postgres(process.env.DATABASE_URL, { max: 10, onnotice: () => {}, connection: { plan_cache_mode: 'force_generic_plan' } })
-  : undefined;
+const postgresClient = process.env.DATABASE_URL ? postgres(process.env.DATABASE_URL, { max: 10, onnotice: () => {}, connection: { plan_cache_mode: 'force_generic_plan' } }) : undefined;
 // Prepared statements on PGlite too, as postgres.js prepares them on PostgreSQL.
 const pglite = postgresClient ? undefined : withPreparedStatements(await PGlite.create(process.env.PGLITE_DIR!));
 const sql: Query = postgresClient
   ? (strings, ...values) => postgresClient(strings, ...(values as postgres.ParameterOrFragment<never>[])) as never
   : async <T extends object>(strings: TemplateStringsArray, ...values: unknown[]) =>
-      (await pglite!.query<T>(strings.reduce((text, part, index) => `${text}$${index}${part}`), values)).rows;
+      (
+        await pglite!.query<T>(
+          strings.reduce((text, part, index) => `${text}$${index}${part}`),
+          values,
+        )
+      ).rows;
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 function newId(prefix: string, livemode: boolean): string {
@@ -78,7 +81,7 @@ async function authenticate(req: IncomingMessage): Promise<Subject | undefined> 
   const header = req.headers.authorization ?? '';
   const key = header.startsWith('Bearer ') ? header.slice(7) : '';
   const hash = createHash('sha256').update(key).digest('hex');
-  const [row] = await sql<(Subject & { kind: string })>`
+  const [row] = await sql<Subject & { kind: string }>`
     select s.id as store_id, k.livemode, k.kind
     from api_keys k join stores s on s.id = k.store_id
     where k.key_hash = ${hash} and k.revoked_at is null
@@ -203,9 +206,15 @@ function requestHashOf(body: string): string {
     Array.isArray(value)
       ? value.map(sorted)
       : value !== null && typeof value === 'object'
-        ? Object.fromEntries(Object.keys(value).sort().map((key) => [key, sorted((value as Record<string, unknown>)[key])]))
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((key) => [key, sorted((value as Record<string, unknown>)[key])]),
+          )
         : value;
-  return createHash('sha256').update(JSON.stringify(sorted(JSON.parse(body)))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(sorted(JSON.parse(body))))
+    .digest('hex');
 }
 
 /** The idempotency key's row when it is live (24 hours), with the object it created. */
@@ -376,9 +385,28 @@ async function createPortalSession(req: IncomingMessage, res: ServerResponse): P
   const id = newId('portal', subject.livemode);
   const token = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + 24 * 3600 * 1000);
-  const session: PortalSessionRow = { id, livemode: subject.livemode, scope: 'order', customer_id: order.customer_id, order_id: order.id, subscription_id: null, metadata: {}, access_count: 0, created_at: now, expires_at: expiresAt };
+  const session: PortalSessionRow = {
+    id,
+    livemode: subject.livemode,
+    scope: 'order',
+    customer_id: order.customer_id,
+    order_id: order.id,
+    subscription_id: null,
+    metadata: {},
+    access_count: 0,
+    created_at: now,
+    expires_at: expiresAt,
+  };
   const eventId = newId('evt', subject.livemode);
-  const payload = JSON.stringify({ id: eventId, object: 'event', type: 'portal.session.created', created: epoch(now), livemode: subject.livemode, sequence: 1, data: { object: portalSessionView(session) } });
+  const payload = JSON.stringify({
+    id: eventId,
+    object: 'event',
+    type: 'portal.session.created',
+    created: epoch(now),
+    livemode: subject.livemode,
+    sequence: 1,
+    data: { object: portalSessionView(session) },
+  });
   const [row] = await sql<PortalSessionRow>`
     with claimed as (
       insert into idempotency_keys (store_id, livemode, operation, key, request_hash, resource_id, created_at)

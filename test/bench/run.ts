@@ -87,7 +87,10 @@ interface Cell {
 
 const log = (message: string) => console.error(`[bench] ${message}`);
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const formatLoad = () => loadavg().map((value) => value.toFixed(1)).join(', ');
+const formatLoad = () =>
+  loadavg()
+    .map((value) => value.toFixed(1))
+    .join(', ');
 
 /**
  * The production service as `npm start` runs it (test/support/production-server.ts: starts take
@@ -137,7 +140,11 @@ async function startFloor(port: number, env: Record<string, string>): Promise<Se
 async function peakRssMb(service: Service): Promise<number> {
   const pgid = service.child.pid!;
   const { execFileSync } = await import('node:child_process');
-  const pids = execFileSync('ps', ['-o', 'pid=', '-g', String(pgid)]).toString().trim().split(/\s+/).filter(Boolean);
+  const pids = execFileSync('ps', ['-o', 'pid=', '-g', String(pgid)])
+    .toString()
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
   let peak = 0;
   for (const pid of pids) {
     const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
@@ -271,9 +278,7 @@ async function load(baseUrl: string, key: string, fixture: Fixture, endpoint: En
     method: request.method,
     headers,
     ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
-    ...(request.key === 'fresh'
-      ? { requests: [{ setupRequest: (sent) => ({ ...sent, headers: { ...headers, 'idempotency-key': randomUUID() } }) }] }
-      : {}),
+    ...(request.key === 'fresh' ? { requests: [{ setupRequest: (sent) => ({ ...sent, headers: { ...headers, 'idempotency-key': randomUUID() } }) }] } : {}),
   });
 }
 
@@ -335,10 +340,7 @@ function formatTable(cells: Cell[]): string {
     return cells.find((c) => c.target === floor && c.endpoint === cell.endpoint && c.connections === cell.connections);
   };
   const ratio = (value: number, base: number | undefined) => (base ? `${(value / base).toFixed(2)}×` : '–');
-  const rows = [
-    '| endpoint | conns | target | req/s | p50 ms | p99 ms | errors | refused 503 | req/s vs floor | p99 vs floor |',
-    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|',
-  ];
+  const rows = ['| endpoint | conns | target | req/s | p50 ms | p99 ms | errors | refused 503 | req/s vs floor | p99 vs floor |', '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|'];
   for (const endpoint of ENDPOINT_NAMES) {
     for (const connections of CONNECTIONS) {
       for (const target of ['floor (PostgreSQL)', 'service (PostgreSQL)', 'floor (PGlite)', 'service (PGlite)'] as const) {
@@ -381,9 +383,7 @@ async function main(): Promise<void> {
       const key = demoSecretKey(service.output());
       const serviceUrl = `http://127.0.0.1:${servicePort}`;
       const priceId = await prepareCatalog(serviceUrl, key);
-      const fixture = ENDPOINT_NAMES.some((endpoint) => POSTGRES_ONLY.has(endpoint))
-        ? await preparePostgresFixtures(serviceUrl, key, databaseUrl.toString(), priceId)
-        : { priceId };
+      const fixture = ENDPOINT_NAMES.some((endpoint) => POSTGRES_ONLY.has(endpoint)) ? await preparePostgresFixtures(serviceUrl, key, databaseUrl.toString(), priceId) : { priceId };
       const sides: Side[] = TARGETS.has('postgres') ? [{ target: 'service (PostgreSQL)', baseUrl: serviceUrl }] : [];
 
       // 2. The floor beside it, on the same database, store and catalog, its rounds alternating with the service's.

@@ -46,7 +46,11 @@ async function startReceiver(delayMs: number) {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { origin, received, lastAt, close: () =>
+  return {
+    origin,
+    received,
+    lastAt,
+    close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

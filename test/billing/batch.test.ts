@@ -55,9 +55,25 @@ describe('a batch of renewals settled in one transaction', () => {
     const mailed = await api.services.db
       .select({ subscriptionId: emails.subscriptionId, template: emails.template, invoiceId: emails.invoiceId })
       .from(emails)
-      .where(inArray(emails.subscriptionId, [...paid, declined].map((sub) => sub.id)));
-    expect(mailed.filter((email) => email.template === 'receipt').map((email) => email.subscriptionId).sort()).toEqual(paid.map((sub) => sub.id).sort());
-    const invoiceOf = new Map(await api.services.db.select({ subscriptionId: invoices.subscriptionId, id: invoices.id }).from(invoices).where(inArray(invoices.storeId, [one!.id, two!.id])).then((rows) => rows.map((row) => [row.subscriptionId, row.id])));
+      .where(
+        inArray(
+          emails.subscriptionId,
+          [...paid, declined].map((sub) => sub.id),
+        ),
+      );
+    expect(
+      mailed
+        .filter((email) => email.template === 'receipt')
+        .map((email) => email.subscriptionId)
+        .sort(),
+    ).toEqual(paid.map((sub) => sub.id).sort());
+    const invoiceOf = new Map(
+      await api.services.db
+        .select({ subscriptionId: invoices.subscriptionId, id: invoices.id })
+        .from(invoices)
+        .where(inArray(invoices.storeId, [one!.id, two!.id]))
+        .then((rows) => rows.map((row) => [row.subscriptionId, row.id])),
+    );
     // Each receipt names and attaches its own subscription's invoice.
     for (const email of mailed.filter((email) => email.template === 'receipt')) expect(email.invoiceId).toBe(invoiceOf.get(email.subscriptionId));
     expect(mailed.filter((email) => email.template === 'payment_failed').map((email) => email.subscriptionId)).toEqual([declined.id]);
@@ -71,7 +87,16 @@ describe('a batch of renewals settled in one transaction', () => {
     const renewals = await api.services.db
       .select({ subscriptionId: subscriptionCharges.subscriptionId })
       .from(subscriptionCharges)
-      .where(and(inArray(subscriptionCharges.subscriptionId, subs.map((sub) => sub.id)), eq(subscriptionCharges.cycle, 2), eq(subscriptionCharges.status, 'succeeded')));
+      .where(
+        and(
+          inArray(
+            subscriptionCharges.subscriptionId,
+            subs.map((sub) => sub.id),
+          ),
+          eq(subscriptionCharges.cycle, 2),
+          eq(subscriptionCharges.status, 'succeeded'),
+        ),
+      );
     expect(new Set(renewals.map((charge) => charge.subscriptionId)).size).toBe(40);
     expect(renewals).toHaveLength(40);
   });
@@ -87,7 +112,16 @@ describe('a batch of renewals settled in one transaction', () => {
       .where(and(eq(subscriptionCharges.subscriptionId, first.id), eq(subscriptionCharges.cycle, 2)));
     const [openCharge] = await api.services.db
       .insert(subscriptionCharges)
-      .values({ ...settledCharge!, id: 'subch_batchtestopen000000000', subscriptionId: second.id, cycle: 3, idempotencyKey: `subscription:${second.id}:3:0`, status: 'processing', settledAt: null, orderId: null })
+      .values({
+        ...settledCharge!,
+        id: 'subch_batchtestopen000000000',
+        subscriptionId: second.id,
+        cycle: 3,
+        idempotencyKey: `subscription:${second.id}:3:0`,
+        status: 'processing',
+        settledAt: null,
+        orderId: null,
+      })
       .returning();
     const succeeded = { status: 'succeeded' as const, paymentId: 'pay_batch', brand: 'visa', last4: '4242' };
 

@@ -122,7 +122,11 @@ describe('recurring billing on the production server', () => {
     expect(pastDue).toMatchObject({ status: 'past_due', failure_count: 1, current_period_start: subscription.current_period_start });
     const failedAt = pastDue.next_billing_at - DAY;
     expect(failedAt).toBeGreaterThanOrEqual(renewal);
-    for (const [retry, nextDay] of [[1, 3], [2, 5], [3, 7]] as const) {
+    for (const [retry, nextDay] of [
+      [1, 3],
+      [2, 5],
+      [3, 7],
+    ] as const) {
       await advance(key, (retry === 1 ? 1 : 2) * DAY);
       const read = (await api(key, 'GET', `/api/v1/subscriptions/${subscription.id}`)).body;
       expect(read, `retry ${retry}`).toMatchObject({ status: 'past_due', failure_count: retry + 1, next_billing_at: failedAt + nextDay * DAY });

@@ -92,13 +92,7 @@ describe('renewal', () => {
       canceled_at: null,
     });
     const events = await eventsOf(api.services.db, sub.id);
-    expect(events.map((event) => event.type)).toEqual([
-      'subscription.payment_succeeded',
-      'subscription.updated',
-      'subscription.payment_succeeded',
-      'subscription.expired',
-      'subscription.updated',
-    ]);
+    expect(events.map((event) => event.type)).toEqual(['subscription.payment_succeeded', 'subscription.updated', 'subscription.payment_succeeded', 'subscription.expired', 'subscription.updated']);
     for (const event of events.slice(2)) expect(event.data.object).toEqual(body);
 
     await advanceClock(api, store.key, 400 * DAY);

@@ -43,7 +43,11 @@ describe('failed renewals and retries', () => {
     for (const event of await eventsOf(api.services.db, sub.id)) expect(event.data.object).toEqual(pastDue);
 
     // Retries 1–3: each declined, the next one scheduled from the first failure.
-    for (const [attempt, nextDay] of [[1, 3], [2, 5], [3, 7]] as const) {
+    for (const [attempt, nextDay] of [
+      [1, 3],
+      [2, 5],
+      [3, 7],
+    ] as const) {
       await advanceClock(api, store.key, (attempt === 1 ? 1 : 2) * DAY - 1);
       expect(await chargesOf(api.services.db, sub.id)).toHaveLength(attempt + 1);
       await advanceClock(api, store.key, 1);
@@ -92,13 +96,7 @@ describe('failed renewals and retries', () => {
       next_billing_at: epoch(monthly(2)),
     });
     const events = await eventsOf(api.services.db, sub.id);
-    expect(events.map((event) => event.type)).toEqual([
-      'subscription.payment_failed',
-      'subscription.past_due',
-      'subscription.updated',
-      'subscription.payment_succeeded',
-      'subscription.updated',
-    ]);
+    expect(events.map((event) => event.type)).toEqual(['subscription.payment_failed', 'subscription.past_due', 'subscription.updated', 'subscription.payment_succeeded', 'subscription.updated']);
     expect(events[3]!.data.object).toEqual(active);
     expect(events[3]!.created).toBe(afterFailure(1));
 

@@ -27,11 +27,7 @@ export async function eventsOf(db: Database, subscriptionId: string) {
 }
 
 export async function chargesOf(db: Database, subscriptionId: string) {
-  return db
-    .select()
-    .from(subscriptionCharges)
-    .where(eq(subscriptionCharges.subscriptionId, subscriptionId))
-    .orderBy(asc(subscriptionCharges.cycle), asc(subscriptionCharges.attempt));
+  return db.select().from(subscriptionCharges).where(eq(subscriptionCharges.subscriptionId, subscriptionId)).orderBy(asc(subscriptionCharges.cycle), asc(subscriptionCharges.attempt));
 }
 
 /** What the simulator really charged on a recurring contract (the first charge excluded). */

@@ -2,17 +2,7 @@ import { createHash, createHmac } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  chromiumAvailable,
-  consoleErrors,
-  launchChromium,
-  merchantLandingPage,
-  newContext,
-  screenshotAtWidths,
-  startMerchantSite,
-  stopStarted,
-  type LaunchedBrowser,
-} from '../support/browser';
+import { chromiumAvailable, consoleErrors, launchChromium, merchantLandingPage, newContext, screenshotAtWidths, startMerchantSite, stopStarted, type LaunchedBrowser } from '../support/browser';
 import { callService, freePort, runAdminCli, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
@@ -128,7 +118,9 @@ describe('hosted checkout in Chromium', () => {
     await expect.poll(() => page.getByText('Field guide to moths').count()).toBe(1);
     expect(await page.locator('main').textContent()).toContain('€25.00');
     expect(await page.getByText(`Sold by ${OPERATOR.OPERATOR_LEGAL_NAME} on behalf of Demo Store`).count()).toBe(1);
-    expect(await page.getByRole('contentinfo').textContent()).toContain(`${OPERATOR.OPERATOR_LEGAL_NAME}, ${OPERATOR.OPERATOR_ADDRESS}, VAT ID ${OPERATOR.OPERATOR_VAT_ID}, ${OPERATOR.OPERATOR_EMAIL}.`);
+    expect(await page.getByRole('contentinfo').textContent()).toContain(
+      `${OPERATOR.OPERATOR_LEGAL_NAME}, ${OPERATOR.OPERATOR_ADDRESS}, VAT ID ${OPERATOR.OPERATOR_VAT_ID}, ${OPERATOR.OPERATOR_EMAIL}.`,
+    );
     // No Email field when the session already has customer_email.
     expect(await page.getByLabel('Email').count()).toBe(0);
     expect(await page.getByRole('banner').count()).toBe(1);

@@ -63,7 +63,9 @@ async function startMerchant(publishableKey: string): Promise<void> {
     if (url.pathname === '/checkout' && session) {
       const config = JSON.stringify({ publishableKey, apiBaseUrl: origin, clientSecret: session.client_secret, checkoutUrl: session.url }).replace(/</g, '\\u003c');
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      return res.end(`<!doctype html><html lang="en"><title>Merchant checkout</title><main id="root"></main><script type="application/json" id="config">${config}</script><script src="/app.js"></script></html>`);
+      return res.end(
+        `<!doctype html><html lang="en"><title>Merchant checkout</title><main id="root"></main><script type="application/json" id="config">${config}</script><script src="/app.js"></script></html>`,
+      );
     }
     if (url.pathname === '/impostor') {
       // Frames the card page claiming to be another origin.
@@ -111,7 +113,9 @@ afterAll(() => stopStarted({ chromium, service, merchant, cleanupStorage }), 60_
  * other entry is an error.
  */
 function beyondTheConfirmRefusal(errors: string[]): string[] {
-  return errors.filter((error) => !/^console: Failed to load resource: the server responded with a status of 400 \(Bad Request\) \(.*\/api\/v1\/checkout\/sessions\/cs_test_[0-9A-Za-z]+\/confirm\)$/.test(error));
+  return errors.filter(
+    (error) => !/^console: Failed to load resource: the server responded with a status of 400 \(Bad Request\) \(.*\/api\/v1\/checkout\/sessions\/cs_test_[0-9A-Za-z]+\/confirm\)$/.test(error),
+  );
 }
 
 describe('the service’s own pages', () => {
@@ -232,10 +236,7 @@ describe('embedded forms on /demo/embedded', () => {
     expect(Object.keys(confirms[0]!.postDataJSON())).toEqual(['client_secret']);
     expect(await page.locator('main').textContent()).toContain('three_d_secure_required');
 
-    await Promise.all([
-      page.waitForURL(/\/checkout\/cs_test_[0-9A-Za-z]+\?expires=/),
-      alert.getByRole('button', { name: 'Continue on the secure payment page' }).click(),
-    ]);
+    await Promise.all([page.waitForURL(/\/checkout\/cs_test_[0-9A-Za-z]+\?expires=/), alert.getByRole('button', { name: 'Continue on the secure payment page' }).click()]);
     expect(await page.getByLabel('Card number').count()).toBe(1);
     expect(beyondTheConfirmRefusal(errors)).toEqual([]);
     await context.close();

@@ -33,7 +33,10 @@ describe('/docs in a browser', () => {
     const page = await context.newPage();
     const problems = consoleErrors(page);
     await page.goto(`${origin}/docs`);
-    const domains = await page.getByRole('navigation', { name: 'Domains' }).getByRole('link').evaluateAll((links) => links.map((link) => (link as HTMLAnchorElement).pathname));
+    const domains = await page
+      .getByRole('navigation', { name: 'Domains' })
+      .getByRole('link')
+      .evaluateAll((links) => links.map((link) => (link as HTMLAnchorElement).pathname));
     // The overview and one page per tag of the OpenAPI document.
     const tags = new Set(Object.values(openapi.paths).flatMap((item) => Object.values(item as Record<string, { tags?: string[] }>).flatMap((operation) => operation.tags ?? [])));
     expect(tags.size).toBeGreaterThan(10);

@@ -36,10 +36,15 @@ const api = (method: string, route: string, body?: unknown) => callService(`http
 
 function admin(args: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TSX_CLI, 'scripts/admin.ts', ...args], { cwd: ROOT, env: serviceEnv({ SERVICE_URL: `http://127.0.0.1:${port}`, ADMIN_TOKEN }), timeout: 120_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`admin ${args.join(' ')} failed: ${stderr}\nservice output:\n${service.output()}`));
-      else resolve(JSON.parse(stdout));
-    });
+    execFile(
+      process.execPath,
+      [TSX_CLI, 'scripts/admin.ts', ...args],
+      { cwd: ROOT, env: serviceEnv({ SERVICE_URL: `http://127.0.0.1:${port}`, ADMIN_TOKEN }), timeout: 120_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`admin ${args.join(' ')} failed: ${stderr}\nservice output:\n${service.output()}`));
+        else resolve(JSON.parse(stdout));
+      },
+    );
   });
 }
 
@@ -73,28 +78,31 @@ async function passChallenge(page: Page): Promise<unknown> {
   return page.goto(call!.form.get('return_url')!);
 }
 
-beforeAll(async () => {
-  if (!chromiumAvailable()) throw new Error('Debian chromium is missing: apt-get install chromium (.ci/run does).');
-  let stripeOrigin: string;
-  ({ server: gateway, origin: stripeOrigin } = await serveStripeReplay(stripe));
-  port = await freePort();
-  const storage = await serviceStorage('live-3ds-browser');
-  cleanupStorage = storage.cleanup;
-  const env = serviceEnv({
-    ...storage.env,
-    PORT: String(port),
-    AUTH_SECRET,
-    ADMIN_TOKEN,
-    SUBSCRIPTIONS_ENABLED: 'true',
-    GATEWAY_SECRET_KEY: STRIPE_KEY,
-    GATEWAY_BASE_URL: stripeOrigin,
-  });
-  [service, chromium] = await Promise.all([startService(env), launchChromium()]);
-  browser = chromium.browser;
-  const store = await admin(['store:create', '--name', 'Moth Society', '--subscriptions']);
-  expect(store.flags).toMatchObject({ live_api: true, subscriptions: true });
-  skLive = store.keys.sk_live;
-}, 2 * START_TIMEOUT_MS + 60_000);
+beforeAll(
+  async () => {
+    if (!chromiumAvailable()) throw new Error('Debian chromium is missing: apt-get install chromium (.ci/run does).');
+    let stripeOrigin: string;
+    ({ server: gateway, origin: stripeOrigin } = await serveStripeReplay(stripe));
+    port = await freePort();
+    const storage = await serviceStorage('live-3ds-browser');
+    cleanupStorage = storage.cleanup;
+    const env = serviceEnv({
+      ...storage.env,
+      PORT: String(port),
+      AUTH_SECRET,
+      ADMIN_TOKEN,
+      SUBSCRIPTIONS_ENABLED: 'true',
+      GATEWAY_SECRET_KEY: STRIPE_KEY,
+      GATEWAY_BASE_URL: stripeOrigin,
+    });
+    [service, chromium] = await Promise.all([startService(env), launchChromium()]);
+    browser = chromium.browser;
+    const store = await admin(['store:create', '--name', 'Moth Society', '--subscriptions']);
+    expect(store.flags).toMatchObject({ live_api: true, subscriptions: true });
+    skLive = store.keys.sk_live;
+  },
+  2 * START_TIMEOUT_MS + 60_000,
+);
 
 afterAll(async () => {
   await stopStarted({ chromium, service, cleanupStorage });
@@ -102,7 +110,7 @@ afterAll(async () => {
 }, 60_000);
 
 describe('live 3-D Secure on the hosted pages in Chromium', () => {
-  it('checkout: Pay goes to the bank\'s challenge (allowed by form-action); back from it, the customer lands on success_url and the session is paid', async () => {
+  it("checkout: Pay goes to the bank's challenge (allowed by form-action); back from it, the customer lands on success_url and the session is paid", async () => {
     const product = await api('POST', '/api/v1/products', { name: 'Atlas of moths', amount: 4200 });
     expect(product.status).toBe(201);
     const created = await api('POST', '/api/v1/checkout/sessions', {

@@ -142,25 +142,28 @@ async function seedDatabase(env: Record<string, string>) {
   }
 }
 
-beforeAll(async () => {
-  if (!chromiumAvailable()) throw new Error('Debian chromium is missing: apt-get install chromium (.ci/run does).');
-  port = await freePort();
-  const storage = await serviceStorage('portal-browser');
-  cleanupStorage = storage.cleanup;
-  await seedDatabase(storage.env);
-  const env = serviceEnv({
-    ...storage.env,
-    PORT: String(port),
-    TRUST_PROXY: 'true',
-    RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
-    RATE_LIMIT_PORTAL_PER_IP: String(PORTAL_LIMIT),
-    RATE_LIMIT_PER_IP: '100000',
-    RATE_LIMIT_PER_KEY: '100000',
-  });
-  [service, chromium] = await Promise.all([startService(env), launchChromium()]);
-  browser = chromium.browser;
-  // Starts take turns with the other browser and e2e files (test/support/production-server.ts): allow for one ahead of this one.
-}, 2 * START_TIMEOUT_MS + 60_000);
+beforeAll(
+  async () => {
+    if (!chromiumAvailable()) throw new Error('Debian chromium is missing: apt-get install chromium (.ci/run does).');
+    port = await freePort();
+    const storage = await serviceStorage('portal-browser');
+    cleanupStorage = storage.cleanup;
+    await seedDatabase(storage.env);
+    const env = serviceEnv({
+      ...storage.env,
+      PORT: String(port),
+      TRUST_PROXY: 'true',
+      RATE_LIMIT_WINDOW_SECONDS: String(WINDOW_SECONDS),
+      RATE_LIMIT_PORTAL_PER_IP: String(PORTAL_LIMIT),
+      RATE_LIMIT_PER_IP: '100000',
+      RATE_LIMIT_PER_KEY: '100000',
+    });
+    [service, chromium] = await Promise.all([startService(env), launchChromium()]);
+    browser = chromium.browser;
+    // Starts take turns with the other browser and e2e files (test/support/production-server.ts): allow for one ahead of this one.
+  },
+  2 * START_TIMEOUT_MS + 60_000,
+);
 
 afterAll(() => stopStarted({ chromium, service, cleanupStorage }), 60_000);
 
@@ -197,7 +200,12 @@ describe('the portal page in Chromium, by scope', () => {
     expect(visible).not.toMatch(/\bfees?\b/i);
 
     // The stylesheet loads under the policy (same origin).
-    expect(await page.locator('.pt-badge-success').first().evaluate((badge) => getComputedStyle(badge).backgroundColor)).toBe('rgb(230, 244, 234)');
+    expect(
+      await page
+        .locator('.pt-badge-success')
+        .first()
+        .evaluate((badge) => getComputedStyle(badge).backgroundColor),
+    ).toBe('rgb(230, 244, 234)');
     // Labelled landmarks.
     expect(await page.getByRole('banner').count()).toBe(1);
     expect(await page.getByRole('main', { name: /Your orders and subscriptions/ }).count()).toBe(1);

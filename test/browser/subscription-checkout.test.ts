@@ -6,17 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_OPERATOR } from '@/server/config';
 import { MAX_TOTAL_PAYMENTS } from '@/server/subscriptions/schemas';
-import {
-  chromiumAvailable,
-  consoleErrors,
-  launchChromium,
-  merchantLandingPage,
-  newContext,
-  screenshotAtWidths,
-  startMerchantSite,
-  stopStarted,
-  type LaunchedBrowser,
-} from '../support/browser';
+import { chromiumAvailable, consoleErrors, launchChromium, merchantLandingPage, newContext, screenshotAtWidths, startMerchantSite, stopStarted, type LaunchedBrowser } from '../support/browser';
 import { callService, freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
@@ -45,10 +35,15 @@ const api = (method: string, route: string, body?: unknown) => callService(`http
 
 function admin(args: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [TSX_CLI, 'scripts/admin.ts', ...args], { cwd: ROOT, env: serviceEnv({ SERVICE_URL: `http://127.0.0.1:${port}`, ADMIN_TOKEN }), timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`admin ${args.join(' ')} failed: ${stderr}\nservice output:\n${service.output()}`));
-      else resolve(JSON.parse(stdout));
-    });
+    execFile(
+      process.execPath,
+      [TSX_CLI, 'scripts/admin.ts', ...args],
+      { cwd: ROOT, env: serviceEnv({ SERVICE_URL: `http://127.0.0.1:${port}`, ADMIN_TOKEN }), timeout: 60_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`admin ${args.join(' ')} failed: ${stderr}\nservice output:\n${service.output()}`));
+        else resolve(JSON.parse(stdout));
+      },
+    );
   });
 }
 
@@ -94,21 +89,24 @@ function monthsFromToday(months: number): string {
 
 const SELLER = DEMO_OPERATOR.legalName;
 
-beforeAll(async () => {
-  if (!chromiumAvailable()) throw new Error('Debian chromium is missing: apt-get install chromium (.ci/run does).');
-  port = await freePort();
-  ({ server: merchant, origin: merchantOrigin } = await startMerchantSite(merchantLandingPage('Welcome')));
+beforeAll(
+  async () => {
+    if (!chromiumAvailable()) throw new Error('Debian chromium is missing: apt-get install chromium (.ci/run does).');
+    port = await freePort();
+    ({ server: merchant, origin: merchantOrigin } = await startMerchantSite(merchantLandingPage('Welcome')));
 
-  const storage = await serviceStorage('subscription-browser');
-  cleanupStorage = storage.cleanup;
-  const env = serviceEnv({ ...storage.env, PORT: String(port), AUTH_SECRET, ADMIN_TOKEN, SUBSCRIPTIONS_ENABLED: 'true' });
-  [service, chromium] = await Promise.all([startService(env), launchChromium()]);
-  browser = chromium.browser;
-  const store = await admin(['store:create', '--name', 'Moth Society', '--subscriptions']);
-  expect(store.flags.subscriptions).toBe(true);
-  sk = store.keys.sk_test;
-  // Starts take turns with the other browser and e2e suites (one build into .next): room to wait for one.
-}, 2 * START_TIMEOUT_MS + 60_000);
+    const storage = await serviceStorage('subscription-browser');
+    cleanupStorage = storage.cleanup;
+    const env = serviceEnv({ ...storage.env, PORT: String(port), AUTH_SECRET, ADMIN_TOKEN, SUBSCRIPTIONS_ENABLED: 'true' });
+    [service, chromium] = await Promise.all([startService(env), launchChromium()]);
+    browser = chromium.browser;
+    const store = await admin(['store:create', '--name', 'Moth Society', '--subscriptions']);
+    expect(store.flags.subscriptions).toBe(true);
+    sk = store.keys.sk_test;
+    // Starts take turns with the other browser and e2e suites (one build into .next): room to wait for one.
+  },
+  2 * START_TIMEOUT_MS + 60_000,
+);
 
 afterAll(() => stopStarted({ chromium, service, merchant, cleanupStorage }), 60_000);
 

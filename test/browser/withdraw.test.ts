@@ -42,9 +42,7 @@ beforeAll(async () => {
   const storage = await serviceStorage('withdraw-browser');
   cleanupStorage = storage.cleanup;
   [service, chromium] = await Promise.all([
-    startService(
-      serviceEnv({ ...storage.env, PORT: String(port), AUTH_SECRET: 'withdraw-browser-auth-secret', ADMIN_TOKEN, TRUST_PROXY: 'true', RATE_LIMIT_WITHDRAW_PER_IP: String(LIMIT) }),
-    ),
+    startService(serviceEnv({ ...storage.env, PORT: String(port), AUTH_SECRET: 'withdraw-browser-auth-secret', ADMIN_TOKEN, TRUST_PROXY: 'true', RATE_LIMIT_WITHDRAW_PER_IP: String(LIMIT) })),
     launchChromium(),
   ]);
   browser = chromium.browser;

@@ -23,10 +23,8 @@ async function createSession(body: Record<string, unknown> = {}, withKey = store
   return response.body;
 }
 /** `withKey` null sends no key at all. */
-const confirm = (id: string, body: unknown, withKey: string | null = store.keys.pk_test) =>
-  api.request('POST', `${SESSIONS}/${id}/confirm`, { ...(withKey === null ? {} : { key: withKey }), body });
-const setState = (id: string, state: Partial<typeof checkoutSessions.$inferInsert>) =>
-  api.services.db.update(checkoutSessions).set(state).where(eq(checkoutSessions.id, id));
+const confirm = (id: string, body: unknown, withKey: string | null = store.keys.pk_test) => api.request('POST', `${SESSIONS}/${id}/confirm`, { ...(withKey === null ? {} : { key: withKey }), body });
+const setState = (id: string, state: Partial<typeof checkoutSessions.$inferInsert>) => api.services.db.update(checkoutSessions).set(state).where(eq(checkoutSessions.id, id));
 
 describe('POST /api/v1/checkout/sessions/{id}/confirm (key, client secret, environment, session state, in that order)', () => {
   it('an open session with its client secret → 400 three_d_secure_required; nothing changes', async () => {

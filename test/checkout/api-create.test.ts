@@ -32,9 +32,28 @@ describe('POST /api/v1/checkout/sessions: price mode', () => {
     expect(response.status).toBe(201);
     const body = response.body;
     expect(Object.keys(body)).toEqual([
-      'id', 'object', 'url', 'client_secret', 'status', 'payment_status', 'livemode', 'currency', 'amount_subtotal', 'amount_tax',
-      'amount_total', 'quantity', 'price_id', 'product_id', 'description', 'order_id', 'customer_email', 'success_url', 'cancel_url',
-      'metadata', 'created', 'expires_at',
+      'id',
+      'object',
+      'url',
+      'client_secret',
+      'status',
+      'payment_status',
+      'livemode',
+      'currency',
+      'amount_subtotal',
+      'amount_tax',
+      'amount_total',
+      'quantity',
+      'price_id',
+      'product_id',
+      'description',
+      'order_id',
+      'customer_email',
+      'success_url',
+      'cancel_url',
+      'metadata',
+      'created',
+      'expires_at',
     ]);
     expect(body).toEqual({
       id: expect.stringMatching(/^cs_test_[0-9A-Za-z]{24}$/),
@@ -72,7 +91,20 @@ describe('POST /api/v1/checkout/sessions: price mode', () => {
     const { order, lines } = await readOrder(api, body.order_id);
     expect(order).toMatchObject({ id: body.order_id, storeId: store.id, livemode: false, status: 'pending', customerEmail: null, amountSubtotal: 1999, amountTax: 0, amountTotal: 1999 });
     expect(lines).toEqual([
-      expect.objectContaining({ position: 0, productId: product.id, priceId: product.price_id, description: 'Ebook', quantity: 1, unitAmount: 1999, amountSubtotal: 1999, amountTax: 0, amountTotal: 1999, taxRate: null, taxInclusive: false, hasLicense: false }),
+      expect.objectContaining({
+        position: 0,
+        productId: product.id,
+        priceId: product.price_id,
+        description: 'Ebook',
+        quantity: 1,
+        unitAmount: 1999,
+        amountSubtotal: 1999,
+        amountTax: 0,
+        amountTotal: 1999,
+        taxRate: null,
+        taxInclusive: false,
+        hasLicense: false,
+      }),
     ]);
   });
 });

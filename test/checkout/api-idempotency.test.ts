@@ -191,9 +191,7 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions', () => {
     const racer = await createStore(api.services);
     const racerProduct = await createProduct(api, racer.keys.sk_test);
     const idempotencyKey = freshKey();
-    const responses = await Promise.all(
-      Array.from({ length: 6 }, (_, index) => post({ price_id: racerProduct.price_id, quantity: index + 1 }, idempotencyKey, racer.keys.sk_test)),
-    );
+    const responses = await Promise.all(Array.from({ length: 6 }, (_, index) => post({ price_id: racerProduct.price_id, quantity: index + 1 }, idempotencyKey, racer.keys.sk_test)));
     expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409, 409, 409, 409]);
     for (const response of responses.filter((response) => response.status === 409)) expectError(response, 409, 'idempotency_key_reused');
     expect(await sessionCount(racer.id)).toBe(1);
@@ -215,7 +213,10 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions', () => {
     const created = await second!;
     expect(created.status).toBe(201);
     expect(await sessionCount(own.id)).toBe(1);
-    const [row] = await api.services.db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.storeId, own.id), eq(idempotencyKeys.key, idempotencyKey)));
+    const [row] = await api.services.db
+      .select()
+      .from(idempotencyKeys)
+      .where(and(eq(idempotencyKeys.storeId, own.id), eq(idempotencyKeys.key, idempotencyKey)));
     expect(row).toMatchObject({ resourceId: created.body.id, operation: 'checkout_session.create' });
   });
 
@@ -248,8 +249,40 @@ describe('Idempotency-Key on POST /api/v1/checkout/sessions', () => {
     const orderId = first.body.order_id;
     const { lines } = await readOrder(api, orderId);
     expect(lines).toEqual([
-      { id: `${orderId}_l0`, orderId, position: 0, productId: a.id, priceId: a.price_id, description: 'Ebook', quantity: 2, unitAmount: 1999, amountSubtotal: 3998, amountTax: 0, amountTotal: 3998, taxRate: null, taxInclusive: false, hasLicense: false, downloadCount: 0 },
-      { id: `${orderId}_l1`, orderId, position: 1, productId: b.id, priceId: b.price_id, description: 'Ebook', quantity: 1, unitAmount: 1999, amountSubtotal: 1999, amountTax: 0, amountTotal: 1999, taxRate: null, taxInclusive: false, hasLicense: false, downloadCount: 0 },
+      {
+        id: `${orderId}_l0`,
+        orderId,
+        position: 0,
+        productId: a.id,
+        priceId: a.price_id,
+        description: 'Ebook',
+        quantity: 2,
+        unitAmount: 1999,
+        amountSubtotal: 3998,
+        amountTax: 0,
+        amountTotal: 3998,
+        taxRate: null,
+        taxInclusive: false,
+        hasLicense: false,
+        downloadCount: 0,
+      },
+      {
+        id: `${orderId}_l1`,
+        orderId,
+        position: 1,
+        productId: b.id,
+        priceId: b.price_id,
+        description: 'Ebook',
+        quantity: 1,
+        unitAmount: 1999,
+        amountSubtotal: 1999,
+        amountTax: 0,
+        amountTotal: 1999,
+        taxRate: null,
+        taxInclusive: false,
+        hasLicense: false,
+        downloadCount: 0,
+      },
     ]);
   });
 

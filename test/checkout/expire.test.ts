@@ -121,9 +121,7 @@ describe('POST /api/v1/checkout/sessions/{id}/expire', () => {
     const other = await createStore(api.services);
     const foreign = await createSession({}, other.keys.sk_test);
     const live = await createSession({}, store.keys.sk_live);
-    const responses = await Promise.all(
-      [`${foreign.id.slice(0, -4)}zzzz`, foreign.id, live.id].map((id) => rawApiRequest(api, 'POST', `${SESSIONS}/${id}/expire`, store.key, {})),
-    );
+    const responses = await Promise.all([`${foreign.id.slice(0, -4)}zzzz`, foreign.id, live.id].map((id) => rawApiRequest(api, 'POST', `${SESSIONS}/${id}/expire`, store.key, {})));
     expectIdenticalMissing(responses, 'id');
     expect((await get(foreign.id, other.keys.sk_test)).body.status).toBe('open');
     expect((await get(live.id, store.keys.sk_live)).body.status).toBe('open');

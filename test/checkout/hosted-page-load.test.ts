@@ -105,7 +105,7 @@ describe('a hosted page is loaded once per view', () => {
       () => services.db.update(checkoutSessions).set({ successUrl: 'https://elsewhere.example/thanks', status: 'complete', paymentStatus: 'paid' }).where(eq(checkoutSessions.id, session.id)),
     );
     expect(seen.pageReads).toBe(0);
-    expect(seen.csp).toContain('form-action \'self\' https://shop.example');
+    expect(seen.csp).toContain("form-action 'self' https://shop.example");
     expect(seen.html).toContain('Payment details');
     expect(seen.html).not.toContain('Already paid');
   });
@@ -113,7 +113,11 @@ describe('a hosted page is loaded once per view', () => {
   it('an open page: the CSP allows its one script by hash, the script the page carries', async () => {
     const product = await post('/products', { name: 'Map', amount: 900, sku: uniqueSku() });
     const session = await post('/checkout/sessions', { price_id: product.price_id });
-    const seen = await view(session.url, ({ id, query }) => CheckoutPage({ params: Promise.resolve({ id }), searchParams: Promise.resolve(query) }), async () => {});
+    const seen = await view(
+      session.url,
+      ({ id, query }) => CheckoutPage({ params: Promise.resolve({ id }), searchParams: Promise.resolve(query) }),
+      async () => {},
+    );
     expect(seen.csp).toContain(`script-src ${hashSource(PAYMENT_FORM_SCRIPT)};`);
     expect(seen.html).toContain(`<script>${PAYMENT_FORM_SCRIPT}</script>`);
   });
@@ -124,7 +128,11 @@ describe('a hosted page is loaded once per view', () => {
       const product = await post('/products', { name: 'Poster', amount: 700, sku: uniqueSku() });
       const session = await post('/checkout/sessions', { price_id: product.price_id });
       await payCheckoutSession(services, { sessionId: session.id, card: { number: '4242424242424242', expiry: '12/30', cvc: '123' }, email: 'buyer@example.com' });
-      const seen = await view(receiptUrl(services.config, session.id), ({ id, query }) => ReceiptPage({ params: Promise.resolve({ id }), searchParams: Promise.resolve(query) }), async () => {});
+      const seen = await view(
+        receiptUrl(services.config, session.id),
+        ({ id, query }) => ReceiptPage({ params: Promise.resolve({ id }), searchParams: Promise.resolve(query) }),
+        async () => {},
+      );
       expect(seen.pageReads).toBe(0);
       expect(seen.csp).toContain("img-src 'self' data: https://cdn.example;");
       expect(seen.csp).toContain("script-src 'none';");
@@ -136,14 +144,21 @@ describe('a hosted page is loaded once per view', () => {
   });
 
   it('subscription checkout: the same', async () => {
-    const checkout = await post('/subscriptions', { amount: 990, interval: 'month', plan_name: 'Pro plan', total_payments: 12, customer_email: 'ada@example.com', success_url: 'https://shop.example/welcome' });
+    const checkout = await post('/subscriptions', {
+      amount: 990,
+      interval: 'month',
+      plan_name: 'Pro plan',
+      total_payments: 12,
+      customer_email: 'ada@example.com',
+      success_url: 'https://shop.example/welcome',
+    });
     const seen = await view(
       checkout.url,
       ({ id, query }) => SubscribePage({ params: Promise.resolve({ id }), searchParams: Promise.resolve(query) }),
       () => services.db.update(subscriptionCheckouts).set({ status: 'expired' }).where(eq(subscriptionCheckouts.id, checkout.id)),
     );
     expect(seen.pageReads).toBe(0);
-    expect(seen.csp).toContain('form-action \'self\' https://shop.example');
+    expect(seen.csp).toContain("form-action 'self' https://shop.example");
     expect(seen.html).toContain('Subscribe to Pro plan');
   });
 

@@ -97,7 +97,10 @@ describe('client build', () => {
     expect(await readFile(path.join(outDir, 'react/use-checkout.d.ts'), 'utf8')).toContain("import type { ServiceError } from '../errors.js';");
     for (const file of (await readdir(outDir, { recursive: true })).filter((name) => name.endsWith('.d.ts'))) {
       const text = await readFile(path.join(outDir, file), 'utf8');
-      expect([...text.matchAll(/(?:from\s+|import\()'(\.[^']*)'/g)].map((match) => match[1]).filter((specifier) => !specifier!.endsWith('.js')), file).toEqual([]);
+      expect(
+        [...text.matchAll(/(?:from\s+|import\()'(\.[^']*)'/g)].map((match) => match[1]).filter((specifier) => !specifier!.endsWith('.js')),
+        file,
+      ).toEqual([]);
     }
   }, 120_000);
 });

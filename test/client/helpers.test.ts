@@ -1,15 +1,6 @@
 // @vitest-environment happy-dom
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_API_BASE_URL,
-  formatCardNumber,
-  isSafeRedirectUrl,
-  luhnCheck,
-  parseExpiry,
-  sessionIdFromClientSecret,
-  TEST_CARDS,
-  validateCard,
-} from '@/packages/client';
+import { DEFAULT_API_BASE_URL, formatCardNumber, isSafeRedirectUrl, luhnCheck, parseExpiry, sessionIdFromClientSecret, TEST_CARDS, validateCard } from '@/packages/client';
 
 describe('sessionIdFromClientSecret', () => {
   it('maps cs_<env>_…_secret_… to the session id', () => {

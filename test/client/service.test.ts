@@ -101,8 +101,15 @@ describe('confirmCheckoutSession', () => {
 
   it('a network failure → network_error; never a throw', async () => {
     confirmApi.answer(() => HttpResponse.error());
-    expect(await service().confirmCheckoutSession({ clientSecret: CLIENT_SECRET })).toEqual({ error: { type: 'network_error', code: 'network_error', message: expect.stringMatching(/may still have gone through/) } });
-    const throwing = loadService(PK_TEST, { apiBaseUrl: API, fetch: () => { throw new TypeError('Failed to fetch'); } });
+    expect(await service().confirmCheckoutSession({ clientSecret: CLIENT_SECRET })).toEqual({
+      error: { type: 'network_error', code: 'network_error', message: expect.stringMatching(/may still have gone through/) },
+    });
+    const throwing = loadService(PK_TEST, {
+      apiBaseUrl: API,
+      fetch: () => {
+        throw new TypeError('Failed to fetch');
+      },
+    });
     expect((await throwing.confirmCheckoutSession({ clientSecret: CLIENT_SECRET })).error).toMatchObject({ type: 'network_error', code: 'network_error' });
   });
 
@@ -116,7 +123,9 @@ describe('confirmCheckoutSession', () => {
     ];
     for (const [respond, status] of answers) {
       confirmApi.answer(respond);
-      expect(await service().confirmCheckoutSession({ clientSecret: CLIENT_SECRET })).toEqual({ error: { type: 'api_error', code: 'invalid_response', status, message: expect.stringMatching(/may still have gone through/) } });
+      expect(await service().confirmCheckoutSession({ clientSecret: CLIENT_SECRET })).toEqual({
+        error: { type: 'api_error', code: 'invalid_response', status, message: expect.stringMatching(/may still have gone through/) },
+      });
     }
   });
 
@@ -144,10 +153,7 @@ describe('confirmCheckoutSession', () => {
       return HttpResponse.json(THREE_D_SECURE, { status: 400 });
     });
     const client = service();
-    const results = await Promise.all([
-      client.confirmCheckoutSession({ clientSecret: CLIENT_SECRET }),
-      client.confirmCheckoutSession({ clientSecret: 'cs_test_zzzzzzzzzzzzzzzzzzzzzzzz_secret_abc' }),
-    ]);
+    const results = await Promise.all([client.confirmCheckoutSession({ clientSecret: CLIENT_SECRET }), client.confirmCheckoutSession({ clientSecret: 'cs_test_zzzzzzzzzzzzzzzzzzzzzzzz_secret_abc' })]);
     expect(results.map((result) => result.error?.code)).toEqual(['three_d_secure_required', 'three_d_secure_required']);
   });
 

@@ -80,7 +80,7 @@ describe('the CSV writer', () => {
     expect(csvRecord(['a', 'b,c', null, 0])).toBe('a,"b,c",,0\r\n');
   });
 
-  it('prefixes `\'` to a cell starting with = + - @ tab or CR, and only at the start', () => {
+  it("prefixes `'` to a cell starting with = + - @ tab or CR, and only at the start", () => {
     expect(csvField('=SUM(A1:A2)')).toBe("'=SUM(A1:A2)");
     expect(csvField('+1')).toBe("'+1");
     expect(csvField('-1')).toBe("'-1");
@@ -93,7 +93,7 @@ describe('the CSV writer', () => {
     expect(csvField("'=1")).toBe("'=1");
   });
 
-  it('quotes a cell holding ; or tab, and prefixes `\'` to every part a spreadsheet splitting on , ; tab, CR or LF would start with a formula', () => {
+  it("quotes a cell holding ; or tab, and prefixes `'` to every part a spreadsheet splitting on , ; tab, CR or LF would start with a formula", () => {
     expect(csvField('x;=1+2@a.bc')).toBe(`"x;'=1+2@a.bc"`);
     expect(csvField('a,+1')).toBe(`"a,'+1"`);
     expect(csvField('a\t-1')).toBe(`"a\t'-1"`);
@@ -230,7 +230,10 @@ describe('exportSubscriptionsCsv', () => {
     const ada = await seedCustomer(seed(), store, { email: 'ada@example.com' });
     const monthly = await seedSubscription(seed(), store, { customer: ada, planName: '=cmd|Pro', amount: 990 });
     const yearly = await seedSubscription(seed(), store, { status: 'canceled', amount: 9900, interval: 'year', intervalCount: 2 });
-    await api.services.db.update(subscriptions).set({ canceledAt: T0, createdAt: new Date(T0.getTime() - 1000) }).where(eq(subscriptions.id, yearly.id));
+    await api.services.db
+      .update(subscriptions)
+      .set({ canceledAt: T0, createdAt: new Date(T0.getTime() - 1000) })
+      .where(eq(subscriptions.id, yearly.id));
     await seedSubscription(seed(), store, { livemode: true });
 
     const { records } = await readAll(exportSubscriptionsCsv(deps(), test(store), {}));

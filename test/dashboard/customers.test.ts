@@ -21,12 +21,19 @@ const actor = person({ email: 'sam@example.com', ip: '203.0.113.9', path: '/dash
 const acting = (on: Scope) => actingAs(api.services, on, actor);
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const error = await promise.then(() => undefined, (failure: unknown) => failure);
+  const error = await promise.then(
+    () => undefined,
+    (failure: unknown) => failure,
+  );
   expect(error).toBeInstanceOf(ApiError);
   return (error as ApiError).code;
 }
 
-const audits = (storeId: string, action: string) => api.services.db.select().from(auditEvents).where(and(eq(auditEvents.storeId, storeId), eq(auditEvents.action, action)));
+const audits = (storeId: string, action: string) =>
+  api.services.db
+    .select()
+    .from(auditEvents)
+    .where(and(eq(auditEvents.storeId, storeId), eq(auditEvents.action, action)));
 
 describe('dashboard customers: the list query', () => {
   it('7 `q`: a cus_ id jumps, a whole address is exact, anything shorter is the start of an e-mail, lower-cased; bad input is a message', () => {
@@ -55,11 +62,29 @@ describe('dashboard customers: the list', () => {
     expect(first.data.map((customer) => customer.id)).toEqual(newestFirst.slice(0, 25));
     expect(first.hasMore).toBe(true);
     const second = await listCustomerPage(api.services.db, test(store), { limit: 25, starting_after: first.data.at(-1)!.id });
-    expect(second).toEqual({ data: [expect.objectContaining({ id: newestFirst[25], email: 'buyer01@example.com', name: null, livemode: false }), expect.objectContaining({ id: newestFirst[26], email: 'buyer00@example.com' })], hasMore: false });
+    expect(second).toEqual({
+      data: [
+        expect.objectContaining({ id: newestFirst[25], email: 'buyer01@example.com', name: null, livemode: false }),
+        expect.objectContaining({ id: newestFirst[26], email: 'buyer00@example.com' }),
+      ],
+      hasMore: false,
+    });
     expect(await codeOf(listCustomerPage(api.services.db, test(store), { limit: 25, starting_after: gone.id }))).toBe('resource_missing');
 
-    const search = (q: string, extra: Record<string, string> = {}) => listCustomerPage(api.services.db, test(store), { ...readCustomersQuery({ q, ...extra }).filters, limit: 25 }).then((page) => page.data.map((customer) => customer.email));
-    expect(await search('BUYER0')).toEqual(['buyer09@example.com', 'buyer08@example.com', 'buyer07@example.com', 'buyer06@example.com', 'buyer05@example.com', 'buyer04@example.com', 'buyer03@example.com', 'buyer02@example.com', 'buyer01@example.com', 'buyer00@example.com']);
+    const search = (q: string, extra: Record<string, string> = {}) =>
+      listCustomerPage(api.services.db, test(store), { ...readCustomersQuery({ q, ...extra }).filters, limit: 25 }).then((page) => page.data.map((customer) => customer.email));
+    expect(await search('BUYER0')).toEqual([
+      'buyer09@example.com',
+      'buyer08@example.com',
+      'buyer07@example.com',
+      'buyer06@example.com',
+      'buyer05@example.com',
+      'buyer04@example.com',
+      'buyer03@example.com',
+      'buyer02@example.com',
+      'buyer01@example.com',
+      'buyer00@example.com',
+    ]);
     expect(await search('Buyer26@Example.com')).toEqual(['buyer26@example.com']);
     expect(await search('buyer2')).toHaveLength(7);
     // LIKE's wildcards match themselves.

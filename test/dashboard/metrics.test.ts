@@ -100,7 +100,10 @@ describe('homeMetrics', () => {
     const store = await createStore(api.services);
     await seedOrder(seed(), store, { lines: [{ description: 'today', unitAmount: 1000 }] });
     await seedOrder(seed(), store, { livemode: true, lines: [{ description: 'live today', unitAmount: 3000 }] });
-    await api.services.db.update(stores).set({ testClockOffsetSeconds: 3 * DAY }).where(eq(stores.id, store.id));
+    await api.services.db
+      .update(stores)
+      .set({ testClockOffsetSeconds: 3 * DAY })
+      .where(eq(stores.id, store.id));
     // Paid on the test clock, three days ahead of the wall.
     await seedOrder({ db: api.services.db, now: new Date(T0.getTime() + 3 * DAY * 1000) }, store, { lines: [{ description: 'later', unitAmount: 2000 }] });
     await seedAttempt(store, { failed: true, ageSeconds: 3600 });
@@ -114,8 +117,7 @@ describe('homeMetrics', () => {
   it('active subscriptions, MRR rounded per subscription, past-due count; other statuses, live and other stores apart', async () => {
     const store = await createStore(api.services);
     const other = await createStore(api.services);
-    const active = (amount: number, interval: 'day' | 'week' | 'month' | 'year', intervalCount = 1) =>
-      seedSubscription(seed(), store, { amount, interval, intervalCount });
+    const active = (amount: number, interval: 'day' | 'week' | 'month' | 'year', intervalCount = 1) => seedSubscription(seed(), store, { amount, interval, intervalCount });
     await active(990, 'month'); // 990
     await active(1000, 'month', 3); // 333.3 → 333
     await active(1000, 'year'); // 83.3 → 83

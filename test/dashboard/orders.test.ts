@@ -43,7 +43,10 @@ describe('dashboard orders', () => {
     const again = await createRefund({ ...ctx, gateway: ctx.gateways.test }, scope(), input, formKey(key, input));
     expect(again.id).toBe(first.id);
     expect((await readOrder(api, order.id)).amountRefunded).toBe(500);
-    const audited = await api.services.db.select().from(auditEvents).where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, 'refund.create')));
+    const audited = await api.services.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, 'refund.create')));
     expect(audited).toHaveLength(1);
     expect(audited[0]).toMatchObject({ keyHint: 'user:sam@example.com', livemode: false, ip: actor.ip, method: 'POST', path: actor.path, details: { refund: first.id, order: order.id, amount: 500 } });
   });

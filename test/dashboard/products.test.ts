@@ -15,8 +15,16 @@ const scope = () => ({ storeId: store.id, livemode: false });
 const actor = person({ email: 'dev@example.com', ip: '203.0.113.7', path: '/dashboard/test/products' }, 'developer');
 const deps = async (on: Scope) => productDeps(await actingAs(api.services, on, actor));
 
-const audits = (action: string) => api.services.db.select().from(auditEvents).where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, action)));
-const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => (error instanceof ApiError ? error.code : error));
+const audits = (action: string) =>
+  api.services.db
+    .select()
+    .from(auditEvents)
+    .where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, action)));
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => (error instanceof ApiError ? error.code : error),
+  );
 
 describe('dashboard products', () => {
   it('7 a create form posted twice creates one product, audited once with user:<email>', async () => {

@@ -22,7 +22,12 @@ interface SetCookie {
 const requestScope = vi.hoisted(() => ({ headers: new Headers(), set: [] as SetCookie[] }));
 vi.mock('next/headers', () => ({
   headers: async () => requestScope.headers,
-  cookies: async () => ({ get: () => undefined, getAll: () => [], has: () => false, set: (name: string, value: string, options: SetCookie['options']) => requestScope.set.push({ name, value, options }) }),
+  cookies: async () => ({
+    get: () => undefined,
+    getAll: () => [],
+    has: () => false,
+    set: (name: string, value: string, options: SetCookie['options']) => requestScope.set.push({ name, value, options }),
+  }),
 }));
 
 const saved = { ...process.env };

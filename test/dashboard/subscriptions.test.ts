@@ -22,11 +22,21 @@ const acting = async (on: Scope) => {
   const ctx = await actingAs(api.services, on, actor);
   return { ...ctx, gateway: ctx.gateways.test };
 };
-const audits = (storeId: string, action: string) => api.services.db.select().from(auditEvents).where(and(eq(auditEvents.storeId, storeId), eq(auditEvents.action, action)));
+const audits = (storeId: string, action: string) =>
+  api.services.db
+    .select()
+    .from(auditEvents)
+    .where(and(eq(auditEvents.storeId, storeId), eq(auditEvents.action, action)));
 
 describe('dashboard subscriptions: the list query', () => {
   it('7 status, customer (a cus_ id or an e-mail) and a created range; bad input is a message', () => {
-    expect(readSubscriptionsQuery({ status: 'past_due', customer: 'Ada@Example.com', from: '2026-03-01', to: '2026-03-02' }).filters).toEqual({ status: 'past_due', customer_email: 'Ada@Example.com', created_gte: 1772323200, created_lte: 1772495999, customer_id: undefined });
+    expect(readSubscriptionsQuery({ status: 'past_due', customer: 'Ada@Example.com', from: '2026-03-01', to: '2026-03-02' }).filters).toEqual({
+      status: 'past_due',
+      customer_email: 'Ada@Example.com',
+      created_gte: 1772323200,
+      created_lte: 1772495999,
+      customer_id: undefined,
+    });
     expect(readSubscriptionsQuery({ status: 'all', customer: 'cus_test_abc' }).filters).toMatchObject({ customer_id: 'cus_test_abc', status: undefined });
     expect(readSubscriptionsQuery({ customer: 'ada' }).problem).toBe('Customer takes a customer id (cus_…) or an e-mail address.');
     expect(readSubscriptionsQuery({ status: 'paid' }).problem).toBe('Choose a status from the list.');
@@ -70,7 +80,15 @@ describe('dashboard subscriptions: the list and the detail', () => {
     const detail = await subscriptionDetail(api.services.db, test(store), seeded.id);
     expect(detail).toMatchObject({ plan_name: 'Moth club', payments_made: 1, cancel_reason: null, subscription: { id: seeded.id, status: 'past_due', amount: 990, interval: 'month' } });
     expect(detail.attempts).toEqual([
-      expect.objectContaining({ cycle: 2, attempt: 0, amount: 990, status: 'declined', failure_code: 'card_declined', card: { brand: 'mastercard', last4: '0341' }, settled_at: T0.getTime() / 1000 - 60 }),
+      expect.objectContaining({
+        cycle: 2,
+        attempt: 0,
+        amount: 990,
+        status: 'declined',
+        failure_code: 'card_declined',
+        card: { brand: 'mastercard', last4: '0341' },
+        settled_at: T0.getTime() / 1000 - 60,
+      }),
       expect.objectContaining({ cycle: 1, attempt: 0, amount: 990, status: 'succeeded', failure_code: null, card: { brand: 'visa', last4: '4242' } }),
     ]);
     const other = await createStore(api.services);
@@ -89,7 +107,14 @@ describe('dashboard subscriptions: cancel and metadata', () => {
     expect(again).toEqual(first);
     expect((await subscriptionDetail(api.services.db, test(store), subscription.id)).cancel_reason).toBe('Asked by phone');
     expect(await audits(store.id, 'subscription.cancel')).toEqual([
-      expect.objectContaining({ keyHint: 'user:sam@example.com', livemode: false, ip: actor.ip, method: 'POST', path: actor.path, details: { subscription: subscription.id, previous_status: 'active', reason: 'Asked by phone' } }),
+      expect.objectContaining({
+        keyHint: 'user:sam@example.com',
+        livemode: false,
+        ip: actor.ip,
+        method: 'POST',
+        path: actor.path,
+        details: { subscription: subscription.id, previous_status: 'active', reason: 'Asked by phone' },
+      }),
     ]);
   });
 

@@ -18,8 +18,16 @@ const scope = () => ({ storeId: store.id, livemode: false });
 const actor = person({ email: 'dev@example.com', ip: '203.0.113.8', path: '/dashboard/test/webhooks' }, 'developer');
 const acting = (on: Scope = scope()) => actingAs(api.services, on, actor);
 
-const audits = (action: string) => api.services.db.select().from(auditEvents).where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, action)));
-const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => (error instanceof ApiError ? error.code : error));
+const audits = (action: string) =>
+  api.services.db
+    .select()
+    .from(auditEvents)
+    .where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, action)));
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => (error instanceof ApiError ? error.code : error),
+  );
 
 describe('dashboard webhooks', () => {
   it('7 a create posted twice registers one endpoint with one secret, audited once; edit, disable and roll are audited', async () => {
@@ -29,7 +37,9 @@ describe('dashboard webhooks', () => {
     const again = await createEndpoint(await acting(), scope(), input, formKey(key, input));
     expect(again).toEqual(first);
     expect(first.secret).toBe(endpointSecret(api.services.config, first.id));
-    expect(await audits('webhook_endpoint.create')).toMatchObject([{ keyHint: 'user:dev@example.com', method: 'POST', ip: actor.ip, details: { webhook_endpoint: first.id, events: ['product.created'] } }]);
+    expect(await audits('webhook_endpoint.create')).toMatchObject([
+      { keyHint: 'user:dev@example.com', method: 'POST', ip: actor.ip, details: { webhook_endpoint: first.id, events: ['product.created'] } },
+    ]);
 
     await updateEndpoint(await acting(), scope(), first.id, { url: 'http://127.0.0.1:9/other', events: null });
     await updateEndpoint(await acting(), scope(), first.id, { disabled: true });
@@ -62,7 +72,11 @@ describe('dashboard webhooks', () => {
     expect(log.data).toHaveLength(2);
     const received = (deliveryId?: string, endpointId = endpoint.id, within = scope()) => eventReceived(api.services.db, within, endpointId, event!.id, deliveryId);
     expect([await received(), await received(resent.id)]).toEqual([false, false]);
-    expect([await received('whd_unknown'), await received(undefined, 'we_test_unknown'), await received(undefined, endpoint.id, { ...scope(), livemode: true })]).toEqual([undefined, undefined, undefined]);
+    expect([await received('whd_unknown'), await received(undefined, 'we_test_unknown'), await received(undefined, endpoint.id, { ...scope(), livemode: true })]).toEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
     expect(await audits('event.resend')).toMatchObject([{ keyHint: 'user:dev@example.com', details: { event: event!.id, webhook_endpoint: endpoint.id, delivery: resent.id } }]);
 
     await updateEndpoint(await acting(), scope(), endpoint.id, { disabled: true });

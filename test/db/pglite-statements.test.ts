@@ -16,7 +16,10 @@ afterAll(() => raw.close());
 describe('PGlite statements prepared under a name', () => {
   it('answer as PGlite’s own query does: rows, fields, affected rows, array mode and the caller’s parsers, on the first call and every one after', async () => {
     const insert = 'insert into items (id, amount, tags, meta) values ($1, $2, $3, $4) returning id, amount, tags, meta';
-    for (const [id, amount] of [['a', 100], ['b', 250]] as const) {
+    for (const [id, amount] of [
+      ['a', 100],
+      ['b', 250],
+    ] as const) {
       const mine = await client.query(insert, [id, amount, ['x', 'y'], { k: 1 }]);
       expect(mine.rows).toEqual([{ id, amount, tags: ['x', 'y'], meta: { k: 1 } }]);
       expect(mine.affectedRows).toBe(1);

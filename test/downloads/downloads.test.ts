@@ -66,7 +66,15 @@ afterAll(async () => {
 });
 
 function paidOrder(email: string, lines = [guide, stickers]) {
-  return insertOrder(api, store, { customerEmail: email, lines: lines.map((product) => ({ productId: product.id, priceId: product.price_id, description: product === guide ? 'Field guide' : product === broken ? 'Lost album' : 'Stickers', unitAmount: 1500 })) });
+  return insertOrder(api, store, {
+    customerEmail: email,
+    lines: lines.map((product) => ({
+      productId: product.id,
+      priceId: product.price_id,
+      description: product === guide ? 'Field guide' : product === broken ? 'Lost album' : 'Stickers',
+      unitAmount: 1500,
+    })),
+  });
 }
 
 async function linksOf(order: { id: string }, status: OrderStatus = 'paid') {
@@ -85,7 +93,14 @@ describe('the links', () => {
   it('one per line whose product has a file, signed for a day on the store’s clock; none for an unpaid or fully refunded order', async () => {
     const order = await paidOrder('links@example.com');
     const links = await linksOf(order);
-    expect(links).toEqual([{ description: 'Field guide', downloadCount: 0, downloadLimit: LIMIT, url: expect.stringMatching(new RegExp(`^${ORIGIN}/download/${order.lines[0]!.id}\\?expires=${epoch(T0) + DAY}&signature=[A-Za-z0-9_-]{43}$`)) }]);
+    expect(links).toEqual([
+      {
+        description: 'Field guide',
+        downloadCount: 0,
+        downloadLimit: LIMIT,
+        url: expect.stringMatching(new RegExp(`^${ORIGIN}/download/${order.lines[0]!.id}\\?expires=${epoch(T0) + DAY}&signature=[A-Za-z0-9_-]{43}$`)),
+      },
+    ]);
     expect(JSON.stringify(links)).not.toContain(hostUrl);
     expect(await linksOf(order, 'partially_refunded')).toHaveLength(1);
     expect(await linksOf(order, 'refunded')).toEqual([]);

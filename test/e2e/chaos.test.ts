@@ -61,7 +61,7 @@ function seeded(seed: number): () => number {
   };
 }
 const random = seeded(SEED);
-const pick = <T,>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
 type Member = { kind: 'web'; port: number; process?: Service } | { kind: 'worker'; process?: WorkerProcess };
 
@@ -227,114 +227,116 @@ describe('three web instances and two workers on one PostgreSQL, killed and rest
   it('a rate limit is one count across the instances: of 4 product writes at each of 3, exactly the limit pass', async () => {
     const origins = liveOrigins();
     const answers = await Promise.all(
-      origins.flatMap((origin) =>
-        Array.from({ length: 4 }, () => callService(origin, otherKey, 'POST', '/api/v1/products', { name: 'Limited', amount: 500, sku: uniqueSku() })),
-      ),
+      origins.flatMap((origin) => Array.from({ length: 4 }, () => callService(origin, otherKey, 'POST', '/api/v1/products', { name: 'Limited', amount: 500, sku: uniqueSku() }))),
     );
     expect(answers.map((answer) => answer.status).sort()).toEqual([...Array(PRODUCT_WRITES).fill(201), ...Array(12 - PRODUCT_WRITES).fill(429)]);
   }, 60_000);
 
-  it('under SIGKILLs every few seconds: acknowledged payments recorded once, nothing charged or refunded twice, every event delivered, no row left leased', async () => {
-    const product = await callService(liveOrigins()[0]!, key, 'POST', '/api/v1/products', { name: 'Chaos licence', amount: 2500, sku: uniqueSku() });
-    expect(product.status).toBe(201);
-    const priceId: string = product.body.price_id;
+  it(
+    'under SIGKILLs every few seconds: acknowledged payments recorded once, nothing charged or refunded twice, every event delivered, no row left leased',
+    async () => {
+      const product = await callService(liveOrigins()[0]!, key, 'POST', '/api/v1/products', { name: 'Chaos licence', amount: 2500, sku: uniqueSku() });
+      expect(product.status).toBe(201);
+      const priceId: string = product.body.price_id;
 
-    const deadline = Date.now() + CHAOS_MS;
-    // A victim starts again in the background: the next kill may come while it still starts.
-    const restarts: Promise<void>[] = [];
-    const chaos = (async () => {
-      while (Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, KILL_EVERY_MS * (0.5 + random())));
-        const running = members.filter((member) => member.process);
-        if (running.length === 0) continue;
-        const victim = pick(running);
-        await kill(victim);
-        counts.killed += 1;
-        restarts.push(start(victim));
-      }
-    })();
-    const customers = Array.from({ length: 3 }, async () => {
-      while (Date.now() < deadline) {
-        const kind = pick(['payment', 'payment', 'subscription', 'refund', 'renewal'] as const);
-        await operations[kind]!(priceId);
-        // Orders of acknowledged payments become refundable once read back.
-        if (kind === 'payment' && acknowledgedSessions.length > paidOrders.length) {
-          const [lastSession] = await sql<{ order_id: string | null }[]>`select order_id from checkout_sessions where id = ${acknowledgedSessions.at(-1)!}`;
-          if (lastSession?.order_id) paidOrders.push(lastSession.order_id);
+      const deadline = Date.now() + CHAOS_MS;
+      // A victim starts again in the background: the next kill may come while it still starts.
+      const restarts: Promise<void>[] = [];
+      const chaos = (async () => {
+        while (Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, KILL_EVERY_MS * (0.5 + random())));
+          const running = members.filter((member) => member.process);
+          if (running.length === 0) continue;
+          const victim = pick(running);
+          await kill(victim);
+          counts.killed += 1;
+          restarts.push(start(victim));
         }
-      }
-    });
-    await Promise.all([chaos, ...customers]);
-    await Promise.all(restarts);
+      })();
+      const customers = Array.from({ length: 3 }, async () => {
+        while (Date.now() < deadline) {
+          const kind = pick(['payment', 'payment', 'subscription', 'refund', 'renewal'] as const);
+          await operations[kind]!(priceId);
+          // Orders of acknowledged payments become refundable once read back.
+          if (kind === 'payment' && acknowledgedSessions.length > paidOrders.length) {
+            const [lastSession] = await sql<{ order_id: string | null }[]>`select order_id from checkout_sessions where id = ${acknowledgedSessions.at(-1)!}`;
+            if (lastSession?.order_id) paidOrders.push(lastSession.order_id);
+          }
+        }
+      });
+      await Promise.all([chaos, ...customers]);
+      await Promise.all(restarts);
 
-    // Every event written so far reaches the endpoint: leases of killed workers run out and the others send.
-    await vi.waitFor(
-      async () => {
-        const [open] = await sql<{ count: number }[]>`select count(*)::int as count from webhook_deliveries where status <> 'succeeded'`;
-        expect(open!.count).toBe(0);
-      },
-      { timeout: 60_000, interval: 250 },
-    );
-    const [events] = await sql<{ ids: string[] }[]>`select coalesce(array_agg(event_id), '{}') as ids from webhook_deliveries`;
-    const verifier = new Webhook(endpointSecret);
-    // Each delivery as its receiver judged it on arrival: signed with the endpoint's secret, and its
-    // timestamp within the tolerance then (`verify` would judge it against now, minutes later in a long run).
-    const received = receiver.received.map((webhook) => {
-      const id = webhook.headers['webhook-id']!;
-      const timestamp = Number(webhook.headers['webhook-timestamp']);
-      expect(webhook.headers['webhook-signature']!.split(' ')).toContain(verifier.sign(id, new Date(timestamp * 1000), webhook.body));
-      expect(Math.abs(webhook.receivedAt / 1000 - timestamp)).toBeLessThanOrEqual(300);
-      return (JSON.parse(webhook.body) as { id: string }).id;
-    });
-    const missing = events!.ids.filter((id) => !received.includes(id));
-    expect(missing).toEqual([]);
-    const duplicates = received.length - new Set(received).size;
+      // Every event written so far reaches the endpoint: leases of killed workers run out and the others send.
+      await vi.waitFor(
+        async () => {
+          const [open] = await sql<{ count: number }[]>`select count(*)::int as count from webhook_deliveries where status <> 'succeeded'`;
+          expect(open!.count).toBe(0);
+        },
+        { timeout: 60_000, interval: 250 },
+      );
+      const [events] = await sql<{ ids: string[] }[]>`select coalesce(array_agg(event_id), '{}') as ids from webhook_deliveries`;
+      const verifier = new Webhook(endpointSecret);
+      // Each delivery as its receiver judged it on arrival: signed with the endpoint's secret, and its
+      // timestamp within the tolerance then (`verify` would judge it against now, minutes later in a long run).
+      const received = receiver.received.map((webhook) => {
+        const id = webhook.headers['webhook-id']!;
+        const timestamp = Number(webhook.headers['webhook-timestamp']);
+        expect(webhook.headers['webhook-signature']!.split(' ')).toContain(verifier.sign(id, new Date(timestamp * 1000), webhook.body));
+        expect(Math.abs(webhook.receivedAt / 1000 - timestamp)).toBeLessThanOrEqual(300);
+        return (JSON.parse(webhook.body) as { id: string }).id;
+      });
+      const missing = events!.ids.filter((id) => !received.includes(id));
+      expect(missing).toEqual([]);
+      const duplicates = received.length - new Set(received).size;
 
-    // Every acknowledged payment: its session complete with its order, one charge at the gateway.
-    const recorded = await sql<{ id: string; status: string; order_id: string | null; charges: number }[]>`
+      // Every acknowledged payment: its session complete with its order, one charge at the gateway.
+      const recorded = await sql<{ id: string; status: string; order_id: string | null; charges: number }[]>`
       select s.id, s.status, s.order_id,
         (select count(*)::int from payment_attempts a join simulator_charges c on c.idempotency_key = a.idempotency_key
           where a.checkout_session_id = s.id and c.status = 'succeeded') as charges
       from checkout_sessions s where s.id in ${sql(acknowledgedSessions.length > 0 ? acknowledgedSessions : [''])}`;
-    expect(recorded).toHaveLength(acknowledgedSessions.length);
-    for (const session of recorded) expect(session, session.id).toMatchObject({ status: 'complete', order_id: expect.any(String), charges: 1 });
+      expect(recorded).toHaveLength(acknowledgedSessions.length);
+      for (const session of recorded) expect(session, session.id).toMatchObject({ status: 'complete', order_id: expect.any(String), charges: 1 });
 
-    // Nothing taken twice: at most one successful charge per session and per subscription cycle,
-    // and every charge and refund at the gateway belongs to one of our rows.
-    const twiceForSession = await sql`select a.checkout_session_id from payment_attempts a join simulator_charges c on c.idempotency_key = a.idempotency_key
+      // Nothing taken twice: at most one successful charge per session and per subscription cycle,
+      // and every charge and refund at the gateway belongs to one of our rows.
+      const twiceForSession = await sql`select a.checkout_session_id from payment_attempts a join simulator_charges c on c.idempotency_key = a.idempotency_key
       where c.status = 'succeeded' group by 1 having count(*) > 1`;
-    const twiceForCycle = await sql`select s.subscription_id, s.cycle from subscription_charges s join simulator_charges c on c.idempotency_key = s.idempotency_key
+      const twiceForCycle = await sql`select s.subscription_id, s.cycle from subscription_charges s join simulator_charges c on c.idempotency_key = s.idempotency_key
       where c.status = 'succeeded' group by 1, 2 having count(*) > 1`;
-    const strayCharges = await sql`select c.idempotency_key from simulator_charges c where not exists (select 1 from payment_attempts a where a.idempotency_key = c.idempotency_key)
+      const strayCharges = await sql`select c.idempotency_key from simulator_charges c where not exists (select 1 from payment_attempts a where a.idempotency_key = c.idempotency_key)
       and not exists (select 1 from subscription_charges s where s.idempotency_key = c.idempotency_key)`;
-    const strayRefunds = await sql`select f.idempotency_key from simulator_refunds f where not exists (select 1 from refunds r where 'refund:' || r.id || ':1' = f.idempotency_key)
+      const strayRefunds = await sql`select f.idempotency_key from simulator_refunds f where not exists (select 1 from refunds r where 'refund:' || r.id || ':1' = f.idempotency_key)
       and not exists (select 1 from subscription_charges s where 'subscription-refund:' || s.id = f.idempotency_key)`;
-    const overRefunded = await sql`select f.payment_id from simulator_refunds f join simulator_charges c on c.payment_id = f.payment_id
+      const overRefunded = await sql`select f.payment_id from simulator_refunds f join simulator_charges c on c.payment_id = f.payment_id
       where f.status = 'succeeded' group by f.payment_id, c.amount having sum(f.amount) > c.amount`;
-    expect({ twiceForSession, twiceForCycle, strayCharges, strayRefunds, overRefunded }).toEqual({ twiceForSession: [], twiceForCycle: [], strayCharges: [], strayRefunds: [], overRefunded: [] });
+      expect({ twiceForSession, twiceForCycle, strayCharges, strayRefunds, overRefunded }).toEqual({ twiceForSession: [], twiceForCycle: [], strayCharges: [], strayRefunds: [], overRefunded: [] });
 
-    // A graceful stop gives back every lease it holds; a killed process's ran out long ago.
-    for (const member of members) {
-      if (member.kind === 'web') expect(await stopService(member.process!)).toBe(0);
-      else expect(await stopWorker(member.process!)).toBe(0);
-      member.process = undefined;
-    }
-    const [leases] = await sql<{ held: number; left: number }[]>`
+      // A graceful stop gives back every lease it holds; a killed process's ran out long ago.
+      for (const member of members) {
+        if (member.kind === 'web') expect(await stopService(member.process!)).toBe(0);
+        else expect(await stopWorker(member.process!)).toBe(0);
+        member.process = undefined;
+      }
+      const [leases] = await sql<{ held: number; left: number }[]>`
       select count(*) filter (where leased_until > now())::int as held, count(*) filter (where leased_until <= now())::int as left
       from (select leased_until from payment_attempts union all select leased_until from subscription_charges union all select leased_until from refunds) as leased`;
-    expect(leases!.held).toBe(0);
+      expect(leases!.held).toBe(0);
 
-    const [gateway] = await sql<{ charges: number; recurring: number; refunds: number }[]>`
+      const [gateway] = await sql<{ charges: number; recurring: number; refunds: number }[]>`
       select (select count(*)::int from simulator_charges where kind = 'charge') as charges,
         (select count(*)::int from simulator_charges where kind = 'recurring') as recurring,
         (select count(*)::int from simulator_refunds) as refunds`;
-    console.log(
-      `chaos (seed ${SEED}, ${CHAOS_MS / 1000} s): ${counts.killed} processes killed; acknowledged: ${counts.payments} payments, ${counts.subscriptions} subscriptions, ` +
-        `${counts.refunds} refunds, ${counts.renewalMoves} clock moves; ${counts.unanswered} calls cut off; at the gateway: ${gateway!.charges} charges, ` +
-        `${gateway!.recurring} recurring charges, ${gateway!.refunds} refunds; ${received.length} deliveries of ${events!.ids.length} events, ${duplicates} duplicates; ` +
-        `${leases!.left} leases left to expire by killed processes`,
-    );
-    expect(counts.killed).toBeGreaterThan(0);
-    expect(counts.payments).toBeGreaterThan(0);
-  }, CHAOS_MS + 10 * START_TIMEOUT_MS);
+      console.log(
+        `chaos (seed ${SEED}, ${CHAOS_MS / 1000} s): ${counts.killed} processes killed; acknowledged: ${counts.payments} payments, ${counts.subscriptions} subscriptions, ` +
+          `${counts.refunds} refunds, ${counts.renewalMoves} clock moves; ${counts.unanswered} calls cut off; at the gateway: ${gateway!.charges} charges, ` +
+          `${gateway!.recurring} recurring charges, ${gateway!.refunds} refunds; ${received.length} deliveries of ${events!.ids.length} events, ${duplicates} duplicates; ` +
+          `${leases!.left} leases left to expire by killed processes`,
+      );
+      expect(counts.killed).toBeGreaterThan(0);
+      expect(counts.payments).toBeGreaterThan(0);
+    },
+    CHAOS_MS + 10 * START_TIMEOUT_MS,
+  );
 });

@@ -87,7 +87,7 @@ describe('npm start with live mode and no gateway configured', () => {
     ['GET', '/checkout/cs_test_a%00b'],
     ['POST', '/checkout/cs_test_a%00b/pay'],
     ['GET', '/subscribe/a%00b'],
-  ])('%s %s (NUL in a hosted page\'s path): 404', async (method, path) => {
+  ])("%s %s (NUL in a hosted page's path): 404", async (method, path) => {
     const response = await fetch(`${origin}${path}`, { method, redirect: 'manual', ...(method === 'POST' ? { body: new URLSearchParams({ email: 'a\u0000@example.com' }) } : {}) });
     expect(response.status).toBe(404);
   });
@@ -104,35 +104,39 @@ describe('npm start with live mode and no gateway configured', () => {
     }
   });
 
-  it('a live payment is refused with a final internal_error (nothing was charged), the session stays open, and it is paid once the gateway is configured', async () => {
-    const product = await call(keys.sk_live, 'POST', '/api/v1/products', { name: 'Field guide', amount: 2500 });
-    expect(product.status).toBe(201);
-    const session = await call(keys.sk_live, 'POST', '/api/v1/checkout/sessions', {
-      price_id: product.body.price_id,
-      customer_email: 'ada@example.com',
-      success_url: `${MERCHANT}/thanks`,
-    });
-    expect(session.status).toBe(201);
+  it(
+    'a live payment is refused with a final internal_error (nothing was charged), the session stays open, and it is paid once the gateway is configured',
+    async () => {
+      const product = await call(keys.sk_live, 'POST', '/api/v1/products', { name: 'Field guide', amount: 2500 });
+      expect(product.status).toBe(201);
+      const session = await call(keys.sk_live, 'POST', '/api/v1/checkout/sessions', {
+        price_id: product.body.price_id,
+        customer_email: 'ada@example.com',
+        success_url: `${MERCHANT}/thanks`,
+      });
+      expect(session.status).toBe(201);
 
-    // Twice: the first attempt was closed, so the second is sent (and refused) again, not held as in progress.
-    for (let n = 0; n < 2; n += 1) {
-      const refused = await payOnPage(session.body.url, '4242 4242 4242 4242');
-      expect(refused.status).toBe(303);
-      expect(refused.location.pathname).toBe(`/checkout/${session.body.id}`);
-      expect(refused.location.searchParams.get('error')).toBe('internal_error');
-    }
-    expect((await call(keys.sk_live, 'GET', `/api/v1/checkout/sessions/${session.body.id}`)).body).toMatchObject({ status: 'open', payment_status: 'unpaid' });
+      // Twice: the first attempt was closed, so the second is sent (and refused) again, not held as in progress.
+      for (let n = 0; n < 2; n += 1) {
+        const refused = await payOnPage(session.body.url, '4242 4242 4242 4242');
+        expect(refused.status).toBe(303);
+        expect(refused.location.pathname).toBe(`/checkout/${session.body.id}`);
+        expect(refused.location.searchParams.get('error')).toBe('internal_error');
+      }
+      expect((await call(keys.sk_live, 'GET', `/api/v1/checkout/sessions/${session.body.id}`)).body).toMatchObject({ status: 'open', payment_status: 'unpaid' });
 
-    // The operator configures the gateway and restarts: the same session is paid.
-    await stopService(service);
-    const stripe = createStripeReplay();
-    let stripeOrigin: string;
-    ({ server: gateway, origin: stripeOrigin } = await serveStripeReplay(stripe));
-    service = await startService(serviceEnv({ ...baseEnv, GATEWAY_SECRET_KEY: STRIPE_KEY, GATEWAY_BASE_URL: stripeOrigin }));
-    expect(service.output()).not.toContain(NO_GATEWAY_WARNING);
-    const paid = await payOnPage(session.body.url, '4242 4242 4242 4242');
-    expect(paid.status).toBe(303);
-    expect(paid.location.origin + paid.location.pathname).toBe(`${MERCHANT}/thanks`);
-    expect((await call(keys.sk_live, 'GET', `/api/v1/checkout/sessions/${session.body.id}`)).body).toMatchObject({ status: 'complete', payment_status: 'paid' });
-  }, START_TIMEOUT_MS + 60_000);
+      // The operator configures the gateway and restarts: the same session is paid.
+      await stopService(service);
+      const stripe = createStripeReplay();
+      let stripeOrigin: string;
+      ({ server: gateway, origin: stripeOrigin } = await serveStripeReplay(stripe));
+      service = await startService(serviceEnv({ ...baseEnv, GATEWAY_SECRET_KEY: STRIPE_KEY, GATEWAY_BASE_URL: stripeOrigin }));
+      expect(service.output()).not.toContain(NO_GATEWAY_WARNING);
+      const paid = await payOnPage(session.body.url, '4242 4242 4242 4242');
+      expect(paid.status).toBe(303);
+      expect(paid.location.origin + paid.location.pathname).toBe(`${MERCHANT}/thanks`);
+      expect((await call(keys.sk_live, 'GET', `/api/v1/checkout/sessions/${session.body.id}`)).body).toMatchObject({ status: 'complete', payment_status: 'paid' });
+    },
+    START_TIMEOUT_MS + 60_000,
+  );
 });

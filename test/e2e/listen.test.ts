@@ -137,24 +137,32 @@ describe('npm run listen', () => {
     expect(await ready(listener)).toBe(firstSecret);
     const after = await createProduct('After the restart');
     await vi.waitFor(() => expect(forwards(listener)).toHaveLength(2), { timeout: 20_000, interval: 100 });
-    expect(receivedEvents().slice(3).map((event) => event.data.object.id)).toEqual([whileStopped, after]);
+    expect(
+      receivedEvents()
+        .slice(3)
+        .map((event) => event.data.object.id),
+    ).toEqual([whileStopped, after]);
     expect(new Set(receivedEvents().map((event) => event.id)).size).toBe(5);
   }, 60_000);
 
-  it('while the service restarts: one line when it cannot reach it, one when it is back, and it continues', async () => {
-    const listener = listeners.at(-1)!;
-    await stopService(service!);
-    await vi.waitFor(() => expect(listener.output()).toContain('Cannot follow the service'), { timeout: 10_000, interval: 100 });
-    service = await startService(serviceEnvironment);
-    await vi.waitFor(() => expect(listener.output()).toContain('answers again'), { timeout: 10_000, interval: 100 });
-    const product = await createProduct('After the service restart');
-    await vi.waitFor(() => expect(forwards(listener)).toHaveLength(3), { timeout: 20_000, interval: 100 });
-    expect(receivedEvents().at(-1)!.data.object.id).toBe(product);
-    expect(listener.output().match(/Cannot follow the service at .*; trying again every 1 s\./g)).toHaveLength(1);
-    expect(listener.output().match(/answers again/g)).toHaveLength(1);
-    expect(new Set(receivedEvents().map((event) => event.id)).size).toBe(receivedEvents().length);
-    expect(await stopListen(listener)).toBe(0);
-  }, START_TIMEOUT_MS + 60_000);
+  it(
+    'while the service restarts: one line when it cannot reach it, one when it is back, and it continues',
+    async () => {
+      const listener = listeners.at(-1)!;
+      await stopService(service!);
+      await vi.waitFor(() => expect(listener.output()).toContain('Cannot follow the service'), { timeout: 10_000, interval: 100 });
+      service = await startService(serviceEnvironment);
+      await vi.waitFor(() => expect(listener.output()).toContain('answers again'), { timeout: 10_000, interval: 100 });
+      const product = await createProduct('After the service restart');
+      await vi.waitFor(() => expect(forwards(listener)).toHaveLength(3), { timeout: 20_000, interval: 100 });
+      expect(receivedEvents().at(-1)!.data.object.id).toBe(product);
+      expect(listener.output().match(/Cannot follow the service at .*; trying again every 1 s\./g)).toHaveLength(1);
+      expect(listener.output().match(/answers again/g)).toHaveLength(1);
+      expect(new Set(receivedEvents().map((event) => event.id)).size).toBe(receivedEvents().length);
+      expect(await stopListen(listener)).toBe(0);
+    },
+    START_TIMEOUT_MS + 60_000,
+  );
 
   it('--events forwards only the types asked for; a store without events yet; a last event the service no longer knows', async () => {
     const store = await adminClient(origin(), ADMIN_TOKEN).store.create.mutate({ name: 'Listen, filtered' });
@@ -226,7 +234,11 @@ describe('npm run listen', () => {
         const lateEvent = await late;
         await vi.waitFor(() => expect(forwards(listener), listener.output()).toHaveLength(3), { timeout: 20_000, interval: 100 });
         await new Promise((resolve) => setTimeout(resolve, 3_000));
-        expect(forwards(listener).slice(1).map(([type, id]) => [type, id])).toEqual([
+        expect(
+          forwards(listener)
+            .slice(1)
+            .map(([type, id]) => [type, id]),
+        ).toEqual([
           ['product.created', receivedEvents().find((event) => event.data.object.id === product)!.id],
           ['product.updated', lateEvent.id],
         ]);

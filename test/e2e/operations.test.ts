@@ -77,7 +77,11 @@ function createsAtOnce(count: number): Promise<{ status?: number; code?: string;
 
 /** Every create answered completely: created, or refused as busy (none reset, none cut off). */
 function expectAllAnswered(results: { status?: number; code?: string; failure?: string }[]): void {
-  for (const result of results) expect([{ status: 201, code: undefined }, { status: 503, code: 'service_busy' }]).toContainEqual(result);
+  for (const result of results)
+    expect([
+      { status: 201, code: undefined },
+      { status: 503, code: 'service_busy' },
+    ]).toContainEqual(result);
   expect(results.filter((result) => result.status === 201).length).toBeGreaterThan(0);
 }
 
@@ -161,31 +165,39 @@ describe('operating npm start', () => {
     expect(service.output()).toContain('Stopped.');
   }, 60_000);
 
-  it('a second npm start on the same data directory exits 1 with one line naming the running one’s pid and port', async () => {
-    earlierOutput += service.output();
-    service = await startService(env);
-    const { code, lines } = await refusedStart(env);
-    expect(code).toBe(1);
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`pid \\d+, port ${port}\\b`));
-    expect((await fetch(`${origin}/healthz`)).status).toBe(200);
-  }, START_TIMEOUT_MS);
-
-  it('npm start on a port another program holds exits 1 with one line naming the port, before any build or migration', async () => {
-    const holder = createServer();
-    const takenPort = await freePort();
-    await new Promise<void>((resolve) => holder.listen(takenPort, '127.0.0.1', resolve));
-    const storage = await serviceStorage('operations-port-taken');
-    try {
-      const { code, lines, output } = await refusedStart({ ...env, ...storage.env, PORT: String(takenPort) });
+  it(
+    'a second npm start on the same data directory exits 1 with one line naming the running one’s pid and port',
+    async () => {
+      earlierOutput += service.output();
+      service = await startService(env);
+      const { code, lines } = await refusedStart(env);
       expect(code).toBe(1);
-      expect(lines).toEqual([`Port ${takenPort} is already in use by another program. Set PORT to use another.`]);
-      expect(output).not.toMatch(/Building|migrat/i);
-    } finally {
-      holder.close();
-      await storage.cleanup();
-    }
-  }, START_TIMEOUT_MS);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(new RegExp(`pid \\d+, port ${port}\\b`));
+      expect((await fetch(`${origin}/healthz`)).status).toBe(200);
+    },
+    START_TIMEOUT_MS,
+  );
+
+  it(
+    'npm start on a port another program holds exits 1 with one line naming the port, before any build or migration',
+    async () => {
+      const holder = createServer();
+      const takenPort = await freePort();
+      await new Promise<void>((resolve) => holder.listen(takenPort, '127.0.0.1', resolve));
+      const storage = await serviceStorage('operations-port-taken');
+      try {
+        const { code, lines, output } = await refusedStart({ ...env, ...storage.env, PORT: String(takenPort) });
+        expect(code).toBe(1);
+        expect(lines).toEqual([`Port ${takenPort} is already in use by another program. Set PORT to use another.`]);
+        expect(output).not.toMatch(/Building|migrat/i);
+      } finally {
+        holder.close();
+        await storage.cleanup();
+      }
+    },
+    START_TIMEOUT_MS,
+  );
 
   it('Ctrl-C (SIGINT to the whole process group) under 150 concurrent creates: one stop, every create answered, exit 0', async () => {
     const pid = service.child.pid!;
@@ -201,65 +213,69 @@ describe('operating npm start', () => {
     expect(service.output()).not.toContain('again: exiting now');
   }, 60_000);
 
-  it('no key, token, client secret, password, card number or cookie in the output of the whole run', async () => {
-    earlierOutput += service.output();
-    service = await startService(env);
-    const admin = adminClient(origin, ADMIN_TOKEN);
-    const store = await admin.store.create.mutate({ name: 'Secrets end to end' });
-    const secrets: string[] = [ADMIN_TOKEN, METRICS_TOKEN, PASSWORD, COOKIE_VALUE, ...CARD_NUMBERS, ...Object.values(store.keys)];
-    const sk = store.keys.sk_test;
+  it(
+    'no key, token, client secret, password, card number or cookie in the output of the whole run',
+    async () => {
+      earlierOutput += service.output();
+      service = await startService(env);
+      const admin = adminClient(origin, ADMIN_TOKEN);
+      const store = await admin.store.create.mutate({ name: 'Secrets end to end' });
+      const secrets: string[] = [ADMIN_TOKEN, METRICS_TOKEN, PASSWORD, COOKIE_VALUE, ...CARD_NUMBERS, ...Object.values(store.keys)];
+      const sk = store.keys.sk_test;
 
-    const product = await callService(origin, sk, 'POST', '/api/v1/products', { name: 'Secret-free', amount: 900 });
-    const session = await callService(origin, sk, 'POST', '/api/v1/checkout/sessions', { price_id: product.body.price_id, customer_email: 'ada@example.com' });
-    expect(session.status).toBe(201);
-    secrets.push(session.body.client_secret, new URL(session.body.url).searchParams.toString());
-    // A paying card and, on another session, a declined one, typed into the hosted form.
-    expect(await payOnHostedPage(session.body.url, origin, CARD_NUMBERS[0]!)).toBe(303);
-    const declinedSession = await callService(origin, sk, 'POST', '/api/v1/checkout/sessions', { price_id: product.body.price_id, customer_email: 'bo@example.com' });
-    secrets.push(declinedSession.body.client_secret);
-    expect(await payOnHostedPage(declinedSession.body.url, origin, CARD_NUMBERS[1]!)).toBeLessThan(500);
-    // The publishable key and client secret of the embedded flow, with a card in the body and a
-    // cookie, as a browser sends them.
-    const confirmed = await fetch(`${origin}/api/v1/checkout/sessions/${declinedSession.body.id}/confirm`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${store.keys.pk_test}`, 'content-type': 'application/json', cookie: `authjs.session-token=${COOKIE_VALUE}` },
-      body: JSON.stringify({ client_secret: declinedSession.body.client_secret, card_number: CARD_NUMBERS[0], cvc: '123' }),
-    });
-    expect(confirmed.status).toBeGreaterThanOrEqual(400);
-    expect(confirmed.headers.get('request-id')).toMatch(/^req_/);
+      const product = await callService(origin, sk, 'POST', '/api/v1/products', { name: 'Secret-free', amount: 900 });
+      const session = await callService(origin, sk, 'POST', '/api/v1/checkout/sessions', { price_id: product.body.price_id, customer_email: 'ada@example.com' });
+      expect(session.status).toBe(201);
+      secrets.push(session.body.client_secret, new URL(session.body.url).searchParams.toString());
+      // A paying card and, on another session, a declined one, typed into the hosted form.
+      expect(await payOnHostedPage(session.body.url, origin, CARD_NUMBERS[0]!)).toBe(303);
+      const declinedSession = await callService(origin, sk, 'POST', '/api/v1/checkout/sessions', { price_id: product.body.price_id, customer_email: 'bo@example.com' });
+      secrets.push(declinedSession.body.client_secret);
+      expect(await payOnHostedPage(declinedSession.body.url, origin, CARD_NUMBERS[1]!)).toBeLessThan(500);
+      // The publishable key and client secret of the embedded flow, with a card in the body and a
+      // cookie, as a browser sends them.
+      const confirmed = await fetch(`${origin}/api/v1/checkout/sessions/${declinedSession.body.id}/confirm`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${store.keys.pk_test}`, 'content-type': 'application/json', cookie: `authjs.session-token=${COOKIE_VALUE}` },
+        body: JSON.stringify({ client_secret: declinedSession.body.client_secret, card_number: CARD_NUMBERS[0], cvc: '123' }),
+      });
+      expect(confirmed.status).toBeGreaterThanOrEqual(400);
+      expect(confirmed.headers.get('request-id')).toMatch(/^req_/);
 
-    // A portal link (its token is the credential), opened.
-    const portal = await callService(origin, sk, 'POST', '/api/v1/portal/sessions', { customer_email: 'ada@example.com' });
-    expect(portal.status).toBe(201);
-    secrets.push(new URL(portal.body.url).pathname.split('/').pop()!);
-    expect((await fetch(portal.body.url.replace(/^https?:\/\/[^/]+/, origin))).status).toBe(200);
+      // A portal link (its token is the credential), opened.
+      const portal = await callService(origin, sk, 'POST', '/api/v1/portal/sessions', { customer_email: 'ada@example.com' });
+      expect(portal.status).toBe(201);
+      secrets.push(new URL(portal.body.url).pathname.split('/').pop()!);
+      expect((await fetch(portal.body.url.replace(/^https?:\/\/[^/]+/, origin))).status).toBe(200);
 
-    // A webhook endpoint's signing secret, and an invitation link's token.
-    const endpoint = await callService(origin, sk, 'POST', '/api/v1/webhook_endpoints', { url: 'https://example.com/hooks' });
-    expect(endpoint.status).toBe(201);
-    secrets.push(endpoint.body.secret);
-    const invited = await admin.user.invite.mutate({ store: store.id, email: 'sam@example.com', role: 'support' });
-    secrets.push(new URL(invited.url).pathname.split('/').pop()!);
-    expect((await fetch(invited.url.replace(/^https?:\/\/[^/]+/, origin))).status).toBe(200);
+      // A webhook endpoint's signing secret, and an invitation link's token.
+      const endpoint = await callService(origin, sk, 'POST', '/api/v1/webhook_endpoints', { url: 'https://example.com/hooks' });
+      expect(endpoint.status).toBe(201);
+      secrets.push(endpoint.body.secret);
+      const invited = await admin.user.invite.mutate({ store: store.id, email: 'sam@example.com', role: 'support' });
+      secrets.push(new URL(invited.url).pathname.split('/').pop()!);
+      expect((await fetch(invited.url.replace(/^https?:\/\/[^/]+/, origin))).status).toBe(200);
 
-    // A dashboard sign-in with a password, posted as the page's form posts it (no script).
-    const signInPage = await (await fetch(`${origin}/dashboard/sign-in`)).text();
-    const actionField = /name="(\$ACTION_ID_[0-9a-f]+)"/.exec(signInPage)?.[1];
-    expect(actionField).toBeDefined();
-    const form = new FormData();
-    form.set(actionField!, '');
-    form.set('email', 'nobody@example.com');
-    form.set('password', PASSWORD);
-    const signIn = await fetch(`${origin}/dashboard/sign-in`, { method: 'POST', body: form, headers: { origin }, redirect: 'manual' });
-    expect(signIn.status).toBeLessThan(500);
+      // A dashboard sign-in with a password, posted as the page's form posts it (no script).
+      const signInPage = await (await fetch(`${origin}/dashboard/sign-in`)).text();
+      const actionField = /name="(\$ACTION_ID_[0-9a-f]+)"/.exec(signInPage)?.[1];
+      expect(actionField).toBeDefined();
+      const form = new FormData();
+      form.set(actionField!, '');
+      form.set('email', 'nobody@example.com');
+      form.set('password', PASSWORD);
+      const signIn = await fetch(`${origin}/dashboard/sign-in`, { method: 'POST', body: form, headers: { origin }, redirect: 'manual' });
+      expect(signIn.status).toBeLessThan(500);
 
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const output = allOutput();
-    for (const secret of secrets) {
-      expect(secret.length).toBeGreaterThan(8);
-      expect(output.includes(secret), `the output holds ${secret}`).toBe(false);
-    }
-    // The card numbers as typed, grouped in fours, too.
-    for (const number of CARD_NUMBERS) expect(output).not.toContain(number.replace(/(\d{4})(?=\d)/g, '$1 '));
-  }, START_TIMEOUT_MS);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const output = allOutput();
+      for (const secret of secrets) {
+        expect(secret.length).toBeGreaterThan(8);
+        expect(output.includes(secret), `the output holds ${secret}`).toBe(false);
+      }
+      // The card numbers as typed, grouped in fours, too.
+      for (const number of CARD_NUMBERS) expect(output).not.toContain(number.replace(/(\d{4})(?=\d)/g, '$1 '));
+    },
+    START_TIMEOUT_MS,
+  );
 });

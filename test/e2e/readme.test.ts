@@ -38,7 +38,9 @@ const filled = (block: string) => block.replaceAll('sk_test_...', sk).replaceAll
 
 function bash(script: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile('bash', ['-euo', 'pipefail', '-c', script], { timeout: 30_000, env: { ...process.env, SK: sk } }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)));
+    execFile('bash', ['-euo', 'pipefail', '-c', script], { timeout: 30_000, env: { ...process.env, SK: sk } }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+    );
   });
 }
 
@@ -155,7 +157,10 @@ function handle(event) { handled.add(event.id); console.log(JSON.stringify({ typ
       },
       { timeout: 30_000, interval: 200 },
     );
-    const forwarded = listen!.output().split('\n').filter((line) => /evt_test_\w+ {2}→/.test(line));
+    const forwarded = listen!
+      .output()
+      .split('\n')
+      .filter((line) => /evt_test_\w+ {2}→/.test(line));
     expect(forwarded.filter((line) => /order\.paid/.test(line))).toHaveLength(1);
     for (const line of forwarded) expect(line).toMatch(/→ 200$/);
   }, 60_000);

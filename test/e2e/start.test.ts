@@ -122,40 +122,39 @@ describe('npm start', () => {
     expect(ownProducts).toEqual({ status: 200, body: expect.objectContaining({ object: 'list', data: [], has_more: false }) });
   });
 
-  it('SIGTERM to the npm process answers the requests in flight, then npm exits 0 and leaves no process; a restart keeps the data and prints no keys', async () => {
-    // Requests the service is reading when the signal comes: their bodies arrive only after it.
-    const inFlight = Array.from({ length: 3 }, (_, index) => startSlowProductCreate(keys.sk_test, `In flight ${index}`));
-    await Promise.all(inFlight.map((request) => request.sent));
-    // Time for the service to accept the connections and read the headers.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    const stoppedAt = Date.now();
-    const stopped = stopService(service);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    for (const request of inFlight) request.finish();
-    expect(await Promise.all(inFlight.map((request) => request.answer))).toEqual([201, 201, 201]);
-    expect(await stopped).toBe(0);
-    console.log(`stopped after ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s`);
-    expect(service.output()).toContain('SIGTERM: finishing requests in flight, then stopping.');
-    expect(service.output()).toContain('Stopped.');
+  it(
+    'SIGTERM to the npm process answers the requests in flight, then npm exits 0 and leaves no process; a restart keeps the data and prints no keys',
+    async () => {
+      // Requests the service is reading when the signal comes: their bodies arrive only after it.
+      const inFlight = Array.from({ length: 3 }, (_, index) => startSlowProductCreate(keys.sk_test, `In flight ${index}`));
+      await Promise.all(inFlight.map((request) => request.sent));
+      // Time for the service to accept the connections and read the headers.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const stoppedAt = Date.now();
+      const stopped = stopService(service);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      for (const request of inFlight) request.finish();
+      expect(await Promise.all(inFlight.map((request) => request.answer))).toEqual([201, 201, 201]);
+      expect(await stopped).toBe(0);
+      console.log(`stopped after ${((Date.now() - stoppedAt) / 1000).toFixed(1)} s`);
+      expect(service.output()).toContain('SIGTERM: finishing requests in flight, then stopping.');
+      expect(service.output()).toContain('Stopped.');
 
-    // Files written from the sources (the committed OpenAPI document) never call for a new build.
-    const now = new Date();
-    await utimes(path.join(ROOT, 'openapi', 'openapi.json'), now, now);
-    service = await startService();
-    expect(service.output()).not.toContain('Building (');
-    expect(service.output()).not.toMatch(/(sk|pk)_(test|live)_[0-9A-Za-z]{32}/);
-    const listed = await api('GET', '/api/v1/products', { key: keys.sk_test });
-    expect(listed.status).toBe(200);
-    const names = listed.body.data.map((product: { name: string }) => product.name);
-    // The three in flight were answered in no set order.
-    expect(names.slice(0, 3).sort()).toEqual(['In flight 0', 'In flight 1', 'In flight 2']);
-    expect(names.slice(3)).toEqual([
-      'E2E ebook',
-      'Demo monthly membership',
-      'Demo video course',
-      'Demo ebook',
-    ]);
-  }, START_TIMEOUT_MS);
+      // Files written from the sources (the committed OpenAPI document) never call for a new build.
+      const now = new Date();
+      await utimes(path.join(ROOT, 'openapi', 'openapi.json'), now, now);
+      service = await startService();
+      expect(service.output()).not.toContain('Building (');
+      expect(service.output()).not.toMatch(/(sk|pk)_(test|live)_[0-9A-Za-z]{32}/);
+      const listed = await api('GET', '/api/v1/products', { key: keys.sk_test });
+      expect(listed.status).toBe(200);
+      const names = listed.body.data.map((product: { name: string }) => product.name);
+      // The three in flight were answered in no set order.
+      expect(names.slice(0, 3).sort()).toEqual(['In flight 0', 'In flight 1', 'In flight 2']);
+      expect(names.slice(3)).toEqual(['E2E ebook', 'Demo monthly membership', 'Demo video course', 'Demo ebook']);
+    },
+    START_TIMEOUT_MS,
+  );
 
   it('a client-sent X-Forwarded-For does not escape the per-IP limit', async () => {
     const statuses: number[] = [];

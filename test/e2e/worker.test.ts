@@ -122,7 +122,9 @@ if (!process.env.DATABASE_URL) {
       expect(types().filter((type) => type === 'subscription.created')).toHaveLength(1);
       expect(types().filter((type) => type === 'subscription.payment_succeeded')).toHaveLength(1);
       // Billed once: the subscription stands where the one renewal's event left it.
-      const renewal = receiver.acknowledged.map((webhook) => JSON.parse(webhook.body) as { type: string; data: { object: { id: string } } }).find((event) => event.type === 'subscription.payment_succeeded')!;
+      const renewal = receiver.acknowledged
+        .map((webhook) => JSON.parse(webhook.body) as { type: string; data: { object: { id: string } } })
+        .find((event) => event.type === 'subscription.payment_succeeded')!;
       const subscription = await request('GET', `/api/v1/subscriptions/${renewal.data.object.id}`);
       expect(subscription.body).toEqual(renewal.data.object);
       expect(subscription.body.status).toBe('active');

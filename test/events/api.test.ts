@@ -95,7 +95,11 @@ describe('GET /api/v1/events', () => {
     expect(await types(`&created_gte=${epoch(T0) + 1}`)).toEqual(['product.deleted', 'product.updated']);
     expect(await types(`&created_lte=${epoch(T0) + 1}`)).toEqual(['product.updated', 'product.created']);
     expect(await types(`&created_gte=${epoch(T0) + 1}&created_lte=${epoch(T0) + 1}`)).toEqual(['product.updated']);
-    for (const [name, value] of [['created_gte', 'yesterday'], ['created_lte', '-1'], ['created_gte', '1.5']]) {
+    for (const [name, value] of [
+      ['created_gte', 'yesterday'],
+      ['created_lte', '-1'],
+      ['created_gte', '1.5'],
+    ]) {
       expectError(await api.request('GET', `/api/v1/events?${name}=${value}`, { key: store.key }), 400, 'parameter_invalid', name);
     }
   });
@@ -136,9 +140,7 @@ describe('GET /api/v1/events', () => {
     const [foreignEvent] = (await listEvents('', foreign.keys.sk_test)).data;
     const [liveEvent] = (await listEvents('', store.keys.sk_live)).data;
     for (const param of ['starting_after', 'ending_before']) {
-      const responses = await Promise.all(
-        [foreignEvent.id, liveEvent.id, 'evt_test_000000000000000000000000'].map((id) => rawApiRequest(api, 'GET', `/api/v1/events?${param}=${id}`, store.key)),
-      );
+      const responses = await Promise.all([foreignEvent.id, liveEvent.id, 'evt_test_000000000000000000000000'].map((id) => rawApiRequest(api, 'GET', `/api/v1/events?${param}=${id}`, store.key)));
       expectIdenticalMissing(responses, param);
     }
     const both = await api.request('GET', `/api/v1/events?starting_after=${liveEvent.id}&ending_before=${liveEvent.id}`, { key: store.keys.sk_live });
@@ -159,9 +161,7 @@ describe('GET /api/v1/events', () => {
     expect(liveList.data[0].id).toMatch(/^evt_live_/);
 
     const [foreignEvent] = (await listEvents('', foreign.keys.sk_test)).data;
-    const responses = await Promise.all(
-      [foreignEvent.id, liveList.data[0].id, 'evt_test_000000000000000000000000'].map((id) => rawApiRequest(api, 'GET', `/api/v1/events/${id}`, store.key)),
-    );
+    const responses = await Promise.all([foreignEvent.id, liveList.data[0].id, 'evt_test_000000000000000000000000'].map((id) => rawApiRequest(api, 'GET', `/api/v1/events/${id}`, store.key)));
     expectIdenticalMissing(responses, 'id');
   });
 

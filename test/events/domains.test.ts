@@ -31,8 +31,7 @@ async function openSession(body: Record<string, unknown> = {}) {
   expect(response.status).toBe(201);
   return response.body;
 }
-const pay = (sessionId: string, number = '4242424242424242', email = 'Buyer@Example.com') =>
-  payCheckoutSession(api.services, { sessionId, card: card(number), email });
+const pay = (sessionId: string, number = '4242424242424242', email = 'Buyer@Example.com') => payCheckoutSession(api.services, { sessionId, card: card(number), email });
 
 describe('events of payments, refunds, customers and portal sessions', () => {
   it('a paid session records customer.created, invoice.issued, checkout.session.completed and order.paid, each with the object as the API reads it', async () => {

@@ -218,27 +218,19 @@ const queryFieldOf = (op: Operation) => fc.constantFrom(...op.query, 'fuzz_unkno
 const withMetadata = () => operations.filter((op) => op.body?.properties?.metadata);
 
 const caseArbitrary: fc.Arbitrary<Case> = fc.oneof(
-  fc.constantFrom(...withBody()).chain((op) =>
-    fc.record({ kind: fc.constant('body-text' as const), op: fc.constant(op), field: fieldOf(op), value: unsafeText, inKey: fc.boolean() }),
-  ),
-  fc.constantFrom(...withMetadata()).chain((op) =>
-    fc.record({ kind: fc.constant('metadata-text' as const), op: fc.constant(op), key: fc.stringMatching(/^[a-z]{1,10}$/), value: unsafeText, inKey: fc.boolean() }),
-  ),
-  fc.constantFrom(...operations).chain((op) =>
-    fc.record({ kind: fc.constant('query-text' as const), op: fc.constant(op), field: queryFieldOf(op), value: unsafeText.filter((text) => text.includes('\u0000')) }),
-  ),
-  fc.constantFrom(...operations.filter((op) => op.path.includes('{'))).chain((op) =>
-    fc.record({ kind: fc.constant('path-encoding' as const), op: fc.constant(op), segment: hostileEncoding }),
-  ),
-  fc.constantFrom(...operations).chain((op) =>
-    fc.record({ kind: fc.constant('query-encoding' as const), op: fc.constant(op), field: queryFieldOf(op), encoded: hostileEncoding }),
-  ),
-  fc.constantFrom(...withBody()).chain((op) =>
-    fc.record({ kind: fc.constant('body-value' as const), op: fc.constant(op), field: fieldOf(op), value: hostileValue, duplicate: fc.boolean() }),
-  ),
-  fc.constantFrom(...operations.filter((op) => op.query.length > 0)).chain((op) =>
-    fc.record({ kind: fc.constant('query-value' as const), op: fc.constant(op), field: queryFieldOf(op), value: hostileScalar }),
-  ),
+  fc.constantFrom(...withBody()).chain((op) => fc.record({ kind: fc.constant('body-text' as const), op: fc.constant(op), field: fieldOf(op), value: unsafeText, inKey: fc.boolean() })),
+  fc
+    .constantFrom(...withMetadata())
+    .chain((op) => fc.record({ kind: fc.constant('metadata-text' as const), op: fc.constant(op), key: fc.stringMatching(/^[a-z]{1,10}$/), value: unsafeText, inKey: fc.boolean() })),
+  fc
+    .constantFrom(...operations)
+    .chain((op) => fc.record({ kind: fc.constant('query-text' as const), op: fc.constant(op), field: queryFieldOf(op), value: unsafeText.filter((text) => text.includes('\u0000')) })),
+  fc.constantFrom(...operations.filter((op) => op.path.includes('{'))).chain((op) => fc.record({ kind: fc.constant('path-encoding' as const), op: fc.constant(op), segment: hostileEncoding })),
+  fc.constantFrom(...operations).chain((op) => fc.record({ kind: fc.constant('query-encoding' as const), op: fc.constant(op), field: queryFieldOf(op), encoded: hostileEncoding })),
+  fc.constantFrom(...withBody()).chain((op) => fc.record({ kind: fc.constant('body-value' as const), op: fc.constant(op), field: fieldOf(op), value: hostileValue, duplicate: fc.boolean() })),
+  fc
+    .constantFrom(...operations.filter((op) => op.query.length > 0))
+    .chain((op) => fc.record({ kind: fc.constant('query-value' as const), op: fc.constant(op), field: queryFieldOf(op), value: hostileScalar })),
   fc.constantFrom(...withMetadata()).chain((op) =>
     fc.record({
       kind: fc.constant('metadata-keys' as const),
@@ -248,9 +240,7 @@ const caseArbitrary: fc.Arbitrary<Case> = fc.oneof(
         .map((keys) => Object.fromEntries(keys.map((key, index) => [key, `v${index}`]))),
     }),
   ),
-  fc.constantFrom(...withBody()).chain((op) =>
-    fc.record({ kind: fc.constant('top-level-key' as const), op: fc.constant(op), key: fc.constantFrom('__proto__', 'constructor') }),
-  ),
+  fc.constantFrom(...withBody()).chain((op) => fc.record({ kind: fc.constant('top-level-key' as const), op: fc.constant(op), key: fc.constantFrom('__proto__', 'constructor') })),
 );
 
 const jsonText = (value: unknown) => (value instanceof DeepJson ? value.text() : JSON.stringify(value));
@@ -378,9 +368,13 @@ describe('hostile input against every operation of the OpenAPI document', () => 
     expect(operations.every((op) => op.id && op.method && op.path)).toBe(true);
   });
 
-  it(`never a 5xx; refusals are the envelope with their 4xx and write nothing; unsafe text is parameter_invalid naming its field (${RUNS} requests)`, async () => {
-    await fc.assert(fc.asyncProperty(caseArbitrary, send), { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true });
-  }, Math.max(120_000, RUNS * 500));
+  it(
+    `never a 5xx; refusals are the envelope with their 4xx and write nothing; unsafe text is parameter_invalid naming its field (${RUNS} requests)`,
+    async () => {
+      await fc.assert(fc.asyncProperty(caseArbitrary, send), { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true });
+    },
+    Math.max(120_000, RUNS * 500),
+  );
 
   it('every operation, with unsafe text in each of its body fields and query parameters', async () => {
     for (const op of operations) {

@@ -54,7 +54,7 @@ describe('Stripe PaymentIntents adapter (msw replay of the documented API)', () 
     });
   });
 
-  it('a retry with the same key is answered from Stripe\'s idempotency cache: same payment', async () => {
+  it("a retry with the same key is answered from Stripe's idempotency cache: same payment", async () => {
     const req = request('4242424242424242');
     const first = await gateway.charge(req);
     const second = await gateway.charge(req);
@@ -182,7 +182,6 @@ describe('Stripe PaymentIntents adapter (msw replay of the documented API)', () 
     expect(stripe.calls[1]!.form.get('starting_after')).toMatch(/^pi_/);
   });
 
-
   it('recurring: a customer under a derived key, setup_future_usage, then off-session charges and detach', async () => {
     const req = request('4242424242424242', { recurring: true });
     const first = await gateway.charge(req);
@@ -212,7 +211,7 @@ describe('Stripe PaymentIntents adapter (msw replay of the documented API)', () 
     expect(await gateway.refund({ idempotencyKey: 'refund:re_live_1:1', paymentId: 'pi_123', amount: 700 })).toEqual(result);
   });
 
-  it('retrieveRefund by key lists the payment\'s refunds (read-after-write, unlike search) and matches the key in their metadata; null when Stripe never saw it', async () => {
+  it("retrieveRefund by key lists the payment's refunds (read-after-write, unlike search) and matches the key in their metadata; null when Stripe never saw it", async () => {
     const paymentId = `pi_${randomBase62(24)}`;
     const made = await gateway.refund({ idempotencyKey: 'refund:re_live_2:1', paymentId, amount: 300 });
     await gateway.refund({ idempotencyKey: 'refund:re_live_3:1', paymentId, amount: 200 });

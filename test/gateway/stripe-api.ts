@@ -80,8 +80,7 @@ export function createStripeReplay(options: { now?: () => Date } = {}) {
     return call;
   }
 
-  const unauthorized = () =>
-    HttpResponse.json({ error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_live_****' } }, { status: 401 });
+  const unauthorized = () => HttpResponse.json({ error: { type: 'invalid_request_error', message: 'Invalid API Key provided: sk_live_****' } }, { status: 401 });
   const missing = () => HttpResponse.json({ error: { type: 'invalid_request_error', code: 'resource_missing' } }, { status: 404 });
 
   /** One page of a Stripe list (newest first): `limit` items after `starting_after`. */
@@ -110,7 +109,10 @@ export function createStripeReplay(options: { now?: () => Date } = {}) {
       if (replay) return HttpResponse.json(replay.body as object, { status: replay.status, headers: { 'idempotent-replayed': 'true' } });
       // https://docs.stripe.com/error-low-level#idempotency: a key whose first request is still running.
       if (key && inFlight.has(key)) {
-        return HttpResponse.json({ error: { type: 'idempotency_error', code: 'idempotency_key_in_use', message: 'There is currently another in-progress request using this Idempotency Key.' } }, { status: 409 });
+        return HttpResponse.json(
+          { error: { type: 'idempotency_error', code: 'idempotency_key_in_use', message: 'There is currently another in-progress request using this Idempotency Key.' } },
+          { status: 409 },
+        );
       }
       if (rateLimitedRequests > 0) {
         rateLimitedRequests -= 1;

@@ -98,8 +98,7 @@ describe('wire format: JSON bodies', () => {
 });
 
 describe('credentials are judged before the body', () => {
-  const noAuth = (headers: Record<string, string>, body?: string | Uint8Array) =>
-    rawRequest(api.baseUrl, 'POST', '/api/v1/products', { headers, body });
+  const noAuth = (headers: Record<string, string>, body?: string | Uint8Array) => rawRequest(api.baseUrl, 'POST', '/api/v1/products', { headers, body });
   const huge = JSON.stringify({ name: 'x', amount: 1, description: 'x'.repeat(MAX_JSON_BODY_BYTES) });
 
   it('no key with no body, a wrong Content-Type, malformed JSON or too large a body → 401 missing_api_key', async () => {
@@ -238,7 +237,13 @@ describe('unexpected exceptions → 500 internal_error', () => {
       },
     });
     const config = loadConfig({});
-    const services: Services = { db: failing, clock: createTestClock(), config, rateLimits: createRateLimits(config.rateLimits, undefined), gateways: createGateways({ db: failing, clock: createTestClock(), config }) };
+    const services: Services = {
+      db: failing,
+      clock: createTestClock(),
+      config,
+      rateLimits: createRateLimits(config.rateLimits, undefined),
+      gateways: createGateways({ db: failing, clock: createTestClock(), config }),
+    };
     const server = await serveFetchHandler(createApiHandler(services));
     try {
       const headers = { authorization: `Bearer ${key}` };
@@ -253,7 +258,13 @@ describe('unexpected exceptions → 500 internal_error', () => {
     vi.spyOn(console, 'error').mockImplementation(() => {});
     const database = await createTestDatabase();
     const config = loadConfig({});
-    const services: Services = { db: database.db, clock: createTestClock(), config, rateLimits: createRateLimits(config.rateLimits, undefined), gateways: createGateways({ db: database.db, clock: createTestClock(), config }) };
+    const services: Services = {
+      db: database.db,
+      clock: createTestClock(),
+      config,
+      rateLimits: createRateLimits(config.rateLimits, undefined),
+      gateways: createGateways({ db: database.db, clock: createTestClock(), config }),
+    };
     const store = await createStore(services);
     const server = await serveFetchHandler(createApiHandler(services));
     try {
@@ -275,7 +286,13 @@ describe('unexpected exceptions → 500 internal_error', () => {
       },
     });
     const config = loadConfig({});
-    const services: Services = { db: failing, clock: createTestClock(), config, rateLimits: createRateLimits(config.rateLimits, undefined), gateways: createGateways({ db: failing, clock: createTestClock(), config }) };
+    const services: Services = {
+      db: failing,
+      clock: createTestClock(),
+      config,
+      rateLimits: createRateLimits(config.rateLimits, undefined),
+      gateways: createGateways({ db: failing, clock: createTestClock(), config }),
+    };
     const server = await serveFetchHandler(createApiHandler(services));
     try {
       const response = await rawRequest(server.baseUrl, 'GET', `/api/v1/products/prod_test_x?api_key=${key}`);

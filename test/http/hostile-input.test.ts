@@ -161,7 +161,12 @@ describe('a path that does not decode: 404 resource_missing', () => {
 
 describe('metadata keys __proto__ and constructor are stored and echoed like any other', () => {
   const METADATA = '{"__proto__":"a","constructor":"b","plan":"c","toString":"d"}';
-  const ENTRIES = [['__proto__', 'a'], ['constructor', 'b'], ['plan', 'c'], ['toString', 'd']];
+  const ENTRIES = [
+    ['__proto__', 'a'],
+    ['constructor', 'b'],
+    ['plan', 'c'],
+    ['toString', 'd'],
+  ];
 
   it('checkout session: the create and a retrieve answer every key, in order', async () => {
     const product = await createProduct(api, store.key);
@@ -181,11 +186,7 @@ describe('metadata keys __proto__ and constructor are stored and echoed like any
   });
 
   it('subscription checkout', async () => {
-    const created = await sendText(
-      'POST',
-      '/subscriptions',
-      `{"amount":990,"interval":"month","plan_name":"Pro plan","total_payments":12,"customer_email":"ada@example.com","metadata":${METADATA}}`,
-    );
+    const created = await sendText('POST', '/subscriptions', `{"amount":990,"interval":"month","plan_name":"Pro plan","total_payments":12,"customer_email":"ada@example.com","metadata":${METADATA}}`);
     expect(created.status).toBe(201);
     expect(created.text).toContain(`"metadata":${METADATA}`);
   });
@@ -197,7 +198,7 @@ describe('metadata keys __proto__ and constructor are stored and echoed like any
 });
 
 describe('hosted forms', () => {
-  it('a field that is not safe text reads as missing, so the form\'s own check refuses it', async () => {
+  it("a field that is not safe text reads as missing, so the form's own check refuses it", async () => {
     const body = new URLSearchParams({ email: 'ada\u0000@example.com', card_number: '4242 4242 4242 4242', cvc: '123' });
     const submission = await readHostedSubmission(new Request('http://localhost/checkout/cs_test_x/pay?expires=1&signature=s', { method: 'POST', body }), 'cs_test_x');
     expect([...submission.form.keys()]).toEqual(['card_number', 'cvc']);

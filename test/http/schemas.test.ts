@@ -34,10 +34,7 @@ function leavesOf(def: Record<string, any> & { type: string }, at: string, walk:
     case 'pipe':
       return [];
     case 'object':
-      return [
-        ...Object.entries(def.shape as Record<string, Schema>).flatMap(([key, child]) => walk(child, at === '' ? key : `${at}.${key}`)),
-        ...(def.catchall ? walk(def.catchall, `${at}.*`) : []),
-      ];
+      return [...Object.entries(def.shape as Record<string, Schema>).flatMap(([key, child]) => walk(child, at === '' ? key : `${at}.${key}`)), ...(def.catchall ? walk(def.catchall, `${at}.*`) : [])];
     case 'array':
       return walk(def.element, `${at}[]`);
     case 'tuple':

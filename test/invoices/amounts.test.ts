@@ -12,7 +12,11 @@ const gross = (entry: TaxBreakdownEntry) => entry.amount_net + entry.amount_tax;
 const invoiceBreakdown = fc
   .uniqueArray(fc.integer({ min: 0, max: 27 }), { minLength: 1, maxLength: 4 })
   .chain((rates) =>
-    fc.tuple(...rates.map((rate) => fc.integer({ min: 1, max: 2_000_000 }).map((total) => ({ rate, amount_tax: Math.round((total * rate) / (100 + rate)), amount_net: total - Math.round((total * rate) / (100 + rate)) })))),
+    fc.tuple(
+      ...rates.map((rate) =>
+        fc.integer({ min: 1, max: 2_000_000 }).map((total) => ({ rate, amount_tax: Math.round((total * rate) / (100 + rate)), amount_net: total - Math.round((total * rate) / (100 + rate)) })),
+      ),
+    ),
   );
 
 describe('splitCredit', () => {

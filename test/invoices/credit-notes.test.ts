@@ -18,7 +18,6 @@ import { fetchPdf, payCheckout, pdfPages, seedInvoicedOrder, storeCodeOf } from 
 const api = useTestApi();
 const CREDIT_NOTES = '/api/v1/credit_notes';
 
-
 /** An order of a 19 % line (2 × 50.00 + VAT) and a 7 % VAT-inclusive one (10.00), paid on the hosted page: 129.00. */
 async function paidTwoRateOrder(language?: 'de' | 'en') {
   api.clock.set(T0);
@@ -94,7 +93,10 @@ describe('a credit note with each succeeded refund', () => {
     // Together they credit exactly what the invoice charged, per rate.
     for (const rate of invoice.tax_breakdown) {
       const credited = notes.flatMap((made) => made.tax_breakdown).filter((entry: { rate: number }) => entry.rate === rate.rate);
-      expect([credited.reduce((sum: number, entry: { amount_net: number }) => sum + entry.amount_net, 0), credited.reduce((sum: number, entry: { amount_tax: number }) => sum + entry.amount_tax, 0)]).toEqual([rate.amount_net, rate.amount_tax]);
+      expect([
+        credited.reduce((sum: number, entry: { amount_net: number }) => sum + entry.amount_net, 0),
+        credited.reduce((sum: number, entry: { amount_tax: number }) => sum + entry.amount_tax, 0),
+      ]).toEqual([rate.amount_net, rate.amount_tax]);
     }
     // Listed newest first, by invoice and by order.
     const byInvoice = await listOf(api, CREDIT_NOTES, key, `invoice_id=${invoice.id}`);

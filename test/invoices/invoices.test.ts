@@ -14,7 +14,6 @@ const api = useTestApi();
 const INVOICES = '/api/v1/invoices';
 const DEMO_SELLER = { name: 'Example Payments GmbH (demo)', address: 'Musterstraße 1, 10115 Berlin, Germany (demo)', vat_id: 'DE123456789 (demo)' };
 
-
 /** A store that calculates tax, with a 19 % exclusive and a 7 % inclusive product. */
 async function taxedStore() {
   api.clock.set(T0);

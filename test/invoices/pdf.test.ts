@@ -37,7 +37,9 @@ const invoice: InvoiceRow = {
 describe('invoice PDF', () => {
   it('the withdrawal waiver, with its date and text version; Polish letters kept; a live invoice has no test notice', async () => {
     const [page] = await pdfPages(await renderInvoicePdf(invoice));
-    expect(page).toContain('The customer agreed on 1 March 2026 that delivery of the digital content starts before the withdrawal period ends, and acknowledged losing the right of withdrawal thereby (text version 2026-06-19).');
+    expect(page).toContain(
+      'The customer agreed on 1 March 2026 that delivery of the digital content starts before the withdrawal period ends, and acknowledged losing the right of withdrawal thereby (text version 2026-06-19).',
+    );
     expect(page).toContain('BUYER Łukasz Żółć lukasz@example.pl VAT ID: PL5210088067');
     expect(page).toContain('Ebook „Ćma” 1 €11.90 19 % €10.00 €11.90');
     expect(page).toContain('Paywise B.V. · Keizersgracht 1, 1015 CJ Amsterdam, Netherlands · VAT ID: NL004495445B01 · billing@paywise.example');

@@ -52,7 +52,11 @@ export async function seedInvoicedOrder(api: TestApi, store: { id: string }, inp
   return api.services.db.transaction(async (tx) => {
     const [row] = await tx.select().from(orders).where(eq(orders.id, order.id)).for('update');
     const times = { now: api.clock.now(), wallNow: api.clock.now() };
-    const [invoiced] = await tx.update(orders).set({ invoiceId: newInvoiceId(row!.livemode) }).where(eq(orders.id, order.id)).returning();
+    const [invoiced] = await tx
+      .update(orders)
+      .set({ invoiceId: newInvoiceId(row!.livemode) })
+      .where(eq(orders.id, order.id))
+      .returning();
     const lines = await tx.select().from(orderLines).where(eq(orderLines.orderId, order.id)).orderBy(asc(orderLines.position));
     const [invoice] = await issueOrderInvoices(tx, { config: api.services.config }, [
       {

@@ -37,7 +37,15 @@ describe('API keys from the dashboard', () => {
     const audit = await auditOf(store.id);
     expect(audit).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ action: 'api_key.create', keyHint: 'user:dev@example.com', livemode: false, method: 'POST', path: actor.path, ip: actor.ip, details: { key: `sk_test_…${key.slice(-4)}`, kind: 'secret' } }),
+        expect.objectContaining({
+          action: 'api_key.create',
+          keyHint: 'user:dev@example.com',
+          livemode: false,
+          method: 'POST',
+          path: actor.path,
+          ip: actor.ip,
+          details: { key: `sk_test_…${key.slice(-4)}`, kind: 'secret' },
+        }),
       ]),
     );
     expect(JSON.stringify(audit)).not.toContain(key);

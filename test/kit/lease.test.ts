@@ -13,9 +13,21 @@ async function openAttempts(count: number): Promise<string[]> {
   const { sessionId } = await insertSession(fx, store);
   const now = fx.clock.now();
   const ids = Array.from({ length: count }, (_, index) => `pa_test_lease${index}${sessionId.slice(-12)}`);
-  await fx.db.insert(paymentAttempts).values(
-    ids.map((id, index) => ({ id, checkoutSessionId: sessionId, storeId: store.id, livemode: false, idempotencyKey: `charge:${sessionId}:${index + 1}`, amount: 1999, status: 'unknown' as const, createdAt: now, updatedAt: now })),
-  );
+  await fx.db
+    .insert(paymentAttempts)
+    .values(
+      ids.map((id, index) => ({
+        id,
+        checkoutSessionId: sessionId,
+        storeId: store.id,
+        livemode: false,
+        idempotencyKey: `charge:${sessionId}:${index + 1}`,
+        amount: 1999,
+        status: 'unknown' as const,
+        createdAt: now,
+        updatedAt: now,
+      })),
+    );
   return ids;
 }
 
@@ -48,7 +60,10 @@ describe('forEachLeased', () => {
 
   it('a row leased by a process that died is passed over until its lease runs out, then taken again', async () => {
     const [id] = await openAttempts(1);
-    await fx.db.update(paymentAttempts).set({ leasedUntil: new Date(fx.clock.now().getTime() + 60_000) }).where(eq(paymentAttempts.id, id!));
+    await fx.db
+      .update(paymentAttempts)
+      .set({ leasedUntil: new Date(fx.clock.now().getTime() + 60_000) })
+      .where(eq(paymentAttempts.id, id!));
     const worked: string[] = [];
     const work = async (row: { id: string }) => {
       worked.push(row.id);

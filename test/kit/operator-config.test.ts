@@ -14,7 +14,12 @@ describe('the operator, from OPERATOR_* configuration', () => {
   });
 
   it('all four set: exactly those, not a demo; one missing still counts as a demo', () => {
-    const env = { OPERATOR_LEGAL_NAME: ' Paywise B.V. ', OPERATOR_ADDRESS: 'Keizersgracht 1, 1015 CJ Amsterdam, Netherlands', OPERATOR_VAT_ID: 'NL004495445B01', OPERATOR_EMAIL: 'billing@paywise.example' };
+    const env = {
+      OPERATOR_LEGAL_NAME: ' Paywise B.V. ',
+      OPERATOR_ADDRESS: 'Keizersgracht 1, 1015 CJ Amsterdam, Netherlands',
+      OPERATOR_VAT_ID: 'NL004495445B01',
+      OPERATOR_EMAIL: 'billing@paywise.example',
+    };
     expect(loadConfig(env).operator).toEqual({ legalName: 'Paywise B.V.', address: env.OPERATOR_ADDRESS, vatId: 'NL004495445B01', email: 'billing@paywise.example', isDemo: false });
     expect(loadConfig({ ...env, OPERATOR_EMAIL: '' }).operator).toMatchObject({ email: 'billing@payments.example', isDemo: true, legalName: 'Paywise B.V.' });
   });

@@ -112,8 +112,7 @@ describe('POST /api/v1/licenses/validate', () => {
   it('force-deleting revokes keys on the store’s test clock: revoked_at follows advance_clock, never before the key’s created', async () => {
     const own = await createStore(api.services);
     const key = own.keys.sk_test;
-    const advance = async (seconds: number) =>
-      expect((await api.request('POST', '/api/v1/test_helpers/advance_clock', { key, body: { seconds } })).status).toBe(200);
+    const advance = async (seconds: number) => expect((await api.request('POST', '/api/v1/test_helpers/advance_clock', { key, body: { seconds } })).status).toBe(200);
     const created = await api.request('POST', '/api/v1/products', { key, body: { name: 'App', amount: 4900 } });
     expect(created.status).toBe(201);
     // The operator's product:attach-license.
@@ -163,7 +162,11 @@ describe('a refund that completes the order’s refund revokes its keys', () => 
   }
 
   it('POST /refunds: partial refunds, even one covering a line’s amount, keep every key; the refund of the rest revokes all, and the order still lists them', async () => {
-    const { order, products: [app, plugin], keys } = await twoLicensedLines('full-refund@example.com');
+    const {
+      order,
+      products: [app, plugin],
+      keys,
+    } = await twoLicensedLines('full-refund@example.com');
     const first = await api.request('POST', '/api/v1/refunds', { key: store.key, body: { order_id: order.id, amount: 1000 } });
     expect(first.body.status).toBe('succeeded');
     for (const licenseKey of keys) expect((await validate({ key: licenseKey })).body).toMatchObject({ valid: true, status: 'active', revoked_at: null });
@@ -180,7 +183,11 @@ describe('a refund that completes the order’s refund revokes its keys', () => 
   });
 
   it('a withdrawal refunded from the dashboard: the keys are revoked with the withdrawal settled', async () => {
-    const { order, products: [app], keys } = await twoLicensedLines('withdrawn@example.com');
+    const {
+      order,
+      products: [app],
+      keys,
+    } = await twoLicensedLines('withdrawn@example.com');
     await declareWithdrawal({ db: api.services.db, clock: api.clock }, { orderId: order.id, email: 'withdrawn@example.com', name: 'Withdrawn', reason: null });
     api.clock.advance(30);
     const ctx = await actingAs(api.services, scope(), person({ email: 'owner@example.com', ip: '203.0.113.9', path: '/dashboard/act/refund' }));
@@ -204,7 +211,9 @@ describe('a refund that completes the order’s refund revokes its keys', () => 
         throw new GatewayTimeoutError();
       },
     };
-    const error = await createRefund({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway: answerLost, actor: OPERATOR }, scope(), { order_id: order.id }).catch((caught: unknown) => caught);
+    const error = await createRefund({ db: api.services.db, clock: api.clock, wallClock: api.clock, gateway: answerLost, actor: OPERATOR }, scope(), { order_id: order.id }).catch(
+      (caught: unknown) => caught,
+    );
     expect(error).toMatchObject({ code: 'payment_outcome_unknown' });
     expect((await validate({ key: keys[0]! })).body).toMatchObject({ valid: true, status: 'active' });
 

@@ -96,7 +96,9 @@ describe('sending by SMTP', () => {
     expect(mail.text).not.toContain('Demowerte');
     expect(mail.text).toContain(`Vertrag hier widerrufen ${PUBLIC_BASE_URL}/withdraw`);
     expect(mail.html).toBe(listed.html);
-    expect(mail.attachments.map((file) => [file.filename, file.contentType, file.size])).toEqual(listed.attachments.map((file: { filename: string; content_type: string; size: number }) => [file.filename, file.content_type, file.size]));
+    expect(mail.attachments.map((file) => [file.filename, file.contentType, file.size])).toEqual(
+      listed.attachments.map((file: { filename: string; content_type: string; size: number }) => [file.filename, file.content_type, file.size]),
+    );
 
     const row = await rowOf(listed.id);
     expect(row).toMatchObject({ status: 'sent', attempts: 1, lastError: null, sentAt: T0, leasedUntil: null });
@@ -151,7 +153,10 @@ describe('sending by SMTP', () => {
     const store = await newStore();
     await payOrder(api, store.key);
     const [listed] = await listEmails(api, store.key);
-    await api.services.db.update(emails).set({ attempts: MAX_ATTEMPTS - 1 }).where(eq(emails.id, listed.id));
+    await api.services.db
+      .update(emails)
+      .set({ attempts: MAX_ATTEMPTS - 1 })
+      .where(eq(emails.id, listed.id));
     expect(await sendDueEmails(deps({ smtpUrl: `smtp://127.0.0.1:${await freePort()}` }))).toBe(0);
     expect(await rowOf(listed.id)).toMatchObject({ status: 'failed', attempts: MAX_ATTEMPTS });
     api.clock.advance(7 * 24 * 3600);
@@ -196,9 +201,9 @@ describe('who sends what', () => {
       enqueueEmail(
         tx,
         orderReceipt(
-        { storeId: store.id, livemode: true, id: 'ord_live_000000000000000000000001', customerEmail: 'live@example.com', language: 'en' },
-        { lines: [{ description: 'Field guide', quantity: 1, amountSubtotal: 1999 }], amountSubtotal: 1999, amountTax: 0, amountTotal: 1999, card: { brand: 'visa', last4: '4242' } },
-        { now: T0, wallNow: T0 },
+          { storeId: store.id, livemode: true, id: 'ord_live_000000000000000000000001', customerEmail: 'live@example.com', language: 'en' },
+          { lines: [{ description: 'Field guide', quantity: 1, amountSubtotal: 1999 }], amountSubtotal: 1999, amountTax: 0, amountTotal: 1999, card: { brand: 'visa', last4: '4242' } },
+          { now: T0, wallNow: T0 },
         ),
       ),
     );
@@ -216,7 +221,10 @@ describe('who sends what', () => {
     const store = await newStore();
     for (const email of ['one@example.com', 'two@example.com', 'three@example.com']) await payOrder(api, store.key, { email });
     const listed = await listEmails(api, store.key);
-    await api.services.db.update(emails).set({ leasedUntil: new Date(T0.getTime() + 60_000) }).where(eq(emails.id, listed[0].id));
+    await api.services.db
+      .update(emails)
+      .set({ leasedUntil: new Date(T0.getTime() + 60_000) })
+      .where(eq(emails.id, listed[0].id));
 
     const [first, second] = await Promise.all([sendDueEmails(deps()), sendDueEmails(deps())]);
     expect(first + second).toBe(2);

@@ -127,21 +127,23 @@ describe('receipt of a paid order', () => {
     expect(email).toMatchObject({ template: 'receipt', language: 'de', subject: `Ihre Zahlungsbestätigung von Buchladen am Hafen, Bestellung ${orderId}`, to: 'pat@example.com' });
     expect(email.text).toMatch(/\n\nIhre Rechnung ist beigefügt \(TEST-INV-[0-9A-Z]{6}-000001\.pdf\)\./);
     expect(email.text.replace(/\n\nIhre Rechnung ist beigefügt \(.*?\)\./, '')).toBe(
-      nbsp([
-        'Buchladen am Hafen',
-        '',
-        '',
-        'Vielen Dank für Ihre Bestellung',
-        '',
-        'Ihre Zahlung über 25,00 € vom 1. März 2026 war erfolgreich.',
-        '',
-        'Wanderführer    25,00 €',
-        'Bezahlt         25,00 €',
-        'Bezahlt mit     Visa •••• 4242',
-        `Bestellnummer   ${orderId}`,
-        '',
-        FOOTER.de('Buchladen am Hafen'),
-      ].join('\n')),
+      nbsp(
+        [
+          'Buchladen am Hafen',
+          '',
+          '',
+          'Vielen Dank für Ihre Bestellung',
+          '',
+          'Ihre Zahlung über 25,00 € vom 1. März 2026 war erfolgreich.',
+          '',
+          'Wanderführer    25,00 €',
+          'Bezahlt         25,00 €',
+          'Bezahlt mit     Visa •••• 4242',
+          `Bestellnummer   ${orderId}`,
+          '',
+          FOOTER.de('Buchladen am Hafen'),
+        ].join('\n'),
+      ),
     );
     expectHtmlFrame(email.html, 'de', 'Buchladen am Hafen');
   });
@@ -180,16 +182,18 @@ describe('subscription e-mails on the test clock', () => {
       created: epoch(T0),
     });
     expect(first.text).toContain(
-      nbsp([
-        'Ihre Zahlung über 9,90 € für Pro plan vom 1. März 2026 war erfolgreich.',
-        '',
-        'Tarif         Pro plan',
-        'Zahlung       1 von 12',
-        'Zeitraum      1. März 2026 – 1. April 2026',
-        'Bezahlt       9,90 €',
-        'Bezahlt mit   Visa •••• 4242',
-        `Abonnement    ${subscriptionId}`,
-      ].join('\n')),
+      nbsp(
+        [
+          'Ihre Zahlung über 9,90 € für Pro plan vom 1. März 2026 war erfolgreich.',
+          '',
+          'Tarif         Pro plan',
+          'Zahlung       1 von 12',
+          'Zeitraum      1. März 2026 – 1. April 2026',
+          'Bezahlt       9,90 €',
+          'Bezahlt mit   Visa •••• 4242',
+          `Abonnement    ${subscriptionId}`,
+        ].join('\n'),
+      ),
     );
 
     // The renewal is on 1 April: 23 days on, it is 8 days ahead; a day later, 7.
@@ -270,14 +274,7 @@ describe('subscription e-mails on the test clock', () => {
     const failures = await listEmails(api, store.key, '?template=payment_failed');
     expect(failures).toHaveLength(5);
     const last = failures.find((email) => email.text.includes('That was the last attempt'));
-    expect(last.text).toContain(
-      [
-        'That was the last attempt: the subscription is canceled and will not be charged again.',
-        '',
-        'Plan           Pro plan',
-        'Amount         €9.90',
-      ].join('\n'),
-    );
+    expect(last.text).toContain(['That was the last attempt: the subscription is canceled and will not be charged again.', '', 'Plan           Pro plan', 'Amount         €9.90'].join('\n'));
     expect(last.text).not.toContain('Attempt 1');
     const [canceled, ...more] = await listEmails(api, store.key, '?template=subscription_canceled');
     expect(more).toEqual([]);
@@ -298,7 +295,9 @@ describe('subscription e-mails on the test clock', () => {
       related: { ...NO_RELATED, subscription_id: subscriptionId },
       created: epoch(T0) + 2 * DAY,
     });
-    expect(canceled.text).toContain(['Pro plan wurde am 3. März 2026 gekündigt. Es werden keine weiteren Zahlungen eingezogen.', '', 'Tarif          Pro plan', 'Gekündigt am   3. März 2026'].join('\n'));
+    expect(canceled.text).toContain(
+      ['Pro plan wurde am 3. März 2026 gekündigt. Es werden keine weiteren Zahlungen eingezogen.', '', 'Tarif          Pro plan', 'Gekündigt am   3. März 2026'].join('\n'),
+    );
     // A second cancel changes nothing and mails nothing.
     await api.request('DELETE', `/api/v1/subscriptions/${subscriptionId}`, { key: store.key });
     expect(await listEmails(api, store.key, '?template=subscription_canceled')).toHaveLength(1);
@@ -464,7 +463,14 @@ describe('GET /test_helpers/emails', () => {
     const other = await newStore('Other Store');
     const { orderId } = await payOrder(api, other.key);
     await api.services.db.transaction((tx) =>
-      enqueueEmail(tx, orderReceipt({ storeId: store.id, livemode: true, id: 'ord_live_x', customerEmail: 'live@example.com', language: 'en' }, { lines: [], amountSubtotal: 100, amountTax: 0, amountTotal: 100, card: null }, { now: T0, wallNow: T0 })),
+      enqueueEmail(
+        tx,
+        orderReceipt(
+          { storeId: store.id, livemode: true, id: 'ord_live_x', customerEmail: 'live@example.com', language: 'en' },
+          { lines: [], amountSubtotal: 100, amountTax: 0, amountTotal: 100, card: null },
+          { now: T0, wallNow: T0 },
+        ),
+      ),
     );
     expect(await listEmails(api, store.key)).toEqual([]);
     expect((await listEmails(api, other.key)).map((email) => email.related.order_id)).toEqual([orderId]);

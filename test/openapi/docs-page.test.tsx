@@ -12,7 +12,10 @@ const pages = Object.fromEntries(reference.domains.map((domain) => [domain.slug,
 
 /** The HTML of one operation's article, found by its request line. */
 function operationHtml(html: string, method: string, path: string): string {
-  const found = html.split('<article').slice(1).find((article) => article.includes(`>${method}</span> <code>${path}</code>`));
+  const found = html
+    .split('<article')
+    .slice(1)
+    .find((article) => article.includes(`>${method}</span> <code>${path}</code>`));
   if (!found) throw new Error(`no operation ${method} ${path} on the page`);
   return found;
 }
@@ -20,7 +23,12 @@ function operationHtml(html: string, method: string, path: string): string {
 /** What a `<pre>` shows, entities decoded. */
 function codeBlocks(html: string): string[] {
   return [...html.matchAll(/<pre[^>]*><code>([\s\S]*?)<\/code><\/pre>/g)].map((match) =>
-    match[1]!.replace(/&quot;/g, '"').replace(/&#x27;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&'),
+    match[1]!
+      .replace(/&quot;/g, '"')
+      .replace(/&#x27;/g, "'")
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&amp;/g, '&'),
   );
 }
 
@@ -38,7 +46,18 @@ describe('/docs: the overview', () => {
 
   it('links a page of each of the 12 domains, and every operation on it', () => {
     expect(reference.domains.map((domain) => domain.slug)).toEqual([
-      'products', 'checkout-sessions', 'test-helpers', 'orders', 'customers', 'licenses', 'refunds', 'webhooks', 'subscriptions', 'portal', 'events', 'invoices',
+      'products',
+      'checkout-sessions',
+      'test-helpers',
+      'orders',
+      'customers',
+      'licenses',
+      'refunds',
+      'webhooks',
+      'subscriptions',
+      'portal',
+      'events',
+      'invoices',
     ]);
     for (const domain of reference.domains) {
       expect(index).toContain(`href="/docs/${domain.slug}"`);
@@ -103,7 +122,7 @@ describe('/docs/<domain>', () => {
     expect(codeBlocks(operationHtml(pages.products!, 'DELETE', '/api/v1/products/{id}'))[0]).toMatch(/^curl -X DELETE https:\/\/pay\.example\.test\/api\/v1\/products\/prod_test_/);
     const expire = codeBlocks(operationHtml(pages['checkout-sessions']!, 'POST', '/api/v1/checkout/sessions/{id}/expire'));
     expect(expire[0]).toBe(
-      "curl -X POST https://pay.example.test/api/v1/checkout/sessions/cs_test_kDJVzVeVFgFldAPhN4vfhymI/expire \\\n  -H \"Authorization: Bearer $SK\" \\\n  -H 'Content-Type: application/json'",
+      'curl -X POST https://pay.example.test/api/v1/checkout/sessions/cs_test_kDJVzVeVFgFldAPhN4vfhymI/expire \\\n  -H "Authorization: Bearer $SK" \\\n  -H \'Content-Type: application/json\'',
     );
     expect(JSON.parse(expire[1]!)).toMatchObject({ status: 'expired', url: null });
     const confirm = codeBlocks(operationHtml(pages['checkout-sessions']!, 'POST', '/api/v1/checkout/sessions/{id}/confirm'));
@@ -159,7 +178,9 @@ describe('/docs?q=: search', () => {
     expect(hits).toContainEqual(expect.objectContaining({ kind: 'field', title: '`client_secret` of `CheckoutSession`', href: '/docs/checkout-sessions#schema-CheckoutSession' }));
     expect(searchReference(reference, 'refund create')).toContainEqual(expect.objectContaining({ kind: 'operation', title: '`POST /api/v1/refunds`', href: '/docs/refunds#refunds-create' }));
     expect(searchReference(reference, 'subscription_pending')).toContainEqual({ kind: 'error code', title: '`subscription_pending`', detail: 'HTTP 409', href: '/docs#errors' });
-    expect(searchReference(reference, 'success_url checkout')).toContainEqual(expect.objectContaining({ kind: 'field', title: '`success_url` of `POST /api/v1/checkout/sessions`', href: '/docs/checkout-sessions#checkout-create' }));
+    expect(searchReference(reference, 'success_url checkout')).toContainEqual(
+      expect.objectContaining({ kind: 'field', title: '`success_url` of `POST /api/v1/checkout/sessions`', href: '/docs/checkout-sessions#checkout-create' }),
+    );
     expect(searchReference(reference, 'LicenseKeyValidation').map((hit) => hit.kind)).toEqual(['object']);
     expect(searchReference(reference, 'nothing-by-this-name')).toEqual([]);
     expect(searchReference(reference, '   ')).toEqual([]);

@@ -14,9 +14,7 @@ import { serveFetchHandler, useTestApi } from '../support/server';
 const document = buildOpenApiDocument(OPENAPI_FILE_BASE_URL);
 
 function operations(doc = document): { method: string; path: string; operation: OperationObject }[] {
-  return Object.entries(doc.paths ?? {}).flatMap(([route, item]) =>
-    HTTP_METHODS.flatMap((method) => (item[method] ? [{ method, path: route, operation: item[method] }] : [])),
-  );
+  return Object.entries(doc.paths ?? {}).flatMap(([route, item]) => HTTP_METHODS.flatMap((method) => (item[method] ? [{ method, path: route, operation: item[method] }] : [])));
 }
 
 /** The codes an error response narrows the `Error` envelope to (see server/openapi/errors.ts). */

@@ -91,10 +91,7 @@ export async function insertOrder(api: TestApi, store: { id: string }, input: Or
     }
   }
 
-  const customer =
-    status === 'paid' && input.customerEmail !== null
-      ? await insertCustomer(api, store, { email: input.customerEmail ?? undefined, name: input.customerName ?? null, livemode })
-      : null;
+  const customer = status === 'paid' && input.customerEmail !== null ? await insertCustomer(api, store, { email: input.customerEmail ?? undefined, name: input.customerName ?? null, livemode }) : null;
   const keys: string[] = [];
   await api.services.db.transaction(async (tx) => {
     await tx.insert(orders).values({

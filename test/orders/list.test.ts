@@ -20,7 +20,15 @@ describeListContract(api, {
   path: ORDERS,
   async make(store, { livemode }) {
     const customer = await seedCustomer(seed(), store, { livemode });
-    const order = await seedOrder(seed(), store, { livemode, customer, lines: [{ description: 'Ebook', unitAmount: 1999, licenseKeys: 1 }, { description: 'Course', unitAmount: 500 }], refunds: [300] });
+    const order = await seedOrder(seed(), store, {
+      livemode,
+      customer,
+      lines: [
+        { description: 'Ebook', unitAmount: 1999, licenseKeys: 1 },
+        { description: 'Course', unitAmount: 500 },
+      ],
+      refunds: [300],
+    });
     return read(store, order.id, livemode);
   },
 });
@@ -29,7 +37,12 @@ describe('GET /api/v1/orders: filters', () => {
   it('each order of a page carries its own lines, refunds and license keys', async () => {
     const store = await createStore(api.services);
     const first = await seedOrder(seed(), store, { lines: [{ description: 'A', unitAmount: 1000, licenseKeys: 2 }], refunds: [100, 200] });
-    const second = await seedOrder(seed(), store, { lines: [{ description: 'B', unitAmount: 700 }, { description: 'C', unitAmount: 800, licenseKeys: 1 }] });
+    const second = await seedOrder(seed(), store, {
+      lines: [
+        { description: 'B', unitAmount: 700 },
+        { description: 'C', unitAmount: 800, licenseKeys: 1 },
+      ],
+    });
     const third = await seedOrder(seed(), store, { status: 'pending' });
     const response = await listOf(api, ORDERS, store.keys.sk_test);
     const byId = new Map(response.body.data.map((order: { id: string }) => [order.id, order]));
@@ -71,8 +84,7 @@ describe('GET /api/v1/orders: filters', () => {
     const ada = await seedCustomer(seed(), store, { email: 'ada@example.com' });
     const order = await seedOrder(seed(), store, { customer: ada });
     await seedOrder(seed(), store, { customer: await seedCustomer(seed(), store, { email: 'ada@example.co' }) });
-    const ids = async (email: string) =>
-      (await listOf(api, ORDERS, store.keys.sk_test, `customer_email=${encodeURIComponent(email)}`)).body.data.map((o: { id: string }) => o.id);
+    const ids = async (email: string) => (await listOf(api, ORDERS, store.keys.sk_test, `customer_email=${encodeURIComponent(email)}`)).body.data.map((o: { id: string }) => o.id);
     expect(await ids('ADA@Example.com')).toEqual([order.id]);
     expect(await ids('da@example.com')).toEqual([]);
     expectError(await listOf(api, ORDERS, store.keys.sk_test, 'customer_email=ada'), 400, 'parameter_invalid', 'customer_email');

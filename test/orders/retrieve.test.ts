@@ -105,11 +105,7 @@ describe('GET /api/v1/orders/{id}', () => {
   it('license keys are listed in line order, and stay listed once revoked', async () => {
     const product = await createProduct();
     const order = await insertOrder(api, store, {
-      lines: [
-        { productId: product.id, description: 'first', licenseKeys: 1 },
-        { description: 'no licence' },
-        { productId: product.id, description: 'third', licenseKeys: 1 },
-      ],
+      lines: [{ productId: product.id, description: 'first', licenseKeys: 1 }, { description: 'no licence' }, { productId: product.id, description: 'third', licenseKeys: 1 }],
     });
     expect((await get(order.id)).body.license_keys).toEqual(order.licenseKeys);
     expect((await api.request('DELETE', `/api/v1/products/${product.id}?force=true`, { key: store.key })).status).toBe(200);

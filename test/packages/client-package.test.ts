@@ -124,22 +124,35 @@ describe('@payments-service/client, packed and installed into a merchant app', (
     expect(JSON.parse(stdout)).toEqual(Object.keys(source).sort());
   });
 
-  it.each(Object.keys(TSCONFIGS))('type-checks under moduleResolution %s, its declarations included (skipLibCheck off)', async (resolution) => {
-    const app = path.join(scratch, 'app');
-    const tsconfig = `tsconfig.${resolution}.json`;
-    await writeFile(
-      path.join(app, tsconfig),
-      JSON.stringify({
-        compilerOptions: { ...TSCONFIGS[resolution as keyof typeof TSCONFIGS], target: 'es2022', lib: ['dom', 'es2022'], jsx: 'react-jsx', strict: true, noEmit: true, skipLibCheck: false, types: [] },
-        files: ['app.tsx'],
-      }),
-    );
-    const checked = await run(process.execPath, [TSC, '-p', tsconfig], { cwd: app }).then(
-      () => '',
-      (error: { stdout: string }) => error.stdout,
-    );
-    expect(checked).toBe('');
-  }, 120_000);
+  it.each(Object.keys(TSCONFIGS))(
+    'type-checks under moduleResolution %s, its declarations included (skipLibCheck off)',
+    async (resolution) => {
+      const app = path.join(scratch, 'app');
+      const tsconfig = `tsconfig.${resolution}.json`;
+      await writeFile(
+        path.join(app, tsconfig),
+        JSON.stringify({
+          compilerOptions: {
+            ...TSCONFIGS[resolution as keyof typeof TSCONFIGS],
+            target: 'es2022',
+            lib: ['dom', 'es2022'],
+            jsx: 'react-jsx',
+            strict: true,
+            noEmit: true,
+            skipLibCheck: false,
+            types: [],
+          },
+          files: ['app.tsx'],
+        }),
+      );
+      const checked = await run(process.execPath, [TSC, '-p', tsconfig], { cwd: app }).then(
+        () => '',
+        (error: { stdout: string }) => error.stdout,
+      );
+      expect(checked).toBe('');
+    },
+    120_000,
+  );
 
   it('esbuild bundles the app with one React: the library imports the app’s', async () => {
     const app = path.join(scratch, 'app');
@@ -175,12 +188,18 @@ describe('@payments-service/client, packed and installed into a merchant app', (
       if (url.pathname === '/checkout') {
         const config = JSON.stringify({ publishableKey: pk, apiBaseUrl: origin, clientSecret: session.client_secret, checkoutUrl: session.url }).replace(/</g, '\\u003c');
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        return res.end(`<!doctype html><html lang="en"><title>Merchant checkout</title><link rel="icon" href="data:,"><main id="root"></main><script type="application/json" id="config">${config}</script><script src="/app.js"></script></html>`);
+        return res.end(
+          `<!doctype html><html lang="en"><title>Merchant checkout</title><link rel="icon" href="data:,"><main id="root"></main><script type="application/json" id="config">${config}</script><script src="/app.js"></script></html>`,
+        );
       }
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       return res.end(`<!doctype html><html lang="en"><title>Thanks</title><h1>Thank you</h1><p>${url.search.replace(/[<>&"]/g, '')}</p></html>`);
     }));
-    const created = await callService(origin, sk, 'POST', '/api/v1/checkout/sessions', { price_id: listed.body.data[0].price_id, success_url: `${merchantOrigin}/thanks`, cancel_url: `${merchantOrigin}/cart` });
+    const created = await callService(origin, sk, 'POST', '/api/v1/checkout/sessions', {
+      price_id: listed.body.data[0].price_id,
+      success_url: `${merchantOrigin}/thanks`,
+      cancel_url: `${merchantOrigin}/cart`,
+    });
     expect(created.status).toBe(201);
     session = created.body;
 

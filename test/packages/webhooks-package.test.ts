@@ -80,7 +80,10 @@ describe('@payments-service/webhooks, packed and installed into a receiver', () 
 
   it('installs offline with no dependency of its own, outside the repository', async () => {
     await mkdir(receiver());
-    await writeFile(path.join(receiver(), 'package.json'), JSON.stringify({ name: 'webhook-receiver', private: true, type: 'module', dependencies: { '@payments-service/webhooks': `file:${tarball}` } }, null, 2));
+    await writeFile(
+      path.join(receiver(), 'package.json'),
+      JSON.stringify({ name: 'webhook-receiver', private: true, type: 'module', dependencies: { '@payments-service/webhooks': `file:${tarball}` } }, null, 2),
+    );
     await run('npm', ['install', '--offline', '--no-audit', '--no-fund'], { cwd: receiver() });
     const installed = path.join(receiver(), 'node_modules/@payments-service/webhooks');
     const manifest = JSON.parse(await readFile(path.join(installed, 'package.json'), 'utf8'));
@@ -102,7 +105,10 @@ describe('@payments-service/webhooks, packed and installed into a receiver', () 
     const body = JSON.stringify(event);
     const timestamp = epochSeconds(new Date());
     const headers = { 'webhook-id': event.id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signPayload(SECRET, event.id, timestamp, body) };
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', RECEIVER_JS], { cwd: receiver(), env: { ...process.env, MESSAGE: JSON.stringify({ body, headers, secret: SECRET }) } });
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', RECEIVER_JS], {
+      cwd: receiver(),
+      env: { ...process.env, MESSAGE: JSON.stringify({ body, headers, secret: SECRET }) },
+    });
     expect(JSON.parse(stdout)).toEqual({ event, tamperedChanged: true, reason: 'no_matching_signature' });
   });
 

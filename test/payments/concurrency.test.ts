@@ -65,10 +65,7 @@ describe('two submissions racing on one session charge exactly once', () => {
   it('a declined card racing itself: both see card_declined, one charge', async () => {
     const store = await newStore(fx);
     const { sessionId } = await insertSession(fx, store);
-    const results = await Promise.allSettled([
-      payCheckoutSession(fx, { sessionId, card: validCard(CARDS.declined) }),
-      payCheckoutSession(fx, { sessionId, card: validCard(CARDS.declined) }),
-    ]);
+    const results = await Promise.allSettled([payCheckoutSession(fx, { sessionId, card: validCard(CARDS.declined) }), payCheckoutSession(fx, { sessionId, card: validCard(CARDS.declined) })]);
     // The loser either waited for the decline or arrived after it (session_payment_failed).
     expect(results.map(landing)).toContain('card_declined');
     for (const landed of results.map(landing)) expect(['card_declined', 'session_payment_failed']).toContain(landed);
@@ -135,7 +132,19 @@ describe('gateway timeout (500 payment_outcome_unknown), reconciled later, never
     const { sessionId } = await insertSession(fx, store);
     const now = fx.clock.now();
     const key = `charge:${sessionId}:1`;
-    await fx.db.insert(paymentAttempts).values({ id: `pa_test_crash${sessionId.slice(-12)}`, checkoutSessionId: sessionId, storeId: store.id, livemode: false, idempotencyKey: key, amount: 1999, status: 'processing', createdAt: now, updatedAt: now });
+    await fx.db
+      .insert(paymentAttempts)
+      .values({
+        id: `pa_test_crash${sessionId.slice(-12)}`,
+        checkoutSessionId: sessionId,
+        storeId: store.id,
+        livemode: false,
+        idempotencyKey: key,
+        amount: 1999,
+        status: 'processing',
+        createdAt: now,
+        updatedAt: now,
+      });
     await fx.db.update(checkoutSessions).set({ attemptCount: 1 }).where(eq(checkoutSessions.id, sessionId));
     await fx.gateways.test.charge({ idempotencyKey: key, amount: 1999, description: 'x', card: validateCard(validCard(), now), returnUrl: 'https://x.test' });
 

@@ -194,7 +194,10 @@ describe('local validation: no attempt consumed, no gateway call', () => {
 
   it('expiry reads the store test clock: a card valid by wall time is expired once the clock passes its month', async () => {
     const store = await newStore(fx);
-    await fx.db.update(stores).set({ testClockOffsetSeconds: 30 * 24 * 3600 }).where(eq(stores.id, store.id));
+    await fx.db
+      .update(stores)
+      .set({ testClockOffsetSeconds: 30 * 24 * 3600 })
+      .where(eq(stores.id, store.id));
     const { sessionId } = await insertSession(fx, store, { expiresInSeconds: 31 * 24 * 3600 });
     await expectPaymentError(payCheckoutSession(fx, { sessionId, card: { ...validCard(), expiry: '06/26' } }), 'expired_card', 402, { param: 'expiry' });
   });
@@ -262,7 +265,10 @@ describe('customers', () => {
     const a = await insertSession(fx, store, { customerEmail: 'race@example.com' });
     const b = await insertSession(fx, store, { customerEmail: 'RACE@example.com' });
     await Promise.all([payCheckoutSession(fx, { sessionId: a.sessionId, card: validCard() }), payCheckoutSession(fx, { sessionId: b.sessionId, card: validCard() })]);
-    const rows = await fx.db.select().from(customers).where(and(eq(customers.storeId, store.id), eq(customers.email, 'race@example.com')));
+    const rows = await fx.db
+      .select()
+      .from(customers)
+      .where(and(eq(customers.storeId, store.id), eq(customers.email, 'race@example.com')));
     expect(rows).toHaveLength(1);
   });
 });

@@ -150,7 +150,7 @@ describe('live mode: a 3-D Secure challenge the customer abandons', () => {
     expect(intentPosts().map((call) => call.headers['idempotency-key'])).toEqual([`charge:${sessionId}:1`, `charge:${sessionId}:2`]);
   });
 
-  it('back from the bank\'s page with another card: the challenge is withdrawn at once and the new card charged', async () => {
+  it("back from the bank's page with another card: the challenge is withdrawn at once and the new card charged", async () => {
     const { sessionId, paymentId } = await challengedSession();
     fx.clock.advance(5);
     expect(await payCheckoutSession(live(), { sessionId, card: card('4242424242424242') })).toMatchObject({ status: 'paid' });

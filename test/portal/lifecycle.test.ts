@@ -175,11 +175,13 @@ describe('Idempotency-Key', () => {
     const racer = await createStore(api.services);
     const customer = await seedCustomer(seedOf(api), racer);
     const endpoint = (id: string, events: string[] | null) => ({ id, storeId: racer.id, livemode: false, url: 'https://hooks.example.test/', events, createdAt: api.clock.now() });
-    await api.services.db.insert(webhookEndpoints).values([
-      endpoint(`we_test_${racer.id.slice(-12)}all000000000000`, null),
-      endpoint(`we_test_${racer.id.slice(-12)}portal000000000`, ['portal.session.created']),
-      endpoint(`we_test_${racer.id.slice(-12)}other0000000000`, ['order.paid']),
-    ]);
+    await api.services.db
+      .insert(webhookEndpoints)
+      .values([
+        endpoint(`we_test_${racer.id.slice(-12)}all000000000000`, null),
+        endpoint(`we_test_${racer.id.slice(-12)}portal000000000`, ['portal.session.created']),
+        endpoint(`we_test_${racer.id.slice(-12)}other0000000000`, ['order.paid']),
+      ]);
     const responses = await Promise.all(Array.from({ length: 5 }, () => createPortal(api, racer.keys.sk_test, { customer_id: customer.id }, { 'idempotency-key': 'portal-race-events' })));
     expect(responses.map((response) => response.status).sort()).toEqual([200, 200, 200, 200, 201]);
     const created = responses.find((response) => response.status === 201)!.body;

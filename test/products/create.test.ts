@@ -373,4 +373,3 @@ describe('POST /api/v1/products: authentication', () => {
     expect(list.body.data).toEqual([]);
   });
 });
-

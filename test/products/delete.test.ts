@@ -3,18 +3,7 @@ import type { SubscriptionStatus } from '@/db/schema';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
-import {
-  createProduct,
-  expectError,
-  expectIdenticalMissing,
-  insertLicenseKey,
-  insertSubscription,
-  PRODUCTS,
-  rawApiRequest,
-  readLicenseKey,
-  readSubscription,
-  T0,
-} from './support';
+import { createProduct, expectError, expectIdenticalMissing, insertLicenseKey, insertSubscription, PRODUCTS, rawApiRequest, readLicenseKey, readSubscription, T0 } from './support';
 
 const api = useTestApi();
 const store = useTestStore(api);

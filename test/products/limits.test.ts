@@ -6,8 +6,7 @@ import { createProduct, expectError, PRODUCTS } from './support';
 // The service allows 10,000 products per store and environment; a limit of 3 exercises the same rule.
 const api = useTestApi({ maxProductsPerStore: 3 });
 
-const post = (key: string, body: Record<string, unknown> = {}) =>
-  api.request('POST', PRODUCTS, { key, body: { name: 'Ebook', amount: 1999, ...body } });
+const post = (key: string, body: Record<string, unknown> = {}) => api.request('POST', PRODUCTS, { key, body: { name: 'Ebook', amount: 1999, ...body } });
 
 describe('POST /api/v1/products: product limit per store and environment', () => {
   it('beyond the limit → 409 product_limit_reached; deleting one makes room again', async () => {

@@ -245,11 +245,7 @@ describe('PATCH /api/v1/products/{id}: sku uniqueness', () => {
   it('a taken sku → 409 sku_unavailable, byte-identical whoever owns it; POST alias alike', async () => {
     const other = await createStore(api.services);
     const product = await createProduct(api, store.key);
-    const skus = [
-      (await createProduct(api, store.key)).sku,
-      (await createProduct(api, store.keys.sk_live)).sku,
-      (await createProduct(api, other.keys.sk_test)).sku,
-    ];
+    const skus = [(await createProduct(api, store.key)).sku, (await createProduct(api, store.keys.sk_live)).sku, (await createProduct(api, other.keys.sk_test)).sku];
     const answers = [];
     for (const sku of skus) {
       for (const method of ['PATCH', 'POST']) {

@@ -21,7 +21,11 @@ function sharedCounter(limit: number, windowSeconds: number) {
   return counter;
 }
 
-const outcome = (call: Promise<void>) => call.then(() => 'passed' as const, (reason: unknown) => reason);
+const outcome = (call: Promise<void>) =>
+  call.then(
+    () => 'passed' as const,
+    (reason: unknown) => reason,
+  );
 
 describe('one process', () => {
   it('a busy subject reserves blocks that grow with what it spent: 1,000 calls one after another, a fraction of the round trips', async () => {

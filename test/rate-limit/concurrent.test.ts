@@ -30,7 +30,10 @@ async function outcomes(store: 'memory' | 'shared', limit: number, requests: num
   const ip = nextIp();
   const settled = await Promise.allSettled(Array.from({ length: requests }, () => limits.consume('ip', ip)));
   // A later request, alone, is refused too: the counter holds every request of the burst.
-  const after = await limits.consume('ip', ip).then(() => 'passed', (error: unknown) => error);
+  const after = await limits.consume('ip', ip).then(
+    () => 'passed',
+    (error: unknown) => error,
+  );
   return { settled, after };
 }
 
@@ -62,7 +65,10 @@ describe.each(['memory', 'shared'] as const)('the window (%s counters)', (store)
     const ip = nextIp();
     await limits.consume('ip', ip);
     await limits.consume('ip', ip);
-    const refused = await limits.consume('ip', ip).then(() => undefined, (error: unknown) => error as ApiError);
+    const refused = await limits.consume('ip', ip).then(
+      () => undefined,
+      (error: unknown) => error as ApiError,
+    );
     expect(refused).toMatchObject({ code: 'rate_limited' });
     expect(refused!.retryAfter).toBeGreaterThanOrEqual(1);
     expect(refused!.retryAfter).toBeLessThanOrEqual(3);
@@ -71,7 +77,10 @@ describe.each(['memory', 'shared'] as const)('the window (%s counters)', (store)
     await limits.consume('ip', ip);
     await expect(limits.consume('ip', ip)).rejects.toMatchObject({ code: 'rate_limited' });
     if (store === 'shared') {
-      const rows = await database.db.select({ points: rateLimits.points }).from(rateLimits).where(eq(rateLimits.key, `rl:ip:${ip}`));
+      const rows = await database.db
+        .select({ points: rateLimits.points })
+        .from(rateLimits)
+        .where(eq(rateLimits.key, `rl:ip:${ip}`));
       expect(rows).toEqual([{ points: 3 }]);
     }
   });
@@ -79,10 +88,7 @@ describe.each(['memory', 'shared'] as const)('the window (%s counters)', (store)
 
 describe('the shared counters table', () => {
   it('is unlogged: a counter upsert writes no WAL, and a crash only resets the windows', async () => {
-    const rows = await database.db
-      .select({ persistence: sql<string>`relpersistence` })
-      .from(sql`pg_class`)
-      .where(sql`relname = 'rate_limits'`);
+    const rows = await database.db.select({ persistence: sql<string>`relpersistence` }).from(sql`pg_class`).where(sql`relname = 'rate_limits'`);
     expect(rows).toEqual([{ persistence: 'u' }]);
   });
 });

@@ -168,17 +168,21 @@ describe('product write limit', () => {
     expect((await instance.create(store.keys.sk_live, nextIp())).status).toBe(201);
   });
 
-
   it('update (PATCH and its POST alias) and delete spend the same write budget; list and retrieve do not', async () => {
     const instance = await startInstance({ perKey: 50, productWritesPerKey: 4 });
     const { store } = await storeWithProduct(instance.services);
     const key = store.keys.sk_test;
     const send = (method: string, urlPath: string, body?: object) =>
-      instance.raw(method, urlPath, {
-        'x-forwarded-for': nextIp(),
-        authorization: `Bearer ${key}`,
-        ...(body ? { 'content-type': 'application/json' } : {}),
-      }, body ? JSON.stringify(body) : undefined);
+      instance.raw(
+        method,
+        urlPath,
+        {
+          'x-forwarded-for': nextIp(),
+          authorization: `Bearer ${key}`,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+        },
+        body ? JSON.stringify(body) : undefined,
+      );
     const created = await instance.create(key, nextIp());
     expect(created.status).toBe(201);
     const id: string = created.body.id;

@@ -68,14 +68,14 @@ describe('refunds through the gateway (deterministic idempotency keys)', () => {
     const rejecting = gatewayAnswering(async () => {
       throw new GatewayRejectedError('no credentials');
     });
-    expect((await createRefund(deps(rejecting), scope(), { order_id: order.id }))).toMatchObject({ amount: 1000, status: 'failed' });
+    expect(await createRefund(deps(rejecting), scope(), { order_id: order.id })).toMatchObject({ amount: 1000, status: 'failed' });
     expect(await readOrder(api, order.id)).toMatchObject({ status: 'paid', amountRefunded: 0 });
   });
 
   it('a pending answer keeps the amount reserved: the order counts it as refunded', async () => {
     const order = await insertOrder(api, store, { lines: [{ unitAmount: 1000 }] });
     const pending = gatewayAnswering(async () => ({ refundId: 'gw_re_pending', status: 'pending' }));
-    expect((await createRefund(deps(pending), scope(), { order_id: order.id, amount: 250 }))).toMatchObject({ status: 'pending' });
+    expect(await createRefund(deps(pending), scope(), { order_id: order.id, amount: 250 })).toMatchObject({ status: 'pending' });
     expect(await readOrder(api, order.id)).toMatchObject({ status: 'partially_refunded', amountRefunded: 250 });
   });
 

@@ -8,8 +8,7 @@ import { insertOrder, readOrder } from '../orders/fixtures';
 const api = useTestApi();
 const store = useTestStore(api);
 
-const refund = (body: unknown, idempotencyKey: string, withKey = store.key) =>
-  api.request('POST', '/api/v1/refunds', { key: withKey, body, headers: { 'idempotency-key': idempotencyKey } });
+const refund = (body: unknown, idempotencyKey: string, withKey = store.key) => api.request('POST', '/api/v1/refunds', { key: withKey, body, headers: { 'idempotency-key': idempotencyKey } });
 
 describe('POST /api/v1/refunds with Idempotency-Key', () => {
   it('a repeat with the same key and body replays the original refund with 200 and refunds nothing more', async () => {

@@ -63,9 +63,7 @@ describe('GET /api/v1/refunds/{id}', () => {
     const other = await createStore(api.services);
     const foreign = await insertRefund(other, (await seedOrder(seed(), other)).id);
     const live = await insertRefund(store, (await seedOrder(seed(), store, { livemode: true })).id, { livemode: true });
-    const responses = await Promise.all(
-      [`${foreign.id.slice(0, -4)}zzzz`, foreign.id, live.id].map((id) => rawApiRequest(api, 'GET', `${REFUNDS}/${id}`, store.keys.sk_test)),
-    );
+    const responses = await Promise.all([`${foreign.id.slice(0, -4)}zzzz`, foreign.id, live.id].map((id) => rawApiRequest(api, 'GET', `${REFUNDS}/${id}`, store.keys.sk_test)));
     expectIdenticalMissing(responses, 'id');
   });
 });

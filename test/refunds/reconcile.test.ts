@@ -61,8 +61,7 @@ async function timedOutRefund(orderAmount: number, via: PaymentGateway) {
   return { order, refundId: refund!.id };
 }
 
-const reconcile = (test: PaymentGateway, limit?: number) =>
-  reconcilePendingRefunds({ db: api.services.db, clock: api.clock, gateways: { ...api.services.gateways, test } }, { limit });
+const reconcile = (test: PaymentGateway, limit?: number) => reconcilePendingRefunds({ db: api.services.db, clock: api.clock, gateways: { ...api.services.gateways, test } }, { limit });
 
 async function refundOf(orderId: string) {
   const read = await api.request('GET', `/api/v1/orders/${orderId}`, { key: store.key });
@@ -100,9 +99,7 @@ describe('refunds left pending by a gateway timeout are reconciled', () => {
     api.clock.set(new Date(T0.getTime() + 61_000));
     const later = gateway((request) => simulator().refund(request));
     expect(await reconcile(later.gateway)).toBe(1);
-    expect(later.requests.filter((request) => request.paymentId === order.gatewayPaymentId)).toEqual([
-      { idempotencyKey: `refund:${refundId}:1`, paymentId: order.gatewayPaymentId, amount: 700 },
-    ]);
+    expect(later.requests.filter((request) => request.paymentId === order.gatewayPaymentId)).toEqual([{ idempotencyKey: `refund:${refundId}:1`, paymentId: order.gatewayPaymentId, amount: 700 }]);
     expect(await refundOf(order.id)).toMatchObject({ id: refundId, status: 'succeeded', amount: 700 });
     expect(await readOrder(api, order.id)).toMatchObject({ status: 'refunded', amountRefunded: 700 });
   });
@@ -181,8 +178,7 @@ describe('live refunds (msw replay of Stripe)', () => {
   afterAll(() => server.close());
   const live = createLiveGateway({ secretKey: STRIPE_KEY, baseUrl: STRIPE_BASE_URL, timeoutMs: 15_000 });
   // Test-mode refunds other tests left pending get no answer here, so they never count.
-  const reconcileLive = (gatewayLive: PaymentGateway = live) =>
-    reconcilePendingRefunds({ db: api.services.db, clock: api.clock, gateways: { test: neverReached().gateway, live: gatewayLive } });
+  const reconcileLive = (gatewayLive: PaymentGateway = live) => reconcilePendingRefunds({ db: api.services.db, clock: api.clock, gateways: { test: neverReached().gateway, live: gatewayLive } });
   const at = (ms: number) => api.clock.set(new Date(T0.getTime() + ms));
   const refundCallsFor = (gatewayRefundId: string) => stripe.calls.filter((call) => call.path === `/v1/refunds/${gatewayRefundId}`);
 

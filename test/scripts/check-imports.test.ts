@@ -68,7 +68,9 @@ describe('import graph check', () => {
     expect(declared.ok).toBe(true);
     const undeclared = checkImports(repository(files), { orders: [], checkout: [] });
     expect(undeclared.ok).toBe(false);
-    expect(undeclared.report).toContain('undeclared domain import: server/checkout/ imports server/orders/ (server/checkout/service.ts imports server/orders/service.ts); checkout may import no domain');
+    expect(undeclared.report).toContain(
+      'undeclared domain import: server/checkout/ imports server/orders/ (server/checkout/service.ts imports server/orders/service.ts); checkout may import no domain',
+    );
     const unknown = checkImports(repository(files), { orders: [] });
     expect(unknown.report).toContain('domain without an entry: server/checkout/ (add it to DOMAINS in scripts/check-imports.ts)');
   });
@@ -118,9 +120,7 @@ describe('import graph check', () => {
     });
     const result = checkImports(root);
     expect(result.ok).toBe(false);
-    expect(result.report.split('\n').filter((line) => line.startsWith('upward import'))).toEqual([
-      'upward import: server/kit/links.ts (kit) imports server/checkout/router.ts (domains)',
-    ]);
+    expect(result.report.split('\n').filter((line) => line.startsWith('upward import'))).toEqual(['upward import: server/kit/links.ts (kit) imports server/checkout/router.ts (domains)']);
   });
 
   it('the most specific layer path wins', () => {

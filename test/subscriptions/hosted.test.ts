@@ -5,14 +5,7 @@ import { signedLink } from '@/server/kit/links';
 import { GatewayRejectedError, GatewayTimeoutError } from '@/server/gateway/types';
 import { reconcileFirstCharges } from '@/server/subscriptions/first-charge-reconcile';
 import { subscriptionReturnUrl } from '@/server/subscriptions/first-charge';
-import {
-  loadHostedSubscriptionCheckout,
-  loadHostedSubscriptionReceipt,
-  plannedCharges,
-  runsUntilCanceled,
-  subscriptionChallengeReturn,
-  submitHostedSubscription,
-} from '@/server/subscriptions/hosted';
+import { loadHostedSubscriptionCheckout, loadHostedSubscriptionReceipt, plannedCharges, runsUntilCanceled, subscriptionChallengeReturn, submitHostedSubscription } from '@/server/subscriptions/hosted';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
@@ -35,8 +28,7 @@ const checkoutRow = async (id: string) => (await api.services.db.select().from(s
 const gatewayCharges = async () => (await api.services.db.select({ n: count() }).from(simulatorCharges))[0]!.n;
 const readCheckout = async (id: string) => (await api.request('GET', `${SUBSCRIPTIONS}/checkout/${id}`, { key: store.key })).body;
 const readSubscription = async (id: string) => (await api.request('GET', `${SUBSCRIPTIONS}/${id}`, { key: store.key })).body;
-const pagePath = (checkout: { link: { id: string; expires: string; signature: string } }) =>
-  `/subscribe/${checkout.link.id}?expires=${checkout.link.expires}&signature=${checkout.link.signature}`;
+const pagePath = (checkout: { link: { id: string; expires: string; signature: string } }) => `/subscribe/${checkout.link.id}?expires=${checkout.link.expires}&signature=${checkout.link.signature}`;
 
 describe('what the page promises: the charges a subscription started now would make', () => {
   const at = (iso: string) => Date.parse(iso) / 1000;
@@ -263,9 +255,15 @@ describe('hosted subscription checkout: the first charge', () => {
     const checkout = await createCheckout(api, store.key, { price_id: product.price_id, total_payments: 3, customer_email: 'bob@example.com' });
     await submitCard(api, checkout);
     const subscription = await readSubscription((await readCheckout(checkout.id)).subscription);
-    expect(subscription).toMatchObject({ status: 'active', amount: 1500, interval: 'year', product_id: product.id, price_id: product.price_id, current_period_end: epoch(new Date('2027-03-01T12:00:00Z')) });
+    expect(subscription).toMatchObject({
+      status: 'active',
+      amount: 1500,
+      interval: 'year',
+      product_id: product.id,
+      price_id: product.price_id,
+      current_period_end: epoch(new Date('2027-03-01T12:00:00Z')),
+    });
   });
-
 });
 
 describe('hosted subscription checkout: the crash window', () => {
@@ -315,11 +313,11 @@ describe('hosted subscription checkout: the crash window', () => {
 
 describe('hosted subscription checkout: live mode', () => {
   const liveCheckout = () => createCheckout(api, store.keys.sk_live, { ...PLAN, success_url: 'https://merchant.example/done' });
-  const liveSubscription = async (id: string) => (await api.request('GET', `${SUBSCRIPTIONS}/${(await api.request('GET', `${SUBSCRIPTIONS}/checkout/${id}`, { key: store.keys.sk_live })).body.subscription}`, { key: store.keys.sk_live })).body;
+  const liveSubscription = async (id: string) =>
+    (await api.request('GET', `${SUBSCRIPTIONS}/${(await api.request('GET', `${SUBSCRIPTIONS}/checkout/${id}`, { key: store.keys.sk_live })).body.subscription}`, { key: store.keys.sk_live })).body;
 
   const CHALLENGE = 'https://hooks.stripe.com/3d_secure_2/hosted?payment_intent=pi_3ds_1';
-  const challenged = () =>
-    vi.spyOn(api.services.gateways.live, 'charge').mockResolvedValue({ status: 'requires_action', paymentId: 'pi_3ds_1', redirectUrl: CHALLENGE, brand: 'visa', last4: '3220' });
+  const challenged = () => vi.spyOn(api.services.gateways.live, 'charge').mockResolvedValue({ status: 'requires_action', paymentId: 'pi_3ds_1', redirectUrl: CHALLENGE, brand: 'visa', last4: '3220' });
   /** The gateway still waits for the customer at the challenge; withdrawing it succeeds. */
   const challengeUnfinished = (paymentId: string) => {
     vi.spyOn(api.services.gateways.live, 'retrieveCharge').mockResolvedValue({ status: 'requires_action', paymentId, redirectUrl: CHALLENGE, brand: 'visa', last4: '3220' });
@@ -338,9 +336,7 @@ describe('hosted subscription checkout: live mode', () => {
     expect(await firstCharge(pending.id)).toMatchObject({ status: 'requires_action', gatewayPaymentId: 'pi_3ds_1', cardLast4: '3220' });
     expect(await eventsOf(api.services.db, pending.id)).toEqual([]);
 
-    const retrieve = vi
-      .spyOn(api.services.gateways.live, 'retrieveCharge')
-      .mockResolvedValue({ status: 'succeeded', paymentId: 'pi_3ds_1', brand: 'visa', last4: '3220', recurringId: 'cus_1/pm_1' });
+    const retrieve = vi.spyOn(api.services.gateways.live, 'retrieveCharge').mockResolvedValue({ status: 'succeeded', paymentId: 'pi_3ds_1', brand: 'visa', last4: '3220', recurringId: 'cus_1/pm_1' });
     const subscribed = `https://merchant.example/done?checkout_id=${checkout.id}&subscription_id=${pending.id}`;
     expect(await subscriptionChallengeReturn(api.services, checkout.id)).toBe(subscribed);
     expect(retrieve).toHaveBeenCalledWith(expect.stringMatching(/^subscription:sub_live_/), { paymentId: 'pi_3ds_1', sentAt: expect.any(Date) });
@@ -351,7 +347,7 @@ describe('hosted subscription checkout: live mode', () => {
     expect((await eventsOf(api.services.db, pending.id)).map((event) => event.type)).toEqual(['subscription.created']);
   });
 
-  it('a second submit while the challenge waits (a double click, Back from the bank\'s page) goes to that challenge again, charging nothing more', async () => {
+  it("a second submit while the challenge waits (a double click, Back from the bank's page) goes to that challenge again, charging nothing more", async () => {
     const charge = challenged();
     const checkout = await liveCheckout();
     await submitCard(api, checkout);
@@ -372,7 +368,9 @@ describe('hosted subscription checkout: live mode', () => {
     const checkout = await liveCheckout();
     await submitCard(api, checkout);
     vi.spyOn(api.services.gateways.live, 'retrieveCharge').mockResolvedValue({ status: 'declined', code: 'card_declined', paymentId: 'pi_3ds_1', brand: 'visa', last4: '3220' });
-    expect(await subscriptionChallengeReturn(api.services, checkout.id)).toBe(signedLink(api.services.config.publicBaseUrl, 'test-auth-secret', 'subscription_checkout', checkout.id, Number(checkout.link.expires)));
+    expect(await subscriptionChallengeReturn(api.services, checkout.id)).toBe(
+      signedLink(api.services.config.publicBaseUrl, 'test-auth-secret', 'subscription_checkout', checkout.id, Number(checkout.link.expires)),
+    );
     expect(await loadHostedSubscriptionCheckout(api.services, checkout.link)).toMatchObject({ state: 'used', subscription: { status: 'incomplete', failureCode: 'card_declined' } });
   });
 

@@ -53,7 +53,11 @@ describe('transitions driven by the test clock and the test cards', () => {
     expect(await read(subscription.id)).toMatchObject({ status: 'past_due', failure_count: 1 });
     expect(await types(subscription.id)).toEqual(expect.arrayContaining(['subscription.payment_failed', 'subscription.past_due']));
     // Retries at +1, +3, +5 and +7 days from the failure; the fourth failed retry cancels.
-    for (const [day, status] of [[1, 'past_due'], [3, 'past_due'], [5, 'past_due']] as const) {
+    for (const [day, status] of [
+      [1, 'past_due'],
+      [3, 'past_due'],
+      [5, 'past_due'],
+    ] as const) {
       await advance((day === 1 ? 1 : 2) * DAY);
       expect((await read(subscription.id)).status, `day ${day}`).toBe(status);
     }

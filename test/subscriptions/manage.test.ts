@@ -46,7 +46,14 @@ describe('GET /api/v1/subscriptions', () => {
     }
     const ids = made.map((row) => row.id).reverse();
     const all = await api.request('GET', SUBSCRIPTIONS, { key: own.keys.sk_test });
-    expect(all.body).toEqual({ object: 'list', data: made.slice().reverse().map((row) => ({ ...row })), has_more: false });
+    expect(all.body).toEqual({
+      object: 'list',
+      data: made
+        .slice()
+        .reverse()
+        .map((row) => ({ ...row })),
+      has_more: false,
+    });
 
     const page1 = await api.request('GET', `${SUBSCRIPTIONS}?limit=2`, { key: own.keys.sk_test });
     expect(page1.body.data.map((row: any) => row.id)).toEqual(ids.slice(0, 2));

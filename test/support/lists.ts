@@ -109,9 +109,7 @@ export function describeListContract(api: TestApi, kind: ListedKind): void {
       const other = await createStore(api.services);
       const [foreign] = await makeSeries(api, kind, other, 1);
       const unknown = `${foreign!.id.slice(0, -4)}zzzz`;
-      const responses = await Promise.all(
-        [unknown, foreign!.id, live!.id].map((cursor) => rawApiRequest(api, 'GET', `${path}?starting_after=${cursor}`, store.keys.sk_test)),
-      );
+      const responses = await Promise.all([unknown, foreign!.id, live!.id].map((cursor) => rawApiRequest(api, 'GET', `${path}?starting_after=${cursor}`, store.keys.sk_test)));
       expectIdenticalMissing(responses, 'starting_after');
     });
 

@@ -47,7 +47,8 @@ export async function freePort(): Promise<number> {
 
 /** A clean environment: nothing of vitest's or of the developer's own service settings. */
 export function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const drop = /^(VITEST|ADMIN_TOKEN$|AUTH_SECRET$|SERVICE_URL$|PGLITE_DIR$|DATABASE_URL$|PUBLIC_BASE_URL$|RATE_LIMIT_|TRUST_PROXY$|NODE_ENV$|METRICS_TOKEN$|LOG_LEVEL$|LOG_FORMAT$|MAX_IN_FLIGHT$|QUEUE_TIMEOUT_MS$|WEBHOOKS_ALLOW_PRIVATE$)/;
+  const drop =
+    /^(VITEST|ADMIN_TOKEN$|AUTH_SECRET$|SERVICE_URL$|PGLITE_DIR$|DATABASE_URL$|PUBLIC_BASE_URL$|RATE_LIMIT_|TRUST_PROXY$|NODE_ENV$|METRICS_TOKEN$|LOG_LEVEL$|LOG_FORMAT$|MAX_IN_FLIGHT$|QUEUE_TIMEOUT_MS$|WEBHOOKS_ALLOW_PRIVATE$)/;
   return { ...Object.fromEntries(Object.entries(process.env).filter(([name]) => !drop.test(name))), ...extra } as NodeJS.ProcessEnv;
 }
 
@@ -65,7 +66,10 @@ async function startLock(): Promise<() => Promise<void>> {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       // A lock left by a killed run is older than any start can take.
-      const since = await stat(lock).then((info) => Date.now() - info.mtimeMs, () => 0);
+      const since = await stat(lock).then(
+        (info) => Date.now() - info.mtimeMs,
+        () => 0,
+      );
       if (since > START_TIMEOUT_MS) await rm(lock, { recursive: true, force: true });
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
@@ -227,8 +231,11 @@ export async function payOnHostedPage(checkoutUrl: string, origin: string, cardN
 /** `npm run admin -- …` against a started service: its one JSON object, or the CLI's error. */
 export function runAdminCli(serviceUrl: string, adminToken: string, args: string[]): Promise<any> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [createRequire(import.meta.url).resolve('tsx/cli'), 'scripts/admin.ts', ...args], { cwd: ROOT, env: { ...process.env, SERVICE_URL: serviceUrl, ADMIN_TOKEN: adminToken } }, (error, stdout, stderr) =>
-      error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout)),
+    execFile(
+      process.execPath,
+      [createRequire(import.meta.url).resolve('tsx/cli'), 'scripts/admin.ts', ...args],
+      { cwd: ROOT, env: { ...process.env, SERVICE_URL: serviceUrl, ADMIN_TOKEN: adminToken } },
+      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(JSON.parse(stdout))),
     );
   });
 }

@@ -118,8 +118,26 @@ describe('/api/trpc serves the app router', () => {
     const rows = await api.services.db.select().from(auditEvents).where(eq(auditEvents.ip, ip)).orderBy(asc(auditEvents.id));
     const fields = ({ action, code, storeId, livemode, keyHint, method, path, details }: (typeof rows)[number]) => ({ action, code, storeId, livemode, keyHint, method, path, details });
     expect(rows.map(fields)).toEqual([
-      { action: 'subscription.update', code: null, storeId: store.id, livemode: false, keyHint: `sk_test_…${store.key.slice(-4)}`, method: 'POST', path: '/api/trpc/subscriptions.update', details: { subscription: subscription.id, fields: ['metadata'] } },
-      { action: 'subscription.update', code: null, storeId: store.id, livemode: false, keyHint: `sk_test_…${store.key.slice(-4)}`, method: 'POST', path: `/api/v1/subscriptions/${subscription.id}`, details: { subscription: subscription.id, fields: ['metadata'] } },
+      {
+        action: 'subscription.update',
+        code: null,
+        storeId: store.id,
+        livemode: false,
+        keyHint: `sk_test_…${store.key.slice(-4)}`,
+        method: 'POST',
+        path: '/api/trpc/subscriptions.update',
+        details: { subscription: subscription.id, fields: ['metadata'] },
+      },
+      {
+        action: 'subscription.update',
+        code: null,
+        storeId: store.id,
+        livemode: false,
+        keyHint: `sk_test_…${store.key.slice(-4)}`,
+        method: 'POST',
+        path: `/api/v1/subscriptions/${subscription.id}`,
+        details: { subscription: subscription.id, fields: ['metadata'] },
+      },
     ]);
   });
 });

@@ -13,7 +13,12 @@ describe('rate limits over /api/trpc', () => {
     const store = await createStore(api.services);
     const exchanges: Exchange[] = [];
     const client = trpcClient(api, { key: store.keys.sk_test, headers: { 'x-forwarded-for': '198.51.100.1' }, exchanges });
-    const calls = Array.from({ length: PER_KEY + 1 }, () => client.products.list.query({}).then(() => undefined, (error: unknown) => error));
+    const calls = Array.from({ length: PER_KEY + 1 }, () =>
+      client.products.list.query({}).then(
+        () => undefined,
+        (error: unknown) => error,
+      ),
+    );
     const outcomes = await Promise.all(calls);
     expect(exchanges).toHaveLength(1);
     expect(exchanges[0]!.status).toBe(207);

@@ -61,7 +61,10 @@ describe('one-time links', () => {
     const { user, token } = await inviteUser(deps(), { storeId: store.id, email: ' Ann@Example.COM ', role: 'admin', accepted: true });
     expect(user).toEqual({ email: 'ann@example.com', role: 'admin', store: store.id });
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const [row] = await database.db.select().from(oneTimeLinks).where(eq(oneTimeLinks.tokenHash, sha256Hex(token)));
+    const [row] = await database.db
+      .select()
+      .from(oneTimeLinks)
+      .where(eq(oneTimeLinks.tokenHash, sha256Hex(token)));
     expect(JSON.stringify(row)).not.toContain(token);
     expect(row!.expiresAt.getTime() - row!.createdAt.getTime()).toBe(LINK_LIFETIME_SECONDS * 1000);
 

@@ -49,7 +49,12 @@ async function refusal(promise: Promise<unknown>): Promise<TeamRefusalCode> {
 }
 
 const roleOf = async (storeId: string, userId: string) =>
-  (await database.db.select({ role: memberships.role }).from(memberships).where(and(eq(memberships.storeId, storeId), eq(memberships.userId, userId))))[0]?.role;
+  (
+    await database.db
+      .select({ role: memberships.role })
+      .from(memberships)
+      .where(and(eq(memberships.storeId, storeId), eq(memberships.userId, userId)))
+  )[0]?.role;
 
 const auditOf = (storeId: string) => database.db.select().from(auditEvents).where(eq(auditEvents.storeId, storeId)).orderBy(desc(auditEvents.id));
 
@@ -70,9 +75,21 @@ describe('team', () => {
     expect(created!.passwordHash).toBeNull();
     expect(await database.db.select({ purpose: oneTimeLinks.purpose }).from(oneTimeLinks).where(eq(oneTimeLinks.userId, created!.id))).toEqual([{ purpose: 'invite' }]);
     // No access until accepted.
-    expect(await dashboardPerson(database.db, created!.id)).toEqual({ email: 'new@example.com', memberships: [], invitations: [{ storeId: store.id, storeName: store.name, role: 'developer', invited: expect.any(Number) }] });
+    expect(await dashboardPerson(database.db, created!.id)).toEqual({
+      email: 'new@example.com',
+      memberships: [],
+      invitations: [{ storeId: store.id, storeName: store.name, role: 'developer', invited: expect.any(Number) }],
+    });
     const [entry] = await auditOf(store.id);
-    expect(entry).toMatchObject({ action: 'team.invite', keyHint: `user:${admin.email}`, livemode: null, ip: '203.0.113.7', method: 'POST', path: '/dashboard/act/x', details: { email: 'new@example.com', role: 'developer' } });
+    expect(entry).toMatchObject({
+      action: 'team.invite',
+      keyHint: `user:${admin.email}`,
+      livemode: null,
+      ip: '203.0.113.7',
+      method: 'POST',
+      path: '/dashboard/act/x',
+      details: { email: 'new@example.com', role: 'developer' },
+    });
   });
 
   it('7 inviting someone who has an account in another store: no link at all, their sessions untouched; only they accept (then they have access) or decline; audited', async () => {
@@ -153,7 +170,12 @@ describe('team', () => {
     await inviteMember(limited, second, { email: 'three@example.com', role: 'viewer' });
     // The store's three are spent, whoever invites.
     expect(await refusal(inviteMember(limited, owner, { email: 'four@example.com', role: 'viewer' }))).toBe('rate_limited');
-    expect((await listTeam(database.db, store.id)).map((member) => member.email).slice(3).sort()).toEqual(['one@example.com', 'three@example.com', 'two@example.com']);
+    expect(
+      (await listTeam(database.db, store.id))
+        .map((member) => member.email)
+        .slice(3)
+        .sort(),
+    ).toEqual(['one@example.com', 'three@example.com', 'two@example.com']);
   });
 
   it('7 role changes: done and audited; refused for one’s own role, an owner by an admin, making an owner by an admin, the last owner, a non-member', async () => {

@@ -3,16 +3,7 @@ import { generate } from 'otplib';
 import { describe, expect, it } from 'vitest';
 import { auditEvents, backupCodes, users } from '@/db/schema';
 import { endAllSessions, completeSignIn, createResetLink, inviteUser, setPasswordWithLink, signInProof, signInWithPassword } from '@/server/users/service';
-import {
-  confirmTwoFactor,
-  disableTwoFactor,
-  regenerateBackupCodes,
-  startTwoFactor,
-  twoFactorEnabled,
-  twoFactorState,
-  verifySecondFactor,
-  type TwoFactorActor,
-} from '@/server/users/two-factor';
+import { confirmTwoFactor, disableTwoFactor, regenerateBackupCodes, startTwoFactor, twoFactorEnabled, twoFactorState, verifySecondFactor, type TwoFactorActor } from '@/server/users/two-factor';
 import { createRateLimits } from '@/server/rate-limit/service';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
@@ -80,7 +71,10 @@ describe('two-factor', () => {
 
     const wrong = String((Number(await codeAt(state.secret, api.clock.now())) + 1) % 1_000_000).padStart(6, '0');
     expect(await confirmTwoFactor(deps(), actor, wrong)).toEqual({ ok: false, reason: 'invalid_code' });
-    const failures = await api.services.db.select().from(auditEvents).where(eq(auditEvents.keyHint, `user:${actor.email}`));
+    const failures = await api.services.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.keyHint, `user:${actor.email}`));
     expect(failures.map((entry) => [entry.action, entry.code])).toContainEqual(['two_factor.code_failed', 'invalid_code']);
 
     const confirmed = await confirmTwoFactor(deps(), actor, await codeAt(state.secret, api.clock.now()));
@@ -93,7 +87,10 @@ describe('two-factor', () => {
     const hashes = await api.services.db.select({ codeHash: backupCodes.codeHash }).from(backupCodes).where(eq(backupCodes.userId, actor.userId));
     expect(hashes.every((row) => /^[0-9a-f]{64}$/.test(row.codeHash))).toBe(true);
     expect(JSON.stringify(hashes)).not.toContain(confirmed.backupCodes[0]!.replace(/-/g, ''));
-    const audit = await api.services.db.select().from(auditEvents).where(eq(auditEvents.keyHint, `user:${actor.email}`));
+    const audit = await api.services.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.keyHint, `user:${actor.email}`));
     expect(audit.map((entry) => entry.action)).toEqual(expect.arrayContaining(['two_factor.start', 'two_factor.enable']));
     expect(JSON.stringify(audit)).not.toContain(state.secret);
   });
@@ -148,7 +145,10 @@ describe('two-factor', () => {
     const proof = signInProof(deps(), password.user);
     expect(await completeSignIn(deps(), { proof, code: '', ip: actor.ip })).toEqual({ ok: false, reason: 'invalid_code' });
     expect(await completeSignIn(deps(), { proof, code: '123456', ip: actor.ip })).toMatchObject({ ok: false, reason: 'invalid_code' });
-    const failed = await api.services.db.select().from(auditEvents).where(eq(auditEvents.keyHint, `user:${actor.email}`));
+    const failed = await api.services.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.keyHint, `user:${actor.email}`));
     expect(failed.filter((entry) => entry.action === 'dashboard.sign_in_failed' && entry.code === 'invalid_code')).toHaveLength(2);
     expect(await completeSignIn(deps(), { proof, code: await codeAt(secret, api.clock.now()), ip: actor.ip })).toMatchObject({ ok: true, user: { id: actor.userId } });
     expect(await completeSignIn(deps(), { proof, code: codes[0]!, ip: actor.ip })).toMatchObject({ ok: true });

@@ -280,7 +280,7 @@ describe('retries (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h)', () => {
     }
   });
 
-  it('an attempt that finishes while the pass is claiming: its object\'s next event is claimed at once, not after a slow receiver answers', async () => {
+  it("an attempt that finishes while the pass is claiming: its object's next event is claimed at once, not after a slow receiver answers", async () => {
     const fast = await startReceiver();
     let release!: () => void;
     receiver.gate = new Promise<void>((resolve) => {
@@ -407,7 +407,10 @@ describe('deleted endpoints and unsafe destinations', () => {
     const id = newId('we', true);
     const port = new URL(receiver.url).port;
     await api.services.db.insert(webhookEndpoints).values({ id, storeId: store.id, livemode: true, url: `https://localhost:${port}/webhooks`, createdAt: wall.now() });
-    await api.services.db.update(webhookEndpoints).set({ deletedAt: wall.now() }).where(and(eq(webhookEndpoints.id, endpoint.id)));
+    await api.services.db
+      .update(webhookEndpoints)
+      .set({ deletedAt: wall.now() })
+      .where(and(eq(webhookEndpoints.id, endpoint.id)));
     await write({ livemode: true });
     expect(await deliver()).toBe(1);
     expect(receiver.received).toEqual([]);

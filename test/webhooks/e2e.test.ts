@@ -61,10 +61,10 @@ describe('npm start delivers webhooks', () => {
     // A month later on the test clock: the recurring charge's events go out after advance_clock.
     const advanced = await request('POST', '/api/v1/test_helpers/advance_clock', { seconds: 32 * 24 * 3600 });
     expect(advanced.status).toBe(200);
-    await vi.waitFor(
-      () => expect(receiver.acknowledged.map((webhook) => (JSON.parse(webhook.body) as { type: string }).type)).toContain('subscription.payment_succeeded'),
-      { timeout: 30_000, interval: 200 },
-    );
+    await vi.waitFor(() => expect(receiver.acknowledged.map((webhook) => (JSON.parse(webhook.body) as { type: string }).type)).toContain('subscription.payment_succeeded'), {
+      timeout: 30_000,
+      interval: 200,
+    });
     const ids = receiver.acknowledged.map((webhook) => (verifier.verify(webhook.body, webhook.headers) as { id: string }).id);
     expect(new Set(ids).size).toBe(ids.length);
   }, 120_000);

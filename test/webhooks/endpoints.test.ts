@@ -129,7 +129,12 @@ describe('POST /api/v1/webhook_endpoints', () => {
   });
 
   it('events: an empty list, an unknown type or a non-list → 400 parameter_invalid', async () => {
-    for (const [events, param] of [[[], 'events'], [['subscription.created', 'invoice.paid'], 'events'], ['subscription.created', 'events'], [[42], 'events[0]']] as const) {
+    for (const [events, param] of [
+      [[], 'events'],
+      [['subscription.created', 'invoice.paid'], 'events'],
+      ['subscription.created', 'events'],
+      [[42], 'events[0]'],
+    ] as const) {
       expectError(await post({ url: 'http://127.0.0.1/h', events }), 400, 'parameter_invalid', param);
     }
     const unknown = await post({ url: 'http://127.0.0.1/h', events: ['product.created', 'invoice.paid'] });
@@ -210,7 +215,11 @@ describe('GET and DELETE /api/v1/webhook_endpoints/{id}', () => {
   it('another store’s, the other environment’s and an unknown endpoint → identical 404, on retrieve, deliveries and delete', async () => {
     const other = await createStore(api.services);
     const endpoint = await createEndpoint(api, store.key, { url: 'http://127.0.0.1/iso' });
-    for (const [method, suffix] of [['GET', ''], ['GET', '/deliveries'], ['DELETE', '']] as const) {
+    for (const [method, suffix] of [
+      ['GET', ''],
+      ['GET', '/deliveries'],
+      ['DELETE', ''],
+    ] as const) {
       const path = `${ENDPOINTS}/${endpoint.id}${suffix}`;
       expectIdenticalMissing(
         [

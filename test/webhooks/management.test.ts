@@ -276,7 +276,9 @@ describe('POST /api/v1/events/{id}/resend', () => {
     const originals = (await log('?status=succeeded')).data.map((delivery: { event_id: string }) => delivery.event_id);
     expect(originals).toEqual([third.id, third.id, second.id, first.id]);
     expect(eventIds(receiver.received).slice(3).sort()).toEqual([first.id, first.id, second.id, third.id].sort());
-    const afterResend = eventIds(receiver.received).slice(3).filter((id) => id !== first.id);
+    const afterResend = eventIds(receiver.received)
+      .slice(3)
+      .filter((id) => id !== first.id);
     expect(afterResend).toEqual([second.id, third.id]);
     expect((await log(`?event_id=${first.id}&status=pending`)).data).toHaveLength(1);
   });
@@ -303,10 +305,7 @@ describe('POST /api/v1/events/{id}/resend', () => {
     const deleted = await createEndpoint(api, store.keys.sk_test, { url: receiver.url });
     await api.request('DELETE', `/api/v1/webhook_endpoints/${deleted.id}`, { key: store.keys.sk_test });
     const resendTo = (endpointId: string) => rawApiRequest(api, 'POST', `/api/v1/events/${event.id}/resend`, store.keys.sk_test, { endpoint_id: endpointId });
-    expectIdenticalMissing(
-      [await resendTo('we_test_000000000000000000000000'), await resendTo(deleted.id), await resendTo(foreign.id), await resendTo(live.id)],
-      'endpoint_id',
-    );
+    expectIdenticalMissing([await resendTo('we_test_000000000000000000000000'), await resendTo(deleted.id), await resendTo(foreign.id), await resendTo(live.id)], 'endpoint_id');
     await patch({ disabled: true });
     expectError(await resend(event.id, { endpoint_id: endpoint.id }), 409, 'webhook_endpoint_disabled', 'endpoint_id');
     expect((await log(`?event_id=${event.id}`)).data).toHaveLength(1);
@@ -394,8 +393,7 @@ describe('test-mode retries on the store’s test clock', () => {
     await advanceClock(3600);
     expect(await deliver()).toBe(1);
     expect(eventIds(receiver.received).sort()).toEqual([own.id, own.id, foreign.id].sort());
-    const nextAttempt = async (eventId: string) =>
-      (await api.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId)))[0]!;
+    const nextAttempt = async (eventId: string) => (await api.services.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.eventId, eventId)))[0]!;
     expect(await nextAttempt(live.id)).toMatchObject({ attempts: 1, nextAttemptAt: new Date(wall().now().getTime() + 5000) });
     expect(await nextAttempt(foreign.id)).toMatchObject({ attempts: 1, nextAttemptAt: new Date(wall().now().getTime() + 5000) });
     expect(await nextAttempt(own.id)).toMatchObject({ attempts: 2, nextAttemptAt: new Date(wall().now().getTime() + 300_000) });

@@ -87,7 +87,13 @@ describe('test mode where the operator did not allow private destinations', () =
     const logOf = async (id: string) => (await api.request('GET', `${ENDPOINTS}/${id}/deliveries`, { key: own.keys.sk_test })).body.data[0];
     const error = 'Not sent: rebind.merchant.example resolves to an address that is not public.';
     for (const endpoint of [open, closed]) {
-      expect(await logOf(endpoint.id)).toMatchObject({ status: 'pending', attempts: 1, last_response_status: null, last_error: error, attempt_log: [expect.objectContaining({ response_status: null, error })] });
+      expect(await logOf(endpoint.id)).toMatchObject({
+        status: 'pending',
+        attempts: 1,
+        last_response_status: null,
+        last_error: error,
+        attempt_log: [expect.objectContaining({ response_status: null, error })],
+      });
     }
     await api.services.db.update(webhookDeliveries).set({ status: 'failed', nextAttemptAt: null }).where(eq(webhookDeliveries.status, 'pending'));
   });

@@ -70,11 +70,7 @@ export function subscriptionLike(overrides: Record<string, unknown> = {}) {
 }
 
 /** Writes an event to the outbox in a transaction, as a state change would (server/webhooks/events.ts). */
-export function writeEvent(
-  api: TestApi,
-  store: { id: string },
-  input: { type?: EventType; object?: Record<string, unknown> & { id: string }; livemode?: boolean; now?: Date; wallNow?: Date },
-) {
+export function writeEvent(api: TestApi, store: { id: string }, input: { type?: EventType; object?: Record<string, unknown> & { id: string }; livemode?: boolean; now?: Date; wallNow?: Date }) {
   return api.services.db.transaction((tx) =>
     recordEvent(tx, {
       storeId: store.id,

@@ -8,8 +8,7 @@ import { createEndpoint, startReceiver, writeEvent, type Receiver } from './supp
 
 const api = useTestApi();
 let receiver: Receiver;
-const advanceClock = async (key: string, seconds: number) =>
-  expect((await api.request('POST', '/api/v1/test_helpers/advance_clock', { key, body: { seconds } })).status).toBe(200);
+const advanceClock = async (key: string, seconds: number) => expect((await api.request('POST', '/api/v1/test_helpers/advance_clock', { key, body: { seconds } })).status).toBe(200);
 
 beforeAll(async () => {
   receiver = await startReceiver();

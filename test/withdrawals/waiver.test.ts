@@ -26,7 +26,11 @@ async function createSession(body: Record<string, unknown>) {
   const response = await api.request('POST', '/api/v1/checkout/sessions', { key: store.key, body: { customer_email: 'reader@example.com', ...body } });
   expect(response.status).toBe(201);
   const url = new URL(response.body.url);
-  return { id: response.body.id as string, orderId: response.body.order_id as string, link: { id: response.body.id as string, expires: url.searchParams.get('expires')!, signature: url.searchParams.get('signature')! } };
+  return {
+    id: response.body.id as string,
+    orderId: response.body.order_id as string,
+    link: { id: response.body.id as string, expires: url.searchParams.get('expires')!, signature: url.searchParams.get('signature')! },
+  };
 }
 
 async function pay(session: Awaited<ReturnType<typeof createSession>>, boxes: (keyof typeof WAIVER_FIELDS)[], cardNumber = '4242424242424242') {

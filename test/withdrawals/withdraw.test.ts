@@ -253,8 +253,30 @@ describe('the dashboard’s list of requests', () => {
     const first = await listWithdrawalRequests(api.services.db, scope, { limit: 2 });
     expect(first.hasMore).toBe(true);
     expect(first.rows).toEqual([
-      { orderId: ours[2]!.id, status: 'requested', customerName: 'Buyer 3', customerEmail: 'list-3@example.com', reason: null, requestedAt: new Date(T0.getTime() + 120_000), refundDueBy: new Date(T0.getTime() + 120_000 + 14 * DAY * 1000), amountTotal: 3000, amountRefunded: 0, waived: false },
-      { orderId: ours[1]!.id, status: 'requested', customerName: 'Buyer 2', customerEmail: 'list-2@example.com', reason: null, requestedAt: new Date(T0.getTime() + 60_000), refundDueBy: new Date(T0.getTime() + 60_000 + 14 * DAY * 1000), amountTotal: 2000, amountRefunded: 0, waived: false },
+      {
+        orderId: ours[2]!.id,
+        status: 'requested',
+        customerName: 'Buyer 3',
+        customerEmail: 'list-3@example.com',
+        reason: null,
+        requestedAt: new Date(T0.getTime() + 120_000),
+        refundDueBy: new Date(T0.getTime() + 120_000 + 14 * DAY * 1000),
+        amountTotal: 3000,
+        amountRefunded: 0,
+        waived: false,
+      },
+      {
+        orderId: ours[1]!.id,
+        status: 'requested',
+        customerName: 'Buyer 2',
+        customerEmail: 'list-2@example.com',
+        reason: null,
+        requestedAt: new Date(T0.getTime() + 60_000),
+        refundDueBy: new Date(T0.getTime() + 60_000 + 14 * DAY * 1000),
+        amountTotal: 2000,
+        amountRefunded: 0,
+        waived: false,
+      },
     ]);
     const second = await listWithdrawalRequests(api.services.db, scope, { limit: 2, startingAfter: ours[1]!.id });
     expect(second).toEqual({ hasMore: false, rows: [expect.objectContaining({ orderId: ours[0]!.id, reason: 'Too slow', customerName: 'Buyer 1' })] });

@@ -32,7 +32,11 @@ const targetKeyRight = async (input: ActionInput) => liveSecretRight(input, awai
 
 export const apiKeyCreate: DashboardActionDefinition = {
   right: 'developer',
-  targetRight: async (input) => liveSecretRight(input, KINDS.find((candidate) => candidate === input.form.text('kind'))),
+  targetRight: async (input) =>
+    liveSecretRight(
+      input,
+      KINDS.find((candidate) => candidate === input.form.text('kind')),
+    ),
   run: (input) =>
     keyAction(input, async (path) => {
       const kind = KINDS.find((candidate) => candidate === input.form.text('kind'));

@@ -79,11 +79,7 @@ export async function ApiKeysPage({ mode, searchParams }: { mode: DashboardMode;
   const { access, current } = entry;
   const services = await getAppServices();
   const scope = { storeId: current.storeId, livemode: mode === 'live' };
-  const [keys, revealed, hasTwoFactor] = await Promise.all([
-    listApiKeys(services.db, scope),
-    takeRevealed('api_key', access.userId),
-    twoFactorEnabled(services.db, access.userId),
-  ]);
+  const [keys, revealed, hasTwoFactor] = await Promise.all([listApiKeys(services.db, scope), takeRevealed('api_key', access.userId), twoFactorEnabled(services.db, access.userId)]);
   const now = services.clock.now();
   const manage = can(current.role, 'developer');
   // Live secret keys can refund: owners and admins manage them, developers the rest.
@@ -144,7 +140,11 @@ export async function ApiKeysPage({ mode, searchParams }: { mode: DashboardMode;
                         {utcTime(epochSeconds(apiKey.created))}
                       </td>
                       <td data-label="Status">{status.label}</td>
-                      {manage && <td data-label="Actions" className="keys-actions-cell">{status.active && manages(apiKey) ? <KeyActions apiKey={apiKey} mode={mode} askCode={askCode} rolled={status.rolled} /> : '—'}</td>}
+                      {manage && (
+                        <td data-label="Actions" className="keys-actions-cell">
+                          {status.active && manages(apiKey) ? <KeyActions apiKey={apiKey} mode={mode} askCode={askCode} rolled={status.rolled} /> : '—'}
+                        </td>
+                      )}
                     </tr>
                   );
                 })}

@@ -34,7 +34,6 @@ function readAuditQuery(params: SearchParams): AuditQuery {
   };
 }
 
-
 function Filters({ base, form }: { base: string; form: AuditQuery['form'] }) {
   return (
     <form method="get" action={`${base}/audit`} className="dash-filters" role="search">
@@ -116,11 +115,13 @@ export async function AuditPage({ mode, searchParams }: { mode: DashboardMode; s
   const { db } = await getAppServices();
   const list = query.problem
     ? undefined
-    : await listAuditEntries(db, { storeId: current.storeId, livemode: mode === 'live' }, { ...query.filters, startingAfter: cursor === '' ? undefined : Number(cursor), limit: PAGE_SIZE }).catch((error: unknown) => {
-        // A cursor of another store: the page does not exist.
-        if (error instanceof ApiError && error.code === 'resource_missing') notFound();
-        throw error;
-      });
+    : await listAuditEntries(db, { storeId: current.storeId, livemode: mode === 'live' }, { ...query.filters, startingAfter: cursor === '' ? undefined : Number(cursor), limit: PAGE_SIZE }).catch(
+        (error: unknown) => {
+          // A cursor of another store: the page does not exist.
+          if (error instanceof ApiError && error.code === 'resource_missing') notFound();
+          throw error;
+        },
+      );
   const filtered = Object.values(query.form).some((value) => value !== '');
   return (
     <DashboardShell access={access} mode={mode} path="/audit">

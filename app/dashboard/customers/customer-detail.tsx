@@ -98,9 +98,7 @@ function PortalLinks({ detail, mode, mayChange }: { detail: CustomerDetail; mode
               </td>
               {/* Dates may wrap here: six columns and a button must fit the card without sideways scrolling. */}
               <td data-label="Created">{utcTime(session.created)}</td>
-              <td data-label="Expires">
-                {utcTime(session.expires_at)}
-              </td>
+              <td data-label="Expires">{utcTime(session.expires_at)}</td>
               <td className="dash-num" data-label="Visits">
                 {session.access_count}
               </td>

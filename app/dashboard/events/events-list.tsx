@@ -15,7 +15,14 @@ const PAGE_SIZE = 25;
 
 /** Every prefix filter the API takes (`checkout.*`, `checkout.session.*`, …), then every type. */
 const TYPE_CHOICES = [
-  ...new Set(EVENT_TYPES.flatMap((type) => type.split('.').slice(0, -1).map((_, index, parts) => `${parts.slice(0, index + 1).join('.')}.*`))),
+  ...new Set(
+    EVENT_TYPES.flatMap((type) =>
+      type
+        .split('.')
+        .slice(0, -1)
+        .map((_, index, parts) => `${parts.slice(0, index + 1).join('.')}.*`),
+    ),
+  ),
   ...EVENT_TYPES,
 ];
 
@@ -85,9 +92,7 @@ function EventsTable({ base, list }: { base: string; list: EventList }) {
               <td data-label="Object" className="dash-mono">
                 {event.data.object.id}
               </td>
-              <td data-label="Created">
-                {utcTime(event.created)}
-              </td>
+              <td data-label="Created">{utcTime(event.created)}</td>
             </tr>
           ))}
         </tbody>

@@ -33,8 +33,7 @@ export default async function InvitationsPage({ searchParams }: { searchParams: 
           {access.invitations.map((invitation) => (
             <li key={invitation.storeId} data-store-id={invitation.storeId}>
               <p>
-                <strong>{invitation.storeName}</strong> invites you as {invitation.role}.
-                <span className="dash-muted dash-block">Invited {utcTime(invitation.invited)}</span>
+                <strong>{invitation.storeName}</strong> invites you as {invitation.role}.<span className="dash-muted dash-block">Invited {utcTime(invitation.invited)}</span>
               </p>
               <div className="dash-invitation-answers">
                 <form action={acceptInvitationAction} className="dash-form">

@@ -9,7 +9,8 @@ export async function ordersCsvResponse(mode: DashboardMode, request: Request): 
   if (!access.current) return new Response('Your role may not export.\n', { status: 403, headers: { 'content-type': 'text/plain; charset=utf-8' } });
   const query = readOrdersQuery(Object.fromEntries(new URL(request.url).searchParams));
   // An order id is a search for one order, which the list page answers by going to it.
-  if (query.problem || query.orderId) return new Response(`${query.problem ?? 'Export takes the list filters, not an order id.'}\n`, { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+  if (query.problem || query.orderId)
+    return new Response(`${query.problem ?? 'Export takes the list filters, not an order id.'}\n`, { status: 400, headers: { 'content-type': 'text/plain; charset=utf-8' } });
   const services = await getAppServices();
   const csv = exportOrdersCsv(services, { storeId: access.current.storeId, livemode: mode === 'live' }, query.filters);
   return csvDownload(`orders-${mode}.csv`, csv);

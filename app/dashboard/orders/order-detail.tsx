@@ -55,7 +55,19 @@ const BILLING_REASON_LABELS: Record<Order['billing_reason'], string> = {
   subscription_cycle: 'Subscription renewal',
 };
 
-function Summary({ order, card, invoiceNumber, mode, downloads }: { order: Order; card: { brand: string; last4: string } | null; invoiceNumber: string | undefined; mode: DashboardMode; downloads: number }) {
+function Summary({
+  order,
+  card,
+  invoiceNumber,
+  mode,
+  downloads,
+}: {
+  order: Order;
+  card: { brand: string; last4: string } | null;
+  invoiceNumber: string | undefined;
+  mode: DashboardMode;
+  downloads: number;
+}) {
   const rows: [string, ReactNode][] = [
     ['Status', <OrderStatus status={order.status} />],
     ['Created', utcTime(order.created)],

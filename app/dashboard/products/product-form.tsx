@@ -16,7 +16,15 @@ export function ProductFields({ product }: { product?: Product }) {
       </div>
       <div>
         <label htmlFor="product-price">Price</label>
-        <input id="product-price" name="price" inputMode="decimal" required pattern="\d{1,9}(\.\d{1,2})?" defaultValue={product ? centsAsEuros(product.amount) : ''} aria-describedby="product-price-hint" />
+        <input
+          id="product-price"
+          name="price"
+          inputMode="decimal"
+          required
+          pattern="\d{1,9}(\.\d{1,2})?"
+          defaultValue={product ? centsAsEuros(product.amount) : ''}
+          aria-describedby="product-price-hint"
+        />
         <p id="product-price-hint" className="dash-muted">
           Currency: EUR (every price is in euros).
         </p>

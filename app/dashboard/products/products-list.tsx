@@ -14,7 +14,6 @@ import '../developer-pages.css';
 
 const PAGE_SIZE = 25;
 
-
 /** `€9.00 / 2 months` for a recurring price, `€9.00` for a one-time one. */
 export function priceLabel(product: Product): string {
   const { interval, interval_count: count } = product.price;

@@ -127,8 +127,8 @@ function InvitationNotice({ invitation: { email, role, delivery } }: { invitatio
       {delivery === 'link_not_sent' && (
         <>
           <p>
-            {who} is invited, but this service sends no e-mail (SMTP_URL is not set), so the link that sets their password has not reached them, and it is never shown here. The operator must hand
-            them a link:
+            {who} is invited, but this service sends no e-mail (SMTP_URL is not set), so the link that sets their password has not reached them, and it is never shown here. The operator must hand them
+            a link:
           </p>
           <p className="dash-mono settings-command">npm run admin -- user:reset --email {email}</p>
           <p>{joins}</p>

@@ -32,7 +32,6 @@ const OVERLAPS: [string, number][] = [
   ['In 7 days', 604_800],
 ];
 
-
 function Summary({ endpoint }: { endpoint: WebhookEndpoint }) {
   const rows: [string, ReactNode][] = [
     ['URL', <span className="dash-mono">{endpoint.url}</span>],

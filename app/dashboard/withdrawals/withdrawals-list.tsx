@@ -90,10 +90,12 @@ export async function WithdrawalsPage({ mode, searchParams }: { mode: DashboardM
         <div className="dash-heading">
           <h1>Withdrawals</h1>
         </div>
-        <p className="dash-muted">
-          Customers who withdrew from a contract on the withdrawal page. Refund each payment by its date: 14 days after the request.
-        </p>
-        {rows.length === 0 ? <p className="dash-muted">{startingAfter ? 'No more withdrawal requests.' : 'No withdrawal requests yet.'}</p> : <ListTable columns={columns(base, clock.now())} rows={rows} />}
+        <p className="dash-muted">Customers who withdrew from a contract on the withdrawal page. Refund each payment by its date: 14 days after the request.</p>
+        {rows.length === 0 ? (
+          <p className="dash-muted">{startingAfter ? 'No more withdrawal requests.' : 'No withdrawal requests yet.'}</p>
+        ) : (
+          <ListTable columns={columns(base, clock.now())} rows={rows} />
+        )}
         {list.hasMore && (
           <p className="dash-pager">
             <a href={`${base}/withdrawals?starting_after=${encodeURIComponent(rows.at(-1)!.orderId)}`}>Next page</a>

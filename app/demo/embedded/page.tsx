@@ -12,8 +12,8 @@ export default async function DemoEmbeddedPage() {
     <>
       <h1>Embedded checkout</h1>
       <p>
-        Both forms confirm the same test session. The service requires 3-D Secure for every embedded payment today, so they end on a button that continues on the
-        secure payment page. <a href="/demo">Back to the shop</a>
+        Both forms confirm the same test session. The service requires 3-D Secure for every embedded payment today, so they end on a button that continues on the secure payment page.{' '}
+        <a href="/demo">Back to the shop</a>
       </p>
       <ServiceProvider publishableKey={store.publishableKey} apiBaseUrl={store.apiBaseUrl}>
         <EmbeddedCheckout />

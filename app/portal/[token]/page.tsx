@@ -37,9 +37,7 @@ export default async function PortalPage({ params }: { params: Promise<{ token: 
       {portal.scope === 'customer' ? <CustomerView portal={portal} format={format} portalPath={portalPath} /> : null}
       {portal.scope === 'order' ? portal.orders.map((order) => <OrderCard key={order.id} order={order} format={format} portalPath={portalPath} headingLevel={2} />) : null}
       {portal.scope === 'subscription'
-        ? portal.subscriptions.map((subscription, index) => (
-            <SubscriptionCard key={index} index={index} subscription={subscription} format={format} portalPath={portalPath} headingLevel={2} />
-          ))
+        ? portal.subscriptions.map((subscription, index) => <SubscriptionCard key={index} index={index} subscription={subscription} format={format} portalPath={portalPath} headingLevel={2} />)
         : null}
     </PortalShell>
   );
@@ -73,11 +71,23 @@ function CustomerView({ portal, format, portalPath }: { portal: PortalData; form
           </div>
         </dl>
       </section>
-      <ListSection headingId="orders-heading" heading="Orders" empty={portal.orders.length === 0 ? <EmptyState title="No orders yet">Purchases you make at {portal.storeName} will appear here.</EmptyState> : null}>
-        {portal.orders.map((order) => <OrderCard key={order.id} order={order} format={format} portalPath={portalPath} />)}
+      <ListSection
+        headingId="orders-heading"
+        heading="Orders"
+        empty={portal.orders.length === 0 ? <EmptyState title="No orders yet">Purchases you make at {portal.storeName} will appear here.</EmptyState> : null}
+      >
+        {portal.orders.map((order) => (
+          <OrderCard key={order.id} order={order} format={format} portalPath={portalPath} />
+        ))}
       </ListSection>
-      <ListSection headingId="subscriptions-heading" heading="Subscriptions" empty={portal.subscriptions.length === 0 ? <EmptyState title="No subscriptions">You have no subscriptions with {portal.storeName}.</EmptyState> : null}>
-        {portal.subscriptions.map((subscription, index) => <SubscriptionCard key={index} index={index} subscription={subscription} format={format} portalPath={portalPath} />)}
+      <ListSection
+        headingId="subscriptions-heading"
+        heading="Subscriptions"
+        empty={portal.subscriptions.length === 0 ? <EmptyState title="No subscriptions">You have no subscriptions with {portal.storeName}.</EmptyState> : null}
+      >
+        {portal.subscriptions.map((subscription, index) => (
+          <SubscriptionCard key={index} index={index} subscription={subscription} format={format} portalPath={portalPath} />
+        ))}
       </ListSection>
     </>
   );

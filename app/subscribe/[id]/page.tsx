@@ -67,7 +67,12 @@ export default async function SubscribePage(props: PageProps) {
   if (hosted.state === 'used') {
     return (
       <CheckoutShell store={store} operator={operator}>
-        <AttemptOutcome view={view} subscription={hosted.subscription} continueUrl={subscribedRedirectUrl(services.config, view, hosted.subscription.id)} receiptUrl={subscriptionReceiptUrl(services.config, view.id)} />
+        <AttemptOutcome
+          view={view}
+          subscription={hosted.subscription}
+          continueUrl={subscribedRedirectUrl(services.config, view, hosted.subscription.id)}
+          receiptUrl={subscriptionReceiptUrl(services.config, view.id)}
+        />
       </CheckoutShell>
     );
   }
@@ -160,19 +165,7 @@ function Mandate({ view, operator, every }: { view: HostedSubscriptionView; oper
   );
 }
 
-function SubscribeForm({
-  view,
-  operator,
-  action,
-  error,
-  every,
-}: {
-  view: HostedSubscriptionView;
-  operator: OperatorConfig;
-  action: string;
-  error: ReturnType<typeof hostedMessage>;
-  every: string;
-}) {
+function SubscribeForm({ view, operator, action, error, every }: { view: HostedSubscriptionView; operator: OperatorConfig; action: string; error: ReturnType<typeof hostedMessage>; every: string }) {
   const fieldError = (name: HostedField) => (error?.field === name ? error.message : undefined);
   return (
     <section className="co-card co-pay" aria-labelledby="pay-heading">

@@ -38,10 +38,7 @@ export default async function WithdrawalReceivedPage({ searchParams }: { searchP
           <DateTime at={receipt.declaredAt} />
         </dd>
       </dl>
-      <p>
-        When the order number and e-mail address belong to an order, your withdrawal is recorded and a confirmation is sent to that address. Your payment is then refunded
-        within 14 days.
-      </p>
+      <p>When the order number and e-mail address belong to an order, your withdrawal is recorded and a confirmation is sent to that address. Your payment is then refunded within 14 days.</p>
       <p>Keep this page, or note its date and time, as proof of when you withdrew.</p>
     </WithdrawShell>
   );

@@ -16,17 +16,7 @@ type Field = CheckoutField;
  * Card inputs in the merchant's own page. The card goes only to the service origin
  * (the confirm request); SecureCheckoutForm keeps it out of the page entirely.
  */
-export function CheckoutForm({
-  clientSecret,
-  sessionId,
-  customerEmail,
-  collectEmail = false,
-  submitLabel = 'Pay',
-  onSuccess,
-  onError,
-  className,
-  checkoutUrl,
-}: CheckoutFormProps) {
+export function CheckoutForm({ clientSecret, sessionId, customerEmail, collectEmail = false, submitLabel = 'Pay', onSuccess, onError, className, checkoutUrl }: CheckoutFormProps) {
   const service = useService();
   const { confirm, processing } = useCheckout();
   const id = useId();

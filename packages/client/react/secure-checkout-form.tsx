@@ -78,16 +78,7 @@ export function SecureCheckoutForm({
 
   return (
     <div className={className} aria-busy={processing}>
-      {src ? (
-        <iframe
-          ref={frame}
-          src={src}
-          title="Secure card payment"
-          style={{ border: 0, width: '100%', height }}
-          referrerPolicy="no-referrer"
-          allow="payment"
-        />
-      ) : null}
+      {src ? <iframe ref={frame} src={src} title="Secure card payment" style={{ border: 0, width: '100%', height }} referrerPolicy="no-referrer" allow="payment" /> : null}
       {outcome ? <CheckoutOutcome error={outcome} service={service} checkoutUrl={checkoutUrl} /> : null}
     </div>
   );

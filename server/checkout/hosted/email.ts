@@ -11,14 +11,9 @@ export const REMEMBERED_VAT_ID_COOKIE = 'checkout_vat_id';
 const MAX_AGE_SECONDS = 15 * 60;
 
 function rememberedCookie(name: string, sessionId: string, value: string, secure: boolean): string {
-  return [
-    `${name}=${encodeURIComponent(value)}`,
-    `Path=/checkout/${encodeURIComponent(sessionId)}`,
-    `Max-Age=${MAX_AGE_SECONDS}`,
-    'HttpOnly',
-    'SameSite=Lax',
-    ...(secure ? ['Secure'] : []),
-  ].join('; ');
+  return [`${name}=${encodeURIComponent(value)}`, `Path=/checkout/${encodeURIComponent(sessionId)}`, `Max-Age=${MAX_AGE_SECONDS}`, 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])].join(
+    '; ',
+  );
 }
 
 export function rememberedEmailCookie(sessionId: string, email: string, secure: boolean): string {

@@ -74,7 +74,14 @@ export async function loadHostedReceipt(
 
   const [lines, keys, downloads] = await Promise.all([
     deps.db
-      .select({ description: orderLines.description, quantity: orderLines.quantity, unitAmount: orderLines.unitAmount, amountTax: orderLines.amountTax, taxRate: orderLines.taxRate, taxInclusive: orderLines.taxInclusive })
+      .select({
+        description: orderLines.description,
+        quantity: orderLines.quantity,
+        unitAmount: orderLines.unitAmount,
+        amountTax: orderLines.amountTax,
+        taxRate: orderLines.taxRate,
+        taxInclusive: orderLines.taxInclusive,
+      })
       .from(orderLines)
       .where(eq(orderLines.orderId, order.id))
       .orderBy(asc(orderLines.position)),

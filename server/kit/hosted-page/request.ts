@@ -40,8 +40,7 @@ export type SubmitOutcome =
    * `email`, `vatId`: what the customer typed, to prefill the form again after an error (never
    * card data); `declined`: the card was refused (counted against the address: card testing).
    */
-  | { kind: 'redirect'; location: string; email?: string; vatId?: string; declined?: boolean }
-  | { kind: 'not_found' };
+  { kind: 'redirect'; location: string; email?: string; vatId?: string; declined?: boolean } | { kind: 'not_found' };
 
 /** A query value given once; a repeated or missing parameter reads as absent. */
 export function singleParam(value: string | string[] | undefined): string | undefined {

@@ -51,7 +51,12 @@ function orderRows(view: MailView, data: OrderReceiptData): Detail[] {
   const { amount } = view.format;
   return [
     ...data.lines.map((line) => ({ label: line.quantity > 1 ? `${line.description} × ${line.quantity}` : line.description, value: amount(line.amountSubtotal) })),
-    ...(data.amountTax > 0 ? [{ label: text.subtotal, value: amount(data.amountSubtotal) }, { label: text.tax, value: amount(data.amountTax) }] : []),
+    ...(data.amountTax > 0
+      ? [
+          { label: text.subtotal, value: amount(data.amountSubtotal) },
+          { label: text.tax, value: amount(data.amountTax) },
+        ]
+      : []),
     { label: text.total, value: amount(data.amountTotal), strong: true },
   ];
 }

@@ -46,8 +46,7 @@ const TEXT = {
     canceledSubject: (store: string, plan: string) => `Ihr Abonnement ${plan} bei ${store} ist gekündigt`,
     canceledHeading: 'Ihr Abonnement ist gekündigt',
     canceledIntro: (plan: string, date: string) => `${plan} wurde am ${date} gekündigt. Es werden keine weiteren Zahlungen eingezogen.`,
-    canceledAfterFailures: (plan: string, date: string) =>
-      `${plan} wurde am ${date} gekündigt, weil die Zahlung wiederholt fehlgeschlagen ist. Es werden keine weiteren Zahlungen eingezogen.`,
+    canceledAfterFailures: (plan: string, date: string) => `${plan} wurde am ${date} gekündigt, weil die Zahlung wiederholt fehlgeschlagen ist. Es werden keine weiteren Zahlungen eingezogen.`,
     canceledOn: 'Gekündigt am',
   },
 } as const satisfies Record<DocumentLanguage, unknown>;

@@ -34,7 +34,14 @@ export function customersSuite(): void {
       expect(await payOnHostedPage(session.body.url, origin, '4242 4242 4242 4242')).toBe(303);
       const subscriptionIds: string[] = [];
       for (const email of ['ada@example.com', 'bob@example.com']) {
-        const checkout = await callService(origin, sk, 'POST', '/api/v1/subscriptions', { amount: 990, interval: 'month', plan_name: 'Moth club', total_payments: 12, customer_email: email, metadata: { plan: 'gold' } });
+        const checkout = await callService(origin, sk, 'POST', '/api/v1/subscriptions', {
+          amount: 990,
+          interval: 'month',
+          plan_name: 'Moth club',
+          total_payments: 12,
+          customer_email: email,
+          metadata: { plan: 'gold' },
+        });
         expect(checkout.status).toBe(201);
         expect(await payOnHostedPage(checkout.body.url, origin, '4242 4242 4242 4242')).toBe(303);
         subscriptionIds.push((await callService(origin, sk, 'GET', `/api/v1/subscriptions/checkout/${checkout.body.id}`)).body.subscription);
@@ -146,7 +153,12 @@ export function customersSuite(): void {
       expect(subscriptionsCsv.headers()['content-disposition']).toBe('attachment; filename="subscriptions-test.csv"');
       const subscriptionLines = (await subscriptionsCsv.text()).split('\r\n');
       expect(subscriptionLines[0]).toBe('id,created,status,customer_email,plan_name,amount,currency,interval,interval_count,current_period_end,canceled_at');
-      expect(subscriptionLines.slice(1).filter(Boolean).map((line) => line.split(',').slice(0, 4).join(','))).toEqual([expect.stringMatching(new RegExp(`^${adaSubscription},[^,]+,canceled,ada@example.com$`))]);
+      expect(
+        subscriptionLines
+          .slice(1)
+          .filter(Boolean)
+          .map((line) => line.split(',').slice(0, 4).join(',')),
+      ).toEqual([expect.stringMatching(new RegExp(`^${adaSubscription},[^,]+,canceled,ada@example.com$`))]);
       await page.goto(`${origin}/dashboard/test/customers?q=bob`);
       expect(await page.getByRole('link', { name: 'Export CSV' }).getAttribute('href')).toBe('/dashboard/test/customers.csv?q=bob');
       const customersCsv = await page.request.get(`${origin}/dashboard/test/customers.csv?q=bob`);
@@ -154,7 +166,12 @@ export function customersSuite(): void {
       expect(customersCsv.headers()['content-type']).toBe('text/csv; charset=utf-8');
       const customerLines = (await customersCsv.text()).split('\r\n');
       expect(customerLines[0]).toBe('id,created,email,name');
-      expect(customerLines.slice(1).filter(Boolean).map((line) => line.split(',')[2])).toEqual(['bob@example.com']);
+      expect(
+        customerLines
+          .slice(1)
+          .filter(Boolean)
+          .map((line) => line.split(',')[2]),
+      ).toEqual(['bob@example.com']);
 
       // Delete the customer: confirmed, gone from the API.
       await page.goto(`${origin}/dashboard/test/customers/${ada}`);

@@ -90,7 +90,11 @@ export function developersSuite(): void {
       await expect(main(page).textContent()).resolves.toContain('€24.50');
       const product = await callService(origin, key, 'GET', `/api/v1/products/${productId}`);
       expect(product.body).toMatchObject({ name: 'Tide clock (brass)', amount: 2450, tax_rate: 20, description: 'Shows the tide.', price: { mode: 'one_time', interval: null } });
-      const badPrice = await page.request.post(`${origin}/dashboard/act/product-update`, { form: { ...(await postedFields(page.getByRole('form', { name: 'Edit product' }).first())), price: '1.234' }, headers: { origin }, maxRedirects: 0 });
+      const badPrice = await page.request.post(`${origin}/dashboard/act/product-update`, {
+        form: { ...(await postedFields(page.getByRole('form', { name: 'Edit product' }).first())), price: '1.234' },
+        headers: { origin },
+        maxRedirects: 0,
+      });
       expect(badPrice.headers().location).toBe(`/dashboard/test/products/${productId}?error=invalid_price`);
       await page.goto(`${origin}${badPrice.headers().location}`);
       await expect(page.getByRole('alert').textContent()).resolves.toBe('Enter a price in euros with at most two decimals, e.g. 19.99 (at most 999999.99).');
@@ -105,7 +109,10 @@ export function developersSuite(): void {
       const support = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'sue@example.com', role: 'support' });
       await support.goto(`${origin}/dashboard/test/products`);
       expect(await support.getByRole('form', { name: 'New product' }).count()).toBe(0);
-      for (const [action, form] of [['product-create', createFields], ['webhook-create', endpointFields]] as const) {
+      for (const [action, form] of [
+        ['product-create', createFields],
+        ['webhook-create', endpointFields],
+      ] as const) {
         const refused = await support.request.post(`${origin}/dashboard/act/${action}`, { form, headers: { origin }, maxRedirects: 0 });
         expect(refused.status()).toBe(403);
         expect(await refused.text()).toContain('Your role may not do this in this store (sue@example.com).');

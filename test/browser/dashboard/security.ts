@@ -134,20 +134,29 @@ export function securitySuite(): void {
       await page.getByRole('button', { name: 'Create key' }).click();
       await page.waitForURL(`${origin}/dashboard/api-keys`);
       await expect(page.getByTestId('new-api-key').textContent()).resolves.toMatch(/^sk_live_/);
-      await keyRow(page, `sk_live_…${store.keys.sk_live.slice(-4)}`).locator('summary').click();
+      await keyRow(page, `sk_live_…${store.keys.sk_live.slice(-4)}`)
+        .locator('summary')
+        .click();
       await shoot(page, 'api-keys-live');
 
       // A developer keeps test keys and live publishable keys; live secret keys, which can refund,
       // are the owners' and admins': no control on the page, and crafted posts refused, nothing changed.
       const liveSecretHint = `sk_live_…${store.keys.sk_live.slice(-4)}`;
-      const liveSecretId = await page.getByRole('form', { name: `Roll ${liveSecretHint}` }).locator('input[name="key_id"]').getAttribute('value');
+      const liveSecretId = await page
+        .getByRole('form', { name: `Roll ${liveSecretHint}` })
+        .locator('input[name="key_id"]')
+        .getAttribute('value');
       expect(liveSecretId).toMatch(/^key_/);
       const developer = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'dev.keys@example.com', role: 'developer' });
       await developer.goto(`${origin}/dashboard/api-keys`);
       await expect(developer.locator('main').textContent()).resolves.toContain('Live secret keys are created, rolled and revoked by the store’s owners and admins.');
       expect(await developer.getByLabel('Kind').locator('option').allTextContents()).toEqual(['publishable']);
       expect(await keyRow(developer, liveSecretHint).locator('summary').count()).toBe(0);
-      expect(await keyRow(developer, `pk_live_…${store.keys.pk_live.slice(-4)}`).locator('summary').count()).toBe(1);
+      expect(
+        await keyRow(developer, `pk_live_…${store.keys.pk_live.slice(-4)}`)
+          .locator('summary')
+          .count(),
+      ).toBe(1);
       await shoot(developer, 'api-keys-live-developer');
       const liveRows = await developer.locator('.dash-table tbody tr').count();
       for (const [action, form] of [
@@ -162,7 +171,10 @@ export function securitySuite(): void {
       expect(await developer.locator('.dash-table tbody tr').count()).toBe(liveRows);
       await expect(keyRow(developer, liveSecretHint).textContent()).resolves.toContain('active');
       expect((await callService(origin, store.keys.sk_live, 'GET', '/api/v1/products')).status).toBe(200);
-      for (const [mode, kind, keys] of [['test', 'secret', '/dashboard/test/api-keys'], ['live', 'publishable', '/dashboard/api-keys']] as const) {
+      for (const [mode, kind, keys] of [
+        ['test', 'secret', '/dashboard/test/api-keys'],
+        ['live', 'publishable', '/dashboard/api-keys'],
+      ] as const) {
         const made = await post(developer, 'api-key-create', { mode, kind });
         expect(made.status()).toBe(303);
         expect(made.headers().location).toBe(keys);

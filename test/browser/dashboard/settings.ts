@@ -44,7 +44,8 @@ async function expectSignedOut(page: Page): Promise<void> {
   expect(new URL(page.url()).pathname).toBe('/dashboard/sign-in');
 }
 
-const post = (page: Page, action: string, form: Record<string, string>) => page.request.post(`${origin}/dashboard/act/${action}`, { form: { mode: 'test', ...form }, headers: { origin }, maxRedirects: 0 });
+const post = (page: Page, action: string, form: Record<string, string>) =>
+  page.request.post(`${origin}/dashboard/act/${action}`, { form: { mode: 'test', ...form }, headers: { origin }, maxRedirects: 0 });
 const memberRow = (page: Page, email: string) => page.locator('.dash-table tbody tr', { hasText: email });
 const settled = (page: Page, done: string) => page.waitForURL(`${origin}/dashboard/test/settings?done=${done}`);
 

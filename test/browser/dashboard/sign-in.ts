@@ -32,7 +32,10 @@ async function signIn(page: Page, email: string, password: string) {
 export function signInSuite(): void {
   describe('dashboard sign-in', { timeout: 180_000 }, () => {
     it('npm start prints the demo owner link once; it sets the password and opens the demo store', async () => {
-      const lines = service.output().split('\n').filter((line) => /\/dashboard\/accept\/[A-Za-z0-9_-]{43}/.test(line));
+      const lines = service
+        .output()
+        .split('\n')
+        .filter((line) => /\/dashboard\/accept\/[A-Za-z0-9_-]{43}/.test(line));
       expect(lines).toHaveLength(1);
       expect(lines[0]).toContain('owner@example.com');
       const url = /(http:\/\/\S+\/dashboard\/accept\/[A-Za-z0-9_-]{43})/.exec(lines[0]!)![1]!.replace(/^http:\/\/localhost:\d+/, origin);
@@ -139,14 +142,21 @@ export function signInSuite(): void {
       await page.getByRole('button', { name: 'Sign out' }).click();
       await page.waitForURL(`${origin}/dashboard/sign-in`);
 
-      for (const [email, password] of [['mia@example.com', 'not the password'], ['nobody@example.com', 'harbour books 2026']] as const) {
+      for (const [email, password] of [
+        ['mia@example.com', 'not the password'],
+        ['nobody@example.com', 'harbour books 2026'],
+      ] as const) {
         await signIn(page, email, password);
         await page.waitForURL(/\/dashboard\/sign-in\?error=/);
         await expect(page.getByRole('alert').textContent()).resolves.toBe('The e-mail or password is not right.');
       }
       await shoot(page, 'sign-in-error');
       // A sign-in form posted from another site is refused before the form's action runs.
-      const crossSite = await page.request.post(`${origin}/dashboard/sign-in`, { form: { email: 'mia@example.com', password: 'harbour books 2026' }, headers: { origin: 'https://attacker.example' }, maxRedirects: 0 });
+      const crossSite = await page.request.post(`${origin}/dashboard/sign-in`, {
+        form: { email: 'mia@example.com', password: 'harbour books 2026' },
+        headers: { origin: 'https://attacker.example' },
+        maxRedirects: 0,
+      });
       expect(crossSite.status()).toBe(403);
       await expect(crossSite.text()).resolves.toContain('Cross-site request refused');
 
