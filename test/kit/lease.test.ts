@@ -13,21 +13,19 @@ async function openAttempts(count: number): Promise<string[]> {
   const { sessionId } = await insertSession(fx, store);
   const now = fx.clock.now();
   const ids = Array.from({ length: count }, (_, index) => `pa_test_lease${index}${sessionId.slice(-12)}`);
-  await fx.db
-    .insert(paymentAttempts)
-    .values(
-      ids.map((id, index) => ({
-        id,
-        checkoutSessionId: sessionId,
-        storeId: store.id,
-        livemode: false,
-        idempotencyKey: `charge:${sessionId}:${index + 1}`,
-        amount: 1999,
-        status: 'unknown' as const,
-        createdAt: now,
-        updatedAt: now,
-      })),
-    );
+  await fx.db.insert(paymentAttempts).values(
+    ids.map((id, index) => ({
+      id,
+      checkoutSessionId: sessionId,
+      storeId: store.id,
+      livemode: false,
+      idempotencyKey: `charge:${sessionId}:${index + 1}`,
+      amount: 1999,
+      status: 'unknown' as const,
+      createdAt: now,
+      updatedAt: now,
+    })),
+  );
   return ids;
 }
 

@@ -132,19 +132,17 @@ describe('gateway timeout (500 payment_outcome_unknown), reconciled later, never
     const { sessionId } = await insertSession(fx, store);
     const now = fx.clock.now();
     const key = `charge:${sessionId}:1`;
-    await fx.db
-      .insert(paymentAttempts)
-      .values({
-        id: `pa_test_crash${sessionId.slice(-12)}`,
-        checkoutSessionId: sessionId,
-        storeId: store.id,
-        livemode: false,
-        idempotencyKey: key,
-        amount: 1999,
-        status: 'processing',
-        createdAt: now,
-        updatedAt: now,
-      });
+    await fx.db.insert(paymentAttempts).values({
+      id: `pa_test_crash${sessionId.slice(-12)}`,
+      checkoutSessionId: sessionId,
+      storeId: store.id,
+      livemode: false,
+      idempotencyKey: key,
+      amount: 1999,
+      status: 'processing',
+      createdAt: now,
+      updatedAt: now,
+    });
     await fx.db.update(checkoutSessions).set({ attemptCount: 1 }).where(eq(checkoutSessions.id, sessionId));
     await fx.gateways.test.charge({ idempotencyKey: key, amount: 1999, description: 'x', card: validateCard(validCard(), now), returnUrl: 'https://x.test' });
 

@@ -46,19 +46,17 @@ describe('background reconciliation', () => {
     const now = fx.clock.now();
     const key = `charge:${sessionId}:1`;
     // A processing attempt that is still young: left alone, but its check time moves.
-    await fx.db
-      .insert(paymentAttempts)
-      .values({
-        id: `pa_test_young${sessionId.slice(-12)}`,
-        checkoutSessionId: sessionId,
-        storeId: store.id,
-        livemode: false,
-        idempotencyKey: key,
-        amount: 1999,
-        status: 'processing',
-        createdAt: now,
-        updatedAt: new Date(now.getTime() - 5000),
-      });
+    await fx.db.insert(paymentAttempts).values({
+      id: `pa_test_young${sessionId.slice(-12)}`,
+      checkoutSessionId: sessionId,
+      storeId: store.id,
+      livemode: false,
+      idempotencyKey: key,
+      amount: 1999,
+      status: 'processing',
+      createdAt: now,
+      updatedAt: new Date(now.getTime() - 5000),
+    });
     const reconciler = startPaymentReconcileJob(fx, { intervalMs: 60_000 });
     try {
       expect(await reconciler.runOnce()).toBe(0);
