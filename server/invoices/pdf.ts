@@ -252,8 +252,10 @@ function supplyFact(invoice: InvoiceRow, texts: DocumentTexts, format: Formatter
   return from === until ? [texts.supplyDate, from] : [texts.supplyPeriod, `${from} – ${until}`];
 }
 
-function referenceFact(invoice: InvoiceRow, texts: DocumentTexts): [string, string] {
-  return invoice.orderId ? [texts.orderReference, invoice.orderId] : [texts.subscriptionReference, invoice.subscriptionId!];
+/** Every invoice documents an order; a subscription's also names the subscription it pays for. */
+function referenceFacts(invoice: InvoiceRow, texts: DocumentTexts): [string, string][] {
+  const order: [string, string] = [texts.orderReference, invoice.orderId!];
+  return invoice.subscriptionId ? [order, [texts.subscriptionReference, invoice.subscriptionId]] : [order];
 }
 
 export function renderInvoicePdf(invoice: InvoiceRow): Promise<Buffer> {
@@ -270,7 +272,7 @@ export function renderInvoicePdf(invoice: InvoiceRow): Promise<Buffer> {
       number: invoice.number,
       livemode: invoice.livemode,
       issuedAt: invoice.createdAt,
-      facts: [[texts.issueDate, format.date(invoice.createdAt)], supplyFact(invoice, texts, format), referenceFact(invoice, texts)],
+      facts: [[texts.issueDate, format.date(invoice.createdAt)], supplyFact(invoice, texts, format), ...referenceFacts(invoice, texts)],
       invoice,
       lines: invoice.lines,
       breakdown: invoice.taxBreakdown,
@@ -298,7 +300,7 @@ export function renderCreditNotePdf(note: CreditNoteRow, invoice: InvoiceRow): P
         [texts.issueDate, format.date(note.createdAt)],
         [texts.creditedInvoice, `${invoice.number} (${format.date(invoice.createdAt)})`],
         supplyFact(invoice, texts, format),
-        referenceFact(invoice, texts),
+        ...referenceFacts(invoice, texts),
         [texts.refundReference, note.refundId],
       ],
       invoice,

@@ -77,9 +77,16 @@ describe('invoices of subscription charges', () => {
     expect((await advance(key, 31 * DAY)).status).toBe(200);
     invoices = (await listOf(api, INVOICES, key, `subscription_id=${subscriptionId}`)).body.data;
     expect(invoices.map((invoice: { number: string }) => invoice.number)).toEqual([3, 2, 1].map((n) => `TEST-INV-${code}-00000${n}`));
-    // A renewal's invoice is the first payment's in every field but its id, number and time.
+    // A renewal's invoice is the first payment's in every field but its id, number, order and time.
     const [, second, first] = invoices;
-    expect(second).toEqual({ ...first, id: expect.stringMatching(/^in_test_[0-9A-Za-z]{24}$/), number: `TEST-INV-${code}-000002`, issued_at: first.issued_at + 32 * DAY });
+    expect(second).toEqual({
+      ...first,
+      id: expect.stringMatching(/^in_test_[0-9A-Za-z]{24}$/),
+      number: `TEST-INV-${code}-000002`,
+      order_id: expect.stringMatching(/^ord_test_[0-9A-Za-z]{24}$/),
+      issued_at: first.issued_at + 32 * DAY,
+    });
+    expect(second.order_id).not.toBe(first.order_id);
     expect(second.id).not.toBe(first.id);
     const issued = await api.request('GET', `/api/v1/events?type=invoice.issued&object_id=${second.id}`, { key });
     expect(issued.body.data.map((event: { data: unknown }) => event.data)).toEqual([{ object: second }]);
