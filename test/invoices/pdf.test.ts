@@ -55,8 +55,9 @@ describe('invoice PDF', () => {
   });
 
   it('an id of the widest letters stays whole on its line', async () => {
-    const widest = `sub_test_${'W'.repeat(24)}`;
-    const [page] = await pdfPages(await renderInvoicePdf({ ...invoice, orderId: null, subscriptionId: widest, language: 'de' }));
-    expect(page).toContain(`Abonnement ${widest}`);
+    const [order, subscription] = [`ord_test_${'W'.repeat(24)}`, `sub_test_${'W'.repeat(24)}`];
+    const [page] = await pdfPages(await renderInvoicePdf({ ...invoice, orderId: order, subscriptionId: subscription, language: 'de' }));
+    expect(page).toContain(`Bestellung ${order}`);
+    expect(page).toContain(`Abonnement ${subscription}`);
   });
 });
