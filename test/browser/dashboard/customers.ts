@@ -48,7 +48,7 @@ export function customersSuite(): void {
       }
       const [adaSubscription, bobSubscription] = subscriptionIds as [string, string];
       const ada = (await callService(origin, sk, 'GET', '/api/v1/customers?email=ada@example.com')).body.data[0].id as string;
-      const order = (await callService(origin, sk, 'GET', '/api/v1/orders?limit=1')).body.data[0].id as string;
+      const order = (await callService(origin, sk, 'GET', '/api/v1/orders?limit=1&billing_reason=purchase')).body.data[0].id as string;
 
       // Customers: search by the start of an e-mail, case-insensitive, then by id.
       await page.goto(`${origin}/dashboard/test/customers`);
