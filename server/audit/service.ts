@@ -1,5 +1,7 @@
+import { type SQL, sql } from 'drizzle-orm';
 import { auditEvents, type MemberRole } from '@/db/schema';
 import type { Executor } from '@/db/client';
+import { insertSelected } from '../kit/idempotency';
 import type { Scope } from '../kit/scope';
 
 export interface AuditEntry {
@@ -73,4 +75,29 @@ export function byActor(actor: Actor): ActorFields {
 /** An entry of a change to the scope's data, by the actor. */
 export function actorAudit(scope: Scope, actor: Actor, action: string, details: Record<string, unknown>): AuditEntry {
   return { action, storeId: scope.storeId, livemode: scope.livemode, ...byActor(actor), details };
+}
+
+/**
+ * The audit entry of a hot create as a CTE of its one statement (written when `from` selects a
+ * row, e.g. only when the idempotency key was claimed); its values are `auditParams`.
+ */
+export function auditInsertCte(executor: Executor, action: string, from: SQL) {
+  const placeholder = sql.placeholder;
+  const entry = {
+    action,
+    storeId: placeholder('storeId'),
+    livemode: placeholder('livemode'),
+    keyHint: placeholder('auditKeyHint'),
+    ip: placeholder('auditIp'),
+    method: placeholder('auditMethod'),
+    path: placeholder('auditPath'),
+    details: placeholder('auditDetails'),
+  };
+  return insertSelected(executor, 'new_audit', auditEvents, entry, from);
+}
+
+/** The parameters of `auditInsertCte` for the actor and the entry's details. */
+export function auditParams(actor: Actor, details: Record<string, unknown>) {
+  const by = byActor(actor);
+  return { auditKeyHint: by.keyHint ?? null, auditIp: by.ip ?? null, auditMethod: by.method ?? null, auditPath: by.path ?? null, auditDetails: details };
 }

@@ -1,7 +1,7 @@
 import { and, eq, gt, isNotNull, isNull, lte, type SQL } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '@/db/client';
 import { portalSessions, type PortalScope } from '@/db/schema';
-import { actorAudit, byActor, recordAudit, type Actor } from '../audit/service';
+import { actorAudit, auditParams, recordAudit, type Actor } from '../audit/service';
 import { createIdempotently, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
 import { normalizeMetadata } from '../kit/metadata';
 import { epochSeconds, type Clock } from '../clock';
@@ -161,12 +161,6 @@ export async function createPortalSession(deps: PortalDeps, subject: Scope, inpu
     },
   });
   return result;
-}
-
-/** The audit entry's own parameters of portalInsert. */
-function auditParams(actor: Actor, details: Record<string, unknown>) {
-  const by = byActor(actor);
-  return { auditKeyHint: by.keyHint ?? null, auditIp: by.ip ?? null, auditMethod: by.method ?? null, auditPath: by.path ?? null, auditDetails: details };
 }
 
 /** The session of the scope (and of that customer, when given). */

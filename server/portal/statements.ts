@@ -1,8 +1,9 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import { preparedPerShape } from '@/db/client';
-import { auditEvents, customers, orders, portalSessions, subscriptions } from '@/db/schema';
-import { claimKey, fromClaimed, insertSelected, rowIfClaimed } from '../kit/idempotency';
+import { customers, orders, portalSessions, subscriptions } from '@/db/schema';
+import { auditInsertCte } from '../audit/service';
+import { claimKey, fromClaimed, rowIfClaimed } from '../kit/idempotency';
 import { ownedBy, rowById, SCOPE_PLACEHOLDERS } from '../kit/scope';
 import { createdEventCtes } from '../webhooks/events';
 
@@ -63,17 +64,7 @@ const placeholder = sql.placeholder;
 export const portalInsert = preparedPerShape((executor, keyed) => {
   const claimed = keyed ? claimKey(executor) : undefined;
   const [newEvent, newDeliveries] = createdEventCtes(executor, 'portal.session.created', fromClaimed(claimed));
-  const audit: PgInsertValue<typeof auditEvents> = {
-    action: 'portal_session.create',
-    storeId: placeholder('storeId'),
-    livemode: placeholder('livemode'),
-    keyHint: placeholder('auditKeyHint'),
-    ip: placeholder('auditIp'),
-    method: placeholder('auditMethod'),
-    path: placeholder('auditPath'),
-    details: placeholder('auditDetails'),
-  };
-  const newAudit = insertSelected(executor, 'new_audit', auditEvents, audit, fromClaimed(claimed));
+  const newAudit = auditInsertCte(executor, 'portal_session.create', fromClaimed(claimed));
   const session: PgInsertValue<typeof portalSessions> = {
     id: placeholder('id'),
     storeId: placeholder('storeId'),

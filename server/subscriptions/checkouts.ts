@@ -7,7 +7,7 @@ import { subscriptionCheckouts } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
-import type { KeyActor } from '../audit/service';
+import { auditParams, type KeyActor } from '../audit/service';
 import { createIdempotently, type IdempotentRequest, type KeyClaim } from '../kit/idempotency';
 import { signedLink, signingSecret } from '../kit/links';
 import { normalizeMetadata } from '../kit/metadata';
@@ -139,11 +139,7 @@ export async function createSubscriptionCheckout(
         metadata: normalizeMetadata(input.metadata),
         createdAt: now,
         expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, CHECKOUT_LIFETIME) * 1000),
-        keyHint: deps.actor.hint,
-        ip: deps.actor.ip,
-        method: deps.actor.method,
-        path: deps.actor.path,
-        details: { subscription_checkout: id, price_id: plan.priceId, amount: plan.amount },
+        ...auditParams(deps.actor, { subscription_checkout: id, price_id: plan.priceId, amount: plan.amount }),
         ...plan,
         ...claim,
       });

@@ -1,8 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import { preparedOnce, preparedPerShape } from '@/db/client';
-import { auditEvents, products, subscriptionCheckouts } from '@/db/schema';
-import { claimKey, fromClaimed, insertSelected, rowIfClaimed } from '../kit/idempotency';
+import { products, subscriptionCheckouts } from '@/db/schema';
+import { auditInsertCte } from '../audit/service';
+import { claimKey, fromClaimed, rowIfClaimed } from '../kit/idempotency';
 import { ownedBy, rowById, SCOPE_PLACEHOLDERS } from '../kit/scope';
 
 /** A subscription checkout by id in its store and mode, prepared once: merchants poll it. */
@@ -31,16 +32,6 @@ const placeholder = sql.placeholder;
  */
 export const checkoutInsert = preparedPerShape((executor, keyed) => {
   const claimed = keyed ? claimKey(executor) : undefined;
-  const audit: PgInsertValue<typeof auditEvents> = {
-    action: 'subscription_checkout.create',
-    storeId: placeholder('storeId'),
-    livemode: placeholder('livemode'),
-    keyHint: placeholder('keyHint'),
-    ip: placeholder('ip'),
-    method: placeholder('method'),
-    path: placeholder('path'),
-    details: placeholder('details'),
-  };
   const checkout: PgInsertValue<typeof subscriptionCheckouts> = {
     id: placeholder('id'),
     storeId: placeholder('storeId'),
@@ -60,7 +51,7 @@ export const checkoutInsert = preparedPerShape((executor, keyed) => {
     createdAt: placeholder('createdAt'),
     expiresAt: placeholder('expiresAt'),
   };
-  const newAudit = insertSelected(executor, 'new_audit', auditEvents, audit, fromClaimed(claimed));
+  const newAudit = auditInsertCte(executor, 'subscription_checkout.create', fromClaimed(claimed));
   return executor
     .with(...(claimed ? [claimed, newAudit] : [newAudit]))
     .insert(subscriptionCheckouts)
