@@ -27,8 +27,8 @@ const PAYMENT_STATUS: Record<PortalSubscription['payments'][number]['status'], {
   processing: { label: 'Processing', tone: 'info' },
   unknown: { label: 'Processing', tone: 'info' },
   requires_action: { label: 'Awaiting authentication', tone: 'info' },
-  refund_due: { label: 'Being refunded', tone: 'info' },
   refunded: { label: 'Refunded', tone: 'neutral' },
+  partially_refunded: { label: 'Partly refunded', tone: 'neutral' },
 };
 
 const REFUND_STATUS: Record<PortalOrder['refunds'][number]['status'], string> = { succeeded: 'refunded', pending: 'pending', failed: 'failed' };

@@ -103,13 +103,12 @@ export const subscriptionCheckouts = pgTable(
   (t) => [index('subscription_checkouts_store_idx').on(t.storeId, t.livemode, t.createdAt), check('subscription_checkouts_status_check', oneOf(t.status, SUBSCRIPTION_CHECKOUT_STATUSES))],
 );
 
-/** `refunded`: it succeeded after its subscription was canceled, and was paid back (server/billing/engine.ts). */
 /**
  * `requires_action`: a first charge waiting for the customer's 3-D Secure challenge (live mode).
- * `refund_due`: taken for a subscription canceled while the charge was at the gateway, and being
- * paid back (server/billing/engine.ts); `refunded` once it is.
+ * A charge that took the money is `succeeded` and has an order, whatever came after: a charge taken
+ * after its subscription was canceled is paid back by refunding that order.
  */
-export const SUBSCRIPTION_CHARGE_STATUSES = ['processing', 'succeeded', 'declined', 'unknown', 'requires_action', 'refund_due', 'refunded'] as const;
+export const SUBSCRIPTION_CHARGE_STATUSES = ['processing', 'succeeded', 'declined', 'unknown', 'requires_action'] as const;
 export type SubscriptionChargeStatus = (typeof SUBSCRIPTION_CHARGE_STATUSES)[number];
 
 /**

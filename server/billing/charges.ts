@@ -17,12 +17,13 @@ import type { Database, Transaction } from '@/db/client';
 import { stores, subscriptionCharges, subscriptions, type SubscriptionChargeStatus } from '@/db/schema';
 import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { ChargeResult } from '../gateway/types';
-import { randomBase62 } from '../ids';
+import { newId, randomBase62 } from '../ids';
+import { reserveOnOrder, type ReservedRefund } from '../refunds/service';
 import { recordEvents, type EventType, type RecordEventInput } from '../webhooks/events';
 import { enqueueEmails, subscriptionEmail, type EmailToWrite } from '../mail/outbox';
 import { emitSubscriptionEvent, subscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
 import { chargeIdempotencyKey } from '../subscriptions/schedule';
-import { awaitsCharge, billingAnchor, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, TRANSITION_COLUMNS, type Transition } from './transitions';
+import { awaitsCharge, billingAnchor, boundary, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, TRANSITION_COLUMNS, type Transition } from './transitions';
 import { ownedBy, type Scope } from '../kit/scope';
 import type { IssueDeps } from '../invoices/issue';
 import { payOrders, type OrderPayment } from '../payments/pay-orders';
@@ -166,8 +167,12 @@ export interface Settlement {
   subscription: SubscriptionRow;
   /** The events this settlement wrote (none when the subscription no longer waited for the charge). */
   events: EventType[];
-  /** Money taken for a subscription that no longer waited for it (canceled while the charge was at the gateway): to pay back. */
-  unowedPayment?: { paymentId: string; amount: number };
+  /**
+   * Money taken for a subscription that no longer waited for it (canceled while the charge was at
+   * the gateway): its order, paid and refunded in full in the settling transaction, with the
+   * refund to send and the store's clock to record the answer by.
+   */
+  payBack?: { reserved: ReservedRefund; clock: Clock };
 }
 
 /** A charge back from the gateway, to record. */
@@ -187,8 +192,10 @@ const SETTLED_COLUMNS = ['status', 'failureCode', 'cardBrand', 'cardLast4', 'gat
  * decline: an e-mail with the retry dates, and the cancellation after the last retry), in one
  * transaction with the subscription rows locked, exactly once: under the lock only a charge that
  * is still open changes, so the worker, a retry and the reconciler may race freely. A charge the
- * subscription no longer waits for (it was canceled meanwhile) is recorded only; if it took money,
- * as `refund_due`, in the same commit, so paying it back survives a crash (engine.ts).
+ * subscription no longer waits for (it was canceled meanwhile) moves nothing; if it took money,
+ * its order is paid and a refund of it all reserved in the same commit, so the customer is paid
+ * back with a credit note, and a crash before the refund is sent leaves it pending for the
+ * refunds reconciler (engine.ts sends it).
  *
  * A batch is a handful of statements whatever its size (one per kind of row written), which is
  * what lets one worker bill hundreds of subscriptions a second. At most one charge per
@@ -212,7 +219,7 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
     const settling = batch.map(({ charge, outcome }) => {
       const row = lockedById.get(charge.subscriptionId);
       if (!row) throw new Error(`subscription of charge ${charge.id} vanished`);
-      return { charge, outcome, before: row.subscription, now: storeNow(deps.clock, row.subscription.livemode, row.offset) };
+      return { charge, outcome, before: row.subscription, now: storeNow(deps.clock, row.subscription.livemode, row.offset), offset: row.offset };
     });
 
     const settledRows = await tx
@@ -245,24 +252,31 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
     const settledById = new Map(settledRows.map((row) => [row.id, row]));
 
     const settlements: Settlement[] = [];
-    const refundDue: string[] = [];
+    const unowed: { settlement: Settlement; payment: OrderPayment; offset: number }[] = [];
     const moved: SubscriptionRow[] = [];
     const events: RecordEventInput[] = [];
     const emails: EmailToWrite[] = [];
     const paid: OrderPayment[] = [];
-    for (const { charge, outcome, before, now } of settling) {
+    for (const { charge, outcome, before, now, offset } of settling) {
       const settled = settledById.get(charge.id);
       if (!settled) {
         settlements.push({ settled: false, subscription: before, events: [] });
         continue;
       }
+      const times = { now, wallNow };
       if (!awaitsCharge(before, settled)) {
-        const unowedPayment = outcome?.status === 'succeeded' && outcome.paymentId ? { paymentId: outcome.paymentId, amount: settled.amount } : undefined;
-        if (unowedPayment) refundDue.push(charge.id);
-        settlements.push({ settled: true, subscription: before, events: [], unowedPayment });
+        const settlement: Settlement = { settled: true, subscription: before, events: [] };
+        settlements.push(settlement);
+        if (outcome?.status === 'succeeded') {
+          // Documented as the period the charge would have paid for.
+          const chargedFor = { ...before, currentPeriodStart: boundary(before, settled.cycle - 1), currentPeriodEnd: boundary(before, settled.cycle) };
+          const card = { brand: outcome.brand, last4: outcome.last4 };
+          const payment = chargeOrderPayment(chargedFor, { id: charge.id, cycle: settled.cycle, amount: settled.amount, card, gatewayPaymentId: outcome.paymentId }, times);
+          paid.push(payment);
+          unowed.push({ settlement, payment, offset });
+        }
         continue;
       }
-      const times = { now, wallNow };
       /** The subscription as `transition` leaves it, with its events. */
       const move = (transition: Transition): SubscriptionRow => {
         const subscription = { ...before, ...transition.changes, billingAnchor: billingAnchor(before) };
@@ -286,18 +300,22 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
         emails.push(subscriptionEmail(subscription, { template: 'subscription_canceled', data: { planName: subscription.planName, canceledAt: epochSeconds(now), reason: 'payment_failed' } }, times));
       }
     }
-    if (refundDue.length > 0) await tx.update(subscriptionCharges).set({ status: 'refund_due' }).where(inArray(subscriptionCharges.id, refundDue));
-    if (moved.length === 0) return settlements;
-
-    await tx
-      .update(subscriptions)
-      .set(fromBatch(subscriptions, 'moved', MOVED_COLUMNS))
-      .from(batchRelation(subscriptions, 'moved', ['id', ...MOVED_COLUMNS], moved))
-      .where(eq(subscriptions.id, sql`moved.id`));
+    if (moved.length > 0) {
+      await tx
+        .update(subscriptions)
+        .set(fromBatch(subscriptions, 'moved', MOVED_COLUMNS))
+        .from(batchRelation(subscriptions, 'moved', ['id', ...MOVED_COLUMNS], moved))
+        .where(eq(subscriptions.id, sql`moved.id`));
+    }
     await recordEvents(tx, events);
     await enqueueEmails(tx, emails);
     // The orders last: their invoices' numbering holds each store's sequence until commit.
     await payOrders(tx, deps, paid);
+    for (const { settlement, payment, offset } of unowed) {
+      const { order, times } = payment;
+      const reserved = await reserveOnOrder(tx, order, order.amountTotal, newId('re', order.livemode), times);
+      settlement.payBack = { reserved, clock: storeClock(deps.clock, { livemode: order.livemode, testClockOffsetSeconds: offset }) };
+    }
     return settlements;
   });
 }

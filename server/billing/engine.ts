@@ -1,21 +1,7 @@
-/**
- * Recurring billing: every charge of a subscription after the
- * first. Per due subscription: (1) claim it and write the charge `processing` (charges.ts, one
- * short transaction); (2) call the gateway's recurring contract with the charge's idempotency
- * key, outside any transaction; (3) settle the batch's charges and move their subscriptions in one
- * transaction. A crash between (2) and (3) leaves the charge open; the reconciler
- * (reconcile.ts) asks the gateway under the same key and settles it, so it is never charged twice.
- *
- * A pass repeats claiming until nothing is due: a subscription whose clock jumped several
- * cycles is charged once per missed cycle, in order (each its own charge row and events), until
- * one fails (the retries at +1, +3, +5, +7 days take over, also in order) or the schedule ends.
- */
-import { and, eq } from 'drizzle-orm';
-import { subscriptionCharges } from '@/db/schema';
-import { GatewayRejectedError, GatewayTimeoutError, type Gateways, type RefundResult } from '../gateway/types';
-import { refundOnce } from '../refunds/service';
+import { GatewayRejectedError, GatewayTimeoutError, type Gateways } from '../gateway/types';
+import { sendRefund } from '../refunds/service';
 import type { SubscriptionRow } from '../subscriptions/representation';
-import { claimDueCharges, markChargeUnknown, settleCharges, type BillingDeps, type BillingScope, type ChargeRow, type ChargeToSettle, type ClaimedCharge } from './charges';
+import { claimDueCharges, markChargeUnknown, settleCharges, type BillingDeps, type BillingScope, type ChargeToSettle, type ClaimedCharge, type Settlement } from './charges';
 import { log } from '../observability/log';
 
 export interface BillingEngineDeps extends BillingDeps {
@@ -54,45 +40,31 @@ async function callGateway(deps: BillingEngineDeps, claimed: ClaimedCharge): Pro
 
 /**
  * Settles charges together (charges.ts); where that exhausted a subscription's retries, its
- * contract ends at the gateway too. Returns how many this call settled.
+ * contract ends at the gateway too, and money taken after a cancel is paid back. Returns how many
+ * this call settled.
  */
 export async function recordChargeOutcomes(deps: BillingEngineDeps, batch: readonly ChargeToSettle[]): Promise<number> {
   const settlements = await settleCharges(deps, batch);
-  for (const [index, settlement] of settlements.entries()) {
+  for (const settlement of settlements) {
     if (settlement.events.includes('subscription.canceled')) await endRecurringContract(deps, settlement.subscription);
-    if (settlement.unowedPayment) {
-      const { charge } = batch[index]!;
-      await payBackUnowedCharge(deps, { id: charge.id, livemode: settlement.subscription.livemode, gatewayPaymentId: settlement.unowedPayment.paymentId, amount: settlement.unowedPayment.amount });
-    }
+    if (settlement.payBack) await sendPayBack(deps, settlement.subscription, settlement.payBack);
   }
   return settlements.filter((settlement) => settlement.settled).length;
 }
 
 /**
  * A cancel that lands while a renewal is at the gateway stops the subscription, but the gateway
- * may still take that charge: settleCharges marks it `refund_due`, and it is paid back in full
- * here, under a key of its own, looked up before it is sent (an acquirer forgets keys after a
- * while, Stripe after 24 h), so the customer is refunded once. Until the gateway says the refund
- * succeeded the charge stays `refund_due`, and the reconciler (reconcile.ts) asks again. A refund
- * the gateway refuses is logged for the operator; the charge then reads `succeeded`, which is
- * what happened at the gateway. Returns whether the pay-back is settled.
+ * may still take that charge: its order was refunded in full as it settled, and the refund is sent
+ * here like any other (a credit note, `order.refunded`, the refund e-mail). One the gateway does
+ * not answer stays pending and the refunds reconciler finishes it under the same key.
  */
-export async function payBackUnowedCharge(deps: BillingEngineDeps, charge: Pick<ChargeRow, 'id' | 'livemode' | 'gatewayPaymentId' | 'amount'>): Promise<boolean> {
-  const gateway = deps.gateways[charge.livemode ? 'live' : 'test'];
-  let status: RefundResult['status'];
+async function sendPayBack(deps: BillingEngineDeps, subscription: SubscriptionRow, payBack: NonNullable<Settlement['payBack']>): Promise<void> {
+  const { livemode, storeId } = subscription;
   try {
-    ({ status } = await refundOnce(gateway, { idempotencyKey: `subscription-refund:${charge.id}`, paymentId: charge.gatewayPaymentId!, amount: charge.amount }));
+    await sendRefund({ db: deps.db, clock: payBack.clock, wallClock: deps.clock, gateway: deps.gateways[livemode ? 'live' : 'test'] }, { storeId, livemode }, payBack.reserved);
   } catch (error) {
-    if (!(error instanceof GatewayTimeoutError)) log.error(`billing: paying back charge ${charge.id} failed: ${error instanceof Error ? error.message : String(error)}`);
-    return false;
+    log.error(`billing: paying back ${payBack.reserved.refund.orderId} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  if (status === 'pending') return false;
-  if (status === 'failed') log.error(`billing: the gateway refused to pay back charge ${charge.id}: the operator must refund it`);
-  await deps.db
-    .update(subscriptionCharges)
-    .set({ status: status === 'succeeded' ? 'refunded' : 'succeeded' })
-    .where(and(eq(subscriptionCharges.id, charge.id), eq(subscriptionCharges.status, 'refund_due')));
-  return true;
 }
 
 /**

@@ -3,8 +3,7 @@
  * gateway call and the commit (`processing` gone stale) or a call that timed out (`unknown`).
  * It asks the gateway for the charge made under the charge's idempotency key; when the gateway
  * never received it, it re-issues the recurring charge with the SAME key, which the gateway
- * answers at most once, then settles (charges.ts, exactly once). It also finishes paying back
- * charges taken after a cancel (`refund_due`). Each charge is leased while it is worked on
+ * answers at most once, then settles (charges.ts, exactly once). Each charge is leased while it is worked on
  * (server/kit/lease.ts), so passes of several processes never send one to the gateway at once.
  */
 import { and, asc, eq, gt, inArray, lte, sql, type SQL } from 'drizzle-orm';
@@ -13,7 +12,7 @@ import { chargeLookup, GatewayRejectedError } from '../gateway/types';
 import { DEFAULT_LEASE_MS } from '../config';
 import { forEachLeased, type LeasedPass } from '../kit/lease';
 import { chargeDescription, OPEN_CHARGE_STATUSES, type ChargeOutcome, type ChargeRow } from './charges';
-import { payBackUnowedCharge, recordChargeOutcomes, type BillingEngineDeps } from './engine';
+import { recordChargeOutcomes, type BillingEngineDeps } from './engine';
 
 export interface BillingReconcileSettings {
   /**
@@ -57,23 +56,19 @@ async function gatewayOutcome(deps: BillingEngineDeps, charge: ChargeRow): Promi
 }
 
 /**
- * Returns how many open charges it settled (and pay-backs it finished); the rest stay open for
+ * Returns how many open charges it settled; the rest stay open for
  * the next run, marked as asked.
  */
 export async function reconcileSubscriptionCharges(deps: BillingEngineDeps, settings: Partial<BillingReconcileSettings> = {}): Promise<number> {
   const { staleAfterSeconds, limit, leaseMs } = { ...DEFAULT_BILLING_RECONCILE_SETTINGS, ...settings };
   const staleBefore = new Date(deps.clock.now().getTime() - staleAfterSeconds * 1000);
-  const pass = (where: SQL | undefined) => ({
-    where,
+  return settleOpenCharges(deps, {
+    where: openChargesBefore(staleBefore),
     orderBy: [sql`${subscriptionCharges.checkedAt} asc nulls first`, asc(subscriptionCharges.createdAt)],
     limit,
     now: () => deps.clock.now(),
     leaseMs,
   });
-  return (
-    (await settleOpenCharges(deps, pass(openChargesBefore(staleBefore)))) +
-    (await finishPayBacks(deps, pass(and(eq(subscriptionCharges.status, 'refund_due'), lte(subscriptionCharges.createdAt, staleBefore)))))
-  );
 }
 
 /**
@@ -97,18 +92,6 @@ async function settleOpenCharges(deps: BillingEngineDeps, pass: LeasedPass): Pro
       .update(subscriptionCharges)
       .set({ checkedAt: deps.clock.now() })
       .where(and(eq(subscriptionCharges.id, charge.id), inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES])));
-    return false;
-  });
-}
-
-/**
- * Charges taken for subscriptions canceled meanwhile whose pay-back did not finish (a crash after
- * the commit, no answer, a refund the gateway still has pending): engine.ts pays them back.
- */
-async function finishPayBacks(deps: BillingEngineDeps, pass: LeasedPass): Promise<number> {
-  return forEachLeased(deps.db, subscriptionCharges, pass, async (charge) => {
-    if (await payBackUnowedCharge(deps, charge)) return true;
-    await deps.db.update(subscriptionCharges).set({ checkedAt: deps.clock.now() }).where(eq(subscriptionCharges.id, charge.id));
     return false;
   });
 }

@@ -53,6 +53,8 @@ export interface PaymentAttempt {
   scheduled_at: number;
   created: number;
   settled_at: number | null;
+  /** The order of a charge that took the money: where its invoice and refunds are. */
+  order_id: string | null;
 }
 
 export interface SubscriptionDetail {
@@ -89,6 +91,7 @@ export async function subscriptionDetail(db: Services['db'], scope: Scope, id: s
       scheduled_at: epochSeconds(charge.scheduledAt),
       created: epochSeconds(charge.createdAt),
       settled_at: charge.settledAt === null ? null : epochSeconds(charge.settledAt),
+      order_id: charge.orderId,
     })),
   };
 }

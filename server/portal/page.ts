@@ -77,7 +77,8 @@ export interface PortalSubscription {
   /** Null when no further payment is scheduled (canceled, expired, not started). */
   nextBillingAt: number | null;
   /** Newest first. */
-  payments: { amount: number; status: SubscriptionChargeStatus; date: number; card: PortalCard | null; invoiceId: string | null }[];
+  /** A payment's status is its order's once refunds paid it back. */
+  payments: { amount: number; status: SubscriptionChargeStatus | 'refunded' | 'partially_refunded'; date: number; card: PortalCard | null; invoiceId: string | null }[];
 }
 
 export interface PortalPage {
@@ -235,9 +236,11 @@ async function loadSubscriptions(db: Database, owner: Scope, which: { subscripti
     .where(and(ownedBy(subscriptions, owner), 'subscriptionId' in which ? eq(subscriptions.id, which.subscriptionId) : eq(subscriptions.customerId, which.customerId)))
     .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id));
   if (rows.length === 0) return [];
+  // A charge that took the money has an order: its invoice, and the refunds that paid it back.
   const charges = await db
-    .select()
+    .select({ charge: subscriptionCharges, orderStatus: orders.status, invoiceId: orders.invoiceId })
     .from(subscriptionCharges)
+    .leftJoin(orders, eq(orders.id, subscriptionCharges.orderId))
     .where(
       and(
         inArray(
@@ -248,22 +251,6 @@ async function loadSubscriptions(db: Database, owner: Scope, which: { subscripti
       ),
     )
     .orderBy(desc(subscriptionCharges.createdAt), desc(subscriptionCharges.cycle), desc(subscriptionCharges.attempt));
-  const chargeInvoices =
-    charges.length === 0
-      ? []
-      : await db
-          .select({ id: invoices.id, chargeId: invoices.subscriptionChargeId })
-          .from(invoices)
-          .where(
-            and(
-              inArray(
-                invoices.subscriptionChargeId,
-                charges.map((charge) => charge.id),
-              ),
-              ownedBy(invoices, owner),
-            ),
-          );
-  const invoiceOf = new Map(chargeInvoices.map((invoice) => [invoice.chargeId, invoice.id]));
   return rows.map((row) => ({
     planName: row.planName,
     status: row.status,
@@ -273,13 +260,13 @@ async function loadSubscriptions(db: Database, owner: Scope, which: { subscripti
     created: epochSeconds(row.createdAt),
     nextBillingAt: BILLING_STATUSES.includes(row.status) ? epochSeconds(row.nextBillingAt) : null,
     payments: charges
-      .filter((charge) => charge.subscriptionId === row.id)
-      .map((charge) => ({
+      .filter(({ charge }) => charge.subscriptionId === row.id)
+      .map(({ charge, orderStatus, invoiceId }) => ({
         amount: charge.amount,
-        status: charge.status,
+        status: orderStatus === 'refunded' || orderStatus === 'partially_refunded' ? orderStatus : charge.status,
         date: epochSeconds(charge.settledAt ?? charge.createdAt),
         card: card(charge.cardBrand, charge.cardLast4),
-        invoiceId: invoiceOf.get(charge.id) ?? null,
+        invoiceId,
       })),
   }));
 }

@@ -33,6 +33,8 @@ export interface RefundDeps {
 /** A refund's request: who asks is audited with the reservation in its transaction (a replay records nothing). */
 type RefundRequestDeps = RefundDeps & { actor: Actor };
 
+type OrderRow = typeof orders.$inferSelect;
+
 function lockOrder(tx: Transaction, subject: Scope, orderId: string) {
   return tx
     .select()
@@ -40,6 +42,8 @@ function lockOrder(tx: Transaction, subject: Scope, orderId: string) {
     .where(and(eq(orders.id, orderId), ownedBy(orders, subject)))
     .for('update');
 }
+
+const eventTimes = (deps: RefundDeps): EventTimes => ({ now: deps.clock.now(), wallNow: deps.wallClock.now() });
 
 const statusAfterRefunds = (refunded: number, total: number): OrderStatus => (refunded === 0 ? 'paid' : refunded >= total ? 'refunded' : 'partially_refunded');
 
@@ -72,29 +76,32 @@ async function reserveRefund(executor: Executor, deps: RefundRequestDeps, subjec
         param: 'amount',
       });
     }
-    if (order.gatewayPaymentId === null) throw new Error(`Order ${order.id} is ${order.status} but has no gateway payment id`);
-
-    const [refund] = await tx
-      .insert(refunds)
-      .values({
-        id: refundId,
-        storeId: subject.storeId,
-        livemode: subject.livemode,
-        orderId: order.id,
-        amount,
-        status: 'pending',
-        createdAt: deps.clock.now(),
-      })
-      .returning();
-    const refunded = order.amountRefunded + amount;
-    await tx
-      .update(orders)
-      .set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order.amountTotal) })
-      .where(eq(orders.id, order.id));
-    await recordEvent(tx, { storeId: subject.storeId, livemode: subject.livemode, type: 'refund.created', object: refundView(refund!), now: refund!.createdAt, wallNow: deps.wallClock.now() });
+    const reserved = await reserveOnOrder(tx, order, amount, refundId, eventTimes(deps));
     await recordAudit(tx, actorAudit(subject, deps.actor, 'refund.create', { refund: refundId, order: order.id, amount }));
-    return { refund: refund!, paymentId: order.gatewayPaymentId };
+    return reserved;
   });
+}
+
+/** A refund reserved on its order, and the gateway payment it returns money from. */
+export interface ReservedRefund {
+  refund: RefundRow;
+  paymentId: string;
+}
+
+/**
+ * Reserves `amount` of `order` (locked by the caller, checked against what remains) with a
+ * `pending` refund row, counted on the order at once, and announces `refund.created`.
+ */
+export async function reserveOnOrder(tx: Transaction, order: OrderRow, amount: number, refundId: string, times: EventTimes): Promise<ReservedRefund> {
+  if (order.gatewayPaymentId === null) throw new Error(`Order ${order.id} is ${order.status} but has no gateway payment id`);
+  const [refund] = await tx.insert(refunds).values({ id: refundId, storeId: order.storeId, livemode: order.livemode, orderId: order.id, amount, status: 'pending', createdAt: times.now }).returning();
+  const refunded = order.amountRefunded + amount;
+  await tx
+    .update(orders)
+    .set({ amountRefunded: refunded, status: statusAfterRefunds(refunded, order.amountTotal) })
+    .where(eq(orders.id, order.id));
+  await recordEvent(tx, { storeId: order.storeId, livemode: order.livemode, type: 'refund.created', object: refundView(refund!), ...times });
+  return { refund: refund!, paymentId: order.gatewayPaymentId };
 }
 
 /**
@@ -202,8 +209,6 @@ export async function settleRefund(db: Database, subject: Scope, refundId: strin
 
 const CREATE_OPERATION = 'refund.create';
 
-const eventTimes = (deps: RefundDeps): EventTimes => ({ now: deps.clock.now(), wallNow: deps.wallClock.now() });
-
 async function readRefund(db: Database, subject: Scope, id: string): Promise<RefundRow> {
   const [row] = await db
     .select()
@@ -246,25 +251,32 @@ export async function createRefund(deps: RefundRequestDeps, subject: Scope, inpu
   });
   if (replayed || reserved === undefined) return refundView(refundRow);
 
+  const refund = await sendRefund(deps, subject, reserved);
+  if (!refund) {
+    throw new ApiError(
+      'payment_outcome_unknown',
+      `The payment gateway did not confirm refund ${reserved.refund.id}. It stays pending, with its amount reserved, until the gateway's answer is known: the service asks again in the background.`,
+    );
+  }
+  return refundView(refund);
+}
+
+/**
+ * Step 2 and 3 of a reserved refund: the gateway call under the refund's own key, then its answer
+ * recorded. Undefined while the outcome is unknown (a timeout): the refund stays pending with its
+ * amount reserved, and the reconciler (./reconcile.ts) asks again under the same key.
+ */
+export async function sendRefund(deps: RefundDeps, subject: Scope, reserved: ReservedRefund): Promise<RefundRow | undefined> {
   let result: RefundOutcome;
   try {
     result = await deps.gateway.refund({ idempotencyKey: refundGatewayKey(reserved.refund.id), paymentId: reserved.paymentId, amount: reserved.refund.amount });
   } catch (error) {
+    if (error instanceof GatewayTimeoutError) return undefined;
     // Refused before any money moved (e.g. no acquirer credentials): a known outcome, recorded as failed.
-    if (error instanceof GatewayRejectedError) {
-      const { refund } = await settleRefund(deps.db, subject, reserved.refund.id, { status: 'failed', refundId: null }, eventTimes(deps));
-      return refundView(refund);
-    }
-    if (error instanceof GatewayTimeoutError) {
-      throw new ApiError(
-        'payment_outcome_unknown',
-        `The payment gateway did not confirm refund ${reserved.refund.id}. It stays pending, with its amount reserved, until the gateway's answer is known: the service asks again in the background.`,
-      );
-    }
-    throw error;
+    if (!(error instanceof GatewayRejectedError)) throw error;
+    result = { status: 'failed', refundId: null };
   }
-  const { refund } = await settleRefund(deps.db, subject, reserved.refund.id, result, eventTimes(deps));
-  return refundView(refund);
+  return (await settleRefund(deps.db, subject, reserved.refund.id, result, eventTimes(deps))).refund;
 }
 
 /** GET /refunds/{id}: unknown, foreign and other-environment ids answer alike. */

@@ -4,6 +4,7 @@ import { simulatorRefunds, stores } from '@/db/schema';
 import { billDueSubscriptions, type BillingEngineDeps } from '@/server/billing/engine';
 import { reconcileSubscriptionCharges } from '@/server/billing/reconcile';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
+import { PENDING_REFUND_POLL_MS, reconcilePendingRefunds } from '@/server/refunds/reconcile';
 import { periodBoundary } from '@/server/subscriptions/schedule';
 import { epoch, T0 } from '../support/api';
 import { createStore } from '../support/factories';
@@ -127,7 +128,14 @@ describe('open charges are reconciled, never charged twice', () => {
     expect(await recurringLedger(api.services.db, sub.recurringId)).toEqual([]);
   });
 
-  it('a renewal the gateway took after a cancel is paid back in full, once; the cancel stands and no payment event is written', async () => {
+  /** GET `path` with the store's key, which must answer 200; its `data`. */
+  async function listed(key: string, path: string) {
+    const response = await api.request('GET', path, { key });
+    expect(response.status).toBe(200);
+    return response.body.data;
+  }
+
+  it('a renewal the gateway took after a cancel is an order refunded in full, once, with its invoice and credit note; the cancel stands', async () => {
     const { key, storeId, sub } = await dueSubscription();
     await billDueSubscriptions(timingOut(true), storeScope(storeId));
     const canceled = await api.request('DELETE', `/api/v1/subscriptions/${sub.id}`, { key, body: { reason: 'customer left' } });
@@ -137,14 +145,39 @@ describe('open charges are reconciled, never charged twice', () => {
     api.clock.advance(61);
     expect(await reconcileSubscriptionCharges(api.services)).toBe(1);
     expect(await reconcileSubscriptionCharges(api.services)).toBe(0);
+
+    const charges = await chargesOf(api.services.db, sub.id);
+    expect(charges.map((charge) => charge.status)).toEqual(['succeeded', 'succeeded']);
+    const [order] = await listed(key, `/api/v1/orders?subscription_id=${sub.id}&billing_reason=subscription_cycle`);
+    expect(order).toMatchObject({
+      id: charges[1]!.orderId,
+      status: 'refunded',
+      billing_reason: 'subscription_cycle',
+      subscription_id: sub.id,
+      amount_total: sub.amount,
+      amount_refunded: sub.amount,
+      invoice_id: expect.stringMatching(/^in_test_/),
+    });
+    const refunds = await listed(key, `/api/v1/refunds?order_id=${order.id}`);
+    expect(refunds).toEqual([expect.objectContaining({ object: 'refund', order_id: order.id, amount: sub.amount, status: 'succeeded', credit_note_id: expect.stringMatching(/^cn_test_/) })]);
+    const [note] = await listed(key, `/api/v1/credit_notes?order_id=${order.id}`);
+    expect(note).toMatchObject({ id: refunds[0].credit_note_id, invoice_id: order.invoice_id, amount_total: sub.amount });
+
+    // Paid back once, under the refund's own key.
     const [taken] = await recurringLedger(api.services.db, sub.recurringId);
-    const refunds = await api.services.db.select().from(simulatorRefunds).where(eq(simulatorRefunds.paymentId, taken!.paymentId));
-    expect(refunds.map(({ amount, status, idempotencyKey }) => ({ amount, status, idempotencyKey }))).toEqual([
-      { amount: sub.amount, status: 'succeeded', idempotencyKey: `subscription-refund:${(await chargesOf(api.services.db, sub.id))[1]!.id}` },
-    ]);
-    expect((await chargesOf(api.services.db, sub.id)).map((charge) => charge.status)).toEqual(['succeeded', 'refunded']);
+    const paidBack = await api.services.db.select().from(simulatorRefunds).where(eq(simulatorRefunds.paymentId, taken!.paymentId));
+    expect(paidBack.map(({ amount, status, idempotencyKey }) => ({ amount, status, idempotencyKey }))).toEqual([{ amount: sub.amount, status: 'succeeded', idempotencyKey: `refund:${refunds[0].id}:1` }]);
+
+    // The subscription stays canceled in the period it had paid for, and announces no payment.
     expect(await retrieveSubscription(api, key, sub.id)).toMatchObject({ status: 'canceled', current_period_start: epoch(T0) });
     expect((await eventsOf(api.services.db, sub.id)).map((event) => event.type)).toEqual(['subscription.canceled']);
+    // The order announces itself like any order paid and refunded.
+    const orderEvents = await listed(key, `/api/v1/events?object_id=${order.id}`);
+    expect(orderEvents.map((event: { type: string }) => event.type).sort()).toEqual(['order.paid', 'order.refunded']);
+    const refundEvents = await listed(key, `/api/v1/events?object_id=${refunds[0].id}`);
+    expect(refundEvents.map((event: { type: string }) => event.type).sort()).toEqual(['refund.created', 'refund.updated']);
+    const mails = await listed(key, '/api/v1/test_helpers/emails?template=refund');
+    expect(mails).toEqual([expect.objectContaining({ template: 'refund', to: sub.customerEmail })]);
   });
 
   /** A renewal the gateway took after a cancel, settled through `refunds` (the gateway the pay-back meets). */
@@ -157,47 +190,57 @@ describe('open charges are reconciled, never charged twice', () => {
     await reconcileSubscriptionCharges({ ...api.services, gateways: { ...api.services.gateways, test: gateway } });
     const [taken] = await recurringLedger(api.services.db, sub.recurringId);
     const paidBack = async () => api.services.db.select().from(simulatorRefunds).where(eq(simulatorRefunds.paymentId, taken!.paymentId));
-    return { sub, paidBack, charge: async () => (await chargesOf(api.services.db, sub.id))[1]! };
+    const order = async () => (await listed(key, `/api/v1/orders?subscription_id=${sub.id}&billing_reason=subscription_cycle`))[0];
+    const refund = async () => (await listed(key, `/api/v1/refunds?order_id=${(await order()).id}`))[0];
+    return { sub, paidBack, order, refund };
   }
 
-  it('a pay-back the gateway did not answer stays refund_due, committed with the charge, and a later pass finishes it once', async () => {
-    const { paidBack, charge } = await takenAfterCancel({ refund: () => Promise.reject(new GatewayTimeoutError()) });
-    expect(await charge()).toMatchObject({ status: 'refund_due' });
+  const reconcileRefunds = (gateways = api.services.gateways) => reconcilePendingRefunds({ db: api.services.db, clock: api.clock, gateways });
+
+  it('a pay-back the gateway did not answer stays a pending refund, committed with the order, and the refunds reconciler finishes it once', async () => {
+    const { paidBack, order, refund } = await takenAfterCancel({ refund: () => Promise.reject(new GatewayTimeoutError()) });
+    expect(await order()).toMatchObject({ status: 'refunded', amount_refunded: expect.any(Number) });
+    expect(await refund()).toMatchObject({ status: 'pending', credit_note_id: null });
     expect(await paidBack()).toEqual([]);
     api.clock.advance(61);
-    expect(await reconcileSubscriptionCharges(api.services)).toBe(1);
-    expect(await charge()).toMatchObject({ status: 'refunded' });
+    expect(await reconcileRefunds()).toBe(1);
+    expect(await refund()).toMatchObject({ status: 'succeeded', credit_note_id: expect.stringMatching(/^cn_test_/) });
     expect(await paidBack()).toHaveLength(1);
-    expect(await reconcileSubscriptionCharges(api.services)).toBe(0);
+    api.clock.advance(61);
+    expect(await reconcileRefunds()).toBe(0);
     expect(await paidBack()).toHaveLength(1);
   });
 
   it('a pay-back made but whose answer was lost is found by its key, not made again', async () => {
     const simulator = api.services.gateways.test;
     let sent = 0;
-    const { paidBack, charge } = await takenAfterCancel({
+    const { paidBack, refund } = await takenAfterCancel({
       refund: async (request) => {
         sent += 1;
         await simulator.refund(request);
         throw new GatewayTimeoutError();
       },
     });
-    // The same pass looks the lost pay-back up among the stale ones: found, recorded, not sent again.
     expect(sent).toBe(1);
-    expect(await charge()).toMatchObject({ status: 'refunded' });
+    expect(await refund()).toMatchObject({ status: 'pending' });
+    api.clock.advance(61);
+    expect(await reconcileRefunds()).toBe(1);
+    expect(sent).toBe(1);
+    expect(await refund()).toMatchObject({ status: 'succeeded' });
     expect(await paidBack()).toHaveLength(1);
   });
 
-  it('a pay-back the gateway has pending stays refund_due until it succeeds', async () => {
-    const { charge } = await takenAfterCancel({ refund: async () => ({ refundId: 'gw_re_pending', status: 'pending' }) });
-    expect(await charge()).toMatchObject({ status: 'refund_due' });
+  it('a pay-back the gateway has pending stays pending until it succeeds', async () => {
+    const { refund } = await takenAfterCancel({ refund: async () => ({ refundId: 'gw_re_pending', status: 'pending' }) });
+    expect(await refund()).toMatchObject({ status: 'pending' });
     api.clock.advance(61);
     const stillPending: PaymentGateway = { ...api.services.gateways.test, retrieveRefund: async () => ({ refundId: 'gw_re_pending', status: 'pending' }) };
-    expect(await reconcileSubscriptionCharges({ ...api.services, gateways: { ...api.services.gateways, test: stillPending } })).toBe(0);
-    expect(await charge()).toMatchObject({ status: 'refund_due' });
+    expect(await reconcileRefunds({ ...api.services.gateways, test: stillPending })).toBe(0);
+    expect(await refund()).toMatchObject({ status: 'pending' });
+    api.clock.advance(PENDING_REFUND_POLL_MS / 1000 + 1);
     const done: PaymentGateway = { ...api.services.gateways.test, retrieveRefund: async () => ({ refundId: 'gw_re_pending', status: 'succeeded' }) };
-    expect(await reconcileSubscriptionCharges({ ...api.services, gateways: { ...api.services.gateways, test: done } })).toBe(1);
-    expect(await charge()).toMatchObject({ status: 'refunded' });
+    expect(await reconcileRefunds({ ...api.services.gateways, test: done })).toBe(1);
+    expect(await refund()).toMatchObject({ status: 'succeeded', credit_note_id: expect.stringMatching(/^cn_test_/) });
   });
 
   it('a reconciled decline moves the subscription like any decline (past_due)', async () => {

@@ -101,3 +101,60 @@ describe('migration 0023: paid subscription charges become orders', () => {
     await client.close();
   });
 });
+
+describe('migration 0024: charges paid back after a cancel become refunded orders', () => {
+  const paidAt = '2026-03-01T12:00:00.000Z';
+  const subscriptionAndCharge = (status: string) => `
+    insert into stores (id, name) values ('acct_a', 'Cloud Notes');
+    insert into subscriptions (id, store_id, livemode, status, amount, interval, interval_count, total_payments, recurring_id, customer_email, customer_name, language, plan_name,
+      current_period_start, current_period_end, next_billing_at, metadata, created_at, canceled_at)
+      values ('sub_test_1', 'acct_a', false, 'canceled', 990, 'month', 1, 12, 'rc_1', 'ada@example.com', 'Ada', 'en', 'Pro plan', '${paidAt}', '2026-04-01T12:00:00Z', '2026-04-01T12:00:00Z', '{}', '${paidAt}', '${paidAt}');
+    insert into subscription_charges (id, subscription_id, store_id, livemode, cycle, attempt, idempotency_key, amount, status, card_brand, card_last4, gateway_payment_id, scheduled_at, created_at, settled_at)
+      values ('subch_1', 'sub_test_1', 'acct_a', false, 2, 0, 'subscription:sub_test_1:2:0', 990, '${status}', 'visa', '4242', 'pay_1', '${paidAt}', '${paidAt}', '${paidAt}');`;
+
+  it('a charge paid back is a succeeded charge whose order was refunded in full by a succeeded refund', async () => {
+    const client = new PGlite();
+    const db = drizzle(client);
+    await migrate(db, { migrationsFolder: migrationsBefore('0024') });
+    await client.exec(subscriptionAndCharge('refunded'));
+    await migrate(db, { migrationsFolder: MIGRATIONS });
+
+    const [charge] = (await client.query<{ status: string; order_id: string }>('select status, order_id from subscription_charges')).rows;
+    expect(charge).toEqual({ status: 'succeeded', order_id: expect.stringMatching(/^ord_test_[0-9A-Za-z]{24}$/) });
+    expect((await client.query('select * from orders')).rows).toEqual([
+      expect.objectContaining({
+        id: charge!.order_id,
+        store_id: 'acct_a',
+        livemode: false,
+        status: 'refunded',
+        customer_email: 'ada@example.com',
+        amount_subtotal: 990,
+        amount_tax: 0,
+        amount_total: 990,
+        amount_refunded: 990,
+        gateway_payment_id: 'pay_1',
+        paid_at: new Date(paidAt),
+        invoice_id: null,
+        billing_reason: 'subscription_cycle',
+        subscription_id: 'sub_test_1',
+      }),
+    ]);
+    expect((await client.query('select order_id, description, amount_total from order_lines')).rows).toEqual([{ order_id: charge!.order_id, description: 'Pro plan', amount_total: 990 }]);
+    expect((await client.query('select id, order_id, amount, status, created_at from refunds')).rows).toEqual([
+      { id: expect.stringMatching(/^re_test_[0-9A-Za-z]{24}$/), order_id: charge!.order_id, amount: 990, status: 'succeeded', created_at: new Date(paidAt) },
+    ]);
+    await expect(client.query(`update subscription_charges set status = 'refunded'`)).rejects.toThrow(/subscription_charges_status_check/);
+    await client.close();
+  });
+
+  it('refuses to run while a charge is still being paid back the old way, and changes nothing', async () => {
+    const client = new PGlite();
+    const db = drizzle(client);
+    await migrate(db, { migrationsFolder: migrationsBefore('0024') });
+    await client.exec(subscriptionAndCharge('refund_due'));
+    await expect(migrate(db, { migrationsFolder: MIGRATIONS })).rejects.toThrow(/still being paid back/);
+    expect((await client.query('select status, order_id from subscription_charges')).rows).toEqual([{ status: 'refund_due', order_id: null }]);
+    expect((await client.query('select count(*)::int as n from orders')).rows).toEqual([{ n: 0 }]);
+    await client.close();
+  });
+});

@@ -65,7 +65,7 @@ function Summary({ base, detail }: { base: string; detail: SubscriptionDetail })
   );
 }
 
-function Attempts({ detail }: { detail: SubscriptionDetail }) {
+function Attempts({ detail, base }: { detail: SubscriptionDetail; base: string }) {
   if (detail.attempts.length === 0) return <p className="dash-muted">No payment attempts yet.</p>;
   return (
     <div className="dash-table-wrap">
@@ -80,6 +80,7 @@ function Attempts({ detail }: { detail: SubscriptionDetail }) {
             <th scope="col">Status</th>
             <th scope="col">Failure reason</th>
             <th scope="col">Card</th>
+            <th scope="col">Order</th>
           </tr>
         </thead>
         <tbody>
@@ -102,6 +103,15 @@ function Attempts({ detail }: { detail: SubscriptionDetail }) {
               </td>
               <td data-label="Failure reason">{attempt.failure_code ?? '—'}</td>
               <td data-label="Card">{attempt.card ? `${attempt.card.brand} •••• ${attempt.card.last4}` : '—'}</td>
+              <td data-label="Order">
+                {attempt.order_id ? (
+                  <a href={`${base}/orders/${attempt.order_id}`} className="dash-mono">
+                    {attempt.order_id}
+                  </a>
+                ) : (
+                  '—'
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -186,7 +196,7 @@ export async function SubscriptionPage({ mode, params, searchParams }: { mode: D
       </section>
       <section className="dash-card" aria-labelledby="subscription-attempts">
         <h2 id="subscription-attempts">Payment attempts</h2>
-        <Attempts detail={detail} />
+        <Attempts detail={detail} base={base} />
       </section>
       <section className="dash-card" aria-labelledby="subscription-metadata">
         <h2 id="subscription-metadata">Metadata</h2>
