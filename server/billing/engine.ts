@@ -13,7 +13,7 @@
 import { and, eq } from 'drizzle-orm';
 import { subscriptionCharges } from '@/db/schema';
 import { GatewayRejectedError, GatewayTimeoutError, type Gateways, type RefundResult } from '../gateway/types';
-import { refundOnce } from '../refunds/service';
+import { refundOnce } from '../orders/refunds/service';
 import type { SubscriptionRow } from '../subscriptions/representation';
 import { claimDueCharges, markChargeUnknown, settleCharges, type BillingDeps, type BillingScope, type ChargeRow, type ChargeToSettle, type ClaimedCharge } from './charges';
 import { log } from '../observability/log';
