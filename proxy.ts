@@ -21,7 +21,7 @@ export async function proxy(request: NextRequest) {
   if (request.nextUrl.pathname === '/dashboard' || request.nextUrl.pathname.startsWith('/dashboard/')) return dashboardProxy(request);
   if (request.nextUrl.pathname.startsWith('/portal/')) return portalProxy(request);
   if (request.nextUrl.pathname.startsWith('/subscribe/')) return subscribeProxy(request);
-  // The withdrawal forms check the Origin of their posts themselves (server/withdrawals/hosted.ts).
+  // The withdrawal forms check the Origin of their posts themselves (server/orders/withdrawals/hosted.ts).
   if (request.nextUrl.pathname === '/withdraw' || request.nextUrl.pathname.startsWith('/withdraw/')) return withSameOriginReferrer(withHostedPageHeaders({}, undefined));
   const [, , id = '', below, extra] = request.nextUrl.pathname.split('/');
   let policy: HostedPagePolicy = {};

@@ -7,7 +7,7 @@ import { startBillingJob } from './billing/jobs';
 import { startCheckoutExpiryJob } from './checkout/jobs';
 import { startMailDeliveryJob, startRenewalReminderJob } from './mail/jobs';
 import { startPaymentReconcileJob } from './payments/jobs';
-import { startRefundReconcileJob } from './refunds/jobs';
+import { startRefundReconcileJob } from './orders/refunds/jobs';
 import { startFirstChargeReconcileJob } from './subscriptions/jobs';
 import { startWebhookDeliveryJob } from './webhooks/jobs';
 

@@ -7,7 +7,7 @@ import { mailTestHelpersRouter } from './mail/router';
 import { ordersRouter } from './orders/router';
 import { portalRouter } from './portal/router';
 import { productsRouter } from './products/router';
-import { refundsRouter } from './refunds/router';
+import { refundsRouter } from './orders/refunds/router';
 import { subscriptionsRouter } from './subscriptions/router';
 import { testClockRouter } from './test-clock/router';
 import { createRouter, mergeRouters } from './trpc';

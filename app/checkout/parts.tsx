@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { CURRENT_WAIVER_VERSION, WAIVER_FIELDS, WAIVER_TEXTS } from '@/server/orders/waiver';
+import { CURRENT_WAIVER_VERSION, WAIVER_FIELDS, WAIVER_TEXTS } from '@/server/orders/withdrawals/waiver';
 import type { OperatorConfig } from '@/server/config';
 import type { TaxLabel } from '@/server/kit/hosted-page/tax-label';
 import { PAYMENT_FORM_SCRIPT } from '@/server/checkout/hosted/payment-form-script';

@@ -1,6 +1,6 @@
 import { getAppServices } from '@/server/app';
 import { singleParam, type SearchParams } from '@/server/kit/hosted-page/request';
-import { FIELD_PROBLEMS, MAX_NAME_LENGTH, MAX_REASON_LENGTH, openDraft, type WithdrawalField, type WithdrawalForm } from '@/server/withdrawals/hosted';
+import { FIELD_PROBLEMS, MAX_NAME_LENGTH, MAX_REASON_LENGTH, openDraft, type WithdrawalField, type WithdrawalForm } from '@/server/orders/withdrawals/hosted';
 import { Field } from '../checkout/parts';
 import { FIELD_LABELS, WithdrawHeading, WithdrawShell } from './parts';
 

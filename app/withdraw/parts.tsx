@@ -1,6 +1,6 @@
 import type { ReactNode } from 'react';
 import type { OperatorConfig } from '@/server/config';
-import type { WithdrawalField } from '@/server/withdrawals/hosted';
+import type { WithdrawalField } from '@/server/orders/withdrawals/hosted';
 
 /** Header, the main landmark and a footer saying who sells: the frame of every /withdraw page. */
 export function WithdrawShell({ operator, children }: { operator: OperatorConfig; children: ReactNode }) {

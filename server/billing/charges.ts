@@ -18,7 +18,7 @@ import { stores, subscriptionCharges, subscriptions, type SubscriptionChargeStat
 import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { ChargeResult } from '../gateway/types';
 import { newId, randomBase62 } from '../ids';
-import { reserveOnOrder, type ReservedRefund } from '../refunds/service';
+import { reserveOnOrder, type ReservedRefund } from '../orders/refunds/service';
 import { recordEvents, type EventType, type RecordEventInput } from '../webhooks/events';
 import { enqueueEmails, subscriptionEmail, type EmailToWrite } from '../mail/outbox';
 import { emitSubscriptionEvent, subscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';

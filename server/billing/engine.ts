@@ -1,5 +1,17 @@
+/**
+ * Recurring billing: every charge of a subscription after the
+ * first. Per due subscription: (1) claim it and write the charge `processing` (charges.ts, one
+ * short transaction); (2) call the gateway's recurring contract with the charge's idempotency
+ * key, outside any transaction; (3) settle the batch's charges and move their subscriptions in one
+ * transaction. A crash between (2) and (3) leaves the charge open; the reconciler
+ * (reconcile.ts) asks the gateway under the same key and settles it, so it is never charged twice.
+ *
+ * A pass repeats claiming until nothing is due: a subscription whose clock jumped several
+ * cycles is charged once per missed cycle, in order (each its own charge row and events), until
+ * one fails (the retries at +1, +3, +5, +7 days take over, also in order) or the schedule ends.
+ */
 import { GatewayRejectedError, GatewayTimeoutError, type Gateways } from '../gateway/types';
-import { sendRefund } from '../refunds/service';
+import { sendRefund } from '../orders/refunds/service';
 import type { SubscriptionRow } from '../subscriptions/representation';
 import { claimDueCharges, markChargeUnknown, settleCharges, type BillingDeps, type BillingScope, type ChargeToSettle, type ClaimedCharge, type Settlement } from './charges';
 import { log } from '../observability/log';

@@ -10,7 +10,7 @@ import { EXAMPLE, exampleOf } from '../kit/examples';
 import { orderSchema } from '../orders/schemas';
 import { portalSessionSchema } from '../portal/schemas';
 import { deletedProductSchema, productSchema } from '../products/schemas';
-import { refundSchema } from '../orders/refund-schemas';
+import { refundSchema } from '../orders/refunds/object';
 import { subscriptionSchema } from '../subscriptions/schemas';
 import { EVENT_TYPES, type EventType } from '../webhooks/events';
 

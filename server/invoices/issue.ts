@@ -15,7 +15,7 @@ import { newId } from '../ids';
 import { ownedBy, type Scope } from '../kit/scope';
 import { log } from '../observability/log';
 import { createdEventCtes, createdEventParams, recordEvents, type EventObject, type EventTimes, type EventType } from '../webhooks/events';
-import { withdrawalWaiverView } from '../orders/withdrawal-view';
+import { withdrawalWaiverView } from './withdrawal-waiver';
 import { splitCredit, sumBreakdown, taxBreakdownOf } from './amounts';
 import { nextDocumentNumber, nextDocumentNumbers } from './numbering';
 import { documentTexts } from './texts';

@@ -7,8 +7,8 @@ import { z } from 'zod';
 import { BILLING_REASONS, ORDER_STATUSES } from '@/db/schema';
 import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, emailFilter, idFilter, listSchema, pageFields } from '../kit/list';
-import { refundExample, refundSchema } from './refund-schemas';
-import { withdrawalSchema, withdrawalWaiverSchema } from './withdrawal-schemas';
+import { refundExample, refundSchema } from './refunds/object';
+import { withdrawalSchema, withdrawalWaiverSchema } from './withdrawals/object';
 
 export const retrieveOrderInput = z.strictObject({
   id: z

@@ -3,7 +3,7 @@
  * subscription's first charge and every renewal all settle through `payOrders`, in the
  * transaction that records the payment (the payment's row locked). It writes the order paid, its
  * license keys, its invoice, the receipt and `order.paid`, so whatever is paid is documented,
- * mailed and announced alike, and refunded alike later (server/refunds).
+ * mailed and announced alike, and refunded alike later (server/orders/refunds/).
  */
 import { eq, sql } from 'drizzle-orm';
 import { batchRelation, fromBatch } from '@/db/batch';

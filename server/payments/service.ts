@@ -15,8 +15,8 @@ import { paidRedirectUrl, threeDSecureReturnUrl } from '../kit/links';
 import { DEFAULT_RECONCILE_SETTINGS, resolveAttempt, withdrawChallenge, type ReconcileSettings, type Resolution } from './reconcile';
 import { isOpen, settleAttempt, type AttemptRow, type SessionRow } from './settle';
 import { ownedBy } from '../kit/scope';
-import { orderHasDigitalProduct } from '../withdrawals/service';
-import { CURRENT_WAIVER_VERSION } from '../orders/waiver';
+import { orderHasDigitalProduct } from '../orders/withdrawals/service';
+import { CURRENT_WAIVER_VERSION } from '../orders/withdrawals/waiver';
 
 /**
  * Paying a checkout session on the hosted page.

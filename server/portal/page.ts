@@ -10,7 +10,6 @@
 import { and, asc, desc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import {
-  invoices,
   licenseKeys,
   orderLines,
   orders,

@@ -4,7 +4,7 @@ import { simulatorRefunds, stores } from '@/db/schema';
 import { billDueSubscriptions, type BillingEngineDeps } from '@/server/billing/engine';
 import { reconcileSubscriptionCharges } from '@/server/billing/reconcile';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
-import { PENDING_REFUND_POLL_MS, reconcilePendingRefunds } from '@/server/refunds/reconcile';
+import { PENDING_REFUND_POLL_MS, reconcilePendingRefunds } from '@/server/orders/refunds/reconcile';
 import { periodBoundary } from '@/server/subscriptions/schedule';
 import { epoch, T0 } from '../support/api';
 import { createStore } from '../support/factories';
@@ -166,7 +166,9 @@ describe('open charges are reconciled, never charged twice', () => {
     // Paid back once, under the refund's own key.
     const [taken] = await recurringLedger(api.services.db, sub.recurringId);
     const paidBack = await api.services.db.select().from(simulatorRefunds).where(eq(simulatorRefunds.paymentId, taken!.paymentId));
-    expect(paidBack.map(({ amount, status, idempotencyKey }) => ({ amount, status, idempotencyKey }))).toEqual([{ amount: sub.amount, status: 'succeeded', idempotencyKey: `refund:${refunds[0].id}:1` }]);
+    expect(paidBack.map(({ amount, status, idempotencyKey }) => ({ amount, status, idempotencyKey }))).toEqual([
+      { amount: sub.amount, status: 'succeeded', idempotencyKey: `refund:${refunds[0].id}:1` },
+    ]);
 
     // The subscription stays canceled in the period it had paid for, and announces no payment.
     expect(await retrieveSubscription(api, key, sub.id)).toMatchObject({ status: 'canceled', current_period_start: epoch(T0) });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { auditEvents } from '@/db/schema';
 import { getOrderWithCard, parseEuros } from '@/server/dashboard/orders';
 import { ApiError } from '@/server/errors';
-import { createRefund } from '@/server/refunds/service';
+import { createRefund } from '@/server/orders/refunds/service';
 import { insertOrder, readOrder } from '../orders/fixtures';
 import { createStore } from '../support/factories';
 import { actingAs, formKey, person } from '../support/dashboard';

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
-import { reconcilePendingRefunds } from '@/server/refunds/reconcile';
-import { createRefund } from '@/server/refunds/service';
+import { reconcilePendingRefunds } from '@/server/orders/refunds/reconcile';
+import { createRefund } from '@/server/orders/refunds/service';
 import { OPERATOR } from '@/server/audit/service';
 import { insertOrder } from '../orders/fixtures';
 import { createProduct, epoch, expectError, expectIdenticalMissing, rawApiRequest, T0 } from '../support/api';

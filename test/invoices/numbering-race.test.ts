@@ -6,7 +6,7 @@ import { loadConfig } from '@/server/config';
 import { createGateways } from '@/server/gateway';
 import { nextDocumentNumber } from '@/server/invoices/numbering';
 import { payCheckoutSession } from '@/server/payments/service';
-import { createRefund } from '@/server/refunds/service';
+import { createRefund } from '@/server/orders/refunds/service';
 import { OPERATOR } from '@/server/audit/service';
 import { createTestDatabase } from '../support/database';
 import { createStore } from '../support/factories';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway, type RefundRequest, type RefundResult } from '@/server/gateway/types';
 import { ApiError } from '@/server/errors';
-import { createRefund } from '@/server/refunds/service';
+import { createRefund } from '@/server/orders/refunds/service';
 import { OPERATOR } from '@/server/audit/service';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';

@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ApiError } from '@/server/errors';
 import { GatewayTimeoutError, type PaymentGateway, type RefundLookup, type RefundRequest } from '@/server/gateway/types';
 import { createLiveGateway } from '@/server/gateway/live';
-import { startRefundReconcileJob } from '@/server/refunds/jobs';
-import { PENDING_REFUND_POLL_MS, reconcilePendingRefunds } from '@/server/refunds/reconcile';
-import { createRefund } from '@/server/refunds/service';
+import { startRefundReconcileJob } from '@/server/orders/refunds/jobs';
+import { PENDING_REFUND_POLL_MS, reconcilePendingRefunds } from '@/server/orders/refunds/reconcile';
+import { createRefund } from '@/server/orders/refunds/service';
 import { OPERATOR } from '@/server/audit/service';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
@@ -14,7 +14,7 @@ import { insertOrder, readOrder, T0 } from '../orders/fixtures';
 
 /**
  * A refund whose gateway answer never came ("reconciled later, never charged twice",
- * for money going back): server/refunds/reconcile.ts asks again under the refund's own key, so
+ * for money going back): server/orders/refunds/reconcile.ts asks again under the refund's own key, so
  * the customer is refunded exactly once and the reservation is never left for good.
  */
 const api = useTestApi();

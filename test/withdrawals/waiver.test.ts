@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadHostedCheckout } from '@/server/checkout/hosted/page';
 import { submitHostedPayment } from '@/server/checkout/hosted/submit';
 import { payCheckoutSession } from '@/server/payments/service';
-import { waiverText, WAIVER_FIELDS } from '@/server/orders/waiver';
+import { waiverText, WAIVER_FIELDS } from '@/server/orders/withdrawals/waiver';
 import { epoch, T0 } from '../support/api';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';

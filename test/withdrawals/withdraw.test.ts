@@ -1,8 +1,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withdrawals } from '@/db/schema';
-import { checkWithdrawalForm, declareWithdrawalForm, openDraft, openReceipt } from '@/server/withdrawals/hosted';
-import { listWithdrawalRequests } from '@/server/withdrawals/service';
+import { checkWithdrawalForm, declareWithdrawalForm, openDraft, openReceipt } from '@/server/orders/withdrawals/hosted';
+import { listWithdrawalRequests } from '@/server/orders/withdrawals/service';
 import { epoch, insertOrder, T0 } from '../orders/fixtures';
 import { createStore } from '../support/factories';
 import { serveFetchHandler, useTestApi } from '../support/server';

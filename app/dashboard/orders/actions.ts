@@ -1,6 +1,6 @@
 import { parseEuros } from '@/server/dashboard/orders';
 import { ApiError } from '@/server/errors';
-import { createRefund } from '@/server/refunds/service';
+import { createRefund } from '@/server/orders/refunds/service';
 import { dashboardBase } from '../access';
 import { FORM_KEY, formRequest, withError, type DashboardActionDefinition } from '../act/dispatch';
 

@@ -6,7 +6,7 @@ import { getInvoice } from '@/server/invoices/service';
 import { ApiError } from '@/server/errors';
 import type { Order } from '@/server/orders/schemas';
 import { can } from '@/server/users/roles';
-import { waiverText } from '@/server/orders/waiver';
+import { waiverText } from '@/server/orders/withdrawals/waiver';
 import { dashboardBase, type DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
 import { money, utcTime } from '../format';

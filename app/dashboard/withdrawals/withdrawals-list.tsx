@@ -1,6 +1,6 @@
 import { getAppServices } from '@/server/app';
 import { scopeClock } from '@/server/dashboard/service';
-import { listWithdrawalRequests, type WithdrawalRequest } from '@/server/withdrawals/service';
+import { listWithdrawalRequests, type WithdrawalRequest } from '@/server/orders/withdrawals/service';
 import { dashboardBase, type DashboardMode } from '../access';
 import { money, utcTime } from '../format';
 import type { SearchParams } from '../list-query';

@@ -1,6 +1,6 @@
 import { getAppServices } from '@/server/app';
 import { singleParam, type SearchParams } from '@/server/kit/hosted-page/request';
-import { openDraft } from '@/server/withdrawals/hosted';
+import { openDraft } from '@/server/orders/withdrawals/hosted';
 import { WithdrawHeading, WithdrawShell } from '../parts';
 
 export const dynamic = 'force-dynamic';

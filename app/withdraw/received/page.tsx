@@ -1,6 +1,6 @@
 import { getAppServices } from '@/server/app';
 import { singleParam, type SearchParams } from '@/server/kit/hosted-page/request';
-import { openReceipt } from '@/server/withdrawals/hosted';
+import { openReceipt } from '@/server/orders/withdrawals/hosted';
 import { DateTime, WithdrawHeading, WithdrawShell } from '../parts';
 
 export const dynamic = 'force-dynamic';

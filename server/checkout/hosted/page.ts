@@ -13,7 +13,7 @@ import { createHandoff } from '../../kit/hosted-page/handoff';
 import { hashSource, originOf, type HostedPagePolicy } from '../../kit/hosted-page/headers';
 import type { HostedLinkParams, HostedPageDeps } from '../../kit/hosted-page/request';
 import { checkLink, signedLink, signingSecret } from '../../kit/links';
-import { orderHasDigitalProduct } from '../../withdrawals/service';
+import { orderHasDigitalProduct } from '../../orders/withdrawals/service';
 import { storeLinkColumns, type StoreLinks } from '../../stores/service';
 import { taxLabelOf, type TaxLabel } from '../../kit/hosted-page/tax-label';
 import { PAYMENT_FORM_SCRIPT } from './payment-form-script';

@@ -18,7 +18,7 @@ import { loadHostedCheckout } from './page';
 import { log } from '../../observability/log';
 import { checkBuyerVatId } from '../../vat/buyer';
 import type { DocumentLanguage } from '@/db/schema';
-import { WAIVER_FIELDS } from '../../orders/waiver';
+import { WAIVER_FIELDS } from '../../orders/withdrawals/waiver';
 
 export interface PayInput {
   sessionId: string;

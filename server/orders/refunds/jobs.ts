@@ -1,6 +1,6 @@
 /** Refunds' background work: refunds still pending at the gateway are asked about until settled. */
-import { startPeriodic, type PeriodicTask } from '../background';
-import type { Config } from '../config';
+import { startPeriodic, type PeriodicTask } from '../../background';
+import type { Config } from '../../config';
 import { reconcilePendingRefunds, type RefundReconcileDeps } from './reconcile';
 
 /** Runs reconcilePendingRefunds every `intervalMs` (server/background-tasks.ts). */

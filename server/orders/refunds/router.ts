@@ -1,5 +1,5 @@
-import { createRouter, secretKeyProcedure } from '../trpc';
-import { refundSchema } from '../orders/refund-schemas';
+import { createRouter, secretKeyProcedure } from '../../trpc';
+import { refundSchema } from './object';
 import { createRefundInput, listRefundsInput, refundListSchema, retrieveRefundInput } from './schemas';
 import { createRefund, getRefund, listRefunds } from './service';
 

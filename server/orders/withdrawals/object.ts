@@ -1,7 +1,7 @@
 /** The withdrawal parts of the order object: the waiver given at checkout, and a withdrawal declared later. */
 import { z } from 'zod';
 import { WITHDRAWAL_STATUSES } from '@/db/schema';
-import { EXAMPLE } from '../kit/examples';
+import { EXAMPLE } from '../../kit/examples';
 import { CURRENT_WAIVER_VERSION } from './waiver';
 
 export const withdrawalWaiverSchema = z

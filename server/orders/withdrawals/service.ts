@@ -6,13 +6,13 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '@/db/client';
 import { orderLines, orders, products, stores, withdrawals, type WithdrawalStatus } from '@/db/schema';
-import { storeClock, type Clock } from '../clock';
-import { digestsEqual, sha256Hex } from '../ids';
-import { ownedBy, type Scope } from '../kit/scope';
-import { getOrder } from '../orders/service';
-import { refundedInFull } from '../orders/refund-totals';
-import { recordEvent } from '../webhooks/events';
-import { enqueueWithdrawalReceived } from '../mail/outbox';
+import { storeClock, type Clock } from '../../clock';
+import { digestsEqual, sha256Hex } from '../../ids';
+import { ownedBy, type Scope } from '../../kit/scope';
+import { getOrder } from '../service';
+import { refundedInFull } from '../refunds/totals';
+import { recordEvent } from '../../webhooks/events';
+import { enqueueWithdrawalReceived } from '../../mail/outbox';
 
 /** The consumer's period to be refunded after a withdrawal. */
 export const REFUND_PERIOD_DAYS = 14;

@@ -9,14 +9,14 @@
  * Neither tells whether the order exists or the address matches: both answer the same for any
  * order number of the right form, the declaration after the same minimum time.
  */
-import { clientIp, type Services } from '../context';
-import { ApiError } from '../errors';
-import { isEmailAddress, MAX_EMAIL_LENGTH } from '../kit/fields';
-import { noticeResponse } from '../kit/hosted-page/invalid-link';
-import { readHostedForm } from '../kit/hosted-page/request';
-import { signingSecret } from '../kit/links';
-import { isServiceOrigin } from '../kit/origin';
-import { seal, unseal } from '../kit/sealed';
+import { clientIp, type Services } from '../../context';
+import { ApiError } from '../../errors';
+import { isEmailAddress, MAX_EMAIL_LENGTH } from '../../kit/fields';
+import { noticeResponse } from '../../kit/hosted-page/invalid-link';
+import { readHostedForm } from '../../kit/hosted-page/request';
+import { signingSecret } from '../../kit/links';
+import { isServiceOrigin } from '../../kit/origin';
+import { seal, unseal } from '../../kit/sealed';
 import { declareWithdrawal } from './service';
 
 /** What the customer typed in step one. */

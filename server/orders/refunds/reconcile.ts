@@ -1,12 +1,12 @@
 import { and, asc, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { orders, refunds, stores } from '@/db/schema';
-import { storeClock, type Clock } from '../clock';
-import { GatewayTimeoutError, type Gateways } from '../gateway/types';
-import { DEFAULT_LEASE_MS } from '../config';
-import { forEachLeased } from '../kit/lease';
+import { storeClock, type Clock } from '../../clock';
+import { GatewayTimeoutError, type Gateways } from '../../gateway/types';
+import { DEFAULT_LEASE_MS } from '../../config';
+import { forEachLeased } from '../../kit/lease';
 import { refundGatewayKey, refundOnce, settleRefund, type RefundOutcome } from './service';
-import { errorField, log } from '../observability/log';
+import { errorField, log } from '../../observability/log';
 
 export interface RefundReconcileDeps {
   db: Database;

@@ -1,7 +1,7 @@
 /** The refund object: an order's `refunds`, and what the refunds API answers. */
 import { z } from 'zod';
 import { REFUND_STATUSES } from '@/db/schema';
-import { EXAMPLE } from '../kit/examples';
+import { EXAMPLE } from '../../kit/examples';
 
 export const refundExample = {
   id: EXAMPLE.refundId,

@@ -1,7 +1,7 @@
 /** The API shape of a refund, apart from the refunds service so orders can show their refunds. */
 import type { refunds } from '@/db/schema';
-import { epochSeconds } from '../clock';
-import type { Refund } from './refund-schemas';
+import { epochSeconds } from '../../clock';
+import type { Refund } from './object';
 
 export type RefundRow = typeof refunds.$inferSelect;
 

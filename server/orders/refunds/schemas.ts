@@ -1,10 +1,10 @@
 /** The public contract of refunds: full or partial, up to what remains of a paid order. */
 import { z } from 'zod';
 import { REFUND_STATUSES } from '@/db/schema';
-import { refundSchema } from '../orders/refund-schemas';
-import { strict } from '../kit/json-schema';
-import { EXAMPLE } from '../kit/examples';
-import { createdRangeFields, idFilter, listSchema, pageFields } from '../kit/list';
+import { refundSchema } from './object';
+import { strict } from '../../kit/json-schema';
+import { EXAMPLE } from '../../kit/examples';
+import { createdRangeFields, idFilter, listSchema, pageFields } from '../../kit/list';
 
 export const createRefundInput = z
   .strictObject({
