@@ -5,11 +5,13 @@ import { billDueSubscriptions, type BillingEngineDeps } from '@/server/billing/e
 import { reconcileSubscriptionCharges } from '@/server/billing/reconcile';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
 import { PENDING_REFUND_POLL_MS, reconcilePendingRefunds } from '@/server/orders/refunds/reconcile';
+import { openPortal } from '@/server/portal/page';
 import { periodBoundary } from '@/server/subscriptions/schedule';
 import { epoch, T0 } from '../support/api';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { CARDS, createSubscription } from '../support/subscriptions';
+import { createdPortal, tokenOf } from '../portal/support';
 import { advanceClock, chargesOf, eventsOf, recurringLedger, retrieveSubscription } from './support';
 
 const api = useTestApi({ subscriptionsEnabled: true });
@@ -180,6 +182,13 @@ describe('open charges are reconciled, never charged twice', () => {
     expect(refundEvents.map((event: { type: string }) => event.type).sort()).toEqual(['refund.created', 'refund.updated']);
     const mails = await listed(key, '/api/v1/test_helpers/emails?template=refund');
     expect(mails).toEqual([expect.objectContaining({ template: 'refund', to: sub.customerEmail })]);
+    // The customer's portal shows the payment refunded, with its invoice (the first, seeded here, has no order).
+    const portal = await createdPortal(api, key, { subscription_id: sub.id });
+    const page = await openPortal(api.services, tokenOf(portal.url));
+    expect(page!.subscriptions[0]!.payments.map(({ status, invoiceId }) => ({ status, invoiceId }))).toEqual([
+      { status: 'refunded', invoiceId: order.invoice_id },
+      { status: 'succeeded', invoiceId: null },
+    ]);
   });
 
   /** A renewal the gateway took after a cancel, settled through `refunds` (the gateway the pay-back meets). */
