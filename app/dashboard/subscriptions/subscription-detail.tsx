@@ -102,10 +102,12 @@ function Attempts({ detail, base }: { detail: SubscriptionDetail; base: string }
                 </span>
               </td>
               <td data-label="Failure reason">{attempt.failure_code ?? '—'}</td>
-              <td data-label="Card">{attempt.card ? `${attempt.card.brand} •••• ${attempt.card.last4}` : '—'}</td>
+              <td className="dash-nowrap" data-label="Card">
+                {attempt.card ? `${attempt.card.brand} •••• ${attempt.card.last4}` : '—'}
+              </td>
               <td data-label="Order">
                 {attempt.order_id ? (
-                  <a href={`${base}/orders/${attempt.order_id}`} className="dash-mono">
+                  <a href={`${base}/orders/${attempt.order_id}`} className="dash-mono dash-wrap">
                     {attempt.order_id}
                   </a>
                 ) : (

@@ -101,6 +101,9 @@ export function customersSuite(): void {
       await expect(main.textContent()).resolves.toContain('€9.90 / month');
       const attempts = main.locator('section', { has: page.getByRole('heading', { name: 'Payment attempts' }) });
       await expect(attempts.locator('tbody tr').textContent()).resolves.toMatch(/€9\.90.*succeeded/);
+      // The payment's order, where its invoice and refunds are, is one click away.
+      await expect(attempts.locator('tbody tr a').getAttribute('href')).resolves.toMatch(/^\/dashboard\/test\/orders\/ord_test_[0-9A-Za-z]{24}$/);
+      await shoot(page, 'subscription-detail');
 
       // Metadata: a key added in a blank row.
       await page.getByLabel('Key 2', { exact: true }).fill('ticket');
