@@ -41,7 +41,7 @@ export interface PaidOrderEntries {
 
 /** Shared by an entry of a cause: its tenancy, source and times. */
 function entry(base: Pick<NewEntry, 'storeId' | 'livemode' | 'sourceType' | 'sourceId' | 'createdAt' | 'availableOn'>, type: NewEntry['type'], amount: number, description: string): NewEntry {
-  return { id: newId('btx', base.livemode), ...base, type, amount, description };
+  return { id: newBalanceTransactionId(base.livemode), ...base, type, amount, description };
 }
 
 /** `payment`, `tax` and `fee` of each paid order, held for `holdDays`: one statement for a whole batch. */
@@ -76,11 +76,21 @@ export async function recordRefundEntries(
   await tx.insert(balanceTransactions).values([entry(base, 'refund', -creditNote.amountTotal, `Refund ${creditNote.number}`), entry(base, 'tax', creditNote.amountTax, `VAT ${creditNote.number}`)]);
 }
 
-/** The operator's correction of a balance: its own reason as description, available at once. */
-export async function recordAdjustment(tx: Executor, scope: { storeId: string; livemode: boolean }, amount: number, reason: string, now: Date): Promise<BalanceTransactionRow> {
+/** An adjustment's id, for a caller that must name the entry before recording it (an idempotency key). */
+export function newBalanceTransactionId(livemode: boolean): string {
+  return newId('btx', livemode);
+}
+
+/** The operator's correction of a balance, `id` from newBalanceTransactionId: its own reason as description, available at once. */
+export async function recordAdjustment(
+  tx: Executor,
+  scope: { storeId: string; livemode: boolean },
+  adjustment: { id: string; amount: number; reason: string; now: Date },
+): Promise<BalanceTransactionRow> {
+  const { id, amount, reason, now } = adjustment;
   const [row] = await tx
     .insert(balanceTransactions)
-    .values(entry({ ...scope, sourceType: null, sourceId: null, createdAt: now, availableOn: now }, 'adjustment', amount, reason))
+    .values({ ...entry({ ...scope, sourceType: null, sourceId: null, createdAt: now, availableOn: now }, 'adjustment', amount, reason), id })
     .returning();
   return row!;
 }
