@@ -40,10 +40,12 @@ export function balanceTransactionView(row: BalanceTransactionRow, now: Date): B
 
 /** The scope's entries summed: available by `now`, and not yet. */
 export async function balanceSums(db: Executor, scope: Scope, now: Date): Promise<{ available: number; pending: number }> {
+  // As text: a Date bound in raw SQL is not serialised by every driver.
+  const at = sql`${now.toISOString()}::timestamptz`;
   const [sums] = await db
     .select({
-      available: sql`coalesce(sum(${balanceTransactions.amount}) filter (where ${balanceTransactions.availableOn} <= ${now}), 0)`.mapWith(Number),
-      pending: sql`coalesce(sum(${balanceTransactions.amount}) filter (where ${balanceTransactions.availableOn} > ${now}), 0)`.mapWith(Number),
+      available: sql`coalesce(sum(${balanceTransactions.amount}) filter (where ${balanceTransactions.availableOn} <= ${at}), 0)`.mapWith(Number),
+      pending: sql`coalesce(sum(${balanceTransactions.amount}) filter (where ${balanceTransactions.availableOn} > ${at}), 0)`.mapWith(Number),
     })
     .from(balanceTransactions)
     .where(ownedBy(balanceTransactions, scope));
