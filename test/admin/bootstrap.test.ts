@@ -63,6 +63,7 @@ describe('demo store on an empty database', () => {
       logo_url: null,
       terms_url: null,
       privacy_url: null,
+      feeRates: { basisPoints: null, fixed: null },
       created: expect.any(Number),
       keys: {
         sk_test: expect.stringMatching(/^sk_test_/),
