@@ -230,6 +230,7 @@ describe('store.update', () => {
       logo_url: 'https://cdn.example/moth.png',
       terms_url: 'https://moth.example/terms',
       privacy_url: 'http://127.0.0.1:8080/privacy',
+      fees: { percent: 5, fixed: 50 },
       created: store.created,
     });
     const removed = await admin.store.update.mutate({ id: store.id, logoUrl: '' });
