@@ -13,6 +13,7 @@ import { useTestApi } from '../support/server';
 import { createSubscription } from '../support/subscriptions';
 import { advanceClock, DAY } from '../billing/support';
 import { createSession, submitCheckout } from '../invoices/support';
+import { subscribe } from '../subscriptions/support';
 import { balanceOf, entriesOf, newStore, paidOrder } from './support';
 
 /** The ledger of section "the merchant's money": entries written with their causes, and the balance that sums them. */
@@ -74,6 +75,16 @@ describe('entries of a payment', () => {
   it('a subscription’s first charge and its renewal each write their three entries at the store’s clock', async () => {
     api.clock.set(T0);
     const store = await newStore(api, { subscriptions: true, taxCalculation: false });
+    const subscribed = await subscribe(api, store.key);
+    const [first] = (await listOf(api, '/api/v1/orders', store.key, `subscription_id=${subscribed.subscription.id}`)).body.data;
+    expect(first).toMatchObject({ billing_reason: 'subscription_create', amount_total: 990 });
+    const firstInvoice = (await api.request('GET', `/api/v1/invoices/${first.invoice_id}`, { key: store.key })).body;
+    expect((await entriesOf(api, store.key, first.id)).map((entry: Record<string, unknown>) => [entry.type, entry.amount, entry.description, entry.created])).toEqual([
+      ['fee', -100, `Fee 5% + 0.50 EUR on ${firstInvoice.number}`, epoch(T0)],
+      ['tax', 0, `VAT ${firstInvoice.number}`, epoch(T0)],
+      ['payment', 990, `Payment ${firstInvoice.number}`, epoch(T0)],
+    ]);
+
     const subscription = await createSubscription(api.services, store.id);
     const renewalAt = periodBoundary(T0, 'month', 1, 1);
     await advanceClock(api, store.key, epoch(renewalAt) - epoch(T0));
