@@ -22,6 +22,8 @@ interface Command {
   usage: string;
   flags: Record<string, { kind: FlagKind; required?: boolean }>;
   run(client: AdminClient, flags: FlagValues): Promise<unknown>;
+  /** An answer that is itself a failure (printed, then exit 1), with a line per problem for stderr. */
+  problems?(result: unknown): string[];
 }
 
 const KEY_TYPE_NAMES = ['sk_test', 'pk_test', 'sk_live', 'pk_live'];
@@ -48,7 +50,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'store:update': {
     usage:
-      'store:update --id ID [--suspended true|false] [--live-api true|false] [--amount-mode true|false] [--tax-calculation true|false] [--subscriptions true|false] [--name NAME] [--logo-url URL] [--terms-url URL] [--privacy-url URL] ("" removes a URL)',
+      'store:update --id ID [--suspended true|false] [--live-api true|false] [--amount-mode true|false] [--tax-calculation true|false] [--subscriptions true|false] [--fee-percent PERCENT] [--fee-fixed CENTS] [--name NAME] [--logo-url URL] [--terms-url URL] [--privacy-url URL] ("" removes a URL)',
     flags: {
       id: { kind: 'string', required: true },
       suspended: { kind: 'boolean' },
@@ -56,6 +58,8 @@ const COMMANDS: Record<string, Command> = {
       'amount-mode': { kind: 'boolean' },
       'tax-calculation': { kind: 'boolean' },
       subscriptions: { kind: 'boolean' },
+      'fee-percent': { kind: 'string' },
+      'fee-fixed': { kind: 'string' },
       name: { kind: 'string' },
       'logo-url': { kind: 'url' },
       'terms-url': { kind: 'url' },
@@ -70,6 +74,9 @@ const COMMANDS: Record<string, Command> = {
         amountMode: bool(flags['amount-mode']),
         taxCalculation: bool(flags['tax-calculation']),
         subscriptions: bool(flags.subscriptions),
+        // As typed: the service reads them exactly and says what is wrong with one.
+        feePercent: flags['fee-percent'] as string | undefined,
+        feeFixed: flags['fee-fixed'] as string | undefined,
         name: flags.name as string | undefined,
         logoUrl: flags['logo-url'] as string | undefined,
         termsUrl: flags['terms-url'] as string | undefined,
@@ -106,6 +113,42 @@ const COMMANDS: Record<string, Command> = {
     usage: 'product:attach-file --id PRODUCT_ID --url URL',
     flags: { id: { kind: 'string', required: true }, url: { kind: 'string', required: true } },
     run: (client, flags) => client.product.attachFile.mutate({ id: text(flags.id), url: text(flags.url) }),
+  },
+  'ledger:adjust': {
+    usage: 'ledger:adjust --store ID --env live|test --amount CENTS --reason TEXT [--idempotency-key KEY]',
+    flags: {
+      store: { kind: 'string', required: true },
+      env: { kind: 'string', required: true },
+      amount: { kind: 'string', required: true },
+      reason: { kind: 'string', required: true },
+      'idempotency-key': { kind: 'string' },
+    },
+    run: (client, flags) => {
+      const env = text(flags.env);
+      if (env !== 'live' && env !== 'test') throw new UsageError(`--env takes live or test, not "${env}".`);
+      const amount = text(flags.amount);
+      if (!/^-?\d{1,10}$/.test(amount)) throw new UsageError(`--amount takes whole cents, negative to take money from the store, not "${amount}".`);
+      return client.ledger.adjust.mutate({
+        store: text(flags.store),
+        env,
+        amount: Number(amount),
+        reason: text(flags.reason),
+        idempotencyKey: flags['idempotency-key'] as string | undefined,
+      });
+    },
+  },
+  'ledger:verify': {
+    usage: 'ledger:verify [--store ID]   (exit 1 when anything does not add up)',
+    flags: { store: { kind: 'string' } },
+    run: (client, flags) => client.ledger.verify.query({ store: flags.store as string | undefined }),
+    problems: (result) => {
+      const verification = result as Awaited<ReturnType<AdminClient['ledger']['verify']['query']>>;
+      if (verification.ok) return [];
+      return verification.mismatches.map(
+        (mismatch) =>
+          `Mismatch ${mismatch.check}: ${mismatch.object_id} (store ${mismatch.store}, ${mismatch.livemode ? 'live' : 'test'}): expected ${JSON.stringify(mismatch.expected)}, actual ${JSON.stringify(mismatch.actual)}`,
+      );
+    },
   },
   'user:invite': {
     usage: 'user:invite --store ID --email EMAIL --role owner|admin|developer|support|viewer',
@@ -218,7 +261,9 @@ async function main(argv: string[]): Promise<number> {
     });
     const result = await command.run(client, flags);
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
-    return 0;
+    const problems = command.problems?.(result) ?? [];
+    for (const problem of problems) process.stderr.write(`${problem}\n`);
+    return problems.length > 0 ? 1 : 0;
   } catch (error) {
     process.stderr.write(`Error: ${describeFailure(error, serviceUrl)}\n`);
     return error instanceof UsageError ? 2 : 1;

@@ -97,6 +97,38 @@ export interface VatLookupConfig {
   timeoutMs: number;
 }
 
+/**
+ * The operator's fee rates: a percentage with at most two decimals, kept as an integer of
+ * hundredths of a percent (basis points: 500 = 5%, 250 = 2.5%), and a fixed part in cents.
+ * Integers only, so the fee of an amount is exact.
+ */
+export interface FeeRates {
+  basisPoints: number;
+  /** Cents. */
+  fixed: number;
+}
+
+/** 100%. */
+export const MAX_FEE_BASIS_POINTS = 10_000;
+
+/** `5`, `2.5`, `12.34` as basis points: 0–100 with at most two decimals; undefined for anything else. */
+export function parseFeePercent(text: string): number | undefined {
+  const match = /^(\d{1,3})(?:\.(\d{1,2}))?$/.exec(text.trim());
+  if (!match) return undefined;
+  const basisPoints = Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+  return basisPoints <= MAX_FEE_BASIS_POINTS ? basisPoints : undefined;
+}
+
+/** The merchant's money: the operator's fee, and when collected money can be paid out. */
+export interface LedgerConfig {
+  /** PLATFORM_FEE_PERCENT (default 5) and PLATFORM_FEE_FIXED (cents, default 50): the rates of a store that has none of its own. */
+  defaultFees: FeeRates;
+  /** PAYOUT_HOLD_DAYS (default 7): a payment can be paid out this many days after it was collected. */
+  payoutHoldDays: number;
+  /** PAYOUT_MINIMUM (cents, default 1000): no payout below it. */
+  payoutMinimum: number;
+}
+
 export interface Config {
   port: number;
   publicBaseUrl: string;
@@ -150,6 +182,7 @@ export interface Config {
   vatLookup: VatLookupConfig;
   /** DOWNLOAD_LIMIT (default 20): downloads served per order line of a product with a file; more are refused. */
   downloadLimit: number;
+  ledger: LedgerConfig;
 }
 
 export interface GatewayConfig {
@@ -166,6 +199,19 @@ function positiveInt(value: string | undefined, fallback: number, name: string):
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`${name} must be a positive integer, got "${value}"`);
   return parsed;
+}
+
+function nonNegativeInt(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  if (!/^\d{1,9}$/.test(value)) throw new Error(`${name} must be a whole number, 0 or more, got "${value}"`);
+  return Number(value);
+}
+
+function feePercentSetting(value: string | undefined, fallback: number, name: string): number {
+  if (value === undefined || value === '') return fallback;
+  const basisPoints = parseFeePercent(value);
+  if (basisPoints === undefined) throw new Error(`${name} must be a percentage from 0 to 100 with at most two decimals, got "${value}"`);
+  return basisPoints;
 }
 
 function booleanSetting(value: string | undefined, fallback: boolean, name: string): boolean {
@@ -251,5 +297,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: positiveInt(env.VIES_TIMEOUT_MS, 5000, 'VIES_TIMEOUT_MS'),
     },
     downloadLimit: positiveInt(env.DOWNLOAD_LIMIT, 20, 'DOWNLOAD_LIMIT'),
+    ledger: {
+      defaultFees: {
+        basisPoints: feePercentSetting(env.PLATFORM_FEE_PERCENT, 500, 'PLATFORM_FEE_PERCENT'),
+        fixed: nonNegativeInt(env.PLATFORM_FEE_FIXED, 50, 'PLATFORM_FEE_FIXED'),
+      },
+      payoutHoldDays: nonNegativeInt(env.PAYOUT_HOLD_DAYS, 7, 'PAYOUT_HOLD_DAYS'),
+      payoutMinimum: positiveInt(env.PAYOUT_MINIMUM, 1000, 'PAYOUT_MINIMUM'),
+    },
   };
 }

@@ -1,3 +1,4 @@
+import { balanceRouter, balanceTransactionsRouter } from './balance/router';
 import { checkoutRouter } from './checkout/router';
 import { customersRouter } from './customers/router';
 import { eventsRouter } from './events/router';
@@ -28,6 +29,8 @@ export const appRouter = createRouter({
   events: eventsRouter,
   invoices: invoicesRouter,
   creditNotes: creditNotesRouter,
+  balance: balanceRouter,
+  balanceTransactions: balanceTransactionsRouter,
 });
 
 export type AppRouter = typeof appRouter;

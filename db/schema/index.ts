@@ -13,4 +13,5 @@ export * from './webhooks';
 export * from './users';
 export * from './invoices';
 export * from './emails';
+export * from './balance';
 export { DOCUMENT_LANGUAGES, type DocumentLanguage } from './columns';

@@ -52,6 +52,9 @@ export const orders = pgTable(
     billingReason: text('billing_reason').$type<BillingReason>().notNull().default('purchase'),
     /** The subscription whose charge this order is; null for a purchase. */
     subscriptionId: text('subscription_id'),
+    /** The store's fee rates when the order was paid (hundredths of a percent, cents): its `fee` entry is computed from them. */
+    feeBasisPoints: integer('fee_basis_points'),
+    feeFixed: integer('fee_fixed'),
   },
   (t) => [
     // GET /orders, newest first, unfiltered and by each selective filter.
@@ -70,6 +73,7 @@ export const orders = pgTable(
     check('orders_language_check', oneOf(t.language, DOCUMENT_LANGUAGES)),
     check('orders_billing_reason_check', oneOf(t.billingReason, BILLING_REASONS)),
     check('orders_subscription_whole', sql`(${t.billingReason} = 'purchase') = (${t.subscriptionId} is null)`),
+    check('orders_fee_rates_whole', sql`(${t.feeBasisPoints} is null) = (${t.feeFixed} is null)`),
     check('orders_withdrawal_waiver_whole', sql`(${t.withdrawalWaiverAcceptedAt} is null) = (${t.withdrawalWaiverTextVersion} is null)`),
   ],
 );

@@ -1,29 +1,37 @@
-import { boolean, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, check, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
 import { timestamptz } from './columns';
 
 /** A merchant account. Its flags are switched by the operator (admin router / CLI). */
-export const stores = pgTable('stores', {
-  id: text('id').primaryKey(),
-  name: text('name').notNull(),
-  suspended: boolean('suspended').notNull().default(false),
-  liveApi: boolean('live_api').notNull().default(true),
-  amountMode: boolean('amount_mode').notNull().default(false),
-  taxCalculation: boolean('tax_calculation').notNull().default(false),
-  subscriptions: boolean('subscriptions').notNull().default(false),
-  /**
-   * Counted across the operator, never reused: the store's part of its invoice and credit note
-   * numbers (server/invoices/numbering.ts), so those are unique across every store.
-   */
-  number: integer('number').generatedAlwaysAsIdentity().notNull().unique(),
-  /** Shown on the store's hosted pages when set (absolute URLs, set by the operator). */
-  logoUrl: text('logo_url'),
-  termsUrl: text('terms_url'),
-  privacyUrl: text('privacy_url'),
-  /** The store's test clock: test-mode time is wall time plus this offset. */
-  testClockOffsetSeconds: integer('test_clock_offset_seconds').notNull().default(0),
-  createdAt: timestamptz('created_at').notNull().defaultNow(),
-  updatedAt: timestamptz('updated_at').notNull().defaultNow(),
-});
+export const stores = pgTable(
+  'stores',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    suspended: boolean('suspended').notNull().default(false),
+    liveApi: boolean('live_api').notNull().default(true),
+    amountMode: boolean('amount_mode').notNull().default(false),
+    taxCalculation: boolean('tax_calculation').notNull().default(false),
+    subscriptions: boolean('subscriptions').notNull().default(false),
+    /**
+     * Counted across the operator, never reused: the store's part of its invoice and credit note
+     * numbers (server/invoices/numbering.ts), so those are unique across every store.
+     */
+    number: integer('number').generatedAlwaysAsIdentity().notNull().unique(),
+    /** Shown on the store's hosted pages when set (absolute URLs, set by the operator). */
+    logoUrl: text('logo_url'),
+    termsUrl: text('terms_url'),
+    privacyUrl: text('privacy_url'),
+    /** The store's test clock: test-mode time is wall time plus this offset. */
+    testClockOffsetSeconds: integer('test_clock_offset_seconds').notNull().default(0),
+    /** The operator's fee on the store's payments: percent in hundredths (500 = 5%) and fixed cents; null takes PLATFORM_FEE_PERCENT / PLATFORM_FEE_FIXED. */
+    feeBasisPoints: integer('fee_basis_points'),
+    feeFixed: integer('fee_fixed'),
+    createdAt: timestamptz('created_at').notNull().defaultNow(),
+    updatedAt: timestamptz('updated_at').notNull().defaultNow(),
+  },
+  (t) => [check('stores_fee_basis_points_range', sql`${t.feeBasisPoints} between 0 and 10000`), check('stores_fee_fixed_range', sql`${t.feeFixed} >= 0`)],
+);
 
 /** API keys, stored only as SHA-256 hashes of the full key, never raw. */
 export const apiKeys = pgTable(

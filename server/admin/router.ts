@@ -4,6 +4,8 @@ import { refuseUnsafeText } from '../kit/text-input';
 import { productSchema } from '../products/schemas';
 import { createRouter, publicProcedure, trpcErrorCode } from '../trpc';
 import {
+  adjustedEntrySchema,
+  adjustLedgerInput,
   attachFileInput,
   attachLicenseInput,
   createdStoreSchema,
@@ -17,8 +19,11 @@ import {
   storeListSchema,
   storeSchema,
   updateStoreInput,
+  ledgerVerificationSchema,
+  verifyLedgerInput,
 } from './schemas';
 import {
+  adjustLedgerAsOperator,
   attachFileAsOperator,
   attachLicenseAsOperator,
   createStoreAsOperator,
@@ -28,6 +33,7 @@ import {
   rollKeysAsOperator,
   updateStoreAsOperator,
   verifyAdminRequest,
+  verifyLedgerAsOperator,
 } from './service';
 
 /** Domain errors (e.g. resource_missing) keep their message and get the matching tRPC code. */
@@ -92,6 +98,19 @@ export const adminRouter = createRouter({
       .input(attachFileInput)
       .output(productSchema)
       .mutation(({ ctx, input }) => attachFileAsOperator(ctx, input.id, input.url)),
+  }),
+  ledger: createRouter({
+    // ledger.adjust: an audited correction of a store's balance in one environment.
+    adjust: adminProcedure
+      .input(adjustLedgerInput)
+      .output(adjustedEntrySchema)
+      .mutation(({ ctx, input }) => adjustLedgerAsOperator(ctx, input)),
+
+    // ledger.verify: the ledger recomputed from the documents it follows from; mismatches named.
+    verify: adminProcedure
+      .input(verifyLedgerInput)
+      .output(ledgerVerificationSchema)
+      .query(({ ctx, input }) => verifyLedgerAsOperator(ctx, input)),
   }),
   user: createRouter({
     // user.invite: adds the person to the store and prints a one-time link.

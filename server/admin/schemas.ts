@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { MEMBER_ROLES } from '@/db/schema';
+import { balanceTransactionSchema } from '../balance/schemas';
+import { parseFeePercent } from '../config';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH } from '../kit/fields';
+import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../kit/idempotency';
 import { KEY_TYPES, type KeyType } from '../keys/service';
 
 /** A roll's grace period is at most 30 days: an old key is meant to be retired. */
@@ -32,8 +35,23 @@ const storeFlagChanges = {
 /** Shown on the store's hosted pages; `""` removes one. Checked by the admin service (customerPageUrlProblem), which knows the service's own scheme and says what is wrong. */
 const storeLink = (what: string) => z.string().trim().optional().describe(`${what}: an absolute URL, or "" to remove it.`);
 
+/** Fee rates as the operator types them, exact: a decimal text, never a float. */
+const feeChanges = {
+  feePercent: z
+    .string()
+    .refine((text) => parseFeePercent(text) !== undefined, 'must be a percentage from 0 to 100 with at most two decimals, such as 5 or 2.5')
+    .optional()
+    .describe('The percentage of each payment the operator keeps, from orders paid afterwards.'),
+  feeFixed: z
+    .string()
+    .regex(/^\d{1,7}$/, 'must be a whole number of cents, 0 or more, such as 50')
+    .optional()
+    .describe('The cents the operator keeps of each payment besides the percentage.'),
+};
+
 const storeChanges = {
   ...storeFlagChanges,
+  ...feeChanges,
   name: z.string().trim().min(1).max(255).optional(),
   logoUrl: storeLink("The store's logo, shown on its hosted pages"),
   termsUrl: storeLink("The store's terms, linked from its hosted pages"),
@@ -43,7 +61,7 @@ const storeChanges = {
 export const updateStoreInput = z
   .strictObject({ id: storeId, ...storeChanges })
   .refine((input) => Object.keys(storeChanges).some((change) => input[change as keyof typeof storeChanges] !== undefined), {
-    message: 'Give at least one change: suspended, liveApi, amountMode, taxCalculation, subscriptions, name, logoUrl, termsUrl or privacyUrl.',
+    message: 'Give at least one change: suspended, liveApi, amountMode, taxCalculation, subscriptions, feePercent, feeFixed, name, logoUrl, termsUrl or privacyUrl.',
   });
 
 export const attachLicenseInput = z.strictObject({ id: productId });
@@ -66,6 +84,10 @@ export const storeSchema = z.object({
   logo_url: z.string().nullable(),
   terms_url: z.string().nullable(),
   privacy_url: z.string().nullable(),
+  fees: z.object({
+    percent: z.number().describe('Percent of each payment, at most two decimals (PLATFORM_FEE_PERCENT until set).'),
+    fixed: z.number().int().describe('Cents of each payment (PLATFORM_FEE_FIXED until set).'),
+  }),
   created: z.number().int(),
 });
 export type Store = z.infer<typeof storeSchema>;
@@ -113,3 +135,44 @@ export const rolledKeysSchema = z.object({
   keys: z.object({ sk_test: z.string().optional(), pk_test: z.string().optional(), sk_live: z.string().optional(), pk_live: z.string().optional() }),
   old_keys_expire_at: z.number().int().nullable(),
 });
+
+export const adjustLedgerInput = z.strictObject({
+  store: storeId,
+  env: z.enum(['live', 'test']),
+  amount: z
+    .number()
+    .int()
+    .min(-2_147_483_648)
+    .max(2_147_483_647)
+    .refine((amount) => amount !== 0, 'must not be 0')
+    .describe('Signed cents, from the store’s side.'),
+  reason: z.string().trim().min(1).max(500).describe('Why: the entry’s description.'),
+  idempotencyKey: z.string().min(1).max(IDEMPOTENCY_KEY_MAX_LENGTH).optional().describe('Makes a retry record the adjustment once.'),
+});
+
+export const adjustedEntrySchema = balanceTransactionSchema;
+
+export const verifyLedgerInput = z.strictObject({ store: storeId.optional() });
+
+const mismatchSchema = z.object({
+  check: z.enum(['order_entries', 'refund_entries', 'balance']),
+  store: z.string(),
+  livemode: z.boolean(),
+  object_id: z.string(),
+  expected: z.record(z.string(), z.unknown()),
+  actual: z.record(z.string(), z.unknown()),
+});
+
+const checkedSchema = z.object({
+  stores: z.number().int(),
+  orders: z.number().int(),
+  refunds: z.number().int(),
+  disputes: z.number().int(),
+  payouts: z.number().int(),
+  balance_transactions: z.number().int(),
+});
+
+export const ledgerVerificationSchema = z.union([
+  z.object({ ok: z.literal(true), checked: checkedSchema }),
+  z.object({ ok: z.literal(false), checked: checkedSchema, mismatches: z.array(mismatchSchema) }),
+]);

@@ -1,5 +1,14 @@
+import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Executor } from '@/db/client';
+import { balanceTransactions, stores } from '@/db/schema';
+import { newBalanceTransactionId, recordAdjustment } from '../balance/ledger';
+import { balanceTransactionView } from '../balance/service';
+import type { BalanceTransaction } from '../balance/schemas';
+import { verifyLedger, type LedgerVerification } from '../balance/verify';
+import { storeClock } from '../clock';
+import { parseFeePercent } from '../config';
+import { createIdempotently } from '../kit/idempotency';
 import { recordAudit, type AuditEntry } from '../audit/service';
 import { mailLinkInBackground } from '../users/link-mail';
 import type { Context } from '../context';
@@ -9,10 +18,10 @@ import { digestsEqual, sha256Hex } from '../ids';
 import { attachFile, attachLicense } from '../products/operator-service';
 import type { Product } from '../products/schemas';
 import { KEY_TYPES, rollStoreKeys } from '../keys/service';
-import { createStore, listStores, lockStore, updateStore } from '../stores/service';
+import { createStore, listStores, lockStore, updateStore, type StoreView } from '../stores/service';
 import { acceptLinkUrl, createResetLink, inviteUser, normalizeEmail } from '../users/service';
 import { clearTwoFactor } from '../users/two-factor';
-import type { createStoreInput, inviteUserInput, resetUserInput, rollKeysInput, updateStoreInput, Store } from './schemas';
+import type { adjustLedgerInput, createStoreInput, inviteUserInput, resetUserInput, rollKeysInput, updateStoreInput, Store, verifyLedgerInput } from './schemas';
 
 /** `Authorization: Bearer <token>`; anything else counts as no token. */
 function presentedToken(headers: Headers): string | undefined {
@@ -57,9 +66,18 @@ export function createStoreAsOperator(ctx: Context, input: z.infer<typeof create
 /** The admin input's name for each link, as the CLI's flag names it too. */
 const STORE_LINKS = { logoUrl: '--logo-url', termsUrl: '--terms-url', privacyUrl: '--privacy-url' } as const;
 
+/** The store as the operator sees it: its fee rates as they apply, the environment's defaults where it has none. */
+function operatorStoreView(ctx: Context, { feeRates, ...view }: StoreView): Store {
+  const defaults = ctx.config.ledger.defaultFees;
+  return { ...view, fees: { percent: (feeRates.basisPoints ?? defaults.basisPoints) / 100, fixed: feeRates.fixed ?? defaults.fixed } };
+}
+
 export async function updateStoreAsOperator(ctx: Context, input: z.infer<typeof updateStoreInput>): Promise<Store> {
-  const { id, ...requested } = input;
+  const { id, feePercent, feeFixed, ...requested } = input;
   const changes: Parameters<typeof updateStore>[2] = { ...requested };
+  // The schema accepted both texts: exact integers from here on.
+  if (feePercent !== undefined) changes.feeBasisPoints = parseFeePercent(feePercent)!;
+  if (feeFixed !== undefined) changes.feeFixed = Number(feeFixed);
   for (const [key, flag] of Object.entries(STORE_LINKS) as [keyof typeof STORE_LINKS, string][]) {
     const value = requested[key];
     if (value === undefined) continue;
@@ -74,7 +92,7 @@ export async function updateStoreAsOperator(ctx: Context, input: z.infer<typeof 
     return await ctx.db.transaction(async (tx) => {
       const store = await updateStore(tx, id, changes);
       await auditOperatorAction(tx, ctx, { action: 'admin.store.update', storeId: store.id, details: { changes } });
-      return store;
+      return operatorStoreView(ctx, store);
     });
   } catch (error) {
     // The public wording hides which id was asked for; the operator is told.
@@ -134,7 +152,7 @@ export async function resetUserAsOperator(ctx: Context, input: z.infer<typeof re
 }
 
 export async function listStoresAsOperator(ctx: Context) {
-  return { object: 'list' as const, data: await listStores(ctx.db) };
+  return { object: 'list' as const, data: (await listStores(ctx.db)).map((store) => operatorStoreView(ctx, store)) };
 }
 
 /** New keys for a store; the audit entry names the types and hints, never a key. */
@@ -146,4 +164,44 @@ export function rollKeysAsOperator(ctx: Context, input: z.infer<typeof rollKeysI
     await auditOperatorAction(tx, ctx, { action: 'admin.keys.roll', storeId: input.store, details: { types, old_keys_expire_at: rolled.oldKeysExpireAt } });
     return { id: input.store, keys: rolled.keys, old_keys_expire_at: rolled.oldKeysExpireAt };
   });
+}
+
+const ADJUST_OPERATION = 'ledger.adjust';
+
+/**
+ * An operator's correction of a store's balance in one environment: an `adjustment` entry at the
+ * store's clock, audited with it. With an idempotency key a retry records it once (the same
+ * request answers the first entry; another request under the key is refused).
+ */
+export async function adjustLedgerAsOperator(ctx: Context, input: z.infer<typeof adjustLedgerInput>): Promise<BalanceTransaction> {
+  const [store] = await ctx.db.select({ offset: stores.testClockOffsetSeconds }).from(stores).where(eq(stores.id, input.store));
+  if (!store) throw new ApiError('resource_missing', `No store with id '${input.store}'.`, { param: 'store' });
+  const scope = { storeId: input.store, livemode: input.env === 'live' };
+  const clock = storeClock(ctx.clock, { livemode: scope.livemode, testClockOffsetSeconds: store.offset });
+  const now = clock.now();
+  const id = newBalanceTransactionId(scope.livemode);
+  const { result } = await createIdempotently({
+    db: ctx.db,
+    scope,
+    operation: ADJUST_OPERATION,
+    request: input.idempotencyKey === undefined ? undefined : { key: input.idempotencyKey, body: { amount: input.amount, reason: input.reason }, replayed: false },
+    now,
+    resourceId: id,
+    create: (executor) =>
+      executor.transaction(async (tx) => {
+        const entry = await recordAdjustment(tx, scope, { id, amount: input.amount, reason: input.reason, now });
+        await auditOperatorAction(tx, ctx, { action: 'admin.ledger.adjust', storeId: input.store, details: { livemode: scope.livemode, entry: entry.id, amount: input.amount, reason: input.reason } });
+        return entry;
+      }),
+    replay: async (id) => {
+      const [entry] = await ctx.db.select().from(balanceTransactions).where(eq(balanceTransactions.id, id));
+      return entry!;
+    },
+  });
+  return balanceTransactionView(result, clock.now());
+}
+
+/** `ledger:verify`: one consistent snapshot of the database, however much is written meanwhile. */
+export function verifyLedgerAsOperator(ctx: Context, input: z.infer<typeof verifyLedgerInput>): Promise<LedgerVerification> {
+  return ctx.db.transaction((tx) => verifyLedger(tx, ctx.clock.now(), input.store), { isolationLevel: 'repeatable read', accessMode: 'read only' });
 }

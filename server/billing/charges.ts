@@ -25,7 +25,7 @@ import { emitSubscriptionEvent, subscriptionEvent, type SubscriptionRow } from '
 import { chargeIdempotencyKey } from '../subscriptions/schedule';
 import { awaitsCharge, billingAnchor, boundary, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, TRANSITION_COLUMNS, type Transition } from './transitions';
 import { ownedBy, type Scope } from '../kit/scope';
-import type { IssueDeps } from '../invoices/issue';
+import type { PayOrdersDeps } from '../payments/pay-orders';
 import { payOrders, type OrderPayment } from '../payments/pay-orders';
 import { chargeOrderPayment } from '../subscriptions/charge-order';
 import { batchRelation, fromBatch } from '@/db/batch';
@@ -35,7 +35,7 @@ export type ChargeRow = typeof subscriptionCharges.$inferSelect;
 /** Charges whose outcome is not recorded yet; a subscription with one is not claimed again. */
 export const OPEN_CHARGE_STATUSES: readonly SubscriptionChargeStatus[] = ['processing', 'unknown'];
 
-export interface BillingDeps extends IssueDeps {
+export interface BillingDeps extends PayOrdersDeps {
   db: Database;
   /** Wall clock; a test-mode store's clock adds its offset (server/clock.ts). */
   clock: Clock;

@@ -18,7 +18,7 @@ export const pageFields = {
 };
 
 /** The year 9999: later instants do not fit a timestamp. */
-const MAX_EPOCH_SECONDS = 253_402_300_799;
+export const MAX_EPOCH_SECONDS = 253_402_300_799;
 
 /** `created_gte` and `created_lte`, epoch seconds, both inclusive. */
 export const createdRangeFields = {

@@ -43,6 +43,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     'Recurring billing: a subscription checkout is a signed, single-use hosted link where the customer enters a card; the first charge creates the subscription, then the service bills every cycle. Creating and cancelling need SUBSCRIPTIONS_ENABLED and the account’s `subscriptions` flag.',
   Invoices:
     'Invoices and credit notes the operator issues as seller: one invoice for every paid order and subscription charge, one credit note for every succeeded refund, numbered without gaps per store and mode, never changed once issued; each as JSON and as a PDF in the customer’s language.',
+  Balance:
+    'The store’s money: an append-only ledger of signed entries (each payment with its VAT and the operator’s fee, each refund, each adjustment), written with their cause, and the balance that sums them by availability: a payment can be paid out after the payout hold, everything else at once.',
   Portal: 'Expiring, read-only links through which a customer sees their orders, subscriptions and refunds without an account. The URL is returned once.',
 };
 

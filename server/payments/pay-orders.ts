@@ -2,13 +2,16 @@
  * The one seam where money that moved becomes a paid order: a checkout session's payment, a
  * subscription's first charge and every renewal all settle through `payOrders`, in the
  * transaction that records the payment (the payment's row locked). It writes the order paid, its
- * license keys, its invoice, the receipt and `order.paid`, so whatever is paid is documented,
- * mailed and announced alike, and refunded alike later (server/orders/refunds/).
+ * license keys, its invoice, its ledger entries, the receipt and `order.paid`, so whatever is paid
+ * is documented, accounted, mailed and announced alike, and refunded alike later
+ * (server/orders/refunds/).
  */
-import { eq, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { batchRelation, fromBatch } from '@/db/batch';
 import type { Transaction } from '@/db/client';
-import { licenseKeys, orderLines, orders, subscriptionCharges } from '@/db/schema';
+import { licenseKeys, orderLines, orders, stores, subscriptionCharges } from '@/db/schema';
+import { recordPaymentEntries } from '../balance/ledger';
+import type { FeeRates, LedgerConfig } from '../config';
 import { newId } from '../ids';
 import { issueOrderInvoices, type IssueDeps } from '../invoices/issue';
 import { enqueueEmails, type EmailToWrite } from '../mail/outbox';
@@ -21,8 +24,8 @@ type OrderLineRow = typeof orderLines.$inferSelect;
 
 /** A payment to record on its order. */
 export interface OrderPayment {
-  /** The order as paid: status `paid`, `paidAt`, the customer, the card and `invoiceId` (newInvoiceId) set. */
-  order: OrderRow;
+  /** The order as paid: status `paid`, `paidAt`, the customer, the card and `invoiceId` (newInvoiceId) set; its fee rates are the store's, set here. */
+  order: Omit<OrderRow, 'feeBasisPoints' | 'feeFixed'>;
   /**
    * `pending`: a checkout session's order, written with the session and now marked paid;
    * `new`: a subscription charge's, written here with its lines.
@@ -37,14 +40,38 @@ export interface OrderPayment {
   times: EventTimes;
 }
 
+/** What paying an order needs besides the invoice's seller: the operator's fee and the payout hold. */
+export interface PayOrdersDeps extends IssueDeps {
+  config: IssueDeps['config'] & { ledger: LedgerConfig };
+}
+
+/** Each store's fee rates as they stand now (the env's defaults where a store has none), read in one statement. */
+async function feeRatesOf(tx: Transaction, defaults: FeeRates, storeIds: readonly string[]): Promise<Map<string, FeeRates>> {
+  const rows = await tx
+    .select({ id: stores.id, basisPoints: stores.feeBasisPoints, fixed: stores.feeFixed })
+    .from(stores)
+    .where(inArray(stores.id, [...new Set(storeIds)]));
+  return new Map(rows.map((row) => [row.id, { basisPoints: row.basisPoints ?? defaults.basisPoints, fixed: row.fixed ?? defaults.fixed }]));
+}
+
 /**
  * Records payments on their orders (and points each subscription charge at its order), set-based (a handful of statements whatever the number of
  * orders, so a billing batch stays cheap). The invoices are numbered after every other row lock
  * of the payments is taken, so a store's sequence is held only until commit; `order.paid` comes
  * last and carries the order as the API reads it, invoice and license keys included.
  */
-export async function payOrders(tx: Transaction, deps: IssueDeps, payments: readonly OrderPayment[]): Promise<void> {
-  if (payments.length === 0) return;
+export async function payOrders(tx: Transaction, deps: PayOrdersDeps, requested: readonly OrderPayment[]): Promise<void> {
+  if (requested.length === 0) return;
+  // The order keeps the rates it was paid under: its fee can be recomputed whatever the store's rates become.
+  const rates = await feeRatesOf(
+    tx,
+    deps.config.ledger.defaultFees,
+    requested.map((payment) => payment.order.storeId),
+  );
+  const payments = requested.map((payment) => {
+    const { basisPoints, fixed } = rates.get(payment.order.storeId)!;
+    return { ...payment, order: { ...payment.order, feeBasisPoints: basisPoints, feeFixed: fixed } };
+  });
   const created = payments.filter((payment) => payment.written === 'new');
   if (created.length > 0) {
     await tx.insert(orders).values(created.map((payment) => payment.order));
@@ -59,8 +86,8 @@ export async function payOrders(tx: Transaction, deps: IssueDeps, payments: read
       .where(eq(subscriptionCharges.id, sql`paid.id`));
   }
   for (const { order } of payments.filter((payment) => payment.written === 'pending')) {
-    const { status, paidAt, customerId, customerEmail, cardBrand, cardLast4, gatewayPaymentId, invoiceId } = order;
-    await tx.update(orders).set({ status, paidAt, customerId, customerEmail, cardBrand, cardLast4, gatewayPaymentId, invoiceId }).where(eq(orders.id, order.id));
+    const { status, paidAt, customerId, customerEmail, cardBrand, cardLast4, gatewayPaymentId, invoiceId, feeBasisPoints, feeFixed } = order;
+    await tx.update(orders).set({ status, paidAt, customerId, customerEmail, cardBrand, cardLast4, gatewayPaymentId, invoiceId, feeBasisPoints, feeFixed }).where(eq(orders.id, order.id));
   }
 
   // One key per paid order line of a licensed product, not per unit.
@@ -84,10 +111,15 @@ export async function payOrders(tx: Transaction, deps: IssueDeps, payments: read
     tx,
     payments.flatMap((payment) => (payment.receipt ? [payment.receipt] : [])),
   );
-  await issueOrderInvoices(
+  const invoices = await issueOrderInvoices(
     tx,
     deps,
     payments.map(({ order, lines, invoice, times }) => ({ order, lines, ...invoice, times })),
+  );
+  await recordPaymentEntries(
+    tx,
+    payments.map(({ order, times }, index) => ({ order, invoice: invoices[index]!, rates: { basisPoints: order.feeBasisPoints, fixed: order.feeFixed }, now: times.now })),
+    deps.config.ledger.payoutHoldDays,
   );
   await recordEvents(
     tx,

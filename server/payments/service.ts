@@ -50,7 +50,7 @@ export interface PaymentDeps {
   /** Wall clock; the session's store clock is derived from it (test clocks). */
   clock: Clock;
   gateways: Gateways;
-  config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'operator'>;
+  config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'operator' | 'ledger'>;
   settings?: Partial<PaymentSettings>;
 }
 

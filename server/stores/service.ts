@@ -39,7 +39,15 @@ export interface StoreView {
   logo_url: string | null;
   terms_url: string | null;
   privacy_url: string | null;
+  /** The store's own fee rates, null where the environment's defaults apply (the operator's view resolves them). */
+  feeRates: StoreFeeRates;
   created: number;
+}
+
+/** Hundredths of a percent and cents; null takes PLATFORM_FEE_PERCENT / PLATFORM_FEE_FIXED. */
+export interface StoreFeeRates {
+  basisPoints: number | null;
+  fixed: number | null;
 }
 
 type StoreRow = typeof stores.$inferSelect;
@@ -58,6 +66,7 @@ export function storeView(row: StoreRow): StoreView {
     logo_url: row.logoUrl,
     terms_url: row.termsUrl,
     privacy_url: row.privacyUrl,
+    feeRates: { basisPoints: row.feeBasisPoints, fixed: row.feeFixed },
     created: epochSeconds(row.createdAt),
   };
 }
@@ -119,14 +128,17 @@ export async function renameStore(db: Database, id: string, actor: Actor, rawNam
 }
 
 /**
- * Switches store flags, renames it or sets its links (the operator, or the name from the
- * dashboard). Takes effect on the next request: auth and the hosted pages read them each time.
+ * Switches store flags, renames it, sets its links or its fee rates (the operator, or the name
+ * from the dashboard); fee rates apply to orders paid afterwards. Takes effect on the next request: auth and the hosted pages read them each time.
  * Links are checked by the caller (customerPageUrlProblem).
  */
-export async function updateStore(db: Database, id: string, input: StoreFlagsInput & StoreLinkChanges & { name?: string }): Promise<StoreView> {
+export async function updateStore(db: Database, id: string, input: StoreFlagsInput & StoreLinkChanges & { name?: string; feeBasisPoints?: number; feeFixed?: number }): Promise<StoreView> {
   const links: StoreLinkChanges = {};
   for (const key of ['logoUrl', 'termsUrl', 'privacyUrl'] as const) if (input[key] !== undefined) links[key] = input[key];
-  const changes = { ...flagColumns(input), ...links, ...(input.name !== undefined ? { name: input.name } : {}), updatedAt: new Date() };
+  const fees: Partial<StoreRow> = {};
+  if (input.feeBasisPoints !== undefined) fees.feeBasisPoints = input.feeBasisPoints;
+  if (input.feeFixed !== undefined) fees.feeFixed = input.feeFixed;
+  const changes = { ...flagColumns(input), ...links, ...fees, ...(input.name !== undefined ? { name: input.name } : {}), updatedAt: new Date() };
   const [row] = await db.update(stores).set(changes).where(eq(stores.id, id)).returning();
   if (!row) throw resourceMissing('store', id);
   return storeView(row);

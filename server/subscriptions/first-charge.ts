@@ -30,7 +30,7 @@ import { validateCard, type CardFields } from '../checkout/card';
 import { emitSubscriptionEvent, type SubscriptionRow } from './representation';
 import { periodBoundary } from './schedule';
 import { ownedBy } from '../kit/scope';
-import type { IssueDeps } from '../invoices/issue';
+import type { PayOrdersDeps } from '../payments/pay-orders';
 import { payOrders } from '../payments/pay-orders';
 import { chargeOrderPayment } from './charge-order';
 
@@ -39,7 +39,7 @@ export interface FirstChargeDeps {
   /** Wall clock; the store's clock is derived from it (test clocks). */
   clock: Clock;
   gateways: Gateways;
-  config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'subscriptionsEnabled' | 'operator'>;
+  config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'subscriptionsEnabled' | 'operator' | 'ledger'>;
 }
 
 type ChargeRow = typeof subscriptionCharges.$inferSelect;
@@ -272,7 +272,7 @@ async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionChec
  * took the charge (`processing_error`), or, with `nothingChargedCode`, a challenge was withdrawn.
  */
 export async function settleFirstCharge(
-  deps: Pick<FirstChargeDeps, 'db' | 'clock'> & IssueDeps,
+  deps: Pick<FirstChargeDeps, 'db' | 'clock'> & PayOrdersDeps,
   chargeId: string,
   outcome: ChargeResult | null,
   nothingChargedCode = 'processing_error',

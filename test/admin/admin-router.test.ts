@@ -169,7 +169,16 @@ describe('store.update', () => {
     const admin = adminClient();
     const store = await admin.store.create.mutate({ name: 'Suspend me' });
     const updated = await admin.store.update.mutate({ id: store.id, suspended: true });
-    expect(updated).toEqual({ id: store.id, name: 'Suspend me', flags: { ...defaultFlags, suspended: true }, logo_url: null, terms_url: null, privacy_url: null, created: store.created });
+    expect(updated).toEqual({
+      id: store.id,
+      name: 'Suspend me',
+      flags: { ...defaultFlags, suspended: true },
+      logo_url: null,
+      terms_url: null,
+      privacy_url: null,
+      fees: { percent: 5, fixed: 50 },
+      created: store.created,
+    });
 
     const live = await api.request('GET', '/api/v1/products/prod_live_000000000000000000000000', { key: store.keys.sk_live });
     expect(live.status).toBe(403);
@@ -221,6 +230,7 @@ describe('store.update', () => {
       logo_url: 'https://cdn.example/moth.png',
       terms_url: 'https://moth.example/terms',
       privacy_url: 'http://127.0.0.1:8080/privacy',
+      fees: { percent: 5, fixed: 50 },
       created: store.created,
     });
     const removed = await admin.store.update.mutate({ id: store.id, logoUrl: '' });

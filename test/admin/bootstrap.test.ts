@@ -63,6 +63,7 @@ describe('demo store on an empty database', () => {
       logo_url: null,
       terms_url: null,
       privacy_url: null,
+      feeRates: { basisPoints: null, fixed: null },
       created: expect.any(Number),
       keys: {
         sk_test: expect.stringMatching(/^sk_test_/),
@@ -115,6 +116,7 @@ describe('demo store on an empty database', () => {
       logo_url: null,
       terms_url: null,
       privacy_url: null,
+      feeRates: { basisPoints: null, fixed: null },
       created: 0,
       keys: { sk_test: 'sk_test_a', pk_test: 'pk_test_b', sk_live: 'sk_live_c', pk_live: 'pk_live_d' },
       ownerLinkToken: 'tok',

@@ -70,6 +70,8 @@ function expectFailure(result: CliResult, code: number, message: RegExp) {
 }
 
 const defaultFlags = { suspended: false, live_api: true, amount_mode: false, tax_calculation: false, subscriptions: false };
+/** PLATFORM_FEE_PERCENT and PLATFORM_FEE_FIXED's defaults, which a store without rates of its own pays. */
+const defaultFees = { percent: 5, fixed: 50 };
 
 describe('npm run admin', { timeout: 150_000 }, () => {
   it('store:create prints id, name, keys and flags; the keys work', async () => {
@@ -107,6 +109,7 @@ describe('npm run admin', { timeout: 150_000 }, () => {
       logo_url: null,
       terms_url: null,
       privacy_url: null,
+      fees: defaultFees,
       created: store.created,
     });
     const live = await api.request('GET', '/api/v1/products/prod_live_000000000000000000000000', { key: store.keys.sk_live });
@@ -139,6 +142,7 @@ describe('npm run admin', { timeout: 150_000 }, () => {
     expect(branded).toEqual({
       ...store,
       keys: undefined,
+      fees: defaultFees,
       name: 'Moth Books',
       logo_url: 'https://cdn.example/moth.png',
       terms_url: 'https://moth.example/terms',
@@ -240,8 +244,8 @@ describe('npm run admin: stores and their keys', { timeout: 150_000 }, () => {
     const result = await runCli(['store:list']);
     const listed = expectJson(result);
     expect(listed.object).toBe('list');
-    expect(listed.data).toContainEqual({ id: store.id, name: 'Listed', flags: defaultFlags, logo_url: null, terms_url: null, privacy_url: null, created: store.created });
-    for (const entry of listed.data) expect(Object.keys(entry)).toEqual(['id', 'name', 'flags', 'logo_url', 'terms_url', 'privacy_url', 'created']);
+    expect(listed.data).toContainEqual({ id: store.id, name: 'Listed', flags: defaultFlags, logo_url: null, terms_url: null, privacy_url: null, fees: defaultFees, created: store.created });
+    for (const entry of listed.data) expect(Object.keys(entry)).toEqual(['id', 'name', 'flags', 'logo_url', 'terms_url', 'privacy_url', 'fees', 'created']);
     for (const key of Object.values(store.keys) as string[]) expect(result.stdout).not.toContain(key);
   });
 

@@ -48,6 +48,8 @@ describe('the example requests of /docs', () => {
     // Those whose example needs no object of the story, or makes its own.
     expect(answered.sort()).toEqual(
       [
+        'GET /api/v1/balance',
+        'GET /api/v1/balance_transactions',
         'GET /api/v1/checkout/sessions',
         'GET /api/v1/credit_notes',
         'GET /api/v1/customers',

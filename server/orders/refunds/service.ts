@@ -16,6 +16,7 @@ import { getOrder } from '../service';
 import { recordEvent, type EventTimes } from '../../webhooks/events';
 import { refundView, type RefundRow } from './view';
 import { issueCreditNote } from '../../invoices/issue';
+import { recordRefundEntries } from '../../balance/ledger';
 import { settleWithdrawalAfterRefund } from '../withdrawals/service';
 import { revokeOrderLicenseKeys } from '../../licenses/service';
 import { refundedInFull } from './totals';
@@ -92,7 +93,13 @@ export interface ReservedRefund {
  * Reserves `amount` of `order` (locked by the caller, checked against what remains) with a
  * `pending` refund row, counted on the order at once, and announces `refund.created`.
  */
-export async function reserveOnOrder(tx: Transaction, order: OrderRow, amount: number, refundId: string, times: EventTimes): Promise<ReservedRefund> {
+export async function reserveOnOrder(
+  tx: Transaction,
+  order: Pick<OrderRow, 'id' | 'storeId' | 'livemode' | 'status' | 'gatewayPaymentId' | 'amountRefunded' | 'amountTotal'>,
+  amount: number,
+  refundId: string,
+  times: EventTimes,
+): Promise<ReservedRefund> {
   if (order.gatewayPaymentId === null) throw new Error(`Order ${order.id} is ${order.status} but has no gateway payment id`);
   const [refund] = await tx.insert(refunds).values({ id: refundId, storeId: order.storeId, livemode: order.livemode, orderId: order.id, amount, status: 'pending', createdAt: times.now }).returning();
   const refunded = order.amountRefunded + amount;
@@ -180,6 +187,8 @@ export async function settleRefund(db: Database, subject: Scope, refundId: strin
       [paidOrder] = await lockOrder(tx, subject, settled.orderId);
       const note = await issueCreditNote(tx, settled, times);
       if (note) [refund] = await tx.update(refunds).set({ creditNoteId: note.id }).where(eq(refunds.id, settled.id)).returning();
+      // The store's balance gives back what its credit note documents.
+      if (note) await recordRefundEntries(tx, settled, note, times.now);
     }
     if (result.status !== 'pending') {
       const scope = { storeId: subject.storeId, livemode: subject.livemode };

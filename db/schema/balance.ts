@@ -1,0 +1,57 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, check, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { oneOf, timestamptz } from './columns';
+import { stores } from './stores';
+
+/** What moved a store's balance; each cause writes the types it owns (server/balance/ledger.ts). */
+export const BALANCE_TRANSACTION_TYPES = ['payment', 'tax', 'fee', 'refund', 'dispute', 'dispute_fee', 'dispute_reversal', 'payout', 'payout_failure', 'payout_cancel', 'adjustment'] as const;
+export type BalanceTransactionType = (typeof BALANCE_TRANSACTION_TYPES)[number];
+
+/** The object an entry comes from; an operator's adjustment has none. */
+export const BALANCE_SOURCE_TYPES = ['order', 'refund', 'dispute', 'payout'] as const;
+export type BalanceSourceType = (typeof BALANCE_SOURCE_TYPES)[number];
+
+/**
+ * The ledger: every movement of a store's money, in signed cents from the store's side, written
+ * in the transaction of its cause. The balance is their sum, never a stored number. Entries are
+ * never changed or removed (a trigger refuses UPDATE and DELETE): a correction is a new entry.
+ * `recorded_order` numbers the entries as they were written, so one cause's entries list in the
+ * order they were recorded and lists are newest first in that order.
+ */
+export const balanceTransactions = pgTable(
+  'balance_transactions',
+  {
+    id: text('id').primaryKey(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id),
+    livemode: boolean('livemode').notNull(),
+    type: text('type').$type<BalanceTransactionType>().notNull(),
+    amount: integer('amount').notNull(),
+    sourceType: text('source_type').$type<BalanceSourceType>(),
+    sourceId: text('source_id'),
+    description: text('description').notNull(),
+    /** The store's clock when the cause was recorded (its test clock in test mode). */
+    createdAt: timestamptz('created_at').notNull(),
+    /** From then on the amount can be paid out; fixed when written. */
+    availableOn: timestamptz('available_on').notNull(),
+    recordedOrder: bigint('recorded_order', { mode: 'number' }).generatedAlwaysAsIdentity().notNull(),
+  },
+  (t) => [
+    uniqueIndex('balance_transactions_recorded_order_unique').on(t.recordedOrder),
+    // An order's or refund's entries are written once: a second write of its cause fails.
+    uniqueIndex('balance_transactions_cause_unique').on(t.sourceId, t.type).where(sql`${t.sourceType} in ('order', 'refund')`),
+    // GET /balance_transactions, newest first, unfiltered and by each selective filter.
+    index('balance_transactions_list_idx').on(t.storeId, t.livemode, t.recordedOrder.desc()),
+    index('balance_transactions_type_list_idx').on(t.storeId, t.livemode, t.type, t.recordedOrder.desc()),
+    index('balance_transactions_source_list_idx').on(t.storeId, t.livemode, t.sourceId, t.recordedOrder.desc()),
+    // The balance: sums by availability, read from the index alone.
+    index('balance_transactions_available_idx').on(t.storeId, t.livemode, t.availableOn, t.amount),
+    check('balance_transactions_type_check', oneOf(t.type, BALANCE_TRANSACTION_TYPES)),
+    check('balance_transactions_source_type_check', oneOf(t.sourceType, BALANCE_SOURCE_TYPES)),
+    check('balance_transactions_source_whole', sql`(${t.sourceType} is null) = (${t.sourceId} is null)`),
+    check('balance_transactions_adjustment_unsourced', sql`(${t.type} = 'adjustment') = (${t.sourceType} is null)`),
+    check('balance_transactions_adjustment_nonzero', sql`${t.type} <> 'adjustment' or ${t.amount} <> 0`),
+    check('balance_transactions_available_after_created', sql`${t.availableOn} >= ${t.createdAt}`),
+  ],
+);

@@ -1,0 +1,126 @@
+/**
+ * The merchant's money as the API reads it: the balance (the store's entries summed by
+ * availability on the store's clock, never a stored number), and the entries themselves.
+ */
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import type { Executor } from '@/db/client';
+import { balanceTransactions } from '@/db/schema';
+import type { Subject } from '../auth/service';
+import { epochSeconds, type Clock } from '../clock';
+import { resourceMissing } from '../errors';
+import { createdWithin, listEnvelope } from '../kit/list';
+import { ownedBy, type Scope } from '../kit/scope';
+import type { BalanceTransactionRow } from './ledger';
+import { nextWeeklyPayout } from './schedule';
+import type { Balance, BalanceTransaction, BalanceTransactionList, ListBalanceTransactionsQuery } from './schemas';
+
+export interface BalanceDeps {
+  db: Executor;
+  /** The store's clock: what is available by now. */
+  clock: Clock;
+}
+
+export function balanceTransactionView(row: BalanceTransactionRow, now: Date): BalanceTransaction {
+  return {
+    id: row.id,
+    object: 'balance_transaction',
+    type: row.type,
+    amount: row.amount,
+    currency: 'eur',
+    source: row.sourceType === null || row.sourceId === null ? null : { type: row.sourceType, id: row.sourceId },
+    description: row.description,
+    created: epochSeconds(row.createdAt),
+    available_on: epochSeconds(row.availableOn),
+    status: row.availableOn.getTime() <= now.getTime() ? 'available' : 'pending',
+    // Payouts record what they settle beside the entry; until they exist, nothing is settled.
+    payout_id: null,
+    livemode: row.livemode,
+  };
+}
+
+/** The scope's entries summed: available by `now`, and not yet. */
+export async function balanceSums(db: Executor, scope: Scope, now: Date): Promise<{ available: number; pending: number }> {
+  // As text: a Date bound in raw SQL is not serialised by every driver.
+  const at = sql`${now.toISOString()}::timestamptz`;
+  const [sums] = await db
+    .select({
+      available: sql`coalesce(sum(${balanceTransactions.amount}) filter (where ${balanceTransactions.availableOn} <= ${at}), 0)`.mapWith(Number),
+      pending: sql`coalesce(sum(${balanceTransactions.amount}) filter (where ${balanceTransactions.availableOn} > ${at}), 0)`.mapWith(Number),
+    })
+    .from(balanceTransactions)
+    .where(ownedBy(balanceTransactions, scope));
+  return sums!;
+}
+
+/** Why no payout can be made now, as far as the store's state tells: live mode only. */
+function payoutHold(subject: Subject): Balance['payout_hold'] {
+  if (!subject.livemode) return null;
+  if (subject.flags.suspended) return { reason: 'account_suspended', until: null };
+  // Bank accounts are not recorded yet, so a live store has none to pay out to.
+  return { reason: 'destination_missing', until: null };
+}
+
+/** GET /balance. */
+export async function getBalance(deps: BalanceDeps, subject: Subject): Promise<Balance> {
+  const now = deps.clock.now();
+  const { available, pending } = await balanceSums(deps.db, subject, now);
+  return {
+    object: 'balance',
+    available,
+    pending,
+    currency: 'eur',
+    livemode: subject.livemode,
+    payout_schedule: 'weekly',
+    next_payout_at: epochSeconds(nextWeeklyPayout(now)),
+    payout_hold: payoutHold(subject),
+  };
+}
+
+/** GET /balance_transactions/{id}: unknown, foreign and other-environment ids answer alike. */
+export async function getBalanceTransaction(deps: BalanceDeps, scope: Scope, id: string): Promise<BalanceTransaction> {
+  const [row] = await deps.db
+    .select()
+    .from(balanceTransactions)
+    .where(and(eq(balanceTransactions.id, id), ownedBy(balanceTransactions, scope)))
+    .limit(1);
+  if (!row) throw resourceMissing('balance transaction', id);
+  return balanceTransactionView(row, deps.clock.now());
+}
+
+function listConditions(query: ListBalanceTransactionsQuery): (SQL | undefined)[] {
+  return [
+    query.type === undefined ? undefined : eq(balanceTransactions.type, query.type),
+    // No entry is settled by a payout yet.
+    query.payout_id === undefined ? undefined : sql`false`,
+    query.source_id === undefined ? undefined : eq(balanceTransactions.sourceId, query.source_id),
+    ...createdWithin(balanceTransactions.createdAt, query),
+    ...createdWithin(balanceTransactions.availableOn, { created_gte: query.available_on_gte, created_lte: query.available_on_lte }),
+  ];
+}
+
+/**
+ * GET /balance_transactions: newest first in the order the entries were recorded (a payment's
+ * read `fee`, `tax`, `payment`), so the keyset is `recorded_order`. The cursor is looked up under
+ * the scope inside the page query; only an empty page takes a second look to tell an unknown
+ * cursor (404 naming `starting_after`) from the end of the list.
+ */
+export async function listBalanceTransactions(deps: BalanceDeps, scope: Scope, query: ListBalanceTransactionsQuery): Promise<BalanceTransactionList> {
+  const cursor = deps.db
+    .select({ recordedOrder: balanceTransactions.recordedOrder })
+    .from(balanceTransactions)
+    .where(and(eq(balanceTransactions.id, query.starting_after ?? ''), ownedBy(balanceTransactions, scope)));
+  const conditions = [ownedBy(balanceTransactions, scope), ...listConditions(query)];
+  if (query.starting_after !== undefined) conditions.push(sql`${balanceTransactions.recordedOrder} < (${cursor})`);
+  const rows = await deps.db
+    .select()
+    .from(balanceTransactions)
+    .where(and(...conditions))
+    .orderBy(sql`${balanceTransactions.recordedOrder} desc nulls last`)
+    .limit(query.limit + 1);
+  if (rows.length === 0 && query.starting_after !== undefined && (await cursor).length === 0) {
+    throw resourceMissing('balance transaction', query.starting_after, 'starting_after');
+  }
+  const now = deps.clock.now();
+  const page = rows.slice(0, query.limit).map((row) => balanceTransactionView(row, now));
+  return listEnvelope('/api/v1/balance_transactions', scope, page, rows.length > query.limit);
+}

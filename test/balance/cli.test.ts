@@ -1,0 +1,165 @@
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditEvents, balanceTransactions } from '@/db/schema';
+import { createAdminHandler } from '@/server/admin/handler';
+import { randomBase62 } from '@/server/ids';
+import { T0 } from '../support/api';
+import { serveFetchHandler, useTestApi } from '../support/server';
+import { balanceOf, entriesOf, newStore, paidOrder } from './support';
+
+/** The operator's side of the ledger, as a process: fee rates, adjustments and ledger:verify. */
+const api = useTestApi();
+const TOKEN = `adm_${randomBase62(40)}`;
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const TSX_CLI = createRequire(import.meta.url).resolve('tsx/cli');
+let serviceUrl = '';
+let closeAdmin: () => Promise<void> = async () => {};
+
+beforeAll(async () => {
+  const server = await serveFetchHandler(createAdminHandler(api.services, TOKEN));
+  serviceUrl = server.baseUrl;
+  closeAdmin = server.close;
+});
+afterAll(() => closeAdmin());
+
+interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function runCli(args: string[]): Promise<CliResult> {
+  const { ADMIN_TOKEN: _token, SERVICE_URL: _url, DATA_DIR: _dir, PORT: _port, ...inherited } = process.env;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [TSX_CLI, 'scripts/admin.ts', ...args], { cwd: ROOT, env: { ...inherited, SERVICE_URL: serviceUrl, ADMIN_TOKEN: TOKEN }, timeout: 120_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+function expectJson(result: CliResult): any {
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+function expectFailure(result: CliResult, code: number, message: RegExp) {
+  expect(result.stdout).toBe('');
+  expect(result.code).toBe(code);
+  expect(result.stderr).toMatch(message);
+}
+
+const auditOf = (storeId: string, action: string) =>
+  api.services.db
+    .select()
+    .from(auditEvents)
+    .where(and(eq(auditEvents.storeId, storeId), eq(auditEvents.action, action)));
+
+describe('npm run admin: the ledger', { timeout: 150_000 }, () => {
+  it('store:update --fee-percent --fee-fixed sets the rates of orders paid afterwards; bad values exit 1 saying why', async () => {
+    api.clock.set(T0);
+    const store = await newStore(api);
+    const before = await paidOrder(api, store.key);
+    const updated = expectJson(await runCli(['store:update', '--id', store.id, '--fee-percent', '2.5', '--fee-fixed', '0']));
+    expect(updated.fees).toEqual({ percent: 2.5, fixed: 0 });
+    expect((await auditOf(store.id, 'admin.store.update')).map((entry) => entry.details)).toEqual([{ changes: { feeBasisPoints: 250, feeFixed: 0 } }]);
+    const after = await paidOrder(api, store.key, 1999);
+    expect((await entriesOf(api, store.key, after.order.id))[0]).toMatchObject({ amount: -59, description: `Fee 2.5% + 0.00 EUR on ${after.invoice.number}` });
+    expect((await entriesOf(api, store.key, before.order.id))[0]).toMatchObject({ amount: -110, description: `Fee 5% + 0.50 EUR on ${before.invoice.number}` });
+
+    expect(expectJson(await runCli(['store:update', '--id', store.id, '--fee-percent', '12.34'])).fees).toEqual({ percent: 12.34, fixed: 0 });
+    for (const percent of ['5.125', '100.01', '-1', 'five']) {
+      expectFailure(await runCli(['store:update', '--id', store.id, '--fee-percent', percent]), 1, /BAD_REQUEST \(400\): feePercent: must be a percentage from 0 to 100 with at most two decimals/);
+    }
+    for (const fixed of ['1.5', '-1', 'fifty']) {
+      expectFailure(await runCli(['store:update', '--id', store.id, '--fee-fixed', fixed]), 1, /BAD_REQUEST \(400\): feeFixed: must be a whole number of cents/);
+    }
+  });
+
+  it('ledger:adjust prints the entry, audited, available at once; idempotent with a key; zero, a long reason or an unknown store exit 1', async () => {
+    api.clock.set(T0);
+    const store = await newStore(api);
+    const entry = expectJson(await runCli(['ledger:adjust', '--store', store.id, '--env', 'test', '--amount', '-250', '--reason', 'Chargeback fee of March']));
+    expect(entry).toEqual({
+      id: expect.stringMatching(/^btx_test_[0-9A-Za-z]{24}$/),
+      object: 'balance_transaction',
+      type: 'adjustment',
+      amount: -250,
+      currency: 'eur',
+      source: null,
+      description: 'Chargeback fee of March',
+      created: expect.any(Number),
+      available_on: entry.created,
+      status: 'available',
+      payout_id: null,
+      livemode: false,
+    });
+    expect((await api.request('GET', `/api/v1/balance_transactions/${entry.id}`, { key: store.key })).body).toEqual(entry);
+    expect(await balanceOf(api, store.key)).toMatchObject({ available: -250, pending: 0 });
+    expect((await auditOf(store.id, 'admin.ledger.adjust')).map((audit) => audit.details)).toEqual([{ livemode: false, entry: entry.id, amount: -250, reason: 'Chargeback fee of March' }]);
+
+    const live = expectJson(await runCli(['ledger:adjust', '--store', store.id, '--env', 'live', '--amount', '1000', '--reason', 'Goodwill', '--idempotency-key', 'goodwill-1']));
+    expect(live).toMatchObject({ id: expect.stringMatching(/^btx_live_/), amount: 1000, livemode: true, status: 'available' });
+    expect(expectJson(await runCli(['ledger:adjust', '--store', store.id, '--env', 'live', '--amount', '1000', '--reason', 'Goodwill', '--idempotency-key', 'goodwill-1']))).toEqual(live);
+    expectFailure(
+      await runCli(['ledger:adjust', '--store', store.id, '--env', 'live', '--amount', '999', '--reason', 'Goodwill', '--idempotency-key', 'goodwill-1']),
+      1,
+      /idempotency_key_reused|CONFLICT \(409\)/,
+    );
+    expect(await balanceOf(api, store.liveKey)).toMatchObject({ available: 1000, pending: 0 });
+
+    expectFailure(await runCli(['ledger:adjust', '--store', store.id, '--env', 'test', '--amount', '0', '--reason', 'Nothing']), 1, /BAD_REQUEST \(400\): amount: must not be 0/);
+    expectFailure(await runCli(['ledger:adjust', '--store', store.id, '--env', 'test', '--amount', '5', '--reason', 'x'.repeat(501)]), 1, /BAD_REQUEST \(400\): reason: /);
+    expectFailure(await runCli(['ledger:adjust', '--store', 'acct_missing', '--env', 'test', '--amount', '5', '--reason', 'Why']), 1, /NOT_FOUND \(404\): No store with id 'acct_missing'\./);
+    expectFailure(await runCli(['ledger:adjust', '--store', store.id, '--env', 'prod', '--amount', '5', '--reason', 'Why']), 2, /--env takes live or test, not "prod"/);
+    expectFailure(await runCli(['ledger:adjust', '--store', store.id, '--env', 'test', '--amount', '5.5', '--reason', 'Why']), 2, /--amount takes whole cents/);
+    expect((await auditOf(store.id, 'admin.ledger.adjust')).length).toBe(2);
+  });
+
+  it('ledger:verify: ok after payments, refunds and adjustments; a tampered ledger exits 1 naming the mismatch', async () => {
+    api.clock.set(T0);
+    const store = await newStore(api);
+    const { order } = await paidOrder(api, store.key);
+    expect((await api.request('POST', '/api/v1/refunds', { key: store.key, body: { order_id: order.id, amount: 300 } })).status).toBe(201);
+    expectJson(await runCli(['ledger:adjust', '--store', store.id, '--env', 'test', '--amount', '75', '--reason', 'Correction']));
+
+    expect(expectJson(await runCli(['ledger:verify', '--store', store.id]))).toEqual({
+      ok: true,
+      checked: { stores: 1, orders: 1, refunds: 1, disputes: 0, payouts: 0, balance_transactions: 6 },
+    });
+    const everything = expectJson(await runCli(['ledger:verify']));
+    expect(everything).toMatchObject({ ok: true, checked: { disputes: 0, payouts: 0 } });
+    expect(everything.checked.stores).toBeGreaterThan(1);
+
+    await api.services.db.insert(balanceTransactions).values({
+      id: 'btx_test_TamperedTamperedTampered',
+      storeId: store.id,
+      livemode: false,
+      type: 'payment',
+      amount: 1190,
+      sourceType: 'order',
+      sourceId: `ord_test_${randomBase62(24)}`,
+      description: 'Payment of nothing',
+      createdAt: T0,
+      availableOn: T0,
+    });
+    const result = await runCli(['ledger:verify', '--store', store.id]);
+    expect(result.code).toBe(1);
+    const verification = JSON.parse(result.stdout);
+    expect(verification).toMatchObject({ ok: false, checked: { balance_transactions: 7 } });
+    expect(verification.mismatches.map((mismatch: { check: string }) => mismatch.check)).toEqual(['order_entries', 'balance']);
+    expect(verification.mismatches[0]).toEqual({
+      check: 'order_entries',
+      store: store.id,
+      livemode: false,
+      object_id: expect.stringMatching(/^ord_test_/),
+      expected: { payment: [], tax: [], fee: [] },
+      actual: { payment: [1190], tax: [], fee: [] },
+    });
+    expect(result.stderr).toContain(`Mismatch order_entries: ${verification.mismatches[0].object_id}`);
+    expect(result.stderr).toContain(`Mismatch balance: ${store.id}`);
+  });
+});
