@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOG, isErrorCode } from '@/server/errors';
 import { buildOpenApiDocument } from '@/server/openapi/document';
 import { createProduct } from '../support/api';
+import { verifyLedger } from '@/server/balance/verify';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
 import { insertOrder } from '../orders/fixtures';
@@ -372,6 +373,8 @@ describe('hostile input against every operation of the OpenAPI document', () => 
     `never a 5xx; refusals are the envelope with their 4xx and write nothing; unsafe text is parameter_invalid naming its field (${RUNS} requests)`,
     async () => {
       await fc.assert(fc.asyncProperty(caseArbitrary, send), { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), endOnFailure: true });
+      // Whatever was accepted, the ledger still follows from the documents.
+      expect(await verifyLedger(api.services.db, api.clock.now())).toMatchObject({ ok: true });
     },
     Math.max(120_000, RUNS * 500),
   );
