@@ -21,6 +21,7 @@ CREATE TABLE "payouts" (
 	CONSTRAINT "payouts_amount_positive" CHECK ("payouts"."amount" > 0)
 );
 --> statement-breakpoint
+DROP INDEX "balance_transactions_cause_unique";--> statement-breakpoint
 ALTER TABLE "stores" ADD COLUMN "payout_schedule_live" text DEFAULT 'weekly' NOT NULL;--> statement-breakpoint
 ALTER TABLE "stores" ADD COLUMN "payout_schedule_test" text DEFAULT 'weekly' NOT NULL;--> statement-breakpoint
 ALTER TABLE "stores" ADD COLUMN "payouts_scheduled_through_live" timestamp with time zone;--> statement-breakpoint
@@ -32,6 +33,7 @@ CREATE INDEX "payout_settlements_payout_idx" ON "payout_settlements" USING btree
 CREATE UNIQUE INDEX "payouts_schedule_unique" ON "payouts" USING btree ("store_id","livemode","scheduled_for");--> statement-breakpoint
 CREATE INDEX "payouts_list_idx" ON "payouts" USING btree ("store_id","livemode","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
 CREATE INDEX "payouts_status_list_idx" ON "payouts" USING btree ("store_id","livemode","status","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE UNIQUE INDEX "balance_transactions_cause_unique" ON "balance_transactions" USING btree ("source_id","type") WHERE "balance_transactions"."source_type" in ('order', 'refund', 'payout');--> statement-breakpoint
 ALTER TABLE "stores" ADD CONSTRAINT "stores_payout_schedule_live_check" CHECK ("stores"."payout_schedule_live" in ('weekly', 'monthly', 'manual'));--> statement-breakpoint
 ALTER TABLE "stores" ADD CONSTRAINT "stores_payout_schedule_test_check" CHECK ("stores"."payout_schedule_test" in ('weekly', 'monthly', 'manual'));--> statement-breakpoint
 -- Written by hand below the generated statements (keep it when regenerating): what a payout
