@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Executor } from '@/db/client';
 import { balanceTransactions, stores } from '@/db/schema';
 import { newBalanceTransactionId, recordAdjustment } from '../balance/ledger';
-import { balanceTransactionView } from '../balance/service';
+import { getBalanceTransaction } from '../balance/service';
 import type { BalanceTransaction } from '../balance/schemas';
 import { verifyLedger, type LedgerVerification } from '../balance/verify';
 import { storeClock } from '../clock';
@@ -198,7 +198,7 @@ export async function adjustLedgerAsOperator(ctx: Context, input: z.infer<typeof
       return entry!;
     },
   });
-  return balanceTransactionView(result, clock.now());
+  return getBalanceTransaction({ db: ctx.db, clock }, scope, result.id);
 }
 
 /** `ledger:verify`: one consistent snapshot of the database, however much is written meanwhile. */

@@ -7,7 +7,6 @@ import { BALANCE_SOURCE_TYPES, BALANCE_TRANSACTION_TYPES, PAYOUT_SCHEDULES } fro
 import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, idFilter, listSchema, MAX_EPOCH_SECONDS, pageFields } from '../kit/list';
 
-
 /** Why no payout is made, the first that applies. */
 export const PAYOUT_HOLD_REASONS = ['account_suspended', 'destination_missing', 'payout_failed', 'destination_changed'] as const;
 
