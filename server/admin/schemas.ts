@@ -155,7 +155,7 @@ export const adjustedEntrySchema = balanceTransactionSchema;
 export const verifyLedgerInput = z.strictObject({ store: storeId.optional() });
 
 const mismatchSchema = z.object({
-  check: z.enum(['order_entries', 'refund_entries', 'balance']),
+  check: z.enum(['order_entries', 'refund_entries', 'payout_entries', 'balance']),
   store: z.string(),
   livemode: z.boolean(),
   object_id: z.string(),
