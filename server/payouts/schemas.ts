@@ -38,7 +38,7 @@ export const payoutSchema = z
 export type Payout = z.infer<typeof payoutSchema>;
 
 /** POST /payouts takes no parameters: a payout always pays out the whole available balance. */
-export const createPayoutInput = z.strictObject({});
+export const createPayoutInput = z.strictObject({}).meta({ examples: [{}] });
 
 export const retrievePayoutInput = z.strictObject({
   id: z
