@@ -4,7 +4,7 @@
  */
 import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { balanceTransactions, payoutSettlements, stores, type PayoutSchedule } from '@/db/schema';
+import { balanceTransactions, payouts, payoutSettlements, stores, type PayoutSchedule } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import { resourceMissing } from '../errors';
@@ -64,12 +64,20 @@ export async function balanceSums(db: Executor, scope: Scope, now: Date): Promis
 
 export type PayoutHold = NonNullable<Balance['payout_hold']>;
 
-/** Why no payout can be made now, the first that applies, as far as the store's state tells: live mode only. */
-export function payoutHold(store: { livemode: boolean; suspended: boolean }): PayoutHold | null {
-  if (!store.livemode) return null;
-  if (store.suspended) return { reason: 'account_suspended', until: null };
-  // Bank accounts are not recorded yet, so a live store has none to pay out to.
-  return { reason: 'destination_missing', until: null };
+/**
+ * Why no payout can be made now, the first that applies: a suspended store or no bank account
+ * (live mode only; bank accounts are not recorded yet, so a live store has none), then a failed
+ * payout (until a bank account is saved, which no store can do yet).
+ */
+export async function payoutHold(db: Executor, scope: Scope, store: { suspended: boolean }): Promise<PayoutHold | null> {
+  if (scope.livemode && store.suspended) return { reason: 'account_suspended', until: null };
+  if (scope.livemode) return { reason: 'destination_missing', until: null };
+  const [failed] = await db
+    .select({ id: payouts.id })
+    .from(payouts)
+    .where(and(ownedBy(payouts, scope), eq(payouts.status, 'failed')))
+    .limit(1);
+  return failed ? { reason: 'payout_failed', until: null } : null;
 }
 
 /** The store's payout schedule in the scope's environment. */
@@ -95,7 +103,7 @@ export async function getBalance(deps: BalanceDeps, subject: Subject): Promise<B
     livemode: subject.livemode,
     payout_schedule: schedule,
     next_payout_at: nextPayout === null ? null : epochSeconds(nextPayout),
-    payout_hold: payoutHold({ livemode: subject.livemode, suspended: subject.flags.suspended }),
+    payout_hold: await payoutHold(deps.db, subject, { suspended: subject.flags.suspended }),
   };
 }
 

@@ -8,8 +8,8 @@
  */
 import { and, eq, isNull, lte, ne, sql } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '@/db/client';
-import { balanceTransactions, payoutSettlements, payouts, stores, type PayoutSchedule } from '@/db/schema';
-import { recordPayoutEntry } from '../balance/ledger';
+import { balanceTransactions, payoutSettlements, payouts, stores, type PayoutFailureReason, type PayoutSchedule, type PayoutStatus } from '@/db/schema';
+import { recordPayoutEntry, type PayoutEntryType } from '../balance/ledger';
 import type { BalanceTransactionList } from '../balance/schemas';
 import { listBalanceTransactions, payoutHold, type PayoutHold } from '../balance/service';
 import { epochSeconds, storeClock, type Clock } from '../clock';
@@ -19,7 +19,7 @@ import { formatEuros } from '../kit/fees';
 import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
-import { recordEvents, type RecordEventInput } from '../webhooks/events';
+import { recordEvents, type EventType, type RecordEventInput } from '../webhooks/events';
 import type { ListPayoutsQuery, Payout, PayoutList } from './schemas';
 
 export type PayoutRow = typeof payouts.$inferSelect;
@@ -86,7 +86,7 @@ export interface PayoutTerms {
  * is the schedule date of a scheduled payout (one per date), null for one asked for.
  */
 export async function attemptPayout(tx: Transaction, scope: Scope, store: LockedPayoutStore, terms: PayoutTerms, made: { id: string; scheduledFor: Date | null }): Promise<PayoutAttempt> {
-  const hold = payoutHold({ livemode: scope.livemode, suspended: store.suspended });
+  const hold = await payoutHold(tx, scope, store);
   if (hold) return { held: hold };
   const { now } = store;
   // Read once, then settled by id: an entry committed meanwhile is left for the next payout.
@@ -203,4 +203,38 @@ export async function listPayoutBalanceTransactions(
 ): Promise<BalanceTransactionList> {
   await getPayout(deps.db, scope, query.id);
   return listBalanceTransactions(deps, scope, { limit: query.limit, starting_after: query.starting_after, payout_id: query.id });
+}
+
+/** The operator's changes of a payout's status, each from the statuses it may leave. */
+export type PayoutChange = { to: 'paid' } | { to: 'failed'; reason: PayoutFailureReason } | { to: 'canceled' };
+
+const CHANGES: Record<PayoutChange['to'], { from: readonly PayoutStatus[]; event: EventType; entry?: PayoutEntryType }> = {
+  paid: { from: ['in_transit'], event: 'payout.paid' },
+  failed: { from: ['in_transit', 'paid'], event: 'payout.failed', entry: 'payout_failure' },
+  canceled: { from: ['pending'], event: 'payout.updated', entry: 'payout_cancel' },
+};
+
+/**
+ * Moves a payout to `change.to` in `tx`, the store's row locked first as a payout's creation does:
+ * a failure or cancellation gives its amount back to the balance (an entry available at once, paid
+ * out with the next payout), and a failure holds payouts. Undefined when there is no such payout;
+ * a payout in a status the change does not leave is refused and nothing is written.
+ */
+export async function changePayoutStatus(tx: Transaction, id: string, change: PayoutChange, wallClock: Clock): Promise<PayoutRow | undefined> {
+  const [found] = await tx.select({ storeId: payouts.storeId, livemode: payouts.livemode }).from(payouts).where(eq(payouts.id, id));
+  if (!found) return undefined;
+  const store = (await lockPayoutStore(tx, found, wallClock))!;
+  const [before] = await tx.select().from(payouts).where(eq(payouts.id, id)).for('update');
+  const rule = CHANGES[change.to];
+  if (!rule.from.includes(before!.status)) {
+    throw new ApiError('parameter_invalid', `Payout ${id} is ${before!.status}: only a payout ${rule.from.join(' or ')} can become ${change.to}.`, { param: 'id' });
+  }
+  const [after] = (await tx
+    .update(payouts)
+    .set({ status: change.to, failureReason: change.to === 'failed' ? change.reason : null })
+    .where(eq(payouts.id, id))
+    .returning()) as [PayoutRow];
+  if (rule.entry) await recordPayoutEntry(tx, after, rule.entry, store.now);
+  await recordEvents(tx, [{ storeId: after.storeId, livemode: after.livemode, type: rule.event, object: payoutView(after), previous: payoutView(before!), now: store.now, wallNow: wallClock.now() }]);
+  return after;
 }
