@@ -7,7 +7,7 @@
  */
 import { eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
-import { stores } from '@/db/schema';
+import { stores, type PayoutSchedule } from '@/db/schema';
 import { startPeriodic, type PeriodicTask } from '../background';
 import { lastPayoutDate } from '../balance/schedule';
 import { storeClock, type Clock } from '../clock';
@@ -42,7 +42,7 @@ async function payOutScheduled(deps: ScheduledPayoutDeps, scope: Scope): Promise
 }
 
 /** Whether a schedule date passed since the last one taken up, read without a lock (the payout transaction decides). */
-function scheduleDatePassed(schedule: Parameters<typeof lastPayoutDate>[0], now: Date, scheduledThrough: Date | null): boolean {
+function scheduleDatePassed(schedule: PayoutSchedule, now: Date, scheduledThrough: Date | null): boolean {
   const date = lastPayoutDate(schedule, now);
   return date !== null && (scheduledThrough === null || scheduledThrough.getTime() < date.getTime());
 }
