@@ -3,8 +3,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents, balanceTransactions, stores } from '@/db/schema';
+import { auditEvents, balanceTransactions, payouts, stores } from '@/db/schema';
 import { createAdminHandler } from '@/server/admin/handler';
+import { recordPayoutEntry } from '@/server/balance/ledger';
 import { randomBase62 } from '@/server/ids';
 import { T0 } from '../support/api';
 import { serveFetchHandler, useTestApi } from '../support/server';
@@ -196,5 +197,26 @@ describe('npm run admin: payouts', { timeout: 150_000 }, () => {
     expect(events[0].data.previous_attributes).toEqual({ status: 'paid', failure_reason: null });
     expectFailure(await runCli(['payouts:mark-failed', '--id', payout.id, '--reason', 'bank_rejected']), 1, /is failed/);
     expect(expectJson(await runCli(['ledger:verify', '--store', store.id]))).toMatchObject({ ok: true, checked: { payouts: 1 } });
+  });
+
+  it('payouts:cancel turns a pending payout canceled with its payout_cancel entry and payout.updated', async () => {
+    api.clock.set(T0);
+    const store = await newStore(api);
+    // Test payouts are paid at once: a pending one as a live payout waits for its file.
+    const pending = { id: `po_test_${randomBase62(24)}`, storeId: store.id, livemode: false, amount: 1500 };
+    await api.services.db.transaction(async (tx) => {
+      await tx.insert(payouts).values({ ...pending, status: 'pending', ibanLast4: '3000', accountHolder: 'Store', createdAt: T0 });
+      await recordPayoutEntry(tx, pending, 'payout', T0);
+    });
+    const canceled = expectJson(await runCli(['payouts:cancel', '--id', pending.id]));
+    expect(canceled).toMatchObject({ id: pending.id, status: 'canceled', failure_reason: null, arrival_date: null });
+    expect((await entriesOf(api, store.key, pending.id)).map((entry: { type: string; amount: number; description: string }) => [entry.type, entry.amount, entry.description])).toEqual([
+      ['payout_cancel', 1500, `Payout canceled ${pending.id}`],
+      ['payout', -1500, `Payout ${pending.id}`],
+    ]);
+    const [updated] = (await api.request('GET', `/api/v1/events?object_id=${pending.id}`, { key: store.key })).body.data;
+    expect(updated).toMatchObject({ type: 'payout.updated', data: { object: canceled, previous_attributes: { status: 'pending' } } });
+    expect((await auditOf(store.id, 'admin.payout.canceled')).map((entry) => entry.details)).toEqual([{ livemode: false, payout: pending.id, to: 'canceled' }]);
+    expectFailure(await runCli(['payouts:cancel', '--id', pending.id]), 1, /is canceled/);
   });
 });
