@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
+import { PAYOUT_FAILURE_REASONS, type PayoutFailureReason } from '../db/schema/balance';
 import type { MemberRole } from '../db/schema/users';
 import type { AdminRouter } from '../server/admin/router';
 import { ADMIN_ENDPOINT, ADMIN_TOKEN_FILE } from '../server/admin/constants';
@@ -149,6 +150,25 @@ const COMMANDS: Record<string, Command> = {
           `Mismatch ${mismatch.check}: ${mismatch.object_id} (store ${mismatch.store}, ${mismatch.livemode ? 'live' : 'test'}): expected ${JSON.stringify(mismatch.expected)}, actual ${JSON.stringify(mismatch.actual)}`,
       );
     },
+  },
+  'payouts:mark-paid': {
+    usage: 'payouts:mark-paid --id PAYOUT_ID   (in_transit → paid)',
+    flags: { id: { kind: 'string', required: true } },
+    run: (client, flags) => client.payout.markPaid.mutate({ id: text(flags.id) }),
+  },
+  'payouts:mark-failed': {
+    usage: 'payouts:mark-failed --id PAYOUT_ID --reason account_closed|invalid_account|name_mismatch|bank_rejected   (in_transit or paid → failed)',
+    flags: { id: { kind: 'string', required: true }, reason: { kind: 'string', required: true } },
+    run: (client, flags) => {
+      const reason = text(flags.reason);
+      if (!PAYOUT_FAILURE_REASONS.includes(reason as PayoutFailureReason)) throw new UsageError(`--reason takes ${PAYOUT_FAILURE_REASONS.join(', ')}, not "${reason}".`);
+      return client.payout.markFailed.mutate({ id: text(flags.id), reason: reason as PayoutFailureReason });
+    },
+  },
+  'payouts:cancel': {
+    usage: 'payouts:cancel --id PAYOUT_ID   (pending → canceled)',
+    flags: { id: { kind: 'string', required: true } },
+    run: (client, flags) => client.payout.cancel.mutate({ id: text(flags.id) }),
   },
   'user:invite': {
     usage: 'user:invite --store ID --email EMAIL --role owner|admin|developer|support|viewer',

@@ -62,6 +62,7 @@ export const DOMAINS: Readonly<Record<string, readonly string[]>> = {
   vat: [],
   webhooks: [],
   balance: [],
+  payouts: ['balance', 'webhooks'],
   stores: ['keys'],
   invoices: ['webhooks'],
   products: ['webhooks'],
@@ -75,8 +76,8 @@ export const DOMAINS: Readonly<Record<string, readonly string[]>> = {
   subscriptions: ['checkout', 'customers', 'invoices', 'mail', 'payments', 'products', 'stores', 'webhooks'],
   billing: ['invoices', 'mail', 'orders', 'payments', 'subscriptions', 'webhooks'],
   dashboard: ['customers', 'downloads', 'orders', 'portal', 'products', 'stores', 'subscriptions', 'users', 'webhooks'],
-  events: ['checkout', 'customers', 'invoices', 'orders', 'portal', 'products', 'subscriptions', 'webhooks'],
-  'test-clock': ['billing', 'checkout', 'mail', 'subscriptions', 'webhooks'],
+  events: ['checkout', 'customers', 'invoices', 'orders', 'payouts', 'portal', 'products', 'subscriptions', 'webhooks'],
+  'test-clock': ['billing', 'checkout', 'mail', 'payouts', 'subscriptions', 'webhooks'],
 };
 
 /** The roots whose files make up the graph. */

@@ -8,6 +8,7 @@ import { startCheckoutExpiryJob } from './checkout/jobs';
 import { startMailDeliveryJob, startRenewalReminderJob } from './mail/jobs';
 import { startPaymentReconcileJob } from './payments/jobs';
 import { startRefundReconcileJob } from './orders/refunds/jobs';
+import { startScheduledPayoutJob } from './payouts/jobs';
 import { startFirstChargeReconcileJob } from './subscriptions/jobs';
 import { startWebhookDeliveryJob } from './webhooks/jobs';
 
@@ -20,4 +21,5 @@ export const BACKGROUND_TASKS: readonly BackgroundStarter[] = [
   (services) => startCheckoutExpiryJob(services),
   (services) => startRenewalReminderJob(services),
   (services) => startMailDeliveryJob(services),
+  (services) => startScheduledPayoutJob(services),
 ];

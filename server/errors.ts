@@ -49,6 +49,8 @@ export const ERROR_CATALOG = {
   webhook_endpoint_limit_reached: invalid(409),
   webhook_endpoint_disabled: invalid(409),
   subscription_pending: invalid(409),
+  balance_insufficient: invalid(409),
+  payouts_held: invalid(409),
   payload_too_large: invalid(413),
   unsupported_media_type: invalid(415),
   rate_limited: { status: 429, type: 'rate_limit_error' },

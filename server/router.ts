@@ -7,6 +7,7 @@ import { licensesRouter } from './licenses/router';
 import { mailTestHelpersRouter } from './mail/router';
 import { ordersRouter } from './orders/router';
 import { portalRouter } from './portal/router';
+import { payoutsRouter } from './payouts/router';
 import { productsRouter } from './products/router';
 import { refundsRouter } from './orders/refunds/router';
 import { subscriptionsRouter } from './subscriptions/router';
@@ -31,6 +32,7 @@ export const appRouter = createRouter({
   creditNotes: creditNotesRouter,
   balance: balanceRouter,
   balanceTransactions: balanceTransactionsRouter,
+  payouts: payoutsRouter,
 });
 
 export type AppRouter = typeof appRouter;

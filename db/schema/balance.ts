@@ -39,8 +39,8 @@ export const balanceTransactions = pgTable(
   },
   (t) => [
     uniqueIndex('balance_transactions_recorded_order_unique').on(t.recordedOrder),
-    // An order's or refund's entries are written once: a second write of its cause fails.
-    uniqueIndex('balance_transactions_cause_unique').on(t.sourceId, t.type).where(sql`${t.sourceType} in ('order', 'refund')`),
+    // An order's, refund's or payout's entries are written once: a second write of its cause fails.
+    uniqueIndex('balance_transactions_cause_unique').on(t.sourceId, t.type).where(sql`${t.sourceType} in ('order', 'refund', 'payout')`),
     // GET /balance_transactions, newest first, unfiltered and by each selective filter.
     index('balance_transactions_list_idx').on(t.storeId, t.livemode, t.recordedOrder.desc()),
     index('balance_transactions_type_list_idx').on(t.storeId, t.livemode, t.type, t.recordedOrder.desc()),
@@ -54,4 +54,65 @@ export const balanceTransactions = pgTable(
     check('balance_transactions_adjustment_nonzero', sql`${t.type} <> 'adjustment' or ${t.amount} <> 0`),
     check('balance_transactions_available_after_created', sql`${t.availableOn} >= ${t.createdAt}`),
   ],
+);
+
+export const PAYOUT_STATUSES = ['pending', 'in_transit', 'paid', 'failed', 'canceled'] as const;
+export type PayoutStatus = (typeof PAYOUT_STATUSES)[number];
+
+export const PAYOUT_FAILURE_REASONS = ['account_closed', 'invalid_account', 'name_mismatch', 'bank_rejected'] as const;
+export type PayoutFailureReason = (typeof PAYOUT_FAILURE_REASONS)[number];
+
+/**
+ * A transfer of a store's available balance to its bank account. What it settled is recorded in
+ * payout_settlements, beside the entries (which stay as written); its own `payout` entry takes
+ * the amount off the balance.
+ */
+export const payouts = pgTable(
+  'payouts',
+  {
+    id: text('id').primaryKey(),
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id),
+    livemode: boolean('livemode').notNull(),
+    amount: integer('amount').notNull(),
+    status: text('status').$type<PayoutStatus>().notNull(),
+    failureReason: text('failure_reason').$type<PayoutFailureReason>(),
+    /** Null until sent: then the execution date plus one weekday, 00:00 UTC. */
+    arrivalDate: timestamptz('arrival_date'),
+    /** The destination as it was at creation. */
+    ibanLast4: text('iban_last4').notNull(),
+    accountHolder: text('account_holder').notNull(),
+    /** The store's clock at creation (its test clock in test mode). */
+    createdAt: timestamptz('created_at').notNull(),
+    /** The schedule date a scheduled payout was made for; null for one asked for by API. */
+    scheduledFor: timestamptz('scheduled_for'),
+  },
+  (t) => [
+    // One scheduled payout per store, environment and date, whichever instance or worker makes it.
+    uniqueIndex('payouts_schedule_unique').on(t.storeId, t.livemode, t.scheduledFor),
+    index('payouts_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
+    index('payouts_status_list_idx').on(t.storeId, t.livemode, t.status, t.createdAt.desc(), t.id.desc()),
+    check('payouts_status_check', oneOf(t.status, PAYOUT_STATUSES)),
+    check('payouts_failure_reason_check', oneOf(t.failureReason, PAYOUT_FAILURE_REASONS)),
+    check('payouts_failure_reason_iff_failed', sql`(${t.status} = 'failed') = (${t.failureReason} is not null)`),
+    check('payouts_amount_positive', sql`${t.amount} > 0`),
+  ],
+);
+
+/**
+ * Which payout settled an entry: one row per entry settled, so an entry is settled once. Kept
+ * apart from the entries, which are never changed.
+ */
+export const payoutSettlements = pgTable(
+  'payout_settlements',
+  {
+    balanceTransactionId: text('balance_transaction_id')
+      .primaryKey()
+      .references(() => balanceTransactions.id),
+    payoutId: text('payout_id')
+      .notNull()
+      .references(() => payouts.id),
+  },
+  (t) => [index('payout_settlements_payout_idx').on(t.payoutId)],
 );

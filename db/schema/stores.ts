@@ -1,6 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
-import { timestamptz } from './columns';
+import { oneOf, timestamptz } from './columns';
+
+/** When a store's payouts are made: Mondays or the 1st, 00:00 UTC on its clock, or only when asked. */
+export const PAYOUT_SCHEDULES = ['weekly', 'monthly', 'manual'] as const;
+export type PayoutSchedule = (typeof PAYOUT_SCHEDULES)[number];
 
 /** A merchant account. Its flags are switched by the operator (admin router / CLI). */
 export const stores = pgTable(
@@ -27,10 +31,21 @@ export const stores = pgTable(
     /** The operator's fee on the store's payments: percent in hundredths (500 = 5%) and fixed cents; null takes PLATFORM_FEE_PERCENT / PLATFORM_FEE_FIXED. */
     feeBasisPoints: integer('fee_basis_points'),
     feeFixed: integer('fee_fixed'),
+    /** Each environment's payout schedule. */
+    payoutScheduleLive: text('payout_schedule_live').$type<PayoutSchedule>().notNull().default('weekly'),
+    payoutScheduleTest: text('payout_schedule_test').$type<PayoutSchedule>().notNull().default('weekly'),
+    /** The last schedule date a payout pass took up in each environment: each date is taken up once. */
+    payoutsScheduledThroughLive: timestamptz('payouts_scheduled_through_live'),
+    payoutsScheduledThroughTest: timestamptz('payouts_scheduled_through_test'),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },
-  (t) => [check('stores_fee_basis_points_range', sql`${t.feeBasisPoints} between 0 and 10000`), check('stores_fee_fixed_range', sql`${t.feeFixed} >= 0`)],
+  (t) => [
+    check('stores_fee_basis_points_range', sql`${t.feeBasisPoints} between 0 and 10000`),
+    check('stores_fee_fixed_range', sql`${t.feeFixed} >= 0`),
+    check('stores_payout_schedule_live_check', oneOf(t.payoutScheduleLive, PAYOUT_SCHEDULES)),
+    check('stores_payout_schedule_test_check', oneOf(t.payoutScheduleTest, PAYOUT_SCHEDULES)),
+  ],
 );
 
 /** API keys, stored only as SHA-256 hashes of the full key, never raw. */

@@ -25,7 +25,11 @@ export type EventType =
   | 'subscription.canceled'
   | 'subscription.expired'
   | 'invoice.issued'
-  | 'credit_note.issued';
+  | 'credit_note.issued'
+  | 'payout.created'
+  | 'payout.updated'
+  | 'payout.paid'
+  | 'payout.failed';
 
 /** The object an event of type `T` carries in `data.object`, as the API returned it at the change. */
 export type EventObject<T extends EventType> = Extract<ApiEvent, { type: T }>['data']['object'];

@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { ApiError } from '../errors';
 import { refuseUnsafeText } from '../kit/text-input';
+import { payoutSchema } from '../payouts/schemas';
 import { productSchema } from '../products/schemas';
 import { createRouter, publicProcedure, trpcErrorCode } from '../trpc';
 import {
@@ -8,10 +9,13 @@ import {
   adjustLedgerInput,
   attachFileInput,
   attachLicenseInput,
+  cancelPayoutInput,
   createdStoreSchema,
   createStoreInput,
   invitedUserSchema,
   inviteUserInput,
+  markPayoutFailedInput,
+  markPayoutPaidInput,
   resetLinkSchema,
   resetUserInput,
   rolledKeysSchema,
@@ -26,6 +30,7 @@ import {
   adjustLedgerAsOperator,
   attachFileAsOperator,
   attachLicenseAsOperator,
+  changePayoutAsOperator,
   createStoreAsOperator,
   inviteUserAsOperator,
   listStoresAsOperator,
@@ -111,6 +116,25 @@ export const adminRouter = createRouter({
       .input(verifyLedgerInput)
       .output(ledgerVerificationSchema)
       .query(({ ctx, input }) => verifyLedgerAsOperator(ctx, input)),
+  }),
+  payout: createRouter({
+    // payout.markPaid: the bank confirmed an in_transit payout.
+    markPaid: adminProcedure
+      .input(markPayoutPaidInput)
+      .output(payoutSchema)
+      .mutation(({ ctx, input }) => changePayoutAsOperator(ctx, input.id, { to: 'paid' })),
+
+    // payout.markFailed: the bank returned a payout; its amount goes back to the balance, payouts are held.
+    markFailed: adminProcedure
+      .input(markPayoutFailedInput)
+      .output(payoutSchema)
+      .mutation(({ ctx, input }) => changePayoutAsOperator(ctx, input.id, { to: 'failed', reason: input.reason })),
+
+    // payout.cancel: a pending payout is not sent; its amount goes back to the balance.
+    cancel: adminProcedure
+      .input(cancelPayoutInput)
+      .output(payoutSchema)
+      .mutation(({ ctx, input }) => changePayoutAsOperator(ctx, input.id, { to: 'canceled' })),
   }),
   user: createRouter({
     // user.invite: adds the person to the store and prints a one-time link.

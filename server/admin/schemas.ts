@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MEMBER_ROLES } from '@/db/schema';
+import { MEMBER_ROLES, PAYOUT_FAILURE_REASONS } from '@/db/schema';
 import { balanceTransactionSchema } from '../balance/schemas';
 import { parseFeePercent } from '../config';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH } from '../kit/fields';
@@ -154,8 +154,14 @@ export const adjustedEntrySchema = balanceTransactionSchema;
 
 export const verifyLedgerInput = z.strictObject({ store: storeId.optional() });
 
+const payoutId = z.string().min(1).max(255).describe('The payout id, `po_…`.');
+
+export const markPayoutPaidInput = z.strictObject({ id: payoutId });
+export const markPayoutFailedInput = z.strictObject({ id: payoutId, reason: z.enum(PAYOUT_FAILURE_REASONS).describe('Why the bank returned it.') });
+export const cancelPayoutInput = z.strictObject({ id: payoutId });
+
 const mismatchSchema = z.object({
-  check: z.enum(['order_entries', 'refund_entries', 'balance']),
+  check: z.enum(['order_entries', 'refund_entries', 'payout_entries', 'balance']),
   store: z.string(),
   livemode: z.boolean(),
   object_id: z.string(),

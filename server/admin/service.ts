@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import type { Executor } from '@/db/client';
 import { balanceTransactions, stores } from '@/db/schema';
 import { newBalanceTransactionId, recordAdjustment } from '../balance/ledger';
-import { balanceTransactionView } from '../balance/service';
+import { getBalanceTransaction } from '../balance/service';
 import type { BalanceTransaction } from '../balance/schemas';
 import { verifyLedger, type LedgerVerification } from '../balance/verify';
 import { storeClock } from '../clock';
@@ -16,6 +16,8 @@ import { ApiError } from '../errors';
 import { customerPageUrlProblem } from '../kit/fields';
 import { digestsEqual, sha256Hex } from '../ids';
 import { attachFile, attachLicense } from '../products/operator-service';
+import type { Payout } from '../payouts/schemas';
+import { changePayoutStatus, payoutView, type PayoutChange } from '../payouts/service';
 import type { Product } from '../products/schemas';
 import { KEY_TYPES, rollStoreKeys } from '../keys/service';
 import { createStore, listStores, lockStore, updateStore, type StoreView } from '../stores/service';
@@ -198,7 +200,17 @@ export async function adjustLedgerAsOperator(ctx: Context, input: z.infer<typeof
       return entry!;
     },
   });
-  return balanceTransactionView(result, clock.now());
+  return getBalanceTransaction({ db: ctx.db, clock }, scope, result.id);
+}
+
+/** `payouts:mark-paid`, `payouts:mark-failed`, `payouts:cancel`: the change audited with it; a wrong status changes nothing. */
+export async function changePayoutAsOperator(ctx: Context, id: string, change: PayoutChange): Promise<Payout> {
+  return ctx.db.transaction(async (tx) => {
+    const payout = await changePayoutStatus(tx, id, change, ctx.clock);
+    if (!payout) throw new ApiError('resource_missing', `No payout with id '${id}'.`, { param: 'id' });
+    await auditOperatorAction(tx, ctx, { action: `admin.payout.${change.to}`, storeId: payout.storeId, details: { livemode: payout.livemode, payout: id, ...change } });
+    return payoutView(payout);
+  });
 }
 
 /** `ledger:verify`: one consistent snapshot of the database, however much is written meanwhile. */

@@ -94,3 +94,15 @@ export async function recordAdjustment(
     .returning();
   return row!;
 }
+
+/** The entries a payout writes: taking its amount off the balance, and giving it back when it fails or is canceled. */
+export type PayoutEntryType = Extract<BalanceTransactionRow['type'], 'payout' | 'payout_failure' | 'payout_cancel'>;
+
+const PAYOUT_ENTRY_DESCRIPTIONS: Record<PayoutEntryType, string> = { payout: 'Payout', payout_failure: 'Payout failed', payout_cancel: 'Payout canceled' };
+
+/** A payout's entry of `type`, available at once: − its amount for `payout`, + its amount when it is undone. */
+export async function recordPayoutEntry(tx: Executor, payout: { id: string; storeId: string; livemode: boolean; amount: number }, type: PayoutEntryType, now: Date): Promise<void> {
+  const base = { storeId: payout.storeId, livemode: payout.livemode, sourceType: 'payout' as const, sourceId: payout.id, createdAt: now, availableOn: now };
+  const amount = type === 'payout' ? -payout.amount : payout.amount;
+  await tx.insert(balanceTransactions).values(entry(base, type, amount, `${PAYOUT_ENTRY_DESCRIPTIONS[type]} ${payout.id}`));
+}

@@ -3,12 +3,9 @@
  * Amounts in signed cents from the store's side. Explicit allowlists, as every object of the API.
  */
 import { z } from 'zod';
-import { BALANCE_SOURCE_TYPES, BALANCE_TRANSACTION_TYPES } from '@/db/schema';
+import { BALANCE_SOURCE_TYPES, BALANCE_TRANSACTION_TYPES, PAYOUT_SCHEDULES } from '@/db/schema';
 import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, idFilter, listSchema, MAX_EPOCH_SECONDS, pageFields } from '../kit/list';
-
-export const PAYOUT_SCHEDULES = ['weekly', 'monthly', 'manual'] as const;
-export type PayoutSchedule = (typeof PAYOUT_SCHEDULES)[number];
 
 /** Why no payout is made, the first that applies. */
 export const PAYOUT_HOLD_REASONS = ['account_suspended', 'destination_missing', 'payout_failed', 'destination_changed'] as const;

@@ -2,16 +2,16 @@
  * The merchant's money as the API reads it: the balance (the store's entries summed by
  * availability on the store's clock, never a stored number), and the entries themselves.
  */
-import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { balanceTransactions } from '@/db/schema';
+import { balanceTransactions, payouts, payoutSettlements, stores, type PayoutSchedule } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import { resourceMissing } from '../errors';
 import { createdWithin, listEnvelope } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
 import type { BalanceTransactionRow } from './ledger';
-import { nextWeeklyPayout } from './schedule';
+import { nextPayoutDate } from './schedule';
 import type { Balance, BalanceTransaction, BalanceTransactionList, ListBalanceTransactionsQuery } from './schemas';
 
 export interface BalanceDeps {
@@ -20,7 +20,18 @@ export interface BalanceDeps {
   clock: Clock;
 }
 
-export function balanceTransactionView(row: BalanceTransactionRow, now: Date): BalanceTransaction {
+/** An entry with the payout that settled it, if one did. */
+export type SettledEntryRow = BalanceTransactionRow & { payoutId: string | null };
+
+/** The columns of SettledEntryRow, for a select left-joined to payout_settlements (settledEntries). */
+const settledEntryColumns = { ...getTableColumns(balanceTransactions), payoutId: payoutSettlements.payoutId };
+
+/** Entries with what settled them: `select settledEntries(db).where(…)`. */
+function settledEntries(db: Executor) {
+  return db.select(settledEntryColumns).from(balanceTransactions).leftJoin(payoutSettlements, eq(payoutSettlements.balanceTransactionId, balanceTransactions.id));
+}
+
+export function balanceTransactionView(row: SettledEntryRow, now: Date): BalanceTransaction {
   return {
     id: row.id,
     object: 'balance_transaction',
@@ -32,8 +43,7 @@ export function balanceTransactionView(row: BalanceTransactionRow, now: Date): B
     created: epochSeconds(row.createdAt),
     available_on: epochSeconds(row.availableOn),
     status: row.availableOn.getTime() <= now.getTime() ? 'available' : 'pending',
-    // Payouts record what they settle beside the entry; until they exist, nothing is settled.
-    payout_id: null,
+    payout_id: row.payoutId,
     livemode: row.livemode,
   };
 }
@@ -52,35 +62,54 @@ export async function balanceSums(db: Executor, scope: Scope, now: Date): Promis
   return sums!;
 }
 
-/** Why no payout can be made now, as far as the store's state tells: live mode only. */
-function payoutHold(subject: Subject): Balance['payout_hold'] {
-  if (!subject.livemode) return null;
-  if (subject.flags.suspended) return { reason: 'account_suspended', until: null };
-  // Bank accounts are not recorded yet, so a live store has none to pay out to.
-  return { reason: 'destination_missing', until: null };
+export type PayoutHold = NonNullable<Balance['payout_hold']>;
+
+/**
+ * Why no payout can be made now, the first that applies: a suspended store or no bank account
+ * (live mode only; bank accounts are not recorded yet, so a live store has none), then a failed
+ * payout (until a bank account is saved, which no store can do yet).
+ */
+export async function payoutHold(db: Executor, scope: Scope, store: { suspended: boolean }): Promise<PayoutHold | null> {
+  if (scope.livemode && store.suspended) return { reason: 'account_suspended', until: null };
+  if (scope.livemode) return { reason: 'destination_missing', until: null };
+  const [failed] = await db
+    .select({ id: payouts.id })
+    .from(payouts)
+    .where(and(ownedBy(payouts, scope), eq(payouts.status, 'failed')))
+    .limit(1);
+  return failed ? { reason: 'payout_failed', until: null } : null;
+}
+
+/** The store's payout schedule in the scope's environment. */
+export async function payoutScheduleOf(db: Executor, scope: Scope): Promise<PayoutSchedule> {
+  const [store] = await db
+    .select({ schedule: scope.livemode ? stores.payoutScheduleLive : stores.payoutScheduleTest })
+    .from(stores)
+    .where(eq(stores.id, scope.storeId));
+  return store!.schedule;
 }
 
 /** GET /balance. */
 export async function getBalance(deps: BalanceDeps, subject: Subject): Promise<Balance> {
   const now = deps.clock.now();
   const { available, pending } = await balanceSums(deps.db, subject, now);
+  const schedule = await payoutScheduleOf(deps.db, subject);
+  const nextPayout = nextPayoutDate(schedule, now);
   return {
     object: 'balance',
     available,
     pending,
     currency: 'eur',
     livemode: subject.livemode,
-    payout_schedule: 'weekly',
-    next_payout_at: epochSeconds(nextWeeklyPayout(now)),
-    payout_hold: payoutHold(subject),
+    payout_schedule: schedule,
+    next_payout_at: nextPayout === null ? null : epochSeconds(nextPayout),
+    payout_hold: await payoutHold(deps.db, subject, { suspended: subject.flags.suspended }),
   };
 }
 
 /** GET /balance_transactions/{id}: unknown, foreign and other-environment ids answer alike. */
 export async function getBalanceTransaction(deps: BalanceDeps, scope: Scope, id: string): Promise<BalanceTransaction> {
-  const [row] = await deps.db
-    .select()
-    .from(balanceTransactions)
+  const [row] = await settledEntries(deps.db)
     .where(and(eq(balanceTransactions.id, id), ownedBy(balanceTransactions, scope)))
     .limit(1);
   if (!row) throw resourceMissing('balance transaction', id);
@@ -90,8 +119,7 @@ export async function getBalanceTransaction(deps: BalanceDeps, scope: Scope, id:
 function listConditions(query: ListBalanceTransactionsQuery): (SQL | undefined)[] {
   return [
     query.type === undefined ? undefined : eq(balanceTransactions.type, query.type),
-    // No entry is settled by a payout yet.
-    query.payout_id === undefined ? undefined : sql`false`,
+    query.payout_id === undefined ? undefined : eq(payoutSettlements.payoutId, query.payout_id),
     query.source_id === undefined ? undefined : eq(balanceTransactions.sourceId, query.source_id),
     ...createdWithin(balanceTransactions.createdAt, query),
     ...createdWithin(balanceTransactions.availableOn, { created_gte: query.available_on_gte, created_lte: query.available_on_lte }),
@@ -111,9 +139,7 @@ export async function listBalanceTransactions(deps: BalanceDeps, scope: Scope, q
     .where(and(eq(balanceTransactions.id, query.starting_after ?? ''), ownedBy(balanceTransactions, scope)));
   const conditions = [ownedBy(balanceTransactions, scope), ...listConditions(query)];
   if (query.starting_after !== undefined) conditions.push(sql`${balanceTransactions.recordedOrder} < (${cursor})`);
-  const rows = await deps.db
-    .select()
-    .from(balanceTransactions)
+  const rows = await settledEntries(deps.db)
     .where(and(...conditions))
     .orderBy(sql`${balanceTransactions.recordedOrder} desc nulls last`)
     .limit(query.limit + 1);

@@ -1,22 +1,23 @@
 /**
  * `ledger:verify`: the ledger checked against the documents it must follow from, recomputed from
- * orders, invoices, refunds and credit notes (not from the entries): each paid order's
- * `payment`, `tax` and `fee`, each credited refund's `refund` and `tax`, and each store's balance.
+ * orders, invoices, refunds, credit notes and payouts (not from the entries): each paid order's
+ * `payment`, `tax` and `fee`, each credited refund's `refund` and `tax`, each payout's entries and
+ * what it settled, and each store's balance.
  * Set-based: one statement per check whatever the number of rows, so it runs on large ledgers.
  * The fee is recomputed here in SQL on purpose, apart from the code that wrote it.
  */
 import { and, count, eq, isNotNull, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { Executor } from '@/db/client';
-import { balanceTransactions, creditNotes, invoices, orders, refunds, stores } from '@/db/schema';
+import { balanceTransactions, creditNotes, invoices, orders, payouts, payoutSettlements, refunds, stores } from '@/db/schema';
 
-export type LedgerCheck = 'order_entries' | 'refund_entries' | 'balance';
+export type LedgerCheck = 'order_entries' | 'refund_entries' | 'payout_entries' | 'balance';
 
 export interface LedgerMismatch {
   check: LedgerCheck;
   store: string;
   livemode: boolean;
-  /** The order, the refund, or the store for its balance. */
+  /** The order, the refund, the payout, or the store for its balance. */
   object_id: string;
   expected: Record<string, unknown>;
   actual: Record<string, unknown>;
@@ -41,7 +42,7 @@ const amountsOf = (condition: SQL) => sql<number[] | null>`array_agg(${entries.a
 /** The fee of a paid order under the rates it was paid with: rounded half up, capped at the net. */
 const orderFee = sql<number>`least((${orders.amountTotal}::bigint * ${orders.feeBasisPoints} + 5000) / 10000 + ${orders.feeFixed}, ${orders.amountTotal} - ${invoices.amountTax})::int`;
 
-const onlyStore = (column: typeof orders.storeId | typeof entries.storeId | typeof refunds.storeId | typeof stores.id, storeId: string | undefined) =>
+const onlyStore = (column: typeof orders.storeId | typeof entries.storeId | typeof refunds.storeId | typeof payouts.storeId | typeof stores.id, storeId: string | undefined) =>
   storeId === undefined ? undefined : eq(column, storeId);
 
 /** Every paid order, invoiced, has exactly its three entries; no other order has any. */
@@ -165,9 +166,110 @@ async function refundMismatches(db: Executor, storeId: string | undefined): Prom
 }
 
 /**
+ * Every payout has its `payout` entry (− amount), and a `payout_failure` or `payout_cancel`
+ * (+ amount) iff it failed or was canceled; the entries it settled are of its store and
+ * environment, not payouts' own, were available at its `created` and sum to its amount. (An entry
+ * is settled at most once by the settlements' key.)
+ */
+async function payoutMismatches(db: Executor, storeId: string | undefined): Promise<LedgerMismatch[]> {
+  const actual = db
+    .select({
+      id: sql<string>`${entries.sourceId}`.as('actual_id'),
+      storeId: sql<string>`${entries.storeId}`.as('actual_store'),
+      livemode: sql<boolean>`${entries.livemode}`.as('actual_livemode'),
+      payout: amountsOf(sql`${entries.type} = 'payout'`).as('actual_payout'),
+      failure: amountsOf(sql`${entries.type} = 'payout_failure'`).as('actual_failure'),
+      cancel: amountsOf(sql`${entries.type} = 'payout_cancel'`).as('actual_cancel'),
+      other: amountsOf(sql`${entries.type} not in ('payout', 'payout_failure', 'payout_cancel')`).as('actual_other'),
+    })
+    .from(entries)
+    .where(and(eq(entries.sourceType, 'payout'), onlyStore(entries.storeId, storeId)))
+    .groupBy(entries.sourceId, entries.storeId, entries.livemode)
+    .as('actual');
+  const settled = db
+    .select({
+      payoutId: sql<string>`${payoutSettlements.payoutId}`.as('settled_payout'),
+      total: sql<number>`sum(${entries.amount})`.mapWith(Number).as('settled_total'),
+      // Settled entries of another scope, of a payout's own, or not yet available at its creation.
+      misplaced:
+        sql<number>`count(*) filter (where ${entries.storeId} <> ${payouts.storeId} or ${entries.livemode} <> ${payouts.livemode} or ${entries.type} = 'payout' or ${entries.availableOn} > ${payouts.createdAt})`
+          .mapWith(Number)
+          .as('settled_misplaced'),
+    })
+    .from(payoutSettlements)
+    .innerJoin(entries, eq(entries.id, payoutSettlements.balanceTransactionId))
+    .innerJoin(payouts, eq(payouts.id, payoutSettlements.payoutId))
+    .where(onlyStore(payouts.storeId, storeId))
+    .groupBy(payoutSettlements.payoutId)
+    .as('settled');
+  const expected = db
+    .select({
+      id: sql<string>`${payouts.id}`.as('expected_id'),
+      storeId: sql<string>`${payouts.storeId}`.as('expected_store'),
+      livemode: sql<boolean>`${payouts.livemode}`.as('expected_livemode'),
+      amount: sql<number>`${payouts.amount}`.as('expected_amount'),
+      status: sql<string>`${payouts.status}`.as('expected_status'),
+    })
+    .from(payouts)
+    .where(onlyStore(payouts.storeId, storeId))
+    .as('expected');
+  const undone = (status: string) => sql`case when ${expected.status} = ${status} then array[${expected.amount}]::int[] end`;
+  const rows = await db
+    .select({
+      id: sql<string>`coalesce(${expected.id}, ${actual.id})`,
+      store: sql<string>`coalesce(${expected.storeId}, ${actual.storeId})`,
+      livemode: sql<boolean>`coalesce(${expected.livemode}, ${actual.livemode})`,
+      amount: expected.amount,
+      status: expected.status,
+      actual: { payout: actual.payout, failure: actual.failure, cancel: actual.cancel, other: actual.other },
+      settledTotal: sql<number>`coalesce(${settled.total}, 0)`.mapWith(Number),
+      misplaced: sql<number>`coalesce(${settled.misplaced}, 0)`.mapWith(Number),
+    })
+    .from(expected)
+    .fullJoin(actual, and(eq(actual.id, expected.id), eq(actual.storeId, expected.storeId), eq(actual.livemode, expected.livemode)))
+    .leftJoin(settled, eq(settled.payoutId, expected.id))
+    .where(
+      or(
+        isNull(expected.id),
+        sql`${actual.payout} is distinct from array[-${expected.amount}]::int[]`,
+        sql`${actual.failure} is distinct from ${undone('failed')}`,
+        sql`${actual.cancel} is distinct from ${undone('canceled')}`,
+        isNotNull(actual.other),
+        sql`coalesce(${settled.total}, 0) <> ${expected.amount}`,
+        sql`coalesce(${settled.misplaced}, 0) <> 0`,
+      ),
+    );
+  return rows.map((row) => ({
+    check: 'payout_entries',
+    store: row.store,
+    livemode: row.livemode,
+    object_id: row.id,
+    expected:
+      row.amount === null
+        ? { payout: [], payout_failure: [], payout_cancel: [] }
+        : {
+            payout: [-row.amount],
+            payout_failure: row.status === 'failed' ? [row.amount] : [],
+            payout_cancel: row.status === 'canceled' ? [row.amount] : [],
+            settled: row.amount,
+            settled_unavailable: 0,
+          },
+    actual: {
+      payout: row.actual.payout ?? [],
+      payout_failure: row.actual.failure ?? [],
+      payout_cancel: row.actual.cancel ?? [],
+      ...(row.actual.other ? { other: row.actual.other } : {}),
+      ...(row.amount === null ? {} : { settled: row.settledTotal, settled_unavailable: row.misplaced }),
+    },
+  }));
+}
+
+/**
  * Each store's balance in each environment: what its documents add up to (each paid order's net,
- * each credited refund, the operator's adjustments, which are their own record) against its
- * entries summed as the balance sums them, available and pending on the store's clock.
+ * each credited refund, each payout less what a failure or cancellation gave back, the operator's
+ * adjustments, which are their own record) against its entries summed as the balance sums them,
+ * available and pending on the store's clock; and what is available against what a payout would
+ * settle now (the available, unsettled entries but payouts' own).
  */
 async function balanceMismatches(db: Executor, storeId: string | undefined, wallNow: Date): Promise<LedgerMismatch[]> {
   const documents = unionAll(
@@ -185,6 +287,10 @@ async function balanceMismatches(db: Executor, storeId: string | undefined, wall
       .from(refunds)
       .innerJoin(creditNotes, eq(creditNotes.refundId, refunds.id))
       .where(and(eq(refunds.status, 'succeeded'), onlyStore(refunds.storeId, storeId))),
+    db
+      .select({ storeId: payouts.storeId, livemode: payouts.livemode, amount: sql<number>`case when ${payouts.status} in ('failed', 'canceled') then 0 else -${payouts.amount} end` })
+      .from(payouts)
+      .where(onlyStore(payouts.storeId, storeId)),
     db
       .select({ storeId: entries.storeId, livemode: entries.livemode, amount: entries.amount })
       .from(entries)
@@ -207,9 +313,13 @@ async function balanceMismatches(db: Executor, storeId: string | undefined, wall
       livemode: sql<boolean>`${entries.livemode}`.as('actual_livemode'),
       available: sql<number>`coalesce(sum(${entries.amount}) filter (where ${entries.availableOn} <= ${storeNow}), 0)`.mapWith(Number).as('actual_available'),
       pending: sql<number>`coalesce(sum(${entries.amount}) filter (where ${entries.availableOn} > ${storeNow}), 0)`.mapWith(Number).as('actual_pending'),
+      unsettled: sql<number>`coalesce(sum(${entries.amount}) filter (where ${entries.availableOn} <= ${storeNow} and ${entries.type} <> 'payout' and ${payoutSettlements.payoutId} is null), 0)`
+        .mapWith(Number)
+        .as('actual_unsettled'),
     })
     .from(entries)
     .innerJoin(stores, eq(stores.id, entries.storeId))
+    .leftJoin(payoutSettlements, eq(payoutSettlements.balanceTransactionId, entries.id))
     .where(onlyStore(entries.storeId, storeId))
     .groupBy(entries.storeId, entries.livemode)
     .as('actual');
@@ -220,21 +330,22 @@ async function balanceMismatches(db: Executor, storeId: string | undefined, wall
       total: sql<number>`coalesce(${expected.total}, 0)`.mapWith(Number),
       available: sql<number>`coalesce(${actual.available}, 0)`.mapWith(Number),
       pending: sql<number>`coalesce(${actual.pending}, 0)`.mapWith(Number),
+      unsettled: sql<number>`coalesce(${actual.unsettled}, 0)`.mapWith(Number),
     })
     .from(expected)
     .fullJoin(actual, and(eq(actual.storeId, expected.storeId), eq(actual.livemode, expected.livemode)))
-    .where(sql`coalesce(${expected.total}, 0) <> coalesce(${actual.available}, 0) + coalesce(${actual.pending}, 0)`);
+    .where(or(sql`coalesce(${expected.total}, 0) <> coalesce(${actual.available}, 0) + coalesce(${actual.pending}, 0)`, sql`coalesce(${actual.available}, 0) <> coalesce(${actual.unsettled}, 0)`));
   return rows.map((row) => ({
     check: 'balance',
     store: row.store,
     livemode: row.livemode,
     object_id: row.store,
-    expected: { total: row.total },
+    expected: { total: row.total, available: row.unsettled },
     actual: { total: row.available + row.pending, available: row.available, pending: row.pending },
   }));
 }
 
-async function countOf(db: Executor, table: typeof stores | typeof orders | typeof refunds | typeof entries, where: SQL | undefined): Promise<number> {
+async function countOf(db: Executor, table: typeof stores | typeof orders | typeof refunds | typeof payouts | typeof entries, where: SQL | undefined): Promise<number> {
   const [row] = await db.select({ value: count() }).from(table).where(where);
   return row!.value;
 }
@@ -245,11 +356,11 @@ export async function verifyLedger(db: Executor, wallNow: Date, storeId?: string
     stores: await countOf(db, stores, onlyStore(stores.id, storeId)),
     orders: await countOf(db, orders, onlyStore(orders.storeId, storeId)),
     refunds: await countOf(db, refunds, onlyStore(refunds.storeId, storeId)),
-    // Disputes and payouts do not exist yet: nothing of theirs to check.
+    // Disputes do not exist yet: nothing of theirs to check.
     disputes: 0,
-    payouts: 0,
+    payouts: await countOf(db, payouts, onlyStore(payouts.storeId, storeId)),
     balance_transactions: await countOf(db, entries, onlyStore(entries.storeId, storeId)),
   };
-  const mismatches = [...(await orderMismatches(db, storeId)), ...(await refundMismatches(db, storeId)), ...(await balanceMismatches(db, storeId, wallNow))];
+  const mismatches = [...(await orderMismatches(db, storeId)), ...(await refundMismatches(db, storeId)), ...(await payoutMismatches(db, storeId)), ...(await balanceMismatches(db, storeId, wallNow))];
   return mismatches.length === 0 ? { ok: true, checked } : { ok: false, checked, mismatches };
 }

@@ -9,6 +9,7 @@ import { creditNoteSchema, invoiceSchema } from '../invoices/schemas';
 import { EXAMPLE, exampleOf } from '../kit/examples';
 import { orderSchema } from '../orders/schemas';
 import { portalSessionSchema } from '../portal/schemas';
+import { payoutSchema } from '../payouts/schemas';
 import { deletedProductSchema, productSchema } from '../products/schemas';
 import { refundSchema } from '../orders/refunds/object';
 import { subscriptionSchema } from '../subscriptions/schemas';
@@ -40,6 +41,10 @@ const EVENT_OBJECTS = {
   'subscription.expired': subscriptionSchema,
   'invoice.issued': invoiceSchema,
   'credit_note.issued': creditNoteSchema,
+  'payout.created': payoutSchema,
+  'payout.updated': payoutSchema,
+  'payout.paid': payoutSchema,
+  'payout.failed': payoutSchema,
 } satisfies Record<EventType, z.ZodType>;
 
 /** `checkout.session.payment_failed` → `CheckoutSessionPaymentFailedEvent`. */
@@ -50,9 +55,12 @@ export function eventSchemaName(type: EventType): string {
     .join('')}Event`;
 }
 
-/** `*.updated` events also carry what changed. */
+/** A change of status: `*.updated`, and the payout's own status events. */
+const carriesPreviousAttributes = (type: EventType) => type.endsWith('.updated') || type === 'payout.paid' || type === 'payout.failed';
+
+/** Events of a change also carry what changed. */
 function previousAttributesOf(type: EventType) {
-  return type.endsWith('.updated') ? { previous_attributes: z.record(z.string(), z.unknown()).describe('Each top-level field that changed, with its value before.') } : {};
+  return carriesPreviousAttributes(type) ? { previous_attributes: z.record(z.string(), z.unknown()).describe('Each top-level field that changed, with its value before.') } : {};
 }
 
 /**
@@ -66,6 +74,10 @@ const EVENT_EXAMPLE_CHANGES: Partial<Record<EventType, { object?: Record<string,
   'order.paid': { object: { status: 'paid', amount_refunded: 0, refunds: [] } },
   'refund.created': { object: { status: 'pending' } },
   'refund.updated': { previous_attributes: { status: 'pending' } },
+  'payout.created': { object: { status: 'pending', arrival_date: null } },
+  'payout.updated': { object: { status: 'canceled', arrival_date: null }, previous_attributes: { status: 'pending' } },
+  'payout.paid': { previous_attributes: { status: 'pending', arrival_date: null } },
+  'payout.failed': { object: { status: 'failed', failure_reason: 'account_closed' }, previous_attributes: { status: 'paid', failure_reason: null } },
   'portal.session.revoked': { object: { status: 'revoked' } },
   'subscription.created': { object: { metadata: {} } },
   'subscription.updated': { previous_attributes: { metadata: {} } },
@@ -78,7 +90,7 @@ const EVENT_EXAMPLE_CHANGES: Partial<Record<EventType, { object?: Record<string,
 function eventExampleOf(type: EventType) {
   const changes = EVENT_EXAMPLE_CHANGES[type] ?? {};
   const object = { ...(exampleOf(EVENT_OBJECTS[type]) as object), ...changes.object };
-  const updated = type.endsWith('.updated');
+  const updated = carriesPreviousAttributes(type);
   return {
     id: EXAMPLE.eventId,
     object: 'event',

@@ -8,11 +8,13 @@ import type { Services } from '../context';
 import type { DueJob } from '../due-jobs';
 import type { Scope } from '../kit/scope';
 import { queueRenewalRemindersDueJob } from '../mail/jobs';
+import { scheduledPayoutsDueJob } from '../payouts/jobs';
 import { expireSubscriptionCheckoutsDueJob } from '../subscriptions/jobs';
 import { requestDeliveryRun } from '../webhooks/jobs';
 
-// Reminders after billing: they announce the renewal that billing leaves next.
-const DUE_JOBS: readonly DueJob[] = [expireCheckoutSessionsDueJob, expireSubscriptionCheckoutsDueJob, billTestSubscriptionsDueJob, queueRenewalRemindersDueJob];
+// Reminders after billing: they announce the renewal that billing leaves next. Payouts last:
+// they pay out what the rest left available.
+const DUE_JOBS: readonly DueJob[] = [expireCheckoutSessionsDueJob, expireSubscriptionCheckoutsDueJob, billTestSubscriptionsDueJob, queueRenewalRemindersDueJob, scheduledPayoutsDueJob];
 
 export async function runDueJobs(services: Services, scope: Scope, now: Date): Promise<void> {
   for (const job of DUE_JOBS) await job(services, scope, now);

@@ -44,6 +44,10 @@ export const EVENT_TYPES = [
   ...SUBSCRIPTION_EVENT_TYPES,
   'invoice.issued',
   'credit_note.issued',
+  'payout.created',
+  'payout.updated',
+  'payout.paid',
+  'payout.failed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

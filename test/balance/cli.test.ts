@@ -3,8 +3,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { auditEvents, balanceTransactions } from '@/db/schema';
+import { auditEvents, balanceTransactions, payouts, stores } from '@/db/schema';
 import { createAdminHandler } from '@/server/admin/handler';
+import { recordPayoutEntry } from '@/server/balance/ledger';
 import { randomBase62 } from '@/server/ids';
 import { T0 } from '../support/api';
 import { serveFetchHandler, useTestApi } from '../support/server';
@@ -161,5 +162,61 @@ describe('npm run admin: the ledger', { timeout: 150_000 }, () => {
     });
     expect(result.stderr).toContain(`Mismatch order_entries: ${verification.mismatches[0].object_id}`);
     expect(result.stderr).toContain(`Mismatch balance: ${store.id}`);
+  });
+});
+
+describe('npm run admin: payouts', { timeout: 150_000 }, () => {
+  it('payouts:mark-failed gives the amount back and holds payouts; a wrong status or an unknown payout exits 1 changing nothing', async () => {
+    api.clock.set(T0);
+    const store = await newStore(api);
+    await api.services.db.update(stores).set({ payoutScheduleTest: 'manual' }).where(eq(stores.id, store.id));
+    await paidOrder(api, store.key, 5000);
+    await api.request('POST', '/api/v1/test_helpers/advance_clock', { key: store.key, body: { seconds: 7 * 86_400 } });
+    const payout = (await api.request('POST', '/api/v1/payouts', { key: store.key, body: {} })).body;
+    expect(payout.status).toBe('paid');
+
+    expectFailure(await runCli(['payouts:mark-paid', '--id', payout.id]), 1, /Payout po_test_\w+ is paid: only a payout in_transit can become paid/);
+    expectFailure(await runCli(['payouts:cancel', '--id', payout.id]), 1, /only a payout pending can become canceled/);
+    expectFailure(await runCli(['payouts:mark-failed', '--id', 'po_test_AAAAAAAAAAAAAAAAAAAAAAAA', '--reason', 'bank_rejected']), 1, /No payout with id/);
+    expectFailure(await runCli(['payouts:mark-failed', '--id', payout.id, '--reason', 'lost']), 2, /--reason takes account_closed, invalid_account, name_mismatch, bank_rejected/);
+    expect((await api.request('GET', `/api/v1/payouts/${payout.id}`, { key: store.key })).body).toEqual(payout);
+
+    const failed = expectJson(await runCli(['payouts:mark-failed', '--id', payout.id, '--reason', 'bank_rejected']));
+    expect(failed).toEqual({ ...payout, status: 'failed', failure_reason: 'bank_rejected' });
+    expect((await auditOf(store.id, 'admin.payout.failed')).map((entry) => entry.details)).toEqual([{ livemode: false, payout: payout.id, to: 'failed', reason: 'bank_rejected' }]);
+    expect((await entriesOf(api, store.key, payout.id)).map((entry: { type: string; amount: number; description: string }) => [entry.type, entry.amount, entry.description])).toEqual([
+      ['payout_failure', payout.amount, `Payout failed ${payout.id}`],
+      ['payout', -payout.amount, `Payout ${payout.id}`],
+    ]);
+    expect(await balanceOf(api, store.key)).toMatchObject({ available: payout.amount, payout_hold: { reason: 'payout_failed', until: null } });
+    const held = await api.request('POST', '/api/v1/payouts', { key: store.key, body: {} });
+    expect(held.status).toBe(409);
+    expect(held.body.error).toMatchObject({ code: 'payouts_held', message: expect.stringMatching(/payout_failed/) });
+    const events = (await api.request('GET', `/api/v1/events?object_id=${payout.id}`, { key: store.key })).body.data;
+    expect(events.map((event: { type: string }) => event.type)).toEqual(['payout.failed', 'payout.paid', 'payout.created']);
+    expect(events[0].data.previous_attributes).toEqual({ status: 'paid', failure_reason: null });
+    expectFailure(await runCli(['payouts:mark-failed', '--id', payout.id, '--reason', 'bank_rejected']), 1, /is failed/);
+    expect(expectJson(await runCli(['ledger:verify', '--store', store.id]))).toMatchObject({ ok: true, checked: { payouts: 1 } });
+  });
+
+  it('payouts:cancel turns a pending payout canceled with its payout_cancel entry and payout.updated', async () => {
+    api.clock.set(T0);
+    const store = await newStore(api);
+    // Test payouts are paid at once: a pending one as a live payout waits for its file.
+    const pending = { id: `po_test_${randomBase62(24)}`, storeId: store.id, livemode: false, amount: 1500 };
+    await api.services.db.transaction(async (tx) => {
+      await tx.insert(payouts).values({ ...pending, status: 'pending', ibanLast4: '3000', accountHolder: 'Store', createdAt: T0 });
+      await recordPayoutEntry(tx, pending, 'payout', T0);
+    });
+    const canceled = expectJson(await runCli(['payouts:cancel', '--id', pending.id]));
+    expect(canceled).toMatchObject({ id: pending.id, status: 'canceled', failure_reason: null, arrival_date: null });
+    expect((await entriesOf(api, store.key, pending.id)).map((entry: { type: string; amount: number; description: string }) => [entry.type, entry.amount, entry.description])).toEqual([
+      ['payout_cancel', 1500, `Payout canceled ${pending.id}`],
+      ['payout', -1500, `Payout ${pending.id}`],
+    ]);
+    const [updated] = (await api.request('GET', `/api/v1/events?object_id=${pending.id}`, { key: store.key })).body.data;
+    expect(updated).toMatchObject({ type: 'payout.updated', data: { object: canceled, previous_attributes: { status: 'pending' } } });
+    expect((await auditOf(store.id, 'admin.payout.canceled')).map((entry) => entry.details)).toEqual([{ livemode: false, payout: pending.id, to: 'canceled' }]);
+    expectFailure(await runCli(['payouts:cancel', '--id', pending.id]), 1, /is canceled/);
   });
 });

@@ -290,7 +290,7 @@ describe('the ledger is append-only and verifiable', () => {
           expected: { payment: [1190], tax: [-190], fee: [-110] },
           actual: { payment: [1190], tax: [-190], fee: [-110], other: [-1] },
         },
-        { check: 'balance', store: store.id, livemode: false, object_id: store.id, expected: { total: 890 }, actual: { total: 889, available: -1, pending: 890 } },
+        { check: 'balance', store: store.id, livemode: false, object_id: store.id, expected: { total: 890, available: -1 }, actual: { total: 889, available: -1, pending: 890 } },
       ],
     });
   });

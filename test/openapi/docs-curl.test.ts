@@ -6,9 +6,12 @@
  * `invalid_client_secret`, which does not tell whether the session exists).
  */
 import { execFile } from 'node:child_process';
+import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { operationExample } from '@/app/docs/examples';
 import { referenceOf } from '@/app/docs/reference';
+import { stores } from '@/db/schema';
+import { newBalanceTransactionId, recordAdjustment } from '@/server/balance/ledger';
 import { buildOpenApiDocument } from '@/server/openapi/document';
 import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
@@ -29,6 +32,11 @@ function runCurl(command: string): Promise<{ status: number; body: any }> {
 describe('the example requests of /docs', () => {
   it('each one, run with curl, is answered as its example answer, or refused as naming an object this store lacks', async () => {
     const reference = referenceOf(buildOpenApiDocument(api.baseUrl));
+    // A balance to pay out when the payout example asks, not before (advance_clock's example
+    // passes a Monday).
+    await api.services.db.update(stores).set({ payoutScheduleTest: 'manual' }).where(eq(stores.id, store.id));
+    const now = api.clock.now();
+    await recordAdjustment(api.services.db, { storeId: store.id, livemode: false }, { id: newBalanceTransactionId(false), amount: 1519, reason: 'Opening balance', now });
     const answered: string[] = [];
     for (const domain of reference.domains) {
       for (const entry of domain.operations) {
@@ -56,6 +64,7 @@ describe('the example requests of /docs', () => {
         'GET /api/v1/events',
         'GET /api/v1/invoices',
         'GET /api/v1/orders',
+        'GET /api/v1/payouts',
         'GET /api/v1/portal/sessions',
         'GET /api/v1/products',
         'GET /api/v1/refunds',
@@ -63,6 +72,7 @@ describe('the example requests of /docs', () => {
         'GET /api/v1/test_helpers/emails',
         'GET /api/v1/webhook_endpoints',
         'POST /api/v1/licenses/validate',
+        'POST /api/v1/payouts',
         'POST /api/v1/products',
         'POST /api/v1/subscriptions',
         'POST /api/v1/test_helpers/advance_clock',

@@ -44,7 +44,7 @@ describe('/docs: the overview', () => {
     expect(index).toContain('&quot;code&quot;: &quot;parameter_invalid&quot;');
   });
 
-  it('links a page of each of the 13 domains, and every operation on it', () => {
+  it('links a page of each of the 14 domains, and every operation on it', () => {
     expect(reference.domains.map((domain) => domain.slug)).toEqual([
       'products',
       'checkout-sessions',
@@ -59,6 +59,7 @@ describe('/docs: the overview', () => {
       'events',
       'invoices',
       'balance',
+      'payouts',
     ]);
     for (const domain of reference.domains) {
       expect(index).toContain(`href="/docs/${domain.slug}"`);
@@ -68,9 +69,9 @@ describe('/docs: the overview', () => {
 });
 
 describe('/docs/<domain>', () => {
-  it('each of the 52 operations is on one page, with a curl request and its example answer', () => {
+  it('each of the 56 operations is on one page, with a curl request and its example answer', () => {
     const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) => HTTP_METHODS.filter((method) => item[method]).map((method) => ({ method, path })));
-    expect(operations).toHaveLength(52);
+    expect(operations).toHaveLength(56);
     for (const { method, path } of operations) {
       const found = Object.values(pages).filter((html) => html.includes(`>${method.toUpperCase()}</span> <code>/api/v1${path}</code>`));
       expect(found, `${method} ${path}`).toHaveLength(1);
