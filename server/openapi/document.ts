@@ -45,6 +45,8 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     'Invoices and credit notes the operator issues as seller: one invoice for every paid order and subscription charge, one credit note for every succeeded refund, numbered without gaps per store and mode, never changed once issued; each as JSON and as a PDF in the customer’s language.',
   Balance:
     'The store’s money: an append-only ledger of signed entries (each payment with its VAT and the operator’s fee, each refund, each adjustment), written with their cause, and the balance that sums them by availability: a payment can be paid out after the payout hold, everything else at once.',
+  Payouts:
+    'The available balance paid to the store’s bank account: on its schedule (weekly, monthly) or on request, each payout settling every available entry once, never below the minimum or under a hold; in test mode paid at once. Each payout lists the entries it settled, which sum to its amount.',
   Portal: 'Expiring, read-only links through which a customer sees their orders, subscriptions and refunds without an account. The URL is returned once.',
 };
 

@@ -65,7 +65,8 @@ export async function lockPayoutStore(tx: Executor, scope: Scope, wallClock: Clo
     })
     .from(stores)
     .where(eq(stores.id, scope.storeId))
-    .for('update');
+    // Not `update`: that would also stall every insert naming the store (an order, a refund) until the payout commits.
+    .for('no key update');
   if (!row) return undefined;
   const now = storeClock(wallClock, { livemode: scope.livemode, testClockOffsetSeconds: row.testClockOffsetSeconds }).now();
   return { name: row.name, suspended: row.suspended, schedule: row.schedule, scheduledThrough: row.scheduledThrough, now };
