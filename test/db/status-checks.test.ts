@@ -21,6 +21,7 @@ const STATUS_COLUMNS: Record<string, readonly string[]> = {
   'webhook_deliveries.status': schema.WEBHOOK_DELIVERY_STATUSES,
   'simulator_charges.status': schema.SIMULATOR_CHARGE_STATUSES,
   'simulator_refunds.status': schema.SIMULATOR_REFUND_STATUSES,
+  'payouts.status': schema.PAYOUT_STATUSES,
 };
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -43,7 +44,7 @@ function codeOf(error: unknown): string | undefined {
 
 /**
  * Inserts `value` into `column` of a row of `table` with nothing else set: a temporary copy of
- * the table with its CHECK constraints and without its NOT NULLs (rolled back). Answers
+ * the table with the column's CHECK constraint and without its NOT NULLs (rolled back). Answers
  * 'accepted' or the error's SQLSTATE.
  */
 async function insertStatus(table: string, column: string, value: string): Promise<string | undefined> {
@@ -53,6 +54,13 @@ async function insertStatus(table: string, column: string, value: string): Promi
       const columns = await tx.execute<{ column_name: string }>(sql`select column_name from information_schema.columns where table_name = 'status_probe' and is_nullable = 'NO'`);
       const rows = Array.isArray(columns) ? columns : (columns as { rows: { column_name: string }[] }).rows;
       for (const { column_name } of rows) await tx.execute(sql.raw(`alter table status_probe alter column "${column_name}" drop not null`));
+      // Only the column's own check: others tie the status to columns this row leaves empty.
+      const checks = await tx.execute<{ conname: string }>(
+        sql`select conname from pg_constraint where conrelid = 'status_probe'::regclass and contype = 'c' and conname <> ${`${table}_${column}_check`}`,
+      );
+      for (const { conname } of Array.isArray(checks) ? checks : (checks as { rows: { conname: string }[] }).rows) {
+        await tx.execute(sql.raw(`alter table status_probe drop constraint "${conname}"`));
+      }
       await tx.execute(sql`insert into status_probe (${sql.identifier(column)}) values (${value})`);
       tx.rollback();
     });
