@@ -6,7 +6,7 @@
  * Set-based: one statement per check whatever the number of rows, so it runs on large ledgers.
  * The fee is recomputed here in SQL on purpose, apart from the code that wrote it.
  */
-import { and, count, eq, isNotNull, isNull, ne, or, sql, type SQL } from 'drizzle-orm';
+import { and, count, eq, isNotNull, isNull, ne, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import { unionAll } from 'drizzle-orm/pg-core';
 import type { Executor } from '@/db/client';
 import { balanceTransactions, creditNotes, invoices, orders, payouts, payoutSettlements, refunds, stores } from '@/db/schema';
@@ -45,6 +45,26 @@ const orderFee = sql<number>`least((${orders.amountTotal}::bigint * ${orders.fee
 const onlyStore = (column: typeof orders.storeId | typeof entries.storeId | typeof refunds.storeId | typeof payouts.storeId | typeof stores.id, storeId: string | undefined) =>
   storeId === undefined ? undefined : eq(column, storeId);
 
+/**
+ * The entries of one kind of cause, one row per cause: the amounts of each of `types` and of any
+ * other type (which no cause of this kind may have), each in recording order, null when none.
+ */
+function entriesByCause<const T extends string>(db: Executor, sourceType: 'order' | 'refund' | 'payout', types: readonly T[], storeId: string | undefined) {
+  const amounts = Object.fromEntries(types.map((type) => [type, amountsOf(sql`${entries.type} = ${type}`).as(`actual_${type}`)])) as Record<T, SQL.Aliased<number[] | null>>;
+  return db
+    .select({
+      id: sql<string>`${entries.sourceId}`.as('actual_id'),
+      storeId: sql<string>`${entries.storeId}`.as('actual_store'),
+      livemode: sql<boolean>`${entries.livemode}`.as('actual_livemode'),
+      ...amounts,
+      other: amountsOf(notInArray(entries.type, [...types] as (typeof entries.type._.data)[])).as('actual_other'),
+    })
+    .from(entries)
+    .where(and(eq(entries.sourceType, sourceType), onlyStore(entries.storeId, storeId)))
+    .groupBy(entries.sourceId, entries.storeId, entries.livemode)
+    .as('actual');
+}
+
 /** Every paid order, invoiced, has exactly its three entries; no other order has any. */
 async function orderMismatches(db: Executor, storeId: string | undefined): Promise<LedgerMismatch[]> {
   const expected = db
@@ -60,20 +80,7 @@ async function orderMismatches(db: Executor, storeId: string | undefined): Promi
     .innerJoin(invoices, eq(invoices.orderId, orders.id))
     .where(and(ne(orders.status, 'pending'), onlyStore(orders.storeId, storeId)))
     .as('expected');
-  const actual = db
-    .select({
-      id: sql<string>`${entries.sourceId}`.as('actual_id'),
-      storeId: sql<string>`${entries.storeId}`.as('actual_store'),
-      livemode: sql<boolean>`${entries.livemode}`.as('actual_livemode'),
-      payment: amountsOf(sql`${entries.type} = 'payment'`).as('actual_payment'),
-      tax: amountsOf(sql`${entries.type} = 'tax'`).as('actual_tax'),
-      fee: amountsOf(sql`${entries.type} = 'fee'`).as('actual_fee'),
-      other: amountsOf(sql`${entries.type} not in ('payment', 'tax', 'fee')`).as('actual_other'),
-    })
-    .from(entries)
-    .where(and(eq(entries.sourceType, 'order'), onlyStore(entries.storeId, storeId)))
-    .groupBy(entries.sourceId, entries.storeId, entries.livemode)
-    .as('actual');
+  const actual = entriesByCause(db, 'order', ['payment', 'tax', 'fee'], storeId);
   const rows = await db
     .select({
       id: sql<string>`coalesce(${expected.id}, ${actual.id})`,
@@ -123,19 +130,7 @@ async function refundMismatches(db: Executor, storeId: string | undefined): Prom
     .innerJoin(creditNotes, eq(creditNotes.refundId, refunds.id))
     .where(and(eq(refunds.status, 'succeeded'), onlyStore(refunds.storeId, storeId)))
     .as('expected');
-  const actual = db
-    .select({
-      id: sql<string>`${entries.sourceId}`.as('actual_id'),
-      storeId: sql<string>`${entries.storeId}`.as('actual_store'),
-      livemode: sql<boolean>`${entries.livemode}`.as('actual_livemode'),
-      refund: amountsOf(sql`${entries.type} = 'refund'`).as('actual_refund'),
-      tax: amountsOf(sql`${entries.type} = 'tax'`).as('actual_tax'),
-      other: amountsOf(sql`${entries.type} not in ('refund', 'tax')`).as('actual_other'),
-    })
-    .from(entries)
-    .where(and(eq(entries.sourceType, 'refund'), onlyStore(entries.storeId, storeId)))
-    .groupBy(entries.sourceId, entries.storeId, entries.livemode)
-    .as('actual');
+  const actual = entriesByCause(db, 'refund', ['refund', 'tax'], storeId);
   const rows = await db
     .select({
       id: sql<string>`coalesce(${expected.id}, ${actual.id})`,
@@ -172,20 +167,7 @@ async function refundMismatches(db: Executor, storeId: string | undefined): Prom
  * is settled at most once by the settlements' key.)
  */
 async function payoutMismatches(db: Executor, storeId: string | undefined): Promise<LedgerMismatch[]> {
-  const actual = db
-    .select({
-      id: sql<string>`${entries.sourceId}`.as('actual_id'),
-      storeId: sql<string>`${entries.storeId}`.as('actual_store'),
-      livemode: sql<boolean>`${entries.livemode}`.as('actual_livemode'),
-      payout: amountsOf(sql`${entries.type} = 'payout'`).as('actual_payout'),
-      failure: amountsOf(sql`${entries.type} = 'payout_failure'`).as('actual_failure'),
-      cancel: amountsOf(sql`${entries.type} = 'payout_cancel'`).as('actual_cancel'),
-      other: amountsOf(sql`${entries.type} not in ('payout', 'payout_failure', 'payout_cancel')`).as('actual_other'),
-    })
-    .from(entries)
-    .where(and(eq(entries.sourceType, 'payout'), onlyStore(entries.storeId, storeId)))
-    .groupBy(entries.sourceId, entries.storeId, entries.livemode)
-    .as('actual');
+  const actual = entriesByCause(db, 'payout', ['payout', 'payout_failure', 'payout_cancel'], storeId);
   const settled = db
     .select({
       payoutId: sql<string>`${payoutSettlements.payoutId}`.as('settled_payout'),
@@ -221,7 +203,7 @@ async function payoutMismatches(db: Executor, storeId: string | undefined): Prom
       livemode: sql<boolean>`coalesce(${expected.livemode}, ${actual.livemode})`,
       amount: expected.amount,
       status: expected.status,
-      actual: { payout: actual.payout, failure: actual.failure, cancel: actual.cancel, other: actual.other },
+      actual: { payout: actual.payout, failure: actual.payout_failure, cancel: actual.payout_cancel, other: actual.other },
       settledTotal: sql<number>`coalesce(${settled.total}, 0)`.mapWith(Number),
       misplaced: sql<number>`coalesce(${settled.misplaced}, 0)`.mapWith(Number),
     })
@@ -232,8 +214,8 @@ async function payoutMismatches(db: Executor, storeId: string | undefined): Prom
       or(
         isNull(expected.id),
         sql`${actual.payout} is distinct from array[-${expected.amount}]::int[]`,
-        sql`${actual.failure} is distinct from ${undone('failed')}`,
-        sql`${actual.cancel} is distinct from ${undone('canceled')}`,
+        sql`${actual.payout_failure} is distinct from ${undone('failed')}`,
+        sql`${actual.payout_cancel} is distinct from ${undone('canceled')}`,
         isNotNull(actual.other),
         sql`coalesce(${settled.total}, 0) <> ${expected.amount}`,
         sql`coalesce(${settled.misplaced}, 0) <> 0`,
