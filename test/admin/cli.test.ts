@@ -1,73 +1,16 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditEvents, backupCodes, users } from '@/db/schema';
-import { createAdminHandler } from '@/server/admin/handler';
 import { randomBase62 } from '@/server/ids';
 import { uniqueSku } from '../support/factories';
+import { expectFailure, expectJson, useAdminCli } from '../support/admin-cli';
 import { serveFetchHandler, useTestApi } from '../support/server';
 
 const api = useTestApi();
-const TOKEN = `adm_${randomBase62(40)}`;
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const TSX_CLI = createRequire(import.meta.url).resolve('tsx/cli');
-let serviceUrl = '';
-let closeAdmin: () => Promise<void> = async () => {};
-
-beforeAll(async () => {
-  const server = await serveFetchHandler(createAdminHandler(api.services, TOKEN));
-  serviceUrl = server.baseUrl;
-  closeAdmin = server.close;
-});
-afterAll(() => closeAdmin());
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** `npm run admin -- …` is `tsx scripts/admin.ts …`; run the same thing, asynchronously (the service lives in this process). */
-function runCli(args: string[], env: Record<string, string | undefined> = { SERVICE_URL: serviceUrl, ADMIN_TOKEN: TOKEN }): Promise<CliResult> {
-  const { ADMIN_TOKEN: _token, SERVICE_URL: _url, DATA_DIR: _dir, PORT: _port, ...inherited } = process.env;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [TSX_CLI, 'scripts/admin.ts', ...args], { cwd: ROOT, env: { ...inherited, ...env }, timeout: 120_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-    });
-  });
-}
-
-/** npm itself in the project's directory, as an operator runs it (npm's own configuration included). */
-function runNpm(args: string[], env: Record<string, string | undefined> = { SERVICE_URL: serviceUrl, ADMIN_TOKEN: TOKEN }): Promise<CliResult> {
-  const { ADMIN_TOKEN: _token, SERVICE_URL: _url, DATA_DIR: _dir, PORT: _port, ...inherited } = process.env;
-  // Whatever npm put in the environment of the run that started these tests (`npm test`) is not the operator's.
-  const own = Object.fromEntries(Object.entries(inherited).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
-  return new Promise((resolve) => {
-    execFile('npm', args, { cwd: ROOT, env: { ...own, ...env } as NodeJS.ProcessEnv, timeout: 120_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-    });
-  });
-}
-
-/** Success: exit 0, nothing on stderr, exactly one JSON object on stdout. */
-function expectJson(result: CliResult): any {
-  expect(result.stderr).toBe('');
-  expect(result.code).toBe(0);
-  const parsed = JSON.parse(result.stdout);
-  expect(typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)).toBe(true);
-  return parsed;
-}
-
-/** Failure: the given exit code, nothing on stdout, the reason on stderr. */
-function expectFailure(result: CliResult, code: number, message: RegExp) {
-  expect(result.stdout).toBe('');
-  expect(result.code).toBe(code);
-  expect(result.stderr).toMatch(message);
-}
+const { token: TOKEN, url, runCli, runNpm } = useAdminCli(api);
 
 const defaultFlags = { suspended: false, live_api: true, amount_mode: false, tax_calculation: false, subscriptions: false };
 /** PLATFORM_FEE_PERCENT and PLATFORM_FEE_FIXED's defaults, which a store without rates of its own pays. */
@@ -168,7 +111,7 @@ describe('npm run admin', { timeout: 150_000 }, () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'admin-cli-'));
     try {
       await writeFile(path.join(dataDir, 'admin-token'), `${TOKEN}\n`, { mode: 0o600 });
-      const store = expectJson(await runCli(['store:create', '--name', 'From file'], { SERVICE_URL: serviceUrl, DATA_DIR: dataDir }));
+      const store = expectJson(await runCli(['store:create', '--name', 'From file'], { SERVICE_URL: url(), DATA_DIR: dataDir }));
       expect(store.name).toBe('From file');
     } finally {
       await rm(dataDir, { recursive: true, force: true });
@@ -176,7 +119,7 @@ describe('npm run admin', { timeout: 150_000 }, () => {
   });
 
   it('SERVICE_URL defaults to 127.0.0.1 on PORT', async () => {
-    const port = new URL(serviceUrl).port;
+    const port = new URL(url()).port;
     const store = expectJson(await runCli(['store:create', '--name', 'Default url'], { PORT: port, ADMIN_TOKEN: TOKEN }));
     expect(store.name).toBe('Default url');
   });
@@ -323,13 +266,13 @@ describe('npm run admin failures: non-zero exit, stderr, nothing on stdout', { t
   });
 
   it('wrong token → exit 1 naming the 401', async () => {
-    expectFailure(await runCli(['store:create', '--name', 'X'], { SERVICE_URL: serviceUrl, ADMIN_TOKEN: 'adm_wrong' }), 1, /refused the admin token \(401\)/);
+    expectFailure(await runCli(['store:create', '--name', 'X'], { SERVICE_URL: url(), ADMIN_TOKEN: 'adm_wrong' }), 1, /refused the admin token \(401\)/);
   });
 
   it('no token anywhere → exit 1 saying how to get one', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'admin-cli-'));
     try {
-      expectFailure(await runCli(['store:create', '--name', 'X'], { SERVICE_URL: serviceUrl, DATA_DIR: dataDir }), 1, /No admin token: set ADMIN_TOKEN, or start the service once/);
+      expectFailure(await runCli(['store:create', '--name', 'X'], { SERVICE_URL: url(), DATA_DIR: dataDir }), 1, /No admin token: set ADMIN_TOKEN, or start the service once/);
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

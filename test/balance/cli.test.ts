@@ -1,57 +1,16 @@
-import { execFile } from 'node:child_process';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { auditEvents, balanceTransactions, payouts, stores } from '@/db/schema';
-import { createAdminHandler } from '@/server/admin/handler';
 import { recordPayoutEntry } from '@/server/balance/ledger';
 import { randomBase62 } from '@/server/ids';
 import { T0 } from '../support/api';
-import { serveFetchHandler, useTestApi } from '../support/server';
+import { expectFailure, expectJson, useAdminCli } from '../support/admin-cli';
+import { useTestApi } from '../support/server';
 import { balanceOf, entriesOf, newStore, paidOrder } from './support';
 
 /** The operator's side of the ledger, as a process: fee rates, adjustments and ledger:verify. */
 const api = useTestApi();
-const TOKEN = `adm_${randomBase62(40)}`;
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const TSX_CLI = createRequire(import.meta.url).resolve('tsx/cli');
-let serviceUrl = '';
-let closeAdmin: () => Promise<void> = async () => {};
-
-beforeAll(async () => {
-  const server = await serveFetchHandler(createAdminHandler(api.services, TOKEN));
-  serviceUrl = server.baseUrl;
-  closeAdmin = server.close;
-});
-afterAll(() => closeAdmin());
-
-interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runCli(args: string[]): Promise<CliResult> {
-  const { ADMIN_TOKEN: _token, SERVICE_URL: _url, DATA_DIR: _dir, PORT: _port, ...inherited } = process.env;
-  return new Promise((resolve) => {
-    execFile(process.execPath, [TSX_CLI, 'scripts/admin.ts', ...args], { cwd: ROOT, env: { ...inherited, SERVICE_URL: serviceUrl, ADMIN_TOKEN: TOKEN }, timeout: 120_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-    });
-  });
-}
-
-function expectJson(result: CliResult): any {
-  expect(result.stderr).toBe('');
-  expect(result.code).toBe(0);
-  return JSON.parse(result.stdout);
-}
-
-function expectFailure(result: CliResult, code: number, message: RegExp) {
-  expect(result.stdout).toBe('');
-  expect(result.code).toBe(code);
-  expect(result.stderr).toMatch(message);
-}
+const { runCli } = useAdminCli(api);
 
 const auditOf = (storeId: string, action: string) =>
   api.services.db

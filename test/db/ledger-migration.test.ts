@@ -1,30 +1,17 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Executor } from '@/db/client';
 import { verifyLedger } from '@/server/balance/verify';
+import { MIGRATIONS, useMigrationsBefore } from '../support/migrations';
 
 /**
  * Migration 0025 on data written before the ledger: each invoiced paid order gets its payment,
  * VAT and fee entries (at the default rates, which it records), each credited refund its refund
  * and VAT, in the order they happened; nothing for a pending order or a failed refund.
  */
-const MIGRATIONS = path.resolve('db/migrations');
-const before = mkdtempSync(path.join(tmpdir(), 'migrations-'));
-afterAll(() => rmSync(before, { recursive: true, force: true }));
-
-function migrationsBefore(tag: string): string {
-  cpSync(MIGRATIONS, before, { recursive: true });
-  const journalFile = path.join(before, 'meta/_journal.json');
-  const journal = JSON.parse(readFileSync(journalFile, 'utf8'));
-  journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag < tag);
-  writeFileSync(journalFile, JSON.stringify(journal));
-  return before;
-}
+const migrationsBefore = useMigrationsBefore();
 
 describe('migration 0025: the ledger of what was paid and refunded before it', () => {
   it('writes the entries of paid orders and credited refunds, which ledger:verify then finds complete', async () => {

@@ -1,29 +1,15 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { MIGRATIONS, useMigrationsBefore } from '../support/migrations';
 
 /**
  * Migration 0023 on data written before it: a paid subscription charge with its invoice and
  * receipt, becomes an order (lines, amounts, tax, customer, invoice, dates, store,
  * environment) that the charge and its invoice point at; a declined one stays without.
  */
-const MIGRATIONS = path.resolve('db/migrations');
-const before = mkdtempSync(path.join(tmpdir(), 'migrations-'));
-afterAll(() => rmSync(before, { recursive: true, force: true }));
-
-/** The migrations up to the one before 0023. */
-function migrationsBefore(tag: string): string {
-  cpSync(MIGRATIONS, before, { recursive: true });
-  const journalFile = path.join(before, 'meta/_journal.json');
-  const journal = JSON.parse(readFileSync(journalFile, 'utf8'));
-  journal.entries = journal.entries.filter((entry: { tag: string }) => entry.tag < tag);
-  writeFileSync(journalFile, JSON.stringify(journal));
-  return before;
-}
+const migrationsBefore = useMigrationsBefore();
 
 describe('migration 0023: paid subscription charges become orders', () => {
   it('creates the order with its line and points the charge and the invoice at it; a declined charge stays without one', async () => {
