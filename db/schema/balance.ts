@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, date, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { oneOf, timestamptz } from './columns';
 import { stores } from './stores';
 
@@ -80,13 +80,18 @@ export const payouts = pgTable(
     failureReason: text('failure_reason').$type<PayoutFailureReason>(),
     /** Null until sent: then the execution date plus one weekday, 00:00 UTC. */
     arrivalDate: timestamptz('arrival_date'),
-    /** The destination as it was at creation. */
+    /** The destination as it was at creation: the whole IBAN goes into the bank's transfer file. */
+    iban: text('iban').notNull(),
     ibanLast4: text('iban_last4').notNull(),
     accountHolder: text('account_holder').notNull(),
     /** The store's clock at creation (its test clock in test mode). */
     createdAt: timestamptz('created_at').notNull(),
     /** The schedule date a scheduled payout was made for; null for one asked for by API. */
     scheduledFor: timestamptz('scheduled_for'),
+    /** The bank transfer file that sent it (live mode); null while pending. */
+    exportMessageId: text('export_message_id').references(() => payoutExports.messageId),
+    /** The store's clock when it failed: a bank account saved after it ends the hold. */
+    failedAt: timestamptz('failed_at'),
   },
   (t) => [
     // One scheduled payout per store, environment and date, whichever instance or worker makes it.
@@ -97,6 +102,7 @@ export const payouts = pgTable(
     check('payouts_failure_reason_check', oneOf(t.failureReason, PAYOUT_FAILURE_REASONS)),
     check('payouts_failure_reason_iff_failed', sql`(${t.status} = 'failed') = (${t.failureReason} is not null)`),
     check('payouts_amount_positive', sql`${t.amount} > 0`),
+    check('payouts_failed_at_iff_failed', sql`(${t.status} = 'failed') = (${t.failedAt} is not null)`),
   ],
 );
 
@@ -116,3 +122,37 @@ export const payoutSettlements = pgTable(
   },
   (t) => [index('payout_settlements_payout_idx').on(t.payoutId)],
 );
+
+/**
+ * Where a store's payouts go, per environment; saved only by an owner in the dashboard. A test
+ * store without a row pays to the test IBAN in its own name. Times are on the store's clock.
+ */
+export const bankAccounts = pgTable(
+  'bank_accounts',
+  {
+    storeId: text('store_id')
+      .notNull()
+      .references(() => stores.id),
+    livemode: boolean('livemode').notNull(),
+    /** Normalised: no spaces, upper case, checked (country, length, mod-97). */
+    iban: text('iban').notNull(),
+    accountHolder: text('account_holder').notNull(),
+    /** The last save that changed the IBAN or the holder (the first included): payouts wait 7 days from it. */
+    changedAt: timestamptz('changed_at').notNull(),
+    /** The last save, changed or not: it ends a failed payout's hold. */
+    savedAt: timestamptz('saved_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.storeId, t.livemode] })],
+);
+
+/**
+ * A SEPA credit-transfer file (pain.001.001.09) given to the operator for its bank: the document
+ * is kept as written, so asking for it again by its message id gives the same bytes.
+ */
+export const payoutExports = pgTable('payout_exports', {
+  /** `PAYOUTS-<YYYYMMDD>-<n>`: the n-th file for that execution date. */
+  messageId: text('message_id').primaryKey(),
+  executionDate: date('execution_date', { mode: 'string' }).notNull(),
+  document: text('document').notNull(),
+  createdAt: timestamptz('created_at').notNull(),
+});

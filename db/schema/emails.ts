@@ -40,6 +40,7 @@ export const emails = pgTable(
     subscriptionId: text('subscription_id'),
     invoiceId: text('invoice_id'),
     creditNoteId: text('credit_note_id'),
+    payoutId: text('payout_id'),
     /** Set for e-mails a background pass writes (renewal reminders): a second pass writes nothing. */
     dedupeKey: text('dedupe_key'),
     status: text('status').$type<EmailStatus>().notNull(),

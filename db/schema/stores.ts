@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
-import { oneOf, timestamptz } from './columns';
+import { DOCUMENT_LANGUAGES, oneOf, timestamptz, type DocumentLanguage } from './columns';
 
 /** When a store's payouts are made: Mondays or the 1st, 00:00 UTC on its clock, or only when asked. */
 export const PAYOUT_SCHEDULES = ['weekly', 'monthly', 'manual'] as const;
@@ -37,6 +37,8 @@ export const stores = pgTable(
     /** The last schedule date a payout pass took up in each environment: each date is taken up once. */
     payoutsScheduledThroughLive: timestamptz('payouts_scheduled_through_live'),
     payoutsScheduledThroughTest: timestamptz('payouts_scheduled_through_test'),
+    /** What the store's members read from us: its e-mails to them and its payout statements. */
+    language: text('language').$type<DocumentLanguage>().notNull().default('en'),
     createdAt: timestamptz('created_at').notNull().defaultNow(),
     updatedAt: timestamptz('updated_at').notNull().defaultNow(),
   },
@@ -45,6 +47,7 @@ export const stores = pgTable(
     check('stores_fee_fixed_range', sql`${t.feeFixed} >= 0`),
     check('stores_payout_schedule_live_check', oneOf(t.payoutScheduleLive, PAYOUT_SCHEDULES)),
     check('stores_payout_schedule_test_check', oneOf(t.payoutScheduleTest, PAYOUT_SCHEDULES)),
+    check('stores_language_check', oneOf(t.language, DOCUMENT_LANGUAGES)),
   ],
 );
 

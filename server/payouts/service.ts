@@ -108,6 +108,7 @@ export async function attemptPayout(tx: Transaction, scope: Scope, store: Locked
       status: 'pending',
       failureReason: null,
       arrivalDate: null,
+      iban: TEST_DESTINATION_IBAN,
       ibanLast4: TEST_DESTINATION_IBAN.slice(-4),
       accountHolder: store.name,
       createdAt: now,
@@ -232,7 +233,7 @@ export async function changePayoutStatus(tx: Transaction, id: string, change: Pa
   }
   const [after] = (await tx
     .update(payouts)
-    .set({ status: change.to, failureReason: change.to === 'failed' ? change.reason : null })
+    .set(change.to === 'failed' ? { status: 'failed', failureReason: change.reason, failedAt: store.now } : { status: change.to })
     .where(eq(payouts.id, id))
     .returning()) as [PayoutRow];
   if (rule.entry) await recordPayoutEntry(tx, after, rule.entry, store.now);
