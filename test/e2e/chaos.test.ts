@@ -29,11 +29,12 @@ import { startReceiver, type Receiver } from '../webhooks/support';
 /**
  * Several processes on one PostgreSQL act as one service: three `npm start` instances with
  * BACKGROUND_WORK=false and two `npm run worker` processes, while customers pay, merchants refund
- * and the test clock bills renewals through all of them, and a random one of the five is killed
- * with SIGKILL (its whole process group) every few seconds and started again. Then: every
- * acknowledged payment is recorded once, the gateway (the simulator's ledger) took no charge and
- * no refund twice, every event reached its endpoint, the rate limits were counted once for all
- * instances, and no row is left leased.
+ * and ask for payouts, and the test clock bills renewals and makes weekly payouts through all of
+ * them, and a random one of the five is killed with SIGKILL (its whole process group) every few
+ * seconds and started again. Then: every acknowledged payment is recorded once, the gateway (the
+ * simulator's ledger) took no charge and no refund twice, one Idempotency-Key made one payout at
+ * most, the ledger follows from the documents (no entry paid out twice), every event reached its
+ * endpoint, the rate limits were counted once for all instances, and no row is left leased.
  *
  * On the PostgreSQL server DATABASE_URL names, in a database of its own: PGlite is one process,
  * so the suite's PGlite run leaves this file out (vitest.config.ts). Seeded (CHAOS_SEED);
@@ -79,7 +80,9 @@ let receiver: Receiver;
 let key = '';
 let otherKey = '';
 let endpointSecret = '';
-const counts = { killed: 0, payments: 0, subscriptions: 0, refunds: 0, renewalMoves: 0, unanswered: 0 };
+const counts = { killed: 0, payments: 0, subscriptions: 0, refunds: 0, payouts: 0, renewalMoves: 0, unanswered: 0 };
+/** Each payout Idempotency-Key sent, with the payouts its acknowledged answers named. */
+const payoutsByKey = new Map<string, Set<string>>();
 const acknowledgedSessions: string[] = [];
 const paidOrders: string[] = [];
 
@@ -132,11 +135,11 @@ const liveOrigins = () => members.flatMap((member) => (member.kind === 'web' && 
 const idle = () => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 100));
 
 /** One call to a random running instance; undefined when it was killed under the call (or none runs). */
-async function call(method: string, route: string, body?: unknown, withKey = key) {
+async function call(method: string, route: string, body?: unknown, headers: Record<string, string> = {}) {
   const origins = liveOrigins();
   if (origins.length === 0) return idle();
   try {
-    return await callService(pick(origins), withKey, method, route, body);
+    return await callService(pick(origins), key, method, route, body, headers);
   } catch {
     counts.unanswered += 1;
     return undefined;
@@ -183,6 +186,17 @@ const operations: Record<string, (priceId: string) => Promise<void>> = {
     if (!orderId) return;
     const refund = await call('POST', '/api/v1/refunds', { order_id: orderId, amount: 100 });
     if (refund?.status === 201) counts.refunds += 1;
+  },
+  async payout() {
+    const idempotencyKey = `chaos-payout-${payoutsByKey.size + 1}`;
+    const named = new Set<string>();
+    payoutsByKey.set(idempotencyKey, named);
+    // Sent twice to random instances, as a client retries a call cut off: one payout at most.
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const answer = await call('POST', '/api/v1/payouts', {}, { 'idempotency-key': idempotencyKey });
+      if (answer?.status === 201) named.add(answer.body.id);
+    }
+    if (named.size > 0) counts.payouts += 1;
   },
   async renewal() {
     const moved = await call('POST', '/api/v1/test_helpers/advance_clock', { seconds: 32 * 24 * 3600 });
@@ -235,7 +249,7 @@ describe('three web instances and two workers on one PostgreSQL, killed and rest
   }, 60_000);
 
   it(
-    'under SIGKILLs every few seconds: acknowledged payments recorded once, nothing charged or refunded twice, every event delivered, no row left leased',
+    'under SIGKILLs every few seconds: acknowledged payments recorded once, nothing charged, refunded or paid out twice, every event delivered, no row left leased',
     async () => {
       const product = await callService(liveOrigins()[0]!, key, 'POST', '/api/v1/products', { name: 'Chaos licence', amount: 2500, sku: uniqueSku() });
       expect(product.status).toBe(201);
@@ -257,7 +271,7 @@ describe('three web instances and two workers on one PostgreSQL, killed and rest
       })();
       const customers = Array.from({ length: 3 }, async () => {
         while (Date.now() < deadline) {
-          const kind = pick(['payment', 'payment', 'subscription', 'refund', 'renewal'] as const);
+          const kind = pick(['payment', 'payment', 'subscription', 'refund', 'payout', 'renewal'] as const);
           await operations[kind]!(priceId);
           // Orders of acknowledged payments become refundable once read back.
           if (kind === 'payment' && acknowledgedSessions.length > paidOrders.length) {
@@ -325,7 +339,14 @@ describe('three web instances and two workers on one PostgreSQL, killed and rest
       from (select leased_until from payment_attempts union all select leased_until from subscription_charges union all select leased_until from refunds) as leased`;
       expect(leases!.held).toBe(0);
 
-      // The ledger follows from the documents, whatever was killed half-way.
+      // One payout per Idempotency-Key, whichever instances answered; each one recorded.
+      const [payoutIds] = await sql<{ ids: string[] }[]>`select coalesce(array_agg(id), '{}') as ids from payouts`;
+      for (const [idempotencyKey, named] of payoutsByKey) {
+        expect(named.size, idempotencyKey).toBeLessThanOrEqual(1);
+        for (const id of named) expect(payoutIds!.ids).toContain(id);
+      }
+
+      // The ledger follows from the documents, whatever was killed half-way: no entry paid out twice.
       const ledger = await openDatabase({ url: databaseUrl });
       try {
         expect(await verifyLedger(ledger.db, new Date())).toMatchObject({ ok: true });
@@ -339,7 +360,7 @@ describe('three web instances and two workers on one PostgreSQL, killed and rest
         (select count(*)::int from simulator_refunds) as refunds`;
       console.log(
         `chaos (seed ${SEED}, ${CHAOS_MS / 1000} s): ${counts.killed} processes killed; acknowledged: ${counts.payments} payments, ${counts.subscriptions} subscriptions, ` +
-          `${counts.refunds} refunds, ${counts.renewalMoves} clock moves; ${counts.unanswered} calls cut off; at the gateway: ${gateway!.charges} charges, ` +
+          `${counts.refunds} refunds, ${counts.payouts} payouts asked for, ${counts.renewalMoves} clock moves; ${payoutIds!.ids.length} payouts made; ${counts.unanswered} calls cut off; at the gateway: ${gateway!.charges} charges, ` +
           `${gateway!.recurring} recurring charges, ${gateway!.refunds} refunds; ${received.length} deliveries of ${events!.ids.length} events, ${duplicates} duplicates; ` +
           `${leases!.left} leases left to expire by killed processes`,
       );

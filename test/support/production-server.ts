@@ -162,10 +162,10 @@ export async function stopWorker(worker: WorkerProcess): Promise<number | null> 
 }
 
 /** A JSON call to a started service's API with a secret key (without a body: no content-type). */
-export async function callService(origin: string, key: string, method: string, route: string, body?: unknown): Promise<{ status: number; body: any }> {
+export async function callService(origin: string, key: string, method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const response = await fetch(`${origin}${route}`, {
     method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   return { status: response.status, body: (await response.json()) as any };
