@@ -1,8 +1,9 @@
 import { pino, stdTimeFunctions, type Logger } from 'pino';
 
 /**
- * The process's logger: one JSON object per line on stdout (`time`, `level`, `msg`, then the
- * fields), or a short line per entry with LOG_FORMAT=pretty. LOG_LEVEL (default `info`).
+ * The process's logger: a short line per entry for a person at a terminal, one JSON object per
+ * line (`time`, `level`, `msg`, then the fields) for whatever collects the output otherwise;
+ * LOG_FORMAT=pretty or json chooses. LOG_LEVEL (default `info`).
  * Nothing secret belongs in a field; the redaction below is a safety net for a field that slips
  * in, since a log is read by more people than the database.
  */
@@ -48,7 +49,8 @@ function createLogger(env: Record<string, string | undefined>): Logger {
     formatters: { level: (label: string) => ({ level: label }) },
     redact: { paths: SECRET_FIELDS.flatMap((name) => [name, `*.${name}`]), censor: '[redacted]' },
   };
-  return pino(options, env.LOG_FORMAT === 'pretty' ? prettyDestination : batchedStdout());
+  const pretty = env.LOG_FORMAT ? env.LOG_FORMAT === 'pretty' : process.stdout.isTTY === true;
+  return pino(options, pretty ? prettyDestination : batchedStdout());
 }
 
 // On globalThis, like the metrics: the front and Next's build of the server code share one.

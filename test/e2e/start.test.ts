@@ -156,6 +156,34 @@ describe('npm start', () => {
     START_TIMEOUT_MS,
   );
 
+  it(
+    'logs one JSON object per line through a pipe and short lines for people at a terminal; Next’s telemetry stays off',
+    async () => {
+      const piped = service
+        .output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'));
+      expect(piped.map((line) => JSON.parse(line))).toContainEqual(expect.objectContaining({ level: 'info', msg: expect.any(String), time: expect.any(String) }));
+      const storage = await serviceStorage('npm-start-terminal');
+      const terminalPort = await freePort();
+      const atTerminal = await startProductionService(serviceEnv({ ...storage.env, PORT: String(terminalPort) }), { terminal: true });
+      try {
+        await fetch(`http://127.0.0.1:${terminalPort}/api/v1/products`);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const output = atTerminal.output();
+        expect(output).toMatch(/^\d\d:\d\d:\d\d INFO {2}\S/m);
+        expect(output).toMatch(/^\d\d:\d\d:\d\d INFO {2}request request_id=\S+ method=GET route=\/api\/v1\/products status=401 duration_ms=\d+/m);
+        expect(output).not.toMatch(/^\{"/m);
+        for (const text of [output, service.output()]) expect(text).not.toMatch(/telemetry/i);
+      } finally {
+        process.kill(-atTerminal.child.pid!, 'SIGTERM');
+        await atTerminal.exited;
+        await storage.cleanup();
+      }
+    },
+    START_TIMEOUT_MS,
+  );
+
   it('a client-sent X-Forwarded-For does not escape the per-IP limit', async () => {
     const statuses: number[] = [];
     for (let i = 0; i < PER_IP_LIMIT + 5; i++) {

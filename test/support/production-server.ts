@@ -76,19 +76,21 @@ async function startLock(): Promise<() => Promise<void>> {
   }
 }
 
-export async function startService(env: NodeJS.ProcessEnv): Promise<Service> {
+/** `terminal`: on a pseudo-terminal (through `script`), as a person starts it, rather than a pipe. */
+export async function startService(env: NodeJS.ProcessEnv, options: { terminal?: boolean } = {}): Promise<Service> {
   const release = await startLock();
   try {
-    return await startServiceNow(env);
+    return await startServiceNow(env, options.terminal === true);
   } finally {
     await release();
   }
 }
 
-async function startServiceNow(env: NodeJS.ProcessEnv): Promise<Service> {
+async function startServiceNow(env: NodeJS.ProcessEnv, terminal: boolean): Promise<Service> {
   const started = Date.now();
+  const [command, args] = terminal ? ['script', ['-qfec', 'npm start', '/dev/null']] : ['npm', ['start']];
   // Its own process group, so that a signal reaches npm and the node process it runs.
-  const child = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
