@@ -3,7 +3,7 @@
  * Calls the running service's admin router over tRPC and prints exactly one JSON object on
  * stdout. Exit codes: 0 success, 1 the call failed, 2 the command line is wrong.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { PAYOUT_FAILURE_REASONS, type PayoutFailureReason } from '../db/schema/balance';
@@ -169,6 +169,27 @@ const COMMANDS: Record<string, Command> = {
     usage: 'payouts:cancel --id PAYOUT_ID   (pending → canceled)',
     flags: { id: { kind: 'string', required: true } },
     run: (client, flags) => client.payout.cancel.mutate({ id: text(flags.id) }),
+  },
+  'payouts:export': {
+    usage:
+      'payouts:export --date YYYY-MM-DD [--out FILE]   (every live pending payout in one SEPA file, default ./<message id>.xml; they turn in_transit)\n  payouts:export --message-id ID [--out FILE]   (a file made before, again byte for byte)',
+    flags: { date: { kind: 'string' }, 'message-id': { kind: 'string' }, out: { kind: 'string' } },
+    run: async (client, flags) => {
+      const date = flags.date as string | undefined;
+      const messageId = flags['message-id'] as string | undefined;
+      if ((date === undefined) === (messageId === undefined)) throw new UsageError('payouts:export takes either --date YYYY-MM-DD (a new file) or --message-id ID (a file made before).');
+      const { document, ...exported } = date !== undefined ? await client.payout.export.mutate({ date }) : await client.payout.readExport.query({ messageId: messageId! });
+      if (document === null) return { file: null, ...exported };
+      const file = path.resolve((flags.out as string | undefined) ?? `${exported.message_id}.xml`);
+      try {
+        await writeFile(file, document);
+      } catch (error) {
+        throw new Error(
+          `${exported.message_id} is recorded, but ${file} could not be written (${(error as Error).message}): write it with payouts:export --message-id ${exported.message_id} --out FILE.`,
+        );
+      }
+      return { file, ...exported };
+    },
   },
   'user:invite': {
     usage: 'user:invite --store ID --email EMAIL --role owner|admin|developer|support|viewer',

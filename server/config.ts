@@ -63,6 +63,10 @@ export interface OperatorConfig {
   email: string;
   /** True when any of the four came from the demo values. */
   isDemo: boolean;
+  /** OPERATOR_IBAN (no spaces, upper case): the account payouts are sent from; unset, none can be exported. No demo value: money never leaves a made-up account. */
+  iban?: string;
+  /** OPERATOR_BIC: the bank of that account. */
+  bic?: string;
 }
 
 export const DEMO_OPERATOR = {
@@ -85,7 +89,29 @@ function loadOperator(env: Record<string, string | undefined>): OperatorConfig {
     vatId: given.vatId || DEMO_OPERATOR.vatId,
     email: given.email || DEMO_OPERATOR.email,
     isDemo: Object.values(given).some((value) => !value),
+    iban: ibanSetting(env.OPERATOR_IBAN, 'OPERATOR_IBAN'),
+    bic: bicSetting(env.OPERATOR_BIC, 'OPERATOR_BIC'),
   };
+}
+
+/** An IBAN as ISO 13616 writes it: country, two check digits, up to 30 letters and digits; the whole mod 97 is 1. */
+function ibanSetting(value: string | undefined, name: string): string | undefined {
+  const iban = value?.replace(/\s+/g, '').toUpperCase();
+  if (!iban) return undefined;
+  const rearranged = `${iban.slice(4)}${iban.slice(0, 4)}`;
+  // Letters count as 10–35; the digits are folded nine at a time, within a safe integer.
+  const digits = rearranged.replace(/[A-Z]/g, (letter) => String(letter.charCodeAt(0) - 55));
+  const remainder = digits.match(/.{1,9}/g)?.reduce((rest, chunk) => Number(`${rest}${chunk}`) % 97, 0);
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban) || remainder !== 1) throw new Error(`${name} must be an IBAN (country, check digits, account number; spaces allowed), got "${value}"`);
+  return iban;
+}
+
+/** A BIC (ISO 9362): bank, country, location, and an optional branch. */
+function bicSetting(value: string | undefined, name: string): string | undefined {
+  const bic = value?.trim().toUpperCase();
+  if (!bic) return undefined;
+  if (!/^[A-Z0-9]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/.test(bic)) throw new Error(`${name} must be a BIC of 8 or 11 letters and digits, got "${value}"`);
+  return bic;
 }
 
 export interface VatLookupConfig {
@@ -177,7 +203,7 @@ export interface Config {
    * that cannot expect its turn within it is refused at once with 503 service_busy (server/host/front.ts).
    */
   queueTimeoutMs: number;
-  /** OPERATOR_LEGAL_NAME, OPERATOR_ADDRESS, OPERATOR_VAT_ID, OPERATOR_EMAIL. */
+  /** OPERATOR_LEGAL_NAME, OPERATOR_ADDRESS, OPERATOR_VAT_ID, OPERATOR_EMAIL; OPERATOR_IBAN, OPERATOR_BIC. */
   operator: OperatorConfig;
   vatLookup: VatLookupConfig;
   /** DOWNLOAD_LIMIT (default 20): downloads served per order line of a product with a file; more are refused. */

@@ -12,10 +12,13 @@ import {
   cancelPayoutInput,
   createdStoreSchema,
   createStoreInput,
+  exportPayoutsInput,
   invitedUserSchema,
   inviteUserInput,
   markPayoutFailedInput,
   markPayoutPaidInput,
+  payoutExportSchema,
+  readPayoutExportInput,
   resetLinkSchema,
   resetUserInput,
   rolledKeysSchema,
@@ -32,8 +35,10 @@ import {
   attachLicenseAsOperator,
   changePayoutAsOperator,
   createStoreAsOperator,
+  exportPayoutsAsOperator,
   inviteUserAsOperator,
   listStoresAsOperator,
+  readPayoutExportAsOperator,
   resetUserAsOperator,
   rollKeysAsOperator,
   updateStoreAsOperator,
@@ -135,6 +140,18 @@ export const adminRouter = createRouter({
       .input(cancelPayoutInput)
       .output(payoutSchema)
       .mutation(({ ctx, input }) => changePayoutAsOperator(ctx, input.id, { to: 'canceled' })),
+
+    // payout.export: every pending live payout in one SEPA file for the bank; they turn in_transit.
+    export: adminProcedure
+      .input(exportPayoutsInput)
+      .output(payoutExportSchema)
+      .mutation(({ ctx, input }) => exportPayoutsAsOperator(ctx, input.date)),
+
+    // payout.readExport: a file made before, byte for byte.
+    readExport: adminProcedure
+      .input(readPayoutExportInput)
+      .output(payoutExportSchema)
+      .query(({ ctx, input }) => readPayoutExportAsOperator(ctx, input.messageId)),
   }),
   user: createRouter({
     // user.invite: adds the person to the store and prints a one-time link.

@@ -160,6 +160,27 @@ export const markPayoutPaidInput = z.strictObject({ id: payoutId });
 export const markPayoutFailedInput = z.strictObject({ id: payoutId, reason: z.enum(PAYOUT_FAILURE_REASONS).describe('Why the bank returned it.') });
 export const cancelPayoutInput = z.strictObject({ id: payoutId });
 
+/** A day of the calendar as `YYYY-MM-DD` (2026-02-30 is none). */
+const calendarDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date as YYYY-MM-DD')
+  .refine((text) => {
+    const day = new Date(`${text}T00:00:00Z`);
+    return !Number.isNaN(day.getTime()) && day.toISOString().startsWith(text);
+  }, 'must be a day of the calendar');
+
+export const exportPayoutsInput = z.strictObject({ date: calendarDay.describe('The execution date the bank is asked for: today (UTC) or later.') });
+export const readPayoutExportInput = z.strictObject({ messageId: z.string().min(1).max(35).describe("The file's message id, `PAYOUTS-<YYYYMMDD>-<n>`.") });
+
+export const payoutExportSchema = z.object({
+  message_id: z.string().nullable().describe('Null when no payout was pending: then no file was made.'),
+  execution_date: z.string(),
+  count: z.number().int(),
+  amount: z.number().int().describe('The sum of the payouts, in cents.'),
+  payouts: z.array(z.string()).describe("The payout ids, in the file's order."),
+  document: z.string().nullable().describe('The pain.001 file, exactly as recorded.'),
+});
+
 const mismatchSchema = z.object({
   check: z.enum(['order_entries', 'refund_entries', 'payout_entries', 'balance']),
   store: z.string(),

@@ -16,6 +16,7 @@ import { ApiError } from '../errors';
 import { customerPageUrlProblem } from '../kit/fields';
 import { digestsEqual, sha256Hex } from '../ids';
 import { attachFile, attachLicense } from '../products/operator-service';
+import { exportPendingPayouts, readPayoutExport, type PayoutExport } from '../payouts/export';
 import type { Payout } from '../payouts/schemas';
 import { changePayoutStatus, payoutView, type PayoutChange } from '../payouts/service';
 import type { Product } from '../products/schemas';
@@ -23,7 +24,7 @@ import { KEY_TYPES, rollStoreKeys } from '../keys/service';
 import { createStore, listStores, lockStore, updateStore, type StoreView } from '../stores/service';
 import { acceptLinkUrl, createResetLink, inviteUser, normalizeEmail } from '../users/service';
 import { clearTwoFactor } from '../users/two-factor';
-import type { adjustLedgerInput, createStoreInput, inviteUserInput, resetUserInput, rollKeysInput, updateStoreInput, Store, verifyLedgerInput } from './schemas';
+import type { adjustLedgerInput, createStoreInput, inviteUserInput, payoutExportSchema, resetUserInput, rollKeysInput, updateStoreInput, Store, verifyLedgerInput } from './schemas';
 
 /** `Authorization: Bearer <token>`; anything else counts as no token. */
 function presentedToken(headers: Headers): string | undefined {
@@ -211,6 +212,35 @@ export async function changePayoutAsOperator(ctx: Context, id: string, change: P
     await auditOperatorAction(tx, ctx, { action: `admin.payout.${change.to}`, storeId: payout.storeId, details: { livemode: payout.livemode, payout: id, ...change } });
     return payoutView(payout);
   });
+}
+
+function payoutExportView(exported: PayoutExport): z.infer<typeof payoutExportSchema> {
+  return {
+    message_id: exported.messageId,
+    execution_date: exported.executionDate,
+    count: exported.payouts.length,
+    amount: exported.payouts.reduce((sum, payout) => sum + payout.amount, 0),
+    payouts: exported.payouts.map((payout) => payout.id),
+    document: exported.document,
+  };
+}
+
+/** `payouts:export --date`: the file made and its payouts sent, audited per store in the same transaction. */
+export function exportPayoutsAsOperator(ctx: Context, executionDate: string) {
+  return ctx.db.transaction(async (tx) => {
+    const exported = await exportPendingPayouts(tx, { executionDate, operator: ctx.config.operator, now: ctx.clock.now() });
+    const idsByStore = new Map<string, string[]>();
+    for (const payout of exported.payouts) idsByStore.set(payout.storeId, [...(idsByStore.get(payout.storeId) ?? []), payout.id]);
+    for (const [storeId, payouts] of idsByStore) {
+      await auditOperatorAction(tx, ctx, { action: 'admin.payout.export', storeId, details: { livemode: true, message_id: exported.messageId, execution_date: executionDate, payouts } });
+    }
+    return payoutExportView(exported);
+  });
+}
+
+/** `payouts:export --message-id`: a read, not audited. */
+export async function readPayoutExportAsOperator(ctx: Context, messageId: string) {
+  return payoutExportView(await readPayoutExport(ctx.db, messageId));
 }
 
 /** `ledger:verify`: one consistent snapshot of the database, however much is written meanwhile. */

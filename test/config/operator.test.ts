@@ -24,4 +24,16 @@ describe('config.operator: the merchant of record', () => {
     const partial = loadConfig({ OPERATOR_LEGAL_NAME: 'Example Payments GmbH', OPERATOR_ADDRESS: '  ', OPERATOR_VAT_ID: 'DE123456789', OPERATOR_EMAIL: 'billing@payments.example' });
     expect(partial.operator).toEqual({ legalName: 'Example Payments GmbH', address: DEMO_OPERATOR.address, vatId: 'DE123456789', email: 'billing@payments.example', isDemo: true });
   });
+
+  it('OPERATOR_IBAN and OPERATOR_BIC: the account payouts are sent from, normalised; unset, none; not an IBAN or a BIC, the service does not start', () => {
+    expect(loadConfig({}).operator).toMatchObject({ iban: undefined, bic: undefined });
+    expect(loadConfig({ OPERATOR_IBAN: ' de89 3704 0044 0532 0130 00 ', OPERATOR_BIC: 'cobadeffxxx' }).operator).toMatchObject({ iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', isDemo: true });
+    expect(loadConfig({ OPERATOR_IBAN: 'FR1420041010050500013M02606', OPERATOR_BIC: 'BNPAFRPP' }).operator).toMatchObject({ iban: 'FR1420041010050500013M02606', bic: 'BNPAFRPP' });
+    for (const iban of ['DE89370400440532013001', 'DE8937040044', 'DE89-3704-0044-0532-0130-00']) {
+      expect(() => loadConfig({ OPERATOR_IBAN: iban })).toThrow(`OPERATOR_IBAN must be an IBAN (country, check digits, account number; spaces allowed), got "${iban}"`);
+    }
+    for (const bic of ['COBADEFF1', 'COBA DE FF', 'CO1ADEFFXXXX']) {
+      expect(() => loadConfig({ OPERATOR_BIC: bic })).toThrow(`OPERATOR_BIC must be a BIC of 8 or 11 letters and digits, got "${bic}"`);
+    }
+  });
 });

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { createAdminHandler } from '@/server/admin/handler';
+import type { Config } from '@/server/config';
 import { randomBase62 } from '@/server/ids';
 import { serveFetchHandler, type TestApi } from './server';
 
@@ -21,9 +22,9 @@ function inheritedEnv(): Record<string, string | undefined> {
   return inherited;
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
+function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd = ROOT): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd: ROOT, env, timeout: 120_000 }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, env, timeout: 120_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
     });
   });
@@ -32,14 +33,15 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<C
 /**
  * The admin API of `api`'s services served on a port of its own for the file, with a token, and
  * the operator's CLI run against it as a process: `runCli` is what `npm run admin -- …` runs
- * (`tsx scripts/admin.ts …`), `runNpm` npm itself as an operator types it.
+ * (`tsx scripts/admin.ts …`, in the repository or in `cwd`), `runNpm` npm itself as an operator
+ * types it. `configure` gives this admin API a configuration of its own (a setting left unset).
  */
-export function useAdminCli(api: TestApi) {
+export function useAdminCli(api: TestApi, configure: (config: Config) => Config = (config) => config) {
   const token = `adm_${randomBase62(40)}`;
   let url = '';
   let close: () => Promise<void> = async () => {};
   beforeAll(async () => {
-    const server = await serveFetchHandler(createAdminHandler(api.services, token));
+    const server = await serveFetchHandler(createAdminHandler({ ...api.services, config: configure(api.services.config) }, token));
     url = server.baseUrl;
     close = server.close;
   });
@@ -48,7 +50,8 @@ export function useAdminCli(api: TestApi) {
   return {
     token,
     url: () => url,
-    runCli: (args: string[], env: Record<string, string | undefined> = reach()) => run(process.execPath, [TSX_CLI, 'scripts/admin.ts', ...args], { ...inheritedEnv(), ...env } as NodeJS.ProcessEnv),
+    runCli: (args: string[], env: Record<string, string | undefined> = reach(), cwd = ROOT) =>
+      run(process.execPath, [TSX_CLI, path.join(ROOT, 'scripts/admin.ts'), ...args], { ...inheritedEnv(), ...env } as NodeJS.ProcessEnv, cwd),
     runNpm: (args: string[], env: Record<string, string | undefined> = reach()) => {
       // Whatever npm put in the environment of the run that started these tests (`npm test`) is not the operator's.
       const own = Object.fromEntries(Object.entries(inheritedEnv()).filter(([name]) => !name.toLowerCase().startsWith('npm_')));
