@@ -80,11 +80,14 @@ function StoreSection({ membership, mode }: { membership: StoreMembership; mode:
   );
 }
 
-/** The language of the members' e-mails and payout statements; owners and admins change it. */
+/**
+ * The language of the members' e-mails and payout statements; owners and admins change it. The
+ * section is no named region: the name is its select's label alone.
+ */
 function LanguageSection({ language, mode, mayChange }: { language: DocumentLanguage; mode: DashboardMode; mayChange: boolean }) {
   return (
-    <section className="dash-card" aria-labelledby="settings-language">
-      <h2 id="settings-language">Language</h2>
+    <section className="dash-card" data-testid="settings-language">
+      <h2>Language</h2>
       <p className="dash-muted">The store’s members get their e-mails and payout statements in it.</p>
       {mayChange ? (
         <ActionForm action="store-language" mode={mode} className="dash-form settings-form">
@@ -105,11 +108,11 @@ function LanguageSection({ language, mode, mayChange }: { language: DocumentLang
   );
 }
 
-/** When this mode's payouts are made; shown to owners and admins, who change it. */
+/** When this mode's payouts are made; shown to owners and admins, who change it (its name is its select's label alone). */
 function PayoutScheduleSection({ schedule, mode }: { schedule: PayoutSchedule; mode: DashboardMode }) {
   return (
-    <section className="dash-card" aria-labelledby="settings-payout-schedule">
-      <h2 id="settings-payout-schedule">Payout schedule</h2>
+    <section className="dash-card" data-testid="settings-payout-schedule">
+      <h2>Payout schedule</h2>
       <p className="dash-muted">{mode === 'live' ? 'Live' : 'Test'} mode: weekly on Mondays, monthly on the 1st (00:00 UTC), or only when you pay out by hand.</p>
       <ActionForm action="payout-schedule" mode={mode} className="dash-form settings-form">
         <label htmlFor="payout-schedule">Payout schedule</label>
@@ -149,7 +152,7 @@ function BankAccountSection({ destination, mode, hasTwoFactor }: { destination: 
       ) : (
         <ActionForm action="bank-account-save" mode={mode} className="dash-form settings-form" label="Bank account">
           <label htmlFor="bank-iban">IBAN</label>
-          <input id="bank-iban" name="iban" required maxLength={64} autoComplete="off" spellCheck={false} placeholder="DE89 3704 0044 0532 0130 00" />
+          <input id="bank-iban" name="iban" required maxLength={64} autoComplete="off" spellCheck={false} />
           <label htmlFor="bank-holder">Account holder</label>
           <input id="bank-holder" name="account_holder" required maxLength={MAX_ACCOUNT_HOLDER_LENGTH} defaultValue={destination?.accountHolder} autoComplete="off" />
           {askCode && (
