@@ -99,7 +99,7 @@ export async function attemptPayout(tx: Transaction, scope: Scope, store: Locked
     .where(and(ownedBy(balanceTransactions, scope), lte(balanceTransactions.availableOn, now), ne(balanceTransactions.type, 'payout'), isNull(payoutSettlements.payoutId)));
   const amount = settled.reduce((sum, entry) => sum + entry.amount, 0);
   if (amount < terms.minimum) return { insufficient: amount };
-  // Live mode without a bank account was held above; the destination stays the payout's as it is now.
+  // Copied onto the payout: a later save of the bank account never moves it. Live mode without one was held above.
   const destination = (await payoutDestination(tx, scope, store.name))!;
 
   const [pending] = await tx
@@ -222,8 +222,9 @@ const CHANGES: Record<PayoutChange['to'], { from: readonly PayoutStatus[]; event
 /**
  * Moves a payout to `change.to` in `tx`, the store's row locked first as a payout's creation does:
  * a failure or cancellation gives its amount back to the balance (an entry available at once, paid
- * out with the next payout), and a failure holds payouts and is e-mailed to the owners. Undefined when there is no such payout;
- * a payout in a status the change does not leave is refused and nothing is written.
+ * out with the next payout), and a failure holds payouts and is e-mailed to the owners. Undefined
+ * when there is no such payout; a payout in a status the change does not leave is refused and
+ * nothing is written.
  */
 export async function changePayoutStatus(tx: Transaction, id: string, change: PayoutChange, wallClock: Clock): Promise<PayoutRow | undefined> {
   const [found] = await tx.select({ storeId: payouts.storeId, livemode: payouts.livemode }).from(payouts).where(eq(payouts.id, id));
