@@ -7,6 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { PAYOUT_FAILURE_REASONS, type PayoutFailureReason } from '../db/schema/balance';
+import { DOCUMENT_LANGUAGES, type DocumentLanguage } from '../db/schema/columns';
 import type { MemberRole } from '../db/schema/users';
 import type { AdminRouter } from '../server/admin/router';
 import { ADMIN_ENDPOINT, ADMIN_TOKEN_FILE } from '../server/admin/constants';
@@ -51,7 +52,7 @@ const COMMANDS: Record<string, Command> = {
   },
   'store:update': {
     usage:
-      'store:update --id ID [--suspended true|false] [--live-api true|false] [--amount-mode true|false] [--tax-calculation true|false] [--subscriptions true|false] [--fee-percent PERCENT] [--fee-fixed CENTS] [--name NAME] [--logo-url URL] [--terms-url URL] [--privacy-url URL] ("" removes a URL)',
+      'store:update --id ID [--suspended true|false] [--live-api true|false] [--amount-mode true|false] [--tax-calculation true|false] [--subscriptions true|false] [--fee-percent PERCENT] [--fee-fixed CENTS] [--name NAME] [--logo-url URL] [--terms-url URL] [--privacy-url URL] [--language en|de] ("" removes a URL)',
     flags: {
       id: { kind: 'string', required: true },
       suspended: { kind: 'boolean' },
@@ -65,9 +66,12 @@ const COMMANDS: Record<string, Command> = {
       'logo-url': { kind: 'url' },
       'terms-url': { kind: 'url' },
       'privacy-url': { kind: 'url' },
+      language: { kind: 'string' },
     },
     run: (client, flags) => {
       if (Object.keys(flags).length === 1) throw new UsageError('store:update needs at least one flag to change.');
+      const language = flags.language as DocumentLanguage | undefined;
+      if (language !== undefined && !DOCUMENT_LANGUAGES.includes(language)) throw new UsageError(`--language takes ${DOCUMENT_LANGUAGES.join(' or ')}, not "${language}".`);
       return client.store.update.mutate({
         id: text(flags.id),
         suspended: bool(flags.suspended),
@@ -82,6 +86,7 @@ const COMMANDS: Record<string, Command> = {
         logoUrl: flags['logo-url'] as string | undefined,
         termsUrl: flags['terms-url'] as string | undefined,
         privacyUrl: flags['privacy-url'] as string | undefined,
+        language,
       });
     },
   },

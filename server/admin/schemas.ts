@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MEMBER_ROLES, PAYOUT_FAILURE_REASONS } from '@/db/schema';
+import { DOCUMENT_LANGUAGES, MEMBER_ROLES, PAYOUT_FAILURE_REASONS } from '@/db/schema';
 import { balanceTransactionSchema } from '../balance/schemas';
 import { parseFeePercent } from '../config';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH } from '../kit/fields';
@@ -56,12 +56,13 @@ const storeChanges = {
   logoUrl: storeLink("The store's logo, shown on its hosted pages"),
   termsUrl: storeLink("The store's terms, linked from its hosted pages"),
   privacyUrl: storeLink("The store's privacy policy, linked from its hosted pages"),
+  language: z.enum(DOCUMENT_LANGUAGES).optional().describe("The language of the store members' e-mails and payout statements."),
 };
 
 export const updateStoreInput = z
   .strictObject({ id: storeId, ...storeChanges })
   .refine((input) => Object.keys(storeChanges).some((change) => input[change as keyof typeof storeChanges] !== undefined), {
-    message: 'Give at least one change: suspended, liveApi, amountMode, taxCalculation, subscriptions, feePercent, feeFixed, name, logoUrl, termsUrl or privacyUrl.',
+    message: 'Give at least one change: suspended, liveApi, amountMode, taxCalculation, subscriptions, feePercent, feeFixed, name, logoUrl, termsUrl, privacyUrl or language.',
   });
 
 export const attachLicenseInput = z.strictObject({ id: productId });
@@ -84,6 +85,7 @@ export const storeSchema = z.object({
   logo_url: z.string().nullable(),
   terms_url: z.string().nullable(),
   privacy_url: z.string().nullable(),
+  language: z.enum(DOCUMENT_LANGUAGES).describe("Of the members' e-mails and payout statements (`en` until set)."),
   fees: z.object({
     percent: z.number().describe('Percent of each payment, at most two decimals (PLATFORM_FEE_PERCENT until set).'),
     fixed: z.number().int().describe('Cents of each payment (PLATFORM_FEE_FIXED until set).'),

@@ -2,16 +2,18 @@
  * The merchant's money as the API reads it: the balance (the store's entries summed by
  * availability on the store's clock, never a stored number), and the entries themselves.
  */
-import { and, eq, getTableColumns, sql, type SQL } from 'drizzle-orm';
-import type { Executor } from '@/db/client';
+import { and, eq, getTableColumns, gte, sql, type SQL } from 'drizzle-orm';
+import type { Database, Executor } from '@/db/client';
 import { balanceTransactions, payouts, payoutSettlements, stores, type PayoutSchedule } from '@/db/schema';
+import { actorAudit, recordAudit, type Actor } from '../audit/service';
 import type { Subject } from '../auth/service';
+import { DESTINATION_CHANGE_HOLD_MS, savedBankAccount } from '../bank-accounts/service';
 import { epochSeconds, type Clock } from '../clock';
 import { resourceMissing } from '../errors';
 import { createdWithin, listEnvelope } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
 import type { BalanceTransactionRow } from './ledger';
-import { nextPayoutDate } from './schedule';
+import { lastPayoutDate, nextPayoutDate } from './schedule';
 import type { Balance, BalanceTransaction, BalanceTransactionList, ListBalanceTransactionsQuery } from './schemas';
 
 export interface BalanceDeps {
@@ -66,18 +68,22 @@ export type PayoutHold = NonNullable<Balance['payout_hold']>;
 
 /**
  * Why no payout can be made now, the first that applies: a suspended store or no bank account
- * (live mode only; bank accounts are not recorded yet, so a live store has none), then a failed
- * payout (until a bank account is saved, which no store can do yet).
+ * (live mode only); a failed payout not followed by a save of the bank account; a save that
+ * changed the IBAN or the holder less than 7 days ago (until then). `now` is the store's clock.
  */
-export async function payoutHold(db: Executor, scope: Scope, store: { suspended: boolean }): Promise<PayoutHold | null> {
+export async function payoutHold(db: Executor, scope: Scope, store: { suspended: boolean; now: Date }): Promise<PayoutHold | null> {
   if (scope.livemode && store.suspended) return { reason: 'account_suspended', until: null };
-  if (scope.livemode) return { reason: 'destination_missing', until: null };
+  const account = await savedBankAccount(db, scope);
+  if (scope.livemode && !account) return { reason: 'destination_missing', until: null };
   const [failed] = await db
     .select({ id: payouts.id })
     .from(payouts)
-    .where(and(ownedBy(payouts, scope), eq(payouts.status, 'failed')))
+    .where(and(ownedBy(payouts, scope), eq(payouts.status, 'failed'), account && gte(payouts.failedAt, account.savedAt)))
     .limit(1);
-  return failed ? { reason: 'payout_failed', until: null } : null;
+  if (failed) return { reason: 'payout_failed', until: null };
+  const changeHeldUntil = account && account.changedAt.getTime() + DESTINATION_CHANGE_HOLD_MS;
+  if (changeHeldUntil && store.now.getTime() < changeHeldUntil) return { reason: 'destination_changed', until: epochSeconds(new Date(changeHeldUntil)) };
+  return null;
 }
 
 /** The store's payout schedule in the scope's environment. */
@@ -87,6 +93,26 @@ export async function payoutScheduleOf(db: Executor, scope: Scope): Promise<Payo
     .from(stores)
     .where(eq(stores.id, scope.storeId));
   return store!.schedule;
+}
+
+/**
+ * Sets the scope's payout schedule, audited. A schedule date that passed before the switch counts
+ * as taken up: the new schedule pays out from its next date, as `next_payout_at` then says, never
+ * at once for a date it did not have.
+ */
+export async function changePayoutSchedule(deps: { db: Database; clock: Clock; actor: Actor }, scope: Scope, schedule: PayoutSchedule): Promise<void> {
+  await deps.db.transaction(async (tx) => {
+    const through = scope.livemode ? stores.payoutsScheduledThroughLive : stores.payoutsScheduledThroughTest;
+    // Locked as a payout locks it: a scheduled pass sees the old schedule or the new one, whole.
+    const [store] = await tx.select({ through }).from(stores).where(eq(stores.id, scope.storeId)).for('no key update');
+    const passed = lastPayoutDate(schedule, deps.clock.now());
+    const takenUpTo = passed && (store!.through === null || store!.through.getTime() < passed.getTime()) ? passed : store!.through;
+    await tx
+      .update(stores)
+      .set(scope.livemode ? { payoutScheduleLive: schedule, payoutsScheduledThroughLive: takenUpTo } : { payoutScheduleTest: schedule, payoutsScheduledThroughTest: takenUpTo })
+      .where(eq(stores.id, scope.storeId));
+    await recordAudit(tx, actorAudit(scope, deps.actor, 'payout_schedule.update', { livemode: scope.livemode, schedule }));
+  });
 }
 
 /** GET /balance. */
@@ -103,7 +129,7 @@ export async function getBalance(deps: BalanceDeps, subject: Subject): Promise<B
     livemode: subject.livemode,
     payout_schedule: schedule,
     next_payout_at: nextPayout === null ? null : epochSeconds(nextPayout),
-    payout_hold: await payoutHold(deps.db, subject, { suspended: subject.flags.suspended }),
+    payout_hold: await payoutHold(deps.db, subject, { suspended: subject.flags.suspended, now }),
   };
 }
 

@@ -6,7 +6,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { emails, orders, type DocumentLanguage, type EmailAttachmentRef } from '@/db/schema';
+import { emails, orders, type DocumentLanguage, type EmailAttachmentRef, type PayoutFailureReason } from '@/db/schema';
 import { epochSeconds } from '../clock';
 import { newId } from '../ids';
 import { ownedBy, type Scope } from '../kit/scope';
@@ -81,6 +81,27 @@ export interface WithdrawalReceivedData {
   reason: string | null;
 }
 
+/** To the store's owners: a save of a bank account, what it changed and when payouts may follow. */
+export interface BankAccountChangedData {
+  ibanLast4: string;
+  accountHolder: string;
+  ibanChanged: boolean;
+  holderChanged: boolean;
+  savedAt: number;
+  /** The end of the wait after a change of IBAN or holder; the save itself when that has passed. */
+  payoutsResumeAt: number;
+}
+
+/** To the store's owners: the bank returned a payout, its amount back on the balance. */
+export interface PayoutFailedData {
+  payoutId: string;
+  amount: number;
+  failureReason: PayoutFailureReason;
+  failedAt: number;
+  ibanLast4: string;
+  accountHolder: string;
+}
+
 /** Each template with what it shows. */
 export type EmailContent =
   | { template: 'receipt'; data: OrderReceiptData | SubscriptionReceiptData }
@@ -88,7 +109,9 @@ export type EmailContent =
   | { template: 'renewal_reminder'; data: RenewalReminderData }
   | { template: 'refund'; data: RefundData }
   | { template: 'subscription_canceled'; data: SubscriptionCanceledData }
-  | { template: 'withdrawal_received'; data: WithdrawalReceivedData };
+  | { template: 'withdrawal_received'; data: WithdrawalReceivedData }
+  | { template: 'bank_account_changed'; data: BankAccountChangedData }
+  | { template: 'payout_failed'; data: PayoutFailedData };
 
 /** The objects an e-mail is about (the API view's `related`). */
 export interface EmailRelated {
@@ -96,6 +119,7 @@ export interface EmailRelated {
   subscriptionId?: string;
   invoiceId?: string;
   creditNoteId?: string;
+  payoutId?: string;
 }
 
 export interface EmailToWrite extends Scope {
@@ -138,6 +162,7 @@ export async function enqueueEmails(tx: Executor, toWrite: readonly EmailToWrite
         subscriptionId: email.related.subscriptionId ?? null,
         invoiceId: email.related.invoiceId ?? null,
         creditNoteId: email.related.creditNoteId ?? null,
+        payoutId: email.related.payoutId ?? null,
         dedupeKey: email.dedupeKey ?? null,
         status: 'pending' as const,
         nextAttemptAt: email.wallNow,
@@ -192,7 +217,7 @@ export interface MailedSubscription extends Scope {
 /** An e-mail about a subscription, to its customer; a receipt names and attaches `invoiceId` when given. */
 export function subscriptionEmail(
   subscription: MailedSubscription,
-  content: Exclude<EmailContent, { template: 'refund' | 'withdrawal_received' }>,
+  content: Extract<EmailContent, { template: 'receipt' | 'payment_failed' | 'renewal_reminder' | 'subscription_canceled' }>,
   times: EmailTimes,
   options: { dedupeKey?: string; invoiceId?: string } = {},
 ): EmailToWrite {

@@ -10,6 +10,7 @@ import { formattersFor } from '../kit/locale';
 import type { EmailContent } from './outbox';
 import type { MailView } from './templates/layout';
 import { refund, withdrawalReceived } from './templates/order';
+import { bankAccountChanged, payoutFailed } from './templates/payouts';
 import { receipt } from './templates/receipt';
 import { paymentFailed, renewalReminder, subscriptionCanceled } from './templates/subscription';
 import type { MailTemplate } from './templates/template';
@@ -21,6 +22,8 @@ const TEMPLATES: { [T in EmailTemplate]: MailTemplate<Extract<EmailContent, { te
   refund,
   subscription_canceled: subscriptionCanceled,
   withdrawal_received: withdrawalReceived,
+  bank_account_changed: bankAccountChanged,
+  payout_failed: payoutFailed,
 };
 
 /** Headings as written (not upper-cased), links as "text url", the detail tables as aligned columns. */
@@ -37,7 +40,7 @@ export interface RenderedEmail {
   html: string;
 }
 
-export type RenderableEmail = Pick<typeof emails.$inferSelect, 'template' | 'language' | 'data' | 'orderId' | 'subscriptionId'>;
+export type RenderableEmail = Pick<typeof emails.$inferSelect, 'livemode' | 'template' | 'language' | 'data' | 'orderId' | 'subscriptionId'>;
 
 export interface RenderContext {
   storeName: string;
@@ -53,6 +56,7 @@ export async function renderEmail(email: RenderableEmail, context: RenderContext
     storeName: context.storeName,
     operator: context.config.operator,
     withdrawUrl: `${context.config.publicBaseUrl}/withdraw`,
+    settingsUrl: `${context.config.publicBaseUrl}/dashboard${email.livemode ? '' : '/test'}/settings`,
     orderId: email.orderId,
     subscriptionId: email.subscriptionId,
     attachments: context.attachments,

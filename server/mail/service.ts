@@ -16,7 +16,7 @@ export interface MailReadDeps {
   config: Pick<Config, 'operator' | 'publicBaseUrl'>;
 }
 
-/** An outbox row as the customer reads it, rendered now with its attachments. */
+/** An outbox row as its recipient reads it, rendered now with its attachments. */
 async function emailView(deps: MailReadDeps, row: typeof emails.$inferSelect, storeName: string): Promise<EmailView> {
   const files = await renderAttachments(deps.db, row);
   const rendered = await renderEmail(row, { storeName, config: deps.config, attachments: files.map((file) => file.filename) });
@@ -30,7 +30,7 @@ async function emailView(deps: MailReadDeps, row: typeof emails.$inferSelect, st
     text: rendered.text,
     html: rendered.html,
     attachments: files.map((file) => ({ filename: file.filename, content_type: file.contentType, size: file.content.length })),
-    related: { order_id: row.orderId, subscription_id: row.subscriptionId, invoice_id: row.invoiceId, credit_note_id: row.creditNoteId },
+    related: { order_id: row.orderId, subscription_id: row.subscriptionId, invoice_id: row.invoiceId, credit_note_id: row.creditNoteId, payout_id: row.payoutId },
     created: epochSeconds(row.createdAt),
   };
 }

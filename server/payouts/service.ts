@@ -12,20 +12,21 @@ import { balanceTransactions, payoutSettlements, payouts, stores, type PayoutFai
 import { recordPayoutEntry, type PayoutEntryType } from '../balance/ledger';
 import type { BalanceTransactionList } from '../balance/schemas';
 import { listBalanceTransactions, payoutHold, type PayoutHold } from '../balance/service';
+import { payoutDestination } from '../bank-accounts/service';
 import { epochSeconds, storeClock, type Clock } from '../clock';
 import { ApiError, resourceMissing } from '../errors';
 import { newId } from '../ids';
 import { formatEuros } from '../kit/fees';
+import { ibanLast4 } from '../kit/iban';
 import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
+import { enqueueMemberEmails } from '../mail/members';
+import type { EmailTimes } from '../mail/outbox';
 import { recordEvents, type EventType, type RecordEventInput } from '../webhooks/events';
 import type { ListPayoutsQuery, Payout, PayoutList } from './schemas';
 
 export type PayoutRow = typeof payouts.$inferSelect;
-
-/** Test mode's bank account until bank accounts are saved: the IBAN every test store starts with. */
-const TEST_DESTINATION_IBAN = 'DE89370400440532013000';
 
 export function payoutView(row: PayoutRow): Payout {
   return {
@@ -98,6 +99,8 @@ export async function attemptPayout(tx: Transaction, scope: Scope, store: Locked
     .where(and(ownedBy(balanceTransactions, scope), lte(balanceTransactions.availableOn, now), ne(balanceTransactions.type, 'payout'), isNull(payoutSettlements.payoutId)));
   const amount = settled.reduce((sum, entry) => sum + entry.amount, 0);
   if (amount < terms.minimum) return { insufficient: amount };
+  // Copied onto the payout: a later save of the bank account never moves it. Live mode without one was held above.
+  const destination = (await payoutDestination(tx, scope, store.name))!;
 
   const [pending] = await tx
     .insert(payouts)
@@ -108,9 +111,9 @@ export async function attemptPayout(tx: Transaction, scope: Scope, store: Locked
       status: 'pending',
       failureReason: null,
       arrivalDate: null,
-      iban: TEST_DESTINATION_IBAN,
-      ibanLast4: TEST_DESTINATION_IBAN.slice(-4),
-      accountHolder: store.name,
+      iban: destination.iban,
+      ibanLast4: ibanLast4(destination.iban),
+      accountHolder: destination.accountHolder,
       createdAt: now,
       scheduledFor: made.scheduledFor,
     })
@@ -219,8 +222,9 @@ const CHANGES: Record<PayoutChange['to'], { from: readonly PayoutStatus[]; event
 /**
  * Moves a payout to `change.to` in `tx`, the store's row locked first as a payout's creation does:
  * a failure or cancellation gives its amount back to the balance (an entry available at once, paid
- * out with the next payout), and a failure holds payouts. Undefined when there is no such payout;
- * a payout in a status the change does not leave is refused and nothing is written.
+ * out with the next payout), and a failure holds payouts and is e-mailed to the owners. Undefined
+ * when there is no such payout; a payout in a status the change does not leave is refused and
+ * nothing is written.
  */
 export async function changePayoutStatus(tx: Transaction, id: string, change: PayoutChange, wallClock: Clock): Promise<PayoutRow | undefined> {
   const [found] = await tx.select({ storeId: payouts.storeId, livemode: payouts.livemode }).from(payouts).where(eq(payouts.id, id));
@@ -238,5 +242,19 @@ export async function changePayoutStatus(tx: Transaction, id: string, change: Pa
     .returning()) as [PayoutRow];
   if (rule.entry) await recordPayoutEntry(tx, after, rule.entry, store.now);
   await recordEvents(tx, [{ storeId: after.storeId, livemode: after.livemode, type: rule.event, object: payoutView(after), previous: payoutView(before!), now: store.now, wallNow: wallClock.now() }]);
+  if (change.to === 'failed') await enqueuePayoutFailed(tx, after, change.reason, { now: store.now, wallNow: wallClock.now() });
   return after;
+}
+
+/** Tells every owner that the bank returned the payout, and that saving the bank account resumes payouts. */
+function enqueuePayoutFailed(tx: Transaction, payout: PayoutRow, failureReason: PayoutFailureReason, times: EmailTimes): Promise<number> {
+  const data = {
+    payoutId: payout.id,
+    amount: payout.amount,
+    failureReason,
+    failedAt: epochSeconds(times.now),
+    ibanLast4: payout.ibanLast4,
+    accountHolder: payout.accountHolder,
+  };
+  return enqueueMemberEmails(tx, payout, ['owner'], { content: { template: 'payout_failed', data }, related: { payoutId: payout.id } }, times);
 }

@@ -1,6 +1,6 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Database, Executor } from '@/db/client';
-import { apiKeys, stores } from '@/db/schema';
+import { apiKeys, stores, type DocumentLanguage } from '@/db/schema';
 import { byActor, recordAudit, type Actor } from '../audit/service';
 import { epochSeconds } from '../clock';
 import { resourceMissing } from '../errors';
@@ -39,6 +39,8 @@ export interface StoreView {
   logo_url: string | null;
   terms_url: string | null;
   privacy_url: string | null;
+  /** What its members read from us: their e-mails and payout statements. */
+  language: DocumentLanguage;
   /** The store's own fee rates, null where the environment's defaults apply (the operator's view resolves them). */
   feeRates: StoreFeeRates;
   created: number;
@@ -66,6 +68,7 @@ export function storeView(row: StoreRow): StoreView {
     logo_url: row.logoUrl,
     terms_url: row.termsUrl,
     privacy_url: row.privacyUrl,
+    language: row.language,
     feeRates: { basisPoints: row.feeBasisPoints, fixed: row.feeFixed },
     created: epochSeconds(row.createdAt),
   };
@@ -127,18 +130,44 @@ export async function renameStore(db: Database, id: string, actor: Actor, rawNam
   return true;
 }
 
+/** The language the store's members read its e-mails and payout statements in. */
+export async function storeLanguage(db: Executor, id: string): Promise<DocumentLanguage> {
+  const [row] = await db.select({ language: stores.language }).from(stores).where(eq(stores.id, id));
+  if (!row) throw resourceMissing('store', id);
+  return row.language;
+}
+
+/** Sets the store's language, audited with the actor in the same transaction (no mode: one language for both). */
+export async function changeStoreLanguage(db: Database, id: string, actor: Actor, language: DocumentLanguage): Promise<void> {
+  await db.transaction(async (tx) => {
+    await updateStore(tx, id, { language });
+    await recordAudit(tx, { action: 'store.language_update', storeId: id, ...byActor(actor), details: { language } });
+  });
+}
+
 /**
- * Switches store flags, renames it, sets its links or its fee rates (the operator, or the name
- * from the dashboard); fee rates apply to orders paid afterwards. Takes effect on the next request: auth and the hosted pages read them each time.
+ * Switches store flags, renames it, sets its links, its fee rates or its language (the operator,
+ * or the name and language from the dashboard); fee rates apply to orders paid afterwards. Takes effect on the next request: auth and the hosted pages read them each time.
  * Links are checked by the caller (customerPageUrlProblem).
  */
-export async function updateStore(db: Database, id: string, input: StoreFlagsInput & StoreLinkChanges & { name?: string; feeBasisPoints?: number; feeFixed?: number }): Promise<StoreView> {
+export async function updateStore(
+  db: Database,
+  id: string,
+  input: StoreFlagsInput & StoreLinkChanges & { name?: string; feeBasisPoints?: number; feeFixed?: number; language?: DocumentLanguage },
+): Promise<StoreView> {
   const links: StoreLinkChanges = {};
   for (const key of ['logoUrl', 'termsUrl', 'privacyUrl'] as const) if (input[key] !== undefined) links[key] = input[key];
   const fees: Partial<StoreRow> = {};
   if (input.feeBasisPoints !== undefined) fees.feeBasisPoints = input.feeBasisPoints;
   if (input.feeFixed !== undefined) fees.feeFixed = input.feeFixed;
-  const changes = { ...flagColumns(input), ...links, ...fees, ...(input.name !== undefined ? { name: input.name } : {}), updatedAt: new Date() };
+  const changes = {
+    ...flagColumns(input),
+    ...links,
+    ...fees,
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.language !== undefined ? { language: input.language } : {}),
+    updatedAt: new Date(),
+  };
   const [row] = await db.update(stores).set(changes).where(eq(stores.id, id)).returning();
   if (!row) throw resourceMissing('store', id);
   return storeView(row);

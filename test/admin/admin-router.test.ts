@@ -176,6 +176,7 @@ describe('store.update', () => {
       logo_url: null,
       terms_url: null,
       privacy_url: null,
+      language: 'en',
       fees: { percent: 5, fixed: 50 },
       created: store.created,
     });
@@ -230,6 +231,7 @@ describe('store.update', () => {
       logo_url: 'https://cdn.example/moth.png',
       terms_url: 'https://moth.example/terms',
       privacy_url: 'http://127.0.0.1:8080/privacy',
+      language: 'en',
       fees: { percent: 5, fixed: 50 },
       created: store.created,
     });

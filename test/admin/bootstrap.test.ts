@@ -63,6 +63,7 @@ describe('demo store on an empty database', () => {
       logo_url: null,
       terms_url: null,
       privacy_url: null,
+      language: 'en',
       feeRates: { basisPoints: null, fixed: null },
       created: expect.any(Number),
       keys: {
@@ -116,6 +117,7 @@ describe('demo store on an empty database', () => {
       logo_url: null,
       terms_url: null,
       privacy_url: null,
+      language: 'en' as const,
       feeRates: { basisPoints: null, fixed: null },
       created: 0,
       keys: { sk_test: 'sk_test_a', pk_test: 'pk_test_b', sk_live: 'sk_live_c', pk_live: 'pk_live_d' },

@@ -52,6 +52,7 @@ describe('npm run admin', { timeout: 150_000 }, () => {
       logo_url: null,
       terms_url: null,
       privacy_url: null,
+      language: 'en',
       fees: defaultFees,
       created: store.created,
     });
@@ -90,6 +91,7 @@ describe('npm run admin', { timeout: 150_000 }, () => {
       logo_url: 'https://cdn.example/moth.png',
       terms_url: 'https://moth.example/terms',
       privacy_url: 'https://moth.example/privacy',
+      language: 'en',
     });
     const removed = expectJson(await runCli(['store:update', '--id', store.id, '--terms-url', '']));
     expect(removed).toEqual({ ...branded, terms_url: null });
@@ -187,8 +189,18 @@ describe('npm run admin: stores and their keys', { timeout: 150_000 }, () => {
     const result = await runCli(['store:list']);
     const listed = expectJson(result);
     expect(listed.object).toBe('list');
-    expect(listed.data).toContainEqual({ id: store.id, name: 'Listed', flags: defaultFlags, logo_url: null, terms_url: null, privacy_url: null, fees: defaultFees, created: store.created });
-    for (const entry of listed.data) expect(Object.keys(entry)).toEqual(['id', 'name', 'flags', 'logo_url', 'terms_url', 'privacy_url', 'fees', 'created']);
+    expect(listed.data).toContainEqual({
+      id: store.id,
+      name: 'Listed',
+      flags: defaultFlags,
+      logo_url: null,
+      terms_url: null,
+      privacy_url: null,
+      language: 'en',
+      fees: defaultFees,
+      created: store.created,
+    });
+    for (const entry of listed.data) expect(Object.keys(entry)).toEqual(['id', 'name', 'flags', 'logo_url', 'terms_url', 'privacy_url', 'language', 'fees', 'created']);
     for (const key of Object.values(store.keys) as string[]) expect(result.stdout).not.toContain(key);
   });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { START_TIMEOUT_MS } from '../support/production-server';
+import { bankAccountSuite } from './dashboard/bank-account';
 import { customersSuite } from './dashboard/customers';
 import { developersSuite } from './dashboard/developers';
 import { invitationsSuite } from './dashboard/invitations';
@@ -22,4 +23,5 @@ customersSuite();
 developersSuite();
 securitySuite();
 settingsSuite();
+bankAccountSuite();
 invitationsSuite();

@@ -120,7 +120,7 @@ describe('npm start: a German customer pays on the hosted page', () => {
       to: 'kunde@example.de',
       language: 'de',
       subject: `Ihre Zahlungsbestätigung von Demo Store, Bestellung ${session.body.order_id}`,
-      related: { order_id: session.body.order_id, subscription_id: null, invoice_id: order.body.invoice_id, credit_note_id: null },
+      related: { order_id: session.body.order_id, subscription_id: null, invoice_id: order.body.invoice_id, credit_note_id: null, payout_id: null },
     });
     expect(mail.messageId).toBe(`<${email.id}@localhost>`);
     expect(mail.from?.value).toEqual([{ address: 'receipts@harbour.example', name: 'Harbour Commerce' }]);

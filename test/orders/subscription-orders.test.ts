@@ -81,7 +81,7 @@ describe('orders of subscription charges', () => {
     expect(paid).toHaveLength(1);
     expect(paid[0].data.object).toEqual(order);
     const receipt = await api.request('GET', '/api/v1/test_helpers/emails?template=receipt', { key: store.key });
-    expect(receipt.body.data[0].related).toEqual({ order_id: null, subscription_id: subscription.id, invoice_id: order.invoice_id, credit_note_id: null });
+    expect(receipt.body.data[0].related).toEqual({ order_id: null, subscription_id: subscription.id, invoice_id: order.invoice_id, credit_note_id: null, payout_id: null });
   });
 
   it('a renewal is an order `subscription_cycle` with its invoice for the period, refunded in part then in full with credit notes', async () => {

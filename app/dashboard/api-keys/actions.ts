@@ -1,27 +1,18 @@
 import type { KeyKind } from '@/server/auth/service';
 import { apiKeyKind, createApiKey, revokeApiKey, ROLL_GRACE_SECONDS, rollApiKey } from '@/server/keys/service';
-import { freshCodeCheck } from '@/server/users/two-factor';
 import { dashboardBase } from '../access';
 import { withError, type ActionInput, type DashboardActionDefinition } from '../act/dispatch';
+import { freshCodeProblem } from '../act/fresh-code';
 import { revealOnNextView } from '../reveal';
 
 const KINDS: readonly KeyKind[] = ['secret', 'publishable'];
 
 const keysPath = (input: ActionInput) => `${dashboardBase(input.mode)}/api-keys`;
 
-/** A live-mode key change asks a person with two-factor on for a fresh code; the refusal's code, or undefined. */
-async function codeProblem(input: ActionInput): Promise<string | undefined> {
-  if (input.mode !== 'live') return undefined;
-  const code = input.form.text('code');
-  const check = await freshCodeCheck(input.services, { userId: input.userId, email: input.actor.email, ip: input.actor.ip, path: keysPath(input), scope: input.scope }, code);
-  if (check === 'ok') return undefined;
-  return check === 'invalid_code' && code.trim() === '' ? 'code_required' : check;
-}
-
-/** Checks the code, acts, and shows a new key once on the page. */
+/** Checks the code a live-mode key change asks for, acts, and shows a new key once on the page. */
 async function keyAction(input: ActionInput, act: (path: string) => Promise<string>): Promise<string> {
   const path = keysPath(input);
-  const problem = await codeProblem(input);
+  const problem = await freshCodeProblem(input, path);
   if (problem) return withError(path, problem);
   return act(path);
 }

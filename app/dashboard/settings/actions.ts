@@ -1,10 +1,14 @@
-import { MEMBER_ROLES, type MemberRole } from '@/db/schema';
+import { DOCUMENT_LANGUAGES, MEMBER_ROLES, PAYOUT_SCHEDULES, type MemberRole } from '@/db/schema';
+import { changePayoutSchedule } from '@/server/balance/service';
+import { saveBankAccount as save } from '@/server/bank-accounts/service';
 import type { InvitationShown } from '@/server/dashboard/settings';
-import { renameStore as rename } from '@/server/stores/service';
+import { ApiError } from '@/server/errors';
+import { changeStoreLanguage, renameStore as rename } from '@/server/stores/service';
 import { changePassword, signOutEverywhere, type PersonActing } from '@/server/users/service';
 import { changeMemberRole, inviteMember, removeMember, TeamRefusal } from '@/server/users/team';
 import { dashboardBase, SIGN_IN_PATH } from '../access';
 import { withError, type ActionInput, type DashboardActionDefinition } from '../act/dispatch';
+import { freshCodeProblem } from '../act/fresh-code';
 import { signOut } from '../auth';
 import { revealOnNextView } from '../reveal';
 import { passwordSignIn } from '../sign-in/password-sign-in';
@@ -32,6 +36,53 @@ export const renameStore: DashboardActionDefinition = {
   async run(input) {
     const renamed = await rename(input.services.db, input.scope.storeId, input.actor, input.form.text('name'));
     return renamed ? `${settingsPath(input)}?done=renamed` : withError(settingsPath(input), 'name_invalid');
+  },
+};
+
+/**
+ * Where the payouts of the form's mode go: owners only, live mode with a fresh code. The service
+ * checks the IBAN and the holder; their refusals come back naming the field.
+ */
+export const saveBankAccount: DashboardActionDefinition = {
+  right: 'bankAccount',
+  async run(input) {
+    const path = settingsPath(input);
+    const problem = await freshCodeProblem(input, path);
+    // Named apart from the two-factor section's own refusals, which the page shows there.
+    if (problem) return withError(path, `bank_account_${problem}`);
+    return save(await input.acting(path), input.scope, { iban: input.form.text('iban'), accountHolder: input.form.text('account_holder') }).then(
+      () => `${path}?done=bank_account_saved`,
+      (error: unknown) => {
+        // The field the service refused is the page's error code.
+        if (error instanceof ApiError && error.code === 'parameter_invalid' && (error.param === 'iban' || error.param === 'account_holder')) return withError(path, error.param);
+        throw error;
+      },
+    );
+  },
+};
+
+/** The payout schedule of the form's mode. */
+export const changeSchedule: DashboardActionDefinition = {
+  right: 'settings',
+  async run(input) {
+    const path = settingsPath(input);
+    const schedule = PAYOUT_SCHEDULES.find((candidate) => candidate === input.form.text('payout_schedule'));
+    if (!schedule) return withError(path, 'payout_schedule_invalid');
+    await changePayoutSchedule(await input.acting(path), input.scope, schedule);
+    return `${path}?done=payout_schedule_changed`;
+  },
+};
+
+/** The language of the members' e-mails and payout statements: one for both modes. */
+export const changeLanguage: DashboardActionDefinition = {
+  right: 'settings',
+  changes: 'store',
+  async run(input) {
+    const path = settingsPath(input);
+    const language = DOCUMENT_LANGUAGES.find((candidate) => candidate === input.form.text('language'));
+    if (!language) return withError(path, 'language_invalid');
+    await changeStoreLanguage(input.services.db, input.scope.storeId, input.actor, language);
+    return `${path}?done=language_changed`;
   },
 };
 

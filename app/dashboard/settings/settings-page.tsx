@@ -1,10 +1,14 @@
-import { MEMBER_ROLES, type MemberRole } from '@/db/schema';
+import { DOCUMENT_LANGUAGES, MEMBER_ROLES, PAYOUT_SCHEDULES, type DocumentLanguage, type MemberRole, type PayoutSchedule } from '@/db/schema';
 import { getAppServices } from '@/server/app';
+import { payoutScheduleOf } from '@/server/balance/service';
+import { MAX_ACCOUNT_HOLDER_LENGTH, payoutDestination, TEST_MODE_IBAN, type PayoutDestination } from '@/server/bank-accounts/service';
 import { parseInvitationShown, type InvitationShown } from '@/server/dashboard/settings';
-import { MAX_STORE_NAME_LENGTH } from '@/server/stores/service';
+import { ibanLast4 } from '@/server/kit/iban';
+import { MAX_STORE_NAME_LENGTH, storeLanguage } from '@/server/stores/service';
 import { can } from '@/server/users/roles';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, type StoreMembership } from '@/server/users/service';
 import { listTeam, type TeamMember } from '@/server/users/team';
+import { twoFactorEnabled } from '@/server/users/two-factor';
 import type { DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
 import { utcTime } from '../format';
@@ -28,6 +32,13 @@ const ERRORS: Record<string, string> = {
   last_owner: 'A store keeps at least one owner: make someone else owner first.',
   own_role: 'You cannot change your own role: ask another owner or admin.',
   wrong_password: 'The current password is not right.',
+  iban: 'The IBAN is not valid: it needs the code of a SEPA country, that country’s number of characters and check digits that match. Copy it from your bank’s documents.',
+  account_holder: `Give the account holder’s name, 1 to ${MAX_ACCOUNT_HOLDER_LENGTH} characters.`,
+  bank_account_code_required: 'Enter a current authentication code from your app to save the live bank account.',
+  bank_account_invalid_code: 'The authentication code is not right. Enter the current code from your app.',
+  bank_account_rate_limited: 'Too many attempts. Wait a few minutes and try again.',
+  payout_schedule_invalid: 'Choose Weekly, Monthly or Manual.',
+  language_invalid: 'Choose English or Deutsch.',
 };
 
 const DONE: Record<string, string> = {
@@ -36,7 +47,13 @@ const DONE: Record<string, string> = {
   role_changed: 'The role is changed.',
   removed: 'The member is removed: their access to this store has ended.',
   password_changed: 'Your password is changed and your other sessions have ended.',
+  bank_account_saved: 'The bank account is saved, and every owner is told by e-mail.',
+  payout_schedule_changed: 'The payout schedule is changed.',
+  language_changed: 'The language is changed.',
 };
+
+const SCHEDULE_LABELS: Record<PayoutSchedule, string> = { weekly: 'Weekly', monthly: 'Monthly', manual: 'Manual' };
+const LANGUAGE_LABELS: Record<DocumentLanguage, string> = { en: 'English', de: 'Deutsch' };
 
 const lookUp = (messages: Record<string, string>, code: unknown) => (typeof code === 'string' && Object.hasOwn(messages, code) ? messages[code] : undefined);
 
@@ -59,6 +76,94 @@ function StoreSection({ membership, mode }: { membership: StoreMembership; mode:
       <p className="dash-muted">
         Store id <span className="dash-mono">{membership.storeId}</span>
       </p>
+    </section>
+  );
+}
+
+/**
+ * The language of the members' e-mails and payout statements; owners and admins change it. The
+ * section is no named region: the name is its select's label alone.
+ */
+function LanguageSection({ language, mode, mayChange }: { language: DocumentLanguage; mode: DashboardMode; mayChange: boolean }) {
+  return (
+    <section className="dash-card" data-testid="settings-language">
+      <h2>Language</h2>
+      <p className="dash-muted">The store’s members get their e-mails and payout statements in it.</p>
+      {mayChange ? (
+        <ActionForm action="store-language" mode={mode} className="dash-form settings-form">
+          <label htmlFor="store-language">Language</label>
+          <select id="store-language" name="language" defaultValue={language}>
+            {DOCUMENT_LANGUAGES.map((code) => (
+              <option key={code} value={code}>
+                {LANGUAGE_LABELS[code]}
+              </option>
+            ))}
+          </select>
+          <button type="submit">Save language</button>
+        </ActionForm>
+      ) : (
+        <p>{LANGUAGE_LABELS[language]}</p>
+      )}
+    </section>
+  );
+}
+
+/** When this mode's payouts are made; shown to owners and admins, who change it (its name is its select's label alone). */
+function PayoutScheduleSection({ schedule, mode }: { schedule: PayoutSchedule; mode: DashboardMode }) {
+  return (
+    <section className="dash-card" data-testid="settings-payout-schedule">
+      <h2>Payout schedule</h2>
+      <p className="dash-muted">{mode === 'live' ? 'Live' : 'Test'} mode: weekly on Mondays, monthly on the 1st (00:00 UTC), or only when you pay out by hand.</p>
+      <ActionForm action="payout-schedule" mode={mode} className="dash-form settings-form">
+        <label htmlFor="payout-schedule">Payout schedule</label>
+        <select id="payout-schedule" name="payout_schedule" defaultValue={schedule}>
+          {PAYOUT_SCHEDULES.map((value) => (
+            <option key={value} value={value}>
+              {SCHEDULE_LABELS[value]}
+            </option>
+          ))}
+        </select>
+        <button type="submit">Save payout schedule</button>
+      </ActionForm>
+    </section>
+  );
+}
+
+/**
+ * Where this mode's payouts go, shown by the IBAN's last four only; owners alone see and save it,
+ * in live mode with a fresh authentication code.
+ */
+function BankAccountSection({ destination, mode, hasTwoFactor }: { destination: PayoutDestination | undefined; mode: DashboardMode; hasTwoFactor: boolean }) {
+  const askCode = mode === 'live' && hasTwoFactor;
+  return (
+    <section className="dash-card" aria-labelledby="settings-bank-account">
+      <h2 id="settings-bank-account">Bank account</h2>
+      {destination ? (
+        <p data-testid="bank-account">
+          Payouts go to <span className="dash-mono">•••• {ibanLast4(destination.iban)}</span>, {destination.accountHolder}
+          {mode === 'test' && destination.iban === TEST_MODE_IBAN && <span className="dash-muted dash-block">The test account every store’s test mode starts with.</span>}
+        </p>
+      ) : (
+        <p data-testid="bank-account">No bank account yet: live payouts are held until one is saved.</p>
+      )}
+      <p className="dash-muted">A new IBAN or account holder holds payouts for 7 days, and every owner is told by e-mail.</p>
+      {mode === 'live' && !hasTwoFactor ? (
+        <p className="dash-muted">Owners save the live bank account with two-factor on: turn it on below.</p>
+      ) : (
+        <ActionForm action="bank-account-save" mode={mode} className="dash-form settings-form" label="Bank account">
+          <label htmlFor="bank-iban">IBAN</label>
+          <input id="bank-iban" name="iban" required maxLength={64} autoComplete="off" spellCheck={false} />
+          <label htmlFor="bank-holder">Account holder</label>
+          <input id="bank-holder" name="account_holder" required maxLength={MAX_ACCOUNT_HOLDER_LENGTH} defaultValue={destination?.accountHolder} autoComplete="off" />
+          {askCode && (
+            <>
+              <label htmlFor="bank-code">Authentication code</label>
+              <input id="bank-code" name="code" type="text" autoComplete="one-time-code" required maxLength={32} />
+            </>
+          )}
+          <button type="submit">Save bank account</button>
+        </ActionForm>
+      )}
     </section>
   );
 }
@@ -221,7 +326,8 @@ function AccountSection({ email, mode }: { email: string; mode: DashboardMode })
 }
 
 /**
- * Settings: the store's name and team (owners and admins change them; everyone sees them) and
+ * Settings: the store's name, language and team (owners and admins change them; everyone sees
+ * them), the payout schedule of the mode (owners and admins), where its payouts go (owners) and
  * the person's own account (anyone, for themselves).
  */
 export async function SettingsPage({ mode, searchParams }: { mode: DashboardMode; searchParams: SearchParams }) {
@@ -229,7 +335,16 @@ export async function SettingsPage({ mode, searchParams }: { mode: DashboardMode
   if ('denied' in entry) return entry.denied;
   const { access, current } = entry;
   const services = await getAppServices();
-  const team = await listTeam(services.db, current.storeId);
+  const scope = { storeId: current.storeId, livemode: mode === 'live' };
+  const mayChangeSettings = can(current.role, 'settings');
+  const ownsBankAccount = can(current.role, 'bankAccount');
+  const [team, language, schedule, destination, hasTwoFactor] = await Promise.all([
+    listTeam(services.db, current.storeId),
+    storeLanguage(services.db, current.storeId),
+    mayChangeSettings ? payoutScheduleOf(services.db, scope) : undefined,
+    ownsBankAccount ? payoutDestination(services.db, scope, current.storeName) : undefined,
+    twoFactorEnabled(services.db, access.userId),
+  ]);
   const revealed = await takeRevealed('invitation', access.userId);
   const shown = revealed === undefined ? undefined : parseInvitationShown(revealed);
   // An invitation made in another store (the switcher used meanwhile) is not this page's to show.
@@ -250,6 +365,9 @@ export async function SettingsPage({ mode, searchParams }: { mode: DashboardMode
         </p>
       )}
       <StoreSection membership={current} mode={mode} />
+      <LanguageSection language={language} mode={mode} mayChange={mayChangeSettings} />
+      {schedule && <PayoutScheduleSection schedule={schedule} mode={mode} />}
+      {ownsBankAccount && <BankAccountSection destination={destination} mode={mode} hasTwoFactor={hasTwoFactor} />}
       <TeamSection team={team} actor={{ userId: access.userId, role: current.role }} mode={mode} invitation={invitation} />
       <AccountSection email={access.email} mode={mode} />
       <TwoFactorSettings access={access} mode={mode} error={typeof searchParams.error === 'string' ? searchParams.error : undefined} />

@@ -1,7 +1,8 @@
 /**
- * What every customer e-mail shares: the store's name on top, a heading, the body, a table of
- * details, and the footer naming the seller of record with the link to withdraw. Inline styles
- * only, in tables (what mail clients render alike).
+ * What every e-mail shares: the store's name on top, a heading, the body, a table of details, and
+ * the footer: to a customer it names the seller of record with the link to withdraw; to the
+ * store's members, why they receive it. Inline styles only, in tables (what mail clients render
+ * alike).
  */
 import { Body, Container, Head, Heading, Hr, Html, Link, Preview, Text } from '@react-email/components';
 import type { ReactNode } from 'react';
@@ -17,6 +18,8 @@ export interface MailView {
   operator: OperatorConfig;
   /** `<PUBLIC_BASE_URL>/withdraw`. */
   withdrawUrl: string;
+  /** The dashboard's Settings in the e-mail's mode, for the store's members. */
+  settingsUrl: string;
   orderId: string | null;
   subscriptionId: string | null;
   /** Names of the files attached (an invoice, a credit note). */
@@ -32,6 +35,7 @@ const FOOTER = {
     withdraw: 'Withdraw from contract here',
     orderNumber: 'Order number',
     subscription: 'Subscription',
+    member: (store: string) => `You receive this e-mail as an owner of ${store}.`,
   },
   de: {
     soldBy: (operator: string, store: string) => `Verkäufer: verkauft von ${operator} im Auftrag von ${store}.`,
@@ -41,6 +45,7 @@ const FOOTER = {
     withdraw: 'Vertrag hier widerrufen',
     orderNumber: 'Bestellnummer',
     subscription: 'Abonnement',
+    member: (store: string) => `Sie erhalten diese E-Mail als Inhaber von ${store}.`,
   },
 } as const satisfies Record<DocumentLanguage, unknown>;
 
@@ -66,6 +71,17 @@ const styles = {
 
 export function Paragraph({ children }: { children: ReactNode }) {
   return <Text style={styles.paragraph}>{children}</Text>;
+}
+
+/** A paragraph that is one link, such as where to act on what the e-mail says. */
+export function LinkParagraph({ href, children }: { href: string; children: ReactNode }) {
+  return (
+    <Text style={styles.paragraph}>
+      <Link href={href} style={styles.link}>
+        {children}
+      </Link>
+    </Text>
+  );
 }
 
 /** One row of a details table: a label on the left, its value on the right. */
@@ -100,7 +116,10 @@ export function referenceRows(view: MailView): Detail[] {
   return rows;
 }
 
-export function EmailLayout({ view, preview, heading, children }: { view: MailView; preview: string; heading: string; children: ReactNode }) {
+/** Who reads it: a customer of the store, or one of the store's owners. */
+export type MailAudience = 'customer' | 'owner';
+
+export function EmailLayout({ view, preview, heading, audience = 'customer', children }: { view: MailView; preview: string; heading: string; audience?: MailAudience; children: ReactNode }) {
   const words = FOOTER[view.language];
   const { operator } = view;
   return (
@@ -116,7 +135,7 @@ export function EmailLayout({ view, preview, heading, children }: { view: MailVi
             </Heading>
             {children}
             <Hr style={styles.hr} />
-            <Text style={styles.footer}>{words.soldBy(operator.legalName, view.storeName)}</Text>
+            <Text style={styles.footer}>{audience === 'customer' ? words.soldBy(operator.legalName, view.storeName) : words.member(view.storeName)}</Text>
             <Text style={styles.footer}>
               {operator.legalName}, {operator.address}. {words.vatId}: {operator.vatId}.
             </Text>
@@ -128,11 +147,13 @@ export function EmailLayout({ view, preview, heading, children }: { view: MailVi
               .
             </Text>
             {operator.isDemo ? <Text style={styles.footer}>{words.demo}</Text> : null}
-            <Text style={styles.withdraw}>
-              <Link href={view.withdrawUrl} style={styles.link}>
-                {words.withdraw}
-              </Link>
-            </Text>
+            {audience === 'customer' ? (
+              <Text style={styles.withdraw}>
+                <Link href={view.withdrawUrl} style={styles.link}>
+                  {words.withdraw}
+                </Link>
+              </Text>
+            ) : null}
           </div>
         </Container>
       </Body>
