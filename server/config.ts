@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { ibanProblem, normalizeIban } from './kit/iban';
 
 export interface RateLimitConfig {
   /** Requests per IP per window, on every API request, before authentication. */
@@ -94,15 +95,12 @@ function loadOperator(env: Record<string, string | undefined>): OperatorConfig {
   };
 }
 
-/** An IBAN as ISO 13616 writes it: country, two check digits, up to 30 letters and digits; the whole mod 97 is 1. */
+/** The operator's account must be one a SEPA transfer can be sent from, as a store's must. */
 function ibanSetting(value: string | undefined, name: string): string | undefined {
-  const iban = value?.replace(/\s+/g, '').toUpperCase();
-  if (!iban) return undefined;
-  const rearranged = `${iban.slice(4)}${iban.slice(0, 4)}`;
-  // Letters count as 10–35; the digits are folded nine at a time, within a safe integer.
-  const digits = rearranged.replace(/[A-Z]/g, (letter) => String(letter.charCodeAt(0) - 55));
-  const remainder = digits.match(/.{1,9}/g)?.reduce((rest, chunk) => Number(`${rest}${chunk}`) % 97, 0);
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban) || remainder !== 1) throw new Error(`${name} must be an IBAN (country, check digits, account number; spaces allowed), got "${value}"`);
+  if (!value?.trim()) return undefined;
+  const iban = normalizeIban(value);
+  const problem = ibanProblem(iban);
+  if (problem) throw new Error(`${name} must be an IBAN (country, check digits, account number; spaces allowed): the IBAN ${problem}, got "${value}"`);
   return iban;
 }
 

@@ -4,7 +4,6 @@
  * download links.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Config } from '../config';
 import { ApiError } from '../errors';
 import { sha256Hex, digestsEqual } from '../ids';
 
@@ -108,7 +107,11 @@ export function appendQuery(merchantUrl: string, params: Record<string, string>)
   return url.toString();
 }
 
-type LinkConfig = Pick<Config, 'authSecret' | 'publicBaseUrl'>;
+/** What links are made from: the service's signing secret and the origin customers reach. */
+export interface LinkConfig {
+  authSecret: string | undefined;
+  publicBaseUrl: string;
+}
 
 /**
  * `<PUBLIC_BASE_URL>/<checkout|subscribe>/<id>/<receipt|return>?signature=…`: the pages that show
@@ -124,7 +127,7 @@ export function receiptUrl(config: LinkConfig, sessionId: string): string {
 }
 
 /** For the receipt page and the 3-D Secure return: is this the signature we handed out? */
-export function receiptSignatureValid(config: Pick<Config, 'authSecret'>, id: string, signature: string | undefined): boolean {
+export function receiptSignatureValid(config: Pick<LinkConfig, 'authSecret'>, id: string, signature: string | undefined): boolean {
   return receiptSignatureMatches(signingSecret(config), id, signature);
 }
 

@@ -29,8 +29,13 @@ describe('config.operator: the merchant of record', () => {
     expect(loadConfig({}).operator).toMatchObject({ iban: undefined, bic: undefined });
     expect(loadConfig({ OPERATOR_IBAN: ' de89 3704 0044 0532 0130 00 ', OPERATOR_BIC: 'cobadeffxxx' }).operator).toMatchObject({ iban: 'DE89370400440532013000', bic: 'COBADEFFXXX', isDemo: true });
     expect(loadConfig({ OPERATOR_IBAN: 'FR1420041010050500013M02606', OPERATOR_BIC: 'BNPAFRPP' }).operator).toMatchObject({ iban: 'FR1420041010050500013M02606', bic: 'BNPAFRPP' });
-    for (const iban of ['DE89370400440532013001', 'DE8937040044', 'DE89-3704-0044-0532-0130-00']) {
-      expect(() => loadConfig({ OPERATOR_IBAN: iban })).toThrow(`OPERATOR_IBAN must be an IBAN (country, check digits, account number; spaces allowed), got "${iban}"`);
+    for (const [iban, problem] of [
+      ['DE89370400440532013001', 'has check digits that do not match the rest: check it for a typing error'],
+      ['DE8937040044', 'of DE must have 22 characters, not 12'],
+      ['DE89-3704-0044-0532-0130-00', 'must start with a country code and two check digits, followed by letters and digits only'],
+      ['US64SVBKUS6S3300958879', 'must be of a country in the SEPA schemes, not US'],
+    ]) {
+      expect(() => loadConfig({ OPERATOR_IBAN: iban })).toThrow(`OPERATOR_IBAN must be an IBAN (country, check digits, account number; spaces allowed): the IBAN ${problem}, got "${iban}"`);
     }
     for (const bic of ['COBADEFF1', 'COBA DE FF', 'CO1ADEFFXXXX']) {
       expect(() => loadConfig({ OPERATOR_BIC: bic })).toThrow(`OPERATOR_BIC must be a BIC of 8 or 11 letters and digits, got "${bic}"`);

@@ -4,8 +4,7 @@
  */
 import type { Database } from '@/db/client';
 import type { Clock } from '../../clock';
-import type { Config } from '../../config';
-import { hostedPagePath, type LinkPurpose } from '../links';
+import { hostedPagePath, type LinkConfig, type LinkPurpose } from '../links';
 import { isSafeText } from '../text-input';
 import { documentLanguage } from '../language';
 import type { DocumentLanguage } from '@/db/schema';
@@ -15,7 +14,7 @@ import { hostedMessage, type HostedErrorCode } from './messages';
 export interface HostedPageDeps {
   db: Database;
   clock: Clock;
-  config: Pick<Config, 'authSecret' | 'publicBaseUrl'>;
+  config: LinkConfig;
 }
 
 export type SearchParams = Record<string, string | string[] | undefined>;
