@@ -1,11 +1,13 @@
-import { eq } from 'drizzle-orm';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { PAYOUT_SCHEDULES, stores, type PayoutSchedule } from '@/db/schema';
+import { PAYOUT_SCHEDULES, type PayoutSchedule } from '@/db/schema';
+import { changePayoutSchedule } from '@/server/balance/service';
+import { saveBankAccount } from '@/server/bank-accounts/service';
 import { verifyLedger } from '@/server/balance/verify';
 import { changePayoutStatus } from '@/server/payouts/service';
 import { updateStore } from '@/server/stores/service';
 import { createProduct } from '../support/api';
+import { actingAs, person } from '../support/dashboard';
 import { listOf } from '../support/lists';
 import { useTestApi } from '../support/server';
 import { advanceClock, DAY } from '../billing/support';
@@ -14,11 +16,12 @@ import { balanceOf, newStore } from '../balance/support';
 
 /**
  * The ledger under random sequences of payments, partial refunds, fee changes, test-clock moves
- * (which also make the weekly payouts), payouts asked for and payouts failing, each sequence in a
+ * (which also make the scheduled payouts), payouts asked for, payouts failing and bank accounts
+ * saved (ending a failure's hold, or holding payouts 7 days after a change), each sequence in a
  * store of its own: after every step the balance is the sum of the entries; every fee is the
- * store's rate at payment, rounded half up and capped at the net; a payout takes the whole
- * available balance and settles entries summing to it; and at the end `ledger:verify`'s checks,
- * recomputed from the documents, find nothing wrong.
+ * store's rate at payment, rounded half up and capped at the net; the hold is the one the steps
+ * call for; a payout takes the whole available balance and settles entries summing to it; and at
+ * the end `ledger:verify`'s checks, recomputed from the documents, find nothing wrong.
  *
  * Each sequence's store has a random payout schedule; a weekly or monthly one pays out as the
  * clock passes its dates.
@@ -37,7 +40,8 @@ type Step =
   | { kind: 'fees'; basisPoints: number; fixed: number }
   | { kind: 'clock'; seconds: number }
   | { kind: 'payout' }
-  | { kind: 'fail_payout' };
+  | { kind: 'fail_payout' }
+  | { kind: 'save_account'; change: boolean };
 
 const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant('pay' as const), amount: fc.integer({ min: 1, max: 200_000 }), taxRate: fc.constantFrom(0, 7, 19) }) },
@@ -46,7 +50,12 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('clock' as const), seconds: fc.integer({ min: 1, max: 10 * DAY }) }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'payout' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'fail_payout' as const }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('save_account' as const), change: fc.boolean() }) },
 );
+
+/** Two accounts a sequence switches between; a save without a change keeps the one saved. */
+const ACCOUNTS = ['DE89370400440532013000', 'GB82WEST12345698765432'];
+const HOLD_AFTER_CHANGE = 7 * DAY;
 
 interface Entry {
   id: string;
@@ -77,13 +86,21 @@ const expectedFee = (total: number, tax: number, rates: { basisPoints: number; f
 
 async function runSequence(schedule: PayoutSchedule, steps: Step[]) {
   const store = await newStore(api);
-  await api.services.db.update(stores).set({ payoutScheduleTest: schedule }).where(eq(stores.id, store.id));
+  const scope = { storeId: store.id, livemode: false };
+  // Per action, as each dashboard request reads the store's clock afresh.
+  const owner = () => actingAs(api.services, scope, person({ email: 'owner@example.com', ip: '203.0.113.9', path: '/dashboard/test/settings' }));
+  await changePayoutSchedule(await owner(), scope, schedule);
   const key = store.key;
   const defaults = api.services.config.ledger.defaultFees;
   let rates = { basisPoints: defaults.basisPoints, fixed: defaults.fixed };
   const paid: { id: string; refundable: number }[] = [];
   const madePayouts: string[] = [];
   let failed = false;
+  /** The store's clock, in epoch seconds: the test clock moves only when a step moves it. */
+  let now = Math.floor(api.clock.now().getTime() / 1000);
+  let account: string | undefined;
+  /** Payouts wait until then after a change of the bank account. */
+  let changedUntil = 0;
 
   for (const step of steps) {
     if (step.kind === 'pay') {
@@ -104,11 +121,11 @@ async function runSequence(schedule: PayoutSchedule, steps: Step[]) {
       await updateStore(api.services.db, store.id, { feeBasisPoints: step.basisPoints, feeFixed: step.fixed });
       rates = { basisPoints: step.basisPoints, fixed: step.fixed };
     } else if (step.kind === 'clock') {
-      await advanceClock(api, key, step.seconds);
+      now = await advanceClock(api, key, step.seconds);
     } else if (step.kind === 'payout') {
       const before = await balanceOf(api, key);
       const response = await api.request('POST', '/api/v1/payouts', { key, body: {} });
-      if (failed) {
+      if (failed || now < changedUntil) {
         expect(response.status).toBe(409);
         expect(response.body.error.code).toBe('payouts_held');
       } else if (before.available < api.services.config.ledger.payoutMinimum) {
@@ -119,6 +136,15 @@ async function runSequence(schedule: PayoutSchedule, steps: Step[]) {
         expect(response.body.amount).toBe(before.available);
         expect((await balanceOf(api, key)).available).toBe(0);
       }
+    } else if (step.kind === 'save_account') {
+      const next = step.change || account === undefined ? ACCOUNTS.find((candidate) => candidate !== account)! : account;
+      // A second passes, as between a bank's report and an owner's save: a save ends a failure's hold only when it comes after it.
+      api.clock.set(new Date(api.clock.now().getTime() + 1000));
+      now += 1;
+      await saveBankAccount(await owner(), scope, { iban: next, accountHolder: 'Property store' });
+      if (next !== account) changedUntil = now + HOLD_AFTER_CHANGE;
+      account = next;
+      failed = false;
     } else {
       const latest = (await listOf(api, '/api/v1/payouts', key, 'limit=1')).body.data[0];
       if (latest?.status !== 'paid') continue;
@@ -131,7 +157,8 @@ async function runSequence(schedule: PayoutSchedule, steps: Step[]) {
     const balance = await balanceOf(api, key);
     expect(balance.available + balance.pending).toBe(sum(entries));
     expect(balance.available).toBe(sum(entries.filter((entry) => entry.status === 'available' && entry.payout_id === null && entry.type !== 'payout')));
-    if (failed) expect(balance.payout_hold).toMatchObject({ reason: 'payout_failed' });
+    const hold = failed ? { reason: 'payout_failed', until: null } : now < changedUntil ? { reason: 'destination_changed', until: changedUntil } : null;
+    expect(balance.payout_hold).toEqual(hold);
   }
 
   // Every payout, asked for or scheduled, settled entries summing to its amount, each entry once.
