@@ -1,7 +1,7 @@
 /** What each dashboard role may do; every page and action asks `can` on the server. */
 import type { MemberRole } from '@/db/schema';
 
-export const DASHBOARD_ACTIONS = ['read', 'refund', 'products', 'developer', 'liveSecretKeys', 'export', 'settings'] as const;
+export const DASHBOARD_ACTIONS = ['read', 'refund', 'products', 'developer', 'liveSecretKeys', 'export', 'settings', 'balance'] as const;
 export type DashboardAction = (typeof DASHBOARD_ACTIONS)[number];
 
 /**
@@ -9,11 +9,12 @@ export type DashboardAction = (typeof DASHBOARD_ACTIONS)[number];
  * links, customer deletes; products: create, edit, delete; developer: webhooks, event resends,
  * API keys, the test clock; liveSecretKeys: create, roll and revoke live secret keys (a live
  * secret key can do everything the API can, refunds included); export: CSV; settings: store
- * settings and the team (admins may not touch owners, checked where the team is changed).
+ * settings and the team (admins may not touch owners, checked where the team is changed);
+ * balance: the store's money (the Balance and payout pages, their CSV and statements, paying out).
  */
 const ALLOWED: Record<MemberRole, ReadonlySet<DashboardAction>> = {
-  owner: new Set(['read', 'refund', 'products', 'developer', 'liveSecretKeys', 'export', 'settings']),
-  admin: new Set(['read', 'refund', 'products', 'developer', 'liveSecretKeys', 'export', 'settings']),
+  owner: new Set(['read', 'refund', 'products', 'developer', 'liveSecretKeys', 'export', 'settings', 'balance']),
+  admin: new Set(['read', 'refund', 'products', 'developer', 'liveSecretKeys', 'export', 'settings', 'balance']),
   developer: new Set(['read', 'products', 'developer', 'export']),
   support: new Set(['read', 'refund', 'export']),
   viewer: new Set(['read']),
