@@ -148,6 +148,10 @@ export async function attemptPayout(tx: Transaction, scope: Scope, store: Locked
 /** `-3.50` rather than formatEuros' form for a negative balance. */
 const signedEuros = (cents: number) => `${cents < 0 ? '-' : ''}${formatEuros(Math.abs(cents))}`;
 
+export function balanceInsufficientError(available: number, minimum: number): ApiError {
+  return new ApiError('balance_insufficient', `The available balance (${signedEuros(available)} EUR) is below the payout minimum (${formatEuros(minimum)} EUR).`);
+}
+
 export function payoutsHeldError(hold: PayoutHold): ApiError {
   const until = hold.until === null ? 'until its cause is removed' : `until ${new Date(hold.until * 1000).toISOString()}`;
   return new ApiError('payouts_held', `Payouts are held (${hold.reason}) ${until}.`);
@@ -179,9 +183,7 @@ export async function createPayout(deps: PayoutDeps, scope: Scope, idempotency?:
         const store = (await lockPayoutStore(tx, scope, deps.wallClock))!;
         const attempt = await attemptPayout(tx, scope, store, { minimum, wallNow: deps.wallClock.now() }, { id, scheduledFor: null });
         if ('held' in attempt) throw payoutsHeldError(attempt.held);
-        if ('insufficient' in attempt) {
-          throw new ApiError('balance_insufficient', `The available balance (${signedEuros(attempt.insufficient)} EUR) is below the payout minimum (${formatEuros(minimum)} EUR).`);
-        }
+        if ('insufficient' in attempt) throw balanceInsufficientError(attempt.insufficient, minimum);
         return payoutView(attempt.made);
       }),
     replay: (replayedId) => getPayout(deps.db, scope, replayedId),
