@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { START_TIMEOUT_MS } from '../support/production-server';
+import { balanceSuite } from './dashboard/balance';
 import { customersSuite } from './dashboard/customers';
 import { developersSuite } from './dashboard/developers';
 import { invitationsSuite } from './dashboard/invitations';
@@ -23,3 +24,4 @@ developersSuite();
 securitySuite();
 settingsSuite();
 invitationsSuite();
+balanceSuite();
