@@ -17,6 +17,7 @@ import {
   payouts,
   refunds,
   stores,
+  type BalanceSourceType,
   type BalanceTransactionType,
   type DocumentLanguage,
   type PayoutFailureReason,
@@ -212,7 +213,7 @@ export interface StatementEntry {
   id: string;
   type: BalanceTransactionType;
   amount: number;
-  source: { type: 'order' | 'refund' | 'dispute' | 'payout'; id: string } | null;
+  source: { type: BalanceSourceType; id: string } | null;
   description: string;
   createdAt: Date;
   documentNumber: string | null;

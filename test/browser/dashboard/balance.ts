@@ -52,7 +52,7 @@ export function balanceSuite(): void {
     it('balance, Pay out now (refused, then once for a double submit), the payout page, its statement, the CSV, live mode, and a support person refused', async () => {
       const admin = adminClient(origin, ADMIN_TOKEN);
       const store = await admin.store.create.mutate({ name: 'Harbour Books', taxCalculation: true });
-      const owner = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'bea@example.com', role: 'owner' });
+      const owner = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'beatrix@example.com', role: 'owner' });
       const key = store.keys.sk_test;
 
       const product = await callService(origin, key, 'POST', '/api/v1/products', { name: 'Tide tables', amount: 2000, tax_rate: 19 });
@@ -159,7 +159,7 @@ export function balanceSuite(): void {
       await shoot(owner, 'balance-live');
 
       // A support person: no Balance link, and every page, file and post refused.
-      const support = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'sid@example.com', role: 'support' });
+      const support = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: store.id, email: 'suki@example.com', role: 'support' });
       await support.goto(`${origin}/dashboard/test`);
       expect(await support.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Balance' }).count()).toBe(0);
       for (const path of [
@@ -173,11 +173,11 @@ export function balanceSuite(): void {
       }
       const refused = await support.request.post(`${origin}/dashboard/act/payout`, { form: fields, headers: { origin }, maxRedirects: 0 });
       expect(refused.status()).toBe(403);
-      expect(await refused.text()).toContain('Your role may not do this in this store (sid@example.com).');
+      expect(await refused.text()).toContain('Your role may not do this in this store (suki@example.com).');
 
       // Another store's owner: this payout is unknown there.
       const elsewhere = await admin.store.create.mutate({ name: 'Other Shore' });
-      const stranger = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: elsewhere.id, email: 'otto@example.com', role: 'owner' });
+      const stranger = await invitedDashboardPage(browser, { origin, adminToken: ADMIN_TOKEN }, { storeId: elsewhere.id, email: 'ottilie@example.com', role: 'owner' });
       expect((await stranger.request.get(`${origin}/dashboard/test/payouts/${payoutId}`)).status()).toBe(404);
       expect((await stranger.request.get(`${origin}/dashboard/test/payouts/${payoutId}/statement.pdf`)).status()).toBe(404);
       await expect(stranger.request.get(`${origin}/dashboard/test/balance_transactions.csv`).then((response) => response.text())).resolves.toBe(`${lines[0]}\r\n`);
