@@ -6,6 +6,8 @@ const nextConfig = {
   // node_modules at run time.
   serverExternalPackages: ['@electric-sql/pglite', 'postgres', 'rate-limiter-flexible', 'pino', 'prom-client', 'pdfkit'],
   poweredByHeader: false,
+  // forbidden(): a dashboard page a role may not open answers 403 (storePage in app/dashboard/shell.tsx).
+  experimental: { authInterrupts: true },
   // `npm run build` (CI, developers) type-checks the whole project; the build `npm start` makes does not.
   typescript: { ignoreBuildErrors: process.env.BUILD_TYPECHECK === 'false' },
 };

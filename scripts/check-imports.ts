@@ -67,7 +67,7 @@ export const DOMAINS: Readonly<Record<string, readonly string[]>> = {
   mail: ['invoices'],
   'bank-accounts': ['mail'],
   balance: ['bank-accounts'],
-  payouts: ['balance', 'bank-accounts', 'mail', 'webhooks'],
+  payouts: ['balance', 'bank-accounts', 'invoices', 'mail', 'webhooks'],
   users: ['mail'],
   orders: ['balance', 'invoices', 'licenses', 'mail', 'webhooks'],
   portal: ['downloads', 'invoices', 'stores', 'webhooks'],
@@ -76,7 +76,7 @@ export const DOMAINS: Readonly<Record<string, readonly string[]>> = {
   payments: ['balance', 'checkout', 'customers', 'invoices', 'mail', 'orders', 'webhooks'],
   subscriptions: ['checkout', 'customers', 'invoices', 'mail', 'payments', 'products', 'stores', 'webhooks'],
   billing: ['invoices', 'mail', 'orders', 'payments', 'subscriptions', 'webhooks'],
-  dashboard: ['customers', 'downloads', 'orders', 'portal', 'products', 'stores', 'subscriptions', 'users', 'webhooks'],
+  dashboard: ['balance', 'customers', 'downloads', 'orders', 'portal', 'products', 'stores', 'subscriptions', 'users', 'webhooks'],
   events: ['checkout', 'customers', 'invoices', 'orders', 'payouts', 'portal', 'products', 'subscriptions', 'webhooks'],
   'test-clock': ['billing', 'checkout', 'mail', 'payouts', 'subscriptions', 'webhooks'],
 };

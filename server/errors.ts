@@ -51,6 +51,7 @@ export const ERROR_CATALOG = {
   subscription_pending: invalid(409),
   balance_insufficient: invalid(409),
   payouts_held: invalid(409),
+  payout_not_paid: invalid(409),
   payload_too_large: invalid(413),
   unsupported_media_type: invalid(415),
   rate_limited: { status: 429, type: 'rate_limit_error' },

@@ -1,15 +1,19 @@
+import { forbidden } from 'next/navigation';
 import type { ReactElement, ReactNode } from 'react';
+import { can, type DashboardAction } from '@/server/users/roles';
 import type { StoreMembership } from '@/server/users/service';
 import { dashboardBase, INVITATIONS_PATH, requireDashboard, type DashboardAccess, type DashboardMode } from './access';
 import { signOutAction, switchStoreAction } from './actions';
 
-const NAVIGATION: readonly { label: string; path: string }[] = [
+/** The pages of the navigation; one that needs more than `read` is linked only for roles with its right. */
+const NAVIGATION: readonly { label: string; path: string; right?: DashboardAction }[] = [
   { label: 'Home', path: '' },
   { label: 'Orders', path: '/orders' },
   { label: 'Withdrawals', path: '/withdrawals' },
   { label: 'Customers', path: '/customers' },
   { label: 'Products', path: '/products' },
   { label: 'Subscriptions', path: '/subscriptions' },
+  { label: 'Balance', path: '/balance', right: 'balance' },
   { label: 'Webhooks', path: '/webhooks' },
   { label: 'Events', path: '/events' },
   { label: 'API keys', path: '/api-keys' },
@@ -54,7 +58,7 @@ export function DashboardShell({ access, mode, path, children }: { access: Dashb
       </header>
       <nav className="dash-nav" aria-label="Dashboard">
         <ul>
-          {NAVIGATION.map((item) => (
+          {NAVIGATION.filter((item) => item.right === undefined || (current !== undefined && can(current.role, item.right))).map((item) => (
             <li key={item.label}>
               <a href={`${base}${item.path}`} aria-current={item.path === path ? 'page' : undefined}>
                 {item.label}
@@ -87,10 +91,13 @@ export function NoAccess({ email }: { email: string }) {
 
 /**
  * The access of a store page at `path` (below the mode's base): the person and their current
- * store, or, for a person without a store here, the page that says so.
+ * store, or, for a person without a store here, the page that says so. A page that needs a right
+ * beyond `read` answers a role without it 403 (Next draws its body only with client-side
+ * JavaScript, which the dashboard does not run: the answer is an empty page, as its 404s are).
  */
-export async function storePage(mode: DashboardMode, path: string): Promise<{ access: DashboardAccess; current: StoreMembership } | { denied: ReactElement }> {
+export async function storePage(mode: DashboardMode, path: string, right: DashboardAction = 'read'): Promise<{ access: DashboardAccess; current: StoreMembership } | { denied: ReactElement }> {
   const access = await requireDashboard('read');
+  if (access.current && !can(access.current.role, right)) forbidden();
   if (access.current) return { access, current: access.current };
   return {
     denied: (

@@ -104,6 +104,10 @@ export const listBalanceTransactionsInput = z.strictObject({
 });
 export type ListBalanceTransactionsQuery = z.infer<typeof listBalanceTransactionsInput>;
 
+/** The list's filters without the page fields: what an export of every matching entry takes. */
+export const balanceTransactionListFilters = listBalanceTransactionsInput.omit({ limit: true, starting_after: true });
+export type BalanceTransactionListFilters = z.infer<typeof balanceTransactionListFilters>;
+
 export const balanceTransactionListSchema = listSchema(balanceTransactionSchema, '/api/v1/balance_transactions', 'BalanceTransactionList');
 export type BalanceTransactionList = z.infer<typeof balanceTransactionListSchema>;
 

@@ -115,8 +115,8 @@ export async function changePayoutSchedule(deps: { db: Database; clock: Clock; a
   });
 }
 
-/** GET /balance. */
-export async function getBalance(deps: BalanceDeps, subject: Subject): Promise<Balance> {
+/** GET /balance; `subject` is the key's, or a scope with its store's flags (storeBalance). */
+export async function getBalance(deps: BalanceDeps, subject: Scope & { flags: Pick<Subject['flags'], 'suspended'> }): Promise<Balance> {
   const now = deps.clock.now();
   const { available, pending } = await balanceSums(deps.db, subject, now);
   const schedule = await payoutScheduleOf(deps.db, subject);
@@ -131,6 +131,12 @@ export async function getBalance(deps: BalanceDeps, subject: Subject): Promise<B
     next_payout_at: nextPayout === null ? null : epochSeconds(nextPayout),
     payout_hold: await payoutHold(deps.db, subject, { suspended: subject.flags.suspended, now }),
   };
+}
+
+/** The balance of a scope without a key (the dashboard's), the store's flags read from its row. */
+export async function storeBalance(deps: BalanceDeps, scope: Scope): Promise<Balance> {
+  const [store] = await deps.db.select({ suspended: stores.suspended }).from(stores).where(eq(stores.id, scope.storeId));
+  return getBalance(deps, { ...scope, flags: { suspended: store!.suspended } });
 }
 
 /** GET /balance_transactions/{id}: unknown, foreign and other-environment ids answer alike. */

@@ -5,12 +5,15 @@
  * CR or LF, quotes doubled. A cell starting with `=`, `+`, `-`, `@`, tab or CR is prefixed with
  * `'` so a spreadsheet shows it as text instead of running it as a formula, and so is every part of
  * a cell after a `,`, `;`, tab, CR or LF: a spreadsheet that splits on one of them (a `;` locale,
- * or quotes ignored) starts a cell there. The rule applies to every cell; numbers never meet it
- * because amounts are non-negative integer cents. Times are ISO 8601 UTC to
- * the second (the API's epoch seconds); an empty cell is null.
+ * or quotes ignored) starts a cell there. The rule applies to every text cell; a number (integer
+ * cents, signed in the ledger) is written as it is, which no spreadsheet runs as a formula. Times
+ * are ISO 8601 UTC to the second (the API's epoch seconds); an empty cell is null.
  */
 import type { Database } from '@/db/client';
 import { customers, orders, subscriptions } from '@/db/schema';
+import type { BalanceTransaction, BalanceTransactionListFilters } from '../balance/schemas';
+import { listBalanceTransactions } from '../balance/service';
+import type { Clock } from '../clock';
 import { listAll } from '../kit/list';
 import type { Scope } from '../kit/scope';
 import { orderListConditions } from '../orders/service';
@@ -24,8 +27,9 @@ type Cell = string | number | Date | null;
 const FORMULA_STARTS = /(^|[,;\t\r\n])(?=[=+\-@\t\r])/g;
 const NEEDS_QUOTES = /[",;\t\r\n]/;
 
-/** One field: neutralised against formulas, then quoted if it holds a quote or a separator. */
+/** One field: a number as it is; text neutralised against formulas, then quoted if it holds a quote or a separator. */
 export function csvField(value: Cell): string {
+  if (typeof value === 'number') return String(value);
   const text = (value === null ? '' : value instanceof Date ? value.toISOString().replace(/\.\d{3}Z$/, 'Z') : String(value)).replace(FORMULA_STARTS, "$1'");
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
@@ -98,6 +102,39 @@ export function exportSubscriptionsCsv(deps: ExportDeps, scope: Scope, filters: 
     row.intervalCount,
     row.currentPeriodEnd,
     row.canceledAt,
+  ]);
+}
+
+const BALANCE_TRANSACTION_COLUMNS = ['id', 'created', 'available_on', 'type', 'amount', 'currency', 'source_type', 'source_id', 'description', 'status', 'payout_id'];
+
+/** Every page of GET /balance_transactions with these filters, read one after the other (entries are never removed, so a cursor stays valid). */
+async function* balanceTransactionPages(deps: { db: Database; clock: Clock }, scope: Scope, filters: BalanceTransactionListFilters, pageSize: number): AsyncGenerator<BalanceTransaction[]> {
+  let startingAfter: string | undefined;
+  for (;;) {
+    const page = await listBalanceTransactions(deps, scope, { ...filters, limit: pageSize, starting_after: startingAfter });
+    if (page.data.length > 0) yield page.data;
+    if (!page.has_more) return;
+    startingAfter = page.data.at(-1)!.id;
+  }
+}
+
+const epochDate = (seconds: number) => new Date(seconds * 1000);
+
+/** balance_transactions.csv: the entries GET /balance_transactions lists with these filters, newest first; `clock` is the store's (it decides `status`). */
+export function exportBalanceTransactionsCsv(deps: { db: Database; clock: Clock }, scope: Scope, filters: BalanceTransactionListFilters, options: ExportOptions = {}): AsyncIterable<string> {
+  const pages = balanceTransactionPages(deps, scope, filters, options.pageSize ?? EXPORT_PAGE_SIZE);
+  return csvChunks(BALANCE_TRANSACTION_COLUMNS, pages, (entry) => [
+    entry.id,
+    epochDate(entry.created),
+    epochDate(entry.available_on),
+    entry.type,
+    entry.amount,
+    entry.currency,
+    entry.source?.type ?? null,
+    entry.source?.id ?? null,
+    entry.description,
+    entry.status,
+    entry.payout_id,
   ]);
 }
 

@@ -1,7 +1,9 @@
 import { balanceTransactionListSchema } from '../balance/schemas';
+import { pdfFileSchema } from '../invoices/schemas';
 import { createRouter, secretKeyProcedure } from '../trpc';
 import { createPayoutInput, listPayoutBalanceTransactionsInput, listPayoutsInput, payoutListSchema, payoutSchema, retrievePayoutInput } from './schemas';
 import { createPayout, getPayout, listPayoutBalanceTransactions, listPayouts } from './service';
+import { payoutStatementPdf } from './statement';
 
 const TAGS = ['Payouts'];
 
@@ -38,4 +40,23 @@ export const payoutsRouter = createRouter({
     .input(listPayoutBalanceTransactionsInput)
     .output(balanceTransactionListSchema)
     .query(({ ctx, input }) => listPayoutBalanceTransactions(ctx, ctx.subject, input)),
+
+  // GET /api/v1/payouts/{id}/statement.pdf: a paid payout's statement as a PDF in the store's language.
+  retrieveStatement: secretKeyProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/payouts/{id}/statement.pdf',
+        tags: TAGS,
+        summary: 'Download a payout statement as PDF',
+        description:
+          'The entries the payout settled, one row per order, refund, dispute or adjustment (date, invoice or credit note number, gross, VAT, fee, net), the totals per type and the amount paid out, in the store’s language. Not an invoice. Only a `paid` payout has one. Answers `application/pdf` over REST; over /api/trpc, the same file in base64.',
+        protect: true,
+      },
+      file: 'application/pdf',
+      errors: ['payout_not_paid'],
+    })
+    .input(retrievePayoutInput)
+    .output(pdfFileSchema)
+    .query(({ ctx, input }) => payoutStatementPdf(ctx, ctx.subject, input.id)),
 });

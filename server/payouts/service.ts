@@ -6,9 +6,24 @@
  * `payout` entry taking their sum off the balance, and records its events. Test mode has no bank:
  * a test payout is paid the moment it is made.
  */
-import { and, eq, isNull, lte, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, lte, ne, sql } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '@/db/client';
-import { balanceTransactions, payoutSettlements, payouts, stores, type PayoutFailureReason, type PayoutSchedule, type PayoutStatus } from '@/db/schema';
+import {
+  balanceTransactions,
+  creditNotes,
+  invoices,
+  orders,
+  payoutSettlements,
+  payouts,
+  refunds,
+  stores,
+  type BalanceSourceType,
+  type BalanceTransactionType,
+  type DocumentLanguage,
+  type PayoutFailureReason,
+  type PayoutSchedule,
+  type PayoutStatus,
+} from '@/db/schema';
 import { recordPayoutEntry, type PayoutEntryType } from '../balance/ledger';
 import type { BalanceTransactionList } from '../balance/schemas';
 import { listBalanceTransactions, payoutHold, type PayoutHold } from '../balance/service';
@@ -137,6 +152,10 @@ export async function attemptPayout(tx: Transaction, scope: Scope, store: Locked
 /** `-3.50` rather than formatEuros' form for a negative balance. */
 const signedEuros = (cents: number) => `${cents < 0 ? '-' : ''}${formatEuros(Math.abs(cents))}`;
 
+export function balanceInsufficientError(available: number, minimum: number): ApiError {
+  return new ApiError('balance_insufficient', `The available balance (${signedEuros(available)} EUR) is below the payout minimum (${formatEuros(minimum)} EUR).`);
+}
+
 export function payoutsHeldError(hold: PayoutHold): ApiError {
   const until = hold.until === null ? 'until its cause is removed' : `until ${new Date(hold.until * 1000).toISOString()}`;
   return new ApiError('payouts_held', `Payouts are held (${hold.reason}) ${until}.`);
@@ -168,9 +187,7 @@ export async function createPayout(deps: PayoutDeps, scope: Scope, idempotency?:
         const store = (await lockPayoutStore(tx, scope, deps.wallClock))!;
         const attempt = await attemptPayout(tx, scope, store, { minimum, wallNow: deps.wallClock.now() }, { id, scheduledFor: null });
         if ('held' in attempt) throw payoutsHeldError(attempt.held);
-        if ('insufficient' in attempt) {
-          throw new ApiError('balance_insufficient', `The available balance (${signedEuros(attempt.insufficient)} EUR) is below the payout minimum (${formatEuros(minimum)} EUR).`);
-        }
+        if ('insufficient' in attempt) throw balanceInsufficientError(attempt.insufficient, minimum);
         return payoutView(attempt.made);
       }),
     replay: (replayedId) => getPayout(deps.db, scope, replayedId),
@@ -178,15 +195,79 @@ export async function createPayout(deps: PayoutDeps, scope: Scope, idempotency?:
   return result;
 }
 
-/** GET /payouts/{id}: unknown, foreign and other-environment ids answer alike. */
-export async function getPayout(db: Executor, scope: Scope, id: string): Promise<Payout> {
+/** A payout of the scope: unknown, foreign and other-environment ids answer alike. */
+async function readPayout(db: Executor, scope: Scope, id: string): Promise<PayoutRow> {
   const [row] = await db
     .select()
     .from(payouts)
     .where(and(eq(payouts.id, id), ownedBy(payouts, scope)))
     .limit(1);
   if (!row) throw resourceMissing('payout', id);
-  return payoutView(row);
+  return row;
+}
+
+/** GET /payouts/{id}. */
+export async function getPayout(db: Executor, scope: Scope, id: string): Promise<Payout> {
+  return payoutView(await readPayout(db, scope, id));
+}
+
+/** An entry a payout settled, with the number of the document behind it: a payment's invoice, a refund's credit note. */
+export interface StatementEntry {
+  id: string;
+  type: BalanceTransactionType;
+  amount: number;
+  source: { type: BalanceSourceType; id: string } | null;
+  description: string;
+  createdAt: Date;
+  documentNumber: string | null;
+}
+
+/** What a payout's statement shows: the payout, its store, and the entries it settled in the order they were recorded. */
+export interface PayoutStatement {
+  payout: PayoutRow;
+  store: { id: string; name: string; language: DocumentLanguage };
+  entries: StatementEntry[];
+}
+
+/** A paid payout's statement; any other status is 409 payout_not_paid (a payout still on its way may yet fail). */
+export async function readPayoutStatement(db: Executor, scope: Scope, id: string): Promise<PayoutStatement> {
+  const payout = await readPayout(db, scope, id);
+  if (payout.status !== 'paid') throw new ApiError('payout_not_paid', `Payout ${id} is ${payout.status}: only a paid payout has a statement.`);
+  const [[store], rows] = await Promise.all([
+    db.select({ id: stores.id, name: stores.name, language: stores.language }).from(stores).where(eq(stores.id, scope.storeId)),
+    db
+      .select({
+        id: balanceTransactions.id,
+        type: balanceTransactions.type,
+        amount: balanceTransactions.amount,
+        sourceType: balanceTransactions.sourceType,
+        sourceId: balanceTransactions.sourceId,
+        description: balanceTransactions.description,
+        createdAt: balanceTransactions.createdAt,
+        invoiceNumber: invoices.number,
+        creditNoteNumber: creditNotes.number,
+      })
+      .from(payoutSettlements)
+      .innerJoin(balanceTransactions, eq(balanceTransactions.id, payoutSettlements.balanceTransactionId))
+      .leftJoin(orders, and(eq(balanceTransactions.sourceType, 'order'), eq(orders.id, balanceTransactions.sourceId)))
+      .leftJoin(invoices, eq(invoices.id, orders.invoiceId))
+      .leftJoin(refunds, and(eq(balanceTransactions.sourceType, 'refund'), eq(refunds.id, balanceTransactions.sourceId)))
+      .leftJoin(creditNotes, eq(creditNotes.id, refunds.creditNoteId))
+      .where(eq(payoutSettlements.payoutId, payout.id))
+      .orderBy(asc(balanceTransactions.recordedOrder)),
+  ]);
+  const entries = rows.map(
+    (row): StatementEntry => ({
+      id: row.id,
+      type: row.type,
+      amount: row.amount,
+      source: row.sourceType === null || row.sourceId === null ? null : { type: row.sourceType, id: row.sourceId },
+      description: row.description,
+      createdAt: row.createdAt,
+      documentNumber: row.invoiceNumber ?? row.creditNoteNumber,
+    }),
+  );
+  return { payout, store: store!, entries };
 }
 
 /** GET /payouts: newest first. */

@@ -1,7 +1,7 @@
 /** What each dashboard role may do; every page and action asks `can` on the server. */
 import type { MemberRole } from '@/db/schema';
 
-export const DASHBOARD_ACTIONS = ['read', 'refund', 'products', 'developer', 'liveSecretKeys', 'export', 'settings', 'bankAccount'] as const;
+export const DASHBOARD_ACTIONS = ['read', 'refund', 'products', 'developer', 'liveSecretKeys', 'export', 'settings', 'bankAccount', 'balance'] as const;
 export type DashboardAction = (typeof DASHBOARD_ACTIONS)[number];
 
 /**
@@ -10,11 +10,12 @@ export type DashboardAction = (typeof DASHBOARD_ACTIONS)[number];
  * API keys, the test clock; liveSecretKeys: create, roll and revoke live secret keys (a live
  * secret key can do everything the API can, refunds included); export: CSV; settings: store
  * settings, the payout schedule, the language and the team (admins may not touch owners, checked
- * where the team is changed); bankAccount: where payouts go, the owners' alone.
+ * where the team is changed); bankAccount: where payouts go, the owners' alone; balance: the
+ * store's money (the Balance and payout pages, their CSV and statements, paying out).
  */
 const ALLOWED: Record<MemberRole, ReadonlySet<DashboardAction>> = {
-  owner: new Set(['read', 'refund', 'products', 'developer', 'liveSecretKeys', 'export', 'settings', 'bankAccount']),
-  admin: new Set(['read', 'refund', 'products', 'developer', 'liveSecretKeys', 'export', 'settings']),
+  owner: new Set(['read', 'refund', 'products', 'developer', 'liveSecretKeys', 'export', 'settings', 'bankAccount', 'balance']),
+  admin: new Set(['read', 'refund', 'products', 'developer', 'liveSecretKeys', 'export', 'settings', 'balance']),
   developer: new Set(['read', 'products', 'developer', 'export']),
   support: new Set(['read', 'refund', 'export']),
   viewer: new Set(['read']),

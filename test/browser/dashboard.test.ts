@@ -1,5 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import { START_TIMEOUT_MS } from '../support/production-server';
+import { balanceSuite } from './dashboard/balance';
 import { bankAccountSuite } from './dashboard/bank-account';
 import { customersSuite } from './dashboard/customers';
 import { developersSuite } from './dashboard/developers';
@@ -25,3 +26,4 @@ securitySuite();
 settingsSuite();
 bankAccountSuite();
 invitationsSuite();
+balanceSuite();

@@ -1,5 +1,6 @@
 /** Every dashboard action by the name its form posts to (`/dashboard/act/<name>`). */
 import * as apiKeys from '../api-keys/actions';
+import * as balance from '../balance/actions';
 import * as customers from '../customers/actions';
 import * as orders from '../orders/actions';
 import * as products from '../products/actions';
@@ -42,4 +43,5 @@ export const DASHBOARD_ACTIONS: Record<string, DashboardActionDefinition> = {
   'webhook-disable': webhooks.webhookDisable,
   'webhook-roll-secret': webhooks.webhookRollSecret,
   'event-resend': webhooks.eventResend,
+  payout: balance.payOut,
 };
