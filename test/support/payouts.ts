@@ -4,9 +4,10 @@ import type { Services } from '@/server/context';
 import { newId } from '@/server/ids';
 
 /**
- * A pending payout written as a payout's creation writes it, for tests that need one the API
- * cannot make yet (live payouts wait for a bank account): the balance it pays out (an adjustment
- * it settles), the payout and its `payout` entry, in one transaction, so ledger:verify holds.
+ * A pending payout written as a payout's creation writes it, for tests that need several at
+ * chosen times and accounts without a week's hold for each (test/payouts/live.test.ts makes one
+ * the real way): the balance it pays out (an adjustment it settles), the payout and its `payout`
+ * entry, in one transaction, so ledger:verify holds.
  */
 export async function seedPendingPayout(services: Pick<Services, 'db'>, payout: { storeId: string; livemode: boolean; amount: number; createdAt: Date; iban?: string; accountHolder?: string }) {
   const { storeId, livemode, amount, createdAt } = payout;
