@@ -12,3 +12,17 @@ export function SignedOutCard({ title, children }: { title: string; children: Re
     </main>
   );
 }
+
+/** An object's facts, label beside value: the top of every detail page. */
+export function FactList({ rows }: { rows: [string, ReactNode][] }) {
+  return (
+    <dl className="dash-facts">
+      {rows.map(([label, value]) => (
+        <div key={label}>
+          <dt>{label}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

@@ -15,6 +15,7 @@ import { DateRangeFields, ListTable } from '../list-table';
 import { DashboardShell, storePage } from '../shell';
 import { entryColumns, payoutColumns } from './columns';
 import { readBalanceTransactionsQuery, type BalanceTransactionsQuery } from './query';
+import { FactList } from '../card';
 
 const ENTRIES_PAGE_SIZE = 25;
 const PAYOUTS_PAGE_SIZE = 10;
@@ -69,14 +70,7 @@ function Summary({ balance }: { balance: Balance }) {
           <dd>{money(balance.pending)}</dd>
         </div>
       </dl>
-      <dl className="dash-facts">
-        {facts.map(([label, value]) => (
-          <div key={label}>
-            <dt>{label}</dt>
-            <dd>{value}</dd>
-          </div>
-        ))}
-      </dl>
+      <FactList rows={facts} />
     </>
   );
 }

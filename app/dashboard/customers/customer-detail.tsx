@@ -1,4 +1,3 @@
-import type { ReactNode } from 'react';
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
 import { customerDetail, type CustomerDetail } from '@/server/dashboard/customers';
@@ -7,6 +6,7 @@ import type { PortalSession } from '@/server/portal/schemas';
 import { can } from '@/server/users/roles';
 import { dashboardBase, type DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
+import { FactList } from '../card';
 import { utcTime } from '../format';
 import type { SearchParams } from '../list-query';
 import { ListTable } from '../list-table';
@@ -24,19 +24,6 @@ const MESSAGES: Record<string, string> = {
   customer_missing: 'This customer no longer exists.',
   portal_missing: 'That portal link is not one of this customer’s.',
 };
-
-function Facts({ rows }: { rows: [string, ReactNode][] }) {
-  return (
-    <dl className="dash-facts">
-      {rows.map(([label, value]) => (
-        <div key={label}>
-          <dt>{label}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
-}
 
 function Orders({ base, detail }: { base: string; detail: CustomerDetail }) {
   const { orders, customer } = detail;
@@ -148,7 +135,7 @@ export async function CustomerPage({ mode, params, searchParams }: { mode: Dashb
       </p>
       <section className="dash-card">
         <h1 className="dash-mono">{customer.id}</h1>
-        <Facts
+        <FactList
           rows={[
             ['Email', customer.email],
             ['Name', customer.name ?? '—'],

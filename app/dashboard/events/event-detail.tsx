@@ -12,6 +12,7 @@ import type { SearchParams } from '../list-query';
 import { DashboardShell, storePage } from '../shell';
 import { WEBHOOK_MESSAGES } from '../webhooks/endpoint-form';
 import '../developer-pages.css';
+import { FactList } from '../card';
 
 /** The endpoints a resend may choose from: the store's limit of endpoints fits one page. */
 const ENDPOINT_CHOICES = 100;
@@ -49,14 +50,7 @@ export async function EventPage({ mode, params, searchParams }: { mode: Dashboar
       </p>
       <section className="dash-card">
         <h1 className="dash-mono">{event.id}</h1>
-        <dl className="dash-facts">
-          {rows.map(([label, value]) => (
-            <div key={label}>
-              <dt>{label}</dt>
-              <dd>{value}</dd>
-            </div>
-          ))}
-        </dl>
+        <FactList rows={rows} />
       </section>
       <section className="dash-card" aria-labelledby="event-payload">
         <h2 id="event-payload">Payload</h2>

@@ -13,6 +13,7 @@ import { money, utcTime } from '../format';
 import { DashboardShell, storePage } from '../shell';
 import type { SearchParams } from './query';
 import { OrderStatus } from './status';
+import { FactList } from '../card';
 
 /** The refund form's errors, by the code refundAction sends back. */
 const REFUND_MESSAGES: Record<string, (order: Order) => string> = {
@@ -105,16 +106,7 @@ function Summary({
     ['Withdrawal', order.withdrawal ? <Withdrawal withdrawal={order.withdrawal} /> : '—'],
     ['File downloads', String(downloads)],
   ];
-  return (
-    <dl className="dash-facts">
-      {rows.map(([label, value]) => (
-        <div key={label}>
-          <dt>{label}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <FactList rows={rows} />;
 }
 
 function Lines({ order }: { order: Order }) {

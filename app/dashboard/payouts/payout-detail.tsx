@@ -11,6 +11,7 @@ import { money, utcTime } from '../format';
 import { listQueryString, queryText, type SearchParams } from '../list-query';
 import { ListTable } from '../list-table';
 import { DashboardShell, storePage } from '../shell';
+import { FactList } from '../card';
 
 const ENTRIES_PAGE_SIZE = 25;
 
@@ -30,16 +31,7 @@ function Summary({ payout }: { payout: Payout }) {
     ['Arrival date', payout.arrival_date === null ? 'Not sent yet' : utcTime(payout.arrival_date)],
     ['Destination', `•••• ${payout.destination.iban_last4} · ${payout.destination.account_holder}`],
   ];
-  return (
-    <dl className="dash-facts">
-      {facts.map(([label, value]) => (
-        <div key={label}>
-          <dt>{label}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <FactList rows={facts} />;
 }
 
 /** One payout of the store and mode, with the entries it settled; anything else is this page's 404. */

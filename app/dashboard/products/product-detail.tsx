@@ -13,6 +13,7 @@ import { DashboardShell, storePage } from '../shell';
 import { PRODUCT_MESSAGES, ProductFields } from './product-form';
 import { priceLabel } from './products-list';
 import '../developer-pages.css';
+import { FactList } from '../card';
 
 const SAVED: Record<string, string> = { created: 'Product created.', updated: 'Product saved.' };
 
@@ -28,16 +29,7 @@ function Summary({ product }: { product: Product }) {
     ['Created', utcTime(product.created)],
     ['Updated', utcTime(product.updated)],
   ];
-  return (
-    <dl className="dash-facts">
-      {rows.map(([label, value]) => (
-        <div key={label}>
-          <dt>{label}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <FactList rows={rows} />;
 }
 
 /** One product of the store and mode; anything else is this page's 404. */

@@ -12,6 +12,7 @@ import type { SearchParams } from '../list-query';
 import { DashboardShell, storePage } from '../shell';
 import { CANCEL_REASON_MAX } from './actions';
 import { SubscriptionStatus, subscriptionPrice } from './status';
+import { FactList } from '../card';
 
 /** The actions' errors, by the code they send back. */
 const MESSAGES: Record<string, string> = {
@@ -53,16 +54,7 @@ function Summary({ base, detail }: { base: string; detail: SubscriptionDetail })
     ['Canceled', subscription.canceled_at === null ? '—' : utcTime(subscription.canceled_at)],
     ['Cancel reason', detail.cancel_reason ?? '—'],
   ];
-  return (
-    <dl className="dash-facts">
-      {rows.map(([label, value]) => (
-        <div key={label}>
-          <dt>{label}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <FactList rows={rows} />;
 }
 
 function Attempts({ detail, base }: { detail: SubscriptionDetail; base: string }) {

@@ -14,6 +14,7 @@ import { takeRevealed } from '../reveal';
 import { DashboardShell, storePage } from '../shell';
 import { endpointState, EndpointFields, WEBHOOK_MESSAGES } from './endpoint-form';
 import '../developer-pages.css';
+import { FactList } from '../card';
 
 const PAGE_SIZE = 25;
 
@@ -40,16 +41,7 @@ function Summary({ endpoint }: { endpoint: WebhookEndpoint }) {
     ['Created', utcTime(endpoint.created)],
     ['Previous secret signs until', endpoint.previous_secret_expires_at === null ? '—' : utcTime(endpoint.previous_secret_expires_at)],
   ];
-  return (
-    <dl className="dash-facts">
-      {rows.map(([label, value]) => (
-        <div key={label}>
-          <dt>{label}</dt>
-          <dd>{value}</dd>
-        </div>
-      ))}
-    </dl>
-  );
+  return <FactList rows={rows} />;
 }
 
 function Attempts({ delivery }: { delivery: WebhookDelivery }) {
