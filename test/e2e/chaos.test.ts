@@ -348,11 +348,13 @@ describe('three web instances and two workers on one PostgreSQL, killed and rest
 
       // The ledger follows from the documents, whatever was killed half-way: no entry paid out twice.
       const ledger = await openDatabase({ url: databaseUrl });
+      let verification: Awaited<ReturnType<typeof verifyLedger>>;
       try {
-        expect(await verifyLedger(ledger.db, new Date())).toMatchObject({ ok: true });
+        verification = await verifyLedger(ledger.db, new Date());
       } finally {
         await ledger.close();
       }
+      expect(verification).toMatchObject({ ok: true });
 
       const [gateway] = await sql<{ charges: number; recurring: number; refunds: number }[]>`
       select (select count(*)::int from simulator_charges where kind = 'charge') as charges,
@@ -362,7 +364,7 @@ describe('three web instances and two workers on one PostgreSQL, killed and rest
         `chaos (seed ${SEED}, ${CHAOS_MS / 1000} s): ${counts.killed} processes killed; acknowledged: ${counts.payments} payments, ${counts.subscriptions} subscriptions, ` +
           `${counts.refunds} refunds, ${counts.payouts} payouts asked for, ${counts.renewalMoves} clock moves; ${payoutIds!.ids.length} payouts made; ${counts.unanswered} calls cut off; at the gateway: ${gateway!.charges} charges, ` +
           `${gateway!.recurring} recurring charges, ${gateway!.refunds} refunds; ${received.length} deliveries of ${events!.ids.length} events, ${duplicates} duplicates; ` +
-          `${leases!.left} leases left to expire by killed processes`,
+          `${leases!.left} leases left to expire by killed processes; ledger:verify ${JSON.stringify(verification)}`,
       );
       expect(counts.killed).toBeGreaterThan(0);
       expect(counts.payments).toBeGreaterThan(0);
