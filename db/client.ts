@@ -1,4 +1,7 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
 import { sql, type ExtractTablesWithRelations } from 'drizzle-orm';
@@ -61,9 +64,38 @@ export async function openDatabase(options: { url?: string; pgliteDir?: string; 
       },
     };
   }
-  const client = await PGlite.create({ dataDir: options.pgliteDir, loadDataDir: options.pgliteDump });
+  const client = await openPglite(options.pgliteDir, options.pgliteDump);
   return { db: drizzlePglite({ client: withPreparedStatements(client), schema }), driver: 'pglite', close: () => client.close() };
 }
+
+/**
+ * PGlite's memory is one WebAssembly memory that grows and never shrinks. The buffer cache
+ * PostgreSQL keeps by default (128 MB) would be a copy of what the operating system already
+ * caches of the data directory, so it is kept small.
+ */
+const PGLITE_SETTINGS = ['shared_buffers=16MB'];
+
+/**
+ * Making a data directory (initdb) takes hundreds of megabytes that the instance would hold for
+ * the life of the process: a new one is made by a short-lived process of its own, and a loaded
+ * dump is opened a second time.
+ */
+async function openPglite(dataDir: string | undefined, dump: Blob | undefined): Promise<PGlite> {
+  // In memory, the database is made in this process whatever it takes: it lives only as long.
+  if (dataDir === undefined) return PGlite.create({ loadDataDir: dump, postgresqlconf: PGLITE_SETTINGS });
+  const made = existsSync(path.join(dataDir, 'PG_VERSION'));
+  if (!made && !dump) await promisify(execFile)(process.execPath, ['--input-type=module', '--eval', INITDB_SCRIPT, dataDir], { cwd: process.cwd() });
+  const client = await PGlite.create({ dataDir, loadDataDir: made ? undefined : dump, postgresqlconf: PGLITE_SETTINGS });
+  if (made || !dump) return client;
+  await client.close();
+  return PGlite.create({ dataDir, postgresqlconf: PGLITE_SETTINGS });
+}
+
+const INITDB_SCRIPT = `
+const { PGlite } = await import('@electric-sql/pglite');
+const client = await PGlite.create({ dataDir: process.argv[1] });
+await client.close();
+`;
 
 /**
  * Serialises the transactions that take the lock of the same `name` until each commits or rolls
