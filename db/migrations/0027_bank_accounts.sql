@@ -27,6 +27,7 @@ ALTER TABLE "payouts" ADD COLUMN "failed_at" timestamp with time zone;--> statem
 UPDATE "payouts" SET "failed_at" = "created_at" WHERE "status" = 'failed';--> statement-breakpoint
 ALTER TABLE "bank_accounts" ADD CONSTRAINT "bank_accounts_store_id_stores_id_fk" FOREIGN KEY ("store_id") REFERENCES "public"."stores"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "payouts" ADD CONSTRAINT "payouts_export_message_id_payout_exports_message_id_fk" FOREIGN KEY ("export_message_id") REFERENCES "public"."payout_exports"("message_id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
+ALTER TABLE "payouts" DROP COLUMN "iban_last4";--> statement-breakpoint
 ALTER TABLE "stores" ADD CONSTRAINT "stores_language_check" CHECK ("stores"."language" in ('en', 'de'));--> statement-breakpoint
 ALTER TABLE "emails" ADD CONSTRAINT "emails_template_check" CHECK ("emails"."template" in ('receipt', 'payment_failed', 'renewal_reminder', 'refund', 'subscription_canceled', 'withdrawal_received', 'bank_account_changed', 'payout_failed'));--> statement-breakpoint
 ALTER TABLE "payouts" ADD CONSTRAINT "payouts_failed_at_iff_failed" CHECK (("payouts"."status" = 'failed') = ("payouts"."failed_at" is not null));--> statement-breakpoint

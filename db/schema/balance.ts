@@ -82,7 +82,6 @@ export const payouts = pgTable(
     arrivalDate: timestamptz('arrival_date'),
     /** The destination as it was at creation: the whole IBAN goes into the bank's transfer file. */
     iban: text('iban').notNull(),
-    ibanLast4: text('iban_last4').notNull(),
     accountHolder: text('account_holder').notNull(),
     /** The store's clock at creation (its test clock in test mode). */
     createdAt: timestamptz('created_at').notNull(),

@@ -52,7 +52,7 @@ export function payoutView(row: PayoutRow): Payout {
     status: row.status,
     failure_reason: row.failureReason,
     arrival_date: row.arrivalDate === null ? null : epochSeconds(row.arrivalDate),
-    destination: { iban_last4: row.ibanLast4, account_holder: row.accountHolder },
+    destination: { iban_last4: ibanLast4(row.iban), account_holder: row.accountHolder },
     created: epochSeconds(row.createdAt),
     livemode: row.livemode,
   };
@@ -127,7 +127,6 @@ export async function attemptPayout(tx: Transaction, scope: Scope, store: Locked
       failureReason: null,
       arrivalDate: null,
       iban: destination.iban,
-      ibanLast4: ibanLast4(destination.iban),
       accountHolder: destination.accountHolder,
       createdAt: now,
       scheduledFor: made.scheduledFor,
@@ -334,7 +333,7 @@ function enqueuePayoutFailed(tx: Transaction, payout: PayoutRow, failureReason: 
     amount: payout.amount,
     failureReason,
     failedAt: epochSeconds(times.now),
-    ibanLast4: payout.ibanLast4,
+    ibanLast4: ibanLast4(payout.iban),
     accountHolder: payout.accountHolder,
   };
   return enqueueMemberEmails(tx, payout, ['owner'], { content: { template: 'payout_failed', data }, related: { payoutId: payout.id } }, times);

@@ -11,6 +11,7 @@ import { COLOURS, CONTENT_BOTTOM, CONTENT_WIDTH, openPdf, PAGE, pdfTable, writeF
 import type { PdfFile } from '../invoices/schemas';
 import { epochSeconds } from '../clock';
 import type { Executor } from '@/db/client';
+import { ibanLast4 } from '../kit/iban';
 import { formattersFor } from '../kit/locale';
 import type { Scope } from '../kit/scope';
 import { readPayoutStatement, type PayoutStatement, type StatementEntry } from './service';
@@ -89,7 +90,7 @@ export async function renderPayoutStatement(statement: PayoutStatement, operator
     [texts.created, format.date(epochSeconds(payout.createdAt))],
     // A paid payout has arrived.
     [texts.arrivalDate, format.date(epochSeconds(payout.arrivalDate!))],
-    [texts.bankAccount, `•••• ${payout.ibanLast4}`],
+    [texts.bankAccount, `•••• ${ibanLast4(payout.iban)}`],
     [texts.accountHolder, payout.accountHolder],
   ]);
   writeParty(doc, { heading: texts.paidTo, name: store.name, lines: [`${texts.storeId}: ${store.id}`] }, doc.y);

@@ -44,7 +44,6 @@ async function paidLivePayout(storeId: string, entries: { id: string; amount: nu
         failureReason: null,
         arrivalDate: new Date(now.getTime() + 2 * DAY * 1000),
         iban: 'DE02120300000000202051',
-        ibanLast4: '2051',
         accountHolder: 'Ada Lovelace',
         createdAt: now,
         scheduledFor: null,

@@ -15,7 +15,7 @@ export async function seedPendingPayout(services: Pick<Services, 'db'>, payout: 
   const row = { id: newId('po', livemode), storeId, livemode, amount };
   await services.db.transaction(async (tx) => {
     const settled = await recordAdjustment(tx, { storeId, livemode }, { id: newBalanceTransactionId(livemode), amount, reason: 'Sales to pay out', now: createdAt });
-    await tx.insert(payouts).values({ ...row, status: 'pending', iban, ibanLast4: iban.slice(-4), accountHolder: payout.accountHolder ?? 'Account holder', createdAt });
+    await tx.insert(payouts).values({ ...row, status: 'pending', iban, accountHolder: payout.accountHolder ?? 'Account holder', createdAt });
     await tx.insert(payoutSettlements).values({ balanceTransactionId: settled.id, payoutId: row.id });
     await recordPayoutEntry(tx, row, 'payout', createdAt);
   });
