@@ -38,7 +38,7 @@ async function refusal(promise: Promise<unknown>) {
 }
 
 describe('where payouts go', () => {
-  it('10.3 test mode pays to DE89… in the store’s name until a save; a save holds payouts 7 days (exact until, POST 409 naming reason and date); each payout keeps the destination it was made with', async () => {
+  it('test mode pays to DE89… in the store’s name until a save; a save holds payouts 7 days (exact until, POST 409 naming reason and date); each payout keeps the destination it was made with', async () => {
     api.clock.set(T0);
     const store = await storeWithTeam(api, { name: 'Quay Prints' });
     await fund(api, store, false, 5000);
@@ -89,7 +89,7 @@ describe('where payouts go', () => {
     expect([await ibanOf(first.body.id), await ibanOf(second.body.id)]).toEqual([TEST_IBAN, 'GB82WEST12345698765432']);
   });
 
-  it('10.7 every save is audited (last four only) and e-mailed to each owner in the store’s language; an unchanged save keeps the wait, a new holder starts it again', async () => {
+  it('every save is audited (last four only) and e-mailed to each owner in the store’s language; an unchanged save keeps the wait, a new holder starts it again', async () => {
     api.clock.set(T0);
     const store = await storeWithTeam(api, { name: 'Hafen Druck', language: 'de' });
     const other = await storeWithTeam(api, { name: 'Harbour Print' });
@@ -152,7 +152,7 @@ describe('where payouts go', () => {
     expect(JSON.stringify(trail)).not.toContain(TEST_IBAN);
   });
 
-  it('10.3 a wrong IBAN or holder is 400 parameter_invalid naming the field; nothing is saved, audited or e-mailed', async () => {
+  it('a wrong IBAN or holder is 400 parameter_invalid naming the field; nothing is saved, audited or e-mailed', async () => {
     api.clock.set(T0);
     const store = await storeWithTeam(api, { name: 'Careful Prints' });
     const cases: [string, string, string, string][] = [
@@ -177,7 +177,7 @@ describe('where payouts go', () => {
 });
 
 describe('holds', () => {
-  it('10.3 live mode: destination_missing, then destination_changed until the save + 7 days; a test save is not live mode’s; another store is untouched; live e-mails stay out of the test outbox', async () => {
+  it('live mode: destination_missing, then destination_changed until the save + 7 days; a test save is not live mode’s; another store is untouched; live e-mails stay out of the test outbox', async () => {
     api.clock.set(T0);
     const store = await storeWithTeam(api, { name: 'Live Prints', language: 'de' });
     const other = await storeWithTeam(api, { name: 'Other Prints' });
@@ -230,7 +230,7 @@ describe('holds', () => {
     ]);
   });
 
-  it('10.3 a suspended store is held first in live mode (account_suspended), scheduled passes make no payout under a hold, and one after it ends', async () => {
+  it('a suspended store is held first in live mode (account_suspended), scheduled passes make no payout under a hold, and one after it ends', async () => {
     api.clock.set(T0);
     const store = await storeWithTeam(api, { name: 'Paused Prints' });
     await saveAs(api, store, true, { iban: 'AT611904300234573201', accountHolder: 'Paused Prints' });
@@ -254,7 +254,7 @@ describe('holds', () => {
 });
 
 describe('settings beside the bank account', () => {
-  it('10.2 the payout schedule per mode, audited: a switch pays out from the next date, never at once for one already passed', async () => {
+  it('the payout schedule per mode, audited: a switch pays out from the next date, never at once for one already passed', async () => {
     api.clock.set(T0);
     const store = await storeWithTeam(api, { name: 'Schedule Prints' });
     await fund(api, store, false, 4000);
@@ -277,7 +277,7 @@ describe('settings beside the bank account', () => {
     expect((await listOf(api, '/api/v1/payouts', store.key)).body.data).toEqual([expect.objectContaining({ amount: 4000, created: epoch(T0) + 8 * DAY })]);
   });
 
-  it('10.7 the store’s language, audited, is what the next owner e-mail is written in', async () => {
+  it('the store’s language, audited, is what the next owner e-mail is written in', async () => {
     api.clock.set(T0);
     const store = await storeWithTeam(api, { name: 'Language Prints' });
     await saveAs(api, store, false, { iban: TEST_IBAN, accountHolder: 'Language Prints' });
@@ -293,7 +293,7 @@ describe('settings beside the bank account', () => {
     expect((await auditOf(api, store, 'store.language_update')).map((entry) => [entry.keyHint, entry.livemode, entry.details])).toEqual([[`user:${store.owners[0]}`, null, { language: 'de' }]]);
   });
 
-  it('10.3 no API key reads or sets a bank account: the API has no such operation', async () => {
+  it('no API key reads or sets a bank account: the API has no such operation', async () => {
     const document = JSON.parse(await readFile('openapi/openapi.json', 'utf8'));
     expect(Object.keys(document.paths).filter((path) => /bank/i.test(path))).toEqual([]);
     const store = await storeWithTeam(api, { name: 'API Prints' });

@@ -12,7 +12,7 @@ const api = useTestApi();
 const { runCli } = useAdminCli(api);
 
 describe('npm run admin: language and failed payouts', { timeout: 150_000 }, () => {
-  it('10.4 store:update --language de|en prints the store with its language, audited; another value exits 2', async () => {
+  it('store:update --language de|en prints the store with its language, audited; another value exits 2', async () => {
     api.clock.set(T0);
     const store = await storeWithTeam(api, { name: 'Console Prints' });
     const german = expectJson(await runCli(['store:update', '--id', store.id, '--language', 'de']));
@@ -24,7 +24,7 @@ describe('npm run admin: language and failed payouts', { timeout: 150_000 }, () 
     expect(expectJson(await runCli(['store:update', '--id', store.id, '--language', 'en'])).language).toBe('en');
   });
 
-  it('10.3 payouts:mark-failed e-mails payout_failed to each owner in the store’s language (related payout_id) and holds payouts until a save, in test and live mode', async () => {
+  it('payouts:mark-failed e-mails payout_failed to each owner in the store’s language (related payout_id) and holds payouts until a save, in test and live mode', async () => {
     api.clock.set(T0);
     const store = await storeWithTeam(api, { name: 'Druckerei Kai', language: 'de' });
     await fund(api, store, false, 5000);
