@@ -70,15 +70,16 @@ export const DOMAINS: Readonly<Record<string, readonly string[]>> = {
   payouts: ['balance', 'bank-accounts', 'invoices', 'mail', 'webhooks'],
   users: ['mail'],
   orders: ['balance', 'invoices', 'licenses', 'mail', 'webhooks'],
+  disputes: ['balance', 'invoices', 'licenses', 'mail', 'orders', 'webhooks'],
   portal: ['downloads', 'invoices', 'stores', 'webhooks'],
   customers: ['portal', 'webhooks'],
   checkout: ['downloads', 'orders', 'stores', 'vat', 'webhooks'],
-  payments: ['balance', 'checkout', 'customers', 'invoices', 'mail', 'orders', 'webhooks'],
-  subscriptions: ['checkout', 'customers', 'invoices', 'mail', 'payments', 'products', 'stores', 'webhooks'],
+  payments: ['balance', 'checkout', 'customers', 'disputes', 'invoices', 'mail', 'orders', 'webhooks'],
+  subscriptions: ['checkout', 'customers', 'disputes', 'invoices', 'mail', 'payments', 'products', 'stores', 'webhooks'],
   billing: ['invoices', 'mail', 'orders', 'payments', 'subscriptions', 'webhooks'],
-  dashboard: ['balance', 'customers', 'downloads', 'orders', 'portal', 'products', 'stores', 'subscriptions', 'users', 'webhooks'],
-  events: ['checkout', 'customers', 'invoices', 'orders', 'payouts', 'portal', 'products', 'subscriptions', 'webhooks'],
-  'test-clock': ['billing', 'checkout', 'mail', 'payouts', 'subscriptions', 'webhooks'],
+  dashboard: ['balance', 'customers', 'disputes', 'downloads', 'orders', 'portal', 'products', 'stores', 'subscriptions', 'users', 'webhooks'],
+  events: ['checkout', 'customers', 'disputes', 'invoices', 'orders', 'payouts', 'portal', 'products', 'subscriptions', 'webhooks'],
+  'test-clock': ['billing', 'checkout', 'disputes', 'mail', 'payouts', 'subscriptions', 'webhooks'],
 };
 
 /** The roots whose files make up the graph. */

@@ -151,6 +151,8 @@ export interface LedgerConfig {
   payoutHoldDays: number;
   /** PAYOUT_MINIMUM (cents, default 1000): no payout below it. */
   payoutMinimum: number;
+  /** DISPUTE_FEE (cents, default 1500): charged to the store when a dispute of its sale opens, won or lost. */
+  disputeFee: number;
 }
 
 export interface Config {
@@ -328,6 +330,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       },
       payoutHoldDays: nonNegativeInt(env.PAYOUT_HOLD_DAYS, 7, 'PAYOUT_HOLD_DAYS'),
       payoutMinimum: positiveInt(env.PAYOUT_MINIMUM, 1000, 'PAYOUT_MINIMUM'),
+      disputeFee: nonNegativeInt(env.DISPUTE_FEE, 1500, 'DISPUTE_FEE'),
     },
   };
 }

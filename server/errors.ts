@@ -52,6 +52,8 @@ export const ERROR_CATALOG = {
   balance_insufficient: invalid(409),
   payouts_held: invalid(409),
   payout_not_paid: invalid(409),
+  order_disputed: invalid(409),
+  dispute_not_editable: invalid(409),
   payload_too_large: invalid(413),
   unsupported_media_type: invalid(415),
   rate_limited: { status: 429, type: 'rate_limit_error' },

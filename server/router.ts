@@ -1,6 +1,7 @@
 import { balanceRouter, balanceTransactionsRouter } from './balance/router';
 import { checkoutRouter } from './checkout/router';
 import { customersRouter } from './customers/router';
+import { disputesRouter } from './disputes/router';
 import { eventsRouter } from './events/router';
 import { creditNotesRouter, invoicesRouter } from './invoices/router';
 import { licensesRouter } from './licenses/router';
@@ -33,6 +34,7 @@ export const appRouter = createRouter({
   balance: balanceRouter,
   balanceTransactions: balanceTransactionsRouter,
   payouts: payoutsRouter,
+  disputes: disputesRouter,
 });
 
 export type AppRouter = typeof appRouter;

@@ -41,6 +41,8 @@ export const balanceTransactions = pgTable(
     uniqueIndex('balance_transactions_recorded_order_unique').on(t.recordedOrder),
     // An order's, refund's or payout's entries are written once: a second write of its cause fails.
     uniqueIndex('balance_transactions_cause_unique').on(t.sourceId, t.type).where(sql`${t.sourceType} in ('order', 'refund', 'payout')`),
+    // A dispute writes `tax` twice (opening, won), each with its own description: each entry once.
+    uniqueIndex('balance_transactions_dispute_cause_unique').on(t.sourceId, t.description).where(sql`${t.sourceType} = 'dispute'`),
     // GET /balance_transactions, newest first, unfiltered and by each selective filter.
     index('balance_transactions_list_idx').on(t.storeId, t.livemode, t.recordedOrder.desc()),
     index('balance_transactions_type_list_idx').on(t.storeId, t.livemode, t.type, t.recordedOrder.desc()),

@@ -14,4 +14,5 @@ export * from './users';
 export * from './invoices';
 export * from './emails';
 export * from './balance';
+export * from './disputes';
 export { DOCUMENT_LANGUAGES, type DocumentLanguage } from './columns';

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { DOCUMENT_LANGUAGES, oneOf, timestamptz, type DocumentLanguage } from './columns';
 import { customers } from './customers';
+import { disputes } from './disputes';
 import { orders, refunds } from './orders';
 import { stores } from './stores';
 import { subscriptionCharges, subscriptions } from './subscriptions';
@@ -89,8 +90,12 @@ export const invoices = pgTable(
   ],
 );
 
+/** Why a credit note was issued: a refund, or a dispute the store lost. */
+export const CREDIT_NOTE_REASONS = ['refund', 'dispute_lost'] as const;
+export type CreditNoteReason = (typeof CREDIT_NOTE_REASONS)[number];
+
 /**
- * Credit notes: one per succeeded refund, issued in the transaction that records it, against the
+ * Credit notes: one per succeeded refund and per lost dispute, issued in the transaction that records it, against the
  * order's invoice; never changed afterwards (the same trigger as invoices).
  */
 export const creditNotes = pgTable(
@@ -105,9 +110,10 @@ export const creditNotes = pgTable(
     invoiceId: text('invoice_id')
       .notNull()
       .references(() => invoices.id),
-    refundId: text('refund_id')
-      .notNull()
-      .references(() => refunds.id),
+    /** What the credit note reverses: a succeeded refund, or a lost dispute (exactly one). */
+    refundId: text('refund_id').references(() => refunds.id),
+    disputeId: text('dispute_id').references(() => disputes.id),
+    reason: text('reason').$type<CreditNoteReason>().notNull().default('refund'),
     orderId: text('order_id')
       .notNull()
       .references(() => orders.id),
@@ -121,6 +127,9 @@ export const creditNotes = pgTable(
   (t) => [
     uniqueIndex('credit_notes_number_unique').on(t.number),
     uniqueIndex('credit_notes_refund_unique').on(t.refundId),
+    uniqueIndex('credit_notes_dispute_unique').on(t.disputeId),
+    check('credit_notes_reason_check', oneOf(t.reason, CREDIT_NOTE_REASONS)),
+    check('credit_notes_reverses_one', sql`case ${t.reason} when 'refund' then ${t.refundId} is not null and ${t.disputeId} is null else ${t.disputeId} is not null and ${t.refundId} is null end`),
     index('credit_notes_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
     index('credit_notes_invoice_list_idx').on(t.storeId, t.livemode, t.invoiceId, t.createdAt.desc(), t.id.desc()),
     index('credit_notes_order_list_idx').on(t.storeId, t.livemode, t.orderId, t.createdAt.desc(), t.id.desc()),

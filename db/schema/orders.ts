@@ -55,6 +55,14 @@ export const orders = pgTable(
     /** The store's fee rates when the order was paid (hundredths of a percent, cents): its `fee` entry is computed from them. */
     feeBasisPoints: integer('fee_basis_points'),
     feeFixed: integer('fee_fixed'),
+    /** The order's dispute, if the cardholder disputed it (at most one). */
+    disputeId: text('dispute_id'),
+    /**
+     * The buyer's IP address and user agent when they paid on the hosted page: evidence for a
+     * dispute, erased 540 days after the payment (server/disputes/jobs.ts).
+     */
+    buyerIp: text('buyer_ip'),
+    buyerUserAgent: text('buyer_user_agent'),
   },
   (t) => [
     // GET /orders, newest first, unfiltered and by each selective filter.

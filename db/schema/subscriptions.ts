@@ -48,7 +48,7 @@ export const subscriptions = pgTable(
     nextBillingAt: timestamptz('next_billing_at').notNull(),
     canceledAt: timestamptz('canceled_at'),
     endedAt: timestamptz('ended_at'),
-    /** `reason` of the cancel request, kept for the audit trail. */
+    /** `reason` of the cancel request, or `dispute_lost` when a lost dispute ended it. */
     cancelReason: text('cancel_reason'),
     metadata: json('metadata').$type<Record<string, string>>().notNull(),
     createdAt: timestamptz('created_at').notNull(),
@@ -147,6 +147,9 @@ export const subscriptionCharges = pgTable(
     leasedUntil: timestamptz('leased_until'),
     /** The order this charge paid (server/payments/settle.ts); null until it succeeded. */
     orderId: text('order_id').references(() => orders.id),
+    /** The buyer's IP address and user agent on the hosted page (a first charge only): copied to its order when paid. */
+    buyerIp: text('buyer_ip'),
+    buyerUserAgent: text('buyer_user_agent'),
   },
   (t) => [
     uniqueIndex('subscription_charges_order_unique').on(t.orderId),

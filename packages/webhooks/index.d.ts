@@ -29,7 +29,10 @@ export type EventType =
   | 'payout.created'
   | 'payout.updated'
   | 'payout.paid'
-  | 'payout.failed';
+  | 'payout.failed'
+  | 'dispute.created'
+  | 'dispute.updated'
+  | 'dispute.closed';
 
 /** The object an event of type `T` carries in `data.object`, as the API returned it at the change. */
 export type EventObject<T extends EventType> = Extract<ApiEvent, { type: T }>['data']['object'];

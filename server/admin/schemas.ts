@@ -184,7 +184,7 @@ export const payoutExportSchema = z.object({
 });
 
 const mismatchSchema = z.object({
-  check: z.enum(['order_entries', 'refund_entries', 'payout_entries', 'balance']),
+  check: z.enum(['order_entries', 'refund_entries', 'dispute_entries', 'payout_entries', 'balance']),
   store: z.string(),
   livemode: z.boolean(),
   object_id: z.string(),

@@ -1,9 +1,10 @@
 /**
  * Writing the ledger: each cause's entries in the transaction of its cause, in one statement,
  * in the order they are listed here (a list, newest first, then reads them backwards). Only money
- * that moved is written: callers record a paid order, a succeeded refund, an operator's
- * adjustment. Entries are never changed; the unique (source, type) of an order's or refund's
- * entries makes a second write of one cause fail with its transaction.
+ * that moved is written: callers record a paid order, a succeeded refund, a dispute opened or won,
+ * an operator's adjustment. Entries are never changed; the unique (source, type) of an order's or
+ * refund's entries, and (source, description) of a dispute's, make a second write of one cause
+ * fail with its transaction.
  */
 import type { Executor } from '@/db/client';
 import { balanceTransactions } from '@/db/schema';
@@ -74,6 +75,40 @@ export async function recordRefundEntries(
 ): Promise<void> {
   const base = { storeId: refund.storeId, livemode: refund.livemode, sourceType: 'refund' as const, sourceId: refund.id, createdAt: now, availableOn: now };
   await tx.insert(balanceTransactions).values([entry(base, 'refund', -creditNote.amountTotal, `Refund ${creditNote.number}`), entry(base, 'tax', creditNote.amountTax, `VAT ${creditNote.number}`)]);
+}
+
+/** A dispute as its entries need it: the amount taken back, the VAT given back with it, the fee. */
+export interface DisputeEntrySource {
+  id: string;
+  storeId: string;
+  livemode: boolean;
+  amount: number;
+  amountTax: number;
+  fee: number;
+}
+
+/**
+ * A dispute's opening: the amount taken back, the VAT a credit note for it would carry given back
+ * (the operator owes the tax authority no VAT on money the cardholder got back), and the fee; all
+ * available at once, so the balance drops the moment the card network takes the money.
+ */
+export async function recordDisputeOpeningEntries(tx: Executor, dispute: DisputeEntrySource, now: Date): Promise<void> {
+  const base = { storeId: dispute.storeId, livemode: dispute.livemode, sourceType: 'dispute' as const, sourceId: dispute.id, createdAt: now, availableOn: now };
+  await tx
+    .insert(balanceTransactions)
+    .values([
+      entry(base, 'dispute', -dispute.amount, `Dispute ${dispute.id}`),
+      entry(base, 'tax', dispute.amountTax, `VAT dispute ${dispute.id}`),
+      entry(base, 'dispute_fee', -dispute.fee, `Dispute fee ${dispute.id}`),
+    ]);
+}
+
+/** A won dispute: the amount back, and the VAT given back at opening taken again; the fee stays. */
+export async function recordDisputeWonEntries(tx: Executor, dispute: DisputeEntrySource, now: Date): Promise<void> {
+  const base = { storeId: dispute.storeId, livemode: dispute.livemode, sourceType: 'dispute' as const, sourceId: dispute.id, createdAt: now, availableOn: now };
+  await tx
+    .insert(balanceTransactions)
+    .values([entry(base, 'dispute_reversal', dispute.amount, `Dispute won ${dispute.id}`), entry(base, 'tax', -dispute.amountTax, `VAT dispute won ${dispute.id}`)]);
 }
 
 /** An adjustment's id, for a caller that must name the entry before recording it (an idempotency key). */

@@ -126,6 +126,8 @@ export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, li
         cardBrand: null,
         cardLast4: null,
         gatewayPaymentId: null,
+        buyerIp: null,
+        buyerUserAgent: null,
         scheduledAt: owed.scheduledAt,
         // Wall time: the reconciler's grace period is measured on it.
         createdAt: wallNow,
@@ -182,6 +184,9 @@ export interface ChargeToSettle {
 }
 
 /** What a settled charge changes on its subscription: every column a transition may move, and the anchor. */
+/** A renewal is charged without the buyer present: no address or browser of theirs to record. */
+const RENEWAL_BUYER = { ip: null, userAgent: null };
+
 const MOVED_COLUMNS = ['billingAnchor', ...TRANSITION_COLUMNS] as const;
 /** What settling writes on the charge. */
 const SETTLED_COLUMNS = ['status', 'failureCode', 'cardBrand', 'cardLast4', 'gatewayPaymentId', 'settledAt'] as const;
@@ -271,7 +276,7 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
           // Documented as the period the charge would have paid for.
           const chargedFor = { ...before, currentPeriodStart: boundary(before, settled.cycle - 1), currentPeriodEnd: boundary(before, settled.cycle) };
           const card = { brand: outcome.brand, last4: outcome.last4 };
-          const payment = chargeOrderPayment(chargedFor, { id: charge.id, cycle: settled.cycle, amount: settled.amount, card, gatewayPaymentId: outcome.paymentId }, times);
+          const payment = chargeOrderPayment(chargedFor, { id: charge.id, cycle: settled.cycle, amount: settled.amount, card, gatewayPaymentId: outcome.paymentId, buyer: RENEWAL_BUYER }, times);
           paid.push(payment);
           unowed.push({ settlement, payment, offset });
         }
@@ -288,7 +293,7 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
       if (outcome?.status === 'succeeded') {
         const subscription = move(chargeSucceeded(before, settled, now));
         const card = { brand: outcome.brand, last4: outcome.last4 };
-        paid.push(chargeOrderPayment(subscription, { id: charge.id, cycle: settled.cycle, amount: settled.amount, card, gatewayPaymentId: outcome.paymentId ?? null }, times));
+        paid.push(chargeOrderPayment(subscription, { id: charge.id, cycle: settled.cycle, amount: settled.amount, card, gatewayPaymentId: outcome.paymentId ?? null, buyer: RENEWAL_BUYER }, times));
         continue;
       }
       const declined = chargeDeclined(settled, now);

@@ -10,6 +10,7 @@ import { EXAMPLE, exampleOf } from '../kit/examples';
 import { orderSchema } from '../orders/schemas';
 import { portalSessionSchema } from '../portal/schemas';
 import { payoutSchema } from '../payouts/schemas';
+import { disputeSchema } from '../disputes/schemas';
 import { deletedProductSchema, productSchema } from '../products/schemas';
 import { refundSchema } from '../orders/refunds/object';
 import { subscriptionSchema } from '../subscriptions/schemas';
@@ -45,6 +46,9 @@ const EVENT_OBJECTS = {
   'payout.updated': payoutSchema,
   'payout.paid': payoutSchema,
   'payout.failed': payoutSchema,
+  'dispute.created': disputeSchema,
+  'dispute.updated': disputeSchema,
+  'dispute.closed': disputeSchema,
 } satisfies Record<EventType, z.ZodType>;
 
 /** `checkout.session.payment_failed` → `CheckoutSessionPaymentFailedEvent`. */
@@ -55,8 +59,8 @@ export function eventSchemaName(type: EventType): string {
     .join('')}Event`;
 }
 
-/** A change of status: `*.updated`, and the payout's own status events. */
-const carriesPreviousAttributes = (type: EventType) => type.endsWith('.updated') || type === 'payout.paid' || type === 'payout.failed';
+/** A change of status: `*.updated`, and the payout's and dispute's own status events. */
+const carriesPreviousAttributes = (type: EventType) => type.endsWith('.updated') || type === 'payout.paid' || type === 'payout.failed' || type === 'dispute.closed';
 
 /** Events of a change also carry what changed. */
 function previousAttributesOf(type: EventType) {
@@ -78,6 +82,11 @@ const EVENT_EXAMPLE_CHANGES: Partial<Record<EventType, { object?: Record<string,
   'payout.updated': { object: { status: 'canceled', arrival_date: null }, previous_attributes: { status: 'pending' } },
   'payout.paid': { previous_attributes: { status: 'pending', arrival_date: null } },
   'payout.failed': { object: { status: 'failed', failure_reason: 'account_closed' }, previous_attributes: { status: 'paid', failure_reason: null } },
+  'dispute.updated': {
+    object: { status: 'under_review', evidence: { customer_communication: null, product_description: 'An e-book (PDF), downloaded twice on the day of purchase.', uncategorized_text: null }, evidence_submitted_at: EXAMPLE.created + 3600 },
+    previous_attributes: { status: 'needs_response', evidence: { customer_communication: null, product_description: null, uncategorized_text: null }, evidence_submitted_at: null },
+  },
+  'dispute.closed': { object: { status: 'won', evidence_submitted_at: EXAMPLE.created + 3600 }, previous_attributes: { status: 'under_review' } },
   'portal.session.revoked': { object: { status: 'revoked' } },
   'subscription.created': { object: { metadata: {} } },
   'subscription.updated': { previous_attributes: { metadata: {} } },

@@ -22,6 +22,9 @@ const TEST_CARDS: Record<string, Scenario> = {
   '4000000000000002': 'decline',
   '4000000000000341': 'decline_recurring',
   '4000000000003063': 'decline_first_recurring',
+  // Pay like 4242…; the service then opens a dispute of the payment (server/disputes/test-cards.ts).
+  '4000000000000259': 'approve',
+  '4000000000002685': 'approve',
 };
 
 /**

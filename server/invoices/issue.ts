@@ -9,7 +9,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import type { PgInsertValue } from 'drizzle-orm/pg-core';
 import type { Transaction } from '@/db/client';
-import { creditNotes, customers, invoices, stores, type DocumentLine, type orderLines, type orders, type refunds } from '@/db/schema';
+import { creditNotes, customers, invoices, stores, type DocumentLine, type orderLines, type orders, type refunds, type TaxBreakdownEntry } from '@/db/schema';
 import type { OperatorConfig } from '../config';
 import { newId } from '../ids';
 import { ownedBy, type Scope } from '../kit/scope';
@@ -166,37 +166,61 @@ export async function issueOrderInvoices(tx: Transaction, deps: IssueDeps, paid:
   return issued;
 }
 
+/** A credit of `amount` against an order's invoice, split over its VAT rates as the invoice has them left. */
+export interface Credit {
+  invoice: InvoiceRow;
+  breakdown: TaxBreakdownEntry[];
+  /** The whole invoice, credited at once: its lines as they were. */
+  whole: boolean;
+  totals: { subtotal: number; tax: number; total: number };
+}
+
 /**
- * The credit note of a refund that just succeeded, in the settling transaction, which holds the
- * order's row lock (so two refunds of one order split the invoice one after the other). None for
- * an order without an invoice, nor for an amount beyond what the invoice has left uncredited.
- * Sets the refund's `credit_note_id`.
+ * What a credit of `amount` against the order's invoice comes to, given the credit notes issued
+ * on it so far; undefined for an order without an invoice, or beyond what is left uncredited.
+ * Read under the order's row lock, so the notes counted are all there are.
  */
-export async function issueCreditNote(tx: Transaction, refund: RefundRow, times: EventTimes): Promise<CreditNoteRow | undefined> {
-  const scope = { storeId: refund.storeId, livemode: refund.livemode };
+export async function creditOf(tx: Transaction, scope: Scope, orderId: string, amount: number): Promise<Credit | undefined> {
   const [invoice] = await tx
     .select()
     .from(invoices)
-    .where(and(eq(invoices.orderId, refund.orderId), ownedBy(invoices, scope)));
+    .where(and(eq(invoices.orderId, orderId), ownedBy(invoices, scope)));
   if (!invoice) return undefined;
   const earlier = await tx.select({ taxBreakdown: creditNotes.taxBreakdown, amountTotal: creditNotes.amountTotal }).from(creditNotes).where(eq(creditNotes.invoiceId, invoice.id));
   const uncredited = invoice.amountTotal - earlier.reduce((sum, note) => sum + note.amountTotal, 0);
-  if (refund.amount > uncredited) {
-    log.error({ refund: refund.id, invoice: invoice.id }, 'refund exceeds what its invoice has left uncredited: no credit note issued');
+  if (amount > uncredited) {
+    log.error({ order: orderId, invoice: invoice.id, amount }, 'credit exceeds what its invoice has left uncredited: no credit note issued');
     return undefined;
   }
   const breakdown = splitCredit(
     invoice.taxBreakdown,
     earlier.flatMap((note) => note.taxBreakdown),
-    refund.amount,
+    amount,
   );
+  return { invoice, breakdown, whole: earlier.length === 0 && amount === invoice.amountTotal, totals: sumBreakdown(breakdown) };
+}
+
+/** What a credit note reverses: a refund that succeeded, or a dispute the store lost. */
+export type CreditCause = { refund: RefundRow } | { dispute: { id: string; storeId: string; livemode: boolean; orderId: string; amount: number } };
+
+/**
+ * The credit note of a refund that just succeeded or a dispute just lost, in that transaction,
+ * which holds the order's row lock (so two credits of one order split the invoice one after the
+ * other). None for an order without an invoice, nor for an amount beyond what the invoice has
+ * left uncredited.
+ */
+export async function issueCreditNote(tx: Transaction, cause: CreditCause, times: EventTimes): Promise<CreditNoteRow | undefined> {
+  const source = 'refund' in cause ? cause.refund : cause.dispute;
+  const scope = { storeId: source.storeId, livemode: source.livemode };
+  const credit = await creditOf(tx, scope, source.orderId, source.amount);
+  if (!credit) return undefined;
+  const { invoice, breakdown, whole, totals } = credit;
   const texts = documentTexts(invoice.language);
-  // A refund of the whole invoice credits its lines as they were; a part of it, one line per rate.
-  const whole = earlier.length === 0 && refund.amount === invoice.amountTotal;
+  // A credit of the whole invoice credits its lines as they were; a part of it, one line per rate.
   const lines: DocumentLine[] = whole
     ? invoice.lines
     : breakdown.map((entry) => ({
-        description: texts.partialRefundLine(invoice.number, invoice.taxBreakdown.length > 1 ? entry.rate : null),
+        description: texts.partialCreditLine('refund' in cause ? 'refund' : 'dispute_lost', invoice.number, invoice.taxBreakdown.length > 1 ? entry.rate : null),
         quantity: 1,
         unit_amount: entry.amount_net,
         amount_subtotal: entry.amount_net,
@@ -204,14 +228,13 @@ export async function issueCreditNote(tx: Transaction, refund: RefundRow, times:
         amount_tax: entry.amount_tax,
         amount_total: entry.amount_net + entry.amount_tax,
       }));
-  const totals = sumBreakdown(breakdown);
   const note: CreditNoteRow = {
-    id: newId('cn', refund.livemode),
+    id: newId('cn', source.livemode),
     ...scope,
     number: await nextDocumentNumber(tx, 'credit_note', scope),
     invoiceId: invoice.id,
-    refundId: refund.id,
-    orderId: refund.orderId,
+    ...('refund' in cause ? { refundId: cause.refund.id, disputeId: null, reason: 'refund' as const } : { refundId: null, disputeId: cause.dispute.id, reason: 'dispute_lost' as const }),
+    orderId: source.orderId,
     lines,
     taxBreakdown: breakdown,
     amountSubtotal: totals.subtotal,

@@ -182,7 +182,7 @@ export function renderCreditNotePdf(note: CreditNoteRow, invoice: InvoiceRow): P
         [texts.creditedInvoice, `${invoice.number} (${format.date(invoice.createdAt)})`],
         supplyFact(invoice, texts, format),
         ...referenceFacts(invoice, texts),
-        [texts.refundReference, note.refundId],
+        note.refundId === null ? [texts.disputeReference, note.disputeId!] : [texts.refundReference, note.refundId],
       ],
       invoice,
       lines: note.lines,
@@ -191,7 +191,7 @@ export function renderCreditNotePdf(note: CreditNoteRow, invoice: InvoiceRow): P
       tax: note.amountTax,
       total: note.amountTotal,
       totalLabel: texts.totalCredited,
-      notices: [texts.creditNotice],
+      notices: [note.reason === 'refund' ? texts.creditNotice : texts.disputeCreditNotice],
     },
     texts,
   );

@@ -3,7 +3,7 @@
  * for every payment and refund. Explicit allowlists, as every object of the API.
  */
 import { z } from 'zod';
-import { DOCUMENT_LANGUAGES } from '@/db/schema';
+import { CREDIT_NOTE_REASONS, DOCUMENT_LANGUAGES } from '@/db/schema';
 import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, idFilter, listSchema, pageFields } from '../kit/list';
 
@@ -97,13 +97,15 @@ export const creditNoteSchema = z
     number: z.string().describe('Gapless per store and mode, unique across the operator: `CN-7KQ2MX-000001`; `TEST-` in test mode.'),
     livemode: z.boolean(),
     invoice_id: z.string(),
-    refund_id: z.string(),
+    refund_id: z.string().nullable().describe('The refund it documents; null for a lost dispute.'),
+    dispute_id: z.string().nullable().describe('The lost dispute it documents; null for a refund.'),
+    reason: z.enum(CREDIT_NOTE_REASONS).describe('`refund`, or `dispute_lost`: the cardholder’s dispute took the amount back.'),
     order_id: z.string(),
-    lines: z.array(documentLineSchema).describe('Positive amounts: what is credited. A partial refund is one line per VAT rate of the invoice.'),
+    lines: z.array(documentLineSchema).describe('Positive amounts: what is credited. A partial credit is one line per VAT rate of the invoice.'),
     tax_breakdown: z.array(taxBreakdownSchema).describe('A partial refund is split over the invoice’s VAT rates in proportion to their totals.'),
     amount_subtotal: z.number().int(),
     amount_tax: z.number().int(),
-    amount_total: z.number().int().describe('Cents refunded: the refund’s amount.'),
+    amount_total: z.number().int().describe('Cents credited: the refund’s or the dispute’s amount.'),
     issued_at: z.number().int(),
   })
   .meta({
@@ -116,6 +118,8 @@ export const creditNoteSchema = z
         livemode: false,
         invoice_id: EXAMPLE.invoiceId,
         refund_id: EXAMPLE.refundId,
+        dispute_id: null,
+        reason: 'refund',
         order_id: EXAMPLE.orderId,
         lines: [creditedLineExample],
         tax_breakdown: [{ rate: 19, amount_net: 420, amount_tax: 80 }],

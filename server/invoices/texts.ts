@@ -2,7 +2,7 @@
  * The words of invoices and credit notes in each customer language: the PDFs' labels, and the
  * line descriptions the service writes itself (a subscription's charge, a partial refund).
  */
-import type { DocumentLanguage } from '@/db/schema';
+import type { CreditNoteReason, DocumentLanguage } from '@/db/schema';
 
 export interface DocumentTexts {
   invoiceTitle: string;
@@ -15,6 +15,7 @@ export interface DocumentTexts {
   subscriptionReference: string;
   creditedInvoice: string;
   refundReference: string;
+  disputeReference: string;
   seller: string;
   buyer: string;
   vatId: string;
@@ -36,6 +37,8 @@ export interface DocumentTexts {
   totalCredited: string;
   paidNotice: string;
   creditNotice: string;
+  /** A lost dispute's credit note: the card issuer took the money back, nothing more is refunded. */
+  disputeCreditNotice: string;
   noVatNotice: string;
   withdrawalWaiver(acceptedAt: string, textVersion: string): string;
   testModeNotice: string;
@@ -43,8 +46,8 @@ export interface DocumentTexts {
   page(current: number, count: number): string;
   /** The one line of a subscription charge's invoice. */
   subscriptionLine(plan: string | null): string;
-  /** The line of a partial refund at one rate; the rate is named when the invoice has several. */
-  partialRefundLine(invoiceNumber: string, rate: number | null): string;
+  /** The line of a partial credit (a refund, a lost dispute) at one rate; the rate is named when the invoice has several. */
+  partialCreditLine(reason: CreditNoteReason, invoiceNumber: string, rate: number | null): string;
   locale: string;
 }
 
@@ -59,6 +62,7 @@ const ENGLISH: DocumentTexts = {
   subscriptionReference: 'Subscription',
   creditedInvoice: 'Corrects invoice',
   refundReference: 'Refund',
+  disputeReference: 'Dispute',
   seller: 'Seller',
   buyer: 'Buyer',
   vatId: 'VAT ID',
@@ -80,6 +84,7 @@ const ENGLISH: DocumentTexts = {
   totalCredited: 'Total credited',
   paidNotice: 'Paid in full by card. Nothing is due.',
   creditNotice: 'The amount credited is refunded to the card used for the payment.',
+  disputeCreditNotice: 'The amount credited was taken back through the card issuer’s dispute (chargeback); nothing further is refunded.',
   noVatNotice: 'No VAT was charged on this sale.',
   withdrawalWaiver: (acceptedAt, textVersion) =>
     `The customer agreed on ${acceptedAt} that delivery of the digital content starts before the withdrawal period ends, and acknowledged losing the right of withdrawal thereby (text version ${textVersion}).`,
@@ -87,7 +92,7 @@ const ENGLISH: DocumentTexts = {
   demoOperatorNotice: 'Demo seller details: configure OPERATOR_LEGAL_NAME, OPERATOR_ADDRESS, OPERATOR_VAT_ID and OPERATOR_EMAIL.',
   page: (current, count) => `Page ${current} of ${count}`,
   subscriptionLine: (plan) => plan || 'Subscription',
-  partialRefundLine: (invoiceNumber, rate) => `Partial refund of invoice ${invoiceNumber}${rate === null ? '' : ` (VAT ${rate} %)`}`,
+  partialCreditLine: (reason, invoiceNumber, rate) => `${reason === 'refund' ? 'Partial refund' : 'Chargeback'} of invoice ${invoiceNumber}${rate === null ? '' : ` (VAT ${rate} %)`}`,
   locale: 'en-GB',
 };
 
@@ -102,6 +107,7 @@ const GERMAN: DocumentTexts = {
   subscriptionReference: 'Abonnement',
   creditedInvoice: 'Korrektur zu Rechnung',
   refundReference: 'Erstattung',
+  disputeReference: 'Rückbuchung',
   seller: 'Verkäufer',
   buyer: 'Käufer',
   vatId: 'USt-IdNr.',
@@ -123,6 +129,7 @@ const GERMAN: DocumentTexts = {
   totalCredited: 'Gutgeschrieben',
   paidNotice: 'Vollständig per Karte bezahlt. Es ist nichts mehr zu zahlen.',
   creditNotice: 'Der gutgeschriebene Betrag wird auf die Karte der Zahlung erstattet.',
+  disputeCreditNotice: 'Der gutgeschriebene Betrag wurde über die Rückbuchung des Kartenausstellers zurückgeholt; es wird nichts weiter erstattet.',
   noVatNotice: 'Auf diesen Verkauf wurde keine Umsatzsteuer erhoben.',
   withdrawalWaiver: (acceptedAt, textVersion) =>
     `Der Kunde hat am ${acceptedAt} zugestimmt, dass die Lieferung der digitalen Inhalte vor Ablauf der Widerrufsfrist beginnt, und zur Kenntnis genommen, dass er dadurch sein Widerrufsrecht verliert (Textfassung ${textVersion}).`,
@@ -130,7 +137,7 @@ const GERMAN: DocumentTexts = {
   demoOperatorNotice: 'Demo-Verkäuferangaben: OPERATOR_LEGAL_NAME, OPERATOR_ADDRESS, OPERATOR_VAT_ID und OPERATOR_EMAIL konfigurieren.',
   page: (current, count) => `Seite ${current} von ${count}`,
   subscriptionLine: (plan) => plan || 'Abonnement',
-  partialRefundLine: (invoiceNumber, rate) => `Teilerstattung zu Rechnung ${invoiceNumber}${rate === null ? '' : ` (USt. ${rate} %)`}`,
+  partialCreditLine: (reason, invoiceNumber, rate) => `${reason === 'refund' ? 'Teilerstattung' : 'Rückbuchung'} zu Rechnung ${invoiceNumber}${rate === null ? '' : ` (USt. ${rate} %)`}`,
   locale: 'de-DE',
 };
 

@@ -39,6 +39,8 @@ export function creditNoteView(row: CreditNoteRow): CreditNote {
     livemode: row.livemode,
     invoice_id: row.invoiceId,
     refund_id: row.refundId,
+    dispute_id: row.disputeId,
+    reason: row.reason,
     order_id: row.orderId,
     lines: row.lines,
     tax_breakdown: row.taxBreakdown,

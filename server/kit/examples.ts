@@ -29,6 +29,7 @@ export const EXAMPLE = {
   emailId: 'em_test_Zp3GkW9mRt6QvN1cJy8BfH2s',
   balanceTransactionId: 'btx_test_Wq7LmR2xKd9VbN4pTs6YhJ1c',
   payoutId: 'po_test_Rk4HcN8vLw2QsJ6yTf0XpB3m',
+  disputeId: 'dp_test_Nc5TqW8hLm2XzR7kVb4JsG0d',
   /** 2026-11-25 12:32:05 UTC, when the product was made; the rest followed within seconds. */
   created: 1795660325,
 } as const;

@@ -6,7 +6,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { emails, orders, type DocumentLanguage, type EmailAttachmentRef, type PayoutFailureReason } from '@/db/schema';
+import { emails, orders, type DisputeReason, type DocumentLanguage, type EmailAttachmentRef, type PayoutFailureReason } from '@/db/schema';
 import { epochSeconds } from '../clock';
 import { newId } from '../ids';
 import { ownedBy, type Scope } from '../kit/scope';
@@ -71,8 +71,8 @@ export interface RefundData {
 export interface SubscriptionCanceledData {
   planName: string;
   canceledAt: number;
-  /** `payment_failed`: every retry of a renewal was declined; `requested`: the merchant canceled it. */
-  reason: 'requested' | 'payment_failed';
+  /** `payment_failed`: every retry of a renewal was declined; `requested`: the merchant canceled it; `dispute_lost`: a payment of it was reversed. */
+  reason: 'requested' | 'payment_failed' | 'dispute_lost';
 }
 
 export interface WithdrawalReceivedData {
@@ -102,6 +102,16 @@ export interface PayoutFailedData {
   accountHolder: string;
 }
 
+/** To the store's owners and admins: a cardholder disputed a payment, and until when to answer. */
+export interface DisputeCreatedData {
+  disputeId: string;
+  orderId: string;
+  amount: number;
+  fee: number;
+  reason: DisputeReason;
+  evidenceDueBy: number;
+}
+
 /** Each template with what it shows. */
 export type EmailContent =
   | { template: 'receipt'; data: OrderReceiptData | SubscriptionReceiptData }
@@ -111,7 +121,8 @@ export type EmailContent =
   | { template: 'subscription_canceled'; data: SubscriptionCanceledData }
   | { template: 'withdrawal_received'; data: WithdrawalReceivedData }
   | { template: 'bank_account_changed'; data: BankAccountChangedData }
-  | { template: 'payout_failed'; data: PayoutFailedData };
+  | { template: 'payout_failed'; data: PayoutFailedData }
+  | { template: 'dispute_created'; data: DisputeCreatedData };
 
 /** The objects an e-mail is about (the API view's `related`). */
 export interface EmailRelated {
@@ -120,6 +131,7 @@ export interface EmailRelated {
   invoiceId?: string;
   creditNoteId?: string;
   payoutId?: string;
+  disputeId?: string;
 }
 
 export interface EmailToWrite extends Scope {
@@ -163,6 +175,7 @@ export async function enqueueEmails(tx: Executor, toWrite: readonly EmailToWrite
         invoiceId: email.related.invoiceId ?? null,
         creditNoteId: email.related.creditNoteId ?? null,
         payoutId: email.related.payoutId ?? null,
+        disputeId: email.related.disputeId ?? null,
         dedupeKey: email.dedupeKey ?? null,
         status: 'pending' as const,
         nextAttemptAt: email.wallNow,

@@ -10,6 +10,7 @@ import { formattersFor } from '../kit/locale';
 import type { EmailContent } from './outbox';
 import type { MailView } from './templates/layout';
 import { refund, withdrawalReceived } from './templates/order';
+import { disputeCreated } from './templates/disputes';
 import { bankAccountChanged, payoutFailed } from './templates/payouts';
 import { receipt } from './templates/receipt';
 import { paymentFailed, renewalReminder, subscriptionCanceled } from './templates/subscription';
@@ -24,6 +25,7 @@ const TEMPLATES: { [T in EmailTemplate]: MailTemplate<Extract<EmailContent, { te
   withdrawal_received: withdrawalReceived,
   bank_account_changed: bankAccountChanged,
   payout_failed: payoutFailed,
+  dispute_created: disputeCreated,
 };
 
 /** Headings as written (not upper-cased), links as "text url", the detail tables as aligned columns. */
@@ -56,7 +58,7 @@ export async function renderEmail(email: RenderableEmail, context: RenderContext
     storeName: context.storeName,
     operator: context.config.operator,
     withdrawUrl: `${context.config.publicBaseUrl}/withdraw`,
-    settingsUrl: `${context.config.publicBaseUrl}/dashboard${email.livemode ? '' : '/test'}/settings`,
+    dashboardUrl: `${context.config.publicBaseUrl}/dashboard${email.livemode ? '' : '/test'}`,
     orderId: email.orderId,
     subscriptionId: email.subscriptionId,
     attachments: context.attachments,

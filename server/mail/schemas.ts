@@ -28,6 +28,7 @@ export const emailSchema = z
         invoice_id: z.string().nullable(),
         credit_note_id: z.string().nullable(),
         payout_id: z.string().nullable(),
+        dispute_id: z.string().nullable(),
       })
       .describe('The objects the e-mail is about.'),
     created: z.number().int().describe('When its cause happened, on the store’s test clock.'),
@@ -45,7 +46,7 @@ export const emailSchema = z
         text: `Thank you for your order ${EXAMPLE.orderId}.\n\nEbook: Payments in practice × 1   €19.99\n…`,
         html: '<!DOCTYPE html><html dir="ltr" lang="en">…</html>',
         attachments: [{ filename: `${EXAMPLE.invoiceNumber}.pdf`, content_type: 'application/pdf', size: 14417 }],
-        related: { order_id: EXAMPLE.orderId, subscription_id: null, invoice_id: EXAMPLE.invoiceId, credit_note_id: null, payout_id: null },
+        related: { order_id: EXAMPLE.orderId, subscription_id: null, invoice_id: EXAMPLE.invoiceId, credit_note_id: null, payout_id: null, dispute_id: null },
         created: EXAMPLE.created + 9,
       },
     ],

@@ -30,7 +30,7 @@ async function emailView(deps: MailReadDeps, row: typeof emails.$inferSelect, st
     text: rendered.text,
     html: rendered.html,
     attachments: files.map((file) => ({ filename: file.filename, content_type: file.contentType, size: file.content.length })),
-    related: { order_id: row.orderId, subscription_id: row.subscriptionId, invoice_id: row.invoiceId, credit_note_id: row.creditNoteId, payout_id: row.payoutId },
+    related: { order_id: row.orderId, subscription_id: row.subscriptionId, invoice_id: row.invoiceId, credit_note_id: row.creditNoteId, payout_id: row.payoutId, dispute_id: row.disputeId },
     created: epochSeconds(row.createdAt),
   };
 }

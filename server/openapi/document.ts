@@ -42,11 +42,13 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Subscriptions:
     'Recurring billing: a subscription checkout is a signed, single-use hosted link where the customer enters a card; the first charge creates the subscription, then the service bills every cycle. Creating and cancelling need SUBSCRIPTIONS_ENABLED and the account’s `subscriptions` flag.',
   Invoices:
-    'Invoices and credit notes the operator issues as seller: one invoice for every paid order and subscription charge, one credit note for every succeeded refund, numbered without gaps per store and mode, never changed once issued; each as JSON and as a PDF in the customer’s language.',
+    'Invoices and credit notes the operator issues as seller: one invoice for every paid order and subscription charge, one credit note for every succeeded refund and lost dispute, numbered without gaps per store and mode, never changed once issued; each as JSON and as a PDF in the customer’s language.',
   Balance:
-    'The store’s money: an append-only ledger of signed entries (each payment with its VAT and the operator’s fee, each refund, each adjustment), written with their cause, and the balance that sums them by availability: a payment can be paid out after the payout hold, everything else at once.',
+    'The store’s money: an append-only ledger of signed entries (each payment with its VAT and the operator’s fee, each refund, each dispute, each adjustment), written with their cause, and the balance that sums them by availability: a payment can be paid out after the payout hold, everything else at once.',
   Payouts:
     'The available balance paid to the store’s bank account: on its schedule (weekly, monthly) or on request, each payout settling every available entry once, never below the minimum or under a hold; in test mode paid at once. Each payout lists the entries it settled, which sum to its amount.',
+  Disputes:
+    'A cardholder’s dispute of a paid order through their card issuer: the amount, its VAT and a dispute fee leave the balance when it opens; the store answers with evidence until `evidence_due_by`; won gives the amount back, lost credits the order and revokes its license keys, downloads and subscription. Each dispute has an evidence pack (PDF) of what the service recorded about the sale. In test mode, the cards 4000 0000 0000 0259 and 4000 0000 0000 2685 open one, decided by the evidence text when the test clock passes the deadline.',
   Portal: 'Expiring, read-only links through which a customer sees their orders, subscriptions and refunds without an account. The URL is returned once.',
 };
 

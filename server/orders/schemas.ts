@@ -72,6 +72,7 @@ const orderExample = {
   withdrawal: null,
   billing_reason: 'purchase',
   subscription_id: null,
+  dispute_id: null,
   created: EXAMPLE.created + 8,
   paid_at: EXAMPLE.created + 9,
 };
@@ -97,6 +98,7 @@ export const orderSchema = z
     withdrawal: withdrawalSchema.nullable(),
     billing_reason: z.enum(BILLING_REASONS).describe('`purchase`: a checkout session; `subscription_create`: a subscription’s first charge; `subscription_cycle`: a renewal.'),
     subscription_id: z.string().nullable().describe('The subscription whose charge this order is, `sub_…`; null for a purchase.'),
+    dispute_id: z.string().nullable().describe('The cardholder’s dispute of this order, `dp_…`; null when none was opened.'),
     created: z.number().int(),
     paid_at: z.number().int().nullable(),
   })

@@ -54,6 +54,7 @@ export function orderView(row: OrderRow, related: { lines: OrderLineRow[]; refun
     withdrawal: withdrawalView(related.withdrawal),
     billing_reason: row.billingReason,
     subscription_id: row.subscriptionId,
+    dispute_id: row.disputeId,
     created: epochSeconds(row.createdAt),
     paid_at: row.paidAt === null ? null : epochSeconds(row.paidAt),
   };

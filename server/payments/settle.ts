@@ -11,6 +11,7 @@ import type { ChargeResult } from '../gateway/types';
 import { customerNameOf, newInvoiceId } from '../invoices/issue';
 import { orderReceipt } from '../mail/outbox';
 import { payOrders } from './pay-orders';
+import { disputeTestCardPayment } from '../disputes/test-cards';
 import { ownedBy } from '../kit/scope';
 import { countPayment, type PaymentOutcome } from '../observability/metrics';
 
@@ -111,6 +112,7 @@ export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome
     return { attempt: updated!, session: completed };
   });
   if (settled) countPayment(settled);
+  if (settled === 'succeeded') await disputeTestCardPayment(deps, result.session.orderId);
   return result;
 }
 

@@ -18,6 +18,8 @@ export interface PaidCharge {
   amount: number;
   card: Card;
   gatewayPaymentId: string | null;
+  /** The buyer's IP address and user agent on the hosted page: a first charge's, null for a renewal. */
+  buyer: { ip: string | null; userAgent: string | null };
 }
 
 /** The order of `charge`, paid by `subscription` as the charge left it (its current period is what the charge paid for). */
@@ -50,6 +52,9 @@ export function chargeOrderPayment(subscription: SubscriptionRow, charge: PaidCh
       withdrawalWaiverTextVersion: null,
       billingReason: charge.cycle === 1 ? 'subscription_create' : 'subscription_cycle',
       subscriptionId: subscription.id,
+      disputeId: null,
+      buyerIp: charge.buyer.ip,
+      buyerUserAgent: charge.buyer.userAgent,
     },
     lines: [
       {

@@ -32,6 +32,7 @@ import { periodBoundary } from './schedule';
 import { ownedBy } from '../kit/scope';
 import type { PayOrdersDeps } from '../payments/pay-orders';
 import { payOrders } from '../payments/pay-orders';
+import { disputeTestCardPayment } from '../disputes/test-cards';
 import { chargeOrderPayment } from './charge-order';
 
 export interface FirstChargeDeps {
@@ -278,7 +279,8 @@ export async function settleFirstCharge(
   nothingChargedCode = 'processing_error',
 ): Promise<SubscriptionRow> {
   const { clock } = deps;
-  return deps.db.transaction(async (tx) => {
+  let paidOrderId: string | undefined;
+  const settled = await deps.db.transaction(async (tx) => {
     const [ref] = await tx.select().from(subscriptionCharges).where(eq(subscriptionCharges.id, chargeId));
     if (!ref) throw new Error(`subscription charge ${chargeId} vanished`);
     const [locked] = await tx
@@ -338,8 +340,12 @@ export async function settleFirstCharge(
       .returning();
     // With total_payments 1 this was the only charge: billing expires it when its period ends.
     await emitSubscriptionEvent(tx, active!, 'subscription.created', times);
-    const paid = { id: chargeId, cycle: 1, amount: charge.amount, card: { brand: outcome.brand, last4: outcome.last4 }, gatewayPaymentId: outcome.paymentId ?? null };
-    await payOrders(tx, deps, [chargeOrderPayment(active!, paid, times)]);
+    const paid = { id: chargeId, cycle: 1, amount: charge.amount, card: { brand: outcome.brand, last4: outcome.last4 }, gatewayPaymentId: outcome.paymentId ?? null, buyer: { ip: charge.buyerIp, userAgent: charge.buyerUserAgent } };
+    const payment = chargeOrderPayment(active!, paid, times);
+    await payOrders(tx, deps, [payment]);
+    paidOrderId = payment.order.id;
     return active!;
   });
+  if (paidOrderId) await disputeTestCardPayment(deps, paidOrderId);
+  return settled;
 }

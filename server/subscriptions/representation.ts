@@ -31,6 +31,7 @@ export function subscriptionObject(row: SubscriptionRow) {
     current_period_end: epochSeconds(row.currentPeriodEnd),
     next_billing_at: epochSeconds(row.nextBillingAt),
     canceled_at: row.canceledAt ? epochSeconds(row.canceledAt) : null,
+    cancel_reason: row.cancelReason,
     ended_at: row.endedAt ? epochSeconds(row.endedAt) : null,
     metadata: row.metadata,
     created: epochSeconds(row.createdAt),

@@ -4,7 +4,7 @@
  * a cancel also writes the customer's e-mail.
  */
 import { and, eq, sql } from 'drizzle-orm';
-import type { Database } from '@/db/client';
+import type { Database, Transaction } from '@/db/client';
 import { subscriptions } from '@/db/schema';
 import { actorAudit, recordAudit, type Actor } from '../audit/service';
 import { epochSeconds } from '../clock';
@@ -17,6 +17,8 @@ import { emitSubscriptionEvent, subscriptionObject, type SubscriptionObject, typ
 import type { ListSubscriptionsQuery, SubscriptionList, SubscriptionListFilters } from './schemas';
 import { listPage } from '../kit/list';
 import { ownedBy, type Scope } from '../kit/scope';
+import type { EventTimes } from '../webhooks/events';
+import type { LostDisputeEffects } from '../disputes/service';
 
 async function findSubscription(db: Database, scope: Scope, id: string): Promise<SubscriptionRow> {
   const [row] = await db
@@ -125,3 +127,28 @@ export async function cancelSubscription(deps: SubscriptionDeps & { gateway: Pay
   });
   return subscriptionObject(row);
 }
+
+/**
+ * A lost dispute of one of the subscription's payments ends it, in the dispute's transaction:
+ * `canceled` with `cancel_reason: dispute_lost`, its event and the customer's e-mail. No charge
+ * follows a canceled subscription, so the gateway's recurring contract is left unused. One already
+ * ended (or still `pending`, which has no paid order to dispute) is left as it is.
+ */
+export async function cancelSubscriptionForLostDispute(tx: Transaction, scope: Scope, id: string, times: EventTimes): Promise<void> {
+  const [locked] = await tx
+    .select()
+    .from(subscriptions)
+    .where(and(eq(subscriptions.id, id), ownedBy(subscriptions, scope)))
+    .for('update');
+  if (!locked || ENDED.has(locked.status)) return;
+  const [canceled] = await tx
+    .update(subscriptions)
+    .set({ status: 'canceled', canceledAt: times.now, endedAt: times.now, cancelReason: 'dispute_lost' })
+    .where(eq(subscriptions.id, id))
+    .returning();
+  await emitSubscriptionEvent(tx, canceled!, 'subscription.canceled', times);
+  await enqueueSubscriptionEmail(tx, canceled!, { template: 'subscription_canceled', data: { planName: canceled!.planName, canceledAt: epochSeconds(times.now), reason: 'dispute_lost' } }, times);
+}
+
+/** What a lost dispute ends here: its order's subscription. */
+export const LOST_DISPUTE_EFFECTS: LostDisputeEffects = { endSubscription: cancelSubscriptionForLostDispute };

@@ -9,12 +9,21 @@ import type { DueJob } from '../due-jobs';
 import type { Scope } from '../kit/scope';
 import { queueRenewalRemindersDueJob } from '../mail/jobs';
 import { scheduledPayoutsDueJob } from '../payouts/jobs';
+import { disputeDeadlinesDueJob } from '../disputes/jobs';
+import { LOST_DISPUTE_EFFECTS } from '../subscriptions/service';
 import { expireSubscriptionCheckoutsDueJob } from '../subscriptions/jobs';
 import { requestDeliveryRun } from '../webhooks/jobs';
 
-// Reminders after billing: they announce the renewal that billing leaves next. Payouts last:
-// they pay out what the rest left available.
-const DUE_JOBS: readonly DueJob[] = [expireCheckoutSessionsDueJob, expireSubscriptionCheckoutsDueJob, billTestSubscriptionsDueJob, queueRenewalRemindersDueJob, scheduledPayoutsDueJob];
+// Reminders after billing: they announce the renewal that billing leaves next. Disputes before
+// payouts, which come last: they pay out what the rest left available.
+const DUE_JOBS: readonly DueJob[] = [
+  expireCheckoutSessionsDueJob,
+  expireSubscriptionCheckoutsDueJob,
+  billTestSubscriptionsDueJob,
+  queueRenewalRemindersDueJob,
+  disputeDeadlinesDueJob(LOST_DISPUTE_EFFECTS),
+  scheduledPayoutsDueJob,
+];
 
 export async function runDueJobs(services: Services, scope: Scope, now: Date): Promise<void> {
   for (const job of DUE_JOBS) await job(services, scope, now);

@@ -48,6 +48,9 @@ export const EVENT_TYPES = [
   'payout.updated',
   'payout.paid',
   'payout.failed',
+  'dispute.created',
+  'dispute.updated',
+  'dispute.closed',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -27,13 +27,15 @@ describe('fee rates', () => {
     expect(platformFee(2_000_000_000, 0, { basisPoints: 10000, fixed: 0 })).toBe(2_000_000_000);
   });
 
-  it('PLATFORM_FEE_PERCENT, PLATFORM_FEE_FIXED, PAYOUT_HOLD_DAYS and PAYOUT_MINIMUM, with their defaults', () => {
-    expect(loadConfig({}).ledger).toEqual({ defaultFees: { basisPoints: 500, fixed: 50 }, payoutHoldDays: 7, payoutMinimum: 1000 });
-    expect(loadConfig({ PLATFORM_FEE_PERCENT: '2.9', PLATFORM_FEE_FIXED: '0', PAYOUT_HOLD_DAYS: '0', PAYOUT_MINIMUM: '500' }).ledger).toEqual({
+  it('PLATFORM_FEE_PERCENT, PLATFORM_FEE_FIXED, PAYOUT_HOLD_DAYS, PAYOUT_MINIMUM and DISPUTE_FEE, with their defaults', () => {
+    expect(loadConfig({}).ledger).toEqual({ defaultFees: { basisPoints: 500, fixed: 50 }, payoutHoldDays: 7, payoutMinimum: 1000, disputeFee: 1500 });
+    expect(loadConfig({ PLATFORM_FEE_PERCENT: '2.9', PLATFORM_FEE_FIXED: '0', PAYOUT_HOLD_DAYS: '0', PAYOUT_MINIMUM: '500', DISPUTE_FEE: '0' }).ledger).toEqual({
       defaultFees: { basisPoints: 290, fixed: 0 },
       payoutHoldDays: 0,
       payoutMinimum: 500,
+      disputeFee: 0,
     });
+    expect(() => loadConfig({ DISPUTE_FEE: '-1' })).toThrow(/DISPUTE_FEE/);
     expect(() => loadConfig({ PLATFORM_FEE_PERCENT: '2.999' })).toThrow(/PLATFORM_FEE_PERCENT must be a percentage from 0 to 100 with at most two decimals/);
     expect(() => loadConfig({ PLATFORM_FEE_FIXED: '0.5' })).toThrow(/PLATFORM_FEE_FIXED must be a whole number/);
     expect(() => loadConfig({ PAYOUT_MINIMUM: '0' })).toThrow(/PAYOUT_MINIMUM must be a positive integer/);

@@ -22,8 +22,8 @@ export const TEST_IBAN = 'DE89370400440532013000';
  * A store with two owners, an admin and an owner whose invitation is pending, each with an
  * address of their own; payouts only when asked in both modes, so the clock moves freely.
  */
-export async function storeWithTeam(api: TestApi, options: { name: string; language?: DocumentLanguage }) {
-  const store = await createStore(api.services, { name: options.name });
+export async function storeWithTeam(api: TestApi, options: { name: string; language?: DocumentLanguage; taxCalculation?: boolean; subscriptions?: boolean }) {
+  const store = await createStore(api.services, { name: options.name, taxCalculation: options.taxCalculation, subscriptions: options.subscriptions });
   if (options.language) await api.services.db.update(stores).set({ language: options.language }).where(eq(stores.id, store.id));
   const tag = randomBase62(6).toLowerCase();
   const member = async (role: MemberRole, name: string, accepted = true) => {

@@ -22,6 +22,7 @@ const STATUS_COLUMNS: Record<string, readonly string[]> = {
   'simulator_charges.status': schema.SIMULATOR_CHARGE_STATUSES,
   'simulator_refunds.status': schema.SIMULATOR_REFUND_STATUSES,
   'payouts.status': schema.PAYOUT_STATUSES,
+  'disputes.status': schema.DISPUTE_STATUSES,
 };
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;

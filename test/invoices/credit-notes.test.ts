@@ -48,6 +48,8 @@ describe('a credit note with each succeeded refund', () => {
       livemode: false,
       invoice_id: invoice.id,
       refund_id: refunded.body.id,
+      dispute_id: null,
+      reason: 'refund',
       order_id: order.id,
       lines: invoice.lines,
       tax_breakdown: invoice.tax_breakdown,

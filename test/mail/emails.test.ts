@@ -56,7 +56,7 @@ const FOOTER = {
 /** German amounts as Intl writes them: a no-break space before the euro sign. */
 const nbsp = (text: string) => text.replace(/ €/g, '\u00a0€');
 
-const NO_RELATED = { order_id: null, subscription_id: null, invoice_id: null, credit_note_id: null, payout_id: null };
+const NO_RELATED = { order_id: null, subscription_id: null, invoice_id: null, credit_note_id: null, payout_id: null, dispute_id: null };
 
 /** What every e-mail's HTML carries: its language, the seller, the link to withdraw. */
 function expectHtmlFrame(html: string, language: 'en' | 'de', store: string) {

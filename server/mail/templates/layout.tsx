@@ -18,8 +18,8 @@ export interface MailView {
   operator: OperatorConfig;
   /** `<PUBLIC_BASE_URL>/withdraw`. */
   withdrawUrl: string;
-  /** The dashboard's Settings in the e-mail's mode, for the store's members. */
-  settingsUrl: string;
+  /** The dashboard in the e-mail's mode (`…/dashboard` or `…/dashboard/test`), for the store's members. */
+  dashboardUrl: string;
   orderId: string | null;
   subscriptionId: string | null;
   /** Names of the files attached (an invoice, a credit note). */
@@ -35,7 +35,8 @@ const FOOTER = {
     withdraw: 'Withdraw from contract here',
     orderNumber: 'Order number',
     subscription: 'Subscription',
-    member: (store: string) => `You receive this e-mail as an owner of ${store}.`,
+    owner: (store: string) => `You receive this e-mail as an owner of ${store}.`,
+    owner_or_admin: (store: string) => `You receive this e-mail as an owner or admin of ${store}.`,
   },
   de: {
     soldBy: (operator: string, store: string) => `Verkäufer: verkauft von ${operator} im Auftrag von ${store}.`,
@@ -45,7 +46,8 @@ const FOOTER = {
     withdraw: 'Vertrag hier widerrufen',
     orderNumber: 'Bestellnummer',
     subscription: 'Abonnement',
-    member: (store: string) => `Sie erhalten diese E-Mail als Inhaber von ${store}.`,
+    owner: (store: string) => `Sie erhalten diese E-Mail als Inhaber von ${store}.`,
+    owner_or_admin: (store: string) => `Sie erhalten diese E-Mail als Inhaber oder Administrator von ${store}.`,
   },
 } as const satisfies Record<DocumentLanguage, unknown>;
 
@@ -116,8 +118,8 @@ export function referenceRows(view: MailView): Detail[] {
   return rows;
 }
 
-/** Who reads it: a customer of the store, or one of the store's owners. */
-export type MailAudience = 'customer' | 'owner';
+/** Who reads it: a customer of the store, or the members of the store's roles it goes to. */
+export type MailAudience = 'customer' | 'owner' | 'owner_or_admin';
 
 export function EmailLayout({ view, preview, heading, audience = 'customer', children }: { view: MailView; preview: string; heading: string; audience?: MailAudience; children: ReactNode }) {
   const words = FOOTER[view.language];
@@ -135,7 +137,7 @@ export function EmailLayout({ view, preview, heading, audience = 'customer', chi
             </Heading>
             {children}
             <Hr style={styles.hr} />
-            <Text style={styles.footer}>{audience === 'customer' ? words.soldBy(operator.legalName, view.storeName) : words.member(view.storeName)}</Text>
+            <Text style={styles.footer}>{audience === 'customer' ? words.soldBy(operator.legalName, view.storeName) : words[audience](view.storeName)}</Text>
             <Text style={styles.footer}>
               {operator.legalName}, {operator.address}. {words.vatId}: {operator.vatId}.
             </Text>

@@ -97,7 +97,7 @@ export const bankAccountChanged: MailTemplate<BankAccountChangedData> = {
           ]}
         />
         <Paragraph>{text.notYou}</Paragraph>
-        <LinkParagraph href={view.settingsUrl}>{text.openSettings}</LinkParagraph>
+        <LinkParagraph href={`${view.dashboardUrl}/settings`}>{text.openSettings}</LinkParagraph>
       </EmailLayout>
     );
   },
@@ -125,7 +125,7 @@ export const payoutFailed: MailTemplate<PayoutFailedData> = {
           ]}
         />
         <Paragraph>{text.failedTodo}</Paragraph>
-        <LinkParagraph href={view.settingsUrl}>{text.openSettings}</LinkParagraph>
+        <LinkParagraph href={`${view.dashboardUrl}/settings`}>{text.openSettings}</LinkParagraph>
       </EmailLayout>
     );
   },

@@ -25,6 +25,7 @@ const TEXT = {
     canceledHeading: 'Your subscription is canceled',
     canceledIntro: (plan: string, date: string) => `${plan} was canceled on ${date}. You will not be charged again.`,
     canceledAfterFailures: (plan: string, date: string) => `${plan} was canceled on ${date} because its payment failed repeatedly. You will not be charged again.`,
+    canceledAfterDispute: (plan: string, date: string) => `${plan} was canceled on ${date} because its payment was reversed through your card issuer. You will not be charged again.`,
     canceledOn: 'Canceled on',
   },
   de: {
@@ -47,6 +48,7 @@ const TEXT = {
     canceledHeading: 'Ihr Abonnement ist gekündigt',
     canceledIntro: (plan: string, date: string) => `${plan} wurde am ${date} gekündigt. Es werden keine weiteren Zahlungen eingezogen.`,
     canceledAfterFailures: (plan: string, date: string) => `${plan} wurde am ${date} gekündigt, weil die Zahlung wiederholt fehlgeschlagen ist. Es werden keine weiteren Zahlungen eingezogen.`,
+    canceledAfterDispute: (plan: string, date: string) => `${plan} wurde am ${date} gekündigt, weil die Zahlung über Ihren Kartenaussteller zurückgebucht wurde. Es werden keine weiteren Zahlungen eingezogen.`,
     canceledOn: 'Gekündigt am',
   },
 } as const satisfies Record<DocumentLanguage, unknown>;
@@ -105,7 +107,7 @@ export const subscriptionCanceled: MailTemplate<SubscriptionCanceledData> = {
   Email({ view, data }) {
     const text = textOf(view);
     const day = view.format.date(data.canceledAt);
-    const intro = data.reason === 'payment_failed' ? text.canceledAfterFailures(data.planName, day) : text.canceledIntro(data.planName, day);
+    const intro = { payment_failed: text.canceledAfterFailures, dispute_lost: text.canceledAfterDispute, requested: text.canceledIntro }[data.reason](data.planName, day);
     return (
       <EmailLayout view={view} preview={intro} heading={text.canceledHeading}>
         <Paragraph>{intro}</Paragraph>

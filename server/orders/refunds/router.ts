@@ -12,7 +12,7 @@ export const refundsRouter = createRouter({
       openapi: { method: 'POST', path: '/refunds', tags: TAGS, summary: 'Refund an order', protect: true },
       successStatus: 201,
       idempotent: true,
-      errors: ['resource_missing', 'order_already_processed', 'payment_outcome_unknown'],
+      errors: ['resource_missing', 'order_already_processed', 'order_disputed', 'payment_outcome_unknown'],
     })
     .input(createRefundInput)
     .output(refundSchema)

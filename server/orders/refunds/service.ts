@@ -1,6 +1,6 @@
 import { and, eq, isNull, or } from 'drizzle-orm';
 import type { Database, Executor, Transaction } from '@/db/client';
-import { orders, refunds, type OrderStatus } from '@/db/schema';
+import { disputes, orders, refunds, type OrderStatus } from '@/db/schema';
 import type { Clock } from '../../clock';
 import { ApiError, resourceMissing } from '../../errors';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway, type RefundRequest, type RefundResult } from '../../gateway/types';
@@ -57,7 +57,8 @@ const statusAfterRefunds = (refunded: number, total: number): OrderStatus => (re
  * Error codes: an order that is not paid yet is 400 `parameter_invalid` on `order_id` (the request
  * names an order that cannot be refunded); a fully refunded order is 409 `order_already_processed`
  * (the code for an order whose processing is over: nothing remains to refund); an amount above
- * the remainder is 400 `parameter_invalid` on `amount`, with the remainder in the message.
+ * the remainder is 400 `parameter_invalid` on `amount`, with the remainder in the message; an
+ * order whose dispute is open or lost is 409 `order_disputed`.
  */
 async function reserveRefund(executor: Executor, deps: RefundRequestDeps, subject: Scope, input: CreateRefundInput, refundId: string) {
   // A savepoint inside the idempotency key's transaction, or a transaction of its own without a key.
@@ -66,6 +67,13 @@ async function reserveRefund(executor: Executor, deps: RefundRequestDeps, subjec
     if (!order) throw resourceMissing('order', input.order_id, 'order_id');
     if (order.status === 'pending') {
       throw new ApiError('parameter_invalid', 'This order is not paid: only paid orders can be refunded.', { param: 'order_id' });
+    }
+    if (order.disputeId !== null) {
+      // The card network has taken the money back (or may still): a refund would return it twice.
+      const [dispute] = await tx.select({ status: disputes.status }).from(disputes).where(eq(disputes.id, order.disputeId));
+      if (dispute!.status !== 'won') {
+        throw new ApiError('order_disputed', `This order is disputed (${order.disputeId}, ${dispute!.status}): it cannot be refunded while the dispute is open or after it was lost.`);
+      }
     }
     const remaining = order.amountTotal - order.amountRefunded;
     if (remaining <= 0) {
@@ -185,7 +193,7 @@ export async function settleRefund(db: Database, subject: Scope, refundId: strin
       // moved. Its lock orders this refund's credit note and events among the order's others
       // (two refunds settling at once split the invoice one after the other).
       [paidOrder] = await lockOrder(tx, subject, settled.orderId);
-      const note = await issueCreditNote(tx, settled, times);
+      const note = await issueCreditNote(tx, { refund: settled }, times);
       if (note) [refund] = await tx.update(refunds).set({ creditNoteId: note.id }).where(eq(refunds.id, settled.id)).returning();
       // The store's balance gives back what its credit note documents.
       if (note) await recordRefundEntries(tx, settled, note, times.now);
