@@ -3,7 +3,17 @@ import { boolean, check, index, integer, json, pgTable, text, uniqueIndex } from
 import { DOCUMENT_LANGUAGES, oneOf, timestamptz, type DocumentLanguage } from './columns';
 import { stores } from './stores';
 
-export const EMAIL_TEMPLATES = ['receipt', 'payment_failed', 'renewal_reminder', 'refund', 'subscription_canceled', 'withdrawal_received', 'bank_account_changed', 'payout_failed', 'dispute_created'] as const;
+export const EMAIL_TEMPLATES = [
+  'receipt',
+  'payment_failed',
+  'renewal_reminder',
+  'refund',
+  'subscription_canceled',
+  'withdrawal_received',
+  'bank_account_changed',
+  'payout_failed',
+  'dispute_created',
+] as const;
 export type EmailTemplate = (typeof EMAIL_TEMPLATES)[number];
 
 /** `failed`: given up after the last retry. Test-mode e-mails stay `pending` unless SMTP_SEND_TEST_MODE sends them. */

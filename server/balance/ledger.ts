@@ -106,9 +106,7 @@ export async function recordDisputeOpeningEntries(tx: Executor, dispute: Dispute
 /** A won dispute: the amount back, and the VAT given back at opening taken again; the fee stays. */
 export async function recordDisputeWonEntries(tx: Executor, dispute: DisputeEntrySource, now: Date): Promise<void> {
   const base = { storeId: dispute.storeId, livemode: dispute.livemode, sourceType: 'dispute' as const, sourceId: dispute.id, createdAt: now, availableOn: now };
-  await tx
-    .insert(balanceTransactions)
-    .values([entry(base, 'dispute_reversal', dispute.amount, `Dispute won ${dispute.id}`), entry(base, 'tax', -dispute.amountTax, `VAT dispute won ${dispute.id}`)]);
+  await tx.insert(balanceTransactions).values([entry(base, 'dispute_reversal', dispute.amount, `Dispute won ${dispute.id}`), entry(base, 'tax', -dispute.amountTax, `VAT dispute won ${dispute.id}`)]);
 }
 
 /** An adjustment's id, for a caller that must name the entry before recording it (an idempotency key). */

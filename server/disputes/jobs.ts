@@ -6,19 +6,15 @@
  * the pass at once decide each dispute once. The background pass runs within a minute of a
  * deadline; advance_clock runs the store's test mode before it answers.
  */
-import { and, asc, eq, inArray, lte, or, sql } from "drizzle-orm";
-import type { Database } from "@/db/client";
-import { disputes, stores } from "@/db/schema";
-import { startPeriodic, type PeriodicTask } from "../background";
-import type { Clock } from "../clock";
-import type { Services } from "../context";
-import type { DueJob } from "../due-jobs";
-import type { Scope } from "../kit/scope";
-import {
-  applyDeadline,
-  lockDueDispute,
-  type LostDisputeEffects,
-} from "./service";
+import { and, asc, eq, inArray, lte, or, sql } from 'drizzle-orm';
+import type { Database } from '@/db/client';
+import { disputes, stores } from '@/db/schema';
+import { startPeriodic, type PeriodicTask } from '../background';
+import type { Clock } from '../clock';
+import type { Services } from '../context';
+import type { DueJob } from '../due-jobs';
+import type { Scope } from '../kit/scope';
+import { applyDeadline, lockDueDispute, type LostDisputeEffects } from './service';
 
 export interface DisputeDeadlineDeps {
   db: Database;
@@ -30,11 +26,7 @@ export interface DisputeDeadlineDeps {
 const BATCH = 100;
 
 /** Decides every dispute whose deadline passed (of one store's scope with `only`): how many changed. */
-export async function runDisputeDeadlines(
-  deps: DisputeDeadlineDeps,
-  effects: LostDisputeEffects,
-  only?: Scope,
-): Promise<number> {
+export async function runDisputeDeadlines(deps: DisputeDeadlineDeps, effects: LostDisputeEffects, only?: Scope): Promise<number> {
   const wallNow = deps.clock.now();
   // The store's clock: wall time in live mode, its test clock in test mode.
   const storeNow = sql`(${wallNow.toISOString()}::timestamptz + case when ${disputes.livemode} then interval '0 seconds' else ${stores.testClockOffsetSeconds} * interval '1 second' end)`;
@@ -44,16 +36,11 @@ export async function runDisputeDeadlines(
     .innerJoin(stores, eq(stores.id, disputes.storeId))
     .where(
       and(
-        inArray(disputes.status, ["needs_response", "under_review"]),
+        inArray(disputes.status, ['needs_response', 'under_review']),
         // A live dispute under review waits for the acquirer's outcome, which the operator records.
-        or(eq(disputes.status, "needs_response"), eq(disputes.livemode, false)),
+        or(eq(disputes.status, 'needs_response'), eq(disputes.livemode, false)),
         lte(disputes.evidenceDueBy, storeNow),
-        only === undefined
-          ? undefined
-          : and(
-              eq(disputes.storeId, only.storeId),
-              eq(disputes.livemode, only.livemode),
-            ),
+        only === undefined ? undefined : and(eq(disputes.storeId, only.storeId), eq(disputes.livemode, only.livemode)),
       ),
     )
     .orderBy(asc(disputes.evidenceDueBy))
@@ -84,13 +71,6 @@ export const disputeDeadlinesDueJob =
 const PASS_INTERVAL_MS = 30_000;
 
 /** The background task (server/background-tasks.ts). */
-export function startDisputeDeadlineJob(
-  services: Services,
-  effects: LostDisputeEffects,
-): PeriodicTask {
-  return startPeriodic(
-    "dispute deadlines",
-    () => runDisputeDeadlines(services, effects),
-    { intervalMs: PASS_INTERVAL_MS },
-  );
+export function startDisputeDeadlineJob(services: Services, effects: LostDisputeEffects): PeriodicTask {
+  return startPeriodic('dispute deadlines', () => runDisputeDeadlines(services, effects), { intervalMs: PASS_INTERVAL_MS });
 }

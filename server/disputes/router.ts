@@ -1,27 +1,21 @@
-import { createRouter, secretKeyProcedure } from "../trpc";
-import {
-  disputeListSchema,
-  disputeSchema,
-  listDisputesInput,
-  retrieveDisputeInput,
-  updateDisputeInput,
-} from "./schemas";
-import { getDispute, listDisputes, updateDispute } from "./service";
+import { createRouter, secretKeyProcedure } from '../trpc';
+import { disputeListSchema, disputeSchema, listDisputesInput, retrieveDisputeInput, updateDisputeInput } from './schemas';
+import { getDispute, listDisputes, updateDispute } from './service';
 
-const TAGS = ["Disputes"];
+const TAGS = ['Disputes'];
 
 export const disputesRouter = createRouter({
   // GET /api/v1/disputes: this store's disputes in this environment, newest first.
   list: secretKeyProcedure
     .meta({
       openapi: {
-        method: "GET",
-        path: "/disputes",
+        method: 'GET',
+        path: '/disputes',
         tags: TAGS,
-        summary: "List disputes",
+        summary: 'List disputes',
         protect: true,
       },
-      errors: ["resource_missing"],
+      errors: ['resource_missing'],
     })
     .input(listDisputesInput)
     .output(disputeListSchema)
@@ -31,10 +25,10 @@ export const disputesRouter = createRouter({
   retrieve: secretKeyProcedure
     .meta({
       openapi: {
-        method: "GET",
-        path: "/disputes/{id}",
+        method: 'GET',
+        path: '/disputes/{id}',
         tags: TAGS,
-        summary: "Retrieve a dispute",
+        summary: 'Retrieve a dispute',
         protect: true,
       },
     })
@@ -46,15 +40,15 @@ export const disputesRouter = createRouter({
   update: secretKeyProcedure
     .meta({
       openapi: {
-        method: "POST",
-        path: "/disputes/{id}",
+        method: 'POST',
+        path: '/disputes/{id}',
         tags: TAGS,
-        summary: "Save or submit dispute evidence",
+        summary: 'Save or submit dispute evidence',
         description:
-          "Each evidence field sent replaces the stored one (null clears it). `submit: true` submits the evidence as it then stands: the dispute goes `under_review` and `evidence_submitted_at` is set. Only while `needs_response` and before `evidence_due_by`: else 409 `dispute_not_editable`. Submitting with every field empty is 400 `parameter_invalid` on `evidence`. At the deadline, saved evidence is submitted; without any, the dispute is lost.",
+          'Each evidence field sent replaces the stored one (null clears it). `submit: true` submits the evidence as it then stands: the dispute goes `under_review` and `evidence_submitted_at` is set. Only while `needs_response` and before `evidence_due_by`: else 409 `dispute_not_editable`. Submitting with every field empty is 400 `parameter_invalid` on `evidence`. At the deadline, saved evidence is submitted; without any, the dispute is lost.',
         protect: true,
       },
-      errors: ["dispute_not_editable"],
+      errors: ['dispute_not_editable'],
     })
     .input(updateDisputeInput)
     .output(disputeSchema)

@@ -4,23 +4,18 @@
  * answers, so a merchant can try the whole flow. Renewals never are. Test mode takes only the
  * published test cards, so a test payment's last four digits tell which card paid.
  */
-import { and, eq } from "drizzle-orm";
-import type { Database } from "@/db/client";
-import { orders, stores, type DisputeReason } from "@/db/schema";
-import { storeClock, type Clock } from "../clock";
-import { openDispute } from "./service";
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '@/db/client';
+import { orders, stores, type DisputeReason } from '@/db/schema';
+import { storeClock, type Clock } from '../clock';
+import { openDispute } from './service';
 
 export const TEST_DISPUTE_CARDS: Readonly<Record<string, DisputeReason>> = {
-  "4000000000000259": "fraudulent",
-  "4000000000002685": "product_not_received",
+  '4000000000000259': 'fraudulent',
+  '4000000000002685': 'product_not_received',
 };
 
-const REASON_BY_LAST4 = new Map(
-  Object.entries(TEST_DISPUTE_CARDS).map(([number, reason]) => [
-    number.slice(-4),
-    reason,
-  ]),
-);
+const REASON_BY_LAST4 = new Map(Object.entries(TEST_DISPUTE_CARDS).map(([number, reason]) => [number.slice(-4), reason]));
 
 /** Opens the dispute of a test order just paid with a dispute card; nothing for any other order. */
 export async function disputeTestCardPayment(
@@ -44,17 +39,8 @@ export async function disputeTestCardPayment(
     .from(orders)
     .innerJoin(stores, eq(stores.id, orders.storeId))
     .where(and(eq(orders.id, orderId), eq(orders.livemode, false)));
-  const reason = order?.cardLast4
-    ? REASON_BY_LAST4.get(order.cardLast4)
-    : undefined;
-  if (
-    !order ||
-    !reason ||
-    order.status !== "paid" ||
-    order.disputeId !== null ||
-    order.billingReason === "subscription_cycle"
-  )
-    return;
+  const reason = order?.cardLast4 ? REASON_BY_LAST4.get(order.cardLast4) : undefined;
+  if (!order || !reason || order.status !== 'paid' || order.disputeId !== null || order.billingReason === 'subscription_cycle') return;
   const times = {
     now: storeClock(deps.clock, {
       livemode: false,
@@ -62,13 +48,5 @@ export async function disputeTestCardPayment(
     }).now(),
     wallNow: deps.clock.now(),
   };
-  await deps.db.transaction((tx) =>
-    openDispute(
-      tx,
-      { storeId: order.storeId, livemode: false },
-      orderId,
-      { reason },
-      { fee: deps.config.ledger.disputeFee, times },
-    ),
-  );
+  await deps.db.transaction((tx) => openDispute(tx, { storeId: order.storeId, livemode: false }, orderId, { reason }, { fee: deps.config.ledger.disputeFee, times }));
 }

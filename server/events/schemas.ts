@@ -83,7 +83,11 @@ const EVENT_EXAMPLE_CHANGES: Partial<Record<EventType, { object?: Record<string,
   'payout.paid': { previous_attributes: { status: 'pending', arrival_date: null } },
   'payout.failed': { object: { status: 'failed', failure_reason: 'account_closed' }, previous_attributes: { status: 'paid', failure_reason: null } },
   'dispute.updated': {
-    object: { status: 'under_review', evidence: { customer_communication: null, product_description: 'An e-book (PDF), downloaded twice on the day of purchase.', uncategorized_text: null }, evidence_submitted_at: EXAMPLE.created + 3600 },
+    object: {
+      status: 'under_review',
+      evidence: { customer_communication: null, product_description: 'An e-book (PDF), downloaded twice on the day of purchase.', uncategorized_text: null },
+      evidence_submitted_at: EXAMPLE.created + 3600,
+    },
     previous_attributes: { status: 'needs_response', evidence: { customer_communication: null, product_description: null, uncategorized_text: null }, evidence_submitted_at: null },
   },
   'dispute.closed': { object: { status: 'won', evidence_submitted_at: EXAMPLE.created + 3600 }, previous_attributes: { status: 'under_review' } },

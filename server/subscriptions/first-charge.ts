@@ -340,7 +340,14 @@ export async function settleFirstCharge(
       .returning();
     // With total_payments 1 this was the only charge: billing expires it when its period ends.
     await emitSubscriptionEvent(tx, active!, 'subscription.created', times);
-    const paid = { id: chargeId, cycle: 1, amount: charge.amount, card: { brand: outcome.brand, last4: outcome.last4 }, gatewayPaymentId: outcome.paymentId ?? null, buyer: { ip: charge.buyerIp, userAgent: charge.buyerUserAgent } };
+    const paid = {
+      id: chargeId,
+      cycle: 1,
+      amount: charge.amount,
+      card: { brand: outcome.brand, last4: outcome.last4 },
+      gatewayPaymentId: outcome.paymentId ?? null,
+      buyer: { ip: charge.buyerIp, userAgent: charge.buyerUserAgent },
+    };
     const payment = chargeOrderPayment(active!, paid, times);
     await payOrders(tx, deps, [payment]);
     paidOrderId = payment.order.id;

@@ -141,11 +141,7 @@ export async function cancelSubscriptionForLostDispute(tx: Transaction, scope: S
     .where(and(eq(subscriptions.id, id), ownedBy(subscriptions, scope)))
     .for('update');
   if (!locked || ENDED.has(locked.status)) return;
-  const [canceled] = await tx
-    .update(subscriptions)
-    .set({ status: 'canceled', canceledAt: times.now, endedAt: times.now, cancelReason: 'dispute_lost' })
-    .where(eq(subscriptions.id, id))
-    .returning();
+  const [canceled] = await tx.update(subscriptions).set({ status: 'canceled', canceledAt: times.now, endedAt: times.now, cancelReason: 'dispute_lost' }).where(eq(subscriptions.id, id)).returning();
   await emitSubscriptionEvent(tx, canceled!, 'subscription.canceled', times);
   await enqueueSubscriptionEmail(tx, canceled!, { template: 'subscription_canceled', data: { planName: canceled!.planName, canceledAt: epochSeconds(times.now), reason: 'dispute_lost' } }, times);
 }

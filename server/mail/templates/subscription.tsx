@@ -48,7 +48,8 @@ const TEXT = {
     canceledHeading: 'Ihr Abonnement ist gekündigt',
     canceledIntro: (plan: string, date: string) => `${plan} wurde am ${date} gekündigt. Es werden keine weiteren Zahlungen eingezogen.`,
     canceledAfterFailures: (plan: string, date: string) => `${plan} wurde am ${date} gekündigt, weil die Zahlung wiederholt fehlgeschlagen ist. Es werden keine weiteren Zahlungen eingezogen.`,
-    canceledAfterDispute: (plan: string, date: string) => `${plan} wurde am ${date} gekündigt, weil die Zahlung über Ihren Kartenaussteller zurückgebucht wurde. Es werden keine weiteren Zahlungen eingezogen.`,
+    canceledAfterDispute: (plan: string, date: string) =>
+      `${plan} wurde am ${date} gekündigt, weil die Zahlung über Ihren Kartenaussteller zurückgebucht wurde. Es werden keine weiteren Zahlungen eingezogen.`,
     canceledOn: 'Gekündigt am',
   },
 } as const satisfies Record<DocumentLanguage, unknown>;
