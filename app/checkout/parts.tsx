@@ -167,6 +167,9 @@ export function TestModeBanner({ recurring }: { recurring?: boolean }) {
         <strong>Test mode.</strong> No real money moves. Use card <code>4242 4242 4242 4242</code> to approve or <code>4000 0000 0000 0002</code> to decline, any future expiry (MM/YY) and any 3-digit
         CVC.
       </p>
+      <p>
+        <code>4000 0000 0000 0259</code> and <code>4000 0000 0000 2685</code> pay, then open a dispute of the payment (fraud, not received), decided when the test clock passes its deadline.
+      </p>
       {recurring ? (
         <p>
           For later charges: <code>4000 0000 0000 0341</code> declines every renewal, <code>4000 0000 0000 3063</code> declines the first renewal only.

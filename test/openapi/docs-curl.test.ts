@@ -61,6 +61,7 @@ describe('the example requests of /docs', () => {
         'GET /api/v1/checkout/sessions',
         'GET /api/v1/credit_notes',
         'GET /api/v1/customers',
+        'GET /api/v1/disputes',
         'GET /api/v1/events',
         'GET /api/v1/invoices',
         'GET /api/v1/orders',

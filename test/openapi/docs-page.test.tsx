@@ -44,7 +44,7 @@ describe('/docs: the overview', () => {
     expect(index).toContain('&quot;code&quot;: &quot;parameter_invalid&quot;');
   });
 
-  it('links a page of each of the 14 domains, and every operation on it', () => {
+  it('links a page of each of the 15 domains, and every operation on it', () => {
     expect(reference.domains.map((domain) => domain.slug)).toEqual([
       'products',
       'checkout-sessions',
@@ -60,6 +60,7 @@ describe('/docs: the overview', () => {
       'invoices',
       'balance',
       'payouts',
+      'disputes',
     ]);
     for (const domain of reference.domains) {
       expect(index).toContain(`href="/docs/${domain.slug}"`);
@@ -69,9 +70,9 @@ describe('/docs: the overview', () => {
 });
 
 describe('/docs/<domain>', () => {
-  it('each of the 57 operations is on one page, with a curl request and its example answer', () => {
+  it('each of the 61 operations is on one page, with a curl request and its example answer', () => {
     const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) => HTTP_METHODS.filter((method) => item[method]).map((method) => ({ method, path })));
-    expect(operations).toHaveLength(57);
+    expect(operations).toHaveLength(61);
     for (const { method, path } of operations) {
       const found = Object.values(pages).filter((html) => html.includes(`>${method.toUpperCase()}</span> <code>/api/v1${path}</code>`));
       expect(found, `${method} ${path}`).toHaveLength(1);
