@@ -112,7 +112,7 @@ export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome
     return { attempt: updated!, session: completed };
   });
   if (settled) countPayment(settled);
-  if (settled === 'succeeded') await disputeTestCardPayment(deps, result.session.orderId);
+  if (settled === 'succeeded') await disputeTestCardPayment(deps, { orderId: result.session.orderId, livemode: result.attempt.livemode, cardLast4: result.attempt.cardLast4 });
   return result;
 }
 

@@ -279,7 +279,7 @@ export async function settleFirstCharge(
   nothingChargedCode = 'processing_error',
 ): Promise<SubscriptionRow> {
   const { clock } = deps;
-  let paidOrderId: string | undefined;
+  let firstPayment: { orderId: string; livemode: boolean; cardLast4: string | null } | undefined;
   const settled = await deps.db.transaction(async (tx) => {
     const [ref] = await tx.select().from(subscriptionCharges).where(eq(subscriptionCharges.id, chargeId));
     if (!ref) throw new Error(`subscription charge ${chargeId} vanished`);
@@ -350,9 +350,9 @@ export async function settleFirstCharge(
     };
     const payment = chargeOrderPayment(active!, paid, times);
     await payOrders(tx, deps, [payment]);
-    paidOrderId = payment.order.id;
+    firstPayment = { orderId: payment.order.id, livemode: payment.order.livemode, cardLast4: payment.order.cardLast4 };
     return active!;
   });
-  if (paidOrderId) await disputeTestCardPayment(deps, paidOrderId);
+  if (firstPayment) await disputeTestCardPayment(deps, firstPayment);
   return settled;
 }
