@@ -186,3 +186,43 @@ describe('a payment with a dispute card', () => {
     await ledgerOk(store.id);
   });
 });
+
+describe('the dispute_created e-mail', () => {
+  it('goes to the owners and the admin in the store’s language, with the deadline and a link to the order', async () => {
+    api.clock.set(T0);
+    const store = await storeWithTeam(api, { name: 'Buchladen Kai', language: 'de', taxCalculation: true });
+    const order = await paidWith(api, store.key, DISPUTE_CARDS.productNotReceived);
+    const mails = await testEmails(api, store.key, 'dispute_created');
+    expect(mails).toHaveLength(3);
+    expect(mails[0]).toMatchObject({ language: 'de', subject: `Eine Zahlung von Buchladen Kai wurde zurückgebucht: Bestellung ${order.id}`, attachments: [], created: epoch(T0) });
+    const dispute = await disputeOf(api, store.key, order.id);
+    expect(mails[0].related).toEqual({ order_id: order.id, subscription_id: null, invoice_id: null, credit_note_id: null, payout_id: null, dispute_id: dispute.id });
+    expect(mails[0].text).toBe(
+      [
+        'Buchladen Kai',
+        '',
+        '',
+        'Eine Zahlung wurde beanstandet',
+        '',
+        `Der Karteninhaber hat die Bestellung ${order.id} bei seinem Kartenaussteller beanstandet (der Karteninhaber gibt an, das Bezahlte nicht erhalten zu haben). Das Kartennetz hat 11,90\u00a0€ zurückgebucht.`,
+        '',
+        'Der Betrag und eine Rückbuchungsgebühr von 15,00\u00a0€ werden jetzt von Ihrem Guthaben abgezogen. Wird die Beanstandung gewonnen, kommt der Betrag zurück; die Gebühr bleibt.',
+        '',
+        `Beanstandung         ${dispute.id}`,
+        `Bestellung           ${order.id}`,
+        'Betrag               11,90\u00a0€',
+        'Rückbuchungsgebühr   15,00\u00a0€',
+        'Grund                der Karteninhaber gibt an, das Bezahlte nicht erhalten zu haben',
+        'Antworten bis        8. März 2026 um 12:00 UTC',
+        '',
+        'Was zu tun ist: Öffnen Sie die Bestellung, beschreiben Sie, was verkauft und wie es geliefert wurde, fügen Sie hinzu, was der Kunde geschrieben hat, und reichen Sie die Nachweise bis 8. März 2026 um 12:00 UTC ein. Ohne Nachweise bis dahin ist die Beanstandung verloren, die Bestellung wird gutgeschrieben, und ihre Lizenzschlüssel, Downloads und ihr Abonnement enden.',
+        '',
+        `Bestellung öffnen http://localhost:3000/dashboard/test/orders/${order.id}`,
+        '',
+        '----------------------------------------',
+        '',
+        'Sie erhalten diese E-Mail als Inhaber oder Administrator von Buchladen Kai.',
+      ].join('\n') + mails[0].text.slice(mails[0].text.indexOf('\n\nExample Payments GmbH')),
+    );
+  });
+});
