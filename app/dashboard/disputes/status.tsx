@@ -25,7 +25,11 @@ export function DisputeStatus({ status }: { status: Dispute['status'] }) {
 /** The deadline a dispute waiting for evidence must be answered by; nothing once evidence was submitted or it closed. */
 export function RespondBy({ dispute }: { dispute: Dispute }) {
   if (dispute.status !== 'needs_response') return null;
-  return <span className="dash-block dash-nowrap dash-respond-by">Respond by {utcTime(dispute.evidence_due_by)}</span>;
+  return (
+    <span className="dash-block dash-respond-by">
+      Respond by <span className="dash-nowrap">{utcTime(dispute.evidence_due_by)}</span>
+    </span>
+  );
 }
 
 /** The Disputes list's columns: each dispute links to its order, and says its deadline while it waits for evidence. */
@@ -34,12 +38,9 @@ export function disputeColumns(base: string): Column<Dispute>[] {
     {
       label: 'Order',
       cell: (dispute) => (
-        <>
-          <a href={`${base}/orders/${dispute.order_id}`} className="dash-mono dash-wrap">
-            {dispute.order_id}
-          </a>
-          <span className="dash-muted dash-mono dash-wrap dash-block">{dispute.id}</span>
-        </>
+        <a href={`${base}/orders/${dispute.order_id}`} className="dash-mono">
+          {dispute.order_id}
+        </a>
       ),
     },
     { label: 'Created', nowrap: true, cell: (dispute) => utcTime(dispute.created) },
