@@ -10,6 +10,7 @@ const NAVIGATION: readonly { label: string; path: string; right?: DashboardActio
   { label: 'Home', path: '' },
   { label: 'Orders', path: '/orders' },
   { label: 'Withdrawals', path: '/withdrawals' },
+  { label: 'Disputes', path: '/disputes' },
   { label: 'Customers', path: '/customers' },
   { label: 'Products', path: '/products' },
   { label: 'Subscriptions', path: '/subscriptions' },

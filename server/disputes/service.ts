@@ -213,6 +213,20 @@ export async function closeDispute(db: Database, scope: Scope, id: string, outco
   });
 }
 
+/**
+ * Why the dispute's evidence can no longer change at `now` (the store's clock): 409
+ * `dispute_not_editable` once submitted or closed, or from `evidence_due_by` on; undefined while
+ * it can. The dashboard asks it too, to offer the evidence form only while a save can succeed.
+ */
+export function evidenceLockedError(dispute: DisputeRow, now: Date): ApiError | undefined {
+  if (dispute.status !== 'needs_response') return new ApiError('dispute_not_editable', `Dispute ${dispute.id} is ${dispute.status}: its evidence can no longer change.`);
+  if (now.getTime() >= dispute.evidenceDueBy.getTime()) return new ApiError('dispute_not_editable', `The deadline of dispute ${dispute.id} has passed: its evidence can no longer change.`);
+  return undefined;
+}
+
+/** Submitting with every evidence field empty. */
+export const noEvidenceError = () => new ApiError('parameter_invalid', 'There is no evidence to submit: give at least one evidence field first.', { param: 'evidence' });
+
 export interface UpdateDisputeDeps {
   db: Database;
   /** The store's clock: the deadline and `evidence_submitted_at` are read on it. */
@@ -232,19 +246,15 @@ export async function updateDispute(deps: UpdateDisputeDeps, scope: Scope, input
   const row = await deps.db.transaction(async (tx) => {
     const before = await lockDispute(tx, scope, input.id);
     const now = deps.clock.now();
-    if (before.status !== 'needs_response') {
-      throw new ApiError('dispute_not_editable', `Dispute ${before.id} is ${before.status}: its evidence can no longer change.`);
-    }
-    if (now.getTime() >= before.evidenceDueBy.getTime()) {
-      throw new ApiError('dispute_not_editable', `The deadline of dispute ${before.id} has passed: its evidence can no longer change.`);
-    }
+    const locked = evidenceLockedError(before, now);
+    if (locked) throw locked;
     const set: Partial<DisputeRow> = {};
     for (const field of EVIDENCE_FIELDS) {
       const value = input.evidence?.[field];
       if (value !== undefined) set[EVIDENCE_COLUMNS[field]] = value;
     }
     if (input.submit) {
-      if (!hasEvidence({ ...before, ...set })) throw new ApiError('parameter_invalid', 'There is no evidence to submit: give at least one evidence field first.', { param: 'evidence' });
+      if (!hasEvidence({ ...before, ...set })) throw noEvidenceError();
       Object.assign(set, { status: 'under_review', evidenceSubmittedAt: now });
     }
     const changed = Object.entries(set).some(([column, value]) => before[column as keyof DisputeRow] !== value);

@@ -2,6 +2,7 @@
 import * as apiKeys from '../api-keys/actions';
 import * as balance from '../balance/actions';
 import * as customers from '../customers/actions';
+import * as disputes from '../disputes/actions';
 import * as orders from '../orders/actions';
 import * as products from '../products/actions';
 import * as settings from '../settings/actions';
@@ -44,4 +45,5 @@ export const DASHBOARD_ACTIONS: Record<string, DashboardActionDefinition> = {
   'webhook-roll-secret': webhooks.webhookRollSecret,
   'event-resend': webhooks.eventResend,
   payout: balance.payOut,
+  'dispute-evidence': disputes.disputeEvidence,
 };

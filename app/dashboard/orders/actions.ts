@@ -11,6 +11,7 @@ function refundErrorCode(error: unknown): string | undefined {
   if (error.code === 'order_already_processed') return 'refunded';
   if (error.code === 'idempotency_key_reused') return 'key_reused';
   if (error.code === 'payment_outcome_unknown') return 'outcome_unknown';
+  if (error.code === 'order_disputed') return 'disputed';
   return undefined;
 }
 

@@ -2,6 +2,8 @@ import type { ReactNode } from 'react';
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
 import { getOrderWithCard } from '@/server/dashboard/orders';
+import { scopeClock } from '@/server/dashboard/service';
+import { readDispute } from '@/server/disputes/service';
 import { getInvoice } from '@/server/invoices/service';
 import { ApiError } from '@/server/errors';
 import type { Order } from '@/server/orders/schemas';
@@ -9,7 +11,9 @@ import { can } from '@/server/users/roles';
 import { waiverText } from '@/server/orders/withdrawals/waiver';
 import { dashboardBase, type DashboardMode } from '../access';
 import { ActionForm } from '../act/form';
+import { DisputeSection } from '../disputes/dispute-section';
 import { money, utcTime } from '../format';
+import { queryText } from '../list-query';
 import { DashboardShell, storePage } from '../shell';
 import type { SearchParams } from './query';
 import { OrderStatus } from './status';
@@ -25,7 +29,11 @@ const REFUND_MESSAGES: Record<string, (order: Order) => string> = {
   refunded: () => 'This order has already been refunded in full: nothing remains to refund.',
   key_reused: () => 'This form was already used for another amount. Reload the page to refund again.',
   outcome_unknown: () => 'The payment gateway did not confirm the refund. It stays pending, with its amount reserved, until the gateway answers.',
+  disputed: () => 'Nothing was refunded: the order was disputed meanwhile.',
 };
+
+/** Why a disputed order offers no refund: the refund service refuses one while the dispute is open or after it was lost. */
+const DISPUTED_NOTE = 'This order is disputed: it cannot be refunded while the dispute is open, nor after it was lost, since the card network took the payment back.';
 
 const centsAsEuros = (cents: number) => (cents / 100).toFixed(2);
 
@@ -233,15 +241,21 @@ export async function OrderPage({ mode, params, searchParams }: { mode: Dashboar
   if ('denied' in entry) return entry.denied;
   const { access, current } = entry;
   const { id } = await params;
-  const { error } = await searchParams;
-  const { db } = await getAppServices();
-  const { order, card, downloads } = await getOrderWithCard(db, { storeId: current.storeId, livemode: mode === 'live' }, id).catch((failure: unknown) => {
+  const search = await searchParams;
+  const error = queryText(search, 'error');
+  const services = await getAppServices();
+  const { db } = services;
+  const scope = { storeId: current.storeId, livemode: mode === 'live' };
+  const { order, card, downloads } = await getOrderWithCard(db, scope, id).catch((failure: unknown) => {
     if (failure instanceof ApiError && failure.code === 'resource_missing') notFound();
     throw failure;
   });
-  const invoice = order.invoice_id ? await getInvoice(db, { storeId: current.storeId, livemode: mode === 'live' }, order.invoice_id) : undefined;
-  const refundable = can(current.role, 'refund') && order.status !== 'pending' && order.amount_refunded < order.amount_total;
-  const message = typeof error === 'string' ? REFUND_MESSAGES[error]?.(order) : undefined;
+  const invoice = order.invoice_id ? await getInvoice(db, scope, order.invoice_id) : undefined;
+  // The dispute's evidence form is offered by the store's clock.
+  const dispute = order.dispute_id === null ? undefined : { row: await readDispute(db, scope, order.dispute_id), now: (await scopeClock(services, scope)).now() };
+  const refundsClosed = dispute !== undefined && dispute.row.status !== 'won';
+  const refundable = can(current.role, 'refund') && order.status !== 'pending' && order.amount_refunded < order.amount_total && !refundsClosed;
+  const message = Object.hasOwn(REFUND_MESSAGES, error) ? REFUND_MESSAGES[error]!(order) : undefined;
   return (
     <DashboardShell access={access} mode={mode} path="/orders">
       <p className="dash-back">
@@ -251,6 +265,7 @@ export async function OrderPage({ mode, params, searchParams }: { mode: Dashboar
         <h1 className="dash-mono">{order.id}</h1>
         <Summary order={order} card={card} invoiceNumber={invoice?.number} mode={mode} downloads={downloads} />
       </section>
+      {dispute && <DisputeSection {...dispute} role={current.role} mode={mode} error={error} saved={queryText(search, 'saved')} />}
       <section className="dash-card" aria-labelledby="order-lines">
         <h2 id="order-lines">Lines</h2>
         <Lines order={order} />
@@ -270,6 +285,7 @@ export async function OrderPage({ mode, params, searchParams }: { mode: Dashboar
       <section className="dash-card" aria-labelledby="order-refunds">
         <h2 id="order-refunds">Refunds</h2>
         <Refunds order={order} />
+        {refundsClosed && can(current.role, 'refund') && <p className="dash-muted">{DISPUTED_NOTE}</p>}
         {message && (
           <p role="alert" className="dash-alert">
             {message}

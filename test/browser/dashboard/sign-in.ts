@@ -96,6 +96,7 @@ export function signInSuite(): void {
         ['Home', '/dashboard'],
         ['Orders', '/dashboard/orders'],
         ['Withdrawals', '/dashboard/withdrawals'],
+        ['Disputes', '/dashboard/disputes'],
         ['Customers', '/dashboard/customers'],
         ['Products', '/dashboard/products'],
         ['Subscriptions', '/dashboard/subscriptions'],
