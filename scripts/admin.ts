@@ -8,6 +8,7 @@ import path from 'node:path';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { PAYOUT_FAILURE_REASONS, type PayoutFailureReason } from '../db/schema/balance';
 import { DOCUMENT_LANGUAGES, type DocumentLanguage } from '../db/schema/columns';
+import { DISPUTE_REASONS, DISPUTE_STATUSES, type DisputeReason, type DisputeStatus } from '../db/schema/disputes';
 import type { MemberRole } from '../db/schema/users';
 import type { AdminRouter } from '../server/admin/router';
 import { ADMIN_ENDPOINT, ADMIN_TOKEN_FILE } from '../server/admin/constants';
@@ -194,6 +195,43 @@ const COMMANDS: Record<string, Command> = {
         );
       }
       return { file, ...exported };
+    },
+  },
+  'disputes:create': {
+    usage:
+      'disputes:create --order ORDER_ID --reason fraudulent|product_not_received|duplicate|subscription_canceled|unrecognized|general [--amount CENTS] [--evidence-due-by EPOCH_SECONDS]   (amount: what remains unrefunded; deadline: 7 days)',
+    flags: { order: { kind: 'string', required: true }, reason: { kind: 'string', required: true }, amount: { kind: 'string' }, 'evidence-due-by': { kind: 'string' } },
+    run: (client, flags) => {
+      const reason = text(flags.reason);
+      if (!DISPUTE_REASONS.includes(reason as DisputeReason)) throw new UsageError(`--reason takes ${DISPUTE_REASONS.join(', ')}, not "${reason}".`);
+      const amount = flags.amount as string | undefined;
+      if (amount !== undefined && !/^\d{1,10}$/.test(amount)) throw new UsageError(`--amount takes whole cents, not "${amount}".`);
+      const dueBy = flags['evidence-due-by'] as string | undefined;
+      if (dueBy !== undefined && !/^\d{1,12}$/.test(dueBy)) throw new UsageError(`--evidence-due-by takes a time in epoch seconds, not "${dueBy}".`);
+      return client.dispute.create.mutate({
+        order: text(flags.order),
+        reason: reason as DisputeReason,
+        amount: amount === undefined ? undefined : Number(amount),
+        evidenceDueBy: dueBy === undefined ? undefined : Number(dueBy),
+      });
+    },
+  },
+  'disputes:close': {
+    usage: 'disputes:close --id DISPUTE_ID --outcome won|lost',
+    flags: { id: { kind: 'string', required: true }, outcome: { kind: 'string', required: true } },
+    run: (client, flags) => {
+      const outcome = text(flags.outcome);
+      if (outcome !== 'won' && outcome !== 'lost') throw new UsageError(`--outcome takes won or lost, not "${outcome}".`);
+      return client.dispute.close.mutate({ id: text(flags.id), outcome });
+    },
+  },
+  'disputes:list': {
+    usage: 'disputes:list [--status needs_response|under_review|won|lost]   (every store, both modes, newest first)',
+    flags: { status: { kind: 'string' } },
+    run: (client, flags) => {
+      const status = flags.status as string | undefined;
+      if (status !== undefined && !DISPUTE_STATUSES.includes(status as DisputeStatus)) throw new UsageError(`--status takes ${DISPUTE_STATUSES.join(', ')}, not "${status}".`);
+      return client.dispute.list.query({ status: status as DisputeStatus | undefined });
     },
   },
   'user:invite': {

@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import { ApiError } from '../errors';
 import { refuseUnsafeText } from '../kit/text-input';
+import { disputeSchema } from '../disputes/schemas';
 import { payoutSchema } from '../payouts/schemas';
 import { productSchema } from '../products/schemas';
 import { createRouter, publicProcedure, trpcErrorCode } from '../trpc';
@@ -10,6 +11,10 @@ import {
   attachFileInput,
   attachLicenseInput,
   cancelPayoutInput,
+  closeDisputeInput,
+  createDisputeInput,
+  disputeListSchema,
+  listDisputesInput,
   createdStoreSchema,
   createStoreInput,
   exportPayoutsInput,
@@ -34,6 +39,9 @@ import {
   attachFileAsOperator,
   attachLicenseAsOperator,
   changePayoutAsOperator,
+  closeDisputeAsOperator,
+  createDisputeAsOperator,
+  listDisputesAsOperator,
   createStoreAsOperator,
   exportPayoutsAsOperator,
   inviteUserAsOperator,
@@ -152,6 +160,25 @@ export const adminRouter = createRouter({
       .input(readPayoutExportInput)
       .output(payoutExportSchema)
       .query(({ ctx, input }) => readPayoutExportAsOperator(ctx, input.messageId)),
+  }),
+  dispute: createRouter({
+    // dispute.create: the acquirer reported a dispute of an order; its money is taken back at once.
+    create: adminProcedure
+      .input(createDisputeInput)
+      .output(disputeSchema)
+      .mutation(({ ctx, input }) => createDisputeAsOperator(ctx, input)),
+
+    // dispute.close: the acquirer decided an open dispute.
+    close: adminProcedure
+      .input(closeDisputeInput)
+      .output(disputeSchema)
+      .mutation(({ ctx, input }) => closeDisputeAsOperator(ctx, input)),
+
+    // dispute.list: every store's disputes, newest first.
+    list: adminProcedure
+      .input(listDisputesInput)
+      .output(disputeListSchema)
+      .query(({ ctx, input }) => listDisputesAsOperator(ctx, input)),
   }),
   user: createRouter({
     // user.invite: adds the person to the store and prints a one-time link.

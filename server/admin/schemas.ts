@@ -1,7 +1,8 @@
 import { z } from 'zod';
-import { DOCUMENT_LANGUAGES, MEMBER_ROLES, PAYOUT_FAILURE_REASONS } from '@/db/schema';
+import { DISPUTE_REASONS, DISPUTE_STATUSES, DOCUMENT_LANGUAGES, MEMBER_ROLES, PAYOUT_FAILURE_REASONS } from '@/db/schema';
 import { balanceTransactionSchema } from '../balance/schemas';
 import { parseFeePercent } from '../config';
+import { disputeSchema } from '../disputes/schemas';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH } from '../kit/fields';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../kit/idempotency';
 import { KEY_TYPES, type KeyType } from '../keys/service';
@@ -182,6 +183,21 @@ export const payoutExportSchema = z.object({
   payouts: z.array(z.string()).describe("The payout ids, in the file's order."),
   document: z.string().nullable().describe('The pain.001 file, exactly as recorded.'),
 });
+
+export const createDisputeInput = z.strictObject({
+  order: z.string().min(1).max(255).describe('The order disputed, `ord_live_…` or `ord_test_…`, of any store.'),
+  reason: z.enum(DISPUTE_REASONS).describe('Why the cardholder disputed it, as the acquirer reports.'),
+  amount: z.number().int().optional().describe('Cents taken back; default and at most: what remains unrefunded.'),
+  evidenceDueBy: z.number().int().min(1).max(253_402_300_799).optional().describe("Epoch seconds: the acquirer's deadline for evidence; default 7 days after opening."),
+});
+
+const disputeId = z.string().min(1).max(255).describe('The dispute id, `dp_…`.');
+
+export const closeDisputeInput = z.strictObject({ id: disputeId, outcome: z.enum(['won', 'lost']).describe("The acquirer's decision.") });
+
+export const listDisputesInput = z.strictObject({ status: z.enum(DISPUTE_STATUSES).optional() });
+
+export const disputeListSchema = z.object({ object: z.literal('list'), data: z.array(disputeSchema) });
 
 const mismatchSchema = z.object({
   check: z.enum(['order_entries', 'refund_entries', 'dispute_entries', 'payout_entries', 'balance']),

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Executor } from '@/db/client';
-import { balanceTransactions, stores } from '@/db/schema';
+import { balanceTransactions, disputes, orders, stores } from '@/db/schema';
 import { newBalanceTransactionId, recordAdjustment } from '../balance/ledger';
 import { getBalanceTransaction } from '../balance/service';
 import type { BalanceTransaction } from '../balance/schemas';
@@ -9,11 +9,13 @@ import { verifyLedger, type LedgerVerification } from '../balance/verify';
 import { storeClock } from '../clock';
 import { parseFeePercent } from '../config';
 import { createIdempotently } from '../kit/idempotency';
-import { recordAudit, type AuditEntry } from '../audit/service';
+import { recordAudit, type AuditEntry, type OperatorActor } from '../audit/service';
 import { mailLinkInBackground } from '../users/link-mail';
 import type { Context } from '../context';
 import { ApiError } from '../errors';
 import { customerPageUrlProblem } from '../kit/fields';
+import { closeDispute, createDispute, disputeView, listEveryDispute, locateForOperator } from '../disputes/service';
+import type { Dispute } from '../disputes/schemas';
 import { digestsEqual, sha256Hex } from '../ids';
 import { attachFile, attachLicense } from '../products/operator-service';
 import { exportPendingPayouts, readPayoutExport, type PayoutExport } from '../payouts/export';
@@ -22,9 +24,23 @@ import { changePayoutStatus, payoutView, type PayoutChange } from '../payouts/se
 import type { Product } from '../products/schemas';
 import { KEY_TYPES, rollStoreKeys } from '../keys/service';
 import { createStore, listStores, lockStore, updateStore, type StoreView } from '../stores/service';
+import { LOST_DISPUTE_EFFECTS } from '../subscriptions/service';
 import { acceptLinkUrl, createResetLink, inviteUser, normalizeEmail } from '../users/service';
 import { clearTwoFactor } from '../users/two-factor';
-import type { adjustLedgerInput, createStoreInput, inviteUserInput, payoutExportSchema, resetUserInput, rollKeysInput, updateStoreInput, Store, verifyLedgerInput } from './schemas';
+import type {
+  adjustLedgerInput,
+  closeDisputeInput,
+  createDisputeInput,
+  createStoreInput,
+  listDisputesInput,
+  inviteUserInput,
+  payoutExportSchema,
+  resetUserInput,
+  rollKeysInput,
+  updateStoreInput,
+  Store,
+  verifyLedgerInput,
+} from './schemas';
 
 /** `Authorization: Bearer <token>`; anything else counts as no token. */
 function presentedToken(headers: Headers): string | undefined {
@@ -52,6 +68,9 @@ export async function verifyAdminRequest(ctx: Context): Promise<boolean> {
   }
   return ok;
 }
+
+/** The operator as the actor of a domain service, which audits its own change with where the request came from. */
+const operatorActor = (ctx: Context): OperatorActor => ({ kind: 'operator', request: { ip: ctx.request.ip, method: ctx.request.method, path: ctx.request.path } });
 
 /** Operator changes are audited in the same transaction as the change itself. */
 function auditOperatorAction(tx: Executor, ctx: Context, entry: Pick<AuditEntry, 'action' | 'storeId' | 'details'>) {
@@ -246,4 +265,26 @@ export async function readPayoutExportAsOperator(ctx: Context, messageId: string
 /** `ledger:verify`: one consistent snapshot of the database, however much is written meanwhile. */
 export function verifyLedgerAsOperator(ctx: Context, input: z.infer<typeof verifyLedgerInput>): Promise<LedgerVerification> {
   return ctx.db.transaction((tx) => verifyLedger(tx, ctx.clock.now(), input.store), { isolationLevel: 'repeatable read', accessMode: 'read only' });
+}
+
+/** `disputes:create`: a dispute the acquirer reported, of an order of any store and environment (its id says which). */
+export async function createDisputeAsOperator(ctx: Context, input: z.infer<typeof createDisputeInput>): Promise<Dispute> {
+  const found = await locateForOperator(ctx.db, orders, input.order, ctx.clock);
+  if (!found) throw new ApiError('resource_missing', `No order with id '${input.order}'.`, { param: 'order' });
+  const request = { reason: input.reason, amount: input.amount, evidenceDueBy: input.evidenceDueBy === undefined ? undefined : new Date(input.evidenceDueBy * 1000) };
+  const dispute = await createDispute(ctx.db, found.scope, input.order, request, { fee: ctx.config.ledger.disputeFee, times: found.times, actor: operatorActor(ctx) });
+  return disputeView(dispute);
+}
+
+/** `disputes:close`: the acquirer's outcome of an open dispute of any store; a closed one is refused. */
+export async function closeDisputeAsOperator(ctx: Context, input: z.infer<typeof closeDisputeInput>): Promise<Dispute> {
+  const found = await locateForOperator(ctx.db, disputes, input.id, ctx.clock);
+  if (!found) throw new ApiError('resource_missing', `No dispute with id '${input.id}'.`, { param: 'id' });
+  const dispute = await closeDispute(ctx.db, found.scope, input.id, input.outcome, { effects: LOST_DISPUTE_EFFECTS, times: found.times, actor: operatorActor(ctx) });
+  return disputeView(dispute);
+}
+
+/** `disputes:list`: a read, not audited. */
+export async function listDisputesAsOperator(ctx: Context, input: z.infer<typeof listDisputesInput>) {
+  return { object: 'list' as const, data: (await listEveryDispute(ctx.db, input.status)).map(disputeView) };
 }

@@ -49,9 +49,11 @@ export interface PersonActor extends PersonRequest {
   role: MemberRole;
 }
 
-/** The operator's own tools (the demo store's seed): entries naming neither a key nor a person. */
+/** The operator's own tools: entries naming neither a key nor a person. */
 export interface OperatorActor {
   kind: 'operator';
+  /** Where an admin API request came from, recorded as for the operator's other changes; none for the demo store's seed. */
+  request?: { ip: string; method: string; path: string };
 }
 
 /** The one actor of a request: whichever way a change came in, its service audits it with this. */
@@ -69,7 +71,8 @@ export function byPerson(person: PersonRequest): Required<ActorFields> {
 /** The audit fields naming the actor and where the request came from. */
 export function byActor(actor: Actor): ActorFields {
   if (actor.kind === 'key') return { keyHint: actor.hint, ip: actor.ip, method: actor.method, path: actor.path };
-  return actor.kind === 'person' ? byPerson(actor) : {};
+  if (actor.kind === 'person') return byPerson(actor);
+  return { ...actor.request };
 }
 
 /** An entry of a change to the scope's data, by the actor. */

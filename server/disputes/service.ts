@@ -6,9 +6,9 @@
  * Every change runs with the order's row locked first, as refunds do, so a refund and a dispute of
  * one order take turns and never count the same money twice.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import type { Database, Transaction } from '@/db/client';
-import { disputes, orders, stores, type DisputeReason } from '@/db/schema';
+import { disputes, orders, stores, type DisputeReason, type DisputeStatus } from '@/db/schema';
 import { actorAudit, recordAudit, type Actor } from '../audit/service';
 import { recordDisputeOpeningEntries, recordDisputeWonEntries } from '../balance/ledger';
 import { epochSeconds, storeClock, type Clock } from '../clock';
@@ -84,7 +84,8 @@ export interface OpenDisputeRequest {
  * VAT and the fee written to the ledger at once, `dispute.created`, and the `dispute_created`
  * e-mail to the store's owners and admins. Refused, writing nothing: an order that is not paid
  * (400 `parameter_invalid`), already disputed (409 `order_disputed`), refunded in full (409
- * `order_already_processed`), or an amount above what remains (400 on `amount`).
+ * `order_already_processed`), an amount above what remains (400 on `amount`), or a deadline not
+ * after the opening (400 on `evidence_due_by`).
  */
 export async function openDispute(tx: Transaction, scope: Scope, orderId: string, request: OpenDisputeRequest, context: { fee: number; times: EventTimes }): Promise<DisputeRow> {
   const { times } = context;
@@ -101,6 +102,9 @@ export async function openDispute(tx: Transaction, scope: Scope, orderId: string
   const amount = request.amount ?? remaining;
   if (!Number.isInteger(amount) || amount <= 0 || amount > remaining) {
     throw new ApiError('parameter_invalid', `\`amount\` must be a positive number of cents, at most what remains unrefunded on order ${orderId}: ${remaining}.`, { param: 'amount' });
+  }
+  if (request.evidenceDueBy !== undefined && request.evidenceDueBy.getTime() <= times.now.getTime()) {
+    throw new ApiError('parameter_invalid', `\`evidence_due_by\` must be later than the dispute's opening, ${epochSeconds(times.now)} (epoch seconds).`, { param: 'evidence_due_by' });
   }
   const credit = await creditOf(tx, scope, orderId, amount);
   const [dispute] = await tx
@@ -146,6 +150,39 @@ export async function openDispute(tx: Transaction, scope: Scope, orderId: string
     times,
   );
   return dispute!;
+}
+
+/**
+ * Where an order or a dispute of any store is, with its store's clock now: the operator's commands
+ * name the object alone. Undefined for an unknown id.
+ */
+export async function locateForOperator(db: Database, table: typeof orders | typeof disputes, id: string, wallClock: Clock): Promise<{ scope: Scope; times: EventTimes } | undefined> {
+  const [found] = await db
+    .select({ storeId: table.storeId, livemode: table.livemode, testClockOffsetSeconds: stores.testClockOffsetSeconds })
+    .from(table)
+    .innerJoin(stores, eq(stores.id, table.storeId))
+    .where(eq(table.id, id));
+  if (!found) return undefined;
+  const wallNow = wallClock.now();
+  return { scope: { storeId: found.storeId, livemode: found.livemode }, times: { now: storeClock({ now: () => wallNow }, found).now(), wallNow } };
+}
+
+/** `disputes:create`: the acquirer's dispute of an order recorded by the operator, opened and audited in one transaction. */
+export async function createDispute(db: Database, scope: Scope, orderId: string, request: OpenDisputeRequest, context: { fee: number; times: EventTimes; actor: Actor }): Promise<DisputeRow> {
+  return db.transaction(async (tx) => {
+    const opened = await openDispute(tx, scope, orderId, request, context);
+    await recordAudit(
+      tx,
+      actorAudit(scope, context.actor, 'dispute.create', {
+        dispute: opened.id,
+        order: orderId,
+        reason: opened.reason,
+        amount: opened.amount,
+        evidence_due_by: epochSeconds(opened.evidenceDueBy),
+      }),
+    );
+    return opened;
+  });
 }
 
 /** The dispute and its order, locked in that order (the order first, as every change of the order's money takes them). */
@@ -340,4 +377,13 @@ export async function listDisputes(db: Database, scope: Scope, query: ListDisput
     ],
   });
   return listEnvelope('/api/v1/disputes', scope, rows.map(disputeView), hasMore);
+}
+
+/** `disputes:list`: every store's disputes in both environments, newest first, of one status when given. */
+export async function listEveryDispute(db: Database, status: DisputeStatus | undefined): Promise<DisputeRow[]> {
+  return db
+    .select()
+    .from(disputes)
+    .where(status === undefined ? undefined : eq(disputes.status, status))
+    .orderBy(desc(disputes.createdAt), desc(disputes.id));
 }

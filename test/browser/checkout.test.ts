@@ -19,6 +19,8 @@ const SCREENSHOTS = process.env.CHECKOUT_SCREENSHOTS;
 const LOGO = '<svg xmlns="http://www.w3.org/2000/svg" width="96" height="32"><rect width="96" height="32" rx="6" fill="#0f766e"/></svg>';
 const APPROVED = '4242 4242 4242 4242';
 const DECLINED = '4000 0000 0000 0002';
+/** Pays like 4242…; test mode then disputes the payment as fraudulent. */
+const DISPUTED = '4000 0000 0000 0259';
 
 let port = 0;
 let service: Service;
@@ -170,6 +172,26 @@ describe('hosted checkout in Chromium', () => {
     expect(await page.getByText('4000 0000 0000 0002').count()).toBe(0);
     expect(await page.locator('script').count()).toBe(0);
     await screenshot(page, 'receipt');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('dispute card: 4000…0259 pays like 4242… and lands on the receipt; by then the order has its dispute, fraudulent and in full', async () => {
+    const session = await createSession({ successUrl: false, email: 'chargeback@example.com' });
+    const { context, page, errors } = await openPage({ width: 375 });
+    await page.goto(session.url);
+    await fillCard(page, DISPUTED);
+    await Promise.all([page.waitForURL(/\/checkout\/cs_test_[^/]+\/receipt/), page.getByRole('button', { name: /^Pay/ }).click()]);
+    const text = (await page.locator('main').textContent())!;
+    expect(text).toContain('€25.00');
+    expect(text).toContain('Visa ending in 0259');
+    expect(text).toContain(session.order_id);
+    expect(await page.title()).toBe('Receipt: €25.00 paid to Demo Store');
+    const order = (await api('GET', `/api/v1/orders/${session.order_id}`)).body;
+    expect(order).toMatchObject({ status: 'paid', amount_total: 2500, dispute_id: expect.stringMatching(/^dp_test_/) });
+    const dispute = await api('GET', `/api/v1/disputes/${order.dispute_id}`);
+    expect(dispute.body).toMatchObject({ order_id: order.id, amount: 2500, reason: 'fraudulent', status: 'needs_response', livemode: false });
+    await screenshot(page, 'receipt-disputed');
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -1,7 +1,7 @@
-import { expect } from 'vitest';
+import { beforeAll, expect } from 'vitest';
 import { createProduct } from '../support/api';
 import type { TestApi } from '../support/server';
-import { payCheckout } from '../invoices/support';
+import { APPROVED, payCheckout } from '../invoices/support';
 
 /** The two test cards that open a dispute of the payment they make. */
 export const DISPUTE_CARDS = {
@@ -30,3 +30,19 @@ export async function disputeOf(api: TestApi, key: string, orderId: string) {
   expect(dispute.status).toBe(200);
   return dispute.body;
 }
+
+/**
+ * Live mode with the simulator standing in for the acquirer, for the file: live orders are paid
+ * (on the hosted page) and refunded through the real payment code, which has no acquirer here.
+ */
+export function useSimulatedAcquirer(api: TestApi) {
+  beforeAll(() => {
+    api.services.gateways.live = api.services.gateways.test;
+  });
+}
+
+/** A product of `amount` cents at 19% VAT on top, paid on the hosted page with 4242…: the order as the API reads it. */
+export const paidOrder = (api: TestApi, key: string, amount = 1000) => paidWith(api, key, APPROVED, amount);
+
+/** The entries of a cause as `[type, amount, description]`, newest first. */
+export const entryRows = (entries: { type: string; amount: number; description: string }[]) => entries.map((entry) => [entry.type, entry.amount, entry.description]);

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '@/db/client';
 import { verifyLedger } from '@/server/balance/verify';
 import { randomBase62 } from '@/server/ids';
+import { DISPUTE_CARDS } from '../disputes/support';
 import { CARDS, PLAN } from '../subscriptions/support';
 import { uniqueSku } from '../support/factories';
 import {
@@ -31,10 +32,12 @@ import { startReceiver, type Receiver } from '../webhooks/support';
  * BACKGROUND_WORK=false and two `npm run worker` processes, while customers pay, merchants refund
  * and ask for payouts, and the test clock bills renewals and makes weekly payouts through all of
  * them, and a random one of the five is killed with SIGKILL (its whole process group) every few
- * seconds and started again. Then: every acknowledged payment is recorded once, the gateway (the
- * simulator's ledger) took no charge and no refund twice, one Idempotency-Key made one payout at
- * most, the ledger follows from the documents (no entry paid out twice), every event reached its
- * endpoint, the rate limits were counted once for all instances, and no row is left leased.
+ * seconds and started again. Some payments use a card test mode disputes at once. Then: every
+ * acknowledged payment is recorded once (and disputed in full when paid with a dispute card), the
+ * gateway (the simulator's ledger) took no charge and no refund twice, one Idempotency-Key made
+ * one payout at most, the ledger follows from the documents (no entry paid out twice), every event
+ * reached its endpoint, the rate limits were counted once for all instances, and no row is left
+ * leased.
  *
  * On the PostgreSQL server DATABASE_URL names, in a database of its own: PGlite is one process,
  * so the suite's PGlite run leaves this file out (vitest.config.ts). Seeded (CHAOS_SEED);
@@ -90,6 +93,8 @@ const payoutsByKey = new Map<string, Set<string>>();
 const expiredKeys = new Set<string>();
 const clockMoves = { started: 0, inFlight: 0 };
 const acknowledgedSessions: string[] = [];
+/** Of those, the ones paid with a dispute card: each answered only once its dispute was open. */
+const disputedSessions: string[] = [];
 const paidOrders: string[] = [];
 
 async function commonEnv(): Promise<Record<string, string>> {
@@ -152,8 +157,11 @@ async function call(method: string, route: string, body?: unknown, headers: Reco
   }
 }
 
+/** A card for a payment: mostly 4242…, a quarter of the time a card whose payment test mode disputes at once. */
+const someCard = () => (random() < 0.25 ? pick(Object.values(DISPUTE_CARDS)) : CARDS.approved);
+
 /** A customer pays on the hosted page of a random instance: true when the payment was acknowledged (sent on to the merchant's page). */
-async function payOnce(url: string): Promise<boolean> {
+async function payOnce(url: string, card: string): Promise<boolean> {
   const origins = liveOrigins();
   if (origins.length === 0) {
     await idle();
@@ -163,7 +171,7 @@ async function payOnce(url: string): Promise<boolean> {
   try {
     const paid = await fetch(`${pick(origins)}${link.pathname}/pay${link.search}`, {
       method: 'POST',
-      body: new URLSearchParams({ card_number: CARDS.approved, expiry: '12/34', cvc: '123' }),
+      body: new URLSearchParams({ card_number: card, expiry: '12/34', cvc: '123' }),
       redirect: 'manual',
     });
     return paid.status === 303 && (paid.headers.get('location') ?? '').startsWith(THANKS);
@@ -177,15 +185,17 @@ const operations: Record<string, (priceId: string) => Promise<void>> = {
   async payment(priceId) {
     const session = await call('POST', '/api/v1/checkout/sessions', { price_id: priceId, quantity: 1, customer_email: 'payer@example.com', success_url: THANKS });
     if (session?.status !== 201) return;
-    if (await payOnce(session.body.url)) {
+    const card = someCard();
+    if (await payOnce(session.body.url, card)) {
       acknowledgedSessions.push(session.body.id);
+      if (card !== CARDS.approved) disputedSessions.push(session.body.id);
       counts.payments += 1;
     }
   },
   async subscription() {
     const checkout = await call('POST', '/api/v1/subscriptions', { ...PLAN, success_url: THANKS });
     if (checkout?.status !== 201) return;
-    if (await payOnce(checkout.body.url)) counts.subscriptions += 1;
+    if (await payOnce(checkout.body.url, someCard())) counts.subscriptions += 1;
   },
   async refund() {
     const orderId = paidOrders.shift();
@@ -326,6 +336,12 @@ describe('three web instances and two workers on one PostgreSQL, killed and rest
       from checkout_sessions s where s.id in ${sql(acknowledgedSessions.length > 0 ? acknowledgedSessions : [''])}`;
       expect(recorded).toHaveLength(acknowledgedSessions.length);
       for (const session of recorded) expect(session, session.id).toMatchObject({ status: 'complete', order_id: expect.any(String), charges: 1 });
+      // Every acknowledged payment with a dispute card was disputed in full before its page answered.
+      const disputed = await sql<{ id: string; amount: number | null; total: number }[]>`
+      select s.id, d.amount, o.amount_total as total from checkout_sessions s join orders o on o.id = s.order_id left join disputes d on d.id = o.dispute_id
+      where s.id in ${sql(disputedSessions.length > 0 ? disputedSessions : [''])}`;
+      expect(disputed).toHaveLength(disputedSessions.length);
+      for (const session of disputed) expect(session.amount, session.id).toBe(session.total);
 
       // Nothing taken twice: at most one successful charge per session and per subscription cycle,
       // and every charge and refund at the gateway belongs to one of our rows.
@@ -374,7 +390,7 @@ describe('three web instances and two workers on one PostgreSQL, killed and rest
         (select count(*)::int from simulator_refunds) as refunds`;
       console.log(
         `chaos (seed ${SEED}, ${CHAOS_MS / 1000} s): ${counts.killed} processes killed; acknowledged: ${counts.payments} payments, ${counts.subscriptions} subscriptions, ` +
-          `${counts.refunds} refunds, ${counts.payouts} payouts asked for (${expiredKeys.size} of ${payoutsByKey.size} keys sent across a clock move), ${counts.renewalMoves} clock moves; ${payoutIds!.ids.length} payouts made; ${counts.unanswered} calls cut off; at the gateway: ${gateway!.charges} charges, ` +
+          `${counts.refunds} refunds, ${disputedSessions.length} payments disputed at once, ${counts.payouts} payouts asked for (${expiredKeys.size} of ${payoutsByKey.size} keys sent across a clock move), ${counts.renewalMoves} clock moves; ${payoutIds!.ids.length} payouts made; ${counts.unanswered} calls cut off; at the gateway: ${gateway!.charges} charges, ` +
           `${gateway!.recurring} recurring charges, ${gateway!.refunds} refunds; ${received.length} deliveries of ${events!.ids.length} events, ${duplicates} duplicates; ` +
           `${leases!.left} leases left to expire by killed processes; ledger:verify ${JSON.stringify(verification)}`,
       );

@@ -4,6 +4,8 @@ import { PAYOUT_SCHEDULES, type PayoutSchedule } from '@/db/schema';
 import { changePayoutSchedule } from '@/server/balance/service';
 import { saveBankAccount } from '@/server/bank-accounts/service';
 import { verifyLedger } from '@/server/balance/verify';
+import { scopeClock } from '@/server/dashboard/service';
+import { openDispute } from '@/server/disputes/service';
 import { changePayoutStatus } from '@/server/payouts/service';
 import { updateStore } from '@/server/stores/service';
 import { createProduct } from '../support/api';
@@ -12,16 +14,22 @@ import { listOf } from '../support/lists';
 import { useTestApi } from '../support/server';
 import { advanceClock, DAY } from '../billing/support';
 import { payCheckout } from '../invoices/support';
+import { DISPUTE_CARDS } from '../disputes/support';
 import { balanceOf, newStore } from '../balance/support';
 
 /**
  * The ledger under random sequences of payments, partial refunds, fee changes, test-clock moves
- * (which also make the scheduled payouts), payouts asked for, payouts failing and bank accounts
- * saved (ending a failure's hold, or holding payouts 7 days after a change), each sequence in a
- * store of its own: after every step the balance is the sum of the entries; every fee is the
- * store's rate at payment, rounded half up and capped at the net; the hold is the one the steps
- * call for; a payout takes the whole available balance and settles entries summing to it; and at
- * the end `ledger:verify`'s checks, recomputed from the documents, find nothing wrong.
+ * (which also make the scheduled payouts and decide the disputes whose deadline they pass),
+ * payouts asked for, payouts failing, bank accounts saved (ending a failure's hold, or holding
+ * payouts 7 days after a change), and disputes: opened by a payment with a dispute card or by the
+ * acquirer on any paid order (in full or in part), answered with evidence that wins, loses or
+ * neither, and submitted. Each sequence runs in a store of its own: after every step the balance
+ * is the sum of the entries; every fee is the store's rate at payment, rounded half up and capped
+ * at the net; the hold is the one the steps call for; each dispute has the status its evidence and
+ * the clock call for, and the entries of that status (a lost one its credit note for the amount,
+ * with the VAT given back at opening); a disputed order is refunded only once its dispute is won;
+ * a payout takes the whole available balance and settles entries summing to it; and at the end
+ * `ledger:verify`'s checks, recomputed from the documents, find nothing wrong.
  *
  * Each sequence's store has a random payout schedule; a weekly or monthly one pays out as the
  * clock passes its dates.
@@ -34,8 +42,15 @@ const SEED = process.env.FUZZ_SEED === 'random' ? undefined : Number(process.env
 
 const api = useTestApi();
 
+const EVIDENCE_FIELDS = ['customer_communication', 'product_description', 'uncategorized_text'] as const;
+/** What an evidence field is set to: the texts test mode decides by, a neutral one, or cleared. */
+const EVIDENCE_TEXTS = ['winning_evidence: the download log', 'losing_evidence', 'Delivered by e-mail', null] as const;
+const WINNING = EVIDENCE_TEXTS[0];
+
 type Step =
-  | { kind: 'pay'; amount: number; taxRate: number }
+  | { kind: 'pay'; amount: number; taxRate: number; card: 'approved' | keyof typeof DISPUTE_CARDS }
+  | { kind: 'dispute'; order: number; share: number | null }
+  | { kind: 'evidence'; dispute: number; anyDispute: boolean; field: (typeof EVIDENCE_FIELDS)[number]; text: (typeof EVIDENCE_TEXTS)[number]; submit: boolean }
   | { kind: 'refund'; order: number; share: number }
   | { kind: 'fees'; basisPoints: number; fixed: number }
   | { kind: 'clock'; seconds: number }
@@ -44,7 +59,28 @@ type Step =
   | { kind: 'save_account'; change: boolean };
 
 const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant('pay' as const), amount: fc.integer({ min: 1, max: 200_000 }), taxRate: fc.constantFrom(0, 7, 19) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      kind: fc.constant('pay' as const),
+      amount: fc.integer({ min: 1, max: 200_000 }),
+      taxRate: fc.constantFrom(0, 7, 19),
+      card: fc.constantFrom('approved' as const, 'approved' as const, 'approved' as const, 'fraudulent' as const, 'productNotReceived' as const),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('dispute' as const), order: fc.nat(), share: fc.option(fc.double({ min: 0.01, max: 1, noNaN: true }), { nil: null }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('evidence' as const),
+      dispute: fc.nat(),
+      // Mostly an open dispute; sometimes any, a closed one included.
+      anyDispute: fc.constantFrom(false, false, false, true),
+      field: fc.constantFrom(...EVIDENCE_FIELDS),
+      text: fc.constantFrom(WINNING, ...EVIDENCE_TEXTS),
+      submit: fc.boolean(),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('refund' as const), order: fc.nat(), share: fc.double({ min: 0.01, max: 1, noNaN: true }) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('fees' as const), basisPoints: fc.integer({ min: 0, max: 10_000 }), fixed: fc.integer({ min: 0, max: 500 }) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('clock' as const), seconds: fc.integer({ min: 1, max: 10 * DAY }) }) },
@@ -56,6 +92,8 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
 /** Two accounts a sequence switches between; a save without a change keeps the one saved. */
 const ACCOUNTS = ['DE89370400440532013000', 'GB82WEST12345698765432'];
 const HOLD_AFTER_CHANGE = 7 * DAY;
+/** A test dispute's deadline after its opening. */
+const DISPUTE_DAYS = 7 * DAY;
 
 interface Entry {
   id: string;
@@ -81,6 +119,46 @@ async function allEntries(key: string, query = ''): Promise<Entry[]> {
 
 const sum = (entries: { amount: number }[]) => entries.reduce((total, entry) => total + entry.amount, 0);
 
+type Evidence = Record<(typeof EVIDENCE_FIELDS)[number], string | null>;
+const NO_EVIDENCE: Evidence = { customer_communication: null, product_description: null, uncategorized_text: null };
+
+/** A dispute as the sequence expects it to be. */
+interface ExpectedDispute {
+  id: string;
+  orderId: string;
+  amount: number;
+  /** The invoice's whole VAT when the dispute took the whole order, none of it refunded: its `tax` entry gives all of it back. */
+  wholeInvoiceTax: number | null;
+  /** Epoch seconds on the store's clock. */
+  dueBy: number;
+  status: 'needs_response' | 'under_review' | 'won' | 'lost';
+  evidence: Evidence;
+}
+
+/** Test mode's outcome at the deadline: won when a field says `winning_evidence` and none `losing_evidence`. */
+function outcomeOf(evidence: Evidence): 'won' | 'lost' {
+  const texts = Object.values(evidence).filter((text): text is string => text !== null);
+  return texts.some((text) => text.includes('winning_evidence')) && !texts.some((text) => text.includes('losing_evidence')) ? 'won' : 'lost';
+}
+
+/** A dispute's entries as its status calls for (newest first within a type): the amount, the VAT given back, the fee; when won, both returned. */
+function expectDisputeEntries(dispute: ExpectedDispute, entries: Entry[], fee: number) {
+  const own = entries.filter((entry) => entry.source?.type === 'dispute' && entry.source.id === dispute.id);
+  const of = (type: string) => own.filter((entry) => entry.type === type).map((entry) => entry.amount);
+  const won = dispute.status === 'won';
+  const taxes = of('tax');
+  const given = taxes.at(-1)!;
+  expect(own.every((entry) => entry.status === 'available')).toBe(true);
+  expect(of('dispute')).toEqual([-dispute.amount]);
+  expect(of('dispute_fee')).toEqual([-fee]);
+  expect(of('dispute_reversal')).toEqual(won ? [dispute.amount] : []);
+  expect(taxes).toEqual(won ? [-given, given] : [given]);
+  expect(given).toBeGreaterThanOrEqual(0);
+  expect(given).toBeLessThanOrEqual(dispute.amount);
+  if (dispute.wholeInvoiceTax !== null) expect(given).toBe(dispute.wholeInvoiceTax);
+  expect(own).toHaveLength(won ? 5 : 3);
+}
+
 /** The fee computed here from the rates the sequence set, independently of the service. */
 const expectedFee = (total: number, tax: number, rates: { basisPoints: number; fixed: number }) => Math.min(Math.floor((total * rates.basisPoints + 5000) / 10_000) + rates.fixed, total - tax);
 
@@ -93,7 +171,9 @@ async function runSequence(schedule: PayoutSchedule, steps: Step[]) {
   const key = store.key;
   const defaults = api.services.config.ledger.defaultFees;
   let rates = { basisPoints: defaults.basisPoints, fixed: defaults.fixed };
-  const paid: { id: string; refundable: number }[] = [];
+  const disputeFee = api.services.config.ledger.disputeFee;
+  const paid: { id: string; total: number; tax: number; refundable: number; dispute?: ExpectedDispute }[] = [];
+  const disputes: ExpectedDispute[] = [];
   const madePayouts: string[] = [];
   let failed = false;
   /** The store's clock, in epoch seconds: the test clock moves only when a step moves it. */
@@ -105,23 +185,86 @@ async function runSequence(schedule: PayoutSchedule, steps: Step[]) {
   for (const step of steps) {
     if (step.kind === 'pay') {
       const product = await createProduct(api, key, { name: 'Ebook', amount: step.amount, tax_rate: step.taxRate });
-      const order = await payCheckout(api, key, { price_id: product.price_id });
+      const order = await payCheckout(api, key, { price_id: product.price_id }, step.card === 'approved' ? {} : { card_number: DISPUTE_CARDS[step.card] });
       const invoice = (await api.request('GET', `/api/v1/invoices/${order.invoice_id}`, { key })).body;
       const fee = (await allEntries(key, `&source_id=${order.id}&type=fee`))[0]!;
       expect(fee.amount).toBe(-expectedFee(order.amount_total, invoice.amount_tax, rates));
-      paid.push({ id: order.id, refundable: order.amount_total });
+      const expected = { id: order.id, total: order.amount_total, tax: invoice.amount_tax, refundable: order.amount_total };
+      paid.push(expected);
+      if (step.card === 'approved') {
+        expect(order.dispute_id).toBeNull();
+      } else {
+        // Disputed in full before the page answered.
+        const dispute = {
+          id: order.dispute_id,
+          orderId: order.id,
+          amount: order.amount_total,
+          wholeInvoiceTax: invoice.amount_tax,
+          dueBy: now + DISPUTE_DAYS,
+          status: 'needs_response' as const,
+          evidence: NO_EVIDENCE,
+        };
+        Object.assign(expected, { dispute });
+        disputes.push(dispute);
+      }
+    } else if (step.kind === 'dispute') {
+      const undisputed = paid.filter((candidate) => candidate.refundable > 0 && !candidate.dispute);
+      const order = undisputed[step.order % Math.max(undisputed.length, 1)];
+      if (!order) continue;
+      const amount = step.share === null ? undefined : Math.max(1, Math.floor(order.refundable * step.share));
+      const times = { now: (await scopeClock(api.services, scope)).now(), wallNow: api.clock.now() };
+      const row = await api.services.db.transaction((tx) => openDispute(tx, scope, order.id, { reason: 'general', amount }, { fee: disputeFee, times }));
+      expect(row.amount).toBe(amount ?? order.refundable);
+      order.dispute = {
+        id: row.id,
+        orderId: order.id,
+        amount: row.amount,
+        wholeInvoiceTax: row.amount === order.total ? order.tax : null,
+        dueBy: now + DISPUTE_DAYS,
+        status: 'needs_response',
+        evidence: NO_EVIDENCE,
+      };
+      disputes.push(order.dispute);
+    } else if (step.kind === 'evidence') {
+      const open = disputes.filter((candidate) => candidate.status === 'needs_response');
+      const pool = step.anyDispute || open.length === 0 ? disputes : open;
+      const dispute = pool[step.dispute % Math.max(pool.length, 1)];
+      if (!dispute) continue;
+      const response = await api.request('POST', `/api/v1/disputes/${dispute.id}`, { key, body: { evidence: { [step.field]: step.text }, ...(step.submit ? { submit: true } : {}) } });
+      const evidence = { ...dispute.evidence, [step.field]: step.text };
+      if (dispute.status !== 'needs_response' || now >= dispute.dueBy) {
+        expect(response.status).toBe(409);
+        expect(response.body.error.code).toBe('dispute_not_editable');
+      } else if (step.submit && Object.values(evidence).every((text) => text === null)) {
+        expect(response.status).toBe(400);
+        expect(response.body.error).toMatchObject({ code: 'parameter_invalid', param: 'evidence' });
+      } else {
+        expect(response.status).toBe(200);
+        dispute.evidence = evidence;
+        if (step.submit) dispute.status = 'under_review';
+      }
     } else if (step.kind === 'refund') {
-      const order = paid.filter((candidate) => candidate.refundable > 0)[step.order % Math.max(paid.length, 1)];
+      const refundable = paid.filter((candidate) => candidate.refundable > 0);
+      const order = refundable[step.order % Math.max(refundable.length, 1)];
       if (!order) continue;
       const amount = Math.max(1, Math.floor(order.refundable * step.share));
       const refund = await api.request('POST', '/api/v1/refunds', { key, body: { order_id: order.id, amount } });
-      expect(refund.status).toBe(201);
-      order.refundable -= amount;
+      if (order.dispute && order.dispute.status !== 'won') {
+        expect(refund.status).toBe(409);
+        expect(refund.body.error.code).toBe('order_disputed');
+      } else {
+        expect(refund.status).toBe(201);
+        order.refundable -= amount;
+      }
     } else if (step.kind === 'fees') {
       await updateStore(api.services.db, store.id, { feeBasisPoints: step.basisPoints, feeFixed: step.fixed });
       rates = { basisPoints: step.basisPoints, fixed: step.fixed };
     } else if (step.kind === 'clock') {
       now = await advanceClock(api, key, step.seconds);
+      // The move decides every dispute whose deadline it passed; saved evidence is submitted first.
+      for (const dispute of disputes) {
+        if ((dispute.status === 'needs_response' || dispute.status === 'under_review') && dispute.dueBy <= now) dispute.status = outcomeOf(dispute.evidence);
+      }
     } else if (step.kind === 'payout') {
       const before = await balanceOf(api, key);
       const response = await api.request('POST', '/api/v1/payouts', { key, body: {} });
@@ -159,6 +302,22 @@ async function runSequence(schedule: PayoutSchedule, steps: Step[]) {
     expect(balance.available).toBe(sum(entries.filter((entry) => entry.status === 'available' && entry.payout_id === null && entry.type !== 'payout')));
     const hold = failed ? { reason: 'payout_failed', until: null } : now < changedUntil ? { reason: 'destination_changed', until: changedUntil } : null;
     expect(balance.payout_hold).toEqual(hold);
+    // Each dispute is as its evidence and the clock call for, with the entries of its status.
+    if (disputes.length > 0) {
+      const listed = (await listOf(api, '/api/v1/disputes', key, 'limit=100')).body.data as ExpectedDispute[];
+      const shown = (dispute: Pick<ExpectedDispute, 'id' | 'amount' | 'status' | 'evidence'>) => [dispute.id, dispute.amount, dispute.status, dispute.evidence];
+      expect(listed.map(shown).sort()).toEqual(disputes.map(shown).sort());
+      for (const dispute of disputes) expectDisputeEntries(dispute, entries, disputeFee);
+    }
+  }
+
+  // A lost dispute, and only a lost one, has its credit note: the amount, with the VAT given back at opening.
+  for (const dispute of disputes) {
+    const notes = (await listOf(api, '/api/v1/credit_notes', key, `order_id=${dispute.orderId}&limit=100`)).body.data.filter((note: { dispute_id: string | null }) => note.dispute_id === dispute.id);
+    const given = (await allEntries(key, `&source_id=${dispute.id}&type=tax`)).at(-1)!.amount;
+    expect(notes.map((note: { reason: string; amount_total: number; amount_tax: number }) => [note.reason, note.amount_total, note.amount_tax])).toEqual(
+      dispute.status === 'lost' ? [['dispute_lost', dispute.amount, given]] : [],
+    );
   }
 
   // Every payout, asked for or scheduled, settled entries summing to its amount, each entry once.
@@ -176,6 +335,7 @@ async function runSequence(schedule: PayoutSchedule, steps: Step[]) {
   const verified = await verifyLedger(api.services.db, api.clock.now(), store.id);
   expect(verified).toMatchObject({ ok: true });
   expect(verified.checked.payouts).toBe(madePayouts.length);
+  expect(verified.checked.disputes).toBe(disputes.length);
 }
 
 describe('the ledger under random sequences', () => {

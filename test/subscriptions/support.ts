@@ -56,7 +56,7 @@ export async function subscribe(api: TestApi, key: string, number: string = CARD
 /** The outbox events of one object, in the order they were written. */
 export async function eventsOf(db: Database, objectId: string) {
   const rows = await db.select().from(webhookEvents).where(eq(webhookEvents.objectId, objectId)).orderBy(asc(webhookEvents.sequence));
-  return rows.map((row) => row.payload as { id: string; type: string; created: number; livemode: boolean; data: { object: Record<string, any> } });
+  return rows.map((row) => row.payload as { id: string; type: string; created: number; livemode: boolean; data: { object: Record<string, any>; previous_attributes?: Record<string, any> } });
 }
 
 export async function auditOf(db: Database, storeId: string) {
