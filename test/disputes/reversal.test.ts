@@ -19,7 +19,7 @@ const api = useTestApi({ publicBaseUrl: ORIGIN });
 let customer: Awaited<ReturnType<typeof serveCustomerSide>>;
 
 beforeAll(async () => {
-  customer = await serveCustomerSide(api);
+  customer = await serveCustomerSide(api.services);
 });
 afterAll(() => customer.close());
 

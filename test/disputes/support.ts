@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { answerHostedPayment } from '@/server/checkout/hosted/submit';
+import type { Services } from '@/server/context';
 import { serveDownload } from '@/server/downloads/service';
 import { payCheckoutSession } from '@/server/payments/service';
 import { attachFile, attachLicense } from '@/server/products/operator-service';
@@ -45,11 +46,11 @@ export const DELIVERY_FILE = Buffer.from('%PDF-1.7 moth atlas\n'.repeat(50));
  * The hosted forms' posts (checkout and subscription) as their routes answer them, a host of
  * delivery files, and `/download/{line}`, each over HTTP on a loopback port.
  */
-export async function serveCustomerSide(api: TestApi) {
+export async function serveCustomerSide(services: Services) {
   const forms = await serveFetchHandler(async (request) => {
     const [, page, id, action] = new URL(request.url).pathname.split('/');
-    if (page === 'checkout' && action === 'pay') return answerHostedPayment(api.services, payCheckoutSession, request, id!);
-    if (page === 'subscribe' && action === 'pay') return answerHostedSubscription(api.services, request, id!);
+    if (page === 'checkout' && action === 'pay') return answerHostedPayment(services, payCheckoutSession, request, id!);
+    if (page === 'subscribe' && action === 'pay') return answerHostedSubscription(services, request, id!);
     return new Response('not found', { status: 404 });
   });
   const host = createServer((_req, res) => {
@@ -59,7 +60,7 @@ export async function serveCustomerSide(api: TestApi) {
   await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
   const downloads = await serveFetchHandler(async (request) => {
     const url = new URL(request.url);
-    return serveDownload(api.services, decodeURIComponent(url.pathname.replace(/^\/download\//, '')), {
+    return serveDownload(services, decodeURIComponent(url.pathname.replace(/^\/download\//, '')), {
       expires: url.searchParams.get('expires') ?? undefined,
       signature: url.searchParams.get('signature') ?? undefined,
     });
