@@ -20,8 +20,9 @@ export function buyerDataExpired(paidAt: Date, now: Date): boolean {
 
 /**
  * Erases the address and user agent of every payment past BUYER_DATA_DAYS (of one store's scope
- * with `only`): on the orders, and on the subscription charges that recorded them (dated by their
- * order's payment, or by their own attempt when it paid nothing). Answers how many rows it erased.
+ * with `only`): on the orders and on the subscription charges that recorded them. An attempt that
+ * paid nothing is dated by itself: a declined checkout by its order's creation, a declined first
+ * charge by its own time. Answers how many rows it erased.
  */
 export async function eraseExpiredBuyerData(db: Database, wallNow: Date, only?: Scope): Promise<number> {
   const within = (table: typeof orders | typeof subscriptionCharges) =>
@@ -33,7 +34,7 @@ export async function eraseExpiredBuyerData(db: Database, wallNow: Date, only?: 
       .update(orders)
       .set(erased)
       .from(stores)
-      .where(and(within(orders), or(isNotNull(orders.buyerIp), isNotNull(orders.buyerUserAgent)), lte(orders.paidAt, cutoff(orders))))
+      .where(and(within(orders), or(isNotNull(orders.buyerIp), isNotNull(orders.buyerUserAgent)), lte(sql`coalesce(${orders.paidAt}, ${orders.createdAt})`, cutoff(orders))))
       .returning({ id: orders.id });
     const paidOrAttemptedAt = sql`coalesce((select ${orders.paidAt} from ${orders} where ${orders.id} = ${subscriptionCharges.orderId}), ${subscriptionCharges.scheduledAt})`;
     const fromCharges = await tx

@@ -255,35 +255,37 @@ describe('erasing the buyer data', () => {
   const KEPT = { ip: BUYER_IP, userAgent: USER_AGENT };
   const ERASED = { ip: null, userAgent: null };
 
-  it('the background pass goes by each store’s clock: a live payment by wall time, a test payment by its store’s test clock', async () => {
+  it('the background pass goes by each store’s clock: a live payment by wall time, a test payment by its store’s test clock, a declined checkout by its creation', async () => {
     api.clock.set(T0);
     const store = await createStore(api.services);
     const other = await createStore(api.services);
     const live = await insertOrder(api, store, { livemode: true });
     const test = await insertOrder(api, store);
     const untouched = await insertOrder(api, other);
+    // A checkout whose attempt was declined: never paid, dated by its creation.
+    const declined = await insertOrder(api, other, { status: 'pending' });
     await api.services.db
       .update(orders)
       .set({ buyerIp: BUYER_IP, buyerUserAgent: USER_AGENT })
-      .where(inArray(orders.id, [live.id, test.id, untouched.id]));
+      .where(inArray(orders.id, [live.id, test.id, untouched.id, declined.id]));
     // Paid at T0; then the store's test clock moves 10 days ahead of the wall clock.
     await advanceClock(api, store.keys.sk_test, 10 * DAY);
     const job = startBuyerDataErasureJob(api.services);
-    const all = async () => [await buyerOf(orders, live.id), await buyerOf(orders, test.id), await buyerOf(orders, untouched.id)];
+    const all = async () => [await buyerOf(orders, live.id), await buyerOf(orders, test.id), await buyerOf(orders, untouched.id), await buyerOf(orders, declined.id)];
     const wall = (seconds: number) => api.clock.set(new Date(T0.getTime() + seconds * 1000));
     try {
       wall(530 * DAY - 1);
       await job.runOnce();
-      expect(await all()).toEqual([KEPT, KEPT, KEPT]);
+      expect(await all()).toEqual([KEPT, KEPT, KEPT, KEPT]);
       wall(530 * DAY);
       await job.runOnce();
-      expect(await all()).toEqual([KEPT, ERASED, KEPT]);
+      expect(await all()).toEqual([KEPT, ERASED, KEPT, KEPT]);
       wall(540 * DAY - 1);
       await job.runOnce();
-      expect(await all()).toEqual([KEPT, ERASED, KEPT]);
+      expect(await all()).toEqual([KEPT, ERASED, KEPT, KEPT]);
       wall(540 * DAY);
       await job.runOnce();
-      expect(await all()).toEqual([ERASED, ERASED, ERASED]);
+      expect(await all()).toEqual([ERASED, ERASED, ERASED, ERASED]);
     } finally {
       await job.stop();
     }
