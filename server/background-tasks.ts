@@ -9,7 +9,7 @@ import { startMailDeliveryJob, startRenewalReminderJob } from './mail/jobs';
 import { startPaymentReconcileJob } from './payments/jobs';
 import { startRefundReconcileJob } from './orders/refunds/jobs';
 import { startScheduledPayoutJob } from './payouts/jobs';
-import { startDisputeDeadlineJob } from './disputes/jobs';
+import { startBuyerDataErasureJob, startDisputeDeadlineJob } from './disputes/jobs';
 import { LOST_DISPUTE_EFFECTS } from './subscriptions/service';
 import { startFirstChargeReconcileJob } from './subscriptions/jobs';
 import { startWebhookDeliveryJob } from './webhooks/jobs';
@@ -25,4 +25,5 @@ export const BACKGROUND_TASKS: readonly BackgroundStarter[] = [
   (services) => startMailDeliveryJob(services),
   (services) => startScheduledPayoutJob(services),
   (services) => startDisputeDeadlineJob(services, LOST_DISPUTE_EFFECTS),
+  (services) => startBuyerDataErasureJob(services),
 ];

@@ -1,3 +1,5 @@
+import { sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+
 /** The one source of "now"; tests inject their own. */
 export interface Clock {
   now(): Date;
@@ -20,4 +22,12 @@ export function storeClock(clock: Clock, scope: ClockScope): Clock {
   if (scope.livemode || scope.testClockOffsetSeconds === 0) return clock;
   const offsetMs = scope.testClockOffsetSeconds * 1000;
   return { now: () => new Date(clock.now().getTime() + offsetMs) };
+}
+
+/**
+ * storeClock in SQL, for a pass over many stores: the store's now for a row of `livemode`, from the
+ * wall time and its store's `test_clock_offset_seconds`.
+ */
+export function storeNowSql(wallNow: Date, livemode: SQLWrapper, testClockOffsetSeconds: SQLWrapper): SQL {
+  return sql`(${wallNow.toISOString()}::timestamptz + case when ${livemode} then interval '0 seconds' else ${testClockOffsetSeconds} * interval '1 second' end)`;
 }

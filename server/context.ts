@@ -6,6 +6,7 @@ import type { Config } from './config';
 import type { ApiError } from './errors';
 import type { Gateways } from './gateway/types';
 import { randomBase62 } from './ids';
+import type { BuyerClient } from './kit/hosted-page/request';
 import type { RateLimits } from './rate-limit/service';
 
 /** Long-lived dependencies, built once per process (or per test file). */
@@ -73,6 +74,16 @@ export function createContextInner(services: Services, request: RequestState): C
 /** The first address in `X-Forwarded-For`: the service's own front server sets it (scripts/serve.ts). */
 export function clientIp(headers: Headers): string {
   return headers.get('x-forwarded-for')?.split(',')[0]?.trim() || 'unknown';
+}
+
+/** The longest user agent kept: real browsers send a few hundred characters. */
+export const USER_AGENT_MAX_LENGTH = 500;
+
+/** Who is paying, as a hosted form's POST shows them: the client address the rate limits count and the `User-Agent`. */
+export function buyerClientOf(headers: Headers): BuyerClient {
+  const ip = clientIp(headers);
+  const userAgent = headers.get('user-agent')?.trim().slice(0, USER_AGENT_MAX_LENGTH);
+  return { ip: ip === 'unknown' ? null : ip, userAgent: userAgent || null };
 }
 
 /** The id an answer carries in `Request-Id`, and the log lines of its request. */

@@ -1,19 +1,22 @@
 /**
- * The disputes' deadlines: once `evidence_due_by` passes on the store's clock, saved evidence is
+ * The disputes' background work: their deadlines, and the erasure of the buyer data kept for them.
+ *
+ * The deadlines: once `evidence_due_by` passes on the store's clock, saved evidence is
  * submitted and a dispute without any is lost; test mode then decides the outcome from the
  * evidence text (./service.ts, applyDeadline). Each dispute is taken up in its own transaction
  * with its order and itself locked, and only while still due, so instances and workers running
  * the pass at once decide each dispute once. The background pass runs within a minute of a
  * deadline; advance_clock runs the store's test mode before it answers.
  */
-import { and, asc, eq, inArray, lte, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, or } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { disputes, stores } from '@/db/schema';
 import { startPeriodic, type PeriodicTask } from '../background';
-import type { Clock } from '../clock';
+import { storeNowSql, type Clock } from '../clock';
 import type { Services } from '../context';
 import type { DueJob } from '../due-jobs';
 import type { Scope } from '../kit/scope';
+import { eraseExpiredBuyerData } from './buyer-data';
 import { applyDeadline, lockDueDispute, type LostDisputeEffects } from './service';
 
 export interface DisputeDeadlineDeps {
@@ -28,8 +31,7 @@ const BATCH = 100;
 /** Decides every dispute whose deadline passed (of one store's scope with `only`): how many changed. */
 export async function runDisputeDeadlines(deps: DisputeDeadlineDeps, effects: LostDisputeEffects, only?: Scope): Promise<number> {
   const wallNow = deps.clock.now();
-  // The store's clock: wall time in live mode, its test clock in test mode.
-  const storeNow = sql`(${wallNow.toISOString()}::timestamptz + case when ${disputes.livemode} then interval '0 seconds' else ${stores.testClockOffsetSeconds} * interval '1 second' end)`;
+  const storeNow = storeNowSql(wallNow, disputes.livemode, stores.testClockOffsetSeconds);
   const due = await deps.db
     .select({ id: disputes.id })
     .from(disputes)
@@ -73,4 +75,15 @@ const PASS_INTERVAL_MS = 30_000;
 /** The background task (server/background-tasks.ts). */
 export function startDisputeDeadlineJob(services: Services, effects: LostDisputeEffects): PeriodicTask {
   return startPeriodic('dispute deadlines', () => runDisputeDeadlines(services, effects), { intervalMs: PASS_INTERVAL_MS });
+}
+
+/** advance_clock: the store's test payments the move took past the time their buyer's address and user agent are kept. */
+export const buyerDataErasureDueJob: DueJob = (services, scope) => eraseExpiredBuyerData(services.db, services.clock.now(), scope);
+
+/** A payment's buyer data is erased within the hour its time is up. */
+const ERASURE_INTERVAL_MS = 60 * 60_000;
+
+/** The background task (server/background-tasks.ts). */
+export function startBuyerDataErasureJob(services: Pick<Services, 'db' | 'clock'>): PeriodicTask {
+  return startPeriodic('buyer data erasure', () => eraseExpiredBuyerData(services.db, services.clock.now()), { intervalMs: ERASURE_INTERVAL_MS });
 }

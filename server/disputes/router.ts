@@ -1,4 +1,6 @@
+import { pdfFileSchema } from '../invoices/schemas';
 import { createRouter, secretKeyProcedure } from '../trpc';
+import { disputeEvidencePdf } from './evidence';
 import { disputeListSchema, disputeSchema, listDisputesInput, retrieveDisputeInput, updateDisputeInput } from './schemas';
 import { getDispute, listDisputes, updateDispute } from './service';
 
@@ -64,4 +66,22 @@ export const disputesRouter = createRouter({
         input,
       ),
     ),
+
+  // GET /api/v1/disputes/{id}/evidence.pdf: everything the store can show the card network, as a PDF.
+  retrieveEvidence: secretKeyProcedure
+    .meta({
+      openapi: {
+        method: 'GET',
+        path: '/disputes/{id}/evidence.pdf',
+        tags: TAGS,
+        summary: 'Download a dispute’s evidence pack as PDF',
+        description:
+          'In English, in any status: the dispute; the order (lines, amounts, payment time, card brand and last 4, invoice and credit note numbers, refunds, withdrawal); the withdrawal waiver with its wording; the customer’s e-mail, name, VAT ID, and IP address and user agent at payment (`erased` 540 days after the payment); each download and license key validation; the e-mails sent to the customer; the evidence text. Times in UTC. Answers `application/pdf` over REST; over /api/trpc, the same file in base64.',
+        protect: true,
+      },
+      file: 'application/pdf',
+    })
+    .input(retrieveDisputeInput)
+    .output(pdfFileSchema)
+    .query(({ ctx, input }) => disputeEvidencePdf(ctx, ctx.subject, input.id)),
 });

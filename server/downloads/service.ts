@@ -3,12 +3,12 @@
  * and the portal show a signed link per order line, valid for a day on the store's clock; the link
  * streams the file through the service, so `file_url` itself never reaches the customer. Each
  * download is recorded and counted on its line, up to DOWNLOAD_LIMIT per line. An order refunded
- * in full has no links, and its old links stop working.
+ * in full, or whose dispute was lost, has no links, and its old links stop working.
  */
 import { extname } from 'node:path';
-import { and, asc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lt, not, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
-import { fileDownloads, orderLines, orders, products, stores, type OrderStatus } from '@/db/schema';
+import { disputes, fileDownloads, orderLines, orders, products, stores, type OrderStatus } from '@/db/schema';
 import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import { newId } from '../ids';
@@ -24,6 +24,9 @@ const FETCH_TIMEOUT_MS = 15_000;
 
 /** Orders whose files are delivered: paid, or refunded in part (a full refund takes the purchase back). */
 const DELIVERED: readonly OrderStatus[] = ['paid', 'partially_refunded'];
+
+/** A lost dispute takes the purchase back as a full refund does: the card network reversed the payment. Needs the order's dispute joined. */
+const reversedByDispute = sql<boolean>`coalesce(${disputes.status} = 'lost', false)`;
 
 export interface DownloadLink {
   description: string;
@@ -56,7 +59,8 @@ export async function downloadLinks(
     .select({ id: orderLines.id, orderId: orderLines.orderId, description: orderLines.description, downloadCount: orderLines.downloadCount })
     .from(orderLines)
     .innerJoin(products, eq(products.id, orderLines.productId))
-    .where(and(inArray(orderLines.orderId, ids), isNotNull(products.fileUrl)))
+    .leftJoin(disputes, eq(disputes.orderId, orderLines.orderId))
+    .where(and(inArray(orderLines.orderId, ids), isNotNull(products.fileUrl), not(reversedByDispute)))
     .orderBy(asc(orderLines.orderId), asc(orderLines.position));
   const expires = epochSeconds(storeClock(deps.clock, store).now()) + DOWNLOAD_LINK_SECONDS;
   const secret = signingSecret(deps.config);
@@ -74,7 +78,7 @@ const NOTICES = {
     title: 'This download link has expired',
     paragraphs: ['Download links work for a day. Open your receipt or your payment history again for a new one.'],
   },
-  revoked: { site: 'Download', title: 'This download is no longer available', paragraphs: ['The order was refunded, so its files are no longer delivered.'] },
+  revoked: { site: 'Download', title: 'This download is no longer available', paragraphs: ['The order was refunded or its payment reversed, so its files are no longer delivered.'] },
   exhausted: (limit: number) => ({
     site: 'Download',
     title: 'This file’s download limit is reached',
@@ -92,8 +96,9 @@ function downloadName(description: string, fileUrl: string): { ascii: string; en
 
 /**
  * `GET /download/{line id}?expires&signature`: the order line's file, streamed from its host. A link
- * that does not verify is 404, one past its time 410, as is any link of an order refunded in full;
- * a download beyond the line's DOWNLOAD_LIMIT is 403; a host that fails is 502 and counts no download.
+ * that does not verify is 404, one past its time 410, as is any link of an order refunded in full
+ * or lost in a dispute; a download beyond the line's DOWNLOAD_LIMIT is 403; a host that fails is
+ * 502 and counts no download.
  */
 export async function serveDownload(deps: DownloadDeps, lineId: string, link: { expires: string | undefined; signature: string | undefined }): Promise<Response> {
   const [line] = await deps.db
@@ -101,6 +106,7 @@ export async function serveDownload(deps: DownloadDeps, lineId: string, link: { 
       id: orderLines.id,
       description: orderLines.description,
       status: orders.status,
+      reversed: reversedByDispute,
       storeId: orders.storeId,
       livemode: orders.livemode,
       fileUrl: products.fileUrl,
@@ -111,13 +117,14 @@ export async function serveDownload(deps: DownloadDeps, lineId: string, link: { 
     .innerJoin(orders, eq(orders.id, orderLines.orderId))
     .innerJoin(stores, eq(stores.id, orders.storeId))
     .leftJoin(products, eq(products.id, orderLines.productId))
+    .leftJoin(disputes, eq(disputes.orderId, orders.id))
     .where(eq(orderLines.id, lineId))
     .limit(1);
   const now = line ? storeClock(deps.clock, line).now() : deps.clock.now();
   const checked = checkLink(signingSecret(deps.config), 'download', lineId, link.expires, link.signature, epochSeconds(now));
   if (!line || checked === 'invalid') return noticeResponse(NOTICES.invalid, 404);
   if (checked === 'expired') return noticeResponse(NOTICES.expired, 410);
-  if (!DELIVERED.includes(line.status) || line.fileUrl === null) return noticeResponse(NOTICES.revoked, 410);
+  if (!DELIVERED.includes(line.status) || line.reversed || line.fileUrl === null) return noticeResponse(NOTICES.revoked, 410);
   const limit = deps.config.downloadLimit;
   if (line.downloadCount >= limit) return noticeResponse(NOTICES.exhausted(limit), 403);
 

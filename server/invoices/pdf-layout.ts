@@ -1,7 +1,8 @@
 /**
  * The layout the service's PDFs share (pdfkit on A4): a title with its number, a party beside its
  * facts, tables that continue on a new page under their header, and a footer on every page.
- * Invoices and credit notes (pdf.ts) and payout statements are drawn with it, so they read alike.
+ * Invoices and credit notes (pdf.ts), payout statements and dispute evidence packs are drawn with
+ * it, so they read alike.
  *
  * Noto Sans is embedded (only the glyphs used): the PDF standard fonts cover Western European
  * letters only, and buyers are named in every EU language.
@@ -159,6 +160,32 @@ export function pdfTable(doc: Pdf, columns: readonly PdfColumn[]) {
     writeRule(doc);
   };
   return { header, row };
+}
+
+/** A section's heading across the page, kept on one page with the first lines under it. */
+export function writeSectionHeading(doc: Pdf, title: string): void {
+  doc.moveDown(0.8);
+  if (doc.y + 80 > CONTENT_BOTTOM) doc.addPage();
+  doc.font('Bold').fontSize(12).fillColor(COLOURS.accent).text(title, PAGE.margin, doc.y, { width: CONTENT_WIDTH });
+  doc.moveDown(0.2);
+  writeRule(doc);
+}
+
+/**
+ * Label and value pairs, one pair a row: the label in a narrow column, the value wrapping beside
+ * it; a pair that would reach the footer starts a new page.
+ */
+export function writeFacts(doc: Pdf, facts: readonly [string, string][], labelWidth = 150): void {
+  const valueWidth = CONTENT_WIDTH - labelWidth;
+  for (const [label, value] of facts) {
+    doc.font('Regular').fontSize(9.5);
+    const height = Math.max(doc.heightOfString(label, { width: labelWidth - 6 }), doc.heightOfString(value, { width: valueWidth }));
+    if (doc.y + height > CONTENT_BOTTOM) doc.addPage();
+    const top = doc.y;
+    doc.fillColor(COLOURS.muted).text(label, PAGE.margin, top, { width: labelWidth - 6 });
+    doc.fillColor(COLOURS.text).text(value, PAGE.margin + labelWidth, top, { width: valueWidth });
+    doc.y = top + height + 3;
+  }
 }
 
 /** Paragraphs across the page, in order. */

@@ -17,5 +17,5 @@ export const licensesRouter = createRouter({
     })
     .input(validateLicenseInput)
     .output(licenseValidationSchema)
-    .mutation(({ ctx, input }) => validateLicenseKey(ctx.db, ctx.subject, input.key)),
+    .mutation(({ ctx, input }) => validateLicenseKey(ctx, ctx.subject, input.key)),
 });

@@ -6,7 +6,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { emails, orders, type DisputeReason, type DocumentLanguage, type EmailAttachmentRef, type PayoutFailureReason } from '@/db/schema';
+import { emails, orders, type DisputeReason, type DocumentLanguage, type EmailAttachmentRef, type EmailTemplate, type PayoutFailureReason } from '@/db/schema';
 import { epochSeconds } from '../clock';
 import { newId } from '../ids';
 import { ownedBy, type Scope } from '../kit/scope';
@@ -123,6 +123,9 @@ export type EmailContent =
   | { template: 'bank_account_changed'; data: BankAccountChangedData }
   | { template: 'payout_failed'; data: PayoutFailedData }
   | { template: 'dispute_created'; data: DisputeCreatedData };
+
+/** The templates written to a customer; the others go to the store's own members (./members.ts). */
+export const CUSTOMER_TEMPLATES = ['receipt', 'payment_failed', 'renewal_reminder', 'refund', 'subscription_canceled', 'withdrawal_received'] as const satisfies readonly EmailTemplate[];
 
 /** The objects an e-mail is about (the API view's `related`). */
 export interface EmailRelated {

@@ -51,8 +51,8 @@ export interface RenderContext {
   attachments: string[];
 }
 
-export async function renderEmail(email: RenderableEmail, context: RenderContext): Promise<RenderedEmail> {
-  const view: MailView = {
+function mailView(email: RenderableEmail, context: RenderContext): MailView {
+  return {
     language: email.language,
     format: formattersFor(email.language),
     storeName: context.storeName,
@@ -63,8 +63,19 @@ export async function renderEmail(email: RenderableEmail, context: RenderContext
     subscriptionId: email.subscriptionId,
     attachments: context.attachments,
   };
-  // The row's data was written for its template (./outbox.ts).
-  const template = TEMPLATES[email.template] as MailTemplate<unknown>;
+}
+
+// The row's data was written for its template (./outbox.ts).
+const templateOf = (email: RenderableEmail) => TEMPLATES[email.template] as MailTemplate<unknown>;
+
+export async function renderEmail(email: RenderableEmail, context: RenderContext): Promise<RenderedEmail> {
+  const view = mailView(email, context);
+  const template = templateOf(email);
   const html = await render(<template.Email view={view} data={email.data} />);
   return { subject: template.subject(view, email.data), text: toPlainText(html, TEXT_OPTIONS), html };
+}
+
+/** The subject line alone, as renderEmail would give it (no body is rendered). */
+export function renderEmailSubject(email: RenderableEmail, context: Omit<RenderContext, 'attachments'>): string {
+  return templateOf(email).subject(mailView(email, { ...context, attachments: [] }), email.data);
 }

@@ -7,6 +7,7 @@ import { ApiError, isErrorCode, resourceMissing } from '../errors';
 import { GatewayRejectedError, type Gateways } from '../gateway/types';
 import { randomBase62 } from '../ids';
 import { isDue, withExpiryApplied } from '../kit/expiry';
+import type { BuyerClient } from '../kit/hosted-page/request';
 import { expireCheckoutSessions } from '../checkout/expiry';
 import { isEmailAddress } from '../kit/fields';
 import { validateCard, type CardFields } from '../checkout/card';
@@ -65,6 +66,8 @@ export interface PayInput {
   language?: DocumentLanguage;
   /** Both waiver checkboxes were ticked (only a checkout with a digital product offers them). */
   withdrawalWaiver?: boolean;
+  /** The buyer's address and user agent, kept on the order as evidence for a dispute. */
+  buyer?: BuyerClient;
 }
 
 export type PayResult = { status: 'paid'; redirectUrl: string } | { status: 'requires_action'; redirectUrl: string };
@@ -177,6 +180,7 @@ interface Buyer {
   vatId: string | undefined;
   language: DocumentLanguage | undefined;
   withdrawalWaiver: boolean;
+  client: BuyerClient | undefined;
 }
 
 type Begun = { kind: 'attempt'; attempt: AttemptRow } | { kind: 'in_flight'; attempt: AttemptRow } | { kind: 'expired' };
@@ -233,8 +237,9 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, buyer: Buy
     const number = session.attemptCount + 1;
     await tx.update(checkoutSessions).set({ attemptCount: number }).where(eq(checkoutSessions.id, session.id));
     // Kept on the order so whoever settles the attempt (maybe a later reconciliation) knows
-    // them; each attempt's own, as the invoice must name the buyer who paid, and the waiver as
-    // given with this attempt, only where a digital product makes it one.
+    // them; each attempt's own, as the invoice must name the buyer who paid (and a dispute's
+    // evidence the address and browser that paid), and the waiver as given with this attempt,
+    // only where a digital product makes it one.
     const waived = buyer.withdrawalWaiver && (await orderHasDigitalProduct(tx, session.orderId));
     await tx
       .update(orders)
@@ -244,6 +249,8 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, buyer: Buy
         language: buyer.language ?? 'en',
         withdrawalWaiverAcceptedAt: waived ? now : null,
         withdrawalWaiverTextVersion: waived ? CURRENT_WAIVER_VERSION : null,
+        buyerIp: buyer.client?.ip ?? null,
+        buyerUserAgent: buyer.client?.userAgent ?? null,
       })
       .where(and(eq(orders.id, session.orderId), ownedBy(orders, session)));
     // Attempt times are wall-clock: they measure real gateway calls, not the store's test clock.
@@ -318,7 +325,7 @@ export async function payCheckoutSession(deps: PaymentDeps, input: PayInput): Pr
       }
       return outcomeOf(deps, resolution);
     }
-    const begun = await beginAttempt(deps, loaded, { email, vatId: input.vatId, language: input.language, withdrawalWaiver: input.withdrawalWaiver === true });
+    const begun = await beginAttempt(deps, loaded, { email, vatId: input.vatId, language: input.language, withdrawalWaiver: input.withdrawalWaiver === true, client: input.buyer });
     if (begun.kind === 'expired') throw sessionStateError({ ...loaded.session, status: 'expired' })!;
     if (begun.kind === 'in_flight') {
       open = begun.attempt;

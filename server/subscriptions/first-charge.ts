@@ -19,6 +19,7 @@ import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type
 import { recordAudit } from '../audit/service';
 import { chargeIdempotencyKey } from './schedule';
 import { appendQuery, receiptPageUrl } from '../kit/links';
+import type { BuyerClient } from '../kit/hosted-page/request';
 import { storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import { customerFor } from '../customers/service';
@@ -101,6 +102,8 @@ export interface PaySubscriptionInput {
   card: CardFields;
   /** The customer's language on the hosted page: their invoices'. */
   language?: DocumentLanguage;
+  /** The buyer's address and user agent: kept on the first charge, and on its order once paid, as evidence for a dispute. */
+  buyer?: BuyerClient;
 }
 
 /**
@@ -127,7 +130,7 @@ export async function paySubscriptionCheckout(deps: FirstChargeDeps, input: PayS
     throw new ApiError('unsupported_test_card', 'This card number is not one of the test cards.', { param: 'card_number' });
   }
 
-  const charge = await burnLink(deps, checkout, now, input.language ?? 'en');
+  const charge = await burnLink(deps, checkout, now, input.language ?? 'en', input.buyer);
   let result: ChargeResult | null;
   try {
     result = await deps.gateways[checkout.livemode ? 'live' : 'test'].charge({
@@ -204,7 +207,7 @@ export async function completeSubscriptionChallenge(deps: Pick<FirstChargeDeps, 
  * Consumes the link and records the intent, atomically: the conditional update lets exactly one
  * attempt through however many submits race (an expired or used link updates nothing).
  */
-async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionCheckouts.$inferSelect, now: Date, language: DocumentLanguage): Promise<ChargeRow> {
+async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionCheckouts.$inferSelect, now: Date, language: DocumentLanguage, buyer: BuyerClient | undefined): Promise<ChargeRow> {
   const subscriptionId = newId('sub', checkout.livemode);
   return deps.db.transaction(async (tx) => {
     const [burned] = await tx
@@ -253,6 +256,8 @@ async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionChec
         scheduledAt: now,
         // Wall clock, as payment attempts: staleness is about real gateway calls.
         createdAt: deps.clock.now(),
+        buyerIp: buyer?.ip ?? null,
+        buyerUserAgent: buyer?.userAgent ?? null,
       })
       .returning();
     await recordAudit(tx, {

@@ -10,7 +10,7 @@ import { backToForm, readHostedSubmission, type HostedPageDeps, type SubmitInput
 import { invalidLinkResponse } from '../kit/hosted-page/invalid-link';
 import { recordCardDecline, refusedCardAttempt } from '../rate-limit/card-attempts';
 import { epochSeconds, storeClock } from '../clock';
-import { clientIp, type Services } from '../context';
+import { buyerClientOf, clientIp, type Services } from '../context';
 import { ApiError } from '../errors';
 import { createHandoff } from '../kit/hosted-page/handoff';
 import { isSubscriptionCheckoutId } from '../ids';
@@ -155,6 +155,7 @@ export async function submitHostedSubscription(services: Services, input: Submit
       checkoutId: hosted.view.id,
       card: { number: field('card_number').replace(/[\s-]/g, ''), expiry: field('expiry'), cvc: field('cvc') },
       language: input.language,
+      buyer: input.buyer,
     });
     // Live 3-D Secure: to the bank's challenge, which sends the customer back to /subscribe/{id}/return.
     if (challengeUrl) return { kind: 'redirect', location: challengeUrl };
@@ -181,12 +182,12 @@ export async function submitHostedSubscription(services: Services, input: Submit
  * POST /subscribe/{id}/pay?expires&signature, as its route answers it: 429 while the address may
  * not attempt (server/rate-limit/card-attempts.ts), else always 303 (to the merchant, the
  * receipt, or back to the page) so a reload never resubmits. The body is card data: read once
- * here, never logged.
+ * here, never logged; nor are the buyer's address and user agent, kept on the first charge.
  */
 export async function answerHostedSubscription(services: Services, request: Request, id: string): Promise<Response> {
   const refused = await refusedCardAttempt(services.rateLimits, clientIp(request.headers), 'Subscription');
   if (refused) return refused;
-  const outcome = await submitHostedSubscription(services, await readHostedSubmission(request, id));
+  const outcome = await submitHostedSubscription(services, { ...(await readHostedSubmission(request, id)), buyer: buyerClientOf(request.headers) });
   if (outcome.kind === 'not_found') return invalidLinkResponse();
   if (outcome.declined) await recordCardDecline(services.rateLimits, clientIp(request.headers));
   return new Response(null, { status: 303, headers: { location: outcome.location, 'cache-control': 'no-store' } });

@@ -9,7 +9,7 @@ import type { DueJob } from '../due-jobs';
 import type { Scope } from '../kit/scope';
 import { queueRenewalRemindersDueJob } from '../mail/jobs';
 import { scheduledPayoutsDueJob } from '../payouts/jobs';
-import { disputeDeadlinesDueJob } from '../disputes/jobs';
+import { buyerDataErasureDueJob, disputeDeadlinesDueJob } from '../disputes/jobs';
 import { LOST_DISPUTE_EFFECTS } from '../subscriptions/service';
 import { expireSubscriptionCheckoutsDueJob } from '../subscriptions/jobs';
 import { requestDeliveryRun } from '../webhooks/jobs';
@@ -22,6 +22,7 @@ const DUE_JOBS: readonly DueJob[] = [
   billTestSubscriptionsDueJob,
   queueRenewalRemindersDueJob,
   disputeDeadlinesDueJob(LOST_DISPUTE_EFFECTS),
+  buyerDataErasureDueJob,
   scheduledPayoutsDueJob,
 ];
 

@@ -1,6 +1,14 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { beforeAll, expect } from 'vitest';
+import { answerHostedPayment } from '@/server/checkout/hosted/submit';
+import type { Services } from '@/server/context';
+import { serveDownload } from '@/server/downloads/service';
+import { payCheckoutSession } from '@/server/payments/service';
+import { attachFile, attachLicense } from '@/server/products/operator-service';
+import { answerHostedSubscription } from '@/server/subscriptions/hosted';
 import { createProduct } from '../support/api';
-import type { TestApi } from '../support/server';
+import { serveFetchHandler, type TestApi } from '../support/server';
 import { APPROVED, payCheckout } from '../invoices/support';
 
 /** The two test cards that open a dispute of the payment they make. */
@@ -46,3 +54,61 @@ export const paidOrder = (api: TestApi, key: string, amount = 1000) => paidWith(
 
 /** The entries of a cause as `[type, amount, description]`, newest first. */
 export const entryRows = (entries: { type: string; amount: number; description: string }[]) => entries.map((entry) => [entry.type, entry.amount, entry.description]);
+
+/** The bytes every delivery file of these tests holds. */
+export const DELIVERY_FILE = Buffer.from('%PDF-1.7 moth atlas\n'.repeat(50));
+
+/**
+ * The hosted forms' posts (checkout and subscription) as their routes answer them, a host of
+ * delivery files, and `/download/{line}`, each over HTTP on a loopback port.
+ */
+export async function serveCustomerSide(services: Services) {
+  const forms = await serveFetchHandler(async (request) => {
+    const [, page, id, action] = new URL(request.url).pathname.split('/');
+    if (page === 'checkout' && action === 'pay') return answerHostedPayment(services, payCheckoutSession, request, id!);
+    if (page === 'subscribe' && action === 'pay') return answerHostedSubscription(services, request, id!);
+    return new Response('not found', { status: 404 });
+  });
+  const host = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': String(DELIVERY_FILE.length) });
+    res.end(DELIVERY_FILE);
+  });
+  await new Promise<void>((resolve) => host.listen(0, '127.0.0.1', resolve));
+  const downloads = await serveFetchHandler(async (request) => {
+    const url = new URL(request.url);
+    return serveDownload(services, decodeURIComponent(url.pathname.replace(/^\/download\//, '')), {
+      expires: url.searchParams.get('expires') ?? undefined,
+      signature: url.searchParams.get('signature') ?? undefined,
+    });
+  });
+  return {
+    fileUrl: `http://127.0.0.1:${(host.address() as AddressInfo).port}/files/atlas.pdf`,
+    /** A hosted page's form posted as a browser sends it, with `headers` (its user agent, its client address). */
+    pay(hostedUrl: string, card: string, headers: Record<string, string> = {}, fields: Record<string, string> = {}) {
+      const url = new URL(hostedUrl);
+      return fetch(`${forms.baseUrl}${url.pathname}/pay${url.search}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams({ card_number: card, expiry: '12/30', cvc: '123', ...fields }),
+        redirect: 'manual',
+      });
+    },
+    /** A download link followed as a browser follows it, against the test's server instead of PUBLIC_BASE_URL. */
+    download(link: string) {
+      const url = new URL(link);
+      return fetch(`${downloads.baseUrl}${url.pathname}${url.search}`, { redirect: 'manual' });
+    },
+    async close() {
+      await Promise.all([forms.close(), downloads.close(), new Promise((resolve) => host.close(resolve))]);
+    },
+  };
+}
+
+/** A digital product (10.00 EUR, 19% VAT on top) with license keys and a delivery file at `fileUrl`, as the operator's product:attach-license and product:attach-file leave it. */
+export async function licensedProductWithFile(api: TestApi, key: string, name: string, fileUrl: string) {
+  const product = await createProduct(api, key, { name, amount: 1000, tax_rate: 19 });
+  const deps = { db: api.services.db, clock: api.clock };
+  await attachLicense(deps, product.id);
+  await attachFile(deps, product.id, fileUrl);
+  return product;
+}

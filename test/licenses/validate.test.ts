@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { products } from '@/db/schema';
+import { licenseKeys, licenseValidations, products } from '@/db/schema';
 import { GatewayRejectedError, GatewayTimeoutError, type PaymentGateway } from '@/server/gateway/types';
 import { payCheckoutSession } from '@/server/payments/service';
 import { reconcilePendingRefunds } from '@/server/orders/refunds/reconcile';
@@ -142,6 +142,55 @@ describe('POST /api/v1/licenses/validate', () => {
     const { licenseKey } = await licensedOrder();
     expectError(await api.request('POST', VALIDATE, { body: { key: licenseKey } }), 401, 'missing_api_key');
     expectError(await validate({ key: licenseKey }, store.keys.pk_test), 401, 'wrong_key_type');
+  });
+});
+
+describe('each validation of a key found is recorded', () => {
+  /** The validations recorded of `licenseKey`, oldest first. */
+  const recordedOf = (licenseKey: string) =>
+    api.services.db
+      .select({ validation: licenseValidations, keyId: licenseKeys.id })
+      .from(licenseValidations)
+      .innerJoin(licenseKeys, eq(licenseKeys.id, licenseValidations.licenseKeyId))
+      .where(eq(licenseKeys.key, licenseKey))
+      .orderBy(asc(licenseValidations.createdAt));
+
+  it('with its result (active, then revoked) and the time on the store’s test clock; a key not found records nothing', async () => {
+    const own = await createStore(api.services);
+    const key = own.keys.sk_test;
+    const created = await api.request('POST', '/api/v1/products', { key, body: { name: 'App', amount: 4900 } });
+    const order = await insertOrder(api, own, { lines: [{ productId: created.body.id, licenseKeys: 1 }] });
+    const licenseKey = order.licenseKeys[0]!;
+    expect((await api.request('POST', '/api/v1/test_helpers/advance_clock', { key, body: { seconds: 3600 } })).status).toBe(200);
+    expect((await validate({ key: licenseKey }, key)).body.status).toBe('active');
+    expect((await validate({ key: ` ${licenseKey.toLowerCase()}` }, key)).body.status).toBe('active');
+    expect((await api.request('POST', '/api/v1/test_helpers/advance_clock', { key, body: { seconds: 60 } })).status).toBe(200);
+    expect((await api.request('DELETE', `/api/v1/products/${created.body.id}?force=true`, { key })).status).toBe(200);
+    expect((await validate({ key: licenseKey }, key)).body.status).toBe('revoked');
+    // Not found: with another store's key, the other environment's, and an unknown key.
+    expect((await validate({ key: licenseKey }, store.key)).body.status).toBe('not_found');
+    expect((await validate({ key: licenseKey }, own.keys.sk_live)).body.status).toBe('not_found');
+    expect((await validate({ key: 'LK-ZZZZZ-ZZZZZ-ZZZZZ-ZZZZZ' }, key)).body.status).toBe('not_found');
+
+    const recorded = await recordedOf(licenseKey);
+    const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+    expect(recorded.map(({ validation, keyId }) => ({ ...validation, id: validation.id.slice(0, 8), keyId }))).toEqual(
+      [
+        ['active', at(3600)],
+        ['active', at(3600)],
+        ['revoked', at(3660)],
+      ].map(([result, createdAt]) => ({ id: 'lv_test_', storeId: own.id, livemode: false, licenseKeyId: recorded[0]!.keyId, orderId: order.id, result, createdAt, keyId: recorded[0]!.keyId })),
+    );
+    expect(new Set(recorded.map(({ validation }) => validation.id)).size).toBe(3);
+    expect(await api.services.db.$count(licenseValidations, eq(licenseValidations.storeId, own.id))).toBe(3);
+  });
+
+  it('a live key validated with the live secret key: recorded in live mode', async () => {
+    const { order, licenseKey } = await licensedOrder({ livemode: true });
+    expect((await validate({ key: licenseKey }, store.keys.sk_live)).body.status).toBe('active');
+    expect((await recordedOf(licenseKey)).map(({ validation }) => [validation.id.slice(0, 8), validation.livemode, validation.orderId, validation.result, validation.createdAt])).toEqual([
+      ['lv_live_', true, order.id, 'active', T0],
+    ]);
   });
 });
 

@@ -6,10 +6,10 @@
  * Card data lives only in this call's memory: it is never put in a URL, a log line or a page.
  */
 import { ApiError, ERROR_CATALOG } from '../../errors';
-import { clientIp, type Services } from '../../context';
+import { buyerClientOf, clientIp, type Services } from '../../context';
 import { isEmailAddress } from '../../kit/fields';
 import { hostedPageErrorFor, type HostedErrorCode } from '../../kit/hosted-page/messages';
-import { backToForm, readHostedSubmission, type SubmitInput, type SubmitOutcome } from '../../kit/hosted-page/request';
+import { backToForm, readHostedSubmission, type BuyerClient, type SubmitInput, type SubmitOutcome } from '../../kit/hosted-page/request';
 import { invalidLinkResponse } from '../../kit/hosted-page/invalid-link';
 import { paidRedirectUrl } from '../../kit/links';
 import { recordCardDecline, refusedCardAttempt } from '../../rate-limit/card-attempts';
@@ -27,6 +27,7 @@ export interface PayInput {
   vatId?: string;
   language?: DocumentLanguage;
   withdrawalWaiver?: boolean;
+  buyer?: BuyerClient;
 }
 
 export type PayFn = (deps: Services, input: PayInput) => Promise<{ status: 'paid' | 'requires_action'; redirectUrl: string }>;
@@ -72,6 +73,7 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
       language: input.language,
       // One box alone is no waiver.
       withdrawalWaiver: field(input.form, WAIVER_FIELDS.deliveryConsent) !== '' && field(input.form, WAIVER_FIELDS.acknowledgement) !== '',
+      buyer: input.buyer,
     });
     return { kind: 'redirect', location: result.redirectUrl };
   } catch (error) {
@@ -95,12 +97,12 @@ export async function submitHostedPayment(services: Services, pay: PayFn, input:
  * POST /checkout/{id}/pay?expires&signature, as its route answers it: 429 while the address may
  * not attempt (server/rate-limit/card-attempts.ts), else always 303 (to the merchant, the
  * receipt, or back to the page with an error code) so a reload never resubmits. The body is card
- * data: read once here, never logged.
+ * data: read once here, never logged; nor are the buyer's address and user agent, kept on the order.
  */
 export async function answerHostedPayment(services: Services, pay: PayFn, request: Request, id: string): Promise<Response> {
   const refused = await refusedCardAttempt(services.rateLimits, clientIp(request.headers), 'Checkout');
   if (refused) return refused;
-  const outcome = await submitHostedPayment(services, pay, await readHostedSubmission(request, id));
+  const outcome = await submitHostedPayment(services, pay, { ...(await readHostedSubmission(request, id)), buyer: buyerClientOf(request.headers) });
   if (outcome.kind === 'not_found') return invalidLinkResponse();
   if (outcome.declined) await recordCardDecline(services.rateLimits, clientIp(request.headers));
   const headers = new Headers({ location: outcome.location, 'cache-control': 'no-store' });

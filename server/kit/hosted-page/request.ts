@@ -26,11 +26,19 @@ export interface HostedLinkParams {
   signature: string | undefined;
 }
 
+/** The buyer's address and browser as the payment's request showed them; null when it did not. */
+export interface BuyerClient {
+  ip: string | null;
+  userAgent: string | null;
+}
+
 /** The form's POST: the link it was posted to, its body, and the customer's language. */
 export interface SubmitInput extends HostedLinkParams {
   form: FormData;
   /** From the POST's `Accept-Language`: the language the customer's documents are written in. */
   language?: DocumentLanguage;
+  /** Kept on the payment as evidence should the cardholder dispute it. */
+  buyer?: BuyerClient;
 }
 
 /** Where the browser goes after the POST (always a 303), or a 404 for a link that does not verify. */
