@@ -234,6 +234,17 @@ const COMMANDS: Record<string, Command> = {
       return client.dispute.list.query({ status: status as DisputeStatus | undefined });
     },
   },
+  'disputes:evidence': {
+    usage: 'disputes:evidence --id DISPUTE_ID --out FILE   (the evidence pack, a PDF)',
+    flags: { id: { kind: 'string', required: true }, out: { kind: 'string', required: true } },
+    run: async (client, flags) => {
+      const pack = await client.dispute.evidence.query({ id: text(flags.id) });
+      const content = Buffer.from(pack.content_base64, 'base64');
+      const file = path.resolve(text(flags.out));
+      await writeFile(file, content);
+      return { file, size: content.length };
+    },
+  },
   'user:invite': {
     usage: 'user:invite --store ID --email EMAIL --role owner|admin|developer|support|viewer',
     flags: { store: { kind: 'string', required: true }, email: { kind: 'string', required: true }, role: { kind: 'string', required: true } },

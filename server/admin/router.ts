@@ -2,6 +2,7 @@ import { TRPCError } from '@trpc/server';
 import { ApiError } from '../errors';
 import { refuseUnsafeText } from '../kit/text-input';
 import { disputeSchema } from '../disputes/schemas';
+import { pdfFileSchema } from '../invoices/schemas';
 import { payoutSchema } from '../payouts/schemas';
 import { productSchema } from '../products/schemas';
 import { createRouter, publicProcedure, trpcErrorCode } from '../trpc';
@@ -15,6 +16,7 @@ import {
   createDisputeInput,
   disputeListSchema,
   listDisputesInput,
+  disputeEvidenceInput,
   createdStoreSchema,
   createStoreInput,
   exportPayoutsInput,
@@ -42,6 +44,7 @@ import {
   closeDisputeAsOperator,
   createDisputeAsOperator,
   listDisputesAsOperator,
+  disputeEvidenceAsOperator,
   createStoreAsOperator,
   exportPayoutsAsOperator,
   inviteUserAsOperator,
@@ -179,6 +182,12 @@ export const adminRouter = createRouter({
       .input(listDisputesInput)
       .output(disputeListSchema)
       .query(({ ctx, input }) => listDisputesAsOperator(ctx, input)),
+
+    // dispute.evidence: a dispute's evidence pack, as the store's API gives it.
+    evidence: adminProcedure
+      .input(disputeEvidenceInput)
+      .output(pdfFileSchema)
+      .query(({ ctx, input }) => disputeEvidenceAsOperator(ctx, input)),
   }),
   user: createRouter({
     // user.invite: adds the person to the store and prints a one-time link.

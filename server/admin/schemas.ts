@@ -197,6 +197,8 @@ export const closeDisputeInput = z.strictObject({ id: disputeId, outcome: z.enum
 
 export const listDisputesInput = z.strictObject({ status: z.enum(DISPUTE_STATUSES).optional() });
 
+export const disputeEvidenceInput = z.strictObject({ id: disputeId });
+
 export const disputeListSchema = z.object({ object: z.literal('list'), data: z.array(disputeSchema) });
 
 const mismatchSchema = z.object({

@@ -14,7 +14,9 @@ import { mailLinkInBackground } from '../users/link-mail';
 import type { Context } from '../context';
 import { ApiError } from '../errors';
 import { customerPageUrlProblem } from '../kit/fields';
+import { disputeEvidencePdf } from '../disputes/evidence';
 import { closeDispute, createDispute, disputeView, listEveryDispute, locateForOperator } from '../disputes/service';
+import type { PdfFile } from '../invoices/schemas';
 import type { Dispute } from '../disputes/schemas';
 import { digestsEqual, sha256Hex } from '../ids';
 import { attachFile, attachLicense } from '../products/operator-service';
@@ -30,6 +32,7 @@ import { clearTwoFactor } from '../users/two-factor';
 import type {
   adjustLedgerInput,
   closeDisputeInput,
+  disputeEvidenceInput,
   createDisputeInput,
   createStoreInput,
   listDisputesInput,
@@ -282,6 +285,13 @@ export async function closeDisputeAsOperator(ctx: Context, input: z.infer<typeof
   if (!found) throw new ApiError('resource_missing', `No dispute with id '${input.id}'.`, { param: 'id' });
   const dispute = await closeDispute(ctx.db, found.scope, input.id, input.outcome, { effects: LOST_DISPUTE_EFFECTS, times: found.times, actor: operatorActor(ctx) });
   return disputeView(dispute);
+}
+
+/** `disputes:evidence`: a dispute's evidence pack, of any store, on its store's clock; a read, not audited. */
+export async function disputeEvidenceAsOperator(ctx: Context, input: z.infer<typeof disputeEvidenceInput>): Promise<PdfFile> {
+  const found = await locateForOperator(ctx.db, disputes, input.id, ctx.clock);
+  if (!found) throw new ApiError('resource_missing', `No dispute with id '${input.id}'.`, { param: 'id' });
+  return disputeEvidencePdf({ db: ctx.db, clock: { now: () => found.times.now }, config: ctx.config }, found.scope, input.id);
 }
 
 /** `disputes:list`: a read, not audited. */

@@ -1,3 +1,6 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
 import { emails } from '@/db/schema';
@@ -6,7 +9,7 @@ import { auditOf, storeWithTeam, testEmails, type TeamStore } from '../bank-acco
 import { entriesOf } from '../balance/support';
 import { expectFailure, expectJson, useAdminCli } from '../support/admin-cli';
 import { createProduct, epoch, expectError, T0 } from '../support/api';
-import { createSession } from '../invoices/support';
+import { createSession, fetchPdf, pdfPages } from '../invoices/support';
 import { useTestApi } from '../support/server';
 import { eventsOf } from '../subscriptions/support';
 import { DISPUTES, entryRows, paidOrder, useSimulatedAcquirer } from './support';
@@ -324,5 +327,26 @@ describe('npm run admin -- disputes:list', { timeout: 150_000 }, () => {
     expectFailure(await runCli(['disputes:list', '--status', 'open']), 2, /--status takes needs_response, under_review, won, lost, not "open"/);
     await ledgerVerified(first, 1);
     await ledgerVerified(second, 2);
+  });
+});
+
+describe('npm run admin -- disputes:evidence', { timeout: 150_000 }, () => {
+  it('writes the evidence pack to --out and prints { file, size }: the same PDF the store’s API gives; an unknown id exits 1, no --out exits 2', async () => {
+    api.clock.set(T0);
+    const store = await taxedStore('Evidence Printer');
+    const order = await paidOrder(api, store.liveKey);
+    const dispute = expectJson(await runCli(['disputes:create', '--order', order.id, '--reason', 'unrecognized']));
+    const out = path.join(await mkdtemp(path.join(tmpdir(), 'evidence-')), 'pack.pdf');
+    const printed = expectJson(await runCli(['disputes:evidence', '--id', dispute.id, '--out', out]));
+    const written = await readFile(out);
+    expect(printed).toEqual({ file: out, size: written.length });
+    const text = (await pdfPages(written)).join('\n');
+    expect(text).toContain(dispute.id);
+    expect(text).toContain(order.id);
+    const viaApi = await fetchPdf(api, `${DISPUTES}/${dispute.id}/evidence.pdf`, store.liveKey);
+    expect(viaApi.status).toBe(200);
+    expect((await pdfPages(viaApi.bytes)).join('\n')).toBe(text);
+    expectFailure(await runCli(['disputes:evidence', '--id', 'dp_live_000000000000000000000000', '--out', out]), 1, /No dispute with id/);
+    expectFailure(await runCli(['disputes:evidence', '--id', dispute.id]), 2, /--out/);
   });
 });

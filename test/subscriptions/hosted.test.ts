@@ -137,6 +137,7 @@ describe('hosted subscription checkout: the first charge', () => {
       current_period_end: epoch(new Date('2026-04-01T12:00:00Z')),
       next_billing_at: epoch(new Date('2026-04-01T12:00:00Z')),
       canceled_at: null,
+      cancel_reason: null,
       ended_at: null,
       metadata: { order: 'A-17' },
       created: epoch(T0),
