@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { DISPUTE_REASONS, DISPUTE_STATUSES } from '@/db/schema';
 import { EXAMPLE } from '../kit/examples';
+import { strictBoolean } from '../kit/json-schema';
 import { createdRangeFields, idFilter, listSchema, pageFields } from '../kit/list';
 
 /** The most characters an evidence field holds. */
@@ -86,7 +87,7 @@ export const updateDisputeInput = z
       })
       .optional()
       .describe('A field sent replaces the stored one (null clears it); a field left out stays as it is.'),
-    submit: z.boolean().optional().describe('`true` submits the evidence as it then stands: the dispute goes `under_review` and its evidence can no longer change.'),
+    submit: strictBoolean().optional().describe('`true` submits the evidence as it then stands: the dispute goes `under_review` and its evidence can no longer change.'),
   })
   .meta({
     examples: [

@@ -78,6 +78,7 @@ describe('GET /api/v1/orders/{id}', () => {
       withdrawal: null,
       billing_reason: 'purchase',
       subscription_id: null,
+      dispute_id: null,
       created: epoch(T0),
       paid_at: epoch(T0),
     });

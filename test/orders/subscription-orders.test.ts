@@ -69,6 +69,7 @@ describe('orders of subscription charges', () => {
         withdrawal: null,
         billing_reason: 'subscription_create',
         subscription_id: subscription.id,
+        dispute_id: null,
         created: epoch(T0),
         paid_at: epoch(T0),
       },
@@ -81,7 +82,7 @@ describe('orders of subscription charges', () => {
     expect(paid).toHaveLength(1);
     expect(paid[0].data.object).toEqual(order);
     const receipt = await api.request('GET', '/api/v1/test_helpers/emails?template=receipt', { key: store.key });
-    expect(receipt.body.data[0].related).toEqual({ order_id: null, subscription_id: subscription.id, invoice_id: order.invoice_id, credit_note_id: null, payout_id: null });
+    expect(receipt.body.data[0].related).toEqual({ order_id: null, subscription_id: subscription.id, invoice_id: order.invoice_id, credit_note_id: null, payout_id: null, dispute_id: null });
   });
 
   it('a renewal is an order `subscription_cycle` with its invoice for the period, refunded in part then in full with credit notes', async () => {
@@ -112,6 +113,7 @@ describe('orders of subscription charges', () => {
       withdrawal: null,
       billing_reason: 'subscription_cycle',
       subscription_id: sub.id,
+      dispute_id: null,
       created: epoch(monthly(1)),
       paid_at: epoch(monthly(1)),
     });

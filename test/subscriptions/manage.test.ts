@@ -123,7 +123,7 @@ describe('DELETE /api/v1/subscriptions/{id}', () => {
     const response = await cancel(subscription.id, { reason: 'customer asked' });
     expect(response.status).toBe(200);
     const at = epoch(T0) + 3600;
-    expect(response.body).toEqual({ ...subscription, status: 'canceled', canceled_at: at, ended_at: at });
+    expect(response.body).toEqual({ ...subscription, status: 'canceled', canceled_at: at, cancel_reason: 'customer asked', ended_at: at });
     const [contract] = await api.services.db.select().from(simulatorRecurring).where(eq(simulatorRecurring.id, subscription.recurring_id));
     expect(contract!.canceledAt).not.toBeNull();
     const [row] = await api.services.db.select().from(subscriptions).where(eq(subscriptions.id, subscription.id));
