@@ -32,7 +32,7 @@ export async function disputeTestCardPayment(
     .from(orders)
     .innerJoin(stores, eq(stores.id, orders.storeId))
     .where(and(eq(orders.id, payment.orderId), eq(orders.livemode, false)));
-  if (!order || order.status !== 'paid' || order.disputeId !== null || order.billingReason === 'subscription_cycle') return;
+  if (order?.status !== 'paid' || order.disputeId !== null || order.billingReason === 'subscription_cycle') return;
   const times = { now: storeClock(deps.clock, { livemode: false, testClockOffsetSeconds: order.offset }).now(), wallNow: deps.clock.now() };
   await deps.db.transaction((tx) => openDispute(tx, { storeId: order.storeId, livemode: false }, payment.orderId, { reason }, { fee: deps.config.ledger.disputeFee, times }));
 }
