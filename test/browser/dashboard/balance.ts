@@ -35,9 +35,11 @@ function secondsToMonday(now: number): number {
 async function releaseHeldPayments(key: string): Promise<void> {
   const advance = async (seconds: number) => expect((await callService(origin, key, 'POST', '/api/v1/test_helpers/advance_clock', { seconds })).status).toBe(200);
   let toMonday = secondsToMonday(Math.floor(Date.now() / 1000));
-  // Too close to a Monday to do both moves before it: let it pass first.
-  if (toMonday < 120) {
-    await new Promise((resolve) => setTimeout(resolve, (toMonday + 2) * 1000));
+  // Within two minutes of a Monday, before or after it, both moves do not fit in the week: wait
+  // until two minutes after it.
+  if (toMonday < 120 || toMonday > 7 * DAY - 120) {
+    const wait = (toMonday < 120 ? toMonday : toMonday - 7 * DAY) + 122;
+    await new Promise((resolve) => setTimeout(resolve, wait * 1000));
     toMonday = secondsToMonday(Math.floor(Date.now() / 1000));
   }
   await advance(toMonday + 5);
