@@ -15,7 +15,7 @@ import type { Context } from '../context';
 import { ApiError } from '../errors';
 import { customerPageUrlProblem } from '../kit/fields';
 import { disputeEvidencePdf } from '../disputes/evidence';
-import { closeDispute, createDispute, disputeView, listEveryDispute, locateForOperator } from '../disputes/service';
+import { closeDispute, createDispute, disputeView, listEveryDispute, locateInAnyStore } from '../disputes/service';
 import type { PdfFile } from '../invoices/schemas';
 import type { Dispute } from '../disputes/schemas';
 import { digestsEqual, sha256Hex } from '../ids';
@@ -272,7 +272,7 @@ export function verifyLedgerAsOperator(ctx: Context, input: z.infer<typeof verif
 
 /** `disputes:create`: a dispute the acquirer reported, of an order of any store and environment (its id says which). */
 export async function createDisputeAsOperator(ctx: Context, input: z.infer<typeof createDisputeInput>): Promise<Dispute> {
-  const found = await locateForOperator(ctx.db, orders, input.order, ctx.clock);
+  const found = await locateInAnyStore(ctx.db, orders, input.order, ctx.clock);
   if (!found) throw new ApiError('resource_missing', `No order with id '${input.order}'.`, { param: 'order' });
   const request = { reason: input.reason, amount: input.amount, evidenceDueBy: input.evidenceDueBy === undefined ? undefined : new Date(input.evidenceDueBy * 1000) };
   const dispute = await createDispute(ctx.db, found.scope, input.order, request, { fee: ctx.config.ledger.disputeFee, times: found.times, actor: operatorActor(ctx) });
@@ -281,7 +281,7 @@ export async function createDisputeAsOperator(ctx: Context, input: z.infer<typeo
 
 /** `disputes:close`: the acquirer's outcome of an open dispute of any store; a closed one is refused. */
 export async function closeDisputeAsOperator(ctx: Context, input: z.infer<typeof closeDisputeInput>): Promise<Dispute> {
-  const found = await locateForOperator(ctx.db, disputes, input.id, ctx.clock);
+  const found = await locateInAnyStore(ctx.db, disputes, input.id, ctx.clock);
   if (!found) throw new ApiError('resource_missing', `No dispute with id '${input.id}'.`, { param: 'id' });
   const dispute = await closeDispute(ctx.db, found.scope, input.id, input.outcome, { effects: LOST_DISPUTE_EFFECTS, times: found.times, actor: operatorActor(ctx) });
   return disputeView(dispute);
@@ -289,7 +289,7 @@ export async function closeDisputeAsOperator(ctx: Context, input: z.infer<typeof
 
 /** `disputes:evidence`: a dispute's evidence pack, of any store, on its store's clock; a read, not audited. */
 export async function disputeEvidenceAsOperator(ctx: Context, input: z.infer<typeof disputeEvidenceInput>): Promise<PdfFile> {
-  const found = await locateForOperator(ctx.db, disputes, input.id, ctx.clock);
+  const found = await locateInAnyStore(ctx.db, disputes, input.id, ctx.clock);
   if (!found) throw new ApiError('resource_missing', `No dispute with id '${input.id}'.`, { param: 'id' });
   return disputeEvidencePdf({ db: ctx.db, clock: { now: () => found.times.now }, config: ctx.config }, found.scope, input.id);
 }

@@ -52,10 +52,7 @@ export async function runDisputeDeadlines(deps: DisputeDeadlineDeps, effects: Lo
     const decided = await deps.db.transaction(async (tx) => {
       const locked = await lockDueDispute(tx, id, deps.clock);
       if (!locked) return false;
-      await applyDeadline(tx, locked.dispute, effects, {
-        now: locked.now,
-        wallNow: deps.clock.now(),
-      });
+      await applyDeadline(tx, locked.dispute, effects, locked.times);
       return true;
     });
     if (decided) changed += 1;

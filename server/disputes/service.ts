@@ -7,7 +7,7 @@
  * one order take turns and never count the same money twice.
  */
 import { and, desc, eq } from 'drizzle-orm';
-import type { Database, Transaction } from '@/db/client';
+import type { Database, Executor, Transaction } from '@/db/client';
 import { disputes, orders, stores, type DisputeReason, type DisputeStatus } from '@/db/schema';
 import { actorAudit, recordAudit, type Actor } from '../audit/service';
 import { recordDisputeOpeningEntries, recordDisputeWonEntries } from '../balance/ledger';
@@ -153,10 +153,10 @@ export async function openDispute(tx: Transaction, scope: Scope, orderId: string
 }
 
 /**
- * Where an order or a dispute of any store is, with its store's clock now: the operator's commands
- * name the object alone. Undefined for an unknown id.
+ * Where an order or a dispute of any store is, with its store's clock now: for callers that name
+ * the object alone (the operator's commands, the background passes). Undefined for an unknown id.
  */
-export async function locateForOperator(db: Database, table: typeof orders | typeof disputes, id: string, wallClock: Clock): Promise<{ scope: Scope; times: EventTimes } | undefined> {
+export async function locateInAnyStore(db: Executor, table: typeof orders | typeof disputes, id: string, wallClock: Clock): Promise<{ scope: Scope; times: EventTimes } | undefined> {
   const [found] = await db
     .select({ storeId: table.storeId, livemode: table.livemode, testClockOffsetSeconds: stores.testClockOffsetSeconds })
     .from(table)
@@ -333,21 +333,12 @@ export async function applyDeadline(tx: Transaction, dispute: DisputeRow, effect
 }
 
 /** The dispute locked for the deadline pass with its store's clock now, if it is still due (another pass may have taken it). */
-export async function lockDueDispute(tx: Transaction, id: string, wallClock: Clock): Promise<{ dispute: DisputeRow; now: Date } | undefined> {
-  const [found] = await tx
-    .select({
-      storeId: disputes.storeId,
-      livemode: disputes.livemode,
-      testClockOffsetSeconds: stores.testClockOffsetSeconds,
-    })
-    .from(disputes)
-    .innerJoin(stores, eq(stores.id, disputes.storeId))
-    .where(eq(disputes.id, id));
+export async function lockDueDispute(tx: Transaction, id: string, wallClock: Clock): Promise<{ dispute: DisputeRow; times: EventTimes } | undefined> {
+  const found = await locateInAnyStore(tx, disputes, id, wallClock);
   if (!found) return undefined;
-  const dispute = await lockDispute(tx, found, id);
-  const now = storeClock(wallClock, found).now();
+  const dispute = await lockDispute(tx, found.scope, id);
   const waiting = dispute.status === 'needs_response' || (dispute.status === 'under_review' && !dispute.livemode);
-  return waiting && dispute.evidenceDueBy.getTime() <= now.getTime() ? { dispute, now } : undefined;
+  return waiting && dispute.evidenceDueBy.getTime() <= found.times.now.getTime() ? { dispute, times: found.times } : undefined;
 }
 
 /** GET /disputes/{id}: unknown, foreign and other-environment ids answer alike. */

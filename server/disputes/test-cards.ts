@@ -1,14 +1,14 @@
 /**
  * Test mode's disputes: a checkout or a subscription's first charge paid with one of these cards
  * (each pays like 4242 4242 4242 4242) is disputed in full in the next transaction, before the page
- * answers, so a merchant can try the whole flow. Renewals never are. Test mode takes only the
+ * answers, so a merchant can try the whole flow. Renewals never are (billing never calls this). Test mode takes only the
  * published test cards, so a test payment's last four digits tell which card paid.
  */
-import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
-import { orders, stores, type DisputeReason } from '@/db/schema';
-import { storeClock, type Clock } from '../clock';
-import { openDispute } from './service';
+import { orders, type DisputeReason } from '@/db/schema';
+import type { Clock } from '../clock';
+import { ApiError } from '../errors';
+import { locateInAnyStore, openDispute } from './service';
 
 export const TEST_DISPUTE_CARDS: Readonly<Record<string, DisputeReason>> = {
   '4000000000000259': 'fraudulent',
@@ -27,12 +27,12 @@ export async function disputeTestCardPayment(
 ): Promise<void> {
   const reason = payment.cardLast4 === null ? undefined : REASON_BY_LAST4.get(payment.cardLast4);
   if (payment.livemode || !reason) return;
-  const [order] = await deps.db
-    .select({ storeId: orders.storeId, status: orders.status, disputeId: orders.disputeId, billingReason: orders.billingReason, offset: stores.testClockOffsetSeconds })
-    .from(orders)
-    .innerJoin(stores, eq(stores.id, orders.storeId))
-    .where(and(eq(orders.id, payment.orderId), eq(orders.livemode, false)));
-  if (order?.status !== 'paid' || order.disputeId !== null || order.billingReason === 'subscription_cycle') return;
-  const times = { now: storeClock(deps.clock, { livemode: false, testClockOffsetSeconds: order.offset }).now(), wallNow: deps.clock.now() };
-  await deps.db.transaction((tx) => openDispute(tx, { storeId: order.storeId, livemode: false }, payment.orderId, { reason }, { fee: deps.config.ledger.disputeFee, times }));
+  const found = await locateInAnyStore(deps.db, orders, payment.orderId, deps.clock);
+  if (!found) return;
+  try {
+    await deps.db.transaction((tx) => openDispute(tx, found.scope, payment.orderId, { reason }, { fee: deps.config.ledger.disputeFee, times: found.times }));
+  } catch (error) {
+    // Refunded in full in the meantime (or disputed by a concurrent settle): nothing is left to dispute, and the payment stands.
+    if (!(error instanceof ApiError)) throw error;
+  }
 }

@@ -11,6 +11,14 @@ import { DISPUTE_CARDS, DISPUTE_ID, DISPUTES, disputeOf, paidWith } from './supp
 /** Disputes through HTTP: opened by the test cards, answered with evidence, decided at the deadline. */
 const api = useTestApi();
 
+/** A store of its own at T0 and an order of it paid with a dispute card: its dispute as the API reads it. */
+async function disputedOrder(name: string, card: string) {
+  api.clock.set(T0);
+  const store = await storeWithTeam(api, { name, taxCalculation: true });
+  const order = await paidWith(api, store.key, card);
+  return { store, order, dispute: await disputeOf(api, store.key, order.id) };
+}
+
 const ledgerOk = async (storeId: string) => expect(await verifyLedger(api.services.db, api.clock.now(), storeId)).toMatchObject({ ok: true });
 
 describe('a payment with a dispute card', () => {
@@ -84,13 +92,7 @@ describe('a payment with a dispute card', () => {
   });
 
   it('with evidence containing winning_evidence, is won when the test clock passes the deadline: the amount and VAT back, the fee kept', async () => {
-    api.clock.set(T0);
-    const store = await storeWithTeam(api, {
-      name: 'Winning Books',
-      taxCalculation: true,
-    });
-    const order = await paidWith(api, store.key, DISPUTE_CARDS.productNotReceived);
-    const dispute = await disputeOf(api, store.key, order.id);
+    const { store, order, dispute } = await disputedOrder('Winning Books', DISPUTE_CARDS.productNotReceived);
     expect(dispute.reason).toBe('product_not_received');
     const saved = await api.request('POST', `${DISPUTES}/${dispute.id}`, {
       key: store.key,
@@ -138,13 +140,7 @@ describe('a payment with a dispute card', () => {
   });
 
   it('without evidence, is lost at the deadline: a credit note for the amount, reason dispute_lost; refunds stay refused', async () => {
-    api.clock.set(T0);
-    const store = await storeWithTeam(api, {
-      name: 'Losing Books',
-      taxCalculation: true,
-    });
-    const order = await paidWith(api, store.key, DISPUTE_CARDS.fraudulent);
-    const dispute = await disputeOf(api, store.key, order.id);
+    const { store, order, dispute } = await disputedOrder('Losing Books', DISPUTE_CARDS.fraudulent);
     await advanceClock(api, store.key, 7 * DAY);
     expect(
       (
