@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { ibanProblem, normalizeIban } from './kit/iban';
+import { loadRateTable, type RateTable } from './kit/vat-rates';
 
 export interface RateLimitConfig {
   /** Requests per IP per window, on every API request, before authentication. */
@@ -209,6 +210,8 @@ export interface Config {
   /** DOWNLOAD_LIMIT (default 20): downloads served per order line of a product with a file; more are refused. */
   downloadLimit: number;
   ledger: LedgerConfig;
+  /** TAX_RATES_FILE: the operator's VAT rate table (.csv or .json); unset, the shipped server/vat/rates.csv. */
+  taxRates: RateTable;
 }
 
 export interface GatewayConfig {
@@ -332,5 +335,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       payoutMinimum: positiveInt(env.PAYOUT_MINIMUM, 1000, 'PAYOUT_MINIMUM'),
       disputeFee: nonNegativeInt(env.DISPUTE_FEE, 1500, 'DISPUTE_FEE'),
     },
+    taxRates: loadRateTable(env.TAX_RATES_FILE?.trim() || undefined),
   };
 }

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { oneOf, timestamptz } from './columns';
+import { oneOf, TAX_MODES, TAX_TREATMENTS, timestamptz, type CustomerDetails, type TaxMode, type TaxTreatment } from './columns';
 import { customers } from './customers';
 import { orders } from './orders';
 import { stores } from './stores';
@@ -46,6 +46,12 @@ export const checkoutSessions = pgTable(
     createdAt: timestamptz('created_at').notNull(),
     expiresAt: timestamptz('expires_at').notNull(),
     completedAt: timestamptz('completed_at'),
+    /** The store's tax mode when the session was created: the session keeps it. */
+    taxMode: text('tax_mode').$type<TaxMode>().notNull().default('product_rate'),
+    /** The buyer's billing details and the tax they lead to, as last entered on the hosted page. */
+    customerDetails: json('customer_details').$type<CustomerDetails>(),
+    taxCountry: text('tax_country'),
+    taxTreatment: text('tax_treatment').$type<TaxTreatment>(),
   },
   (t) => [
     // GET /checkout/sessions, newest first, unfiltered and by each selective filter.
@@ -57,6 +63,8 @@ export const checkoutSessions = pgTable(
     index('checkout_sessions_open_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'open'`),
     check('checkout_sessions_status_check', oneOf(t.status, CHECKOUT_STATUSES)),
     check('checkout_sessions_payment_status_check', oneOf(t.paymentStatus, PAYMENT_STATUSES)),
+    check('checkout_sessions_tax_mode_check', oneOf(t.taxMode, TAX_MODES)),
+    check('checkout_sessions_tax_treatment_check', oneOf(t.taxTreatment, TAX_TREATMENTS)),
   ],
 );
 

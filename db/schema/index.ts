@@ -15,4 +15,15 @@ export * from './invoices';
 export * from './emails';
 export * from './balance';
 export * from './disputes';
-export { DOCUMENT_LANGUAGES, type DocumentLanguage } from './columns';
+export {
+  DOCUMENT_LANGUAGES,
+  TAX_CATEGORIES,
+  TAX_MODES,
+  TAX_TREATMENTS,
+  type CustomerDetails,
+  type DocumentLanguage,
+  type TaxCategory,
+  type TaxEvidence,
+  type TaxMode,
+  type TaxTreatment,
+} from './columns';

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { DOCUMENT_LANGUAGES, oneOf, timestamptz, type DocumentLanguage } from './columns';
+import { DOCUMENT_LANGUAGES, oneOf, TAX_TREATMENTS, timestamptz, type CustomerDetails, type DocumentLanguage, type TaxTreatment } from './columns';
 import { customers } from './customers';
 import { disputes } from './disputes';
 import { orders, refunds } from './orders';
@@ -13,7 +13,7 @@ export interface DocumentLine {
   quantity: number;
   unit_amount: number;
   amount_subtotal: number;
-  /** Percent; 0 where no VAT was charged. */
+  /** Percent with at most two decimals (`5.5`); 0 where no VAT was charged. */
   tax_rate: number;
   amount_tax: number;
   amount_total: number;
@@ -74,6 +74,11 @@ export const invoices = pgTable(
     suppliedUntil: timestamptz('supplied_until').notNull(),
     /** When it was issued (the store's clock): the API's `issued_at`. */
     createdAt: timestamptz('created_at').notNull(),
+    /** The buyer's billing details, where and how the sale was taxed, and the note that says why no VAT was charged. */
+    customerDetails: json('customer_details').$type<CustomerDetails>(),
+    taxCountry: text('tax_country'),
+    taxTreatment: text('tax_treatment').$type<TaxTreatment>(),
+    taxNote: text('tax_note'),
   },
   (t) => [
     uniqueIndex('invoices_number_unique').on(t.number),
@@ -87,6 +92,9 @@ export const invoices = pgTable(
     // Every invoice documents an order (a subscription charge's too, which also names its charge).
     check('invoices_documents_one_payment', sql`${t.orderId} is not null`),
     check('invoices_language_check', oneOf(t.language, DOCUMENT_LANGUAGES)),
+    check('invoices_tax_treatment_check', oneOf(t.taxTreatment, TAX_TREATMENTS)),
+    // The OSS report: a quarter's documents of one environment, by issue time.
+    index('invoices_issued_idx').on(t.livemode, t.createdAt),
   ],
 );
 
@@ -123,6 +131,11 @@ export const creditNotes = pgTable(
     amountTax: integer('amount_tax').notNull(),
     amountTotal: integer('amount_total').notNull(),
     createdAt: timestamptz('created_at').notNull(),
+    /** Its invoice's: the buyer's billing details, where and how the sale was taxed, and the note that says why no VAT was charged. */
+    customerDetails: json('customer_details').$type<CustomerDetails>(),
+    taxCountry: text('tax_country'),
+    taxTreatment: text('tax_treatment').$type<TaxTreatment>(),
+    taxNote: text('tax_note'),
   },
   (t) => [
     uniqueIndex('credit_notes_number_unique').on(t.number),
@@ -130,6 +143,8 @@ export const creditNotes = pgTable(
     uniqueIndex('credit_notes_dispute_unique').on(t.disputeId),
     check('credit_notes_reason_check', oneOf(t.reason, CREDIT_NOTE_REASONS)),
     check('credit_notes_reverses_one', sql`case ${t.reason} when 'refund' then ${t.refundId} is not null and ${t.disputeId} is null else ${t.disputeId} is not null and ${t.refundId} is null end`),
+    check('credit_notes_tax_treatment_check', oneOf(t.taxTreatment, TAX_TREATMENTS)),
+    index('credit_notes_issued_idx').on(t.livemode, t.createdAt),
     index('credit_notes_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
     index('credit_notes_invoice_list_idx').on(t.storeId, t.livemode, t.invoiceId, t.createdAt.desc(), t.id.desc()),
     index('credit_notes_order_list_idx').on(t.storeId, t.livemode, t.orderId, t.createdAt.desc(), t.id.desc()),

@@ -1,6 +1,6 @@
-import { boolean, check, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, json, numeric, pgTable, text } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { DOCUMENT_LANGUAGES, oneOf, timestamptz, type DocumentLanguage } from './columns';
+import { DOCUMENT_LANGUAGES, oneOf, TAX_CATEGORIES, TAX_TREATMENTS, timestamptz, type CustomerDetails, type DocumentLanguage, type TaxCategory, type TaxEvidence, type TaxTreatment } from './columns';
 import { customers } from './customers';
 import { products } from './products';
 import { stores } from './stores';
@@ -63,6 +63,13 @@ export const orders = pgTable(
      */
     buyerIp: text('buyer_ip'),
     buyerUserAgent: text('buyer_user_agent'),
+    /** The buyer's billing details and the tax they led to (its checkout session's, or its subscription's). */
+    customerDetails: json('customer_details').$type<CustomerDetails>(),
+    taxCountry: text('tax_country'),
+    taxTreatment: text('tax_treatment').$type<TaxTreatment>(),
+    /** Where the buyer is, as the payment attempt found it: billing and card country, and whether they differ. */
+    taxEvidence: json('tax_evidence').$type<TaxEvidence>(),
+    evidenceConflict: boolean('evidence_conflict'),
   },
   (t) => [
     // GET /orders, newest first, unfiltered and by each selective filter.
@@ -82,6 +89,7 @@ export const orders = pgTable(
     check('orders_billing_reason_check', oneOf(t.billingReason, BILLING_REASONS)),
     check('orders_subscription_whole', sql`(${t.billingReason} = 'purchase') = (${t.subscriptionId} is null)`),
     check('orders_fee_rates_whole', sql`(${t.feeBasisPoints} is null) = (${t.feeFixed} is null)`),
+    check('orders_tax_treatment_check', oneOf(t.taxTreatment, TAX_TREATMENTS)),
     check('orders_withdrawal_waiver_whole', sql`(${t.withdrawalWaiverAcceptedAt} is null) = (${t.withdrawalWaiverTextVersion} is null)`),
   ],
 );
@@ -104,14 +112,21 @@ export const orderLines = pgTable(
     amountSubtotal: integer('amount_subtotal').notNull(),
     amountTax: integer('amount_tax').notNull(),
     amountTotal: integer('amount_total').notNull(),
-    taxRate: integer('tax_rate'),
+    /** Percent with at most two decimals (`5.5`). */
+    taxRate: numeric('tax_rate', { precision: 5, scale: 2, mode: 'number' }),
     taxInclusive: boolean('tax_inclusive').notNull(),
+    /** The product's VAT category at sale time: where the buyer's country sets the rate, it picks the row. */
+    taxCategory: text('tax_category').$type<TaxCategory>().notNull().default('standard'),
     /** Whether license keys are issued for this line when paid (the product's flag at sale time). */
     hasLicense: boolean('has_license').notNull(),
     /** Downloads served of the line's file: raised by one conditional update per download, never past DOWNLOAD_LIMIT. */
     downloadCount: integer('download_count').notNull().default(0),
   },
-  (t) => [index('order_lines_order_idx').on(t.orderId, t.position), check('order_lines_download_count_check', sql`${t.downloadCount} >= 0`)],
+  (t) => [
+    index('order_lines_order_idx').on(t.orderId, t.position),
+    check('order_lines_download_count_check', sql`${t.downloadCount} >= 0`),
+    check('order_lines_tax_category_check', oneOf(t.taxCategory, TAX_CATEGORIES)),
+  ],
 );
 
 export const REFUND_STATUSES = ['succeeded', 'pending', 'failed'] as const;

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, json, pgTable, text } from 'drizzle-orm/pg-core';
-import { timestamptz } from './columns';
+import { oneOf, TAX_CATEGORIES, timestamptz, type TaxCategory } from './columns';
 import { stores } from './stores';
 
 export type ProductType = 'digital' | 'physical';
@@ -28,6 +28,8 @@ export const products = pgTable(
     images: json('images').$type<string[]>().notNull(),
     taxRate: integer('tax_rate'),
     taxInclusive: boolean('tax_inclusive').notNull(),
+    /** The VAT category that picks the buyer's country's rate where the store taxes by buyer country. */
+    taxCategory: text('tax_category').$type<TaxCategory>().notNull().default('standard'),
     hasLicense: boolean('has_license').notNull().default(false),
     /** Delivery file location: set by the operator, never returned by any read. */
     fileUrl: text('file_url'),
@@ -47,6 +49,7 @@ export const products = pgTable(
     // Newest-first listing within one store and environment (`created` desc, then id desc).
     index('products_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
     check('products_amount_nonnegative', sql`${t.amount} >= 0`),
+    check('products_tax_category_check', oneOf(t.taxCategory, TAX_CATEGORIES)),
     check('products_interval_matches_mode', sql`(${t.priceMode} = 'recurring') = (${t.priceInterval} is not null and ${t.priceIntervalCount} is not null)`),
   ],
 );

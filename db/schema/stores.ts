@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, pgTable, text } from 'drizzle-orm/pg-core';
-import { DOCUMENT_LANGUAGES, oneOf, timestamptz, type DocumentLanguage } from './columns';
+import { DOCUMENT_LANGUAGES, oneOf, TAX_MODES, timestamptz, type DocumentLanguage, type TaxMode } from './columns';
 
 /** When a store's payouts are made: Mondays or the 1st, 00:00 UTC on its clock, or only when asked. */
 export const PAYOUT_SCHEDULES = ['weekly', 'monthly', 'manual'] as const;
@@ -17,6 +17,8 @@ export const stores = pgTable(
     amountMode: boolean('amount_mode').notNull().default(false),
     taxCalculation: boolean('tax_calculation').notNull().default(false),
     subscriptions: boolean('subscriptions').notNull().default(false),
+    /** Whose VAT rate applies: the product's (`product_rate`) or the buyer's member state's (`buyer_country`). */
+    taxMode: text('tax_mode').$type<TaxMode>().notNull().default('product_rate'),
     /**
      * Counted across the operator, never reused: the store's part of its invoice and credit note
      * numbers (server/invoices/numbering.ts), so those are unique across every store.
@@ -48,6 +50,7 @@ export const stores = pgTable(
     check('stores_payout_schedule_live_check', oneOf(t.payoutScheduleLive, PAYOUT_SCHEDULES)),
     check('stores_payout_schedule_test_check', oneOf(t.payoutScheduleTest, PAYOUT_SCHEDULES)),
     check('stores_language_check', oneOf(t.language, DOCUMENT_LANGUAGES)),
+    check('stores_tax_mode_check', oneOf(t.taxMode, TAX_MODES)),
   ],
 );
 

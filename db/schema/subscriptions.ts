@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, json, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { DOCUMENT_LANGUAGES, oneOf, timestamptz, type DocumentLanguage } from './columns';
+import { boolean, check, index, integer, json, numeric, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { DOCUMENT_LANGUAGES, oneOf, TAX_CATEGORIES, TAX_MODES, TAX_TREATMENTS, timestamptz, type CustomerDetails, type DocumentLanguage, type TaxCategory, type TaxEvidence, type TaxMode, type TaxTreatment } from './columns';
 import { orders } from './orders';
 import { products } from './products';
 import { stores } from './stores';
@@ -54,6 +54,20 @@ export const subscriptions = pgTable(
     createdAt: timestamptz('created_at').notNull(),
     /** The language the customer subscribed in on the hosted page (`en`, `de`): their invoices'. */
     language: text('language').$type<DocumentLanguage>().notNull().default('en'),
+    /**
+     * How its charges are taxed: the mode of its checkout, and where the buyer's country sets the
+     * rate, the category and whether the amount includes VAT (plan mode: it does, `standard`).
+     */
+    taxMode: text('tax_mode').$type<TaxMode>().notNull().default('product_rate'),
+    taxCategory: text('tax_category').$type<TaxCategory>().notNull().default('standard'),
+    taxInclusive: boolean('tax_inclusive').notNull().default(true),
+    /** The buyer's billing details and the tax country and treatment they led to, fixed at the checkout. */
+    customerDetails: json('customer_details').$type<CustomerDetails>(),
+    taxCountry: text('tax_country'),
+    taxTreatment: text('tax_treatment').$type<TaxTreatment>(),
+    /** Where the buyer is, as the first charge's attempt found it. */
+    taxEvidence: json('tax_evidence').$type<TaxEvidence>(),
+    evidenceConflict: boolean('evidence_conflict'),
   },
   (t) => [
     index('subscriptions_product_idx').on(t.productId),
@@ -67,6 +81,9 @@ export const subscriptions = pgTable(
     index('subscriptions_due_idx').on(t.nextBillingAt).where(sql`${t.status} in ('active', 'past_due')`),
     check('subscriptions_status_check', oneOf(t.status, SUBSCRIPTION_STATUSES)),
     check('subscriptions_language_check', oneOf(t.language, DOCUMENT_LANGUAGES)),
+    check('subscriptions_tax_mode_check', oneOf(t.taxMode, TAX_MODES)),
+    check('subscriptions_tax_category_check', oneOf(t.taxCategory, TAX_CATEGORIES)),
+    check('subscriptions_tax_treatment_check', oneOf(t.taxTreatment, TAX_TREATMENTS)),
   ],
 );
 
@@ -99,8 +116,25 @@ export const subscriptionCheckouts = pgTable(
     consumedAt: timestamptz('consumed_at'),
     createdAt: timestamptz('created_at').notNull(),
     expiresAt: timestamptz('expires_at').notNull(),
+    /**
+     * How its charges are taxed: the mode of its checkout, and where the buyer's country sets the
+     * rate, the category and whether the amount includes VAT (plan mode: it does, `standard`).
+     */
+    taxMode: text('tax_mode').$type<TaxMode>().notNull().default('product_rate'),
+    taxCategory: text('tax_category').$type<TaxCategory>().notNull().default('standard'),
+    taxInclusive: boolean('tax_inclusive').notNull().default(true),
+    /** The buyer's billing details and the tax country and treatment they led to, fixed at the checkout. */
+    customerDetails: json('customer_details').$type<CustomerDetails>(),
+    taxCountry: text('tax_country'),
+    taxTreatment: text('tax_treatment').$type<TaxTreatment>(),
   },
-  (t) => [index('subscription_checkouts_store_idx').on(t.storeId, t.livemode, t.createdAt), check('subscription_checkouts_status_check', oneOf(t.status, SUBSCRIPTION_CHECKOUT_STATUSES))],
+  (t) => [
+    index('subscription_checkouts_store_idx').on(t.storeId, t.livemode, t.createdAt),
+    check('subscription_checkouts_status_check', oneOf(t.status, SUBSCRIPTION_CHECKOUT_STATUSES)),
+    check('subscription_checkouts_tax_mode_check', oneOf(t.taxMode, TAX_MODES)),
+    check('subscription_checkouts_tax_category_check', oneOf(t.taxCategory, TAX_CATEGORIES)),
+    check('subscription_checkouts_tax_treatment_check', oneOf(t.taxTreatment, TAX_TREATMENTS)),
+  ],
 );
 
 /**
@@ -131,7 +165,11 @@ export const subscriptionCharges = pgTable(
     /** 0 for the scheduled charge, 1–4 for the retries at +1, +3, +5 and +7 days after a failure. */
     attempt: integer('attempt').notNull(),
     idempotencyKey: text('idempotency_key').notNull(),
+    /** What is charged: the subscription's amount, plus VAT where its price excludes it. */
     amount: integer('amount').notNull(),
+    /** The VAT in `amount` and its rate (percent, two decimals at most) on the charge's date; 0 and null where no VAT is charged. */
+    amountTax: integer('amount_tax').notNull().default(0),
+    taxRate: numeric('tax_rate', { precision: 5, scale: 2, mode: 'number' }),
     status: text('status').$type<SubscriptionChargeStatus>().notNull(),
     failureCode: text('failure_code'),
     cardBrand: text('card_brand'),

@@ -1,6 +1,6 @@
 import { and, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import { preparedOnce } from '@/db/client';
-import { apiKeys, stores } from '@/db/schema';
+import { apiKeys, stores, type TaxMode } from '@/db/schema';
 import type { Context } from '../context';
 import { ApiError, type ErrorCode } from '../errors';
 import { digestsEqual, sha256Hex } from '../ids';
@@ -27,6 +27,8 @@ export interface Subject extends Scope {
   /** The store's test clock offset; read with storeClock() (server/clock.ts). */
   testClockOffsetSeconds: number;
   flags: StoreFlags;
+  /** Whose VAT rate the store's sales take: the product's, or the buyer's member state's. */
+  taxMode: TaxMode;
 }
 
 export interface KeyAcceptance {
@@ -92,6 +94,7 @@ const keyLookup = preparedOnce((db) =>
       amountMode: stores.amountMode,
       taxCalculation: stores.taxCalculation,
       subscriptions: stores.subscriptions,
+      taxMode: stores.taxMode,
       testClockOffsetSeconds: stores.testClockOffsetSeconds,
     })
     .from(apiKeys)
@@ -131,6 +134,7 @@ export async function authenticateRequest(ctx: Context, accept: KeyAcceptance): 
       taxCalculation: row.taxCalculation,
       subscriptions: row.subscriptions,
     },
+    taxMode: row.taxMode,
   };
 
   if (!accept.kinds.includes(row.kind)) {

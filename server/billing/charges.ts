@@ -26,8 +26,8 @@ import { chargeIdempotencyKey } from '../subscriptions/schedule';
 import { awaitsCharge, billingAnchor, boundary, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, TRANSITION_COLUMNS, type Transition } from './transitions';
 import { ownedBy, type Scope } from '../kit/scope';
 import type { PayOrdersDeps } from '../payments/pay-orders';
+import { chargeAmountsOf, chargeOrderPayment } from '../subscriptions/charge-order';
 import { payOrders, type OrderPayment } from '../payments/pay-orders';
-import { chargeOrderPayment } from '../subscriptions/charge-order';
 import { batchRelation, fromBatch } from '@/db/batch';
 
 export type ChargeRow = typeof subscriptionCharges.$inferSelect;
@@ -120,7 +120,7 @@ export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, li
         cycle: owed.cycle,
         attempt: owed.attempt,
         idempotencyKey: chargeIdempotencyKey(subscription.id, owed.cycle, owed.attempt),
-        amount: subscription.amount,
+        ...chargeAmountsOf(subscription, deps.config.taxRates, now),
         status: 'processing',
         failureCode: null,
         cardBrand: null,
@@ -253,6 +253,8 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
         attempt: subscriptionCharges.attempt,
         scheduledAt: subscriptionCharges.scheduledAt,
         amount: subscriptionCharges.amount,
+        amountTax: subscriptionCharges.amountTax,
+        taxRate: subscriptionCharges.taxRate,
       });
     const settledById = new Map(settledRows.map((row) => [row.id, row]));
 
@@ -276,7 +278,7 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
           // Documented as the period the charge would have paid for.
           const chargedFor = { ...before, currentPeriodStart: boundary(before, settled.cycle - 1), currentPeriodEnd: boundary(before, settled.cycle) };
           const card = { brand: outcome.brand, last4: outcome.last4 };
-          const payment = chargeOrderPayment(chargedFor, { id: charge.id, cycle: settled.cycle, amount: settled.amount, card, gatewayPaymentId: outcome.paymentId, buyer: RENEWAL_BUYER }, times);
+          const payment = chargeOrderPayment(chargedFor, { id: charge.id, cycle: settled.cycle, amount: settled.amount, amountTax: settled.amountTax, taxRate: settled.taxRate, card, gatewayPaymentId: outcome.paymentId, buyer: RENEWAL_BUYER }, times);
           paid.push(payment);
           unowed.push({ settlement, payment, offset });
         }
@@ -293,7 +295,7 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
       if (outcome?.status === 'succeeded') {
         const subscription = move(chargeSucceeded(before, settled, now));
         const card = { brand: outcome.brand, last4: outcome.last4 };
-        paid.push(chargeOrderPayment(subscription, { id: charge.id, cycle: settled.cycle, amount: settled.amount, card, gatewayPaymentId: outcome.paymentId ?? null, buyer: RENEWAL_BUYER }, times));
+        paid.push(chargeOrderPayment(subscription, { id: charge.id, cycle: settled.cycle, amount: settled.amount, amountTax: settled.amountTax, taxRate: settled.taxRate, card, gatewayPaymentId: outcome.paymentId ?? null, buyer: RENEWAL_BUYER }, times));
         continue;
       }
       const declined = chargeDeclined(settled, now);

@@ -4,13 +4,13 @@
  */
 import { and, inArray, sql } from 'drizzle-orm';
 import { preparedPerShape, type Executor } from '@/db/client';
-import { products } from '@/db/schema';
+import { products, type TaxCategory } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { ApiError, resourceMissing } from '../errors';
 import { normalizePriceId } from '../ids';
 import { ownedBy, SCOPE_PLACEHOLDERS } from '../kit/scope';
 import type { CreateCheckoutSessionInput } from './schemas';
-import { lineTax, type LineAmounts } from './tax';
+import { lineTax, lineTaxAt, type LineAmounts } from '../kit/line-tax';
 
 /**
  * Totals stay within the 32-bit amount columns: 100 lines of 100 units of the dearest product
@@ -33,6 +33,7 @@ export interface ResolvedLine extends LineAmounts {
   unitAmount: number;
   taxRate: number | null;
   taxInclusive: boolean;
+  taxCategory: TaxCategory;
   hasLicense: boolean;
 }
 
@@ -45,6 +46,7 @@ const priceColumns = {
   priceActive: products.priceActive,
   taxRate: products.taxRate,
   taxInclusive: products.taxInclusive,
+  taxCategory: products.taxCategory,
   hasLicense: products.hasLicense,
 };
 
@@ -85,18 +87,16 @@ async function resolvePriceLines(executor: Executor, subject: Subject, requests:
       });
     }
     if (!product.priceActive) throw new ApiError('price_inactive', 'This price is not active: activate it or sell another one.', { param: line.param });
+    const common = { productId: product.id, priceId: product.priceId, description: product.name, quantity: line.quantity, unitAmount: product.amount, taxCategory: product.taxCategory, hasLicense: product.hasLicense };
+    // By the buyer's country: untaxed until the hosted page learns the country (server/checkout/buyer-tax.ts).
+    if (subject.taxMode === 'buyer_country') return { ...common, taxRate: null, taxInclusive: product.taxInclusive, ...lineTaxAt(product.amount * line.quantity, 0, product.taxInclusive) };
     // Tax settings count only where tax is calculated; the line records what was applied.
     const taxed = subject.flags.taxCalculation && product.taxRate !== null && product.taxRate > 0;
     const inclusive = taxed && product.taxInclusive;
     return {
-      productId: product.id,
-      priceId: product.priceId,
-      description: product.name,
-      quantity: line.quantity,
-      unitAmount: product.amount,
+      ...common,
       taxRate: taxed ? product.taxRate : null,
       taxInclusive: inclusive,
-      hasLicense: product.hasLicense,
       ...lineTax(product.amount * line.quantity, product.taxRate, inclusive, taxed),
     };
   });
@@ -104,7 +104,8 @@ async function resolvePriceLines(executor: Executor, subject: Subject, requests:
 
 export async function resolveLines(executor: Executor, subject: Subject, input: CreateCheckoutSessionInput): Promise<ResolvedLine[]> {
   if (input.amount !== undefined) {
-    // Amount mode: one line the merchant describes; no product, no catalog tax.
+    // Amount mode: one line the merchant describes; no product, no catalog tax. By the buyer's
+    // country, the amount is what the buyer pays, VAT included, at the standard rate.
     return [
       {
         productId: null,
@@ -113,7 +114,8 @@ export async function resolveLines(executor: Executor, subject: Subject, input: 
         quantity: 1,
         unitAmount: input.amount,
         taxRate: null,
-        taxInclusive: false,
+        taxInclusive: subject.taxMode === 'buyer_country',
+        taxCategory: 'standard',
         hasLicense: false,
         subtotal: input.amount,
         tax: 0,

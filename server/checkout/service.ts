@@ -19,7 +19,7 @@ import { clampExpiry, isDue, withExpiryApplied, type Lifetime } from '../kit/exp
 import { expireCheckoutSessions, type SessionExpiryDeps } from './expiry';
 import { checkoutSessionView, type CheckoutSessionRow } from './view';
 import { MAX_SESSION_TOTAL, resolveLines } from './lines';
-import { sumLines } from './tax';
+import { sumLines } from '../kit/line-tax';
 import { ownedBy, type Scope } from '../kit/scope';
 import { LINE_FIELDS, sessionInsert } from './statements';
 
@@ -114,6 +114,7 @@ export async function createCheckoutSession(deps: CheckoutDeps, subject: Subject
         cancelUrl: input.cancel_url ?? null,
         metadata: normalizeMetadata(input.metadata),
         expiresAt: new Date(clampExpiry(nowSeconds, input.expires_at, SESSION_LIFETIME) * 1000),
+        taxMode: subject.taxMode,
         lines: batchJson(
           orderLines,
           LINE_FIELDS,
@@ -130,6 +131,7 @@ export async function createCheckoutSession(deps: CheckoutDeps, subject: Subject
             amountTotal: line.total,
             taxRate: line.taxRate,
             taxInclusive: line.taxInclusive,
+            taxCategory: line.taxCategory,
             hasLicense: line.hasLicense,
           })),
         ),

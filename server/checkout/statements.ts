@@ -21,6 +21,7 @@ export const LINE_FIELDS = [
   'amountTotal',
   'taxRate',
   'taxInclusive',
+  'taxCategory',
   'hasLicense',
 ] as const;
 
@@ -66,6 +67,7 @@ function prepareSessionInsert(executor: Executor, keyed: number) {
     metadata: placeholder('metadata'),
     createdAt: placeholder('createdAt'),
     expiresAt: placeholder('expiresAt'),
+    taxMode: placeholder('taxMode'),
   };
   const newOrder = executor.$with('new_order').as(
     executor

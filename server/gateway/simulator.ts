@@ -25,7 +25,27 @@ const TEST_CARDS: Record<string, Scenario> = {
   // Pay like 4242…; the service then opens a dispute of the payment (server/disputes/test-cards.ts).
   '4000000000000259': 'approve',
   '4000000000002685': 'approve',
+  // Pay like 4242…, issued in the country whose ISO numeric code is digits 7–9 (evidence of where the buyer is).
+  '4000002760000016': 'approve',
+  '4000002500000003': 'approve',
+  '4000000400000008': 'approve',
+  '4000003800000008': 'approve',
+  '4000008400000001': 'approve',
 };
+
+/** The issuing country of the test cards that have one; every other card's is unknown. */
+const TEST_CARD_COUNTRIES: Readonly<Record<string, string>> = {
+  '4000002760000016': 'DE',
+  '4000002500000003': 'FR',
+  '4000000400000008': 'AT',
+  '4000003800000008': 'IT',
+  '4000008400000001': 'US',
+};
+
+/** A test card's issuing country (ISO alpha-2), or null when it has none. */
+export function testCardCountry(digits: string): string | null {
+  return TEST_CARD_COUNTRIES[digits] ?? null;
+}
 
 /**
  * Whether a (digits-only) number is one of the published test cards. Lets a hosted page refuse

@@ -19,6 +19,7 @@ import { withdrawalWaiverView } from './withdrawal-waiver';
 import { splitCredit, sumBreakdown, taxBreakdownOf } from './amounts';
 import { nextDocumentNumber, nextDocumentNumbers } from './numbering';
 import { documentTexts } from './texts';
+import { taxNoteOf } from '../vat/taxation';
 import { creditNoteView, invoiceView, type CreditNoteRow, type InvoiceRow } from './view';
 
 /** Who sells: the operator, copied onto each invoice as it stands when the invoice is issued. */
@@ -114,8 +115,13 @@ function orderInvoiceValues(deps: IssueDeps, { order, lines, customerName, subsc
     subscriptionChargeId,
     customerId: order.customerId,
     customerEmail: order.customerEmail!,
-    customerName,
-    buyerVatId: order.buyerVatId,
+    // A name and VAT ID entered with the billing details are the ones the invoice names.
+    customerName: order.customerDetails?.name ?? customerName,
+    buyerVatId: order.customerDetails?.vat_id ?? order.buyerVatId,
+    customerDetails: order.customerDetails,
+    taxCountry: order.taxCountry,
+    taxTreatment: order.taxTreatment,
+    taxNote: taxNoteOf(order.taxTreatment, order.language),
     lines: lines.map(
       (line): DocumentLine => ({
         description: line.description,
@@ -241,6 +247,11 @@ export async function issueCreditNote(tx: Transaction, cause: CreditCause, times
     amountTax: totals.tax,
     amountTotal: totals.total,
     createdAt: times.now,
+    // The buyer and the taxation as the invoice states them, whatever has changed since.
+    customerDetails: invoice.customerDetails,
+    taxCountry: invoice.taxCountry,
+    taxTreatment: invoice.taxTreatment,
+    taxNote: invoice.taxNote,
   };
   await insertIssued(tx, creditNotes, note, scope, 'credit_note.issued', creditNoteView(note), times);
   return note;

@@ -6,6 +6,7 @@
  * is documented, accounted, mailed and announced alike, and refunded alike later
  * (server/orders/refunds/).
  */
+import type { RateTable } from '../kit/vat-rates';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { batchRelation, fromBatch } from '@/db/batch';
 import type { Transaction } from '@/db/client';
@@ -42,7 +43,7 @@ export interface OrderPayment {
 
 /** What paying an order needs besides the invoice's seller: the operator's fee and the payout hold. */
 export interface PayOrdersDeps extends IssueDeps {
-  config: IssueDeps['config'] & { ledger: LedgerConfig };
+  config: IssueDeps['config'] & { ledger: LedgerConfig; taxRates: RateTable };
 }
 
 /** Each store's fee rates as they stand now (the env's defaults where a store has none), read in one statement. */

@@ -18,6 +18,10 @@ import { isOpen, settleAttempt, type AttemptRow, type SessionRow } from './settl
 import { ownedBy } from '../kit/scope';
 import { orderHasDigitalProduct } from '../orders/withdrawals/service';
 import { CURRENT_WAIVER_VERSION } from '../orders/withdrawals/waiver';
+import { cardCountryOf } from '../gateway';
+import { taxSessionForBuyer, TotalChangedError } from '../checkout/buyer-tax';
+import type { CheckedBilling } from '../vat/billing';
+import { taxEvidenceOf } from '../vat/taxation';
 
 /**
  * Paying a checkout session on the hosted page.
@@ -51,7 +55,7 @@ export interface PaymentDeps {
   /** Wall clock; the session's store clock is derived from it (test clocks). */
   clock: Clock;
   gateways: Gateways;
-  config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'operator' | 'ledger'>;
+  config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'operator' | 'ledger' | 'taxRates' | 'vatLookup'>;
   settings?: Partial<PaymentSettings>;
 }
 
@@ -68,6 +72,11 @@ export interface PayInput {
   withdrawalWaiver?: boolean;
   /** The buyer's address and user agent, kept on the order as evidence for a dispute. */
   buyer?: BuyerClient;
+  /**
+   * A session taxed by the buyer's country: the billing details as checked (server/vat/billing.ts),
+   * and the total the page showed with them. Required there; a total that no longer matches charges nothing.
+   */
+  billing?: { checked: CheckedBilling; shownTotal: number };
 }
 
 export type PayResult = { status: 'paid'; redirectUrl: string } | { status: 'requires_action'; redirectUrl: string };
@@ -181,9 +190,12 @@ interface Buyer {
   language: DocumentLanguage | undefined;
   withdrawalWaiver: boolean;
   client: BuyerClient | undefined;
+  billing: PayInput['billing'];
+  /** The card's issuing country where known: evidence of where the buyer is. */
+  cardCountry: string | null;
 }
 
-type Begun = { kind: 'attempt'; attempt: AttemptRow } | { kind: 'in_flight'; attempt: AttemptRow } | { kind: 'expired' };
+type Begun = { kind: 'attempt'; attempt: AttemptRow } | { kind: 'in_flight'; attempt: AttemptRow } | { kind: 'expired' } | { kind: 'total_changed'; amountTotal: number };
 
 /**
  * Claims the next attempt: in one transaction with the session row locked (two submits
@@ -234,6 +246,16 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, buyer: Buy
       throw new ApiError('too_many_attempts', 'Too many payment attempts for this checkout session. Try again later.', { retryAfter });
     }
 
+    // Taxed again for the details submitted, at the day's rates: the total charged is the total shown, or nothing.
+    let charged = session;
+    let evidence: ReturnType<typeof taxEvidenceOf> | undefined;
+    if (session.taxMode === 'buyer_country') {
+      if (!buyer.billing) throw new ApiError('parameter_invalid', 'Select your country.', { param: 'country' });
+      charged = await taxSessionForBuyer(tx, session, buyer.billing.checked, deps.config.taxRates, now);
+      if (charged.amountTotal !== buyer.billing.shownTotal) return { kind: 'total_changed' as const, amountTotal: charged.amountTotal };
+      evidence = taxEvidenceOf(buyer.billing.checked.details.address?.country ?? null, buyer.cardCountry);
+    }
+
     const number = session.attemptCount + 1;
     await tx.update(checkoutSessions).set({ attemptCount: number }).where(eq(checkoutSessions.id, session.id));
     // Kept on the order so whoever settles the attempt (maybe a later reconciliation) knows
@@ -245,7 +267,8 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, buyer: Buy
       .update(orders)
       .set({
         ...(buyer.email !== undefined ? { customerEmail: buyer.email } : {}),
-        buyerVatId: buyer.vatId ?? null,
+        buyerVatId: buyer.billing?.checked.details.vat_id ?? buyer.vatId ?? null,
+        ...(evidence ? { taxEvidence: evidence.evidence, evidenceConflict: evidence.conflict } : {}),
         language: buyer.language ?? 'en',
         withdrawalWaiverAcceptedAt: waived ? now : null,
         withdrawalWaiverTextVersion: waived ? CURRENT_WAIVER_VERSION : null,
@@ -263,7 +286,7 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, buyer: Buy
         storeId: session.storeId,
         livemode: session.livemode,
         idempotencyKey: `charge:${session.id}:${number}`,
-        amount: session.amountTotal,
+        amount: charged.amountTotal,
         status: 'processing',
         createdAt: wallNow,
         updatedAt: wallNow,
@@ -325,8 +348,17 @@ export async function payCheckoutSession(deps: PaymentDeps, input: PayInput): Pr
       }
       return outcomeOf(deps, resolution);
     }
-    const begun = await beginAttempt(deps, loaded, { email, vatId: input.vatId, language: input.language, withdrawalWaiver: input.withdrawalWaiver === true, client: input.buyer });
+    const begun = await beginAttempt(deps, loaded, {
+      email,
+      vatId: input.vatId,
+      language: input.language,
+      withdrawalWaiver: input.withdrawalWaiver === true,
+      client: input.buyer,
+      billing: input.billing,
+      cardCountry: cardCountryOf(card.number, loaded.session.livemode),
+    });
     if (begun.kind === 'expired') throw sessionStateError({ ...loaded.session, status: 'expired' })!;
+    if (begun.kind === 'total_changed') throw new TotalChangedError(begun.amountTotal);
     if (begun.kind === 'in_flight') {
       open = begun.attempt;
       continue;

@@ -41,7 +41,7 @@ export interface SettleDeps {
   /** Wall clock; the session's store clock is derived from it (test clocks). */
   clock: Clock;
   /** For the session as the API shows it, in its events; the operator, the seller on the invoice. */
-  config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'operator' | 'ledger'>;
+  config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'operator' | 'ledger' | 'taxRates'>;
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * A subscription charge that took the money is an order like any sale: this shapes it for the one
  * settle seam (server/payments/pay-orders.ts), with one line for the plan and the period it pays
- * for. Subscriptions are sold without VAT calculation, so the line carries none.
+ * for, taxed as the charge was (chargeAmountsOf).
  */
 import type { Card } from '../mail/outbox';
 import { subscriptionReceipt } from '../mail/outbox';
@@ -10,12 +10,38 @@ import { newInvoiceId } from '../invoices/issue';
 import { documentTexts } from '../invoices/texts';
 import type { OrderPayment } from '../payments/pay-orders';
 import type { EventTimes } from '../webhooks/events';
+import type { RateTable } from '../kit/vat-rates';
+import { buyerLineAmounts } from '../vat/taxation';
 import type { SubscriptionRow } from './representation';
 
-export interface PaidCharge {
+/** What a charge takes: the amount with its VAT and rate (null where none is charged). */
+export interface ChargeAmounts {
+  amount: number;
+  amountTax: number;
+  taxRate: number | null;
+}
+
+/**
+ * A charge of `subscription` made on `date` (its store's clock). Where the buyer's country sets
+ * the rate, the country and treatment fixed at the checkout are taxed at that day's rate: the
+ * amount stays the price as set, and an exclusive price is charged with its VAT on top.
+ */
+export function chargeAmountsOf(subscription: Pick<SubscriptionRow, 'amount' | 'taxMode' | 'taxCountry' | 'taxTreatment' | 'taxCategory' | 'taxInclusive'>, rates: RateTable, date: Date): ChargeAmounts {
+  if (subscription.taxMode !== 'buyer_country' || subscription.taxCountry === null || subscription.taxTreatment === null) {
+    return { amount: subscription.amount, amountTax: 0, taxRate: null };
+  }
+  const line = buyerLineAmounts(
+    { gross: subscription.amount, inclusive: subscription.taxInclusive, category: subscription.taxCategory },
+    { taxCountry: subscription.taxCountry, treatment: subscription.taxTreatment },
+    rates,
+    date,
+  );
+  return { amount: line.total, amountTax: line.tax, taxRate: line.taxRate };
+}
+
+export interface PaidCharge extends ChargeAmounts {
   id: string;
   cycle: number;
-  amount: number;
   card: Card;
   gatewayPaymentId: string | null;
   /** The buyer's IP address and user agent on the hosted page: a first charge's, null for a renewal. */
@@ -26,7 +52,8 @@ export interface PaidCharge {
 export function chargeOrderPayment(subscription: SubscriptionRow, charge: PaidCharge, times: EventTimes): OrderPayment {
   const orderId = newId('ord', subscription.livemode);
   const invoiceId = newInvoiceId(subscription.livemode);
-  const { amount } = charge;
+  const { amount, amountTax } = charge;
+  const amountSubtotal = amount - amountTax;
   return {
     written: 'new',
     order: {
@@ -36,8 +63,8 @@ export function chargeOrderPayment(subscription: SubscriptionRow, charge: PaidCh
       status: 'paid',
       customerId: subscription.customerId,
       customerEmail: subscription.customerEmail,
-      amountSubtotal: amount,
-      amountTax: 0,
+      amountSubtotal,
+      amountTax,
       amountTotal: amount,
       amountRefunded: 0,
       cardBrand: charge.card.brand,
@@ -46,7 +73,7 @@ export function chargeOrderPayment(subscription: SubscriptionRow, charge: PaidCh
       createdAt: times.now,
       paidAt: times.now,
       language: subscription.language,
-      buyerVatId: null,
+      buyerVatId: subscription.customerDetails?.vat_id ?? null,
       invoiceId,
       withdrawalWaiverAcceptedAt: null,
       withdrawalWaiverTextVersion: null,
@@ -55,6 +82,11 @@ export function chargeOrderPayment(subscription: SubscriptionRow, charge: PaidCh
       disputeId: null,
       buyerIp: charge.buyer.ip,
       buyerUserAgent: charge.buyer.userAgent,
+      customerDetails: subscription.customerDetails,
+      taxCountry: subscription.taxCountry,
+      taxTreatment: subscription.taxTreatment,
+      taxEvidence: subscription.taxEvidence,
+      evidenceConflict: subscription.evidenceConflict,
     },
     lines: [
       {
@@ -65,12 +97,13 @@ export function chargeOrderPayment(subscription: SubscriptionRow, charge: PaidCh
         priceId: subscription.priceId,
         description: documentTexts(subscription.language).subscriptionLine(subscription.planName),
         quantity: 1,
-        unitAmount: amount,
-        amountSubtotal: amount,
-        amountTax: 0,
+        unitAmount: amountSubtotal,
+        amountSubtotal,
+        amountTax,
         amountTotal: amount,
-        taxRate: 0,
-        taxInclusive: false,
+        taxRate: charge.taxRate ?? 0,
+        taxInclusive: amountTax > 0 && subscription.taxInclusive,
+        taxCategory: subscription.taxCategory,
         hasLicense: false,
         downloadCount: 0,
       },

@@ -41,7 +41,7 @@ export interface FirstChargeDeps {
   /** Wall clock; the store's clock is derived from it (test clocks). */
   clock: Clock;
   gateways: Gateways;
-  config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'subscriptionsEnabled' | 'operator' | 'ledger'>;
+  config: Pick<Config, 'publicBaseUrl' | 'authSecret' | 'subscriptionsEnabled' | 'operator' | 'ledger' | 'taxRates' | 'vatLookup'>;
 }
 
 type ChargeRow = typeof subscriptionCharges.$inferSelect;
@@ -349,6 +349,8 @@ export async function settleFirstCharge(
       id: chargeId,
       cycle: 1,
       amount: charge.amount,
+      amountTax: charge.amountTax,
+      taxRate: charge.taxRate,
       card: { brand: outcome.brand, last4: outcome.last4 },
       gatewayPaymentId: outcome.paymentId ?? null,
       buyer: { ip: charge.buyerIp, userAgent: charge.buyerUserAgent },

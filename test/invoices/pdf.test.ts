@@ -32,6 +32,10 @@ const invoice: InvoiceRow = {
   suppliedFrom: T0,
   suppliedUntil: T0,
   createdAt: T0,
+  customerDetails: null,
+  taxCountry: null,
+  taxTreatment: null,
+  taxNote: null,
 };
 
 describe('invoice PDF', () => {

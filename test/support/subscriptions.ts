@@ -80,6 +80,14 @@ export async function createSubscriptions(services: Pick<Services, 'db' | 'clock
     cancelReason: null,
     metadata: options.metadata ?? { order: 'A-17' },
     createdAt: anchor,
+    taxMode: 'product_rate',
+    taxCategory: 'standard',
+    taxInclusive: true,
+    customerDetails: null,
+    taxCountry: null,
+    taxTreatment: null,
+    taxEvidence: null,
+    evidenceConflict: null,
   }));
   for (let start = 0; start < rows.length; start += 500) {
     const batch = rows.slice(start, start + 500);
