@@ -7,7 +7,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createTRPCClient, httpLink, TRPCClientError } from '@trpc/client';
 import { PAYOUT_FAILURE_REASONS, type PayoutFailureReason } from '../db/schema/balance';
-import { DOCUMENT_LANGUAGES, type DocumentLanguage } from '../db/schema/columns';
+import { DOCUMENT_LANGUAGES, TAX_MODES, type DocumentLanguage, type TaxMode } from '../db/schema/columns';
 import { DISPUTE_REASONS, DISPUTE_STATUSES, type DisputeReason, type DisputeStatus } from '../db/schema/disputes';
 import type { MemberRole } from '../db/schema/users';
 import type { AdminRouter } from '../server/admin/router';
@@ -34,14 +34,22 @@ const KEY_TYPE_NAMES = ['sk_test', 'pk_test', 'sk_live', 'pk_live'];
 const bool = (value: FlagValues[string]) => value as boolean | undefined;
 const text = (value: FlagValues[string]) => value as string;
 
+/** `--tax-mode`, refused with the API's code for a value it does not take. */
+function taxMode(value: FlagValues[string]): TaxMode | undefined {
+  const mode = value as string | undefined;
+  if (mode !== undefined && !TAX_MODES.includes(mode as TaxMode)) throw new UsageError(`parameter_invalid: --tax-mode takes ${TAX_MODES.join(' or ')}, not "${mode}".`);
+  return mode as TaxMode | undefined;
+}
+
 const COMMANDS: Record<string, Command> = {
   'store:create': {
-    usage: 'store:create --name NAME [--amount-mode] [--tax-calculation] [--subscriptions]',
+    usage: 'store:create --name NAME [--amount-mode] [--tax-calculation] [--subscriptions] [--tax-mode product_rate|buyer_country]',
     flags: {
       name: { kind: 'string', required: true },
       'amount-mode': { kind: 'boolean' },
       'tax-calculation': { kind: 'boolean' },
       subscriptions: { kind: 'boolean' },
+      'tax-mode': { kind: 'string' },
     },
     run: (client, flags) =>
       client.store.create.mutate({
@@ -49,11 +57,12 @@ const COMMANDS: Record<string, Command> = {
         amountMode: bool(flags['amount-mode']),
         taxCalculation: bool(flags['tax-calculation']),
         subscriptions: bool(flags.subscriptions),
+        taxMode: taxMode(flags['tax-mode']),
       }),
   },
   'store:update': {
     usage:
-      'store:update --id ID [--suspended true|false] [--live-api true|false] [--amount-mode true|false] [--tax-calculation true|false] [--subscriptions true|false] [--fee-percent PERCENT] [--fee-fixed CENTS] [--name NAME] [--logo-url URL] [--terms-url URL] [--privacy-url URL] [--language en|de] ("" removes a URL)',
+      'store:update --id ID [--suspended true|false] [--live-api true|false] [--amount-mode true|false] [--tax-calculation true|false] [--subscriptions true|false] [--tax-mode product_rate|buyer_country] [--fee-percent PERCENT] [--fee-fixed CENTS] [--name NAME] [--logo-url URL] [--terms-url URL] [--privacy-url URL] [--language en|de] ("" removes a URL)',
     flags: {
       id: { kind: 'string', required: true },
       suspended: { kind: 'boolean' },
@@ -61,6 +70,7 @@ const COMMANDS: Record<string, Command> = {
       'amount-mode': { kind: 'boolean' },
       'tax-calculation': { kind: 'boolean' },
       subscriptions: { kind: 'boolean' },
+      'tax-mode': { kind: 'string' },
       'fee-percent': { kind: 'string' },
       'fee-fixed': { kind: 'string' },
       name: { kind: 'string' },
@@ -80,6 +90,7 @@ const COMMANDS: Record<string, Command> = {
         amountMode: bool(flags['amount-mode']),
         taxCalculation: bool(flags['tax-calculation']),
         subscriptions: bool(flags.subscriptions),
+        taxMode: taxMode(flags['tax-mode']),
         // As typed: the service reads them exactly and says what is wrong with one.
         feePercent: flags['fee-percent'] as string | undefined,
         feeFixed: flags['fee-fixed'] as string | undefined,

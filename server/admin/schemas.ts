@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DISPUTE_REASONS, DISPUTE_STATUSES, DOCUMENT_LANGUAGES, MEMBER_ROLES, PAYOUT_FAILURE_REASONS } from '@/db/schema';
+import { DISPUTE_REASONS, DISPUTE_STATUSES, DOCUMENT_LANGUAGES, MEMBER_ROLES, PAYOUT_FAILURE_REASONS, TAX_MODES } from '@/db/schema';
 import { balanceTransactionSchema } from '../balance/schemas';
 import { parseFeePercent } from '../config';
 import { disputeSchema } from '../disputes/schemas';
@@ -16,6 +16,7 @@ const MAX_KEY_GRACE_SECONDS = 30 * 24 * 60 * 60;
  */
 
 const storeId = z.string().min(1).max(255).describe('The store id, `acct_…`.');
+const taxMode = z.enum(TAX_MODES).describe("Whose VAT rate applies: the product's `tax_rate` (`product_rate`, the default) or the buyer's member state's (`buyer_country`).");
 const productId = z.string().min(1).max(255).describe('The product id, `prod_…`, of any store.');
 
 export const createStoreInput = z.strictObject({
@@ -23,6 +24,7 @@ export const createStoreInput = z.strictObject({
   amountMode: z.boolean().optional(),
   taxCalculation: z.boolean().optional(),
   subscriptions: z.boolean().optional(),
+  taxMode: taxMode.optional(),
 });
 
 const storeFlagChanges = {
@@ -31,6 +33,7 @@ const storeFlagChanges = {
   amountMode: z.boolean().optional(),
   taxCalculation: z.boolean().optional(),
   subscriptions: z.boolean().optional(),
+  taxMode: taxMode.optional(),
 };
 
 /** Shown on the store's hosted pages; `""` removes one. Checked by the admin service (customerPageUrlProblem), which knows the service's own scheme and says what is wrong. */
@@ -63,7 +66,7 @@ const storeChanges = {
 export const updateStoreInput = z
   .strictObject({ id: storeId, ...storeChanges })
   .refine((input) => Object.keys(storeChanges).some((change) => input[change as keyof typeof storeChanges] !== undefined), {
-    message: 'Give at least one change: suspended, liveApi, amountMode, taxCalculation, subscriptions, feePercent, feeFixed, name, logoUrl, termsUrl, privacyUrl or language.',
+    message: 'Give at least one change: suspended, liveApi, amountMode, taxCalculation, subscriptions, taxMode, feePercent, feeFixed, name, logoUrl, termsUrl, privacyUrl or language.',
   });
 
 export const attachLicenseInput = z.strictObject({ id: productId });
@@ -83,6 +86,7 @@ export const storeSchema = z.object({
     tax_calculation: z.boolean(),
     subscriptions: z.boolean(),
   }),
+  tax_mode: taxMode,
   logo_url: z.string().nullable(),
   terms_url: z.string().nullable(),
   privacy_url: z.string().nullable(),
@@ -101,6 +105,7 @@ export const createdStoreSchema = z.object({
   name: storeSchema.shape.name,
   keys: z.object({ sk_test: z.string(), pk_test: z.string(), sk_live: z.string(), pk_live: z.string() }),
   flags: storeSchema.shape.flags,
+  tax_mode: storeSchema.shape.tax_mode,
   created: storeSchema.shape.created,
 });
 

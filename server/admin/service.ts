@@ -83,7 +83,7 @@ function auditOperatorAction(tx: Executor, ctx: Context, entry: Pick<AuditEntry,
 export function createStoreAsOperator(ctx: Context, input: z.infer<typeof createStoreInput>) {
   return ctx.db.transaction(async (tx) => {
     const store = await createStore(tx, input);
-    await auditOperatorAction(tx, ctx, { action: 'admin.store.create', storeId: store.id, details: { flags: store.flags } });
+    await auditOperatorAction(tx, ctx, { action: 'admin.store.create', storeId: store.id, details: { flags: store.flags, tax_mode: store.tax_mode } });
     return store;
   });
 }

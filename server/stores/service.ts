@@ -1,18 +1,20 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Database, Executor } from '@/db/client';
-import { apiKeys, stores, type DocumentLanguage } from '@/db/schema';
+import { apiKeys, stores, type DocumentLanguage, type TaxMode } from '@/db/schema';
 import { byActor, recordAudit, type Actor } from '../audit/service';
 import { epochSeconds } from '../clock';
 import { resourceMissing } from '../errors';
 import { newPlatformId } from '../ids';
 import { KEY_TYPES, newApiKey } from '../keys/service';
 
+/** The operator's switches: the flags and the tax mode. */
 export interface StoreFlagsInput {
   suspended?: boolean;
   liveApi?: boolean;
   amountMode?: boolean;
   taxCalculation?: boolean;
   subscriptions?: boolean;
+  taxMode?: TaxMode;
 }
 
 export interface StoreKeys {
@@ -36,6 +38,8 @@ export interface StoreView {
   id: string;
   name: string;
   flags: { suspended: boolean; live_api: boolean; amount_mode: boolean; tax_calculation: boolean; subscriptions: boolean };
+  /** Whose VAT rate applies: the product's (`product_rate`) or the buyer's member state's (`buyer_country`). */
+  tax_mode: TaxMode;
   logo_url: string | null;
   terms_url: string | null;
   privacy_url: string | null;
@@ -65,6 +69,7 @@ export function storeView(row: StoreRow): StoreView {
       tax_calculation: row.taxCalculation,
       subscriptions: row.subscriptions,
     },
+    tax_mode: row.taxMode,
     logo_url: row.logoUrl,
     terms_url: row.termsUrl,
     privacy_url: row.privacyUrl,
@@ -102,6 +107,7 @@ function flagColumns(input: StoreFlagsInput): Partial<StoreRow> {
   if (input.amountMode !== undefined) columns.amountMode = input.amountMode;
   if (input.taxCalculation !== undefined) columns.taxCalculation = input.taxCalculation;
   if (input.subscriptions !== undefined) columns.subscriptions = input.subscriptions;
+  if (input.taxMode !== undefined) columns.taxMode = input.taxMode;
   return columns;
 }
 
@@ -146,7 +152,7 @@ export async function changeStoreLanguage(db: Database, id: string, actor: Actor
 }
 
 /**
- * Switches store flags, renames it, sets its links, its fee rates or its language (the operator,
+ * Switches store flags or its tax mode, renames it, sets its links, its fee rates or its language (the operator,
  * or the name and language from the dashboard); fee rates apply to orders paid afterwards. Takes effect on the next request: auth and the hosted pages read them each time.
  * Links are checked by the caller (customerPageUrlProblem).
  */

@@ -133,6 +133,7 @@ describe('store.create', () => {
         pk_live: expect.stringMatching(/^pk_live_/),
       },
       flags: defaultFlags,
+      tax_mode: 'product_rate',
       created: expect.any(Number),
     });
     for (const key of Object.values(store.keys)) expect(key).toMatch(KEY);
@@ -148,7 +149,7 @@ describe('store.create', () => {
 
     // The store's first entry: its creation (the refused key above comes after it).
     const [audit] = await api.services.db.select().from(auditEvents).where(eq(auditEvents.storeId, store.id)).orderBy(asc(auditEvents.id)).limit(1);
-    expect(audit).toMatchObject({ action: 'admin.store.create', details: { flags: defaultFlags } });
+    expect(audit).toMatchObject({ action: 'admin.store.create', details: { flags: defaultFlags, tax_mode: 'product_rate' } });
     expect(JSON.stringify(audit)).not.toContain(store.keys.sk_test);
   });
 
@@ -173,6 +174,7 @@ describe('store.update', () => {
       id: store.id,
       name: 'Suspend me',
       flags: { ...defaultFlags, suspended: true },
+      tax_mode: 'product_rate',
       logo_url: null,
       terms_url: null,
       privacy_url: null,
@@ -214,6 +216,41 @@ describe('store.update', () => {
     expect(again.flags).toEqual({ suspended: false, live_api: false, amount_mode: true, tax_calculation: true, subscriptions: false });
   });
 
+  it('tax mode: buyer_country on create or update, back to product_rate, shown beside the flags and in store.list; audited', async () => {
+    const admin = adminClient();
+    const created = await admin.store.create.mutate({ name: 'Buyer country', taxMode: 'buyer_country' });
+    expect(Object.keys(created)).toEqual(['id', 'name', 'keys', 'flags', 'tax_mode', 'created']);
+    expect(created.tax_mode).toBe('buyer_country');
+    const [creation] = await api.services.db.select().from(auditEvents).where(eq(auditEvents.storeId, created.id)).orderBy(asc(auditEvents.id)).limit(1);
+    expect(creation).toMatchObject({ action: 'admin.store.create', details: { flags: defaultFlags, tax_mode: 'buyer_country' } });
+
+    const store = await admin.store.create.mutate({ name: 'Switching' });
+    const switched = await admin.store.update.mutate({ id: store.id, taxMode: 'buyer_country' });
+    expect(Object.keys(switched)).toEqual(['id', 'name', 'flags', 'tax_mode', 'logo_url', 'terms_url', 'privacy_url', 'language', 'fees', 'created']);
+    expect(switched).toMatchObject({ flags: defaultFlags, tax_mode: 'buyer_country' });
+    expect((await admin.store.list.query()).data.find((listed) => listed.id === store.id)).toEqual(switched);
+    const back = await admin.store.update.mutate({ id: store.id, taxMode: 'product_rate', subscriptions: true });
+    expect(back).toMatchObject({ flags: { ...defaultFlags, subscriptions: true }, tax_mode: 'product_rate' });
+    const audits = await api.services.db.select().from(auditEvents).where(eq(auditEvents.storeId, store.id)).orderBy(asc(auditEvents.id));
+    expect(audits.filter((row) => row.action === 'admin.store.update').map((row) => row.details)).toEqual([
+      { changes: { taxMode: 'buyer_country' } },
+      { changes: { subscriptions: true, taxMode: 'product_rate' } },
+    ]);
+  });
+
+  it('a tax mode it does not know → BAD_REQUEST naming taxMode, and nothing changes', async () => {
+    const admin = adminClient();
+    const store = await admin.store.create.mutate({ name: 'Unknown mode' });
+    for (const taxMode of ['vat', 'BUYER_COUNTRY', '', null]) {
+      const refused = await rejection(admin.store.update.mutate({ id: store.id, taxMode } as never));
+      expect(refused.data).toMatchObject({ code: 'BAD_REQUEST', httpStatus: 400 });
+      expect(refused.message).toContain('taxMode');
+    }
+    expect((await rejection(admin.store.create.mutate({ name: 'Never', taxMode: 'vat' } as never))).data).toMatchObject({ code: 'BAD_REQUEST', httpStatus: 400 });
+    expect((await admin.store.list.query()).data.find((listed) => listed.id === store.id)?.tax_mode).toBe('product_rate');
+    expect((await admin.store.list.query()).data.map((listed) => listed.name)).not.toContain('Never');
+  });
+
   it('name, logo, terms and privacy: set, shown on the store (and in store.list), "" removes one, the others stay; audited', async () => {
     const admin = adminClient();
     const store = await admin.store.create.mutate({ name: 'Plain' });
@@ -228,6 +265,7 @@ describe('store.update', () => {
       id: store.id,
       name: 'Moth & Co',
       flags: defaultFlags,
+      tax_mode: 'product_rate',
       logo_url: 'https://cdn.example/moth.png',
       terms_url: 'https://moth.example/terms',
       privacy_url: 'http://127.0.0.1:8080/privacy',

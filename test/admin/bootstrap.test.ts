@@ -60,6 +60,7 @@ describe('demo store on an empty database', () => {
       name: 'Demo Store',
       // Tax and subscriptions on, as the README's examples use them.
       flags: { suspended: false, live_api: true, amount_mode: false, tax_calculation: true, subscriptions: true },
+      tax_mode: 'product_rate',
       logo_url: null,
       terms_url: null,
       privacy_url: null,
@@ -114,6 +115,7 @@ describe('demo store on an empty database', () => {
       name: 'Demo Store',
       // Tax and subscriptions on, as the README's examples use them.
       flags: { suspended: false, live_api: true, amount_mode: false, tax_calculation: true, subscriptions: true },
+      tax_mode: 'product_rate' as const,
       logo_url: null,
       terms_url: null,
       privacy_url: null,

@@ -29,8 +29,10 @@ describe('npm run admin', { timeout: 150_000 }, () => {
         pk_live: expect.stringMatching(/^pk_live_[0-9A-Za-z]{32}$/),
       },
       flags: defaultFlags,
+      tax_mode: 'product_rate',
       created: expect.any(Number),
     });
+    expect(Object.keys(store)).toEqual(['id', 'name', 'keys', 'flags', 'tax_mode', 'created']);
     const listed = await api.request('POST', '/api/v1/products', { key: store.keys.sk_test, body: { name: 'Ebook', amount: 1999, sku: uniqueSku() } });
     expect(listed.status).toBe(201);
   });
@@ -49,6 +51,7 @@ describe('npm run admin', { timeout: 150_000 }, () => {
       id: store.id,
       name: 'Update me',
       flags: { suspended: true, live_api: false, amount_mode: true, tax_calculation: true, subscriptions: true },
+      tax_mode: 'product_rate',
       logo_url: null,
       terms_url: null,
       privacy_url: null,
@@ -65,6 +68,35 @@ describe('npm run admin', { timeout: 150_000 }, () => {
     const disabled = await api.request('GET', '/api/v1/products/prod_live_000000000000000000000000', { key: store.keys.sk_live });
     expect(disabled.status).toBe(403);
     expect(disabled.body.error.code).toBe('capability_disabled');
+  });
+
+  it('store:create and store:update --tax-mode set the tax mode, printed beside the flags and listed', async () => {
+    const created = expectJson(await runCli(['store:create', '--name', 'Buyer country', '--tax-mode', 'buyer_country']));
+    expect(created).toMatchObject({ flags: defaultFlags, tax_mode: 'buyer_country' });
+    expect(Object.keys(created)).toEqual(['id', 'name', 'keys', 'flags', 'tax_mode', 'created']);
+
+    const store = expectJson(await runCli(['store:create', '--name', 'Switching mode']));
+    const switched = expectJson(await runCli(['store:update', '--id', store.id, '--tax-mode=buyer_country']));
+    expect(switched).toEqual({ ...store, keys: undefined, tax_mode: 'buyer_country', logo_url: null, terms_url: null, privacy_url: null, language: 'en', fees: defaultFees });
+    expect(Object.keys(switched)).toEqual(['id', 'name', 'flags', 'tax_mode', 'logo_url', 'terms_url', 'privacy_url', 'language', 'fees', 'created']);
+    expect(expectJson(await runCli(['store:list'])).data).toContainEqual(switched);
+    const back = expectJson(await runCli(['store:update', '--id', store.id, '--tax-mode', 'product_rate']));
+    expect(back).toEqual({ ...switched, tax_mode: 'product_rate' });
+  });
+
+  it('another --tax-mode exits non-zero with parameter_invalid and changes nothing', async () => {
+    const store = expectJson(await runCli(['store:create', '--name', 'Careful mode']));
+    for (const args of [
+      ['store:update', '--id', store.id, '--tax-mode', 'vat'],
+      ['store:update', '--id', store.id, '--tax-mode', 'Buyer_Country'],
+      ['store:create', '--name', 'Never made', '--tax-mode', 'destination'],
+    ]) {
+      expectFailure(await runCli(args), 2, /^Error: parameter_invalid: --tax-mode takes product_rate or buyer_country, not "\w+"\.\n$/);
+    }
+    expectFailure(await runCli(['store:update', '--id', store.id, '--tax-mode']), 2, /--tax-mode needs a value/);
+    const listed = expectJson(await runCli(['store:list'])).data;
+    expect(listed.find((entry: { id: string }) => entry.id === store.id).tax_mode).toBe('product_rate');
+    expect(listed.map((entry: { name: string }) => entry.name)).not.toContain('Never made');
   });
 
   it('store:update --name --logo-url --terms-url --privacy-url sets them; "" removes one', async () => {
@@ -193,6 +225,7 @@ describe('npm run admin: stores and their keys', { timeout: 150_000 }, () => {
       id: store.id,
       name: 'Listed',
       flags: defaultFlags,
+      tax_mode: 'product_rate',
       logo_url: null,
       terms_url: null,
       privacy_url: null,
@@ -200,7 +233,7 @@ describe('npm run admin: stores and their keys', { timeout: 150_000 }, () => {
       fees: defaultFees,
       created: store.created,
     });
-    for (const entry of listed.data) expect(Object.keys(entry)).toEqual(['id', 'name', 'flags', 'logo_url', 'terms_url', 'privacy_url', 'language', 'fees', 'created']);
+    for (const entry of listed.data) expect(Object.keys(entry)).toEqual(['id', 'name', 'flags', 'tax_mode', 'logo_url', 'terms_url', 'privacy_url', 'language', 'fees', 'created']);
     for (const key of Object.values(store.keys) as string[]) expect(result.stdout).not.toContain(key);
   });
 
