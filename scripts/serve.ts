@@ -18,14 +18,14 @@ import { pathDecodes, undecodablePathResponse } from '@/server/http/path-decodin
 import { publishedApp } from '@/server/host/published';
 import { bootstrapDemoStore, ensureSecrets, formatDemoStoreBanner, saveDemoStoreTestKeys } from '@/server/bootstrap';
 import { systemClock } from '@/server/clock';
-import { loadConfig } from '@/server/config';
 import { errorField, log } from '@/server/observability/log';
+import { loadConfigOrExit } from './config-or-exit';
 import { onStopSignal } from './stop-signals';
 
 /** Requests in flight when a stop begins get this long to finish; the exit follows within 30 s. */
 const SHUTDOWN_GRACE_MS = 20_000;
 
-const config = loadConfig();
+const config = loadConfigOrExit();
 const trustProxy = process.env.TRUST_PROXY === 'true';
 
 // Route handlers (bundled by Next, in this process) read both from the environment.

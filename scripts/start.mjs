@@ -74,6 +74,12 @@ async function checkPort() {
   }
 }
 
+// First of all, before any build (which reads the configuration too, prerendering pages): a
+// setting the service cannot run with stops the start with one line saying what to fix.
+const { tsImport } = await import('tsx/esm/api');
+const { loadConfigOrExit } = await tsImport('./config-or-exit.ts', import.meta.url);
+loadConfigOrExit();
+
 takeDataDirLock();
 await checkPort();
 
@@ -136,5 +142,4 @@ if (reason) {
   }
 }
 
-const { tsImport } = await import('tsx/esm/api');
 await tsImport('./serve.ts', import.meta.url);

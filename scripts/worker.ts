@@ -9,15 +9,15 @@ import type { DatabaseHandle } from '@/db/client';
 import { startBackgroundTasks, type PeriodicTask } from '@/server/background';
 import { BACKGROUND_TASKS } from '@/server/background-tasks';
 import { createServices } from '@/server/app';
-import { loadConfig } from '@/server/config';
 import { errorField, log } from '@/server/observability/log';
 import type { Services } from '@/server/context';
+import { loadConfigOrExit } from './config-or-exit';
 import { onStopSignal } from './stop-signals';
 
 /** Waits between attempts to reach the database, growing to the last and staying there. */
 const CONNECT_RETRY_SECONDS = [1, 2, 5, 10, 15];
 
-const config = loadConfig();
+const config = loadConfigOrExit();
 if (!config.databaseUrl) {
   log.error('npm run worker needs DATABASE_URL: the embedded database belongs to the one `npm start` process, which runs the background work itself.');
   process.exit(1);

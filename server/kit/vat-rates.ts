@@ -10,7 +10,7 @@ import { TAX_CATEGORIES, type TaxCategory } from '@/db/schema';
 import { EU_MEMBER_STATES, isMemberState } from './countries';
 
 /** The table shipped with the service. */
-export const SHIPPED_RATES_FILE = path.join(process.cwd(), 'server', 'vat', 'rates.csv');
+export const SHIPPED_RATES_FILE = path.join(/* turbopackIgnore: true */ process.cwd(), 'server', 'vat', 'rates.csv');
 
 const HEADER = ['country', 'category', 'rate', 'valid_from'] as const;
 
@@ -145,7 +145,8 @@ export function loadRateTable(file: string | undefined): RateTable {
   if (!table) {
     let content: string;
     try {
-      content = readFileSync(name, 'utf8');
+      // turbopackIgnore: the operator's file is read at run time, not a file for the build to trace.
+      content = readFileSync(/* turbopackIgnore: true */ name, 'utf8');
     } catch (error) {
       throw new RateTableError(`TAX_RATES_FILE "${name}" cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
     }

@@ -3,6 +3,7 @@
  * and response schemas as explicit allowlists, so a new column (e.g. `file_url`) never leaks.
  */
 import { z } from 'zod';
+import { TAX_CATEGORIES } from '@/db/schema';
 import { queryBoolean, strict } from '../kit/json-schema';
 import { EXAMPLE } from '../kit/examples';
 import { listSchema, pageFields } from '../kit/list';
@@ -67,6 +68,11 @@ const productFields = {
   images: z.array(z.string().max(2000).refine(isHttpUrl, 'must be an absolute http(s) URL')).max(10).describe('Up to 10 absolute http(s) image URLs.'),
   tax_rate: strict(z.number().int().min(0).max(100)).nullable().describe('VAT percentage 0–100; omitted, null or 0 means no tax.'),
   tax_inclusive: strict(z.boolean()).describe('Whether `amount` includes tax; effective only with a non-zero `tax_rate` and tax calculation enabled on the account.'),
+  tax_category: z
+    .enum(TAX_CATEGORIES)
+    .describe(
+      '`standard` (default: every electronically supplied service), `ebook` (electronic books) or `enewspaper` (electronic newspapers and periodicals): which VAT rate of the buyer’s country applies in a store taxing by the buyer’s country. Accepted in every tax mode.',
+    ),
   mode: z.enum(PRICE_MODES).describe('`one_time` (default) or `recurring`.'),
   interval: z.enum(PRICE_INTERVALS).describe('Billing interval; required when `mode` is `recurring`, rejected otherwise.'),
   interval_count: strict(z.number().int().min(1).max(365)).describe('Intervals between charges, 1–365; default 1. Recurring prices only.'),
@@ -82,6 +88,7 @@ const optionalFields = {
   images: productFields.images.optional(),
   tax_rate: productFields.tax_rate.optional(),
   tax_inclusive: productFields.tax_inclusive.optional(),
+  tax_category: productFields.tax_category.optional(),
   mode: productFields.mode.optional(),
   interval: productFields.interval.optional(),
   interval_count: productFields.interval_count.optional(),
@@ -172,6 +179,7 @@ const productExample = {
   currency: 'eur',
   tax_rate: 19,
   tax_inclusive: false,
+  tax_category: 'ebook',
   has_license: true,
   has_file: false,
   license_duration: null,
@@ -197,6 +205,7 @@ export const productSchema = z
     currency: z.literal('eur'),
     tax_rate: z.number().int().nullable(),
     tax_inclusive: z.boolean(),
+    tax_category: z.enum(TAX_CATEGORIES).describe('`standard`, `ebook` or `enewspaper`: which of the buyer’s country’s rates applies in stores that tax by the buyer’s country.'),
     has_license: z.boolean().describe('Read-only: set by the platform.'),
     has_file: z.boolean().describe('Read-only: true when a delivery file is attached.'),
     license_duration: z.string().nullable(),

@@ -55,6 +55,7 @@ export function productView(row: ProductRow): Product {
     currency: 'eur',
     tax_rate: row.taxRate,
     tax_inclusive: row.taxInclusive,
+    tax_category: row.taxCategory,
     has_license: row.hasLicense,
     has_file: row.fileUrl !== null,
     license_duration: row.licenseDuration,
@@ -164,6 +165,7 @@ export async function createProduct(deps: ProductDeps, subject: Scope, input: Cr
               // merchant reads back exactly what it wrote.
               taxRate: input.tax_rate ?? null,
               taxInclusive: input.tax_inclusive ?? false,
+              taxCategory: input.tax_category ?? 'standard',
               priceId: newId('price', subject.livemode),
               amount: input.amount,
               priceMode: price.mode,
@@ -241,6 +243,7 @@ function productChanges(current: ProductRow, input: UpdateProductBody, now: Date
   if (input.images !== undefined) productColumns.images = input.images;
   if (input.tax_rate !== undefined) productColumns.taxRate = input.tax_rate;
   if (input.tax_inclusive !== undefined) productColumns.taxInclusive = input.tax_inclusive;
+  if (input.tax_category !== undefined) productColumns.taxCategory = input.tax_category;
 
   const differs = (columns: Partial<ProductRow>) => Object.entries(columns).some(([column, value]) => JSON.stringify(value) !== JSON.stringify(current[column as keyof ProductRow]));
   const priceChanged = differs(priceColumns);

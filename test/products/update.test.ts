@@ -57,6 +57,7 @@ describe.each([
       images: ['http://cdn.example.com/a.png'],
       tax_rate: 7,
       tax_inclusive: true,
+      tax_category: 'enewspaper',
       mode: 'recurring',
       interval: 'week',
       interval_count: 2,
@@ -75,6 +76,7 @@ describe.each([
       images: ['http://cdn.example.com/a.png'],
       tax_rate: 7,
       tax_inclusive: true,
+      tax_category: 'enewspaper',
       updated: epoch(T1),
       price: {
         ...product.price,
@@ -197,6 +199,9 @@ describe('PATCH /api/v1/products/{id}: field rules', () => {
     ['interval_count', 1.5],
     ['interval_count', '2'],
     ['tax_inclusive', 'false'],
+    ['tax_category', 'reduced'],
+    ['tax_category', 'Ebook'],
+    ['tax_category', null],
     ['mode', 'weekly'],
     ['active', 'true'],
     ['colour', 'red'],
@@ -290,5 +295,35 @@ describe('PATCH and POST /api/v1/products/{id}: authentication', () => {
     const product = await createProduct(api, store.key);
     expectError(await api.request(method, `${PRODUCTS}/${product.id}`, { key: store.keys.pk_test, body: { name: 'X' } }), 401, 'wrong_key_type');
     expect(await read(product.id)).toEqual(product);
+  });
+});
+
+describe('tax_category in either tax mode', () => {
+  const buyerCountry = useTestStore(api, { taxMode: 'buyer_country' });
+
+  it.each([
+    ['product_rate', () => store.key],
+    ['buyer_country', () => buyerCountry.key],
+  ])('a %s store sets it on create and update; reads, lists and events carry it; null is refused', async (_mode, key) => {
+    const created = await api.request('POST', PRODUCTS, { key: key(), body: { name: 'Atlas', amount: 1999, tax_category: 'ebook' } });
+    expect(created.status).toBe(201);
+    expect(created.body.tax_category).toBe('ebook');
+    expect(await read(created.body.id, key())).toEqual(created.body);
+    const listed = await api.request('GET', `${PRODUCTS}?limit=100`, { key: key() });
+    expect(listed.body.data.find((product: { id: string }) => product.id === created.body.id)).toEqual(created.body);
+
+    api.clock.set(T1);
+    const updated = await patch(created.body.id, { tax_category: 'enewspaper' }, key());
+    expect(updated.status).toBe(200);
+    expect(updated.body).toEqual({ ...created.body, tax_category: 'enewspaper', updated: epoch(T1) });
+    const events = await api.request('GET', `/api/v1/events?object_id=${created.body.id}`, { key: key() });
+    expect(events.body.data.map((event: { type: string; data: unknown }) => [event.type, event.data])).toEqual([
+      ['product.updated', { object: updated.body, previous_attributes: { tax_category: 'ebook', updated: epoch(T0) } }],
+      ['product.created', { object: created.body }],
+    ]);
+
+    const refused = await patch(created.body.id, { tax_category: null }, key());
+    expectError(refused, 400, 'parameter_invalid', 'tax_category');
+    expect(await read(created.body.id, key())).toEqual(updated.body);
   });
 });

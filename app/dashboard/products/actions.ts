@@ -22,6 +22,7 @@ function productFields(form: FormFields) {
     show_in_store: form.text('show_in_store') === 'yes',
     tax_rate: taxRate === '' ? null : /^\d{1,3}$/.test(taxRate) ? Number(taxRate) : Number.NaN,
     tax_inclusive: form.text('tax_inclusive') === 'yes',
+    tax_category: form.text('tax_category'),
     mode: recurring ? 'recurring' : 'one_time',
     ...(recurring ? { interval: form.text('interval'), interval_count: /^\d{1,3}$/.test(form.text('interval_count')) ? Number(form.text('interval_count')) : Number.NaN } : {}),
     active: form.text('active') === 'yes',

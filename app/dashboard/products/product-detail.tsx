@@ -10,7 +10,7 @@ import { ActionForm } from '../act/form';
 import { utcTime } from '../format';
 import type { SearchParams } from '../list-query';
 import { DashboardShell, storePage } from '../shell';
-import { PRODUCT_MESSAGES, ProductFields } from './product-form';
+import { PRODUCT_MESSAGES, ProductFields, TAX_CATEGORY_LABELS } from './product-form';
 import { priceLabel } from './products-list';
 import '../developer-pages.css';
 import { FactList } from '../card';
@@ -24,6 +24,7 @@ function Summary({ product }: { product: Product }) {
     ['SKU', <span className="dash-mono">{product.sku}</span>],
     ['Type', product.type],
     ['Tax rate', product.tax_rate === null ? 'none' : `${product.tax_rate} %${product.tax_inclusive ? ' (included)' : ''}`],
+    ['Tax category', TAX_CATEGORY_LABELS[product.tax_category]],
     ['Status', `${product.price.active ? 'active' : 'inactive'}, ${product.show_in_store ? 'shown in store' : 'hidden from store'}`],
     ['License keys', product.has_license ? 'yes' : 'no'],
     ['Created', utcTime(product.created)],

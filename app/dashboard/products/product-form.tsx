@@ -1,6 +1,10 @@
+import { TAX_CATEGORIES, type TaxCategory } from '@/db/schema';
 import { PRICE_INTERVALS, PRODUCT_TYPES, type Product } from '@/server/products/schemas';
 
 const centsAsEuros = (cents: number) => (cents / 100).toFixed(2);
+
+/** The tax categories as a person reads them; the form sends the codes. */
+export const TAX_CATEGORY_LABELS: Record<TaxCategory, string> = { standard: 'Standard', ebook: 'E-book', enewspaper: 'E-newspaper' };
 
 /** The fields of the create and the edit form, as the API's product takes them (prices in EUR). */
 export function ProductFields({ product }: { product?: Product }) {
@@ -68,6 +72,19 @@ export function ProductFields({ product }: { product?: Product }) {
         <input id="product-tax-rate" name="tax_rate" inputMode="numeric" pattern="\d{1,3}" defaultValue={product?.tax_rate === null || product === undefined ? '' : String(product.tax_rate)} />
       </div>
       <div>
+        <label htmlFor="product-tax-category">Tax category</label>
+        <select id="product-tax-category" name="tax_category" defaultValue={product?.tax_category ?? 'standard'} aria-describedby="product-tax-category-hint">
+          {TAX_CATEGORIES.map((category) => (
+            <option key={category} value={category}>
+              {TAX_CATEGORY_LABELS[category]}
+            </option>
+          ))}
+        </select>
+        <p id="product-tax-category-hint" className="dash-muted">
+          Which VAT rate of the buyer’s country applies, in stores taxing by the buyer’s country.
+        </p>
+      </div>
+      <div>
         <label htmlFor="product-sku">SKU</label>
         <input id="product-sku" name="sku" maxLength={64} defaultValue={product?.sku ?? ''} placeholder={product ? undefined : 'generated when empty'} />
       </div>
@@ -95,6 +112,7 @@ export const PRODUCT_MESSAGES: Record<string, string> = {
   invalid_type: 'Choose a type from the list.',
   invalid_sku: 'The SKU is 3 to 64 letters, digits, “.”, “_” or “-”.',
   invalid_tax_rate: 'The tax rate is a whole percentage from 0 to 100, or empty for none.',
+  invalid_tax_category: 'Choose a tax category from the list.',
   invalid_interval: 'Choose an interval from the list for a recurring price.',
   invalid_interval_count: 'The interval count is a whole number from 1 to 365.',
   sku_unavailable: 'This SKU is not available. Choose another one.',

@@ -63,12 +63,17 @@ export function developersSuite(): void {
       await create.getByLabel('Billing', { exact: true }).selectOption('recurring');
       await create.getByLabel('Interval', { exact: true }).selectOption('year');
       await create.getByLabel('Tax rate (%)', { exact: true }).fill('20');
+      expect(await create.getByLabel('Tax category', { exact: true }).inputValue()).toBe('standard');
+      expect(await create.getByLabel('Tax category', { exact: true }).locator('option').allTextContents()).toEqual(['Standard', 'E-book', 'E-newspaper']);
+      await create.getByLabel('Tax category', { exact: true }).selectOption({ label: 'E-book' });
+      await shoot(page, 'product-create');
       await create.getByRole('button', { name: 'Create product' }).click();
       await page.waitForURL(/\/dashboard\/test\/products\/prod_test_\w+\?saved=created$/);
       const productId = new URL(page.url()).pathname.split('/').at(-1)!;
       await expect(page.getByRole('status').textContent()).resolves.toBe('Product created.');
       await expect(main(page).textContent()).resolves.toContain('€19.90 / year');
       await expect(main(page).textContent()).resolves.toContain('20 %');
+      await expect(main(page).textContent()).resolves.toContain('Tax categoryE-book');
       await shoot(page, 'product-detail');
       await page.goto(`${origin}/dashboard/test/products`);
       await expect(page.locator('.dash-table tbody tr').first().textContent()).resolves.toContain('Tide clock');
@@ -84,12 +89,14 @@ export function developersSuite(): void {
       await edit.getByLabel('Name', { exact: true }).fill('Tide clock (brass)');
       await edit.getByLabel('Billing', { exact: true }).selectOption('one_time');
       await edit.getByLabel('Price', { exact: true }).fill('24.50');
+      expect(await edit.getByLabel('Tax category', { exact: true }).inputValue()).toBe('ebook');
+      await edit.getByLabel('Tax category', { exact: true }).selectOption('enewspaper');
       await edit.getByRole('button', { name: 'Save product' }).click();
       await page.waitForURL(/saved=updated/);
       await expect(page.locator('main h1').textContent()).resolves.toBe('Tide clock (brass)');
       await expect(main(page).textContent()).resolves.toContain('€24.50');
       const product = await callService(origin, key, 'GET', `/api/v1/products/${productId}`);
-      expect(product.body).toMatchObject({ name: 'Tide clock (brass)', amount: 2450, tax_rate: 20, description: 'Shows the tide.', price: { mode: 'one_time', interval: null } });
+      expect(product.body).toMatchObject({ name: 'Tide clock (brass)', amount: 2450, tax_rate: 20, tax_category: 'enewspaper', description: 'Shows the tide.', price: { mode: 'one_time', interval: null } });
       const badPrice = await page.request.post(`${origin}/dashboard/act/product-update`, {
         form: { ...(await postedFields(page.getByRole('form', { name: 'Edit product' }).first())), price: '1.234' },
         headers: { origin },

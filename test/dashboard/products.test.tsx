@@ -1,5 +1,9 @@
 import { and, eq } from 'drizzle-orm';
+import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
+import { FormFields } from '@/app/dashboard/act/dispatch';
+import { DASHBOARD_ACTIONS } from '@/app/dashboard/act/registry';
+import { PRODUCT_MESSAGES, ProductFields } from '@/app/dashboard/products/product-form';
 import { auditEvents } from '@/db/schema';
 import { ApiError } from '@/server/errors';
 import { createProduct, deleteProduct, getProduct, listProducts, productDeps, updateProduct } from '@/server/products/service';
@@ -62,5 +66,79 @@ describe('dashboard products', () => {
     await expect(deleteProduct(await deps(scope()), scope(), product.id, { force: true })).resolves.toEqual({ id: product.id, object: 'product', deleted: true, livemode: false });
     expect((await readLicenseKey(api, license)).revokedAt).not.toBeNull();
     expect(await audits('product.delete')).toMatchObject([{ keyHint: 'user:dev@example.com', details: { product: product.id, force: true } }]);
+  });
+});
+
+/** A product form posted by the developer, as the dispatch hands it to the action: the path it answers 303 with. */
+function postProductForm(action: 'product-create' | 'product-update', fields: Record<string, string>) {
+  const data = new FormData();
+  for (const [name, value] of Object.entries({ mode: 'test', ...fields })) data.append(name, value);
+  const path = `/dashboard/act/${action}`;
+  return DASHBOARD_ACTIONS[action]!.run({
+    form: new FormFields(data),
+    services: api.services,
+    mode: 'test',
+    scope: scope(),
+    membership: { storeId: store.id, storeName: 'Tide Books', role: 'developer' },
+    actor: { ...actor, path },
+    userId: actor.userId,
+    acting: (page) => actingAs(api.services, scope(), { ...actor, path: page }),
+  });
+}
+
+/** Every field of the product form as a browser posts it (checkboxes ticked send `yes`). */
+const formFields = (fields: Record<string, string> = {}) => ({
+  name: 'Tide atlas',
+  price: '19.99',
+  description: '',
+  type: 'digital',
+  billing: 'one_time',
+  interval: 'month',
+  interval_count: '1',
+  tax_rate: '',
+  tax_category: 'standard',
+  sku: '',
+  show_in_store: 'yes',
+  active: 'yes',
+  ...fields,
+});
+
+/** The `Tax category` select of the form: its options (value, label) and the selected one. */
+function taxCategorySelect(html: string) {
+  const select = /<label for="product-tax-category">Tax category<\/label><select id="product-tax-category" name="tax_category"[^>]*>(.*?)<\/select>/.exec(html)?.[1] ?? '';
+  const options = [...select.matchAll(/<option value="(\w+)"( selected="")?>([^<]*)<\/option>/g)];
+  return { options: options.map((option) => [option[1], option[3]]), selected: options.filter((option) => option[2]).map((option) => option[1]) };
+}
+
+describe('dashboard products: tax category', () => {
+  const choices = [
+    ['standard', 'Standard'],
+    ['ebook', 'E-book'],
+    ['enewspaper', 'E-newspaper'],
+  ];
+
+  it('the create form offers Standard, E-book and E-newspaper, Standard chosen; the edit form chooses the product’s', async () => {
+    expect(taxCategorySelect(renderToStaticMarkup(<ProductFields />))).toEqual({ options: choices, selected: ['standard'] });
+    const product = await createProduct(await deps(scope()), scope(), { name: 'Gazette', amount: 500, tax_category: 'enewspaper' }, formKey('e'.repeat(32), { name: 'Gazette' }));
+    expect(taxCategorySelect(renderToStaticMarkup(<ProductFields product={product} />))).toEqual({ options: choices, selected: ['enewspaper'] });
+  });
+
+  it('create and edit save the chosen category; another value is refused with its message and changes nothing', async () => {
+    const created = await postProductForm('product-create', formFields({ idempotency_key: 'f'.repeat(32), tax_category: 'ebook' }));
+    expect(created).toMatch(/^\/dashboard\/test\/products\/prod_test_\w+\?saved=created$/);
+    const id = created.split('/').at(-1)!.split('?')[0]!;
+    expect(await getProduct(api.services, scope(), id)).toMatchObject({ name: 'Tide atlas', amount: 1999, tax_category: 'ebook' });
+
+    expect(await postProductForm('product-update', formFields({ product_id: id, tax_category: 'enewspaper' }))).toBe(`/dashboard/test/products/${id}?saved=updated`);
+    const updated = await getProduct(api.services, scope(), id);
+    expect(updated.tax_category).toBe('enewspaper');
+
+    for (const value of ['reduced', '']) {
+      expect(await postProductForm('product-update', formFields({ product_id: id, tax_category: value }))).toBe(`/dashboard/test/products/${id}?error=invalid_tax_category`);
+    }
+    expect(await getProduct(api.services, scope(), id)).toEqual(updated);
+    expect(await postProductForm('product-create', formFields({ idempotency_key: 'a1'.repeat(16), name: 'Refused', tax_category: 'reduced' }))).toBe('/dashboard/test/products?error=invalid_tax_category');
+    expect((await listProducts(api.services, scope(), { limit: 100 })).data.map((product) => product.name)).not.toContain('Refused');
+    expect(PRODUCT_MESSAGES.invalid_tax_category).toBe('Choose a tax category from the list.');
   });
 });
