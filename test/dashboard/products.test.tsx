@@ -137,7 +137,9 @@ describe('dashboard products: tax category', () => {
       expect(await postProductForm('product-update', formFields({ product_id: id, tax_category: value }))).toBe(`/dashboard/test/products/${id}?error=invalid_tax_category`);
     }
     expect(await getProduct(api.services, scope(), id)).toEqual(updated);
-    expect(await postProductForm('product-create', formFields({ idempotency_key: 'a1'.repeat(16), name: 'Refused', tax_category: 'reduced' }))).toBe('/dashboard/test/products?error=invalid_tax_category');
+    expect(await postProductForm('product-create', formFields({ idempotency_key: 'a1'.repeat(16), name: 'Refused', tax_category: 'reduced' }))).toBe(
+      '/dashboard/test/products?error=invalid_tax_category',
+    );
     expect((await listProducts(api.services, scope(), { limit: 100 })).data.map((product) => product.name)).not.toContain('Refused');
     expect(PRODUCT_MESSAGES.invalid_tax_category).toBe('Choose a tax category from the list.');
   });

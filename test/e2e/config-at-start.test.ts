@@ -26,10 +26,7 @@ beforeAll(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'config-at-start-'));
   const rows = EU_MEMBER_STATES.map((country) => ({ country, category: 'standard', rate: '20', valid_from: '2020-01-01' }));
   malformedCsv = path.join(dir, 'rates.csv');
-  await writeFile(
-    malformedCsv,
-    ['country,category,rate,valid_from', ...rows.map((row, index) => [row.country, row.category, index === 11 ? '2O' : row.rate, row.valid_from].join(','))].join('\n'),
-  );
+  await writeFile(malformedCsv, ['country,category,rate,valid_from', ...rows.map((row, index) => [row.country, row.category, index === 11 ? '2O' : row.rate, row.valid_from].join(','))].join('\n'));
   withoutMalta = path.join(dir, 'without-malta.json');
   await writeFile(withoutMalta, JSON.stringify(rows.filter((row) => row.country !== 'MT')));
   validJson = path.join(dir, 'rates.json');

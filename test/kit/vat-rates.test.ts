@@ -117,9 +117,7 @@ describe('parseRateTable: malformed tables are refused, naming the row (the firs
 
   it('JSON that does not parse, or is not an array', () => {
     expect(refusal('rates.json', csv(...standardRows()))).toBe('TAX_RATES_FILE: not valid JSON');
-    expect(refusal('rates.json', JSON.stringify({ rates: jsonStandardRows() }))).toBe(
-      'TAX_RATES_FILE: a .json rates file must be an array of objects with country, category, rate and valid_from',
-    );
+    expect(refusal('rates.json', JSON.stringify({ rates: jsonStandardRows() }))).toBe('TAX_RATES_FILE: a .json rates file must be an array of objects with country, category, rate and valid_from');
   });
 });
 

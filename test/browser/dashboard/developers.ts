@@ -96,7 +96,14 @@ export function developersSuite(): void {
       await expect(page.locator('main h1').textContent()).resolves.toBe('Tide clock (brass)');
       await expect(main(page).textContent()).resolves.toContain('€24.50');
       const product = await callService(origin, key, 'GET', `/api/v1/products/${productId}`);
-      expect(product.body).toMatchObject({ name: 'Tide clock (brass)', amount: 2450, tax_rate: 20, tax_category: 'enewspaper', description: 'Shows the tide.', price: { mode: 'one_time', interval: null } });
+      expect(product.body).toMatchObject({
+        name: 'Tide clock (brass)',
+        amount: 2450,
+        tax_rate: 20,
+        tax_category: 'enewspaper',
+        description: 'Shows the tide.',
+        price: { mode: 'one_time', interval: null },
+      });
       const badPrice = await page.request.post(`${origin}/dashboard/act/product-update`, {
         form: { ...(await postedFields(page.getByRole('form', { name: 'Edit product' }).first())), price: '1.234' },
         headers: { origin },
