@@ -3,7 +3,7 @@
  * subscription. Created here; consumed by the hosted page's first payment attempt (first-charge.ts).
  */
 import type { Database, Executor } from '@/db/client';
-import { subscriptionCheckouts } from '@/db/schema';
+import { subscriptionCheckouts, type TaxCategory } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
@@ -78,6 +78,9 @@ interface Plan {
   planName: string;
   priceId: string | null;
   productId: string | null;
+  /** For a store taxing by the buyer's country: a plan's amount includes VAT at the standard rate; a price's follows its product. */
+  taxCategory: TaxCategory;
+  taxInclusive: boolean;
 }
 
 /**
@@ -86,7 +89,16 @@ interface Plan {
  */
 async function resolvePlan(executor: Executor, scope: Scope, input: CreateSubscriptionInput): Promise<Plan> {
   if (input.price_id === undefined) {
-    return { amount: input.amount!, interval: input.interval!, intervalCount: input.interval_count ?? 1, planName: input.plan_name!, priceId: null, productId: null };
+    return {
+      amount: input.amount!,
+      interval: input.interval!,
+      intervalCount: input.interval_count ?? 1,
+      planName: input.plan_name!,
+      priceId: null,
+      productId: null,
+      taxCategory: 'standard',
+      taxInclusive: true,
+    };
   }
   const priceId = normalizePriceId(input.price_id);
   const [product] = await planRead(executor).execute({ priceId, storeId: scope.storeId, livemode: scope.livemode });
@@ -105,6 +117,8 @@ async function resolvePlan(executor: Executor, scope: Scope, input: CreateSubscr
     planName: product.name,
     priceId: product.priceId,
     productId: product.id,
+    taxCategory: product.taxCategory,
+    taxInclusive: product.taxInclusive,
   };
 }
 
@@ -139,6 +153,7 @@ export async function createSubscriptionCheckout(
         metadata: normalizeMetadata(input.metadata),
         createdAt: now,
         expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, CHECKOUT_LIFETIME) * 1000),
+        taxMode: subject.taxMode,
         ...auditParams(deps.actor, { subscription_checkout: id, price_id: plan.priceId, amount: plan.amount }),
         ...plan,
         ...claim,
