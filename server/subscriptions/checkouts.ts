@@ -2,6 +2,7 @@
  * Subscription checkouts: the signed, single-use hosted link that starts a
  * subscription. Created here; consumed by the hosted page's first payment attempt (first-charge.ts).
  */
+import { buyerTaxView } from '../vat/schemas';
 import type { Database, Executor } from '@/db/client';
 import { subscriptionCheckouts, type TaxCategory } from '@/db/schema';
 import type { Subject } from '../auth/service';
@@ -59,6 +60,7 @@ export function subscriptionCheckoutView(row: SubscriptionCheckoutRow, config: S
     customer_name: row.customerName,
     success_url: row.successUrl,
     metadata: row.metadata,
+    ...buyerTaxView(row),
     created: epochSeconds(row.createdAt),
     expires_at: expiresAt,
   };

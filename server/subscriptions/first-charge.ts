@@ -226,7 +226,8 @@ interface TaxedFirstCharge {
  * for the page to show the new total, and the customer confirms it.
  */
 async function taxFirstCharge(deps: FirstChargeDeps, checkout: typeof subscriptionCheckouts.$inferSelect, input: PaySubscriptionInput, cardNumber: string, now: Date): Promise<TaxedFirstCharge> {
-  if (checkout.taxMode !== 'buyer_country') return { buyer: { customerDetails: null, taxCountry: null, taxTreatment: null }, amounts: chargeAmountsOf(checkout, deps.config.taxRates, now), evidence: null };
+  if (checkout.taxMode !== 'buyer_country')
+    return { buyer: { customerDetails: null, taxCountry: null, taxTreatment: null }, amounts: chargeAmountsOf(checkout, deps.config.taxRates, now), evidence: null };
   if (!input.billing) throw new ApiError('parameter_invalid', 'Select your country.', { param: 'country' });
   const { checked, shownTotal } = input.billing;
   const buyer = { customerDetails: checked.details, taxCountry: checked.tax.taxCountry, taxTreatment: checked.tax.treatment };
