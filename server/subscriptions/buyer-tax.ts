@@ -25,7 +25,7 @@ export async function updateSubscriptionCheckoutBilling(deps: BillingDeps, check
     .from(subscriptionCheckouts)
     .innerJoin(stores, eq(stores.id, subscriptionCheckouts.storeId))
     .where(eq(subscriptionCheckouts.id, checkoutId));
-  if (!row || row.checkout.taxMode !== 'buyer_country') return { kind: 'closed' };
+  if (row?.checkout.taxMode !== 'buyer_country') return { kind: 'closed' };
   const checked = await checkBilling(deps.config, row.checkout.livemode, form);
   if (!checked.ok) return { kind: 'refused', errors: checked.errors };
   const now = storeClock(deps.clock, { livemode: row.checkout.livemode, testClockOffsetSeconds: row.offset }).now();
