@@ -69,7 +69,7 @@ export const DOMAINS: Readonly<Record<string, readonly string[]>> = {
   balance: ['bank-accounts'],
   payouts: ['balance', 'bank-accounts', 'invoices', 'mail', 'webhooks'],
   users: ['mail'],
-  orders: ['balance', 'invoices', 'licenses', 'mail', 'webhooks'],
+  orders: ['balance', 'invoices', 'licenses', 'mail', 'vat', 'webhooks'],
   disputes: ['balance', 'invoices', 'licenses', 'mail', 'orders', 'webhooks'],
   portal: ['downloads', 'invoices', 'stores', 'webhooks'],
   customers: ['portal', 'webhooks'],

@@ -1,6 +1,19 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, json, numeric, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
-import { DOCUMENT_LANGUAGES, oneOf, TAX_CATEGORIES, TAX_MODES, TAX_TREATMENTS, timestamptz, type CustomerDetails, type DocumentLanguage, type TaxCategory, type TaxEvidence, type TaxMode, type TaxTreatment } from './columns';
+import {
+  DOCUMENT_LANGUAGES,
+  oneOf,
+  TAX_CATEGORIES,
+  TAX_MODES,
+  TAX_TREATMENTS,
+  timestamptz,
+  type CustomerDetails,
+  type DocumentLanguage,
+  type TaxCategory,
+  type TaxEvidence,
+  type TaxMode,
+  type TaxTreatment,
+} from './columns';
 import { orders } from './orders';
 import { products } from './products';
 import { stores } from './stores';

@@ -278,7 +278,11 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
           // Documented as the period the charge would have paid for.
           const chargedFor = { ...before, currentPeriodStart: boundary(before, settled.cycle - 1), currentPeriodEnd: boundary(before, settled.cycle) };
           const card = { brand: outcome.brand, last4: outcome.last4 };
-          const payment = chargeOrderPayment(chargedFor, { id: charge.id, cycle: settled.cycle, amount: settled.amount, amountTax: settled.amountTax, taxRate: settled.taxRate, card, gatewayPaymentId: outcome.paymentId, buyer: RENEWAL_BUYER }, times);
+          const payment = chargeOrderPayment(
+            chargedFor,
+            { id: charge.id, cycle: settled.cycle, amount: settled.amount, amountTax: settled.amountTax, taxRate: settled.taxRate, card, gatewayPaymentId: outcome.paymentId, buyer: RENEWAL_BUYER },
+            times,
+          );
           paid.push(payment);
           unowed.push({ settlement, payment, offset });
         }
@@ -295,7 +299,22 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
       if (outcome?.status === 'succeeded') {
         const subscription = move(chargeSucceeded(before, settled, now));
         const card = { brand: outcome.brand, last4: outcome.last4 };
-        paid.push(chargeOrderPayment(subscription, { id: charge.id, cycle: settled.cycle, amount: settled.amount, amountTax: settled.amountTax, taxRate: settled.taxRate, card, gatewayPaymentId: outcome.paymentId ?? null, buyer: RENEWAL_BUYER }, times));
+        paid.push(
+          chargeOrderPayment(
+            subscription,
+            {
+              id: charge.id,
+              cycle: settled.cycle,
+              amount: settled.amount,
+              amountTax: settled.amountTax,
+              taxRate: settled.taxRate,
+              card,
+              gatewayPaymentId: outcome.paymentId ?? null,
+              buyer: RENEWAL_BUYER,
+            },
+            times,
+          ),
+        );
         continue;
       }
       const declined = chargeDeclined(settled, now);

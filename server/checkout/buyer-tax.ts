@@ -90,7 +90,7 @@ export async function updateSessionBilling(deps: BillingDeps, sessionId: string,
       .innerJoin(stores, eq(stores.id, checkoutSessions.storeId))
       .where(eq(checkoutSessions.id, sessionId))
       .for('update', { of: checkoutSessions });
-    if (!row || row.session.taxMode !== 'buyer_country') return { kind: 'closed' as const };
+    if (row?.session.taxMode !== 'buyer_country') return { kind: 'closed' as const };
     const { session } = row;
     const now = storeClock(deps.clock, { livemode: session.livemode, testClockOffsetSeconds: row.offset }).now();
     if (session.status !== 'open' || session.paymentStatus !== 'unpaid' || session.expiresAt.getTime() <= now.getTime()) return { kind: 'closed' as const };

@@ -87,7 +87,15 @@ async function resolvePriceLines(executor: Executor, subject: Subject, requests:
       });
     }
     if (!product.priceActive) throw new ApiError('price_inactive', 'This price is not active: activate it or sell another one.', { param: line.param });
-    const common = { productId: product.id, priceId: product.priceId, description: product.name, quantity: line.quantity, unitAmount: product.amount, taxCategory: product.taxCategory, hasLicense: product.hasLicense };
+    const common = {
+      productId: product.id,
+      priceId: product.priceId,
+      description: product.name,
+      quantity: line.quantity,
+      unitAmount: product.amount,
+      taxCategory: product.taxCategory,
+      hasLicense: product.hasLicense,
+    };
     // By the buyer's country: untaxed until the hosted page learns the country (server/checkout/buyer-tax.ts).
     if (subject.taxMode === 'buyer_country') return { ...common, taxRate: null, taxInclusive: product.taxInclusive, ...lineTaxAt(product.amount * line.quantity, 0, product.taxInclusive) };
     // Tax settings count only where tax is calculated; the line records what was applied.

@@ -11,6 +11,7 @@
  * 5. how the fields combine (one mode selector, `quantity` and `description` rules);
  * 6. what needs the database or the environment (prices, https in live mode; the service).
  */
+import { buyerTaxFields } from '../vat/schemas';
 import { z } from 'zod';
 import { CHECKOUT_STATUSES, PAYMENT_STATUSES } from '@/db/schema';
 import { strict } from '../kit/json-schema';
@@ -205,6 +206,9 @@ const checkoutSessionExample = {
   success_url: 'https://shop.example.com/thanks',
   cancel_url: 'https://shop.example.com/cart',
   metadata: { cart_id: 'cart_1042' },
+  customer_details: null,
+  tax_country: null,
+  tax_treatment: null,
   created: EXAMPLE.created + 8,
   expires_at: EXAMPLE.created + 86_408,
 };
@@ -220,7 +224,10 @@ export const checkoutSessionSchema = z
     livemode: z.boolean(),
     currency: z.literal('eur'),
     amount_subtotal: z.number().int().describe('Cents, before tax.'),
-    amount_tax: z.number().int().describe('Cents; 0 unless tax calculation is enabled on the account and the price has a tax rate.'),
+    amount_tax: z
+      .number()
+      .int()
+      .describe('Cents; 0 unless tax calculation is enabled on the account and the price has a tax rate, or, where the store taxes by the buyer’s country, until the hosted page learns the country.'),
     amount_total: z.number().int().describe('Cents; in line items mode the sum of the lines.'),
     quantity: z.number().int().describe('Units sold; in line items mode the sum of the lines’ quantities, in amount mode 1.'),
     price_id: z.string().nullable().describe('Price mode: the price sold. Null in line items and amount mode (the lines are on the order).'),
@@ -231,6 +238,7 @@ export const checkoutSessionSchema = z
     success_url: z.string().nullable(),
     cancel_url: z.string().nullable(),
     metadata: metadataOutputSchema.describe('As sent, values as strings; `{}` when none.'),
+    ...buyerTaxFields,
     created: z.number().int(),
     expires_at: z.number().int(),
   })

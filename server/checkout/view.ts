@@ -4,6 +4,7 @@ import { epochSeconds } from '../clock';
 import type { Config } from '../config';
 import { signedLink, signingSecret } from '../kit/links';
 import type { CheckoutSession } from './schemas';
+import { buyerTaxView } from '../vat/schemas';
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 
@@ -35,6 +36,7 @@ export function checkoutSessionView(row: CheckoutSessionRow, deps: { config: Pic
     success_url: row.successUrl,
     cancel_url: row.cancelUrl,
     metadata: row.metadata,
+    ...buyerTaxView(row),
     created: epochSeconds(row.createdAt),
     expires_at: expiresAt,
   };

@@ -9,6 +9,7 @@ import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, emailFilter, idFilter, listSchema, pageFields } from '../kit/list';
 import { refundExample, refundSchema } from './refunds/object';
 import { withdrawalSchema, withdrawalWaiverSchema } from './withdrawals/object';
+import { paidBuyerTaxFields } from '../vat/schemas';
 
 export const retrieveOrderInput = z.strictObject({
   id: z
@@ -44,7 +45,7 @@ export const orderLineSchema = z
     amount_subtotal: z.number().int(),
     amount_tax: z.number().int(),
     amount_total: z.number().int(),
-    tax_rate: z.number().int().nullable(),
+    tax_rate: z.number().nullable().describe('Percent with at most two decimals (`5.5`); null where no tax was calculated.'),
     tax_inclusive: z.boolean(),
     download_count: z.number().int().optional().describe('Downloads served of the file of the line’s product (at most DOWNLOAD_LIMIT); present only on lines of a product with a file.'),
   })
@@ -73,6 +74,14 @@ const orderExample = {
   billing_reason: 'purchase',
   subscription_id: null,
   dispute_id: null,
+  customer_details: { name: 'Ada Lovelace', company: null, address: { line1: null, postal_code: null, city: null, country: 'DE' }, vat_id: null },
+  tax_country: 'DE',
+  tax_treatment: 'vat',
+  tax_evidence: [
+    { type: 'billing_country', country: 'DE' },
+    { type: 'card_country', country: 'DE' },
+  ],
+  evidence_conflict: false,
   created: EXAMPLE.created + 8,
   paid_at: EXAMPLE.created + 9,
 };
@@ -99,6 +108,7 @@ export const orderSchema = z
     billing_reason: z.enum(BILLING_REASONS).describe('`purchase`: a checkout session; `subscription_create`: a subscription’s first charge; `subscription_cycle`: a renewal.'),
     subscription_id: z.string().nullable().describe('The subscription whose charge this order is, `sub_…`; null for a purchase.'),
     dispute_id: z.string().nullable().describe('The cardholder’s dispute of this order, `dp_…`; null when none was opened.'),
+    ...paidBuyerTaxFields,
     created: z.number().int(),
     paid_at: z.number().int().nullable(),
   })

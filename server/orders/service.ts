@@ -1,3 +1,4 @@
+import { paidBuyerTaxView } from '../vat/schemas';
 import { and, asc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { licenseKeys, orderLines, orders, products, refunds, withdrawals } from '@/db/schema';
@@ -55,6 +56,7 @@ export function orderView(row: OrderRow, related: { lines: OrderLineRow[]; refun
     billing_reason: row.billingReason,
     subscription_id: row.subscriptionId,
     dispute_id: row.disputeId,
+    ...paidBuyerTaxView(row, row.buyerVatId),
     created: epochSeconds(row.createdAt),
     paid_at: row.paidAt === null ? null : epochSeconds(row.paidAt),
   };

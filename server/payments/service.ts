@@ -21,7 +21,7 @@ import { CURRENT_WAIVER_VERSION } from '../orders/withdrawals/waiver';
 import { cardCountryOf } from '../gateway';
 import { taxSessionForBuyer, TotalChangedError } from '../checkout/buyer-tax';
 import type { CheckedBilling } from '../vat/billing';
-import { taxEvidenceOf } from '../vat/taxation';
+import { taxEvidenceOf, vatIdOnlyDetails } from '../vat/taxation';
 
 /**
  * Paying a checkout session on the hosted page.
@@ -257,7 +257,12 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, buyer: Buy
     }
 
     const number = session.attemptCount + 1;
-    await tx.update(checkoutSessions).set({ attemptCount: number }).where(eq(checkoutSessions.id, session.id));
+    // Elsewhere than by the buyer's country, the one billing detail is a VAT ID, shown with the attempt that gave it.
+    const vatIdOnly = session.taxMode === 'buyer_country' ? {} : { customerDetails: vatIdOnlyDetails(buyer.vatId ?? null) };
+    await tx
+      .update(checkoutSessions)
+      .set({ attemptCount: number, ...vatIdOnly })
+      .where(eq(checkoutSessions.id, session.id));
     // Kept on the order so whoever settles the attempt (maybe a later reconciliation) knows
     // them; each attempt's own, as the invoice must name the buyer who paid (and a dispute's
     // evidence the address and browser that paid), and the waiver as given with this attempt,

@@ -26,7 +26,11 @@ export interface ChargeAmounts {
  * the rate, the country and treatment fixed at the checkout are taxed at that day's rate: the
  * amount stays the price as set, and an exclusive price is charged with its VAT on top.
  */
-export function chargeAmountsOf(subscription: Pick<SubscriptionRow, 'amount' | 'taxMode' | 'taxCountry' | 'taxTreatment' | 'taxCategory' | 'taxInclusive'>, rates: RateTable, date: Date): ChargeAmounts {
+export function chargeAmountsOf(
+  subscription: Pick<SubscriptionRow, 'amount' | 'taxMode' | 'taxCountry' | 'taxTreatment' | 'taxCategory' | 'taxInclusive'>,
+  rates: RateTable,
+  date: Date,
+): ChargeAmounts {
   if (subscription.taxMode !== 'buyer_country' || subscription.taxCountry === null || subscription.taxTreatment === null) {
     return { amount: subscription.amount, amountTax: 0, taxRate: null };
   }

@@ -2,8 +2,9 @@
  * Subscription checkouts: the signed, single-use hosted link that starts a
  * subscription. Created here; consumed by the hosted page's first payment attempt (first-charge.ts).
  */
+import { buyerTaxView } from '../vat/schemas';
 import type { Database, Executor } from '@/db/client';
-import { subscriptionCheckouts } from '@/db/schema';
+import { subscriptionCheckouts, type TaxCategory } from '@/db/schema';
 import type { Subject } from '../auth/service';
 import { epochSeconds, type Clock } from '../clock';
 import type { Config } from '../config';
@@ -59,6 +60,7 @@ export function subscriptionCheckoutView(row: SubscriptionCheckoutRow, config: S
     customer_name: row.customerName,
     success_url: row.successUrl,
     metadata: row.metadata,
+    ...buyerTaxView(row),
     created: epochSeconds(row.createdAt),
     expires_at: expiresAt,
   };
@@ -78,6 +80,9 @@ interface Plan {
   planName: string;
   priceId: string | null;
   productId: string | null;
+  /** For a store taxing by the buyer's country: a plan's amount includes VAT at the standard rate; a price's follows its product. */
+  taxCategory: TaxCategory;
+  taxInclusive: boolean;
 }
 
 /**
@@ -86,7 +91,16 @@ interface Plan {
  */
 async function resolvePlan(executor: Executor, scope: Scope, input: CreateSubscriptionInput): Promise<Plan> {
   if (input.price_id === undefined) {
-    return { amount: input.amount!, interval: input.interval!, intervalCount: input.interval_count ?? 1, planName: input.plan_name!, priceId: null, productId: null };
+    return {
+      amount: input.amount!,
+      interval: input.interval!,
+      intervalCount: input.interval_count ?? 1,
+      planName: input.plan_name!,
+      priceId: null,
+      productId: null,
+      taxCategory: 'standard',
+      taxInclusive: true,
+    };
   }
   const priceId = normalizePriceId(input.price_id);
   const [product] = await planRead(executor).execute({ priceId, storeId: scope.storeId, livemode: scope.livemode });
@@ -105,6 +119,8 @@ async function resolvePlan(executor: Executor, scope: Scope, input: CreateSubscr
     planName: product.name,
     priceId: product.priceId,
     productId: product.id,
+    taxCategory: product.taxCategory,
+    taxInclusive: product.taxInclusive,
   };
 }
 
@@ -139,6 +155,7 @@ export async function createSubscriptionCheckout(
         metadata: normalizeMetadata(input.metadata),
         createdAt: now,
         expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, CHECKOUT_LIFETIME) * 1000),
+        taxMode: subject.taxMode,
         ...auditParams(deps.actor, { subscription_checkout: id, price_id: plan.priceId, amount: plan.amount }),
         ...plan,
         ...claim,

@@ -34,7 +34,11 @@ import { ownedBy } from '../kit/scope';
 import type { PayOrdersDeps } from '../payments/pay-orders';
 import { payOrders } from '../payments/pay-orders';
 import { disputeTestCardPayment } from '../disputes/test-cards';
-import { chargeOrderPayment } from './charge-order';
+import { chargeAmountsOf, chargeOrderPayment, type ChargeAmounts } from './charge-order';
+import { TotalChangedError } from '../checkout/buyer-tax';
+import { cardCountryOf } from '../gateway';
+import type { CheckedBilling } from '../vat/billing';
+import { taxEvidenceOf } from '../vat/taxation';
 
 export interface FirstChargeDeps {
   db: Database;
@@ -104,6 +108,11 @@ export interface PaySubscriptionInput {
   language?: DocumentLanguage;
   /** The buyer's address and user agent: kept on the first charge, and on its order once paid, as evidence for a dispute. */
   buyer?: BuyerClient;
+  /**
+   * A checkout taxed by the buyer's country: the billing details as checked, and the first
+   * charge's total the page showed with them. Required there; a total that no longer matches burns nothing.
+   */
+  billing?: { checked: CheckedBilling; shownTotal: number };
 }
 
 /**
@@ -130,7 +139,8 @@ export async function paySubscriptionCheckout(deps: FirstChargeDeps, input: PayS
     throw new ApiError('unsupported_test_card', 'This card number is not one of the test cards.', { param: 'card_number' });
   }
 
-  const charge = await burnLink(deps, checkout, now, input.language ?? 'en', input.buyer);
+  const taxed = await taxFirstCharge(deps, checkout, input, card.number, now);
+  const charge = await burnLink(deps, checkout, now, input.language ?? 'en', input.buyer, taxed);
   let result: ChargeResult | null;
   try {
     result = await deps.gateways[checkout.livemode ? 'live' : 'test'].charge({
@@ -203,16 +213,52 @@ export async function completeSubscriptionChallenge(deps: Pick<FirstChargeDeps, 
   return settleFirstCharge(deps, row.charge.id, found);
 }
 
+/** The first charge's taxation: the buyer and the amounts, and the evidence of where the buyer is. */
+interface TaxedFirstCharge {
+  buyer: Pick<typeof subscriptionCheckouts.$inferSelect, 'customerDetails' | 'taxCountry' | 'taxTreatment'>;
+  amounts: ChargeAmounts;
+  evidence: ReturnType<typeof taxEvidenceOf> | null;
+}
+
+/**
+ * A checkout taxed by the buyer's country takes the submitted billing details at the day's rate;
+ * a total other than the one the page showed burns nothing: the details are kept on the checkout
+ * for the page to show the new total, and the customer confirms it.
+ */
+async function taxFirstCharge(deps: FirstChargeDeps, checkout: typeof subscriptionCheckouts.$inferSelect, input: PaySubscriptionInput, cardNumber: string, now: Date): Promise<TaxedFirstCharge> {
+  if (checkout.taxMode !== 'buyer_country')
+    return { buyer: { customerDetails: null, taxCountry: null, taxTreatment: null }, amounts: chargeAmountsOf(checkout, deps.config.taxRates, now), evidence: null };
+  if (!input.billing) throw new ApiError('parameter_invalid', 'Select your country.', { param: 'country' });
+  const { checked, shownTotal } = input.billing;
+  const buyer = { customerDetails: checked.details, taxCountry: checked.tax.taxCountry, taxTreatment: checked.tax.treatment };
+  const amounts = chargeAmountsOf({ ...checkout, ...buyer }, deps.config.taxRates, now);
+  if (amounts.amount !== shownTotal) {
+    await deps.db
+      .update(subscriptionCheckouts)
+      .set(buyer)
+      .where(and(eq(subscriptionCheckouts.id, checkout.id), eq(subscriptionCheckouts.status, 'open'), isNull(subscriptionCheckouts.consumedAt)));
+    throw new TotalChangedError(amounts.amount);
+  }
+  return { buyer, amounts, evidence: taxEvidenceOf(checked.details.address?.country ?? null, cardCountryOf(cardNumber, checkout.livemode)) };
+}
+
 /**
  * Consumes the link and records the intent, atomically: the conditional update lets exactly one
  * attempt through however many submits race (an expired or used link updates nothing).
  */
-async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionCheckouts.$inferSelect, now: Date, language: DocumentLanguage, buyer: BuyerClient | undefined): Promise<ChargeRow> {
+async function burnLink(
+  deps: FirstChargeDeps,
+  checkout: typeof subscriptionCheckouts.$inferSelect,
+  now: Date,
+  language: DocumentLanguage,
+  buyer: BuyerClient | undefined,
+  taxed: TaxedFirstCharge,
+): Promise<ChargeRow> {
   const subscriptionId = newId('sub', checkout.livemode);
   return deps.db.transaction(async (tx) => {
     const [burned] = await tx
       .update(subscriptionCheckouts)
-      .set({ consumedAt: now, status: 'complete', subscriptionId })
+      .set({ consumedAt: now, status: 'complete', subscriptionId, ...taxed.buyer })
       .where(and(eq(subscriptionCheckouts.id, checkout.id), eq(subscriptionCheckouts.status, 'open'), isNull(subscriptionCheckouts.consumedAt), gt(subscriptionCheckouts.expiresAt, now)))
       .returning();
     if (!burned) throw linkUsed();
@@ -240,6 +286,12 @@ async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionChec
       nextBillingAt: now,
       metadata: burned.metadata,
       createdAt: now,
+      taxMode: burned.taxMode,
+      taxCategory: burned.taxCategory,
+      taxInclusive: burned.taxInclusive,
+      ...taxed.buyer,
+      taxEvidence: taxed.evidence?.evidence ?? null,
+      evidenceConflict: taxed.evidence?.conflict ?? null,
     });
     const [charge] = await tx
       .insert(subscriptionCharges)
@@ -251,7 +303,7 @@ async function burnLink(deps: FirstChargeDeps, checkout: typeof subscriptionChec
         cycle: 1,
         attempt: 0,
         idempotencyKey: chargeIdempotencyKey(subscriptionId, 1, 0),
-        amount: burned.amount,
+        ...taxed.amounts,
         status: 'processing',
         scheduledAt: now,
         // Wall clock, as payment attempts: staleness is about real gateway calls.

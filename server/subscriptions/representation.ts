@@ -5,6 +5,7 @@
 import type { Transaction } from '@/db/client';
 import type { subscriptions } from '@/db/schema';
 import { epochSeconds } from '../clock';
+import { paidBuyerTaxView } from '../vat/schemas';
 import { recordEvent, type EventType, type RecordEventInput } from '../webhooks/events';
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
@@ -34,6 +35,7 @@ export function subscriptionObject(row: SubscriptionRow) {
     cancel_reason: row.cancelReason,
     ended_at: row.endedAt ? epochSeconds(row.endedAt) : null,
     metadata: row.metadata,
+    ...paidBuyerTaxView(row),
     created: epochSeconds(row.createdAt),
   };
 }

@@ -11,6 +11,7 @@
  * 5. how the fields combine (one of `price_id` or `amount`, what each mode refuses);
  * 6. what needs the database or the environment (the price, https in live mode; the service).
  */
+import { buyerTaxFields, paidBuyerTaxFields } from '../vat/schemas';
 import { z } from 'zod';
 import { SUBSCRIPTION_CHECKOUT_STATUSES, SUBSCRIPTION_STATUSES } from '@/db/schema';
 import { answeredAs, EXAMPLE } from '../kit/examples';
@@ -192,6 +193,9 @@ const subscriptionCheckoutExample = {
   customer_name: null,
   success_url: 'https://shop.example.com/welcome',
   metadata: {},
+  customer_details: null,
+  tax_country: null,
+  tax_treatment: null,
   created: EXAMPLE.created + 14,
   expires_at: EXAMPLE.created + 86_414,
 };
@@ -216,6 +220,7 @@ export const subscriptionCheckoutSchema = z
     customer_name: z.string().nullable(),
     success_url: z.string().nullable(),
     metadata: metadataOutputSchema,
+    ...buyerTaxFields,
     created: z.number().int(),
     expires_at: z.number().int(),
   })
@@ -247,6 +252,11 @@ const subscriptionExample = {
   cancel_reason: null,
   ended_at: null,
   metadata: { member_id: 'M-77' },
+  customer_details: null,
+  tax_country: null,
+  tax_treatment: null,
+  tax_evidence: null,
+  evidence_conflict: null,
   created: EXAMPLE.created + 14,
 };
 
@@ -275,6 +285,7 @@ export const subscriptionSchema = z
     cancel_reason: z.string().nullable().describe('The `reason` given to the cancel request, or `dispute_lost` when a lost dispute of its payment ended it; else null.'),
     ended_at: z.number().int().nullable(),
     metadata: metadataOutputSchema,
+    ...paidBuyerTaxFields,
     created: z.number().int(),
   })
   .meta({ id: 'Subscription', examples: [subscriptionExample] });

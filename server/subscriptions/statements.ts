@@ -50,6 +50,9 @@ export const checkoutInsert = preparedPerShape((executor, keyed) => {
     metadata: placeholder('metadata'),
     createdAt: placeholder('createdAt'),
     expiresAt: placeholder('expiresAt'),
+    taxMode: placeholder('taxMode'),
+    taxCategory: placeholder('taxCategory'),
+    taxInclusive: placeholder('taxInclusive'),
   };
   const newAudit = auditInsertCte(executor, 'subscription_checkout.create', fromClaimed(claimed));
   return executor

@@ -36,15 +36,7 @@ export type BillingField = keyof BillingForm;
 /** The longest each text field may be. */
 export const BILLING_MAX_LENGTH: Record<Exclude<BillingField, 'country' | 'vatId'>, number> = { name: 200, company: 200, line1: 200, postalCode: 20, city: 100 };
 
-export const BILLING_ERROR_CODES = [
-  'country_required',
-  'field_required',
-  'field_too_long',
-  'vat_id_invalid',
-  'vat_id_country',
-  'vat_id_unregistered',
-  'vat_id_other_country',
-] as const;
+export const BILLING_ERROR_CODES = ['country_required', 'field_required', 'field_too_long', 'vat_id_invalid', 'vat_id_country', 'vat_id_unregistered', 'vat_id_other_country'] as const;
 export type BillingErrorCode = (typeof BILLING_ERROR_CODES)[number];
 
 /** What the page says under a field refused with `code`. */

@@ -52,6 +52,9 @@ describe('POST /api/v1/checkout/sessions: price mode', () => {
       'success_url',
       'cancel_url',
       'metadata',
+      'customer_details',
+      'tax_country',
+      'tax_treatment',
       'created',
       'expires_at',
     ]);
@@ -76,6 +79,9 @@ describe('POST /api/v1/checkout/sessions: price mode', () => {
       success_url: null,
       cancel_url: null,
       metadata: {},
+      customer_details: null,
+      tax_country: null,
+      tax_treatment: null,
       created: epoch(T0),
       expires_at: epoch(T0) + 24 * HOUR,
     });

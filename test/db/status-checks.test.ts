@@ -4,7 +4,7 @@ import * as schema from '@/db/schema';
 import { createTestDatabase } from '../support/database';
 
 /**
- * Every status column admits exactly the values the code writes (the lists in db/schema), by a
+ * Every status column, and every tax column of fixed values, admits exactly the values the code writes (the lists in db/schema), by a
  * CHECK constraint: a bad value is refused by the database, on both drivers.
  */
 const STATUS_COLUMNS: Record<string, readonly string[]> = {
@@ -23,6 +23,24 @@ const STATUS_COLUMNS: Record<string, readonly string[]> = {
   'simulator_refunds.status': schema.SIMULATOR_REFUND_STATUSES,
   'payouts.status': schema.PAYOUT_STATUSES,
   'disputes.status': schema.DISPUTE_STATUSES,
+};
+
+/** The other columns of a fixed set of values: the taxation's. */
+const VALUE_COLUMNS: Record<string, readonly string[]> = {
+  'stores.tax_mode': schema.TAX_MODES,
+  'products.tax_category': schema.TAX_CATEGORIES,
+  'order_lines.tax_category': schema.TAX_CATEGORIES,
+  'checkout_sessions.tax_mode': schema.TAX_MODES,
+  'checkout_sessions.tax_treatment': schema.TAX_TREATMENTS,
+  'orders.tax_treatment': schema.TAX_TREATMENTS,
+  'subscription_checkouts.tax_mode': schema.TAX_MODES,
+  'subscription_checkouts.tax_category': schema.TAX_CATEGORIES,
+  'subscription_checkouts.tax_treatment': schema.TAX_TREATMENTS,
+  'subscriptions.tax_mode': schema.TAX_MODES,
+  'subscriptions.tax_category': schema.TAX_CATEGORIES,
+  'subscriptions.tax_treatment': schema.TAX_TREATMENTS,
+  'invoices.tax_treatment': schema.TAX_TREATMENTS,
+  'credit_notes.tax_treatment': schema.TAX_TREATMENTS,
 };
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -80,7 +98,7 @@ describe('status columns are constrained to their values', () => {
     expect(rows.map((row) => row.column)).toEqual(Object.keys(STATUS_COLUMNS).sort());
   });
 
-  it.each(Object.entries(STATUS_COLUMNS))('%s: each allowed value is accepted, anything else is refused', async (qualified, allowed) => {
+  it.each(Object.entries({ ...STATUS_COLUMNS, ...VALUE_COLUMNS }))('%s: each allowed value is accepted, anything else is refused', async (qualified, allowed) => {
     const [table, column] = qualified.split('.') as [string, string];
     for (const value of allowed) expect(await insertStatus(table, column, value), value).toBe('accepted');
     for (const value of ['bogus', '', allowed[0]!.toUpperCase(), ` ${allowed[0]}`]) expect(await insertStatus(table, column, value), JSON.stringify(value)).toBe(CHECK_VIOLATION);

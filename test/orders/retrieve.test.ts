@@ -79,6 +79,11 @@ describe('GET /api/v1/orders/{id}', () => {
       billing_reason: 'purchase',
       subscription_id: null,
       dispute_id: null,
+      customer_details: null,
+      tax_country: null,
+      tax_treatment: null,
+      tax_evidence: null,
+      evidence_conflict: null,
       created: epoch(T0),
       paid_at: epoch(T0),
     });

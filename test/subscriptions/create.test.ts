@@ -67,6 +67,9 @@ describe('POST /api/v1/subscriptions: plan mode', () => {
       customer_name: 'Ada Lovelace',
       success_url: 'http://merchant.test/done?x=1',
       metadata: { plan: 'pro', seats: '3', trial: 'false' },
+      customer_details: null,
+      tax_country: null,
+      tax_treatment: null,
       created: epoch(T0),
       expires_at: epoch(T0) + 24 * HOUR,
     });

@@ -140,6 +140,11 @@ describe('hosted subscription checkout: the first charge', () => {
       cancel_reason: null,
       ended_at: null,
       metadata: { order: 'A-17' },
+      customer_details: null,
+      tax_country: null,
+      tax_treatment: null,
+      tax_evidence: null,
+      evidence_conflict: null,
       created: epoch(T0),
     });
     // The customer is created or matched by email, lower-cased.
