@@ -2,8 +2,9 @@
  * The PDFs of invoices and credit notes (pdfkit), in the customer's language: seller and buyer
  * (with the billing address and the country of taxation where known), number, dates of issue and
  * supply, the lines with their rates, VAT per rate, totals in EUR, the note on a sale without
- * VAT, the withdrawal waiver when given, and a footer with the seller's details on every page. Rendered from the
- * stored document alone, so a PDF reads the same however often and whenever it is fetched.
+ * VAT, the withdrawal waiver when given, and a footer with the seller's details on every page.
+ * Rendered from the stored document alone, so a PDF reads the same however often and whenever it
+ * is fetched.
  */
 import { COLOURS, CONTENT_BOTTOM, CONTENT_WIDTH, openPdf, PAGE, pdfTable, writeFooters, writeNotices, writePartyAndFacts, writeRule, writeTitle } from './pdf-layout';
 import { documentTexts, type DocumentTexts } from './texts';
@@ -160,7 +161,9 @@ export function renderInvoicePdf(invoice: InvoiceRow): Promise<Buffer> {
   const texts = documentTexts(invoice.language);
   const format = formattersFor(texts);
   // The note says why no VAT was charged; without one, the plain fact does.
-  const notices = [invoice.taxNote ?? (invoice.amountTax === 0 ? texts.noVatNotice : null), texts.paidNotice].filter((notice): notice is string => notice !== null);
+  const notices = [texts.paidNotice];
+  const noVat = invoice.taxNote ?? (invoice.amountTax === 0 ? texts.noVatNotice : null);
+  if (noVat) notices.push(noVat);
   if (invoice.withdrawalWaiver) {
     notices.push(texts.withdrawalWaiver(format.date(new Date(invoice.withdrawalWaiver.accepted_at * 1000)), invoice.withdrawalWaiver.text_version));
   }
@@ -210,7 +213,7 @@ export function renderCreditNotePdf(note: CreditNoteRow, invoice: InvoiceRow): P
       tax: note.amountTax,
       total: note.amountTotal,
       totalLabel: texts.totalCredited,
-      notices: [note.taxNote, note.reason === 'refund' ? texts.creditNotice : texts.disputeCreditNotice].filter((notice): notice is string => notice !== null),
+      notices: [note.reason === 'refund' ? texts.creditNotice : texts.disputeCreditNotice, ...(note.taxNote ? [note.taxNote] : [])],
     },
     texts,
   );
