@@ -1,7 +1,7 @@
 /**
  * The operator CLI: `npm run admin -- <command> [--flag value]`.
  * Calls the running service's admin router over tRPC and prints exactly one JSON object on
- * stdout. Exit codes: 0 success, 1 the call failed, 2 the command line is wrong.
+ * stdout (or, asked for, a CSV). Exit codes: 0 success, 1 the call failed, 2 the command line is wrong.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import { DOCUMENT_LANGUAGES, TAX_MODES, type DocumentLanguage, type TaxMode } fr
 import { DISPUTE_REASONS, DISPUTE_STATUSES, type DisputeReason, type DisputeStatus } from '../db/schema/disputes';
 import type { MemberRole } from '../db/schema/users';
 import type { AdminRouter } from '../server/admin/router';
+import { ossReportCsv, QUARTER_PATTERN, type OssReport } from '../server/vat/oss-report-format';
 import { ADMIN_ENDPOINT, ADMIN_TOKEN_FILE } from '../server/admin/constants';
 
 type AdminClient = ReturnType<typeof createTRPCClient<AdminRouter>>;
@@ -27,6 +28,8 @@ interface Command {
   run(client: AdminClient, flags: FlagValues): Promise<unknown>;
   /** An answer that is itself a failure (printed, then exit 1), with a line per problem for stderr. */
   problems?(result: unknown): string[];
+  /** The answer as stdout shows it, where that is not its JSON. */
+  print?(result: unknown, flags: FlagValues): string | undefined;
 }
 
 const KEY_TYPE_NAMES = ['sk_test', 'pk_test', 'sk_live', 'pk_live'];
@@ -256,6 +259,18 @@ const COMMANDS: Record<string, Command> = {
       return { file, size: content.length };
     },
   },
+  'tax:oss-report': {
+    usage: 'tax:oss-report --quarter YYYY-Qn [--livemode true|false] [--store ID] [--format json|csv]   (the One-Stop-Shop return data of a quarter; default: live, every store, JSON)',
+    flags: { quarter: { kind: 'string', required: true }, livemode: { kind: 'boolean' }, store: { kind: 'string' }, format: { kind: 'string' } },
+    run: (client, flags) => {
+      const quarter = text(flags.quarter);
+      if (!QUARTER_PATTERN.test(quarter)) throw new UsageError(`parameter_invalid: --quarter takes a quarter as YYYY-Qn, n from 1 to 4, such as 2026-Q3, not "${quarter}".`);
+      const format = flags.format as string | undefined;
+      if (format !== undefined && format !== 'json' && format !== 'csv') throw new UsageError(`parameter_invalid: --format takes json or csv, not "${format}".`);
+      return client.tax.ossReport.query({ quarter, livemode: bool(flags.livemode), store: flags.store as string | undefined });
+    },
+    print: (result, flags) => (flags.format === 'csv' ? ossReportCsv(result as OssReport) : undefined),
+  },
   'user:invite': {
     usage: 'user:invite --store ID --email EMAIL --role owner|admin|developer|support|viewer',
     flags: { store: { kind: 'string', required: true }, email: { kind: 'string', required: true }, role: { kind: 'string', required: true } },
@@ -366,7 +381,7 @@ async function main(argv: string[]): Promise<number> {
       links: [httpLink({ url: `${serviceUrl}${ADMIN_ENDPOINT}`, headers: { authorization: `Bearer ${token}` } })],
     });
     const result = await command.run(client, flags);
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(command.print?.(result, flags) ?? `${JSON.stringify(result, null, 2)}\n`);
     const problems = command.problems?.(result) ?? [];
     for (const problem of problems) process.stderr.write(`${problem}\n`);
     return problems.length > 0 ? 1 : 0;

@@ -34,6 +34,8 @@ import {
   storeSchema,
   updateStoreInput,
   ledgerVerificationSchema,
+  ossReportInput,
+  ossReportSchema,
   verifyLedgerInput,
 } from './schemas';
 import {
@@ -49,6 +51,7 @@ import {
   exportPayoutsAsOperator,
   inviteUserAsOperator,
   listStoresAsOperator,
+  ossReportAsOperator,
   readPayoutExportAsOperator,
   resetUserAsOperator,
   rollKeysAsOperator,
@@ -188,6 +191,13 @@ export const adminRouter = createRouter({
       .input(disputeEvidenceInput)
       .output(pdfFileSchema)
       .query(({ ctx, input }) => disputeEvidenceAsOperator(ctx, input)),
+  }),
+  tax: createRouter({
+    // tax.ossReport: a quarter's One-Stop-Shop return data: supplies per member state and rate, corrections, conflicting evidence.
+    ossReport: adminProcedure
+      .input(ossReportInput)
+      .output(ossReportSchema)
+      .query(({ ctx, input }) => ossReportAsOperator(ctx, input)),
   }),
   user: createRouter({
     // user.invite: adds the person to the store and prints a one-time link.

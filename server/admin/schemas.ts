@@ -6,6 +6,8 @@ import { disputeSchema } from '../disputes/schemas';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH } from '../kit/fields';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../kit/idempotency';
 import { KEY_TYPES, type KeyType } from '../keys/service';
+import { taxEvidenceField } from '../kit/taxation-schemas';
+import { QUARTER_PATTERN } from '../vat/oss-report-format';
 
 /** A roll's grace period is at most 30 days: an old key is meant to be retired. */
 const MAX_KEY_GRACE_SECONDS = 30 * 24 * 60 * 60;
@@ -228,3 +230,42 @@ export const ledgerVerificationSchema = z.union([
   z.object({ ok: z.literal(true), checked: checkedSchema }),
   z.object({ ok: z.literal(false), checked: checkedSchema, mismatches: z.array(mismatchSchema) }),
 ]);
+
+export const ossReportInput = z.strictObject({
+  quarter: z.string().regex(QUARTER_PATTERN, 'must be a quarter as YYYY-Qn, n from 1 to 4, such as 2026-Q3').describe('The calendar quarter (UTC).'),
+  livemode: z.boolean().optional().describe('Test mode’s sales with false; live by default.'),
+  store: storeId.optional().describe('One store’s sales; every store’s by default.'),
+});
+
+const cents = z.number().int();
+
+/** The One-Stop-Shop return data of a quarter, amounts in cents. */
+export const ossReportSchema = z.object({
+  object: z.literal('oss_report'),
+  quarter: z.string(),
+  livemode: z.boolean(),
+  store: z.string().nullable(),
+  operator_country: z.string().nullable().describe('The member state of OPERATOR_VAT_ID; null for none (every member state is then reported).'),
+  currency: z.literal('eur'),
+  period: z.object({ start: z.number().int(), end: z.number().int() }).describe('Epoch seconds: the quarter’s first second and the next quarter’s.'),
+  supplies: z.array(
+    z.object({
+      country: z.string(),
+      rate_type: z.enum(['standard', 'reduced']),
+      rate: z.number(),
+      amount_net: cents,
+      amount_tax: cents,
+    }),
+  ),
+  corrections: z.array(z.object({ country: z.string(), quarter: z.string(), amount_net: cents, amount_tax: cents })),
+  amount_tax_due: cents,
+  evidence_conflicts: z.array(
+    z.object({
+      order_id: z.string(),
+      subscription_id: z.string().nullable(),
+      tax_country: z.string().nullable(),
+      tax_evidence: taxEvidenceField,
+      paid_at: z.number().int(),
+    }),
+  ),
+});

@@ -11,7 +11,7 @@
  * 5. how the fields combine (one mode selector, `quantity` and `description` rules);
  * 6. what needs the database or the environment (prices, https in live mode; the service).
  */
-import { buyerTaxFields } from '../vat/schemas';
+import { buyerTaxFields } from '../kit/taxation-schemas';
 import { z } from 'zod';
 import { CHECKOUT_STATUSES, PAYMENT_STATUSES } from '@/db/schema';
 import { strict } from '../kit/json-schema';

@@ -4,7 +4,7 @@ import { epochSeconds } from '../clock';
 import type { Config } from '../config';
 import { signedLink, signingSecret } from '../kit/links';
 import type { CheckoutSession } from './schemas';
-import { buyerTaxView } from '../vat/schemas';
+import { buyerTaxView } from '../vat/views';
 
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 

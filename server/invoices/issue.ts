@@ -19,7 +19,7 @@ import { withdrawalWaiverView } from './withdrawal-waiver';
 import { splitCredit, sumBreakdown, taxBreakdownOf } from './amounts';
 import { nextDocumentNumber, nextDocumentNumbers } from './numbering';
 import { documentTexts } from './texts';
-import { taxNoteOf } from '../vat/taxation';
+import { taxNoteOf, vatIdOnlyDetails } from '../vat/taxation';
 import { creditNoteView, invoiceView, type CreditNoteRow, type InvoiceRow } from './view';
 
 /** Who sells: the operator, copied onto each invoice as it stands when the invoice is issued. */
@@ -105,6 +105,8 @@ export interface InvoicedOrder {
 }
 
 function orderInvoiceValues(deps: IssueDeps, { order, lines, customerName, subscriptionChargeId, suppliedFrom, suppliedUntil, times }: InvoicedOrder): InvoiceValues {
+  // A name and VAT ID entered with the billing details are the ones the invoice names.
+  const buyerVatId = order.customerDetails?.vat_id ?? order.buyerVatId;
   return {
     id: order.invoiceId!,
     storeId: order.storeId,
@@ -115,10 +117,10 @@ function orderInvoiceValues(deps: IssueDeps, { order, lines, customerName, subsc
     subscriptionChargeId,
     customerId: order.customerId,
     customerEmail: order.customerEmail!,
-    // A name and VAT ID entered with the billing details are the ones the invoice names.
     customerName: order.customerDetails?.name ?? customerName,
-    buyerVatId: order.customerDetails?.vat_id ?? order.buyerVatId,
-    customerDetails: order.customerDetails,
+    buyerVatId,
+    // Without billing details (the product's rate), what the buyer gave is the VAT ID alone.
+    customerDetails: order.customerDetails ?? vatIdOnlyDetails(buyerVatId),
     taxCountry: order.taxCountry,
     taxTreatment: order.taxTreatment,
     taxNote: taxNoteOf(order.taxTreatment, order.language),

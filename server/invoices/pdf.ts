@@ -1,13 +1,16 @@
 /**
- * The PDFs of invoices and credit notes (pdfkit), in the customer's language: seller and buyer,
- * number, dates of issue and supply, the lines, VAT per rate, totals in EUR, the withdrawal
- * waiver when given, and a footer with the seller's details on every page. Rendered from the
- * stored document alone, so a PDF reads the same however often and whenever it is fetched.
+ * The PDFs of invoices and credit notes (pdfkit), in the customer's language: seller and buyer
+ * (with the billing address and the country of taxation where known), number, dates of issue and
+ * supply, the lines with their rates, VAT per rate, totals in EUR, the note on a sale without
+ * VAT, the withdrawal waiver when given, and a footer with the seller's details on every page.
+ * Rendered from the stored document alone, so a PDF reads the same however often and whenever it
+ * is fetched.
  */
 import { COLOURS, CONTENT_BOTTOM, CONTENT_WIDTH, openPdf, PAGE, pdfTable, writeFooters, writeNotices, writePartyAndFacts, writeRule, writeTitle } from './pdf-layout';
 import { documentTexts, type DocumentTexts } from './texts';
 import type { CreditNoteRow, InvoiceRow } from './view';
-import type { DocumentLine, TaxBreakdownEntry } from '@/db/schema';
+import type { CustomerDetails, DocumentLanguage, DocumentLine, TaxBreakdownEntry } from '@/db/schema';
+import { countryName } from '../kit/countries';
 
 interface Formatters {
   money(cents: number): string;
@@ -29,6 +32,8 @@ interface DocumentContent {
   /** Label and value pairs beside the seller: dates and references. */
   facts: [string, string][];
   invoice: InvoiceRow;
+  /** The document's own copy of the buyer's billing details and tax country (a credit note's are its invoice's). */
+  taxation: Pick<InvoiceRow, 'customerDetails' | 'taxCountry'>;
   lines: DocumentLine[];
   breakdown: TaxBreakdownEntry[];
   subtotal: number;
@@ -56,8 +61,13 @@ async function render(content: DocumentContent, texts: DocumentTexts): Promise<B
   doc.font('Bold').fontSize(9).fillColor(COLOURS.muted).text(texts.buyer.toUpperCase(), left, doc.y, { width: CONTENT_WIDTH });
   doc.font('Regular').fontSize(10).fillColor(COLOURS.text);
   if (invoice.customerName) doc.font('Bold').text(invoice.customerName).font('Regular');
+  for (const line of buyerAddressLines(content.taxation.customerDetails, invoice.language)) doc.text(line);
   doc.text(invoice.customerEmail);
   if (invoice.buyerVatId) doc.text(`${texts.vatId}: ${invoice.buyerVatId}`);
+  if (content.taxation.taxCountry) {
+    doc.moveDown(0.4);
+    doc.text(texts.countryOfTaxation(countryName(content.taxation.taxCountry, invoice.language)));
+  }
   doc.moveDown(1.2);
 
   // The lines.
@@ -127,6 +137,14 @@ async function render(content: DocumentContent, texts: DocumentTexts): Promise<B
   return finish();
 }
 
+/** The buyer's company and billing address as given, the country named in the document's language. */
+function buyerAddressLines(details: CustomerDetails | null, language: DocumentLanguage): string[] {
+  if (!details) return [];
+  const address = details.address;
+  const town = [address?.postal_code, address?.city].filter(Boolean).join(' ');
+  return [details.company, address?.line1, town, address ? countryName(address.country, language) : null].filter((line): line is string => Boolean(line));
+}
+
 function supplyFact(invoice: InvoiceRow, texts: DocumentTexts, format: Formatters): [string, string] {
   const from = format.date(invoice.suppliedFrom);
   const until = format.date(invoice.suppliedUntil);
@@ -142,8 +160,10 @@ function referenceFacts(invoice: InvoiceRow, texts: DocumentTexts): [string, str
 export function renderInvoicePdf(invoice: InvoiceRow): Promise<Buffer> {
   const texts = documentTexts(invoice.language);
   const format = formattersFor(texts);
+  // The note says why no VAT was charged; without one, the plain fact does.
   const notices = [texts.paidNotice];
-  if (invoice.amountTax === 0) notices.push(texts.noVatNotice);
+  const noVat = invoice.taxNote ?? (invoice.amountTax === 0 ? texts.noVatNotice : null);
+  if (noVat) notices.push(noVat);
   if (invoice.withdrawalWaiver) {
     notices.push(texts.withdrawalWaiver(format.date(new Date(invoice.withdrawalWaiver.accepted_at * 1000)), invoice.withdrawalWaiver.text_version));
   }
@@ -155,6 +175,7 @@ export function renderInvoicePdf(invoice: InvoiceRow): Promise<Buffer> {
       issuedAt: invoice.createdAt,
       facts: [[texts.issueDate, format.date(invoice.createdAt)], supplyFact(invoice, texts, format), ...referenceFacts(invoice, texts)],
       invoice,
+      taxation: invoice,
       lines: invoice.lines,
       breakdown: invoice.taxBreakdown,
       subtotal: invoice.amountSubtotal,
@@ -185,13 +206,14 @@ export function renderCreditNotePdf(note: CreditNoteRow, invoice: InvoiceRow): P
         note.refundId === null ? [texts.disputeReference, note.disputeId!] : [texts.refundReference, note.refundId],
       ],
       invoice,
+      taxation: note,
       lines: note.lines,
       breakdown: note.taxBreakdown,
       subtotal: note.amountSubtotal,
       tax: note.amountTax,
       total: note.amountTotal,
       totalLabel: texts.totalCredited,
-      notices: [note.reason === 'refund' ? texts.creditNotice : texts.disputeCreditNotice],
+      notices: [note.reason === 'refund' ? texts.creditNotice : texts.disputeCreditNotice, ...(note.taxNote ? [note.taxNote] : [])],
     },
     texts,
   );

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { CREDIT_NOTE_REASONS, DOCUMENT_LANGUAGES } from '@/db/schema';
 import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, idFilter, listSchema, pageFields } from '../kit/list';
+import { customerDetailsField, taxCountryField, taxTreatmentField, vatRateField } from '../kit/taxation-schemas';
 
 /** The ebook of the order's example, at 19% VAT. */
 const lineExample = { description: 'Ebook: Payments in practice', quantity: 1, unit_amount: 1999, amount_subtotal: 1999, tax_rate: 19, amount_tax: 380, amount_total: 2379 };
@@ -19,7 +20,7 @@ export const documentLineSchema = z
     quantity: z.number().int(),
     unit_amount: z.number().int().describe('Cents per unit, as sold (tax included where the price included it).'),
     amount_subtotal: z.number().int().describe('Cents before VAT.'),
-    tax_rate: z.number().int().describe('VAT rate in percent; 0 where no VAT was charged.'),
+    tax_rate: vatRateField('VAT rate in percent, at most two decimals (`5.5`); 0 where no VAT was charged.'),
     amount_tax: z.number().int(),
     amount_total: z.number().int(),
   })
@@ -27,11 +28,13 @@ export const documentLineSchema = z
 
 export const taxBreakdownSchema = z
   .object({
-    rate: z.number().int().describe('VAT rate in percent.'),
+    rate: vatRateField('VAT rate in percent, at most two decimals (`5.5`).'),
     amount_net: z.number().int().describe('Cents before VAT at this rate.'),
     amount_tax: z.number().int().describe('Cents of VAT at this rate.'),
   })
   .meta({ id: 'TaxBreakdown', examples: [breakdownExample] });
+
+const taxNoteField = z.string().nullable().describe('What the document says about a sale without VAT, in its language: the reverse charge, or a supply outside the EU; null where VAT was charged.');
 
 export const invoiceSchema = z
   .object({
@@ -45,6 +48,10 @@ export const invoiceSchema = z
     customer_email: z.string(),
     customer_name: z.string().nullable(),
     buyer_vat_id: z.string().nullable().describe('The business buyer’s EU VAT ID as entered on the hosted checkout, normalised (`DE123456789`).'),
+    customer_details: customerDetailsField,
+    tax_country: taxCountryField,
+    tax_treatment: taxTreatmentField,
+    tax_note: taxNoteField,
     seller: z
       .object({ name: z.string(), address: z.string(), vat_id: z.string() })
       .describe('The operator, who sells in its own name on the store’s behalf, as configured when the invoice was issued.'),
@@ -75,6 +82,10 @@ export const invoiceSchema = z
         customer_email: EXAMPLE.customerEmail,
         customer_name: null,
         buyer_vat_id: null,
+        customer_details: null,
+        tax_country: null,
+        tax_treatment: null,
+        tax_note: null,
         seller: { name: 'Example Payments GmbH', address: 'Musterstraße 1, 10115 Berlin, Germany', vat_id: 'DE123456789' },
         currency: 'eur',
         lines: [lineExample],
@@ -101,6 +112,10 @@ export const creditNoteSchema = z
     dispute_id: z.string().nullable().describe('The lost dispute it documents; null for a refund.'),
     reason: z.enum(CREDIT_NOTE_REASONS).describe('`refund`, or `dispute_lost`: the cardholder’s dispute took the amount back.'),
     order_id: z.string(),
+    customer_details: customerDetailsField.describe('Its invoice’s.'),
+    tax_country: taxCountryField.describe('Its invoice’s.'),
+    tax_treatment: taxTreatmentField.describe('Its invoice’s.'),
+    tax_note: taxNoteField.describe('Its invoice’s.'),
     lines: z.array(documentLineSchema).describe('Positive amounts: what is credited. A partial credit is one line per VAT rate of the invoice.'),
     tax_breakdown: z.array(taxBreakdownSchema).describe('A partial refund is split over the invoice’s VAT rates in proportion to their totals.'),
     amount_subtotal: z.number().int(),
@@ -121,6 +136,10 @@ export const creditNoteSchema = z
         dispute_id: null,
         reason: 'refund',
         order_id: EXAMPLE.orderId,
+        customer_details: null,
+        tax_country: null,
+        tax_treatment: null,
+        tax_note: null,
         lines: [creditedLineExample],
         tax_breakdown: [{ rate: 19, amount_net: 420, amount_tax: 80 }],
         amount_subtotal: 420,

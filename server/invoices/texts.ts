@@ -19,6 +19,8 @@ export interface DocumentTexts {
   seller: string;
   buyer: string;
   vatId: string;
+  /** The member state or other country whose VAT rules the sale, named in the document's language. */
+  countryOfTaxation(country: string): string;
   soldOnBehalfOf(store: string): string;
   description: string;
   quantity: string;
@@ -28,6 +30,7 @@ export interface DocumentTexts {
   vat: string;
   amount: string;
   vatBreakdown: string;
+  /** A rate in percent as the document's language writes it: `5.5 %`, `5,5 %`. */
   rateLabel(rate: number): string;
   netAtRate: string;
   vatAtRate: string;
@@ -51,6 +54,12 @@ export interface DocumentTexts {
   locale: string;
 }
 
+/** Percent with the locale's decimal mark and at most two decimals, a space before the sign as both languages set it. */
+function percentIn(locale: string): (rate: number) => string {
+  const number = new Intl.NumberFormat(locale, { maximumFractionDigits: 2, useGrouping: false });
+  return (rate) => `${number.format(rate)} %`;
+}
+
 const ENGLISH: DocumentTexts = {
   invoiceTitle: 'Invoice',
   creditNoteTitle: 'Credit note',
@@ -66,6 +75,7 @@ const ENGLISH: DocumentTexts = {
   seller: 'Seller',
   buyer: 'Buyer',
   vatId: 'VAT ID',
+  countryOfTaxation: (country) => `Country of taxation: ${country}`,
   soldOnBehalfOf: (store) => `Sold on behalf of ${store}`,
   description: 'Description',
   quantity: 'Qty',
@@ -75,7 +85,7 @@ const ENGLISH: DocumentTexts = {
   vat: 'VAT',
   amount: 'Amount',
   vatBreakdown: 'VAT by rate',
-  rateLabel: (rate) => `${rate} %`,
+  rateLabel: percentIn('en-GB'),
   netAtRate: 'Net',
   vatAtRate: 'VAT',
   subtotal: 'Subtotal (net)',
@@ -92,7 +102,7 @@ const ENGLISH: DocumentTexts = {
   demoOperatorNotice: 'Demo seller details: configure OPERATOR_LEGAL_NAME, OPERATOR_ADDRESS, OPERATOR_VAT_ID and OPERATOR_EMAIL.',
   page: (current, count) => `Page ${current} of ${count}`,
   subscriptionLine: (plan) => plan || 'Subscription',
-  partialCreditLine: (reason, invoiceNumber, rate) => `${reason === 'refund' ? 'Partial refund' : 'Chargeback'} of invoice ${invoiceNumber}${rate === null ? '' : ` (VAT ${rate} %)`}`,
+  partialCreditLine: (reason, invoiceNumber, rate) => `${reason === 'refund' ? 'Partial refund' : 'Chargeback'} of invoice ${invoiceNumber}${rate === null ? '' : ` (VAT ${ENGLISH.rateLabel(rate)})`}`,
   locale: 'en-GB',
 };
 
@@ -111,6 +121,7 @@ const GERMAN: DocumentTexts = {
   seller: 'Verkäufer',
   buyer: 'Käufer',
   vatId: 'USt-IdNr.',
+  countryOfTaxation: (country) => `Besteuerungsland: ${country}`,
   soldOnBehalfOf: (store) => `Verkauft im Auftrag von ${store}`,
   description: 'Beschreibung',
   quantity: 'Menge',
@@ -120,7 +131,7 @@ const GERMAN: DocumentTexts = {
   vat: 'USt.',
   amount: 'Betrag',
   vatBreakdown: 'Umsatzsteuer nach Steuersatz',
-  rateLabel: (rate) => `${rate} %`,
+  rateLabel: percentIn('de-DE'),
   netAtRate: 'Netto',
   vatAtRate: 'USt.',
   subtotal: 'Zwischensumme (netto)',
@@ -137,7 +148,8 @@ const GERMAN: DocumentTexts = {
   demoOperatorNotice: 'Demo-Verkäuferangaben: OPERATOR_LEGAL_NAME, OPERATOR_ADDRESS, OPERATOR_VAT_ID und OPERATOR_EMAIL konfigurieren.',
   page: (current, count) => `Seite ${current} von ${count}`,
   subscriptionLine: (plan) => plan || 'Abonnement',
-  partialCreditLine: (reason, invoiceNumber, rate) => `${reason === 'refund' ? 'Teilerstattung' : 'Rückbuchung'} zu Rechnung ${invoiceNumber}${rate === null ? '' : ` (USt. ${rate} %)`}`,
+  partialCreditLine: (reason, invoiceNumber, rate) =>
+    `${reason === 'refund' ? 'Teilerstattung' : 'Rückbuchung'} zu Rechnung ${invoiceNumber}${rate === null ? '' : ` (USt. ${GERMAN.rateLabel(rate)})`}`,
   locale: 'de-DE',
 };
 

@@ -7,9 +7,9 @@ import { z } from 'zod';
 import { BILLING_REASONS, ORDER_STATUSES } from '@/db/schema';
 import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, emailFilter, idFilter, listSchema, pageFields } from '../kit/list';
+import { paidBuyerTaxFields, vatRateField } from '../kit/taxation-schemas';
 import { refundExample, refundSchema } from './refunds/object';
 import { withdrawalSchema, withdrawalWaiverSchema } from './withdrawals/object';
-import { paidBuyerTaxFields } from '../vat/schemas';
 
 export const retrieveOrderInput = z.strictObject({
   id: z
@@ -45,7 +45,7 @@ export const orderLineSchema = z
     amount_subtotal: z.number().int(),
     amount_tax: z.number().int(),
     amount_total: z.number().int(),
-    tax_rate: z.number().nullable().describe('Percent with at most two decimals (`5.5`); null where no tax was calculated.'),
+    tax_rate: vatRateField('VAT rate in percent, at most two decimals (`5.5`).').nullable(),
     tax_inclusive: z.boolean(),
     download_count: z.number().int().optional().describe('Downloads served of the file of the line’s product (at most DOWNLOAD_LIMIT); present only on lines of a product with a file.'),
   })

@@ -1,4 +1,4 @@
-import { paidBuyerTaxView } from '../vat/schemas';
+import { paidBuyerTaxView } from '../vat/views';
 import { and, asc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { licenseKeys, orderLines, orders, products, refunds, withdrawals } from '@/db/schema';

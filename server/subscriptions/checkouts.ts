@@ -2,7 +2,7 @@
  * Subscription checkouts: the signed, single-use hosted link that starts a
  * subscription. Created here; consumed by the hosted page's first payment attempt (first-charge.ts).
  */
-import { buyerTaxView } from '../vat/schemas';
+import { buyerTaxView } from '../vat/views';
 import type { Database, Executor } from '@/db/client';
 import { subscriptionCheckouts, type TaxCategory } from '@/db/schema';
 import type { Subject } from '../auth/service';

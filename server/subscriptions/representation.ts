@@ -5,7 +5,7 @@
 import type { Transaction } from '@/db/client';
 import type { subscriptions } from '@/db/schema';
 import { epochSeconds } from '../clock';
-import { paidBuyerTaxView } from '../vat/schemas';
+import { paidBuyerTaxView } from '../vat/views';
 import { recordEvent, type EventType, type RecordEventInput } from '../webhooks/events';
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;

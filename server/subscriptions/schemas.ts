@@ -11,7 +11,7 @@
  * 5. how the fields combine (one of `price_id` or `amount`, what each mode refuses);
  * 6. what needs the database or the environment (the price, https in live mode; the service).
  */
-import { buyerTaxFields, paidBuyerTaxFields } from '../vat/schemas';
+import { buyerTaxFields, paidBuyerTaxFields } from '../kit/taxation-schemas';
 import { z } from 'zod';
 import { SUBSCRIPTION_CHECKOUT_STATUSES, SUBSCRIPTION_STATUSES } from '@/db/schema';
 import { answeredAs, EXAMPLE } from '../kit/examples';
