@@ -90,10 +90,18 @@ function checkRows(rows: Record<string, unknown>[]): RateRow[] {
 }
 
 function csvRows(content: string): Record<string, unknown>[] {
-  const lines = content.split(/\r?\n/).filter((line) => line.trim() !== '');
+  // A byte-order mark (spreadsheets write one) is no part of the header.
+  const lines = content
+    .replace(/^\uFEFF/, '')
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== '');
   const header = (lines[0] ?? '').split(',').map((cell) => cell.trim());
   if (header.join(',') !== HEADER.join(',')) throw new RateTableError(`TAX_RATES_FILE: the header must be ${HEADER.join(',')}, got "${lines[0] ?? ''}"`);
-  return lines.slice(1).map((line) => Object.fromEntries(line.split(',').map((cell, index) => [HEADER[index] ?? `extra${index}`, cell])));
+  return lines.slice(1).map((line, index) => {
+    const cells = line.split(',');
+    if (cells.length !== HEADER.length) throw new RateTableError(`TAX_RATES_FILE row ${index + 1}: ${cells.length} values where ${HEADER.join(',')} are 4`);
+    return Object.fromEntries(cells.map((cell, position) => [HEADER[position]!, cell]));
+  });
 }
 
 function jsonRows(content: string): Record<string, unknown>[] {

@@ -57,19 +57,25 @@ describe('parseRateTable: malformed tables are refused, naming the row (the firs
     ['a rate above 100', 'DE,standard,100.01,2021-01-01', 'rate "100.01" is not a number 0–100'],
     ['a negative rate', 'DE,standard,-1,2021-01-01', 'rate "-1" is not a number 0–100'],
     ['three decimals', 'DE,standard,19.125,2021-01-01', 'rate "19.125" is not a number 0–100'],
-    ['a decimal comma (a cell too many)', 'FR,ebook,5,5,2014-01-01', 'valid_from "5" is not a date YYYY-MM-DD'],
+    ['a decimal comma (a cell too many)', 'FR,ebook,5,5,2014-01-01', '5 values where country,category,rate,valid_from are 4'],
     ['a percent sign', 'DE,standard,19%,2021-01-01', 'rate "19%" is not a number 0–100'],
     ['no rate', 'DE,standard,,2021-01-01', 'rate "" is not a number 0–100'],
     ['a day that does not exist', 'DE,standard,19,2021-02-29', 'valid_from "2021-02-29" is not a date YYYY-MM-DD'],
     ['another date form', 'DE,standard,19,01.01.2021', 'valid_from "01.01.2021" is not a date YYYY-MM-DD'],
     ['a date and time', 'DE,standard,19,2021-01-01T00:00:00Z', 'valid_from "2021-01-01T00:00:00Z" is not a date YYYY-MM-DD'],
-    ['no date', 'DE,standard,19', 'valid_from "" is not a date YYYY-MM-DD'],
+    ['no date', 'DE,standard,19', '3 values where country,category,rate,valid_from are 4'],
   ])('a CSV row with %s', (_label, row, problem) => {
     // Rows 1 and 2 are fine, blank lines are no rows: the bad row is row 3.
     expect(refusal('rates.csv', csv('AT,standard,20,2016-01-01', '', 'BE,standard,21,1996-01-01', row, ...standardRows(['AT', 'BE'])))).toBe(`TAX_RATES_FILE row 3: ${problem}`);
   });
 
-  it('the contract’s example: row 12 with a letter O in its rate', () => {
+  it('a row of more or fewer values than the header names; a byte-order mark before the header is no part of it', () => {
+    expect(refusal('rates.csv', csv(...standardRows(), 'DE,ebook,7,2021-01-01,extra'))).toBe('TAX_RATES_FILE row 28: 5 values where country,category,rate,valid_from are 4');
+    expect(refusal('rates.csv', csv('DE,ebook,7', ...standardRows()))).toBe('TAX_RATES_FILE row 1: 3 values where country,category,rate,valid_from are 4');
+    expect(refusal('rates.csv', `\uFEFF${csv(...standardRows())}`)).toBeUndefined();
+  });
+
+  it('the documented example: row 12 with a letter O in its rate', () => {
     const rows = standardRows();
     rows[11] = rows[11]!.replace(',20,', ',2O,');
     expect(refusal('rates.csv', csv(...rows))).toBe('TAX_RATES_FILE row 12: rate "2O" is not a number 0–100');
@@ -131,14 +137,14 @@ describe('rateOn', () => {
     expect(() => shipped.rateOn('US', 'standard', IN_2026)).toThrow('No VAT rate for US: it is not an EU member state');
   });
 
-  it('the standard rates the contract lists, in 2026', () => {
+  it('the standard rates shipped for 2026', () => {
     const listed = { AT: 20, BE: 21, CZ: 21, DE: 19, DK: 25, ES: 21, FR: 20, IE: 23, IT: 22, NL: 21, PL: 23, PT: 23, SE: 25 };
     const read = Object.fromEntries(Object.keys(listed).map((country) => [country, shipped.rateOn(country, 'standard', IN_2026).rate]));
     expect(read).toEqual(listed);
     expect(shipped.rateOn('DE', 'standard', IN_2026)).toEqual({ rate: 19, hundredths: 1900, standard: true });
   });
 
-  it('the ebook rates the contract lists, in 2026: DE 7, FR 5.5 (in hundredths 550), not the standard rate', () => {
+  it('the ebook rates shipped for 2026: DE 7, FR 5.5 (in hundredths 550), not the standard rate', () => {
     expect(shipped.rateOn('DE', 'ebook', IN_2026)).toEqual({ rate: 7, hundredths: 700, standard: false });
     expect(shipped.rateOn('FR', 'ebook', IN_2026)).toEqual({ rate: 5.5, hundredths: 550, standard: false });
   });

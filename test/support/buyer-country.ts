@@ -1,6 +1,5 @@
-import { eq } from 'drizzle-orm';
 import { expect } from 'vitest';
-import { products, stores, type DocumentLanguage, type TaxCategory } from '@/db/schema';
+import type { DocumentLanguage, TaxCategory } from '@/db/schema';
 import { updateSessionBilling } from '@/server/checkout/buyer-tax';
 import { payCheckoutSession } from '@/server/payments/service';
 import { checkBilling, type BillingForm } from '@/server/vat/billing';
@@ -12,18 +11,16 @@ import type { TestApi } from './server';
 /** Test cards approved like 4242…, whose issuing country is digits 7–9 (ISO numeric). */
 export const CARD_OF = { DE: '4000002760000016', FR: '4000002500000003', AT: '4000000400000008', IT: '4000003800000008', US: '4000008400000001' } as const;
 
-/** A store in `buyer_country` mode (the operator's `store:update --tax-mode`, written directly). */
+/** A store in `buyer_country` mode. */
 export async function createBuyerCountryStore(api: TestApi, name?: string) {
-  const store = await createStore(api.services, name === undefined ? {} : { name });
-  await api.services.db.update(stores).set({ taxMode: 'buyer_country' }).where(eq(stores.id, store.id));
+  const store = await createStore(api.services, { taxMode: 'buyer_country', ...(name === undefined ? {} : { name }) });
   return { ...store, key: store.keys.sk_test };
 }
 
 /** A product of the store's, in `category`; answers its price id. */
 export async function createTaxedProduct(api: TestApi, key: string, body: Record<string, unknown>, category: TaxCategory = 'standard'): Promise<string> {
-  const created = await api.request('POST', '/api/v1/products', { key, body: { amount: 1999, ...body } });
+  const created = await api.request('POST', '/api/v1/products', { key, body: { amount: 1999, tax_category: category, ...body } });
   expect(created.status).toBe(201);
-  await api.services.db.update(products).set({ taxCategory: category }).where(eq(products.id, created.body.id));
   return created.body.price_id;
 }
 

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
-import { orders, products, stores } from '@/db/schema';
+import { orders } from '@/db/schema';
 import { TotalChangedError, updateSessionBilling } from '@/server/checkout/buyer-tax';
 import { payCheckoutSession } from '@/server/payments/service';
 import { checkBilling, type BillingForm } from '@/server/vat/billing';
@@ -21,16 +21,11 @@ const CONSUMER = { name: '', company: '', line1: '', postalCode: '', city: '', v
 const billing = (fields: Partial<BillingForm> & { country: string }): BillingForm => ({ ...CONSUMER, ...fields });
 const AUSTRIAN_COMPANY = billing({ country: 'AT', name: 'Anna Huber', company: 'Huber GmbH', line1: 'Ringstraße 1', postalCode: '1010', city: 'Wien', vatId: 'ATU13585627' });
 
-async function buyerCountryStore() {
-  const store = await createStore(api.services);
-  await api.services.db.update(stores).set({ taxMode: 'buyer_country' }).where(eq(stores.id, store.id));
-  return store;
-}
+const buyerCountryStore = () => createStore(api.services, { taxMode: 'buyer_country' });
 
 /** A session of one product of 1999 cents, as set up; `ebook` sets its tax category. */
 async function sessionOf(key: string, product: { tax_inclusive?: boolean; ebook?: boolean } = {}) {
-  const created = await createProduct(api, key, { name: 'Payments in practice', amount: 1999, tax_inclusive: product.tax_inclusive ?? false });
-  if (product.ebook) await api.services.db.update(products).set({ taxCategory: 'ebook' }).where(eq(products.id, created.id));
+  const created = await createProduct(api, key, { name: 'Payments in practice', amount: 1999, tax_inclusive: product.tax_inclusive ?? false, tax_category: product.ebook ? 'ebook' : 'standard' });
   return createSession(api, key, { price_id: created.price_id, customer_email: 'buyer@example.com' });
 }
 

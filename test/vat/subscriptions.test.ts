@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { and, asc, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { stores, subscriptionCharges, subscriptionCheckouts } from '@/db/schema';
+import { subscriptionCharges, subscriptionCheckouts } from '@/db/schema';
 import { TotalChangedError } from '@/server/checkout/buyer-tax';
 import { parseRateTable, SHIPPED_RATES_FILE } from '@/server/kit/vat-rates';
 import { updateSubscriptionCheckoutBilling } from '@/server/subscriptions/buyer-tax';
@@ -25,11 +25,7 @@ beforeAll(() => api.clock.set(new Date('2026-03-01T12:00:00Z')));
 
 const form = (fields: Partial<BillingForm> & { country: string }): BillingForm => ({ name: '', company: '', line1: '', postalCode: '', city: '', vatId: '', ...fields });
 
-async function buyerCountryStore() {
-  const store = await createStore(api.services, { subscriptions: true });
-  await api.services.db.update(stores).set({ taxMode: 'buyer_country' }).where(eq(stores.id, store.id));
-  return store;
-}
+const buyerCountryStore = () => createStore(api.services, { subscriptions: true, taxMode: 'buyer_country' });
 
 async function subscribe(checkoutId: string, billing: BillingForm, shownTotal: number, card = '4000000400000008') {
   const checked = await checkBilling(api.services.config, false, billing);
