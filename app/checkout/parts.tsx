@@ -200,13 +200,25 @@ export interface SummaryAmounts {
 }
 
 /**
- * The order: its lines (name, quantity, unit price), then subtotal, tax and total. Taxed by the
- * buyer's country, the amounts follow the billing details: the form's script replaces the texts
- * marked `data-bind` in place, and a screen reader hears the new ones.
+ * The order: its lines (name, quantity, unit price), then subtotal, tax and total. `live` where
+ * the amounts follow the billing details being typed: the form's script replaces the texts marked
+ * `data-bind` in place, and a screen reader hears the new ones.
  */
-export function OrderSummary({ amounts, headingId, heading, totalLabel = 'Total due' }: { amounts: SummaryAmounts; headingId: string; heading: string; totalLabel?: string }) {
+export function OrderSummary({
+  amounts,
+  headingId,
+  heading,
+  totalLabel = 'Total due',
+  live = false,
+}: {
+  amounts: SummaryAmounts;
+  headingId: string;
+  heading: string;
+  totalLabel?: string;
+  live?: boolean;
+}) {
   const texts = summaryTexts(amounts);
-  const bind = (name: keyof typeof texts) => (amounts.tax.buyer ? { 'data-bind': name } : {});
+  const bind = (name: keyof typeof texts) => (live ? { 'data-bind': name } : {});
   return (
     <section className="co-card co-summary" aria-labelledby={headingId}>
       <h2 id={headingId} className="co-h2">
@@ -245,7 +257,7 @@ export function OrderSummary({ amounts, headingId, heading, totalLabel = 'Total 
           ))}
         </tbody>
       </table>
-      <dl className="co-totals" aria-live={amounts.tax.buyer ? 'polite' : undefined}>
+      <dl className="co-totals" aria-live={live ? 'polite' : undefined}>
         <div>
           <dt>Subtotal</dt>
           <dd {...bind('subtotal')}>{texts.subtotal}</dd>
@@ -487,7 +499,7 @@ export function BillingFields({ form, errors, vatIdUnconfirmed, shownTotal }: { 
         {VAT_ID_UNCONFIRMED_MESSAGE}
       </p>
       {text('line1', 'address-line1')}
-      <div className="co-row co-row-postal">
+      <div className="co-row">
         {text('postalCode', 'postal-code')}
         {text('city', 'address-level2')}
       </div>

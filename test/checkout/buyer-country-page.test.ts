@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkoutSessions, orderLines, paymentAttempts, products, stores, subscriptionCharges, subscriptionCheckouts } from '@/db/schema';
 import { answerCheckoutBilling, answerHostedPayment } from '@/server/checkout/hosted/submit';
 import { loadHostedCheckout } from '@/server/checkout/hosted/page';
+import { loadHostedReceipt } from '@/server/checkout/hosted/receipt';
+import { receiptUrl } from '@/server/kit/links';
 import { taxLineLabel } from '@/server/kit/hosted-page/tax-label';
 import { payCheckoutSession } from '@/server/payments/service';
 import { answerHostedSubscription, answerSubscriptionBilling, loadHostedSubscriptionCheckout } from '@/server/subscriptions/hosted';
@@ -171,6 +173,8 @@ describe('the checkout page without script: Update total and Pay', () => {
     const order = await api.request('GET', `/api/v1/orders/${session.order_id}`, { key: store.key });
     expect(order.body).toMatchObject({ status: 'paid', amount_subtotal: 1999, amount_tax: 400, amount_total: 2399 });
     expect(order.body.lines).toEqual([expect.objectContaining({ tax_rate: 20, amount_tax: 400, amount_total: 2399 })]);
+    const receipt = await loadHostedReceipt(api.services, { id: session.id, signature: new URL(receiptUrl(api.services.config, session.id)).searchParams.get('signature')! });
+    expect(receipt.state === 'paid' && taxLineLabel(receipt.receipt.tax)).toBe('VAT 20% (Austria)');
   });
 
   it('reverse charge: ATU13585627 for an Austrian company is taxed at 0 % (1999); a buyer in the United States pays no EU VAT (1999)', async () => {

@@ -115,7 +115,7 @@ export default async function CheckoutPage(props: PageProps) {
             </span>
           </h1>
           <SellerLine operator={operator} storeName={view.storeName} />
-          <OrderSummary amounts={view} heading="Order summary" headingId="summary-heading" />
+          <OrderSummary amounts={view} heading="Order summary" headingId="summary-heading" live={view.buyer !== undefined} />
         </div>
         <CheckoutForm
           view={view}
