@@ -1,18 +1,19 @@
 import type { ReactNode } from 'react';
 import { CURRENT_WAIVER_VERSION, WAIVER_FIELDS, WAIVER_TEXTS } from '@/server/orders/withdrawals/waiver';
 import type { OperatorConfig } from '@/server/config';
-import type { TaxLabel } from '@/server/kit/hosted-page/tax-label';
+import { formatEur } from '@/server/kit/hosted-page/amounts';
+import { taxLineLabel, type TaxLabel } from '@/server/kit/hosted-page/tax-label';
 import { PAYMENT_FORM_SCRIPT } from '@/server/checkout/hosted/payment-form-script';
 import { correctionAlert, type HostedField, type HostedMessage } from '@/server/kit/hosted-page/messages';
+import { countryOptions } from '@/server/kit/countries';
+import { BILLING_FORM_FIELDS, summaryTexts, VAT_ID_UNCONFIRMED_MESSAGE, type BillingErrors } from '@/server/checkout/hosted/billing';
+import { BILLING_FIELDS, BILLING_LABELS, billingErrorMessage, type BillingField, type BillingForm } from '@/server/vat/billing';
+import { VAT_ID_MAX_LENGTH } from '@/server/vat/vat-id';
 import type { StoreLinks } from '@/server/stores/service';
 import type { DownloadLink } from '@/server/downloads/service';
 
-/** One format for every amount on the hosted pages: EUR in Irish English ("€1,234.50"). */
-const EUR = new Intl.NumberFormat('en-IE', { style: 'currency', currency: 'EUR' });
-
-export function formatEur(cents: number): string {
-  return EUR.format(cents / 100);
-}
+// The pages' formats, shared with the server's answers to the form's script.
+export { formatEur, taxLineLabel };
 
 /** One format for every date on the hosted pages ("26 November 2026"), in UTC as every clock here. */
 const DATE = new Intl.DateTimeFormat('en-IE', { dateStyle: 'long', timeZone: 'UTC' });
@@ -170,6 +171,10 @@ export function TestModeBanner({ recurring }: { recurring?: boolean }) {
       <p>
         <code>4000 0000 0000 0259</code> and <code>4000 0000 0000 2685</code> pay, then open a dispute of the payment (fraud, not received), decided when the test clock passes its deadline.
       </p>
+      <p>
+        Cards issued in a country (the evidence of where you are): <code>4000 0027 6000 0016</code> Germany, <code>4000 0025 0000 0003</code> France, <code>4000 0004 0000 0008</code> Austria,{' '}
+        <code>4000 0038 0000 0008</code> Italy, <code>4000 0084 0000 0001</code> United States.
+      </p>
       {recurring ? (
         <p>
           For later charges: <code>4000 0000 0000 0341</code> declines every renewal, <code>4000 0000 0000 3063</code> declines the first renewal only.
@@ -194,15 +199,26 @@ export interface SummaryAmounts {
   tax: TaxLabel;
 }
 
-/** `VAT 19%`, `VAT 7% and 19% (included)`; plain `VAT` when nothing was taxed. */
-export function taxLineLabel(tax: TaxLabel): string {
-  const rates = tax.rates.map((rate) => `${rate}%`);
-  const listed = rates.length > 1 ? `${rates.slice(0, -1).join(', ')} and ${rates[rates.length - 1]}` : rates[0];
-  return `VAT${listed ? ` ${listed}` : ''}${tax.inclusive ? ' (included)' : ''}`;
-}
-
-/** The order: its lines (name, quantity, unit price), then subtotal, tax and total. */
-export function OrderSummary({ amounts, headingId, heading, totalLabel = 'Total due' }: { amounts: SummaryAmounts; headingId: string; heading: string; totalLabel?: string }) {
+/**
+ * The order: its lines (name, quantity, unit price), then subtotal, tax and total. `live` where
+ * the amounts follow the billing details being typed: the form's script replaces the texts marked
+ * `data-bind` in place, and a screen reader hears the new ones.
+ */
+export function OrderSummary({
+  amounts,
+  headingId,
+  heading,
+  totalLabel = 'Total due',
+  live = false,
+}: {
+  amounts: SummaryAmounts;
+  headingId: string;
+  heading: string;
+  totalLabel?: string;
+  live?: boolean;
+}) {
+  const texts = summaryTexts(amounts);
+  const bind = (name: keyof typeof texts) => (live ? { 'data-bind': name } : {});
   return (
     <section className="co-card co-summary" aria-labelledby={headingId}>
       <h2 id={headingId} className="co-h2">
@@ -241,18 +257,18 @@ export function OrderSummary({ amounts, headingId, heading, totalLabel = 'Total 
           ))}
         </tbody>
       </table>
-      <dl className="co-totals">
+      <dl className="co-totals" aria-live={live ? 'polite' : undefined}>
         <div>
           <dt>Subtotal</dt>
-          <dd>{formatEur(amounts.amountSubtotal)}</dd>
+          <dd {...bind('subtotal')}>{texts.subtotal}</dd>
         </div>
         <div>
-          <dt>{taxLineLabel(amounts.tax)}</dt>
-          <dd>{formatEur(amounts.amountTax)}</dd>
+          <dt {...bind('tax-label')}>{texts['tax-label']}</dt>
+          <dd {...bind('tax')}>{texts.tax}</dd>
         </div>
         <div className="co-total">
           <dt>{totalLabel}</dt>
-          <dd>{formatEur(amounts.amountTotal)}</dd>
+          <dd {...bind('total')}>{texts.total}</dd>
         </div>
       </dl>
     </section>
@@ -271,12 +287,23 @@ export function Notice({ title, tone, children }: { title: string; tone: 'info' 
   );
 }
 
-/** The alert above a payment form after a failed attempt: the field to correct, or what went wrong. */
-export function FormAlert({ error }: { error: HostedMessage | undefined }) {
-  if (!error) return null;
+/** The alert above a payment form after a failed attempt: the fields to correct (the error's, then `fields`), or what went wrong. */
+export function FormAlert({ error, fields = [] }: { error: HostedMessage | undefined; fields?: readonly HostedField[] }) {
+  const toCorrect = [...(error?.field ? [error.field] : []), ...fields];
+  if (!error && toCorrect.length === 0) return null;
   return (
     <div role="alert" className="co-alert" id="form-error">
-      <p>{error.field ? correctionAlert([error.field]) : error.message}</p>
+      <p>{toCorrect.length > 0 ? correctionAlert(toCorrect) : error?.message}</p>
+    </div>
+  );
+}
+
+/** A change the customer must look at before paying: the total is not what the page showed. */
+export function FormStatus({ message }: { message: string | undefined }) {
+  if (!message) return null;
+  return (
+    <div role="status" className="co-status" id="form-status">
+      <p>{message}</p>
     </div>
   );
 }
@@ -414,11 +441,12 @@ export function WithdrawalWaiverFields() {
  * The payment form's element: a plain POST that works without client-side JavaScript, with the
  * form's script (its checks and brand marks) after it. `readAt` is when the page was read on the
  * store's clock: its month decides, for the script as for the server, which expiry has passed.
+ * `billingAction`, where the page asks for billing details: where the script sends them as they change.
  */
-export function PaymentForm({ action, readAt, children }: { action: string; readAt: number; children: ReactNode }) {
+export function PaymentForm({ action, readAt, billingAction, children }: { action: string; readAt: number; billingAction?: string; children: ReactNode }) {
   return (
     <>
-      <form method="post" action={action} className="co-form" data-card-form="" data-today={new Date(readAt * 1000).toISOString().slice(0, 7)}>
+      <form method="post" action={action} className="co-form" data-card-form="" data-today={new Date(readAt * 1000).toISOString().slice(0, 7)} data-billing-action={billingAction}>
         {children}
       </form>
       {/* biome-ignore lint/security/noDangerouslySetInnerHtml: our own bundled script, allowed by its hash in the page's CSP */}
@@ -426,3 +454,60 @@ export function PaymentForm({ action, readAt, children }: { action: string; read
     </>
   );
 }
+
+/**
+ * The buyer's billing details, where the store taxes by their country: the country sets the VAT,
+ * a VAT ID (with the company's name and address) may make it a reverse charge. Without the form's
+ * script, `Update total` posts them for the page to come back with their amounts; with it, the
+ * script sends them as they change and removes the button. The form carries the total it shows.
+ */
+export function BillingFields({ form, errors, vatIdUnconfirmed, shownTotal }: { form: BillingForm; errors: BillingErrors; vatIdUnconfirmed: boolean; shownTotal: number }) {
+  const error = (field: BillingField) => {
+    const code = errors[field];
+    return code ? billingErrorMessage(field, code) : undefined;
+  };
+  const text = (field: Exclude<BillingField, 'country'>, autoComplete: string) => (
+    <Field name={BILLING_FIELDS[field]} label={BILLING_LABELS[field]} error={error(field)}>
+      {(props) => <input {...props} type="text" autoComplete={autoComplete} defaultValue={form[field]} />}
+    </Field>
+  );
+  return (
+    <fieldset className="co-billing" aria-describedby="billing-hint">
+      <legend>Billing details</legend>
+      <p id="billing-hint" className="co-hint">
+        Your country decides the VAT. A VAT ID also needs the company name and address.
+      </p>
+      <input type="hidden" name={BILLING_FORM_FIELDS.shownTotal} defaultValue={shownTotal} />
+      <Field name={BILLING_FIELDS.country} label={BILLING_LABELS.country} error={error('country')}>
+        {(props) => (
+          <select {...props} autoComplete="country" required defaultValue={form.country} data-missing={billingErrorMessage('country', 'country_required')}>
+            <option value="">Select your country</option>
+            {COUNTRY_OPTIONS.map((country) => (
+              <option key={country.code} value={country.code}>
+                {country.name}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      {text('name', 'name')}
+      {text('company', 'organization')}
+      <Field name={BILLING_FIELDS.vatId} label={BILLING_LABELS.vatId} hint="Optional, for business purchases in the EU, e.g. DE123456789" error={error('vatId')}>
+        {(props) => <input {...props} type="text" autoComplete="off" spellCheck={false} autoCapitalize="characters" maxLength={VAT_ID_MAX_LENGTH} defaultValue={form.vatId} />}
+      </Field>
+      <p className="co-note" data-vat-unconfirmed="" hidden={!vatIdUnconfirmed}>
+        {VAT_ID_UNCONFIRMED_MESSAGE}
+      </p>
+      {text('line1', 'address-line1')}
+      <div className="co-row">
+        {text('postalCode', 'postal-code')}
+        {text('city', 'address-level2')}
+      </div>
+      <button type="submit" name={BILLING_FORM_FIELDS.updateTotal} value="1" formNoValidate className="co-button co-button-secondary co-update-total" data-update-total="">
+        Update total
+      </button>
+    </fieldset>
+  );
+}
+
+const COUNTRY_OPTIONS = countryOptions();

@@ -48,7 +48,12 @@ function linkSignature(secret: string, purpose: LinkPurpose, id: string, expires
  */
 export function hostedPagePath(purpose: LinkPurpose, params: { id: string; expires: string; signature: string }, extra: Record<string, string> = {}, below = ''): string {
   const query = new URLSearchParams({ expires: params.expires, signature: params.signature, ...extra });
-  return `${LINK_PATHS[purpose]}/${encodeURIComponent(params.id)}${below}?${query}`;
+  return `${hostedPageRoot(purpose, params.id)}${below}?${query}`;
+}
+
+/** The path of a hosted page, which its posts are below (`/checkout/{id}`): the scope of its cookies. */
+export function hostedPageRoot(purpose: LinkPurpose, id: string): string {
+  return `${LINK_PATHS[purpose]}/${encodeURIComponent(id)}`;
 }
 
 /** A hosted-page URL, signed (HMAC-SHA256) and valid until `expires` (epoch seconds). */

@@ -6,7 +6,16 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type SubscriptionChargeStatus, type SubscriptionStatus } from '@/db/schema';
 import { hostedPageErrorFor, type HostedErrorCode } from '../kit/hosted-page/messages';
-import { backToForm, readHostedSubmission, type HostedPageDeps, type SubmitInput, type SubmitOutcome } from '../kit/hosted-page/request';
+import { backToForm, hostedLinkOf, readHostedSubmission, type HostedPageDeps, type SubmitInput, type SubmitOutcome } from '../kit/hosted-page/request';
+import { formatEur } from '../kit/hosted-page/amounts';
+import { taxLabelOf, type TaxLabel } from '../kit/hosted-page/tax-label';
+import type { Config } from '../config';
+import { answerBillingUpdate, billingQuery, refusedAnswer, shownTotalOf, summaryTexts, updatesTotalOnly, type HostedBuyer, type PageTexts } from '../checkout/hosted/billing';
+import { rememberedBillingCookie } from '../checkout/hosted/email';
+import { TotalChangedError } from '../checkout/buyer-tax';
+import { billingFormFrom, billingFormOf, checkBilling, vatIdUnconfirmedOf, type BillingForm } from '../vat/billing';
+import { updateSubscriptionCheckoutBilling } from './buyer-tax';
+import { chargeAmountsOf } from './charge-order';
 import { invalidLinkResponse } from '../kit/hosted-page/invalid-link';
 import { recordCardDecline, refusedCardAttempt } from '../rate-limit/card-attempts';
 import { epochSeconds, storeClock } from '../clock';
@@ -15,7 +24,7 @@ import { ApiError } from '../errors';
 import { createHandoff } from '../kit/hosted-page/handoff';
 import { isSubscriptionCheckoutId } from '../ids';
 import { checkLink, receiptLinkExpired, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
-import { completeSubscriptionChallenge, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl } from './first-charge';
+import { completeSubscriptionChallenge, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl, type PaySubscriptionInput } from './first-charge';
 import { ownedBy } from '../kit/scope';
 import { log } from '../observability/log';
 import { storeLinkColumns, type StoreLinks } from '../stores/service';
@@ -37,7 +46,20 @@ export interface HostedSubscriptionView {
   customerEmail: string;
   customerName: string | null;
   successUrl: string | null;
+  /** Only where the store taxes by the buyer's country: the page asks for the billing details, and shows the first charge they lead to. */
+  buyer?: HostedSubscriptionBuyer;
 }
+
+export interface HostedSubscriptionBuyer extends HostedBuyer {
+  /** The first charge at the day's rate for the details the checkout holds (before a country: the price, untaxed). */
+  amountSubtotal: number;
+  amountTax: number;
+  amountTotal: number;
+  tax: TaxLabel;
+}
+
+/** What the subscription pages read: the link's signing, and how the first charge would be taxed. */
+type SubscriptionPageDeps = HostedPageDeps & { config: Pick<Config, 'taxRates' | 'operator'> };
 
 /** The subscription the link's payment attempt created, as far as the customer may see it. */
 export interface HostedSubscriptionOutcome {
@@ -96,7 +118,7 @@ async function outcomeOf(db: Database, checkout: typeof subscriptionCheckouts.$i
 
 type CheckoutRow = NonNullable<Awaited<ReturnType<typeof findCheckout>>>;
 
-function viewOf({ checkout, storeName, storeLinks }: CheckoutRow, readAt: number): HostedSubscriptionView {
+function viewOf(config: SubscriptionPageDeps['config'], { checkout, storeName, storeLinks }: CheckoutRow, readAt: number): HostedSubscriptionView {
   return {
     id: checkout.id,
     livemode: checkout.livemode,
@@ -111,11 +133,40 @@ function viewOf({ checkout, storeName, storeLinks }: CheckoutRow, readAt: number
     customerEmail: checkout.customerEmail,
     customerName: checkout.customerName,
     successUrl: checkout.successUrl,
+    ...(checkout.taxMode === 'buyer_country' ? { buyer: buyerOf(config, checkout, new Date(readAt * 1000)) } : {}),
   };
 }
 
+function buyerOf(config: SubscriptionPageDeps['config'], checkout: CheckoutRow['checkout'], now: Date): HostedSubscriptionBuyer {
+  const charge = chargeAmountsOf(checkout, config.taxRates, now);
+  return {
+    // Until the buyer gives details, the name is the one the merchant gave.
+    form: checkout.customerDetails ? billingFormFrom(checkout.customerDetails) : { ...billingFormFrom(null), name: checkout.customerName ?? '' },
+    vatIdUnconfirmed: vatIdUnconfirmedOf(config.operator.vatId, checkout.customerDetails, checkout.taxTreatment),
+    amountSubtotal: charge.amount - charge.amountTax,
+    amountTax: charge.amountTax,
+    amountTotal: charge.amount,
+    tax: taxLabelOf([{ amountTax: charge.amountTax, taxRate: charge.taxRate, taxInclusive: checkout.taxInclusive }], { taxCountry: checkout.taxCountry, treatment: checkout.taxTreatment }),
+  };
+}
+
+/** What the first charge takes today: the plan's amount, or where the buyer's country taxes it, that with its VAT. */
+export function amountDueToday(view: HostedSubscriptionView): number {
+  return view.buyer?.amountTotal ?? view.amount;
+}
+
+/** The page's texts that change with the billing details (and the summary's, where they are asked for). */
+export function subscriptionPageTexts(view: HostedSubscriptionView): Pick<PageTexts, 'title' | 'heading' | 'pay' | 'total'> {
+  const total = formatEur(amountDueToday(view));
+  const price = `${total} ${intervalPhrase(view.interval, view.intervalCount)}`;
+  return { title: `Subscribe to ${view.planName}: ${price} · ${view.storeName}`, heading: price, pay: `Subscribe: ${price}`, total };
+}
+
 /** Verifies the signed link against the store's clock, then reads the checkout for the page. */
-export async function loadHostedSubscriptionCheckout(deps: HostedPageDeps, params: { id: string; expires: string | undefined; signature: string | undefined }): Promise<HostedSubscriptionCheckout> {
+export async function loadHostedSubscriptionCheckout(
+  deps: SubscriptionPageDeps,
+  params: { id: string; expires: string | undefined; signature: string | undefined },
+): Promise<HostedSubscriptionCheckout> {
   if (!isSubscriptionCheckoutId(params.id)) return { state: 'invalid' };
   const row = await findCheckout(deps.db, params.id);
   if (!row) return { state: 'invalid' };
@@ -125,9 +176,9 @@ export async function loadHostedSubscriptionCheckout(deps: HostedPageDeps, param
   if (link === 'invalid') return { state: 'invalid' };
   // A used link keeps showing what became of its attempt, even after its deadline.
   const subscription = await outcomeOf(deps.db, checkout);
-  if (subscription) return { state: 'used', view: viewOf(row, now), subscription };
+  if (subscription) return { state: 'used', view: viewOf(deps.config, row, now), subscription };
   if (link === 'expired' || checkout.status !== 'open' || epochSeconds(checkout.expiresAt) <= now) return { state: 'expired', storeName: row.storeName, storeLinks: row.storeLinks };
-  return { state: 'open', view: viewOf(row, now) };
+  return { state: 'open', view: viewOf(deps.config, row, now) };
 }
 
 /**
@@ -135,9 +186,11 @@ export async function loadHostedSubscriptionCheckout(deps: HostedPageDeps, param
  * browser goes (always a 303, Post/Redirect/Get). Approved: the merchant's success_url (or the
  * receipt). Anything else: back to the page, which shows the field error (link still unused) or
  * what became of the attempt (declined, still being confirmed). Card data lives only in this
- * call's memory.
+ * call's memory. Where the store taxes by the buyer's country, the billing details come first:
+ * `Update total` (the form without its script) only taxes them, and a `Subscribe` whose total is
+ * no longer the one shown burns nothing and shows the new one to confirm.
  */
-export async function submitHostedSubscription(services: Services, input: SubmitInput): Promise<SubmitOutcome> {
+export async function submitHostedSubscription(services: Services, input: SubmitInput): Promise<SubmitOutcome & { billing?: BillingForm }> {
   const link = { id: input.id, expires: input.expires, signature: input.signature };
   const hosted = await loadHostedSubscriptionCheckout(services, link);
   if (hosted.state === 'invalid') return { kind: 'not_found' };
@@ -145,6 +198,25 @@ export async function submitHostedSubscription(services: Services, input: Submit
   // The link's attempt was made already (a double click, a second tab, Back from the bank's page): land where it lands.
   if (hosted.state === 'used') return (await attemptDestination(services, link)) ?? page();
   if (hosted.state !== 'open') return page();
+  const { view } = hosted;
+
+  const typed = view.buyer && billingFormOf(input.form);
+  // The billing details typed come back with every refusal, so they are never typed twice.
+  const back = (error?: HostedErrorCode, billing: Parameters<typeof billingQuery>[0] = {}) => ({
+    ...backToForm('subscription_checkout', input, error, billingQuery(billing)),
+    ...(typed ? { billing: typed } : {}),
+  });
+  let billing: PaySubscriptionInput['billing'];
+  if (typed) {
+    if (updatesTotalOnly(input.form)) {
+      const updated = await updateSubscriptionCheckoutBilling(services, view.id, typed);
+      if (updated.kind === 'closed') return page();
+      return updated.kind === 'refused' ? back(undefined, { errors: updated.errors }) : back(undefined, { notice: 'total_updated' });
+    }
+    const checked = await checkBilling(services.config, view.livemode, typed);
+    if (!checked.ok) return back(undefined, { errors: checked.errors });
+    billing = { checked: checked.billing, shownTotal: shownTotalOf(input.form) };
+  }
 
   const field = (name: string) => {
     const value = input.form.get(name);
@@ -152,28 +224,30 @@ export async function submitHostedSubscription(services: Services, input: Submit
   };
   try {
     const { subscription, challengeUrl } = await paySubscriptionCheckout(services, {
-      checkoutId: hosted.view.id,
+      checkoutId: view.id,
       card: { number: field('card_number').replace(/[\s-]/g, ''), expiry: field('expiry'), cvc: field('cvc') },
       language: input.language,
       buyer: input.buyer,
+      billing,
     });
     // Live 3-D Secure: to the bank's challenge, which sends the customer back to /subscribe/{id}/return.
     if (challengeUrl) return { kind: 'redirect', location: challengeUrl };
     if (subscription.status === 'active') {
-      return { kind: 'redirect', location: subscribedRedirectUrl(services.config, hosted.view, subscription.id) };
+      return { kind: 'redirect', location: subscribedRedirectUrl(services.config, view, subscription.id) };
     }
     // The page says how the attempt went; `incomplete` is a declined first charge.
     return { ...page(), ...(subscription.status === 'incomplete' ? { declined: true } : {}) };
   } catch (error) {
+    if (error instanceof TotalChangedError) return back(undefined, { notice: 'total_changed' });
     if (error instanceof ApiError) {
       // Another submit made the attempt meanwhile: land where it lands.
       if (error.code === 'session_already_complete') return (await attemptDestination(services, link)) ?? page();
       // The page says how the attempt went (expired, or still being confirmed).
       if (error.code === 'session_expired' || error.code === 'payment_outcome_unknown') return page();
-      return page(hostedPageErrorFor(error));
+      return back(hostedPageErrorFor(error));
     }
     // Only the error itself: the form body (card data) must never reach a log.
-    log.error(`hosted subscription checkout ${hosted.view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
+    log.error(`hosted subscription checkout ${view.id}: payment failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`);
     return page('internal_error');
   }
 }
@@ -190,7 +264,28 @@ export async function answerHostedSubscription(services: Services, request: Requ
   const outcome = await submitHostedSubscription(services, { ...(await readHostedSubmission(request, id)), buyer: buyerClientOf(request.headers) });
   if (outcome.kind === 'not_found') return invalidLinkResponse();
   if (outcome.declined) await recordCardDecline(services.rateLimits, clientIp(request.headers));
-  return new Response(null, { status: 303, headers: { location: outcome.location, 'cache-control': 'no-store' } });
+  const headers = new Headers({ location: outcome.location, 'cache-control': 'no-store' });
+  if (outcome.billing) headers.append('set-cookie', rememberedBillingCookie({ purpose: 'subscription_checkout', id }, outcome.billing, new URL(request.url).protocol === 'https:'));
+  return new Response(null, { status: 303, headers });
+}
+
+/**
+ * POST /subscribe/{id}/billing?expires&signature: the billing details from the form's script as
+ * they change, kept on the checkout like `Update total`; answers the page's new texts.
+ */
+export function answerSubscriptionBilling(services: Services, request: Request, id: string): Promise<Response> {
+  const link = hostedLinkOf(request, id);
+  return answerBillingUpdate(services, request, async (form) => {
+    const hosted = await loadHostedSubscriptionCheckout(services, link);
+    if (hosted.state === 'invalid') return { status: 'not_found' };
+    if (hosted.state !== 'open' || !hosted.view.buyer) return { status: 'closed' };
+    const updated = await updateSubscriptionCheckoutBilling(services, id, form);
+    if (updated.kind === 'refused') return refusedAnswer(updated.errors);
+    const taxed = updated.kind === 'taxed' ? await loadHostedSubscriptionCheckout(services, link) : undefined;
+    if (taxed?.state !== 'open' || !taxed.view.buyer) return { status: 'closed' };
+    const { buyer } = taxed.view;
+    return { status: 'taxed', shownTotal: buyer.amountTotal, texts: { ...summaryTexts(buyer), ...subscriptionPageTexts(taxed.view) }, vatIdUnconfirmed: buyer.vatIdUnconfirmed };
+  });
 }
 
 /**
@@ -244,7 +339,7 @@ export const hostedSubscriptionReceiptHandoff = createHandoff<HostedSubscription
  * The receipt of an approved subscription checkout without success_url; the link is signed (ids
  * reach merchants) and works for RECEIPT_LINK_DAYS after the payment, on the store's clock.
  */
-export async function loadHostedSubscriptionReceipt(deps: HostedPageDeps, params: { id: string; signature: string | undefined }): Promise<HostedSubscriptionReceipt | undefined> {
+export async function loadHostedSubscriptionReceipt(deps: SubscriptionPageDeps, params: { id: string; signature: string | undefined }): Promise<HostedSubscriptionReceipt | undefined> {
   if (!isSubscriptionCheckoutId(params.id) || !receiptSignatureValid(deps.config, params.id, params.signature)) return undefined;
   const row = await findCheckout(deps.db, params.id);
   if (!row) return undefined;
@@ -253,7 +348,7 @@ export async function loadHostedSubscriptionReceipt(deps: HostedPageDeps, params
   if (receiptLinkExpired(row.checkout.consumedAt, now)) return undefined;
   const subscription = await outcomeOf(deps.db, row.checkout);
   if (!subscription) return undefined;
-  return { view: viewOf(row, epochSeconds(now)), subscription };
+  return { view: viewOf(deps.config, row, epochSeconds(now)), subscription };
 }
 
 /** The charges a subscription started now would make: the next after today's, and the last (none for a plan without a last one). */

@@ -3,8 +3,9 @@
  * country: checked as the page refuses them (each field to correct with its code), then turned
  * into the details documents carry and the tax country and treatment they lead to.
  */
-import type { CustomerDetails } from '@/db/schema';
+import type { CustomerDetails, TaxTreatment } from '@/db/schema';
 import type { Config } from '../config';
+import type { BillingFieldName } from '../kit/hosted-page/messages';
 import { checkBuyerVatId } from './buyer';
 import { countryOfVatPrefix, isCountryCode, vatAreaCountry } from '../kit/countries';
 import { buyerTaxOf, operatorCountryOf, type BuyerTax } from './taxation';
@@ -29,7 +30,7 @@ export const BILLING_FIELDS = {
   postalCode: 'postal_code',
   city: 'city',
   vatId: 'vat_id',
-} as const satisfies Record<keyof BillingForm, string>;
+} as const satisfies Record<keyof BillingForm, BillingFieldName>;
 
 export type BillingField = keyof BillingForm;
 
@@ -122,11 +123,18 @@ export async function checkBilling(config: Pick<Config, 'vatLookup' | 'operator'
     address: { line1: text(form.line1), postal_code: text(form.postalCode), city: text(form.city), country },
     vat_id: vatId,
   };
-  const operatorCountry = operatorCountryOf(config.operator.vatId);
-  const tax = buyerTaxOf({ billingCountry: country, vatId, vatIdConfirmed: confirmed, operatorCountry });
-  // An ID of another member state that would have been reverse charged, had VIES confirmed it.
-  const wouldReverse = buyerTaxOf({ billingCountry: country, vatId, vatIdConfirmed: true, operatorCountry }).treatment === 'reverse_charge';
-  return { ok: true, billing: { details, tax, vatIdUnconfirmed: wouldReverse && tax.treatment === 'vat' } };
+  const tax = buyerTaxOf({ billingCountry: country, vatId, vatIdConfirmed: confirmed, operatorCountry: operatorCountryOf(config.operator.vatId) });
+  return { ok: true, billing: { details, tax, vatIdUnconfirmed: vatIdUnconfirmedOf(config.operator.vatId, details, tax.treatment) } };
+}
+
+/**
+ * Whether details taxed with `treatment` carry a VAT ID of another member state that would have
+ * been reverse charged, had VIES confirmed it (live mode): VAT is charged, and the page says so.
+ */
+export function vatIdUnconfirmedOf(operatorVatId: string, details: CustomerDetails | null, treatment: TaxTreatment | null): boolean {
+  const country = details?.address?.country;
+  if (!details?.vat_id || !country || treatment !== 'vat') return false;
+  return buyerTaxOf({ billingCountry: country, vatId: details.vat_id, vatIdConfirmed: true, operatorCountry: operatorCountryOf(operatorVatId) }).treatment === 'reverse_charge';
 }
 
 /** The billing form as the details left it, to fill the page again. */

@@ -47,7 +47,9 @@ export async function serveFetchHandler(handler: (request: Request) => Promise<R
       duplex: 'half',
     } as RequestInit);
     const response = await handler(request);
-    res.writeHead(response.status, Object.fromEntries(response.headers));
+    // Each cookie its own Set-Cookie header, as a browser must receive them.
+    const cookies = response.headers.getSetCookie();
+    res.writeHead(response.status, { ...Object.fromEntries(response.headers), ...(cookies.length > 0 ? { 'set-cookie': cookies } : {}) });
     res.end(Buffer.from(await response.arrayBuffer()));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

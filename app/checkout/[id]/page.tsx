@@ -3,13 +3,15 @@ import { cookies, headers } from 'next/headers';
 import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { getAppServices } from '@/server/app';
-import { hostedCheckoutHandoff, loadHostedCheckout, type HostedCheckout, type HostedCheckoutView } from '@/server/checkout/hosted/page';
-import { REMEMBERED_EMAIL_COOKIE, REMEMBERED_VAT_ID_COOKIE, rememberedEmail, rememberedVatId } from '@/server/checkout/hosted/email';
+import { checkoutPageTexts, hostedCheckoutHandoff, loadHostedCheckout, type HostedCheckout, type HostedCheckoutView } from '@/server/checkout/hosted/page';
+import { REMEMBERED_BILLING_COOKIE, REMEMBERED_EMAIL_COOKIE, REMEMBERED_VAT_ID_COOKIE, rememberedBilling, rememberedEmail, rememberedVatId } from '@/server/checkout/hosted/email';
+import { BILLING_QUERY, billingErrorsOf, billingFieldErrors, billingNoticeOf, totalChangedMessage, type BillingErrors, type PageTexts } from '@/server/checkout/hosted/billing';
+import type { BillingForm } from '@/server/vat/billing';
 import { VAT_ID_MAX_LENGTH } from '@/server/vat/vat-id';
 import { failureMessage, hostedMessage, type HostedField } from '@/server/kit/hosted-page/messages';
 import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/kit/hosted-page/request';
 import { hostedPagePath, paidRedirectUrl, receiptUrl as signedReceiptUrl } from '@/server/kit/links';
-import { CardFields, CheckoutShell, Field, FormAlert, formatEur, Notice, OrderSummary, PaidActions, PaymentForm, SellerLine, WithdrawalWaiverFields } from '../parts';
+import { BillingFields, CardFields, CheckoutShell, Field, FormAlert, FormStatus, formatEur, Notice, OrderSummary, PaidActions, PaymentForm, SellerLine, WithdrawalWaiverFields } from '../parts';
 
 // Every view reads the session and the store's clock at request time.
 export const dynamic = 'force-dynamic';
@@ -34,7 +36,7 @@ export async function generateMetadata(props: PageProps): Promise<Metadata> {
   if (hosted.state === 'expired') return { title: `Checkout expired · ${hosted.storeName}` };
   const { view } = hosted;
   const amount = formatEur(view.amountTotal);
-  const titles = { open: `Pay ${amount} to ${view.storeName}`, complete: `Paid ${amount} to ${view.storeName}`, failed: `Payment of ${amount} to ${view.storeName} failed` };
+  const titles = { open: checkoutPageTexts(view).title, complete: `Paid ${amount} to ${view.storeName}`, failed: `Payment of ${amount} to ${view.storeName} failed` };
   return { title: titles[hosted.state] };
 }
 
@@ -87,24 +89,44 @@ export default async function CheckoutPage(props: PageProps) {
   }
 
   const error = hostedMessage(singleParam(query.error));
-  // Only after a failed attempt: a fresh visit starts with an empty form.
-  const jar = error ? await cookies() : undefined;
+  const billingErrors = billingErrorsOf(singleParam(query[BILLING_QUERY.errors]));
+  const notice = billingNoticeOf(singleParam(query[BILLING_QUERY.notice]));
+  // Only after a post of the form: a fresh visit starts with an empty form (or the billing details the session holds).
+  const jar = error || notice || Object.keys(billingErrors).length > 0 ? await cookies() : undefined;
   const email = rememberedEmail(jar?.get(REMEMBERED_EMAIL_COOKIE)?.value);
   const vatId = rememberedVatId(jar?.get(REMEMBERED_VAT_ID_COOKIE)?.value);
+  const billing = view.buyer && {
+    form: rememberedBilling(jar?.get(REMEMBERED_BILLING_COOKIE)?.value) ?? view.buyer.form,
+    errors: billingErrors,
+    vatIdUnconfirmed: view.buyer.vatIdUnconfirmed,
+    totalChanged: notice === 'total_changed',
+  };
   // Verified by loadHostedCheckout: both are present.
-  const action = hostedPagePath('checkout', { id: view.id, expires: link.expires!, signature: link.signature! }, {}, '/pay');
+  const signed = { id: view.id, expires: link.expires!, signature: link.signature! };
+  const texts = checkoutPageTexts(view);
   return (
     <CheckoutShell store={store} operator={operator} testCards={view.livemode ? undefined : 'one-time'}>
       <div className="co-grid">
         <div className="co-intro">
           <h1 className="co-h1">
             <span className="co-h1-label">Pay {view.storeName}</span>
-            <span className="co-amount">{formatEur(view.amountTotal)}</span>
+            <span className="co-amount" data-bind="heading">
+              {texts.heading}
+            </span>
           </h1>
           <SellerLine operator={operator} storeName={view.storeName} />
-          <OrderSummary amounts={view} heading="Order summary" headingId="summary-heading" />
+          <OrderSummary amounts={view} heading="Order summary" headingId="summary-heading" live={view.buyer !== undefined} />
         </div>
-        <CheckoutForm view={view} action={action} error={error} email={error?.field === 'email' ? undefined : email} vatId={vatId} />
+        <CheckoutForm
+          view={view}
+          texts={texts}
+          action={hostedPagePath('checkout', signed, {}, '/pay')}
+          billingAction={billing && hostedPagePath('checkout', signed, {}, '/billing')}
+          error={error}
+          email={error?.field === 'email' ? undefined : email}
+          vatId={vatId}
+          billing={billing}
+        />
       </div>
     </CheckoutShell>
   );
@@ -120,18 +142,33 @@ function BackLink({ href, storeName }: { href: string; storeName: string }) {
   );
 }
 
+/** The billing details to show where the session is taxed by the buyer's country: as typed, or as the session holds them. */
+interface BillingState {
+  form: BillingForm;
+  errors: BillingErrors;
+  vatIdUnconfirmed: boolean;
+  /** The Pay just refused charged nothing: its total was no longer the session's. */
+  totalChanged: boolean;
+}
+
 function CheckoutForm({
   view,
+  texts,
   action,
+  billingAction,
   error,
   email,
   vatId,
+  billing,
 }: {
   view: HostedCheckoutView;
+  texts: PageTexts;
   action: string;
+  billingAction: string | undefined;
   error: ReturnType<typeof hostedMessage>;
   email: string | undefined;
   vatId: string | undefined;
+  billing: BillingState | undefined;
 }) {
   const fieldError = (name: HostedField) => (error?.field === name ? error.message : undefined);
   return (
@@ -139,8 +176,9 @@ function CheckoutForm({
       <h2 id="pay-heading" className="co-h2">
         Payment details
       </h2>
-      <FormAlert error={error} />
-      <PaymentForm action={action} readAt={view.readAt}>
+      <FormAlert error={error} fields={billing ? billingFieldErrors(billing.errors).map((refused) => refused.field) : []} />
+      <FormStatus message={billing?.totalChanged ? totalChangedMessage(view.amountTotal) : undefined} />
+      <PaymentForm action={action} readAt={view.readAt} billingAction={billingAction}>
         {view.customerEmail ? (
           <p className="co-prefilled">
             Receipt to <strong>{view.customerEmail}</strong>
@@ -150,13 +188,17 @@ function CheckoutForm({
             {(props) => <input {...props} type="email" autoComplete="email" inputMode="email" spellCheck={false} maxLength={254} defaultValue={email} required />}
           </Field>
         )}
-        <Field name="vat_id" label="VAT ID" hint="Optional, for business purchases in the EU, e.g. DE123456789" error={fieldError('vat_id')}>
-          {(props) => <input {...props} type="text" autoComplete="off" spellCheck={false} autoCapitalize="characters" maxLength={VAT_ID_MAX_LENGTH} defaultValue={vatId} />}
-        </Field>
+        {billing ? (
+          <BillingFields form={billing.form} errors={billing.errors} vatIdUnconfirmed={billing.vatIdUnconfirmed} shownTotal={view.amountTotal} />
+        ) : (
+          <Field name="vat_id" label="VAT ID" hint="Optional, for business purchases in the EU, e.g. DE123456789" error={fieldError('vat_id')}>
+            {(props) => <input {...props} type="text" autoComplete="off" spellCheck={false} autoCapitalize="characters" maxLength={VAT_ID_MAX_LENGTH} defaultValue={vatId} />}
+          </Field>
+        )}
         <CardFields fieldError={fieldError} />
         {view.hasDigitalProduct ? <WithdrawalWaiverFields /> : null}
-        <button type="submit" className="co-button co-pay-button">
-          Pay {formatEur(view.amountTotal)}
+        <button type="submit" className="co-button co-pay-button" data-bind="pay">
+          {texts.pay}
         </button>
         {view.cancelUrl ? (
           <p className="co-cancel">

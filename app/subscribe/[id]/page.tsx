@@ -1,5 +1,5 @@
 import type { Metadata } from 'next';
-import { headers } from 'next/headers';
+import { cookies, headers } from 'next/headers';
 import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { getAppServices } from '@/server/app';
@@ -9,6 +9,7 @@ import { hostedLinkFromQuery, type SearchParams, singleParam } from '@/server/ki
 import { hostedPagePath } from '@/server/kit/links';
 import { subscribedRedirectUrl, subscriptionReceiptUrl } from '@/server/subscriptions/first-charge';
 import {
+  amountDueToday,
   hostedSubscriptionHandoff,
   intervalPhrase,
   loadHostedSubscriptionCheckout,
@@ -16,8 +17,12 @@ import {
   type HostedSubscriptionCheckout,
   type HostedSubscriptionOutcome,
   type HostedSubscriptionView,
+  subscriptionPageTexts,
 } from '@/server/subscriptions/hosted';
-import { CardFields, CheckoutShell, Field, FormAlert, formatDate, formatEur, Notice, PaidActions, PaymentForm, SellerLine } from '../../checkout/parts';
+import { BillingFields, CardFields, CheckoutShell, Field, FormAlert, FormStatus, formatDate, formatEur, Notice, PaidActions, PaymentForm, SellerLine } from '../../checkout/parts';
+import { REMEMBERED_BILLING_COOKIE, rememberedBilling } from '@/server/checkout/hosted/email';
+import { BILLING_QUERY, billingErrorsOf, billingFieldErrors, billingNoticeOf, summaryTexts, totalChangedMessage, type BillingErrors } from '@/server/checkout/hosted/billing';
+import type { BillingForm } from '@/server/vat/billing';
 
 // Every view reads the checkout and the store's clock at request time.
 export const dynamic = 'force-dynamic';
@@ -42,7 +47,7 @@ export async function generateMetadata(props: PageProps): Promise<Metadata> {
   if (hosted.state === 'expired') return { title: `Subscription checkout expired · ${hosted.storeName}` };
   const { view } = hosted;
   const price = `${formatEur(view.amount)} ${intervalPhrase(view.interval, view.intervalCount)}`;
-  return { title: hosted.state === 'open' ? `Subscribe to ${view.planName}: ${price} · ${view.storeName}` : `${view.planName}: ${price} · ${view.storeName}` };
+  return { title: hosted.state === 'open' ? subscriptionPageTexts(view).title : `${view.planName}: ${price} · ${view.storeName}` };
 }
 
 /** GET /subscribe/{id}?expires&signature: the hosted subscription checkout. */
@@ -78,26 +83,53 @@ export default async function SubscribePage(props: PageProps) {
   }
 
   const error = hostedMessage(singleParam(query.error));
+  const billingErrors = billingErrorsOf(singleParam(query[BILLING_QUERY.errors]));
+  const notice = billingNoticeOf(singleParam(query[BILLING_QUERY.notice]));
+  // Only after a post of the form: a fresh visit shows the billing details the checkout holds.
+  const jar = view.buyer && (error || notice || Object.keys(billingErrors).length > 0) ? await cookies() : undefined;
+  const billing = view.buyer && {
+    form: rememberedBilling(jar?.get(REMEMBERED_BILLING_COOKIE)?.value) ?? view.buyer.form,
+    errors: billingErrors,
+    vatIdUnconfirmed: view.buyer.vatIdUnconfirmed,
+    totalChanged: notice === 'total_changed',
+  };
   // Verified by loadHostedSubscriptionCheckout: both are present.
-  const action = hostedPagePath('subscription_checkout', { id: view.id, expires: link.expires!, signature: link.signature! }, {}, '/pay');
-  const every = intervalPhrase(view.interval, view.intervalCount);
+  const signed = { id: view.id, expires: link.expires!, signature: link.signature! };
+  const texts = subscriptionPageTexts(view);
   return (
     <CheckoutShell store={store} operator={operator} testCards={view.livemode ? undefined : 'recurring'}>
       <div className="co-grid">
         <div className="co-intro">
           <h1 className="co-h1">
             <span className="co-h1-label">Subscribe to {view.planName}</span>
-            <span className="co-amount">
-              {formatEur(view.amount)} {every}
+            <span className="co-amount" data-bind="heading">
+              {texts.heading}
             </span>
           </h1>
           <SellerLine operator={operator} storeName={view.storeName} />
           <PlanSummary view={view} />
         </div>
-        <SubscribeForm view={view} operator={operator} action={action} error={error} every={every} />
+        <SubscribeForm
+          view={view}
+          operator={operator}
+          texts={texts}
+          action={hostedPagePath('subscription_checkout', signed, {}, '/pay')}
+          billingAction={billing && hostedPagePath('subscription_checkout', signed, {}, '/billing')}
+          error={error}
+          billing={billing}
+        />
       </div>
     </CheckoutShell>
   );
+}
+
+/** The billing details to show where the checkout is taxed by the buyer's country: as typed, or as the checkout holds them. */
+interface BillingState {
+  form: BillingForm;
+  errors: BillingErrors;
+  vatIdUnconfirmed: boolean;
+  /** The Subscribe just refused burnt nothing: its total was no longer the first charge's. */
+  totalChanged: boolean;
 }
 
 /** How many payments, in words: a plan with the most payments a plan may have runs until canceled. */
@@ -107,8 +139,13 @@ function paymentsText(view: HostedSubscriptionView): string {
   return view.totalPayments === 1 ? 'one, today' : `${view.totalPayments.toLocaleString('en-IE')} in all, the last on ${formatDate(last)}`;
 }
 
+/**
+ * The plan, and what is due today: where the buyer's country taxes it, with its VAT, the texts
+ * marked `data-bind` following the billing details (the form's script replaces them in place).
+ */
 function PlanSummary({ view }: { view: HostedSubscriptionView }) {
   const { next } = plannedCharges(view);
+  const summary = view.buyer && summaryTexts(view.buyer);
   return (
     <section className="co-card co-summary" aria-labelledby="plan-heading">
       <h2 id="plan-heading" className="co-h2">
@@ -129,9 +166,21 @@ function PlanSummary({ view }: { view: HostedSubscriptionView }) {
             <dd>{formatDate(next)}</dd>
           </div>
         )}
+        {summary ? (
+          <>
+            <div>
+              <dt>Subtotal</dt>
+              <dd data-bind="subtotal">{summary.subtotal}</dd>
+            </div>
+            <div>
+              <dt data-bind="tax-label">{summary['tax-label']}</dt>
+              <dd data-bind="tax">{summary.tax}</dd>
+            </div>
+          </>
+        ) : null}
         <div className="co-total">
           <dt>Due today</dt>
-          <dd>{formatEur(view.amount)}</dd>
+          <dd data-bind="total">{subscriptionPageTexts(view).total}</dd>
         </div>
       </dl>
     </section>
@@ -142,16 +191,23 @@ function PlanSummary({ view }: { view: HostedSubscriptionView }) {
  * What the customer allows by subscribing, in one sentence naming the seller, the amount, how
  * often and until when; then when the next payment is taken and how to stop it.
  */
-function Mandate({ view, operator, every }: { view: HostedSubscriptionView; operator: OperatorConfig; every: string }) {
+function Mandate({ view, operator, total }: { view: HostedSubscriptionView; operator: OperatorConfig; total: string }) {
   const { next, last } = plannedCharges(view);
-  const amount = formatEur(view.amount);
-  const allowance =
-    view.totalPayments === 1
-      ? `By subscribing you allow ${operator.legalName} to charge your card ${amount} once, today.`
-      : `By subscribing you allow ${operator.legalName} to charge your card ${amount} ${every} until ${last === null ? 'you cancel' : `the last payment on ${formatDate(last)} (${view.totalPayments.toLocaleString('en-IE')} payments in all)`}.`;
+  const every = intervalPhrase(view.interval, view.intervalCount);
+  const amount = <span data-bind="total">{total}</span>;
   return (
     <div className="co-mandate">
-      <p>{allowance}</p>
+      {view.totalPayments === 1 ? (
+        <p>
+          By subscribing you allow {operator.legalName} to charge your card {amount} once, today.
+        </p>
+      ) : (
+        <p>
+          By subscribing you allow {operator.legalName} to charge your card {amount} {every} until{' '}
+          {last === null ? 'you cancel' : `the last payment on ${formatDate(last)} (${view.totalPayments.toLocaleString('en-IE')} payments in all)`}.
+          {view.buyer ? ' Each payment is taxed at the VAT rate of its date.' : ''}
+        </p>
+      )}
       {next === null ? null : (
         <p>
           The first payment is taken today, the next on {formatDate(next)}. To cancel, ask {view.storeName} or write to{' '}
@@ -165,28 +221,47 @@ function Mandate({ view, operator, every }: { view: HostedSubscriptionView; oper
   );
 }
 
-function SubscribeForm({ view, operator, action, error, every }: { view: HostedSubscriptionView; operator: OperatorConfig; action: string; error: ReturnType<typeof hostedMessage>; every: string }) {
+function SubscribeForm({
+  view,
+  operator,
+  texts,
+  action,
+  billingAction,
+  error,
+  billing,
+}: {
+  view: HostedSubscriptionView;
+  operator: OperatorConfig;
+  texts: ReturnType<typeof subscriptionPageTexts>;
+  action: string;
+  billingAction: string | undefined;
+  error: ReturnType<typeof hostedMessage>;
+  billing: BillingState | undefined;
+}) {
   const fieldError = (name: HostedField) => (error?.field === name ? error.message : undefined);
   return (
     <section className="co-card co-pay" aria-labelledby="pay-heading">
       <h2 id="pay-heading" className="co-h2">
         Payment details
       </h2>
-      <FormAlert error={error} />
+      <FormAlert error={error} fields={billing ? billingFieldErrors(billing.errors).map((refused) => refused.field) : []} />
+      <FormStatus message={billing?.totalChanged ? totalChangedMessage(amountDueToday(view)) : undefined} />
       {/* The link is single-use: the first attempt consumes it. */}
-      <PaymentForm action={action} readAt={view.readAt}>
+      <PaymentForm action={action} readAt={view.readAt} billingAction={billingAction}>
         <Field name="email" label="Email" hint={`Given by ${view.storeName}; receipts go here`}>
           {(props) => <input {...props} type="email" value={view.customerEmail} readOnly aria-readonly="true" />}
         </Field>
-        {view.customerName ? (
+        {billing ? (
+          <BillingFields form={billing.form} errors={billing.errors} vatIdUnconfirmed={billing.vatIdUnconfirmed} shownTotal={amountDueToday(view)} />
+        ) : view.customerName ? (
           <p className="co-prefilled">
             Subscriber <strong>{view.customerName}</strong>
           </p>
         ) : null}
         <CardFields fieldError={fieldError} />
-        <Mandate view={view} operator={operator} every={every} />
-        <button type="submit" className="co-button co-pay-button">
-          Subscribe: {formatEur(view.amount)} {every}
+        <Mandate view={view} operator={operator} total={texts.total} />
+        <button type="submit" className="co-button co-pay-button" data-bind="pay">
+          {texts.pay}
         </button>
       </PaymentForm>
     </section>

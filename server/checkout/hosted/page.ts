@@ -16,6 +16,9 @@ import { checkLink, signedLink, signingSecret } from '../../kit/links';
 import { orderHasDigitalProduct } from '../../orders/withdrawals/service';
 import { storeLinkColumns, type StoreLinks } from '../../stores/service';
 import { taxLabelOf, type TaxLabel } from '../../kit/hosted-page/tax-label';
+import { formatEur } from '../../kit/hosted-page/amounts';
+import { billingFormFrom, vatIdUnconfirmedOf } from '../../vat/billing';
+import { summaryTexts, type HostedBuyer, type PageTexts } from './billing';
 import { PAYMENT_FORM_SCRIPT } from './payment-form-script';
 
 export interface HostedLine {
@@ -47,6 +50,8 @@ export interface HostedCheckoutView {
   hasDigitalProduct: boolean;
   /** When set, the page asks for no email. */
   customerEmail: string | null;
+  /** Only where the store taxes by the buyer's country: the page asks for the billing details. */
+  buyer?: HostedBuyer;
   successUrl: string | null;
   cancelUrl: string | null;
   expiresAt: number;
@@ -75,7 +80,7 @@ async function findSession(db: Database, id: string) {
 export const hostedCheckoutHandoff = createHandoff<HostedCheckout>('checkout');
 
 /** Verifies the signed link against the store's clock, then reads the session for the page. */
-export async function loadHostedCheckout(deps: HostedPageDeps, params: HostedLinkParams): Promise<HostedCheckout> {
+export async function loadHostedCheckout(deps: HostedPageDeps & { config: Pick<Config, 'operator'> }, params: HostedLinkParams): Promise<HostedCheckout> {
   if (!isCheckoutSessionId(params.id)) return { state: 'invalid' };
   const row = await findSession(deps.db, params.id);
   if (!row) return { state: 'invalid' };
@@ -107,6 +112,7 @@ export async function loadHostedCheckout(deps: HostedPageDeps, params: HostedLin
     orderHasDigitalProduct(deps.db, session.orderId),
   ]);
 
+  const byBuyer = session.taxMode === 'buyer_country';
   const view: HostedCheckoutView = {
     id: session.id,
     livemode: session.livemode,
@@ -121,9 +127,10 @@ export async function loadHostedCheckout(deps: HostedPageDeps, params: HostedLin
     amountSubtotal: session.amountSubtotal,
     amountTax: session.amountTax,
     amountTotal: session.amountTotal,
-    tax: taxLabelOf(lines),
+    tax: taxLabelOf(lines, byBuyer ? { taxCountry: session.taxCountry, treatment: session.taxTreatment } : undefined),
     hasDigitalProduct,
     customerEmail: session.customerEmail,
+    ...(byBuyer ? { buyer: { form: billingFormFrom(session.customerDetails), vatIdUnconfirmed: vatIdUnconfirmedOf(deps.config.operator.vatId, session.customerDetails, session.taxTreatment) } } : {}),
     successUrl: session.successUrl,
     cancelUrl: session.cancelUrl,
     expiresAt: epochSeconds(session.expiresAt),
@@ -131,6 +138,12 @@ export async function loadHostedCheckout(deps: HostedPageDeps, params: HostedLin
   if (session.status === 'complete') return { state: 'complete', view };
   if (session.paymentStatus === 'failed') return { state: 'failed', view };
   return { state: 'open', view };
+}
+
+/** The texts of an open checkout's page that change with the billing details. */
+export function checkoutPageTexts(view: HostedCheckoutView): PageTexts {
+  const amount = formatEur(view.amountTotal);
+  return { title: `Pay ${amount} to ${view.storeName}`, heading: amount, ...summaryTexts(view), pay: `Pay ${amount}` };
 }
 
 /**

@@ -12,14 +12,26 @@
  * It acts on a form marked `data-card-form` whose `data-today="YYYY-MM"` is the month on the
  * store's clock (which decides what has expired), and writes the same markup the server renders
  * for an error (app/checkout/parts.tsx).
+ *
+ * Where the page asks for billing details (`data-billing-action`), it sends them as they change
+ * (the billing fields only, never the card's) and puts the answer in place: the texts marked
+ * `data-bind`, the total the form carries, or the fields the server refused. The server's word
+ * on a billing field stands until the field is changed; it checks them all again at `Pay`.
  */
 import { cardBrand, luhnValid } from '../../gateway/card-number';
 import { isEmailAddress } from '../../kit/fields';
-import { correctionAlert, hostedMessage, type HostedErrorCode, type HostedField } from '../../kit/hosted-page/messages';
+import { BILLING_FIELD_NAMES, correctionAlert, hostedMessage, type BillingFieldName, type HostedErrorCode, type HostedField } from '../../kit/hosted-page/messages';
 import { parseCardExpiry } from '../card';
+import type { BillingAnswer, PageTexts } from './billing';
 
 /** In form order: the first invalid one gets the focus. */
-const FIELDS: readonly HostedField[] = ['email', 'card_number', 'expiry', 'cvc'];
+const FIELDS: readonly HostedField[] = ['email', ...BILLING_FIELD_NAMES, 'card_number', 'expiry', 'cvc'];
+
+/** Billing fields only the server checks (the country is checked here too: it must be chosen). */
+const serverChecked = (name: string) => name !== 'country' && (BILLING_FIELD_NAMES as readonly string[]).includes(name);
+
+/** How long typing pauses before the details are sent (a change, leaving the field, sends them at once). */
+const TYPING_PAUSE_MS = 400;
 
 const say = (code: HostedErrorCode) => hostedMessage(code)!.message;
 
@@ -27,15 +39,17 @@ function attach(form: HTMLFormElement): void {
   // The script shows its own messages; without it the browser's checks of `required` apply.
   form.noValidate = true;
   const [todayYear = 0, todayMonth = 0] = (form.dataset.today ?? '').split('-').map(Number);
-  const input = (name: string) => form.querySelector<HTMLInputElement>(`input[name="${name}"]`);
+  const input = (name: string) => form.querySelector<HTMLInputElement | HTMLSelectElement>(`input[name="${name}"], select[name="${name}"]`);
   const cardDigits = () => (input('card_number')?.value ?? '').replace(/[\s-]/g, '');
 
   /** What is wrong with a field, in the server's words; undefined when nothing (or it is read-only). */
   const problem = (name: HostedField): string | undefined => {
     const field = input(name);
-    if (!field || field.readOnly) return undefined;
+    if (!field || ('readOnly' in field && field.readOnly) || serverChecked(name)) return undefined;
     const value = field.value.trim();
     switch (name) {
+      case 'country':
+        return value === '' ? field.dataset.missing : undefined;
       case 'email':
         return isEmailAddress(value) ? undefined : say('email_invalid');
       case 'card_number':
@@ -97,6 +111,7 @@ function attach(form: HTMLFormElement): void {
 
   form.addEventListener('submit', (event) => {
     const invalid = present.filter((name) => {
+      if (serverChecked(name)) return marked().includes(name);
       const message = problem(name);
       show(name, message);
       return message !== undefined;
@@ -117,6 +132,75 @@ function attach(form: HTMLFormElement): void {
     if (!marked().includes(name) || problem(name) !== undefined) return;
     show(name, undefined);
     if (document.getElementById('form-error')) alertFor(marked());
+  });
+
+  const billingAction = form.dataset.billingAction;
+  if (billingAction) attachBilling(form, billingAction, show, () => document.getElementById('form-error') && alertFor(marked()));
+}
+
+/**
+ * Sends the billing details to `action` as they change and shows the answer: typing sends them
+ * after a pause (its refusals wait for the field to be left), a change at once; only the answer
+ * to the latest is shown.
+ */
+function attachBilling(form: HTMLFormElement, action: string, show: (name: HostedField, message: string | undefined) => void, refreshAlert: () => void): void {
+  // The script shows the total as the details change: the form's button for that is not needed.
+  form.querySelector('[data-update-total]')?.remove();
+  const value = (name: BillingFieldName) => form.querySelector<HTMLInputElement | HTMLSelectElement>(`[name="${name}"]`)?.value ?? '';
+  let latest = 0;
+  let pause: ReturnType<typeof setTimeout> | undefined;
+
+  const apply = (answer: BillingAnswer, showRefusals: boolean) => {
+    if (answer.status === 'closed' || answer.status === 'not_found') {
+      window.location.reload();
+      return;
+    }
+    if (answer.status === 'refused') {
+      if (!showRefusals) return;
+      const messages = new Map<string, string>(answer.errors.map((error) => [error.field, error.message]));
+      for (const name of BILLING_FIELD_NAMES) show(name, messages.get(name));
+      refreshAlert();
+      return;
+    }
+    if (answer.status !== 'taxed') return;
+    for (const element of document.querySelectorAll<HTMLElement>('[data-bind]')) {
+      const text = answer.texts[element.dataset.bind as keyof PageTexts];
+      if (text !== undefined) element.textContent = text;
+    }
+    document.title = answer.texts.title;
+    const shownTotal = form.querySelector<HTMLInputElement>('input[name="shown_total"]');
+    if (shownTotal) shownTotal.value = String(answer.shownTotal);
+    const unconfirmed = form.querySelector<HTMLElement>('[data-vat-unconfirmed]');
+    if (unconfirmed) unconfirmed.hidden = !answer.vatIdUnconfirmed;
+    // What the page said of an earlier total no longer holds.
+    document.getElementById('form-status')?.remove();
+    for (const name of BILLING_FIELD_NAMES) show(name, undefined);
+    refreshAlert();
+  };
+
+  const send = async (showRefusals: boolean) => {
+    clearTimeout(pause);
+    latest += 1;
+    const sent = latest;
+    let answer: BillingAnswer;
+    try {
+      const response = await fetch(action, { method: 'POST', body: new URLSearchParams(BILLING_FIELD_NAMES.map((name) => [name, value(name)])), headers: { accept: 'application/json' } });
+      answer = (await response.json()) as BillingAnswer;
+    } catch {
+      // Offline or refused (429): the page stays as it is, and `Pay` is checked by the server.
+      return;
+    }
+    if (sent === latest) apply(answer, showRefusals);
+  };
+
+  const isBilling = (target: EventTarget | null) => (BILLING_FIELD_NAMES as readonly string[]).includes((target as HTMLInputElement | null)?.name ?? '');
+  form.addEventListener('change', (event) => {
+    if (isBilling(event.target)) void send(true);
+  });
+  form.addEventListener('input', (event) => {
+    if (!isBilling(event.target) || (event.target as HTMLElement).tagName === 'SELECT') return;
+    clearTimeout(pause);
+    pause = setTimeout(() => void send(false), TYPING_PAUSE_MS);
   });
 }
 

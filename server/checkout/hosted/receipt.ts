@@ -109,7 +109,7 @@ export async function loadHostedReceipt(
       amountTax: order.amountTax,
       amountTotal: order.amountTotal,
       amountRefunded: order.amountRefunded,
-      tax: taxLabelOf(lines),
+      tax: taxLabelOf(lines, session.taxMode === 'buyer_country' ? { taxCountry: order.taxCountry, treatment: order.taxTreatment } : undefined),
       licenseKeys: keys.map((entry) => entry.key),
       downloads: downloads.get(order.id) ?? [],
       successUrl: session.successUrl,

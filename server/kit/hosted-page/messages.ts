@@ -5,7 +5,11 @@ import type { ApiError } from '../../errors';
  * only the code in the page's URL (Post/Redirect/Get); the page looks the words up here, so a
  * crafted URL can never make the page show text of someone else's choosing.
  */
-export type HostedField = 'email' | 'vat_id' | 'card_number' | 'expiry' | 'cvc';
+export type HostedField = 'email' | BillingFieldName | 'card_number' | 'expiry' | 'cvc';
+
+/** The billing details' fields by their form names, in form order (server/vat/billing.ts checks them). */
+export const BILLING_FIELD_NAMES = ['country', 'name', 'company', 'vat_id', 'address_line1', 'postal_code', 'city'] as const;
+export type BillingFieldName = (typeof BILLING_FIELD_NAMES)[number];
 
 export const HOSTED_ERROR_CODES = [
   'card_declined',
@@ -57,7 +61,19 @@ const MESSAGES: Record<HostedErrorCode, HostedMessage> = {
 };
 
 /** How the alert above a form names each field to correct. */
-const FIELD_LABELS: Record<HostedField, string> = { email: 'email address', vat_id: 'VAT ID', card_number: 'card number', expiry: 'expiry date', cvc: 'security code (CVC)' };
+const FIELD_LABELS: Record<HostedField, string> = {
+  email: 'email address',
+  country: 'country',
+  name: 'name',
+  company: 'company name',
+  vat_id: 'VAT ID',
+  address_line1: 'address',
+  postal_code: 'postal code',
+  city: 'city',
+  card_number: 'card number',
+  expiry: 'expiry date',
+  cvc: 'security code (CVC)',
+};
 
 /** The alert above a form whose fields need correcting, naming them in form order (the page and its script: server/checkout/hosted/payment-form.browser.ts). */
 export function correctionAlert(fields: readonly HostedField[]): string {

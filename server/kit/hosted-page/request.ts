@@ -71,27 +71,26 @@ export async function readHostedForm(request: Request): Promise<FormData> {
   return form;
 }
 
+/** The signed link a POST below a hosted page carries in its query. */
+export function hostedLinkOf(request: Request, id: string): HostedLinkParams {
+  const url = new URL(request.url);
+  return { id, expires: url.searchParams.get('expires') ?? undefined, signature: url.searchParams.get('signature') ?? undefined };
+}
+
 /** The link from the POST's URL, its body and the customer's language, read once (never logged: it holds card data). */
 export async function readHostedSubmission(request: Request, id: string): Promise<SubmitInput> {
-  const url = new URL(request.url);
   const form = await readHostedForm(request);
-  return {
-    id,
-    expires: url.searchParams.get('expires') ?? undefined,
-    signature: url.searchParams.get('signature') ?? undefined,
-    form,
-    language: documentLanguage(request.headers.get('accept-language')),
-  };
+  return { ...hostedLinkOf(request, id), form, language: documentLanguage(request.headers.get('accept-language')) };
 }
 
 /**
  * Back to the form's page after its POST (the link was verified, so it is complete), with the
- * error to show. An error of a field focuses that field (its input has `autofocus`, which a
- * browser skips when the URL's fragment names an element); any other is scrolled to by the
- * fragment. Neither needs a script.
+ * error to show (and `extra` codes of the page's own). An error of a field focuses that field
+ * (its input has `autofocus`, which a browser skips when the URL's fragment names an element);
+ * any other is scrolled to by the fragment. Neither needs a script.
  */
-export function backToForm(purpose: LinkPurpose, link: HostedLinkParams, error?: HostedErrorCode): { kind: 'redirect'; location: string } {
+export function backToForm(purpose: LinkPurpose, link: HostedLinkParams, error?: HostedErrorCode, extra: Record<string, string> = {}): { kind: 'redirect'; location: string } {
   const params = { id: link.id, expires: link.expires!, signature: link.signature! };
   const fragment = error && !hostedMessage(error)?.field ? '#form-error' : '';
-  return { kind: 'redirect', location: hostedPagePath(purpose, params, error ? { error } : {}) + fragment };
+  return { kind: 'redirect', location: hostedPagePath(purpose, params, { ...(error ? { error } : {}), ...extra }) + fragment };
 }
