@@ -1,12 +1,8 @@
-import path from 'node:path';
 import type { Server } from 'node:http';
-import { eq } from 'drizzle-orm';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '@/db/client';
-import { stores } from '@/db/schema';
 import { chromiumAvailable, consoleErrors, launchChromium, merchantLandingPage, newContext, screenshotAtWidths, startMerchantSite, stopStarted, type LaunchedBrowser } from '../support/browser';
-import { callService, freePort, runAdminCli, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, stopService, type Service } from '../support/production-server';
+import { callService, freePort, runAdminCli, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
  * The hosted checkout and subscription pages of a store taxing by the buyer's country, in
@@ -32,25 +28,11 @@ let merchant: Server;
 let merchantOrigin = '';
 let chromium: LaunchedBrowser;
 let browser: Browser;
-let store: { id: string; name: string };
 let sk = '';
 let oneTime = '';
 let monthly = '';
 
 const api = (method: string, route: string, body?: unknown) => callService(`http://127.0.0.1:${port}`, sk, method, route, body);
-
-/** The store taxes by the buyer's country from now on: written to its row in the service's database. */
-async function taxByBuyerCountry(storage: { env: Record<string, string> }, env: NodeJS.ProcessEnv) {
-  const write = async () => {
-    const handle = await openDatabase({ url: storage.env.DATABASE_URL, pgliteDir: path.join(storage.env.DATA_DIR!, 'pglite') });
-    await handle.db.update(stores).set({ taxMode: 'buyer_country' }).where(eq(stores.id, store.id));
-    await handle.close();
-  };
-  if (storage.env.DATABASE_URL) return write();
-  await stopService(service);
-  await write();
-  service = await startService(env);
-}
 
 async function createSession() {
   const created = await api('POST', '/api/v1/checkout/sessions', { price_id: oneTime, customer_email: 'ada@example.com', success_url: `${merchantOrigin}/thanks` });
@@ -108,10 +90,9 @@ beforeAll(
     const env = serviceEnv({ ...storage.env, PORT: String(port), AUTH_SECRET, ADMIN_TOKEN, SUBSCRIPTIONS_ENABLED: 'true', ...OPERATOR });
     [service, chromium] = await Promise.all([startService(env), launchChromium()]);
     browser = chromium.browser;
-    const created = await runAdminCli(`http://127.0.0.1:${port}`, ADMIN_TOKEN, ['store:create', '--name', 'Atlas Books', '--subscriptions']);
-    store = { id: created.id, name: created.name };
+    const created = await runAdminCli(`http://127.0.0.1:${port}`, ADMIN_TOKEN, ['store:create', '--name', 'Atlas Books', '--subscriptions', '--tax-mode', 'buyer_country']);
+    expect(created.tax_mode).toBe('buyer_country');
     sk = created.keys.sk_test;
-    await taxByBuyerCountry(storage, env);
     oneTime = (await api('POST', '/api/v1/products', { name: 'Field guide to moths', amount: 1999 })).body.price_id;
     monthly = (await api('POST', '/api/v1/products', { name: 'Moth club', amount: 1999, mode: 'recurring', interval: 'month' })).body.price_id;
   },
