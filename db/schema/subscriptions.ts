@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, json, numeric, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, json, numeric, pgTable, text, uniqueIndex, type AnyPgColumn } from 'drizzle-orm/pg-core';
 import {
   DOCUMENT_LANGUAGES,
   oneOf,
@@ -24,6 +24,31 @@ export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
 /** Statuses that keep a product from being deleted: pending, active, past-due or suspended ones. */
 export const PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES: SubscriptionStatus[] = ['pending', 'active', 'past_due', 'suspended'];
+
+/**
+ * How a subscription's charges are taxed, set on its checkout and copied to it: the store's tax
+ * mode, and where the buyer's country sets the rate, the category and whether the amount includes
+ * VAT (plan mode: it does, `standard`); the buyer's billing details and the tax country and
+ * treatment they led to, fixed at the checkout. Fresh builders for each table.
+ */
+function chargeTaxColumns() {
+  return {
+    taxMode: text('tax_mode').$type<TaxMode>().notNull().default('product_rate'),
+    taxCategory: text('tax_category').$type<TaxCategory>().notNull().default('standard'),
+    taxInclusive: boolean('tax_inclusive').notNull().default(true),
+    customerDetails: json('customer_details').$type<CustomerDetails>(),
+    taxCountry: text('tax_country'),
+    taxTreatment: text('tax_treatment').$type<TaxTreatment>(),
+  };
+}
+
+function chargeTaxChecks(table: string, t: { taxMode: AnyPgColumn; taxCategory: AnyPgColumn; taxTreatment: AnyPgColumn }) {
+  return [
+    check(`${table}_tax_mode_check`, oneOf(t.taxMode, TAX_MODES)),
+    check(`${table}_tax_category_check`, oneOf(t.taxCategory, TAX_CATEGORIES)),
+    check(`${table}_tax_treatment_check`, oneOf(t.taxTreatment, TAX_TREATMENTS)),
+  ];
+}
 
 /** Subscriptions. Billing fills them in; the catalog only reads them for its guard. */
 export const subscriptions = pgTable(
@@ -67,17 +92,7 @@ export const subscriptions = pgTable(
     createdAt: timestamptz('created_at').notNull(),
     /** The language the customer subscribed in on the hosted page (`en`, `de`): their invoices'. */
     language: text('language').$type<DocumentLanguage>().notNull().default('en'),
-    /**
-     * How its charges are taxed: the mode of its checkout, and where the buyer's country sets the
-     * rate, the category and whether the amount includes VAT (plan mode: it does, `standard`).
-     */
-    taxMode: text('tax_mode').$type<TaxMode>().notNull().default('product_rate'),
-    taxCategory: text('tax_category').$type<TaxCategory>().notNull().default('standard'),
-    taxInclusive: boolean('tax_inclusive').notNull().default(true),
-    /** The buyer's billing details and the tax country and treatment they led to, fixed at the checkout. */
-    customerDetails: json('customer_details').$type<CustomerDetails>(),
-    taxCountry: text('tax_country'),
-    taxTreatment: text('tax_treatment').$type<TaxTreatment>(),
+    ...chargeTaxColumns(),
     /** Where the buyer is, as the first charge's attempt found it. */
     taxEvidence: json('tax_evidence').$type<TaxEvidence>(),
     evidenceConflict: boolean('evidence_conflict'),
@@ -94,9 +109,7 @@ export const subscriptions = pgTable(
     index('subscriptions_due_idx').on(t.nextBillingAt).where(sql`${t.status} in ('active', 'past_due')`),
     check('subscriptions_status_check', oneOf(t.status, SUBSCRIPTION_STATUSES)),
     check('subscriptions_language_check', oneOf(t.language, DOCUMENT_LANGUAGES)),
-    check('subscriptions_tax_mode_check', oneOf(t.taxMode, TAX_MODES)),
-    check('subscriptions_tax_category_check', oneOf(t.taxCategory, TAX_CATEGORIES)),
-    check('subscriptions_tax_treatment_check', oneOf(t.taxTreatment, TAX_TREATMENTS)),
+    ...chargeTaxChecks('subscriptions', t),
   ],
 );
 
@@ -129,24 +142,12 @@ export const subscriptionCheckouts = pgTable(
     consumedAt: timestamptz('consumed_at'),
     createdAt: timestamptz('created_at').notNull(),
     expiresAt: timestamptz('expires_at').notNull(),
-    /**
-     * How its charges are taxed: the mode of its checkout, and where the buyer's country sets the
-     * rate, the category and whether the amount includes VAT (plan mode: it does, `standard`).
-     */
-    taxMode: text('tax_mode').$type<TaxMode>().notNull().default('product_rate'),
-    taxCategory: text('tax_category').$type<TaxCategory>().notNull().default('standard'),
-    taxInclusive: boolean('tax_inclusive').notNull().default(true),
-    /** The buyer's billing details and the tax country and treatment they led to, fixed at the checkout. */
-    customerDetails: json('customer_details').$type<CustomerDetails>(),
-    taxCountry: text('tax_country'),
-    taxTreatment: text('tax_treatment').$type<TaxTreatment>(),
+    ...chargeTaxColumns(),
   },
   (t) => [
     index('subscription_checkouts_store_idx').on(t.storeId, t.livemode, t.createdAt),
     check('subscription_checkouts_status_check', oneOf(t.status, SUBSCRIPTION_CHECKOUT_STATUSES)),
-    check('subscription_checkouts_tax_mode_check', oneOf(t.taxMode, TAX_MODES)),
-    check('subscription_checkouts_tax_category_check', oneOf(t.taxCategory, TAX_CATEGORIES)),
-    check('subscription_checkouts_tax_treatment_check', oneOf(t.taxTreatment, TAX_TREATMENTS)),
+    ...chargeTaxChecks('subscription_checkouts', t),
   ],
 );
 

@@ -5,7 +5,7 @@ import { cache } from 'react';
 import { getAppServices } from '@/server/app';
 import { checkoutPageTexts, hostedCheckoutHandoff, loadHostedCheckout, type HostedCheckout, type HostedCheckoutView } from '@/server/checkout/hosted/page';
 import { REMEMBERED_BILLING_COOKIE, REMEMBERED_EMAIL_COOKIE, REMEMBERED_VAT_ID_COOKIE, rememberedBilling, rememberedEmail, rememberedVatId } from '@/server/checkout/hosted/email';
-import { BILLING_QUERY, billingErrorsOf, billingFieldErrors, billingNoticeOf, totalChangedMessage, type BillingErrors, type PageTexts } from '@/server/checkout/hosted/billing';
+import { BILLING_QUERY, billingFieldErrors, billingPostOf, billingStateOf, totalChangedMessage, type BillingErrors, type PageTexts } from '@/server/checkout/hosted/billing';
 import type { BillingForm } from '@/server/vat/billing';
 import { VAT_ID_MAX_LENGTH } from '@/server/vat/vat-id';
 import { failureMessage, hostedMessage, type HostedField } from '@/server/kit/hosted-page/messages';
@@ -89,18 +89,12 @@ export default async function CheckoutPage(props: PageProps) {
   }
 
   const error = hostedMessage(singleParam(query.error));
-  const billingErrors = billingErrorsOf(singleParam(query[BILLING_QUERY.errors]));
-  const notice = billingNoticeOf(singleParam(query[BILLING_QUERY.notice]));
+  const post = billingPostOf({ errors: singleParam(query[BILLING_QUERY.errors]), notice: singleParam(query[BILLING_QUERY.notice]) });
   // Only after a post of the form: a fresh visit starts with an empty form (or the billing details the session holds).
-  const jar = error || notice || Object.keys(billingErrors).length > 0 ? await cookies() : undefined;
+  const jar = error || post.posted ? await cookies() : undefined;
   const email = rememberedEmail(jar?.get(REMEMBERED_EMAIL_COOKIE)?.value);
   const vatId = rememberedVatId(jar?.get(REMEMBERED_VAT_ID_COOKIE)?.value);
-  const billing = view.buyer && {
-    form: rememberedBilling(jar?.get(REMEMBERED_BILLING_COOKIE)?.value) ?? view.buyer.form,
-    errors: billingErrors,
-    vatIdUnconfirmed: view.buyer.vatIdUnconfirmed,
-    totalChanged: notice === 'total_changed',
-  };
+  const billing = view.buyer && billingStateOf(view.buyer, post, rememberedBilling(jar?.get(REMEMBERED_BILLING_COOKIE)?.value));
   // Verified by loadHostedCheckout: both are present.
   const signed = { id: view.id, expires: link.expires!, signature: link.signature! };
   const texts = checkoutPageTexts(view);

@@ -21,7 +21,7 @@ import {
 } from '@/server/subscriptions/hosted';
 import { BillingFields, CardFields, CheckoutShell, Field, FormAlert, FormStatus, formatDate, formatEur, Notice, PaidActions, PaymentForm, SellerLine } from '../../checkout/parts';
 import { REMEMBERED_BILLING_COOKIE, rememberedBilling } from '@/server/checkout/hosted/email';
-import { BILLING_QUERY, billingErrorsOf, billingFieldErrors, billingNoticeOf, summaryTexts, totalChangedMessage, type BillingErrors } from '@/server/checkout/hosted/billing';
+import { BILLING_QUERY, billingFieldErrors, billingPostOf, billingStateOf, summaryTexts, totalChangedMessage, type BillingErrors } from '@/server/checkout/hosted/billing';
 import type { BillingForm } from '@/server/vat/billing';
 
 // Every view reads the checkout and the store's clock at request time.
@@ -83,16 +83,10 @@ export default async function SubscribePage(props: PageProps) {
   }
 
   const error = hostedMessage(singleParam(query.error));
-  const billingErrors = billingErrorsOf(singleParam(query[BILLING_QUERY.errors]));
-  const notice = billingNoticeOf(singleParam(query[BILLING_QUERY.notice]));
+  const post = billingPostOf({ errors: singleParam(query[BILLING_QUERY.errors]), notice: singleParam(query[BILLING_QUERY.notice]) });
   // Only after a post of the form: a fresh visit shows the billing details the checkout holds.
-  const jar = view.buyer && (error || notice || Object.keys(billingErrors).length > 0) ? await cookies() : undefined;
-  const billing = view.buyer && {
-    form: rememberedBilling(jar?.get(REMEMBERED_BILLING_COOKIE)?.value) ?? view.buyer.form,
-    errors: billingErrors,
-    vatIdUnconfirmed: view.buyer.vatIdUnconfirmed,
-    totalChanged: notice === 'total_changed',
-  };
+  const jar = view.buyer && (error || post.posted) ? await cookies() : undefined;
+  const billing = view.buyer && billingStateOf(view.buyer, post, rememberedBilling(jar?.get(REMEMBERED_BILLING_COOKIE)?.value));
   // Verified by loadHostedSubscriptionCheckout: both are present.
   const signed = { id: view.id, expires: link.expires!, signature: link.signature! };
   const texts = subscriptionPageTexts(view);

@@ -48,7 +48,7 @@ export function billingQuery(outcome: { errors?: BillingErrors; notice?: Billing
 }
 
 /** The refused fields a page's URL names; anything else in it is ignored (the page's words are its own). */
-export function billingErrorsOf(param: string | undefined): BillingErrors {
+function billingErrorsOf(param: string | undefined): BillingErrors {
   const errors: BillingErrors = {};
   for (const entry of (param ?? '').split(',')) {
     const [name = '', code = ''] = entry.split(':');
@@ -58,8 +58,20 @@ export function billingErrorsOf(param: string | undefined): BillingErrors {
   return errors;
 }
 
-export function billingNoticeOf(param: string | undefined): BillingNotice | undefined {
+function billingNoticeOf(param: string | undefined): BillingNotice | undefined {
   return (BILLING_NOTICES as readonly string[]).includes(param ?? '') ? (param as BillingNotice) : undefined;
+}
+
+/** What the page's query says of a post of its billing details; `posted`: the details typed are in their cookie. */
+export function billingPostOf(query: { errors: string | undefined; notice: string | undefined }) {
+  const errors = billingErrorsOf(query.errors);
+  const notice = billingNoticeOf(query.notice);
+  return { errors, notice, posted: notice !== undefined || Object.keys(errors).length > 0 };
+}
+
+/** The billing fields as the page shows them: the details typed in the post just made, else those the checkout holds. */
+export function billingStateOf(buyer: HostedBuyer, post: ReturnType<typeof billingPostOf>, typed: BillingForm | undefined) {
+  return { form: typed ?? buyer.form, errors: post.errors, vatIdUnconfirmed: buyer.vatIdUnconfirmed, totalChanged: post.notice === 'total_changed' };
 }
 
 /** Each refused field by its form name with its message, in form order. */
