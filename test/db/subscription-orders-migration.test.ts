@@ -76,7 +76,8 @@ describe('migration 0023: paid subscription charges become orders', () => {
         amount_subtotal: 990,
         amount_tax: 0,
         amount_total: 990,
-        tax_rate: 0,
+        // numeric(5,2) since rates may have decimals: read raw, it is its text.
+        tax_rate: '0.00',
         tax_inclusive: false,
         has_license: false,
       }),
