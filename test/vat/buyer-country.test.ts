@@ -7,7 +7,7 @@ import { checkBilling, type BillingForm } from '@/server/vat/billing';
 import { createProduct } from '../support/api';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
-import { createSession } from '../invoices/support';
+import { createSession, submitCheckout } from '../invoices/support';
 
 /**
  * Sessions of a store that taxes by the buyer's country, for the demo operator (a German VAT
@@ -175,5 +175,19 @@ describe('a store taxing by each product’s own rate', () => {
     const session = await sessionOf(store.keys.sk_test);
     expect(await updateSessionBilling(api.services, session.id, billing({ country: 'DE' }))).toEqual({ kind: 'closed' });
     expect(session).toMatchObject({ customer_details: null, tax_country: null, tax_treatment: null });
+  });
+
+  it('a VAT ID entered on its hosted page is the one billing detail the session, the order and the invoice show; no country, no treatment, no evidence', async () => {
+    const store = await createStore(api.services);
+    const key = store.keys.sk_test;
+    const session = await sessionOf(key);
+    expect(await submitCheckout(api, session, { vat_id: 'DE 136 695 976' })).toMatchObject({ kind: 'redirect' });
+    const details = { name: null, company: null, address: null, vat_id: 'DE136695976' };
+    const read = (await api.request('GET', `/api/v1/checkout/sessions/${session.id}`, { key })).body;
+    expect(read).toMatchObject({ status: 'complete', customer_details: details, tax_country: null, tax_treatment: null });
+    const order = (await api.request('GET', `/api/v1/orders/${session.order_id}`, { key })).body;
+    expect(order).toMatchObject({ customer_details: details, tax_country: null, tax_treatment: null, tax_evidence: null, evidence_conflict: null });
+    const invoice = (await api.request('GET', `/api/v1/invoices/${order.invoice_id}`, { key })).body;
+    expect(invoice).toMatchObject({ customer_details: details, buyer_vat_id: 'DE136695976', tax_country: null, tax_treatment: null, tax_note: null });
   });
 });
