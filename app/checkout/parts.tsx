@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { CURRENT_WAIVER_VERSION, WAIVER_FIELDS, WAIVER_TEXTS } from '@/server/orders/withdrawals/waiver';
 import type { OperatorConfig } from '@/server/config';
 import { formatEur } from '@/server/kit/hosted-page/amounts';
-import { taxLineLabel, type TaxLabel } from '@/server/kit/hosted-page/tax-label';
+import type { TaxLabel } from '@/server/kit/hosted-page/tax-label';
 import { PAYMENT_FORM_SCRIPT } from '@/server/checkout/hosted/payment-form-script';
 import { correctionAlert, type HostedField, type HostedMessage } from '@/server/kit/hosted-page/messages';
 import { countryOptions } from '@/server/kit/countries';
@@ -13,7 +13,6 @@ import type { StoreLinks } from '@/server/stores/service';
 import type { DownloadLink } from '@/server/downloads/service';
 
 // The pages' formats, shared with the server's answers to the form's script.
-export { formatEur, taxLineLabel };
 
 /** One format for every date on the hosted pages ("26 November 2026"), in UTC as every clock here. */
 const DATE = new Intl.DateTimeFormat('en-IE', { dateStyle: 'long', timeZone: 'UTC' });

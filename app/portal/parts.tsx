@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import type { OperatorConfig } from '@/server/config';
-import { cardText, DownloadLinks, MerchantName, PageFooter, taxLineLabel, type PageStore } from '../checkout/parts';
+import { cardText, DownloadLinks, MerchantName, PageFooter, type PageStore } from '../checkout/parts';
+import { taxLineLabel } from '@/server/kit/hosted-page/tax-label';
 import type { PortalOrder, PortalSubscription } from '@/server/portal/page';
 import { isoDate, type Formatters } from '@/server/kit/locale';
 

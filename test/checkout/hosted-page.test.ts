@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { products } from '@/db/schema';
-import { taxLineLabel } from '@/app/checkout/parts';
+import { taxLineLabel } from '@/server/kit/hosted-page/tax-label';
 import { loadHostedCheckout } from '@/server/checkout/hosted/page';
 import { taxLabelOf } from '@/server/kit/hosted-page/tax-label';
 import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';

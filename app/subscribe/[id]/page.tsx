@@ -19,7 +19,8 @@ import {
   type HostedSubscriptionView,
   subscriptionPageTexts,
 } from '@/server/subscriptions/hosted';
-import { BillingFields, CardFields, CheckoutShell, Field, FormAlert, FormStatus, formatDate, formatEur, Notice, PaidActions, PaymentForm, SellerLine } from '../../checkout/parts';
+import { BillingFields, CardFields, CheckoutShell, Field, FormAlert, FormStatus, formatDate, Notice, PaidActions, PaymentForm, SellerLine } from '../../checkout/parts';
+import { formatEur } from '@/server/kit/hosted-page/amounts';
 import { REMEMBERED_BILLING_COOKIE, rememberedBilling } from '@/server/checkout/hosted/email';
 import { BILLING_QUERY, billingFieldErrors, billingPostOf, billingStateOf, summaryTexts, totalChangedMessage, type BillingErrors } from '@/server/checkout/hosted/billing';
 import type { BillingForm } from '@/server/vat/billing';

@@ -6,7 +6,8 @@ import { getAppServices } from '@/server/app';
 import { singleParam } from '@/server/kit/hosted-page/request';
 import { hostedReceiptHandoff, loadHostedReceipt, type HostedReceiptResult } from '@/server/checkout/hosted/receipt';
 import { paidRedirectUrl } from '@/server/kit/links';
-import { cardText, CheckoutShell, DownloadLinks, formatEur, Notice, OrderSummary, SellerLine } from '../../parts';
+import { cardText, CheckoutShell, DownloadLinks, Notice, OrderSummary, SellerLine } from '../../parts';
+import { formatEur } from '@/server/kit/hosted-page/amounts';
 
 export const dynamic = 'force-dynamic';
 

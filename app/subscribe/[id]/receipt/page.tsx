@@ -5,7 +5,8 @@ import { cache } from 'react';
 import { getAppServices } from '@/server/app';
 import { singleParam } from '@/server/kit/hosted-page/request';
 import { hostedSubscriptionReceiptHandoff, intervalPhrase, loadHostedSubscriptionReceipt, type HostedSubscriptionReceipt } from '@/server/subscriptions/hosted';
-import { cardText, CheckoutShell, formatDate, formatEur, Notice, SellerLine } from '../../../checkout/parts';
+import { cardText, CheckoutShell, formatDate, Notice, SellerLine } from '../../../checkout/parts';
+import { formatEur } from '@/server/kit/hosted-page/amounts';
 
 export const dynamic = 'force-dynamic';
 
