@@ -49,6 +49,7 @@ export const ERROR_CATALOG = {
   webhook_endpoint_limit_reached: invalid(409),
   webhook_endpoint_disabled: invalid(409),
   subscription_pending: invalid(409),
+  subscription_not_active: invalid(409),
   balance_insufficient: invalid(409),
   payouts_held: invalid(409),
   payout_not_paid: invalid(409),

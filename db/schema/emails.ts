@@ -13,6 +13,7 @@ export const EMAIL_TEMPLATES = [
   'bank_account_changed',
   'payout_failed',
   'dispute_created',
+  'cancellation_received',
 ] as const;
 export type EmailTemplate = (typeof EMAIL_TEMPLATES)[number];
 

@@ -50,6 +50,10 @@ function chargeTaxChecks(table: string, t: { taxMode: AnyPgColumn; taxCategory: 
   ];
 }
 
+/** `ordinary` ends at the period's end; `extraordinary` asks for an end as soon as possible (the store decides). */
+export const CANCELLATION_TYPES = ['ordinary', 'extraordinary'] as const;
+export type CancellationType = (typeof CANCELLATION_TYPES)[number];
+
 /** Subscriptions. Billing fills them in; the catalog only reads them for its guard. */
 export const subscriptions = pgTable(
   'subscriptions',
@@ -96,9 +100,22 @@ export const subscriptions = pgTable(
     /** Where the buyer is, as the first charge's attempt found it. */
     taxEvidence: json('tax_evidence').$type<TaxEvidence>(),
     evidenceConflict: boolean('evidence_conflict'),
+    /** The card the next charge uses, as the gateway named it; null until a charge or card check approved one. */
+    cardBrand: text('card_brand'),
+    cardLast4: text('card_last4'),
+    /** A scheduled end: the subscription is canceled at `cancel_at` (its period's end) instead of renewed. */
+    cancelAtPeriodEnd: boolean('cancel_at_period_end').notNull().default(false),
+    cancelAt: timestamptz('cancel_at'),
+    /** The customer's declaration on the cancel page that scheduled the end (store clock), and the record it belongs to. */
+    cancellationId: text('cancellation_id'),
+    cancellationDeclaredAt: timestamptz('cancellation_declared_at'),
+    cancellationType: text('cancellation_type').$type<CancellationType>(),
+    cancellationReason: text('cancellation_reason'),
   },
   (t) => [
     index('subscriptions_product_idx').on(t.productId),
+    // The cancel page's match: subscriptions of one address in any store and environment.
+    index('subscriptions_email_idx').on(sql`lower(${t.customerEmail})`),
     index('subscriptions_list_idx').on(t.storeId, t.livemode, t.createdAt.desc(), t.id.desc()),
     index('subscriptions_customer_idx').on(t.customerId),
     // The list filtered by customer e-mail, compared lower-cased, newest first.
@@ -109,6 +126,7 @@ export const subscriptions = pgTable(
     index('subscriptions_due_idx').on(t.nextBillingAt).where(sql`${t.status} in ('active', 'past_due')`),
     check('subscriptions_status_check', oneOf(t.status, SUBSCRIPTION_STATUSES)),
     check('subscriptions_language_check', oneOf(t.language, DOCUMENT_LANGUAGES)),
+    check('subscriptions_cancellation_type_check', oneOf(t.cancellationType, CANCELLATION_TYPES)),
     ...chargeTaxChecks('subscriptions', t),
   ],
 );
@@ -209,5 +227,88 @@ export const subscriptionCharges = pgTable(
     uniqueIndex('subscription_charges_idempotency_unique').on(t.idempotencyKey),
     index('subscription_charges_open_idx').on(t.createdAt).where(sql`${t.status} in ('processing', 'unknown')`),
     check('subscription_charges_status_check', oneOf(t.status, SUBSCRIPTION_CHARGE_STATUSES)),
+  ],
+);
+
+/** When a declaration on the cancel page asks the subscription to end. */
+export const CANCELLATION_TIMINGS = ['period_end', 'asap'] as const;
+export type CancellationTiming = (typeof CANCELLATION_TIMINGS)[number];
+
+/**
+ * Every declaration sent on the cancel page, matched or not: the operator's record of what a
+ * customer declared and when (an unmatched one may name a subscription under another address).
+ */
+export const cancellations = pgTable(
+  'cancellations',
+  {
+    id: text('id').primaryKey(),
+    /** Wall clock: when the declaration was received. */
+    declaredAt: timestamptz('declared_at').notNull(),
+    email: text('email').notNull(),
+    /** The subscription or invoice number typed, if any. */
+    number: text('number'),
+    name: text('name').notNull(),
+    reason: text('reason'),
+    cancelAt: text('cancel_at').$type<CancellationTiming>().notNull(),
+    language: text('language').$type<DocumentLanguage>().notNull(),
+    /** The subscriptions it matched, in id order (none when it matched nothing). */
+    subscriptionIds: json('subscription_ids').$type<string[]>().notNull(),
+  },
+  (t) => [
+    index('cancellations_list_idx').on(t.declaredAt.desc(), t.id.desc()),
+    index('cancellations_email_idx').on(sql`lower(${t.email})`, t.declaredAt.desc()),
+    check('cancellations_cancel_at_check', oneOf(t.cancelAt, CANCELLATION_TIMINGS)),
+    check('cancellations_language_check', oneOf(t.language, DOCUMENT_LANGUAGES)),
+  ],
+);
+
+export const PAYMENT_METHOD_UPDATE_STATUSES = ['processing', 'unknown', 'requires_action', 'succeeded', 'declined'] as const;
+export type PaymentMethodUpdateStatus = (typeof PAYMENT_METHOD_UPDATE_STATUSES)[number];
+/** An update whose outcome is not recorded yet: at the gateway, unknown, or at the customer's challenge. */
+export const OPEN_PAYMENT_METHOD_UPDATE_STATUSES = ['processing', 'unknown', 'requires_action'] as const satisfies readonly PaymentMethodUpdateStatus[];
+
+/**
+ * A new card given on the update page: checked at the gateway without moving money, or, for a
+ * `past_due` subscription, charged the owed amount. Written `processing` before the gateway call
+ * under its own idempotency key, so a crash leaves a row to reconcile and nothing is charged twice;
+ * billing claims no subscription while one of these is open.
+ */
+export const paymentMethodUpdates = pgTable(
+  'payment_method_updates',
+  {
+    id: text('id').primaryKey(),
+    subscriptionId: text('subscription_id')
+      .notNull()
+      .references(() => subscriptions.id, { onDelete: 'cascade' }),
+    storeId: text('store_id').notNull(),
+    livemode: boolean('livemode').notNull(),
+    status: text('status').$type<PaymentMethodUpdateStatus>().notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    /** 0 for a card check; the owed charge of a `past_due` subscription otherwise, with its VAT. */
+    amount: integer('amount').notNull(),
+    amountTax: integer('amount_tax').notNull().default(0),
+    taxRate: numeric('tax_rate', { precision: 5, scale: 2, mode: 'number' }),
+    /** The cycle and attempt the owed charge pays (null for a card check). */
+    cycle: integer('cycle'),
+    attempt: integer('attempt'),
+    failureCode: text('failure_code'),
+    cardBrand: text('card_brand'),
+    cardLast4: text('card_last4'),
+    recurringId: text('recurring_id'),
+    gatewayPaymentId: text('gateway_payment_id'),
+    /** The buyer's IP address and user agent on the page: kept on the owed charge's order. */
+    buyerIp: text('buyer_ip'),
+    buyerUserAgent: text('buyer_user_agent'),
+    /** Wall clock: when it was sent (the reconciler's grace period is measured on it). */
+    createdAt: timestamptz('created_at').notNull(),
+    settledAt: timestamptz('settled_at'),
+    checkedAt: timestamptz('checked_at'),
+    leasedUntil: timestamptz('leased_until'),
+  },
+  (t) => [
+    uniqueIndex('payment_method_updates_idempotency_unique').on(t.idempotencyKey),
+    index('payment_method_updates_subscription_idx').on(t.subscriptionId),
+    index('payment_method_updates_open_idx').on(t.createdAt).where(sql`${t.status} in ('processing', 'unknown', 'requires_action')`),
+    check('payment_method_updates_status_check', oneOf(t.status, PAYMENT_METHOD_UPDATE_STATUSES)),
   ],
 );

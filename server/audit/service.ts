@@ -56,8 +56,14 @@ export interface OperatorActor {
   request?: { ip: string; method: string; path: string };
 }
 
+/** A customer acting on a signed, single-purpose page (a new card, a cancellation), named `customer` in the trail. */
+export interface CustomerActor {
+  kind: 'customer';
+  request: { ip: string; method: string; path: string };
+}
+
 /** The one actor of a request: whichever way a change came in, its service audits it with this. */
-export type Actor = KeyActor | PersonActor | OperatorActor;
+export type Actor = KeyActor | PersonActor | OperatorActor | CustomerActor;
 
 export const OPERATOR: OperatorActor = { kind: 'operator' };
 
@@ -72,6 +78,7 @@ export function byPerson(person: PersonRequest): Required<ActorFields> {
 export function byActor(actor: Actor): ActorFields {
   if (actor.kind === 'key') return { keyHint: actor.hint, ip: actor.ip, method: actor.method, path: actor.path };
   if (actor.kind === 'person') return byPerson(actor);
+  if (actor.kind === 'customer') return { keyHint: 'customer', ...actor.request };
   return { ...actor.request };
 }
 

@@ -14,7 +14,7 @@
  */
 import { and, asc, eq, inArray, lte, notExists, sql, type SQL } from 'drizzle-orm';
 import type { Database, Transaction } from '@/db/client';
-import { stores, subscriptionCharges, subscriptions, type SubscriptionChargeStatus } from '@/db/schema';
+import { OPEN_PAYMENT_METHOD_UPDATE_STATUSES, paymentMethodUpdates, stores, subscriptionCharges, subscriptions, type SubscriptionChargeStatus } from '@/db/schema';
 import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { ChargeResult } from '../gateway/types';
 import { newId, randomBase62 } from '../ids';
@@ -23,7 +23,7 @@ import { recordEvents, type EventType, type RecordEventInput } from '../webhooks
 import { enqueueEmails, subscriptionEmail, type EmailToWrite } from '../mail/outbox';
 import { emitSubscriptionEvent, subscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
 import { chargeIdempotencyKey } from '../subscriptions/schedule';
-import { awaitsCharge, billingAnchor, boundary, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, TRANSITION_COLUMNS, type Transition } from './transitions';
+import { awaitsCharge, billingAnchor, boundary, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, scheduledEnd, TRANSITION_COLUMNS, type Transition } from './transitions';
 import { ownedBy, type Scope } from '../kit/scope';
 import type { PayOrdersDeps } from '../payments/pay-orders';
 import { chargeAmountsOf, chargeOrderPayment } from '../subscriptions/charge-order';
@@ -79,21 +79,26 @@ async function applyTransition(tx: Transaction, subscription: SubscriptionRow, t
 
 /**
  * One short transaction: locks up to `limit` due subscriptions that no other worker holds and
- * that have no charge in flight, and writes the charge each owes as `processing`. A subscription
- * whose payments are all made expires here without a charge. Committed before any gateway call.
+ * that have no charge in flight (a renewal, or a new card charged on the update page), and writes
+ * the charge each owes as `processing`. A subscription whose payments are all made expires here
+ * without a charge, one whose end was scheduled ends. Committed before any gateway call.
  */
-export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, limit: number): Promise<{ claimed: ClaimedCharge[]; expired: number }> {
+export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, limit: number): Promise<{ claimed: ClaimedCharge[]; expired: number; ended: SubscriptionRow[] }> {
   return deps.db.transaction(async (tx) => {
     const wallNow = deps.clock.now();
     const openCharge = tx
       .select({ one: sql`1` })
       .from(subscriptionCharges)
       .where(and(eq(subscriptionCharges.subscriptionId, subscriptions.id), inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES])));
+    const openCardUpdate = tx
+      .select({ one: sql`1` })
+      .from(paymentMethodUpdates)
+      .where(and(eq(paymentMethodUpdates.subscriptionId, subscriptions.id), inArray(paymentMethodUpdates.status, [...OPEN_PAYMENT_METHOD_UPDATE_STATUSES])));
     const query = tx
       .select({ subscription: subscriptions, offset: stores.testClockOffsetSeconds })
       .from(subscriptions)
       .innerJoin(stores, eq(stores.id, subscriptions.storeId))
-      .where(and(inArray(subscriptions.status, ['active', 'past_due']), dueCondition(scope, wallNow), notExists(openCharge)))
+      .where(and(inArray(subscriptions.status, ['active', 'past_due']), dueCondition(scope, wallNow), notExists(openCharge), notExists(openCardUpdate)))
       .orderBy(asc(subscriptions.nextBillingAt), asc(subscriptions.id))
       .limit(limit);
     // Workers skip what another holds; advance_clock waits for it instead, so it never answers
@@ -101,10 +106,20 @@ export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, li
     const due = await (scope.kind === 'all' ? query.for('update', { of: subscriptions, skipLocked: true }) : query.for('update', { of: subscriptions }));
 
     let expired = 0;
+    const ended: SubscriptionRow[] = [];
     const rows: ChargeRow[] = [];
     const byId = new Map<string, SubscriptionRow>();
     for (const { subscription, offset } of due) {
       const now = storeNow(deps.clock, subscription.livemode, offset);
+      if (subscription.cancelAtPeriodEnd) {
+        const endAt = subscription.cancelAt ?? subscription.nextBillingAt;
+        const canceled = await applyTransition(tx, subscription, scheduledEnd(endAt), now, wallNow);
+        const data = { planName: canceled.planName, canceledAt: epochSeconds(endAt), reason: 'declared' as const };
+        await enqueueEmails(tx, [subscriptionEmail(canceled, { template: 'subscription_canceled', data }, { now, wallNow })]);
+        ended.push(canceled);
+        expired += 1;
+        continue;
+      }
       if (subscription.paymentsMade >= subscription.totalPayments) {
         await applyTransition(tx, subscription, scheduleCompleted(now), now, wallNow);
         expired += 1;
@@ -144,7 +159,7 @@ export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, li
       const subscription = byId.get(charge.subscriptionId)!;
       return { charge, recurringId: subscription.recurringId, description: chargeDescription(subscription, charge.cycle) };
     });
-    return { claimed, expired };
+    return { claimed, expired, ended };
   });
 }
 

@@ -80,8 +80,8 @@ async function sendPayBack(deps: BillingEngineDeps, subscription: SubscriptionRo
 }
 
 /**
- * Retries exhausted: the recurring contract is cancelled at the gateway too, after
- * the commit. Best effort: the subscription is canceled either way and is never charged again.
+ * Retries exhausted or a scheduled end reached: the recurring contract is cancelled at the gateway
+ * too, after the commit. Best effort: the subscription is canceled either way and is never charged again.
  */
 async function endRecurringContract(deps: BillingEngineDeps, subscription: SubscriptionRow): Promise<void> {
   try {
@@ -111,8 +111,9 @@ export async function billDueSubscriptions(deps: BillingEngineDeps, scope: Billi
   let handled = 0;
   const lane = async () => {
     for (;;) {
-      const { claimed, expired } = await claimDueCharges(deps, scope, batchSize);
+      const { claimed, expired, ended } = await claimDueCharges(deps, scope, batchSize);
       handled += expired;
+      for (const subscription of ended) await endRecurringContract(deps, subscription);
       if (claimed.length === 0 && expired === 0) return;
       const answered: ChargeToSettle[] = [];
       await forEachLimited(claimed, concurrency, async (charge) => {

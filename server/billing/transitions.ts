@@ -18,6 +18,7 @@
  * | retry 1–3 declined | `past_due` | payment_failed, updated |
  * | retry 4 declined | `canceled` | payment_failed, canceled, updated |
  * | an active subscription with every payment made falls due (no charge) | `expired` | expired, updated |
+ * | an active subscription reaches its scheduled end (no charge) | `canceled` | canceled, updated |
  *
  * `subscription.updated` closes every transition because each one changes the status or
  * `next_billing_at`, and the event is sent whenever status, next billing or metadata change.
@@ -112,6 +113,11 @@ export function chargeDeclined(charge: ChargePosition, now: Date): Transition & 
     };
   }
   return { changes: { failureCount, nextBillingAt: retryDates[0] }, events: ['subscription.payment_failed', 'subscription.updated'], retryDates };
+}
+
+/** A subscription whose end was scheduled reaches it (`cancel_at`, its period's end): it ends there, uncharged. */
+export function scheduledEnd(at: Date): Transition {
+  return { changes: { status: 'canceled', canceledAt: at, endedAt: at }, events: ['subscription.canceled', 'subscription.updated'] };
 }
 
 /** A due subscription whose payments are all made (total_payments = 1 left active at creation): it ends, uncharged. */

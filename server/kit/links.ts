@@ -34,9 +34,15 @@ export function clientSecretMatches(presented: string, storedHash: string): bool
   return digestsEqual(sha256Hex(presented), storedHash);
 }
 
-export type LinkPurpose = 'checkout' | 'subscription_checkout' | 'download';
+export type LinkPurpose = 'checkout' | 'subscription_checkout' | 'download' | 'payment_method' | 'keep_subscription';
 
-const LINK_PATHS: Record<LinkPurpose, string> = { checkout: '/checkout', subscription_checkout: '/subscribe', download: '/download' };
+const LINK_PATHS: Record<LinkPurpose, string> = {
+  checkout: '/checkout',
+  subscription_checkout: '/subscribe',
+  download: '/download',
+  payment_method: '/payment-method',
+  keep_subscription: '/cancel/keep',
+};
 
 function linkSignature(secret: string, purpose: LinkPurpose, id: string, expires: number): string {
   return hmac(secret, `${purpose}:${id}:${expires}`).toString('base64url');

@@ -6,7 +6,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
-import { emails, orders, type DisputeReason, type DocumentLanguage, type EmailAttachmentRef, type EmailTemplate, type PayoutFailureReason } from '@/db/schema';
+import { emails, orders, type CancellationType, type DisputeReason, type DocumentLanguage, type EmailAttachmentRef, type EmailTemplate, type PayoutFailureReason } from '@/db/schema';
 import { epochSeconds } from '../clock';
 import { newId } from '../ids';
 import { ownedBy, type Scope } from '../kit/scope';
@@ -71,8 +71,24 @@ export interface RefundData {
 export interface SubscriptionCanceledData {
   planName: string;
   canceledAt: number;
-  /** `payment_failed`: every retry of a renewal was declined; `requested`: the merchant canceled it; `dispute_lost`: a payment of it was reversed. */
-  reason: 'requested' | 'payment_failed' | 'dispute_lost';
+  /**
+   * `payment_failed`: every retry of a renewal was declined; `requested`: the merchant canceled it;
+   * `dispute_lost`: a payment of it was reversed; `declared`: the end the customer declared was reached.
+   */
+  reason: 'requested' | 'payment_failed' | 'dispute_lost' | 'declared';
+}
+
+/** The confirmation of a cancellation declared on the cancel page, one per subscription it matched. */
+export interface CancellationReceivedData {
+  planName: string;
+  /** When it was received (store clock). */
+  declaredAt: number;
+  type: CancellationType;
+  reason: string | null;
+  /** When the subscription ends: the end of its period, or the declaration itself for one already past due. */
+  endsAt: number;
+  /** The signed link that undoes the scheduled end, valid until `endsAt`; null when it ended at once. */
+  keepUrl: string | null;
 }
 
 export interface WithdrawalReceivedData {
@@ -122,10 +138,19 @@ export type EmailContent =
   | { template: 'withdrawal_received'; data: WithdrawalReceivedData }
   | { template: 'bank_account_changed'; data: BankAccountChangedData }
   | { template: 'payout_failed'; data: PayoutFailedData }
-  | { template: 'dispute_created'; data: DisputeCreatedData };
+  | { template: 'dispute_created'; data: DisputeCreatedData }
+  | { template: 'cancellation_received'; data: CancellationReceivedData };
 
 /** The templates written to a customer; the others go to the store's own members (./members.ts). */
-export const CUSTOMER_TEMPLATES = ['receipt', 'payment_failed', 'renewal_reminder', 'refund', 'subscription_canceled', 'withdrawal_received'] as const satisfies readonly EmailTemplate[];
+export const CUSTOMER_TEMPLATES = [
+  'receipt',
+  'payment_failed',
+  'renewal_reminder',
+  'refund',
+  'subscription_canceled',
+  'withdrawal_received',
+  'cancellation_received',
+] as const satisfies readonly EmailTemplate[];
 
 /** The objects an e-mail is about (the API view's `related`). */
 export interface EmailRelated {
@@ -233,7 +258,7 @@ export interface MailedSubscription extends Scope {
 /** An e-mail about a subscription, to its customer; a receipt names and attaches `invoiceId` when given. */
 export function subscriptionEmail(
   subscription: MailedSubscription,
-  content: Extract<EmailContent, { template: 'receipt' | 'payment_failed' | 'renewal_reminder' | 'subscription_canceled' }>,
+  content: Extract<EmailContent, { template: 'receipt' | 'payment_failed' | 'renewal_reminder' | 'subscription_canceled' | 'cancellation_received' }>,
   times: EmailTimes,
   options: { dedupeKey?: string; invoiceId?: string } = {},
 ): EmailToWrite {

@@ -1,6 +1,6 @@
 /**
  * Renewal reminders: 7 days before an active subscription of a monthly or longer plan is charged
- * again, its customer is told when and how much. Each subscription's clock decides (its store's
+ * again (and is not ending then), its customer is told when and how much. Each subscription's clock decides (its store's
  * test clock in test mode), so a test clock moved forward sends them as time would. One reminder
  * per renewal: its dedupe key names the subscription and the payment it announces, so passes
  * that overlap, repeat or run in several processes write it once.
@@ -60,6 +60,8 @@ export async function queueRenewalReminders(deps: ReminderDeps, scope: ReminderS
       .where(
         and(
           eq(subscriptions.status, 'active'),
+          // A scheduled end: nothing to renew.
+          eq(subscriptions.cancelAtPeriodEnd, false),
           lt(subscriptions.paymentsMade, subscriptions.totalPayments),
           MONTHLY_OR_LONGER,
           withinLead(scope, wallNow),

@@ -13,7 +13,7 @@ import { refund, withdrawalReceived } from './templates/order';
 import { disputeCreated } from './templates/disputes';
 import { bankAccountChanged, payoutFailed } from './templates/payouts';
 import { receipt } from './templates/receipt';
-import { paymentFailed, renewalReminder, subscriptionCanceled } from './templates/subscription';
+import { cancellationReceived, paymentFailed, renewalReminder, subscriptionCanceled } from './templates/subscription';
 import type { MailTemplate } from './templates/template';
 
 const TEMPLATES: { [T in EmailTemplate]: MailTemplate<Extract<EmailContent, { template: T }>['data']> } = {
@@ -26,6 +26,7 @@ const TEMPLATES: { [T in EmailTemplate]: MailTemplate<Extract<EmailContent, { te
   bank_account_changed: bankAccountChanged,
   payout_failed: payoutFailed,
   dispute_created: disputeCreated,
+  cancellation_received: cancellationReceived,
 };
 
 /** Headings as written (not upper-cased), links as "text url", the detail tables as aligned columns. */

@@ -388,6 +388,8 @@ export async function settleFirstCharge(
         status: 'active',
         paymentsMade: 1,
         recurringId: outcome.recurringId ?? '',
+        cardBrand: outcome.brand,
+        cardLast4: outcome.last4,
         customerId,
         currentPeriodStart: now,
         currentPeriodEnd: periodEnd,

@@ -22,6 +22,7 @@ export function subscriptionObject(row: SubscriptionRow) {
     interval_count: row.intervalCount,
     total_payments: row.totalPayments,
     recurring_id: row.recurringId,
+    card: row.cardLast4 === null ? null : { brand: row.cardBrand ?? 'unknown', last4: row.cardLast4 },
     customer_id: row.customerId,
     customer_email: row.customerEmail,
     customer_name: row.customerName,
@@ -31,6 +32,12 @@ export function subscriptionObject(row: SubscriptionRow) {
     current_period_start: epochSeconds(row.currentPeriodStart),
     current_period_end: epochSeconds(row.currentPeriodEnd),
     next_billing_at: epochSeconds(row.nextBillingAt),
+    cancel_at_period_end: row.cancelAtPeriodEnd,
+    cancel_at: row.cancelAt ? epochSeconds(row.cancelAt) : null,
+    cancellation:
+      row.cancellationDeclaredAt === null || row.cancellationType === null
+        ? null
+        : { declared_at: epochSeconds(row.cancellationDeclaredAt), type: row.cancellationType, reason: row.cancellationReason },
     canceled_at: row.canceledAt ? epochSeconds(row.canceledAt) : null,
     cancel_reason: row.cancelReason,
     ended_at: row.endedAt ? epochSeconds(row.endedAt) : null,

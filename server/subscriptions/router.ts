@@ -14,8 +14,11 @@ import {
   subscriptionCheckoutSchema,
   subscriptionListSchema,
   subscriptionSchema,
+  paymentMethodLinkSchema,
+  updatePaymentMethodLinkInput,
   updateSubscriptionInput,
 } from './schemas';
+import { createPaymentMethodLink } from './payment-method-link';
 import { cancelSubscription, getSubscription, listSubscriptions, updateSubscription } from './service';
 
 const TAGS = ['Subscriptions'];
@@ -101,6 +104,24 @@ export const subscriptionsRouter = createRouter({
       refuseBodyId(ctx.request.body, 'subscription');
       return updateSubscription(ctx, ctx.subject, input.id, input.metadata);
     }),
+
+  // POST /api/v1/subscriptions/{id}/update_payment_method_link: a fresh signed link to the page that takes a new card.
+  updatePaymentMethodLink: gatedProcedure
+    .meta({
+      openapi: {
+        method: 'POST',
+        path: '/subscriptions/{id}/update_payment_method_link',
+        tags: TAGS,
+        summary: 'Create a link to update the payment method',
+        description:
+          'Answers `{ url, expires_at }`: a signed page, for this subscription only and reusable for seven days, where the customer enters a new card. The card is checked without moving money; a `past_due` subscription is charged what it owes at once on the new card and is `active` again when that is approved. 409 `subscription_not_active` unless the subscription is `active` or `past_due`.',
+        protect: true,
+      },
+      errors: ['feature_unavailable', 'capability_disabled', 'subscription_not_active'],
+    })
+    .input(updatePaymentMethodLinkInput)
+    .output(paymentMethodLinkSchema)
+    .mutation(({ ctx, input }) => createPaymentMethodLink(ctx, ctx.subject, input.id)),
 
   // DELETE /api/v1/subscriptions/{id}: cancel now; the gateway contract first.
   cancel: gatedProcedure

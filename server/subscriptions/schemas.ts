@@ -13,7 +13,7 @@
  */
 import { buyerTaxFields, paidBuyerTaxFields } from '../kit/taxation-schemas';
 import { z } from 'zod';
-import { SUBSCRIPTION_CHECKOUT_STATUSES, SUBSCRIPTION_STATUSES } from '@/db/schema';
+import { CANCELLATION_TYPES, SUBSCRIPTION_CHECKOUT_STATUSES, SUBSCRIPTION_STATUSES } from '@/db/schema';
 import { answeredAs, EXAMPLE } from '../kit/examples';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../kit/fields';
 import { pageFields } from '../kit/list';
@@ -136,6 +136,8 @@ export const retrieveSubscriptionCheckoutInput = z.strictObject({
 });
 export const retrieveSubscriptionInput = z.strictObject({ id: subscriptionIdParam });
 
+export const updatePaymentMethodLinkInput = z.strictObject({ id: subscriptionIdParam });
+
 /** Update: `metadata` is the only mutable field; anything else is refused, never ignored. */
 export const updateSubscriptionInput = z
   .preprocess(
@@ -227,6 +229,23 @@ export const subscriptionCheckoutSchema = z
   .meta({ id: 'SubscriptionCheckout', examples: [subscriptionCheckoutExample] });
 export type SubscriptionCheckout = z.infer<typeof subscriptionCheckoutSchema>;
 
+export const subscriptionCardSchema = z
+  .object({
+    brand: z.string().describe('`visa`, `mastercard`, …'),
+    last4: z.string(),
+  })
+  .meta({ id: 'SubscriptionCard', examples: [{ brand: 'visa', last4: '4242' }] });
+
+export const cancellationSchema = z
+  .object({
+    declared_at: z.number().int().describe('When the customer declared it.'),
+    type: z
+      .enum(CANCELLATION_TYPES)
+      .describe('`ordinary`: at the end of the period; `extraordinary`: the customer asked for an end as soon as possible, with a reason (the store decides, and may cancel at once).'),
+    reason: z.string().nullable(),
+  })
+  .meta({ id: 'SubscriptionCancellation', examples: [{ declared_at: EXAMPLE.created + 86_400, type: 'ordinary', reason: null }] });
+
 /** Active after its first payment, billed next a month later. */
 const subscriptionExample = {
   id: EXAMPLE.subscriptionId,
@@ -239,6 +258,7 @@ const subscriptionExample = {
   interval_count: 1,
   total_payments: 12,
   recurring_id: 'sim_rec_moW9aKpytKk6K0ieJ7hh93W6',
+  card: { brand: 'visa', last4: '4242' },
   customer_id: EXAMPLE.customerId,
   customer_email: EXAMPLE.customerEmail,
   customer_name: null,
@@ -248,6 +268,9 @@ const subscriptionExample = {
   current_period_start: EXAMPLE.created + 14,
   current_period_end: EXAMPLE.created + 14 + 30 * 86_400,
   next_billing_at: EXAMPLE.created + 14 + 30 * 86_400,
+  cancel_at_period_end: false,
+  cancel_at: null,
+  cancellation: null,
   canceled_at: null,
   cancel_reason: null,
   ended_at: null,
@@ -272,6 +295,7 @@ export const subscriptionSchema = z
     interval_count: z.number().int(),
     total_payments: z.number().int().describe('Charges in the whole schedule, the first included.'),
     recurring_id: z.string().describe('The recurring contract at the payment gateway; empty when the first charge failed.'),
+    card: subscriptionCardSchema.nullable().describe('The card the next charge uses; null until a payment approved one (`incomplete`).'),
     customer_id: z.string().nullable(),
     customer_email: z.string(),
     customer_name: z.string().nullable(),
@@ -281,6 +305,9 @@ export const subscriptionSchema = z
     current_period_start: z.number().int(),
     current_period_end: z.number().int(),
     next_billing_at: z.number().int().describe('When the next charge is due.'),
+    cancel_at_period_end: z.boolean().describe('True when the subscription ends at `cancel_at` instead of renewing.'),
+    cancel_at: z.number().int().nullable().describe('When a scheduled end takes effect: the end of the current period.'),
+    cancellation: cancellationSchema.nullable().describe("The customer's declaration on the cancel page that scheduled the end; null otherwise."),
     canceled_at: z.number().int().nullable(),
     cancel_reason: z.string().nullable().describe('The `reason` given to the cancel request, or `dispute_lost` when a lost dispute of its payment ended it; else null.'),
     ended_at: z.number().int().nullable(),
@@ -305,3 +332,18 @@ export const subscriptionListSchema = z
   })
   .meta({ id: 'SubscriptionList', examples: [{ object: 'list', data: [subscriptionExample], has_more: false }] });
 export type SubscriptionList = z.infer<typeof subscriptionListSchema>;
+
+export const paymentMethodLinkSchema = z
+  .object({
+    url: z.string().describe('The page where the customer gives a new card for this subscription; reusable until `expires_at`.'),
+    expires_at: z.number().int().describe('Seven days from now.'),
+  })
+  .meta({
+    id: 'PaymentMethodLink',
+    examples: [
+      {
+        url: `https://pay.example.com/payment-method/${EXAMPLE.subscriptionId}?expires=${EXAMPLE.created + 7 * 86_400}&signature=3q2-7wHJd0Xh2J9fLQ3k1Zp8bW5yR6tN4mC0vA7sE2g`,
+        expires_at: EXAMPLE.created + 7 * 86_400,
+      },
+    ],
+  });

@@ -23,9 +23,10 @@ const STATUS_COLUMNS: Record<string, readonly string[]> = {
   'simulator_refunds.status': schema.SIMULATOR_REFUND_STATUSES,
   'payouts.status': schema.PAYOUT_STATUSES,
   'disputes.status': schema.DISPUTE_STATUSES,
+  'payment_method_updates.status': schema.PAYMENT_METHOD_UPDATE_STATUSES,
 };
 
-/** The other columns of a fixed set of values: the taxation's. */
+/** The other columns of a fixed set of values: the taxation's and the cancellations'. */
 const VALUE_COLUMNS: Record<string, readonly string[]> = {
   'stores.tax_mode': schema.TAX_MODES,
   'products.tax_category': schema.TAX_CATEGORIES,
@@ -41,6 +42,9 @@ const VALUE_COLUMNS: Record<string, readonly string[]> = {
   'subscriptions.tax_treatment': schema.TAX_TREATMENTS,
   'invoices.tax_treatment': schema.TAX_TREATMENTS,
   'credit_notes.tax_treatment': schema.TAX_TREATMENTS,
+  'subscriptions.cancellation_type': schema.CANCELLATION_TYPES,
+  'cancellations.cancel_at': schema.CANCELLATION_TIMINGS,
+  'cancellations.language': schema.DOCUMENT_LANGUAGES,
 };
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;

@@ -88,6 +88,14 @@ export async function createSubscriptions(services: Pick<Services, 'db' | 'clock
     taxTreatment: null,
     taxEvidence: null,
     evidenceConflict: null,
+    cardBrand: first.brand,
+    cardLast4: first.last4,
+    cancelAtPeriodEnd: false,
+    cancelAt: null,
+    cancellationId: null,
+    cancellationDeclaredAt: null,
+    cancellationType: null,
+    cancellationReason: null,
   }));
   for (let start = 0; start < rows.length; start += 500) {
     const batch = rows.slice(start, start + 500);

@@ -1,7 +1,7 @@
-/** The e-mails about a subscription's future: `payment_failed`, `renewal_reminder`, `subscription_canceled`. */
+/** The e-mails about a subscription's future: `payment_failed`, `renewal_reminder`, `subscription_canceled`, `cancellation_received`. */
 import type { DocumentLanguage } from '@/db/schema';
-import type { PaymentFailedData, RenewalReminderData, SubscriptionCanceledData } from '../outbox';
-import { Details, EmailLayout, Paragraph, referenceRows, type MailView } from './layout';
+import type { CancellationReceivedData, PaymentFailedData, RenewalReminderData, SubscriptionCanceledData } from '../outbox';
+import { Details, EmailLayout, LinkParagraph, Paragraph, referenceRows, type MailView } from './layout';
 import type { MailTemplate } from './template';
 
 const TEXT = {
@@ -26,7 +26,20 @@ const TEXT = {
     canceledIntro: (plan: string, date: string) => `${plan} was canceled on ${date}. You will not be charged again.`,
     canceledAfterFailures: (plan: string, date: string) => `${plan} was canceled on ${date} because its payment failed repeatedly. You will not be charged again.`,
     canceledAfterDispute: (plan: string, date: string) => `${plan} was canceled on ${date} because its payment was reversed through your card issuer. You will not be charged again.`,
+    canceledAsDeclared: (plan: string, date: string) => `${plan} ended on ${date}, as you asked when you cancelled. You will not be charged again.`,
     canceledOn: 'Canceled on',
+    receivedSubject: (store: string, plan: string) => `We received your cancellation of ${plan} at ${store}`,
+    receivedHeading: 'Cancellation received',
+    receivedScheduled: (plan: string, date: string) => `We received your cancellation of ${plan}. It ends on ${date}; you will not be charged again.`,
+    receivedEnded: (plan: string) => `We received your cancellation of ${plan}. It has ended now; you will not be charged again.`,
+    receivedExtraordinary: (store: string) => `You asked for an extraordinary cancellation: ${store} decides whether it ends sooner and tells you.`,
+    keepIntro: (date: string) => `Changed your mind? Until ${date} you can keep your subscription:`,
+    keep: 'Keep my subscription',
+    received: 'Received',
+    type: 'Type',
+    types: { ordinary: 'Ordinary (end of the current period)', extraordinary: 'Extraordinary (as soon as possible)' },
+    reason: 'Reason',
+    endsOn: 'Ends on',
   },
   de: {
     plan: 'Tarif',
@@ -50,7 +63,20 @@ const TEXT = {
     canceledAfterFailures: (plan: string, date: string) => `${plan} wurde am ${date} gekündigt, weil die Zahlung wiederholt fehlgeschlagen ist. Es werden keine weiteren Zahlungen eingezogen.`,
     canceledAfterDispute: (plan: string, date: string) =>
       `${plan} wurde am ${date} gekündigt, weil die Zahlung über Ihren Kartenaussteller zurückgebucht wurde. Es werden keine weiteren Zahlungen eingezogen.`,
+    canceledAsDeclared: (plan: string, date: string) => `${plan} endete am ${date}, wie Sie es bei Ihrer Kündigung erklärt haben. Es werden keine weiteren Zahlungen eingezogen.`,
     canceledOn: 'Gekündigt am',
+    receivedSubject: (store: string, plan: string) => `Ihre Kündigung von ${plan} bei ${store} ist eingegangen`,
+    receivedHeading: 'Kündigung eingegangen',
+    receivedScheduled: (plan: string, date: string) => `Ihre Kündigung von ${plan} ist eingegangen. Das Abonnement endet am ${date}; es werden keine weiteren Zahlungen eingezogen.`,
+    receivedEnded: (plan: string) => `Ihre Kündigung von ${plan} ist eingegangen. Das Abonnement ist jetzt beendet; es werden keine weiteren Zahlungen eingezogen.`,
+    receivedExtraordinary: (store: string) => `Sie haben außerordentlich gekündigt: ${store} entscheidet, ob das Abonnement früher endet, und teilt es Ihnen mit.`,
+    keepIntro: (date: string) => `Haben Sie es sich anders überlegt? Bis zum ${date} können Sie Ihr Abonnement behalten:`,
+    keep: 'Abonnement behalten (Keep my subscription)',
+    received: 'Eingegangen',
+    type: 'Art',
+    types: { ordinary: 'Ordentlich (zum Ende des laufenden Zeitraums)', extraordinary: 'Außerordentlich (schnellstmöglich)' },
+    reason: 'Grund',
+    endsOn: 'Endet am',
   },
 } as const satisfies Record<DocumentLanguage, unknown>;
 
@@ -108,11 +134,46 @@ export const subscriptionCanceled: MailTemplate<SubscriptionCanceledData> = {
   Email({ view, data }) {
     const text = textOf(view);
     const day = view.format.date(data.canceledAt);
-    const intro = { payment_failed: text.canceledAfterFailures, dispute_lost: text.canceledAfterDispute, requested: text.canceledIntro }[data.reason](data.planName, day);
+    const intro = { payment_failed: text.canceledAfterFailures, dispute_lost: text.canceledAfterDispute, requested: text.canceledIntro, declared: text.canceledAsDeclared }[data.reason](
+      data.planName,
+      day,
+    );
     return (
       <EmailLayout view={view} preview={intro} heading={text.canceledHeading}>
         <Paragraph>{intro}</Paragraph>
         <Details rows={[{ label: text.plan, value: data.planName }, { label: text.canceledOn, value: day }, ...referenceRows(view)]} />
+      </EmailLayout>
+    );
+  },
+};
+
+export const cancellationReceived: MailTemplate<CancellationReceivedData> = {
+  subject: (view, data) => textOf(view).receivedSubject(view.storeName, data.planName),
+  Email({ view, data }) {
+    const text = textOf(view);
+    const { date, dateTime } = view.format;
+    const ended = data.keepUrl === null;
+    const intro = ended ? text.receivedEnded(data.planName) : text.receivedScheduled(data.planName, date(data.endsAt));
+    return (
+      <EmailLayout view={view} preview={intro} heading={text.receivedHeading}>
+        <Paragraph>{intro}</Paragraph>
+        {data.type === 'extraordinary' ? <Paragraph>{text.receivedExtraordinary(view.storeName)}</Paragraph> : null}
+        <Details
+          rows={[
+            { label: text.plan, value: data.planName },
+            { label: text.received, value: dateTime(data.declaredAt) },
+            { label: text.type, value: text.types[data.type] },
+            ...(data.reason === null ? [] : [{ label: text.reason, value: data.reason }]),
+            { label: text.endsOn, value: date(data.endsAt), strong: true },
+            ...referenceRows(view),
+          ]}
+        />
+        {data.keepUrl === null ? null : (
+          <>
+            <Paragraph>{text.keepIntro(date(data.endsAt))}</Paragraph>
+            <LinkParagraph href={data.keepUrl}>{text.keep}</LinkParagraph>
+          </>
+        )}
       </EmailLayout>
     );
   },
