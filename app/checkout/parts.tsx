@@ -11,6 +11,7 @@ import { BILLING_FIELDS, BILLING_LABELS, billingErrorMessage, type BillingField,
 import { VAT_ID_MAX_LENGTH } from '@/server/vat/vat-id';
 import type { StoreLinks } from '@/server/stores/service';
 import type { DownloadLink } from '@/server/downloads/service';
+import { CANCEL_LINK_TEXT, cancelPageUrl } from '@/server/kit/hosted-page/cancel-link';
 
 // The pages' formats, shared with the server's answers to the form's script.
 
@@ -62,7 +63,20 @@ export interface PageStore {
  * links. A test-mode page that takes a card (`testCards`) lists the cards to use; the other
  * pages (receipts, outcomes) have no use for the list.
  */
-export function CheckoutShell({ store, operator, testCards, children }: { store?: PageStore; operator?: OperatorConfig; testCards?: 'one-time' | 'recurring'; children: ReactNode }) {
+export function CheckoutShell({
+  store,
+  operator,
+  testCards,
+  subscriptionId,
+  children,
+}: {
+  store?: PageStore;
+  operator?: OperatorConfig;
+  testCards?: 'one-time' | 'recurring';
+  /** The subscription the page is about, which the footer's cancel link names. */
+  subscriptionId?: string;
+  children: ReactNode;
+}) {
   return (
     <>
       <a className="co-skip" href="#main">
@@ -80,7 +94,7 @@ export function CheckoutShell({ store, operator, testCards, children }: { store?
       <main id="main" className="co-main">
         {children}
       </main>
-      <PageFooter store={store} operator={operator}>
+      <PageFooter store={store} operator={operator} subscriptionId={subscriptionId}>
         Card details are used for this payment only and never stored.
       </PageFooter>
     </>
@@ -89,9 +103,10 @@ export function CheckoutShell({ store, operator, testCards, children }: { store?
 
 /**
  * The footer of every hosted page: who sells (the operator, with the details a customer needs to
- * reach it), the store's terms and privacy policy when it gives them, and a line about the page.
+ * reach it), the store's terms and privacy policy when it gives them, a line about the page, and
+ * the links to withdraw and to cancel.
  */
-export function PageFooter({ store, operator, children }: { store?: PageStore; operator?: OperatorConfig; children: ReactNode }) {
+export function PageFooter({ store, operator, subscriptionId, children }: { store?: PageStore; operator?: OperatorConfig; subscriptionId?: string; children: ReactNode }) {
   const links = store
     ? [store.links.termsUrl && { href: store.links.termsUrl, label: 'Terms' }, store.links.privacyUrl && { href: store.links.privacyUrl, label: 'Privacy policy' }].filter((link) => !!link)
     : [];
@@ -116,7 +131,7 @@ export function PageFooter({ store, operator, children }: { store?: PageStore; o
         </p>
       ) : null}
       <p>{children}</p>
-      <WithdrawLink />
+      <ContractLinks subscriptionId={subscriptionId} />
     </footer>
   );
 }
@@ -403,12 +418,21 @@ export function CardFields({ fieldError }: { fieldError: (name: HostedField) => 
   );
 }
 
-/** The way to the withdrawal function, in the footer of every page a customer of a store sees. */
-export function WithdrawLink() {
+/**
+ * The ways out of a contract, in the footer of every page a customer of a store sees: to withdraw
+ * (left out on the withdrawal pages themselves) and to cancel, the one subscription prefilled
+ * where the page is about it.
+ */
+export function ContractLinks({ subscriptionId, withdraw = true }: { subscriptionId?: string; withdraw?: boolean }) {
   return (
-    <p className="co-withdraw-link">
-      <a className="co-link" href="/withdraw">
-        Withdraw from contract here
+    <p className="co-contract-links">
+      {withdraw ? (
+        <a className="co-link" href="/withdraw">
+          Withdraw from contract here
+        </a>
+      ) : null}
+      <a className="co-link" href={cancelPageUrl({ subscriptionId })}>
+        {CANCEL_LINK_TEXT.en}
       </a>
     </p>
   );

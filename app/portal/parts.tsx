@@ -4,6 +4,7 @@ import { cardText, DownloadLinks, MerchantName, PageFooter, type PageStore } fro
 import { taxLineLabel } from '@/server/kit/hosted-page/tax-label';
 import type { PortalOrder, PortalSubscription } from '@/server/portal/page';
 import { isoDate, type Formatters } from '@/server/kit/locale';
+import { CANCEL_LINK_TEXT, cancelPageUrl } from '@/server/kit/hosted-page/cancel-link';
 
 const ORDER_STATUS: Record<PortalOrder['status'], { label: string; tone: Tone }> = {
   paid: { label: 'Paid', tone: 'success' },
@@ -45,7 +46,22 @@ export function DateText({ at, format }: { at: number; format: Formatters }) {
 }
 
 /** Header with the shop (its logo when it has one), a labelled main landmark, and the footer of every hosted page saying what this one is. */
-export function PortalShell({ store, operator, livemode, headingId, children }: { store: PageStore; operator: OperatorConfig; livemode: boolean; headingId: string; children: ReactNode }) {
+export function PortalShell({
+  store,
+  operator,
+  livemode,
+  headingId,
+  subscriptionId,
+  children,
+}: {
+  store: PageStore;
+  operator: OperatorConfig;
+  livemode: boolean;
+  headingId: string;
+  /** The one subscription a subscription's link shows, which the footer's cancel link names. */
+  subscriptionId?: string;
+  children: ReactNode;
+}) {
   return (
     <>
       <a className="co-skip" href="#main">
@@ -68,7 +84,7 @@ export function PortalShell({ store, operator, livemode, headingId, children }: 
       <main id="main" className="co-main pt-main" aria-labelledby={headingId}>
         {children}
       </main>
-      <PageFooter store={store} operator={operator}>
+      <PageFooter store={store} operator={operator} subscriptionId={subscriptionId}>
         This private link was shared with you by {store.name}. Keep it to yourself: anyone holding it can see this page. Card details are never stored beyond the brand and last four digits.
       </PageFooter>
     </>
@@ -245,13 +261,41 @@ export function SubscriptionCard({
         <dd>
           {format.amount(subscription.amount)} {billingInterval(subscription)}
         </dd>
-        <dt>Next payment</dt>
-        <dd>{subscription.nextBillingAt === null ? 'None scheduled' : <DateText at={subscription.nextBillingAt} format={format} />}</dd>
+        {subscription.endsAt === null ? (
+          <>
+            <dt>Next payment</dt>
+            <dd>{subscription.nextBillingAt === null ? 'None scheduled' : <DateText at={subscription.nextBillingAt} format={format} />}</dd>
+          </>
+        ) : (
+          <>
+            <dt>Ends on</dt>
+            <dd>
+              <DateText at={subscription.endsAt} format={format} />
+            </dd>
+          </>
+        )}
+        {subscription.card ? (
+          <>
+            <dt>Card</dt>
+            <dd>{cardText(subscription.card.brand, subscription.card.last4)}</dd>
+          </>
+        ) : null}
         <dt>Subscribed since</dt>
         <dd>
           <DateText at={subscription.created} format={format} />
         </dd>
       </dl>
+      {/* Only a subscription that is still charged has a card to replace and a contract to cancel. */}
+      {subscription.updatePaymentMethodUrl ? (
+        <p className="co-actions">
+          <a className="co-button co-button-secondary" href={subscription.updatePaymentMethodUrl}>
+            Update payment method
+          </a>
+          <a className="co-link" href={cancelPageUrl({ subscriptionId: subscription.id })}>
+            {CANCEL_LINK_TEXT.en}
+          </a>
+        </p>
+      ) : null}
       <Subheading className="pt-subheading">Payment attempts</Subheading>
       {subscription.payments.length === 0 ? (
         <p className="pt-empty-inline">No payments yet.</p>

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import type { OperatorConfig } from '@/server/config';
 import type { WithdrawalField } from '@/server/orders/withdrawals/hosted';
+import { ContractLinks } from '../checkout/parts';
 
 /** Header, the main landmark and a footer saying who sells: the frame of every /withdraw page. */
 export function WithdrawShell({ operator, children }: { operator: OperatorConfig; children: ReactNode }) {
@@ -21,6 +22,7 @@ export function WithdrawShell({ operator, children }: { operator: OperatorConfig
       </main>
       <footer className="co-footer">
         <p>Purchases are sold by {operator.legalName} as merchant of record on behalf of the store. A withdrawal declared here reaches both.</p>
+        <ContractLinks withdraw={false} />
       </footer>
     </>
   );

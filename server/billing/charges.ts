@@ -25,6 +25,7 @@ import { emitSubscriptionEvent, subscriptionEvent, type SubscriptionRow } from '
 import { chargeIdempotencyKey } from '../subscriptions/schedule';
 import { awaitsCharge, billingAnchor, boundary, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, scheduledEnd, TRANSITION_COLUMNS, type Transition } from './transitions';
 import { ownedBy, type Scope } from '../kit/scope';
+import { paymentMethodLink, type LinkConfig } from '../kit/links';
 import type { PayOrdersDeps } from '../payments/pay-orders';
 import { chargeAmountsOf, chargeOrderPayment } from '../subscriptions/charge-order';
 import { payOrders, type OrderPayment } from '../payments/pay-orders';
@@ -39,6 +40,8 @@ export interface BillingDeps extends PayOrdersDeps {
   db: Database;
   /** Wall clock; a test-mode store's clock adds its offset (server/clock.ts). */
   clock: Clock;
+  /** The payment_failed e-mail carries a signed link to give another card. */
+  config: PayOrdersDeps['config'] & LinkConfig;
 }
 
 /** Which due subscriptions a pass bills: every store on its own clock, or one store and environment at `now` (advance_clock). */
@@ -335,7 +338,15 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
       const declined = chargeDeclined(settled, now);
       const subscription = move(declined);
       const canceled = subscription.status === 'canceled';
-      const data = { planName: subscription.planName, amount: settled.amount, failedAt: epochSeconds(now), retryDates: declined.retryDates.map(epochSeconds), canceled };
+      const data = {
+        planName: subscription.planName,
+        amount: settled.amount,
+        failedAt: epochSeconds(now),
+        retryDates: declined.retryDates.map(epochSeconds),
+        canceled,
+        // A card that works now saves the retries to come; after the last there is nothing to save.
+        ...(canceled ? {} : { updatePaymentMethodUrl: paymentMethodLink(deps.config, subscription.id, now).url }),
+      };
       emails.push(subscriptionEmail(subscription, { template: 'payment_failed', data }, times));
       if (canceled) {
         emails.push(subscriptionEmail(subscription, { template: 'subscription_canceled', data: { planName: subscription.planName, canceledAt: epochSeconds(now), reason: 'payment_failed' } }, times));

@@ -4,6 +4,7 @@
  * download links.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { epochSeconds } from '../clock';
 import { ApiError } from '../errors';
 import { sha256Hex, digestsEqual } from '../ids';
 
@@ -80,6 +81,28 @@ export function checkLink(secret: string, purpose: LinkPurpose, id: string, expi
   const presented = Buffer.from(signature);
   if (expected.length !== presented.length || !timingSafeEqual(expected, presented)) return 'invalid';
   return nowSeconds >= Number(expires) ? 'expired' : 'valid';
+}
+
+/** A payment-method link works this long, so a customer who reads the e-mail days later can still use it. */
+export const PAYMENT_METHOD_LINK_DAYS = 7;
+
+export interface PaymentMethodLink {
+  url: string;
+  expires_at: number;
+}
+
+/**
+ * `<PUBLIC_BASE_URL>/payment-method/<sub id>?expires=&signature=`: the page where a customer gives a
+ * new card for one subscription, valid for 7 days from `now` (the subscription's store clock).
+ * Handed out by the API, the portal and the e-mails that ask for a working card.
+ */
+export function paymentMethodLink(config: LinkConfig, subscriptionId: string, now: Date): PaymentMethodLink {
+  const expires = epochSeconds(now) + PAYMENT_METHOD_LINK_DAYS * 86_400;
+  return { url: signedLink(config.publicBaseUrl, signingSecret(config), 'payment_method', subscriptionId, expires), expires_at: expires };
+}
+
+export function checkPaymentMethodLink(config: Pick<LinkConfig, 'authSecret'>, subscriptionId: string, expires: string | undefined, signature: string | undefined, nowSeconds: number): LinkCheck {
+  return checkLink(signingSecret(config), 'payment_method', subscriptionId, expires, signature, nowSeconds);
 }
 
 /** A receipt link (a purchase's or a subscription's) works this long after the payment, on the store's clock. */

@@ -18,7 +18,7 @@ export function startMailDeliveryJob(services: Pick<Services, 'db' | 'clock' | '
   return startPeriodic('customer e-mail delivery', () => sendDueEmails(services), { intervalMs: DELIVERY_INTERVAL_MS });
 }
 
-export function startRenewalReminderJob(services: Pick<Services, 'db' | 'clock'>): PeriodicTask {
+export function startRenewalReminderJob(services: Pick<Services, 'db' | 'clock' | 'config'>): PeriodicTask {
   return startPeriodic('renewal reminders', () => queueRenewalReminders(services, { kind: 'all' }), { intervalMs: REMINDER_INTERVAL_MS });
 }
 

@@ -49,6 +49,11 @@ export interface PaymentFailedData {
   retryDates: number[];
   /** The last attempt failed: the subscription is canceled. */
   canceled: boolean;
+  /**
+   * The signed link to give another card, made when the e-mail was written so every send shows the
+   * same one; absent after the last attempt (and in e-mails written before the link existed).
+   */
+  updatePaymentMethodUrl?: string;
 }
 
 export interface RenewalReminderData {
@@ -57,6 +62,8 @@ export interface RenewalReminderData {
   renewsAt: number;
   payment: number;
   totalPayments: number;
+  /** As in PaymentFailedData; absent in reminders written before the link existed. */
+  updatePaymentMethodUrl?: string;
 }
 
 export interface RefundData {

@@ -1,6 +1,7 @@
 /**
  * Renewal reminders: 7 days before an active subscription of a monthly or longer plan is charged
- * again (and is not ending then), its customer is told when and how much. Each subscription's clock decides (its store's
+ * again (and is not ending then), its customer is told when and how much, with the links to give
+ * another card and to cancel. Each subscription's clock decides (its store's
  * test clock in test mode), so a test clock moved forward sends them as time would. One reminder
  * per renewal: its dedupe key names the subscription and the payment it announces, so passes
  * that overlap, repeat or run in several processes write it once.
@@ -9,6 +10,7 @@ import { and, asc, eq, gt, lt, lte, notExists, sql, type SQL } from 'drizzle-orm
 import type { Database } from '@/db/client';
 import { emails, stores, subscriptions } from '@/db/schema';
 import { epochSeconds, storeClock, type Clock } from '../clock';
+import { paymentMethodLink, type LinkConfig } from '../kit/links';
 import { ownedBy, type Scope } from '../kit/scope';
 import { enqueueSubscriptionEmail } from './outbox';
 
@@ -24,6 +26,8 @@ export interface ReminderDeps {
   db: Database;
   /** Wall clock; a test-mode store's clock adds its offset. */
   clock: Clock;
+  /** Each reminder carries a signed link to give another card before the charge. */
+  config: LinkConfig;
 }
 
 /** A period of at least 28 days (the shortest month): monthly, yearly, every 4+ weeks or 28+ days. */
@@ -79,7 +83,14 @@ export async function queueRenewalReminders(deps: ReminderDeps, scope: ReminderS
         subscription,
         {
           template: 'renewal_reminder',
-          data: { planName: subscription.planName, amount: subscription.amount, renewsAt: epochSeconds(subscription.nextBillingAt), payment, totalPayments: subscription.totalPayments },
+          data: {
+            planName: subscription.planName,
+            amount: subscription.amount,
+            renewsAt: epochSeconds(subscription.nextBillingAt),
+            payment,
+            totalPayments: subscription.totalPayments,
+            updatePaymentMethodUrl: paymentMethodLink(deps.config, subscription.id, now).url,
+          },
         },
         { now, wallNow },
         { dedupeKey: `renewal_reminder:${subscription.id}:${payment}` },

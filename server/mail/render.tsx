@@ -6,6 +6,7 @@
 import { render, toPlainText } from '@react-email/render';
 import type { emails, EmailTemplate } from '@/db/schema';
 import type { Config } from '../config';
+import { cancelPageUrl } from '../kit/hosted-page/cancel-link';
 import { formattersFor } from '../kit/locale';
 import type { EmailContent } from './outbox';
 import type { MailView } from './templates/layout';
@@ -59,6 +60,7 @@ function mailView(email: RenderableEmail, context: RenderContext): MailView {
     storeName: context.storeName,
     operator: context.config.operator,
     withdrawUrl: `${context.config.publicBaseUrl}/withdraw`,
+    cancelUrl: email.subscriptionId ? cancelPageUrl({ subscriptionId: email.subscriptionId, language: email.language, origin: context.config.publicBaseUrl }) : null,
     dashboardUrl: `${context.config.publicBaseUrl}/dashboard${email.livemode ? '' : '/test'}`,
     orderId: email.orderId,
     subscriptionId: email.subscriptionId,

@@ -25,10 +25,11 @@ import {
   type SubscriptionChargeStatus,
   type SubscriptionStatus,
 } from '@/db/schema';
-import { epochSeconds, type Clock } from '../clock';
+import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import { downloadLinks, type DownloadLink } from '../downloads/service';
 import { taxLabelOf, type TaxLabel } from '../kit/hosted-page/tax-label';
+import { paymentMethodLink } from '../kit/links';
 import { isPortalTokenFormat, portalTokenHash } from './token';
 import { ownedBy, type Scope } from '../kit/scope';
 import { ApiError } from '../errors';
@@ -67,14 +68,25 @@ export interface PortalOrder {
 }
 
 export interface PortalSubscription {
+  /** What the customer quotes, and what the cancel page's link prefills. */
+  id: string;
   planName: string;
   status: SubscriptionStatus;
   amount: number;
   interval: PriceInterval;
   intervalCount: number;
   created: number;
-  /** Null when no further payment is scheduled (canceled, expired, not started). */
+  /** Null when no further payment is scheduled (canceled, expired, not started, or an end scheduled). */
   nextBillingAt: number | null;
+  /** When a scheduled end takes effect (`cancel_at`); null when none is scheduled. */
+  endsAt: number | null;
+  /** The card the next charge uses. */
+  card: PortalCard | null;
+  /**
+   * A signed link to give another card, made fresh for this view (valid 7 days on the store's
+   * clock); null for a subscription that is not charged any more.
+   */
+  updatePaymentMethodUrl: string | null;
   /** Newest first. */
   /** A payment's status is its order's once refunds paid it back. */
   payments: { amount: number; status: SubscriptionChargeStatus | 'refunded' | 'partially_refunded'; date: number; card: PortalCard | null; invoiceId: string | null }[];
@@ -159,7 +171,13 @@ export async function openPortal(deps: OpenPortalDeps, token: string): Promise<P
     session.scope === 'subscription'
       ? []
       : loadOrders(deps, { ...owner, testClockOffsetSeconds: session.testClockOffsetSeconds }, session.scope === 'order' ? { orderId: session.orderId! } : { customerId: session.customerId! }),
-    session.scope === 'order' ? [] : loadSubscriptions(deps.db, owner, session.scope === 'subscription' ? { subscriptionId: session.subscriptionId! } : { customerId: session.customerId! }),
+    session.scope === 'order'
+      ? []
+      : loadSubscriptions(
+          deps,
+          { ...owner, testClockOffsetSeconds: session.testClockOffsetSeconds },
+          session.scope === 'subscription' ? { subscriptionId: session.subscriptionId! } : { customerId: session.customerId! },
+        ),
   ]);
   return {
     storeName: session.storeName,
@@ -225,10 +243,12 @@ async function loadOrders(deps: OpenPortalDeps, owner: Scope & { testClockOffset
   });
 }
 
-/** Statuses in which another payment is scheduled at `next_billing_at`. */
+/** Statuses in which another payment is scheduled at `next_billing_at`, and so a card may be replaced. */
 const BILLING_STATUSES: SubscriptionStatus[] = ['active', 'past_due'];
 
-async function loadSubscriptions(db: Database, owner: Scope, which: { subscriptionId: string } | { customerId: string }): Promise<PortalSubscription[]> {
+async function loadSubscriptions(deps: OpenPortalDeps, owner: Scope & { testClockOffsetSeconds: number }, which: { subscriptionId: string } | { customerId: string }): Promise<PortalSubscription[]> {
+  const { db } = deps;
+  const now = storeClock(deps.clock, owner).now();
   const rows = await db
     .select()
     .from(subscriptions)
@@ -250,24 +270,31 @@ async function loadSubscriptions(db: Database, owner: Scope, which: { subscripti
       ),
     )
     .orderBy(desc(subscriptionCharges.createdAt), desc(subscriptionCharges.cycle), desc(subscriptionCharges.attempt));
-  return rows.map((row) => ({
-    planName: row.planName,
-    status: row.status,
-    amount: row.amount,
-    interval: row.interval,
-    intervalCount: row.intervalCount,
-    created: epochSeconds(row.createdAt),
-    nextBillingAt: BILLING_STATUSES.includes(row.status) ? epochSeconds(row.nextBillingAt) : null,
-    payments: charges
-      .filter(({ charge }) => charge.subscriptionId === row.id)
-      .map(({ charge, orderStatus, invoiceId }) => ({
-        amount: charge.amount,
-        status: orderStatus === 'refunded' || orderStatus === 'partially_refunded' ? orderStatus : charge.status,
-        date: epochSeconds(charge.settledAt ?? charge.createdAt),
-        card: card(charge.cardBrand, charge.cardLast4),
-        invoiceId,
-      })),
-  }));
+  return rows.map((row) => {
+    const billed = BILLING_STATUSES.includes(row.status);
+    return {
+      id: row.id,
+      planName: row.planName,
+      status: row.status,
+      amount: row.amount,
+      interval: row.interval,
+      intervalCount: row.intervalCount,
+      created: epochSeconds(row.createdAt),
+      nextBillingAt: billed && !row.cancelAtPeriodEnd ? epochSeconds(row.nextBillingAt) : null,
+      endsAt: billed && row.cancelAt ? epochSeconds(row.cancelAt) : null,
+      card: card(row.cardBrand, row.cardLast4),
+      updatePaymentMethodUrl: billed ? paymentMethodLink(deps.config, row.id, now).url : null,
+      payments: charges
+        .filter(({ charge }) => charge.subscriptionId === row.id)
+        .map(({ charge, orderStatus, invoiceId }) => ({
+          amount: charge.amount,
+          status: orderStatus === 'refunded' || orderStatus === 'partially_refunded' ? orderStatus : charge.status,
+          date: epochSeconds(charge.settledAt ?? charge.createdAt),
+          card: card(charge.cardBrand, charge.cardLast4),
+          invoiceId,
+        })),
+    };
+  });
 }
 
 /** A document the portal offers for download: an invoice or a credit note, as a PDF. */

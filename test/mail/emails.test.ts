@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { emails } from '@/db/schema';
 import { eq } from 'drizzle-orm';
 import { documentLanguage } from '@/server/kit/language';
+import { checkPaymentMethodLink } from '@/server/kit/links';
 import { enqueueEmail, enqueueWithdrawalReceived, orderReceipt } from '@/server/mail/outbox';
 import { fetchPdf } from '../invoices/support';
 import { epoch, expectError, T0 } from '../support/api';
@@ -53,10 +54,34 @@ const FOOTER = {
     ].join('\n'),
 };
 
+/** An e-mail's text from the rule above its footer on. */
+const footerOf = (text: string) => text.slice(text.indexOf('\n----------------------------------------') + 1);
+
 /** German amounts as Intl writes them: a no-break space before the euro sign. */
 const nbsp = (text: string) => text.replace(/ €/g, '\u00a0€');
 
 const NO_RELATED = { order_id: null, subscription_id: null, invoice_id: null, credit_note_id: null, payout_id: null, dispute_id: null };
+
+/** The footer's last line in an e-mail about a subscription: the cancel page, that subscription prefilled, in the e-mail's language. */
+const CANCEL_LINE = {
+  en: (subscriptionId: string) => `Cancel contracts here ${PUBLIC_BASE_URL}/cancel?number=${subscriptionId}`,
+  de: (subscriptionId: string) => `Verträge hier kündigen ${PUBLIC_BASE_URL}/cancel?number=${subscriptionId}&lang=de`,
+};
+
+/** The signed link to give another card that an e-mail's text carries beside its label, checked as the page checks it at the e-mail's time. */
+function expectPaymentMethodLink(text: string, label: string, subscriptionId: string, created: number): string {
+  const match = text.match(new RegExp(`${label} (\\S+)`));
+  expect(match).not.toBeNull();
+  const url = new URL(match![1]!);
+  expect(`${url.origin}${url.pathname}`).toBe(`${PUBLIC_BASE_URL}/payment-method/${subscriptionId}`);
+  // Valid for 7 days from when the e-mail was written.
+  expect(url.searchParams.get('expires')).toBe(String(created + 7 * DAY));
+  const check = (at: number) => checkPaymentMethodLink(api.services.config, subscriptionId, url.searchParams.get('expires') ?? undefined, url.searchParams.get('signature') ?? undefined, at);
+  expect(check(created)).toBe('valid');
+  expect(check(created + 7 * DAY)).toBe('expired');
+  expect(checkPaymentMethodLink(api.services.config, `${subscriptionId}x`, url.searchParams.get('expires') ?? undefined, url.searchParams.get('signature') ?? undefined, created)).toBe('invalid');
+  return url.toString();
+}
 
 /** What every e-mail's HTML carries: its language, the seller, the link to withdraw. */
 function expectHtmlFrame(html: string, language: 'en' | 'de', store: string) {
@@ -195,6 +220,9 @@ describe('subscription e-mails on the test clock', () => {
         ].join('\n'),
       ),
     );
+    // About a subscription: the cancel page beside the withdrawal, that subscription prefilled, in German.
+    expect(footerOf(first.text)).toBe(`${FOOTER.de('Harbour Books')}\n\n${CANCEL_LINE.de(subscriptionId)}`);
+    expect(first.html).toMatch(new RegExp(`<a href="${PUBLIC_BASE_URL}/cancel\\?number=${subscriptionId}&amp;lang=de"[^>]*>Verträge hier kündigen</a>`));
 
     // The renewal is on 1 April: 23 days on, it is 8 days ahead; a day later, 7.
     await advanceClock(api, store.key, 23 * DAY);
@@ -208,8 +236,24 @@ describe('subscription e-mails on the test clock', () => {
       related: { ...NO_RELATED, subscription_id: subscriptionId },
       created: epoch(T0) + 24 * DAY,
     });
-    expect(reminder.text).toContain(nbsp('Pro plan verlängert sich am 1. April 2026: 9,90 € werden von Ihrer Karte abgebucht.'));
+    const updateUrl = expectPaymentMethodLink(reminder.text, 'Zahlungsmethode aktualisieren', subscriptionId, reminder.created);
+    expect(reminder.text).toContain(
+      nbsp(
+        [
+          'Pro plan verlängert sich am 1. April 2026: 9,90 € werden von Ihrer Karte abgebucht.',
+          '',
+          'Wenn Sie fortfahren möchten, ist nichts zu tun. Um mit einer anderen Karte zu zahlen oder vorher zu kündigen:',
+          '',
+          `Zahlungsmethode aktualisieren ${updateUrl}`,
+          '',
+          CANCEL_LINE.de(subscriptionId),
+          '',
+        ].join('\n'),
+      ),
+    );
     expect(reminder.text).toContain('Zahlung           2 von 12');
+    expect(footerOf(reminder.text)).toBe(`${FOOTER.de('Harbour Books')}\n\n${CANCEL_LINE.de(subscriptionId)}`);
+    expect(reminder.html).toContain(`<a href="${updateUrl.replaceAll('&', '&amp;')}"`);
 
     // Once per period, however often time moves within it.
     await advanceClock(api, store.key, DAY);
@@ -225,6 +269,9 @@ describe('subscription e-mails on the test clock', () => {
     const reminders = await listEmails(api, store.key, '?template=renewal_reminder');
     expect(reminders.map((email) => email.subject)).toEqual(['Pro plan bei Harbour Books verlängert sich am 1. Mai 2026', 'Pro plan bei Harbour Books verlängert sich am 1. April 2026']);
     expect(reminders[0].text).toContain('Zahlung           3 von 12');
+    // Each reminder's link was made when it was written: the first shows the same one however often it is read.
+    expect(reminders[1].text).toContain(`Zahlungsmethode aktualisieren ${updateUrl}`);
+    expect(expectPaymentMethodLink(reminders[0].text, 'Zahlungsmethode aktualisieren', subscriptionId, reminders[0].created)).not.toBe(updateUrl);
   });
 
   it('no reminder for a plan shorter than a month, nor for a subscription with no payment left', async () => {
@@ -249,11 +296,14 @@ describe('subscription e-mails on the test clock', () => {
       related: { ...NO_RELATED, subscription_id: subscriptionId },
       created: epoch(T0) + 31 * DAY,
     });
+    const updateUrl = expectPaymentMethodLink(failed.text, 'Update payment method', subscriptionId, failed.created);
     expect(failed.text).toContain(
       [
         'We could not charge €9.90 for Pro plan on April 1, 2026.',
         '',
         'We will try again on these dates. Please make sure your card can be charged; if every attempt fails, the subscription is canceled.',
+        '',
+        `Update payment method ${updateUrl}`,
         '',
         'Attempt 1      April 2, 2026',
         'Attempt 2      April 4, 2026',
@@ -264,6 +314,8 @@ describe('subscription e-mails on the test clock', () => {
         `Subscription   ${subscriptionId}`,
       ].join('\n'),
     );
+    expect(footerOf(failed.text)).toBe(`${FOOTER.en('Harbour Books')}\n\n${CANCEL_LINE.en(subscriptionId)}`);
+    expect(failed.html).toMatch(new RegExp(`<a href="${PUBLIC_BASE_URL}/cancel\\?number=${subscriptionId}"[^>]*>Cancel contracts here</a>`));
 
     await advanceClock(api, store.key, DAY);
     const [second] = await listEmails(api, store.key, '?template=payment_failed&limit=1');
@@ -276,6 +328,10 @@ describe('subscription e-mails on the test clock', () => {
     const last = failures.find((email) => email.text.includes('That was the last attempt'));
     expect(last.text).toContain(['That was the last attempt: the subscription is canceled and will not be charged again.', '', 'Plan           Pro plan', 'Amount         €9.90'].join('\n'));
     expect(last.text).not.toContain('Attempt 1');
+    // Nothing left to pay for: no card to give, but still the way to cancel in the footer.
+    expect(last.text).not.toContain('Update payment method');
+    expect(last.text).not.toContain('/payment-method/');
+    expect(footerOf(last.text)).toBe(`${FOOTER.en('Harbour Books')}\n\n${CANCEL_LINE.en(subscriptionId)}`);
     const [canceled, ...more] = await listEmails(api, store.key, '?template=subscription_canceled');
     expect(more).toEqual([]);
     expect(canceled).toMatchObject({ subject: 'Your subscription Pro plan at Harbour Books is canceled', created: epoch(T0) + 38 * DAY });

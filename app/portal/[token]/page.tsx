@@ -24,7 +24,13 @@ export default async function PortalPage({ params }: { params: Promise<{ token: 
   const format = formattersFor(visitorLocale((await headers()).get('accept-language')));
   const portalPath = `/portal/${token}`;
   return (
-    <PortalShell store={{ name: portal.storeName, links: portal.storeLinks }} operator={services.config.operator} livemode={portal.livemode} headingId={HEADING_ID}>
+    <PortalShell
+      store={{ name: portal.storeName, links: portal.storeLinks }}
+      operator={services.config.operator}
+      livemode={portal.livemode}
+      headingId={HEADING_ID}
+      subscriptionId={portal.scope === 'subscription' ? portal.subscriptions[0]?.id : undefined}
+    >
       <div className="pt-intro">
         <h1 id={HEADING_ID} className="co-h1">
           <span className="co-h1-label">{portal.storeName}</span>

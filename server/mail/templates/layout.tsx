@@ -1,6 +1,7 @@
 /**
  * What every e-mail shares: the store's name on top, a heading, the body, a table of details, and
- * the footer: to a customer it names the seller of record with the link to withdraw; to the
+ * the footer: to a customer it names the seller of record with the link to withdraw (and, about a
+ * subscription, the one to cancel it); to the
  * store's members, why they receive it. Inline styles only, in tables (what mail clients render
  * alike).
  */
@@ -8,6 +9,7 @@ import { Body, Container, Head, Heading, Hr, Html, Link, Preview, Text } from '@
 import type { ReactNode } from 'react';
 import type { DocumentLanguage } from '@/db/schema';
 import type { OperatorConfig } from '../../config';
+import { CANCEL_LINK_TEXT } from '../../kit/hosted-page/cancel-link';
 import type { Formatters } from '../../kit/locale';
 
 /** What a template sees besides its own data. */
@@ -18,6 +20,8 @@ export interface MailView {
   operator: OperatorConfig;
   /** `<PUBLIC_BASE_URL>/withdraw`. */
   withdrawUrl: string;
+  /** `<PUBLIC_BASE_URL>/cancel?number=<sub id>` (German: `&lang=de`) when the e-mail is about a subscription. */
+  cancelUrl: string | null;
   /** The dashboard in the e-mail's mode (`…/dashboard` or `…/dashboard/test`), for the store's members. */
   dashboardUrl: string;
   orderId: string | null;
@@ -69,6 +73,7 @@ const styles = {
   footer: { fontSize: '12px', lineHeight: '18px', color: colors.muted, margin: '0 0 6px' },
   link: { color: colors.accent, textDecoration: 'underline' },
   withdraw: { fontSize: '13px', lineHeight: '20px', margin: '12px 0 0' },
+  cancel: { fontSize: '13px', lineHeight: '20px', margin: '4px 0 0' },
 };
 
 export function Paragraph({ children }: { children: ReactNode }) {
@@ -153,6 +158,13 @@ export function EmailLayout({ view, preview, heading, audience = 'customer', chi
               <Text style={styles.withdraw}>
                 <Link href={view.withdrawUrl} style={styles.link}>
                   {words.withdraw}
+                </Link>
+              </Text>
+            ) : null}
+            {audience === 'customer' && view.cancelUrl ? (
+              <Text style={styles.cancel}>
+                <Link href={view.cancelUrl} style={styles.link}>
+                  {CANCEL_LINK_TEXT[view.language]}
                 </Link>
               </Text>
             ) : null}

@@ -3,6 +3,7 @@ import type { DocumentLanguage } from '@/db/schema';
 import type { CancellationReceivedData, PaymentFailedData, RenewalReminderData, SubscriptionCanceledData } from '../outbox';
 import { Details, EmailLayout, LinkParagraph, Paragraph, referenceRows, type MailView } from './layout';
 import type { MailTemplate } from './template';
+import { CANCEL_LINK_TEXT } from '../../kit/hosted-page/cancel-link';
 
 const TEXT = {
   en: {
@@ -17,7 +18,8 @@ const TEXT = {
     reminderSubject: (store: string, plan: string, date: string) => `${plan} at ${store} renews on ${date}`,
     reminderHeading: 'Your subscription renews soon',
     reminderIntro: (plan: string, date: string, amount: string) => `${plan} renews on ${date}: ${amount} will be charged to your card.`,
-    reminderCancel: (store: string) => `Nothing to do if you wish to continue. To cancel before then, contact ${store}.`,
+    reminderActions: 'Nothing to do if you wish to continue. To pay with another card, or to cancel before then:',
+    updatePaymentMethod: 'Update payment method',
     renewsOn: 'Renews on',
     payment: 'Payment',
     paymentOf: (payment: number, total: number) => `${payment} of ${total}`,
@@ -53,7 +55,8 @@ const TEXT = {
     reminderSubject: (store: string, plan: string, date: string) => `${plan} bei ${store} verlängert sich am ${date}`,
     reminderHeading: 'Ihr Abonnement verlängert sich bald',
     reminderIntro: (plan: string, date: string, amount: string) => `${plan} verlängert sich am ${date}: ${amount} werden von Ihrer Karte abgebucht.`,
-    reminderCancel: (store: string) => `Wenn Sie fortfahren möchten, ist nichts zu tun. Um vorher zu kündigen, wenden Sie sich an ${store}.`,
+    reminderActions: 'Wenn Sie fortfahren möchten, ist nichts zu tun. Um mit einer anderen Karte zu zahlen oder vorher zu kündigen:',
+    updatePaymentMethod: 'Zahlungsmethode aktualisieren',
     renewsOn: 'Verlängerung am',
     payment: 'Zahlung',
     paymentOf: (payment: number, total: number) => `${payment} von ${total}`,
@@ -92,6 +95,7 @@ export const paymentFailed: MailTemplate<PaymentFailedData> = {
       <EmailLayout view={view} preview={intro} heading={text.failedHeading}>
         <Paragraph>{intro}</Paragraph>
         <Paragraph>{data.canceled ? text.lastAttempt : text.retries}</Paragraph>
+        {data.updatePaymentMethodUrl ? <LinkParagraph href={data.updatePaymentMethodUrl}>{text.updatePaymentMethod}</LinkParagraph> : null}
         <Details
           rows={[
             ...data.retryDates.map((retry, index) => ({ label: text.retry(index + 1), value: date(retry) })),
@@ -114,7 +118,9 @@ export const renewalReminder: MailTemplate<RenewalReminderData> = {
     return (
       <EmailLayout view={view} preview={intro} heading={text.reminderHeading}>
         <Paragraph>{intro}</Paragraph>
-        <Paragraph>{text.reminderCancel(view.storeName)}</Paragraph>
+        <Paragraph>{text.reminderActions}</Paragraph>
+        {data.updatePaymentMethodUrl ? <LinkParagraph href={data.updatePaymentMethodUrl}>{text.updatePaymentMethod}</LinkParagraph> : null}
+        {view.cancelUrl ? <LinkParagraph href={view.cancelUrl}>{CANCEL_LINK_TEXT[view.language]}</LinkParagraph> : null}
         <Details
           rows={[
             { label: text.plan, value: data.planName },

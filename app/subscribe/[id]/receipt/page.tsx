@@ -43,7 +43,7 @@ export default async function SubscriptionReceiptPage(props: PageProps) {
   const { view, subscription } = receipt;
   const paid = wasPaid(receipt);
   return (
-    <CheckoutShell store={{ name: view.storeName, links: view.storeLinks }} operator={operator}>
+    <CheckoutShell store={{ name: view.storeName, links: view.storeLinks }} operator={operator} subscriptionId={paid ? subscription.id : undefined}>
       <Notice title={paid ? 'Subscription confirmed' : 'No subscription was started'} tone={paid ? 'success' : 'error'}>
         {paid ? <SellerLine operator={operator} storeName={view.storeName} /> : null}
         {paid ? (
