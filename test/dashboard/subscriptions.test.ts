@@ -1,6 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { utcTime } from '@/app/dashboard/format';
 import { readSubscriptionsQuery } from '@/app/dashboard/subscriptions/query';
+import { SubscriptionSummary } from '@/app/dashboard/subscriptions/summary';
+import { epochSeconds } from '@/server/clock';
+import { declareCancellation } from '@/server/subscriptions/cancellation';
 import { auditEvents } from '@/db/schema';
 import { exportSubscriptionsCsv } from '@/server/dashboard/csv';
 import { listSubscriptionPage, subscriptionDetail } from '@/server/dashboard/subscriptions';
@@ -8,7 +14,7 @@ import type { ApiError } from '@/server/errors';
 import type { Scope } from '@/server/kit/scope';
 import { cancelSubscription, getSubscription, updateSubscription } from '@/server/subscriptions/service';
 import { seedCustomer, seedSubscription } from '../portal/factories';
-import { T0 } from '../support/api';
+import { epoch, T0 } from '../support/api';
 import { createStore } from '../support/factories';
 import { actingAs, person } from '../support/dashboard';
 import { useTestApi } from '../support/server';
@@ -94,6 +100,38 @@ describe('dashboard subscriptions: the list and the detail', () => {
     const other = await createStore(api.services);
     const missing = await subscriptionDetail(api.services.db, test(other), seeded.id).catch((error: unknown) => error);
     expect((missing as ApiError).code).toBe('resource_missing');
+  });
+});
+
+describe('dashboard subscriptions: the summary', () => {
+  /** The summary's facts as the page shows them, label → text. */
+  const facts = (html: string) => Object.fromEntries([...html.matchAll(/<dt>(.*?)<\/dt><dd>(.*?)<\/dd>/g)].map(([, label, value]) => [label!, value!.replace(/<[^>]+>/g, '')]));
+
+  it('12 the card it is charged on; a declared cancellation (when, type, reason) and the end it scheduled instead of the next billing', async () => {
+    const store = await createStore(api.services, { subscriptions: true });
+    const subscription = await createSubscription(api.services, store.id);
+    const before = facts(renderToStaticMarkup(createElement(SubscriptionSummary, { base: '/dashboard/test', detail: await subscriptionDetail(api.services.db, test(store), subscription.id) })));
+    expect(before).toMatchObject({ Card: 'Visa ending in 4242', 'Next billing': utcTime(epochSeconds(subscription.nextBillingAt)) });
+    expect(Object.keys(before)).not.toContain('Ends on');
+    expect(Object.keys(before)).not.toContain('Cancellation declared');
+
+    api.clock.set(new Date(T0.getTime() + 3600_000));
+    await declareCancellation(
+      { db: api.services.db, clock: api.clock, gateways: api.services.gateways, config: api.services.config },
+      { email: 'ADA@example.com', number: subscription.id, name: 'Ada', reason: 'Moving abroad', cancelAt: 'asap', language: 'en' },
+      { kind: 'customer', request: { ip: '203.0.113.7', method: 'POST', path: '/cancel/declare' } },
+    );
+    const after = facts(renderToStaticMarkup(createElement(SubscriptionSummary, { base: '/dashboard/test', detail: await subscriptionDetail(api.services.db, test(store), subscription.id) })));
+    expect(after).toMatchObject({
+      Status: 'active',
+      Card: 'Visa ending in 4242',
+      'Next billing': '—',
+      'Ends on': utcTime(epochSeconds(subscription.currentPeriodEnd)),
+      'Cancellation declared': utcTime(epoch(T0) + 3600),
+      'Cancellation type': 'Extraordinary (as soon as possible): to end it sooner, cancel it below',
+      'Customer’s reason': 'Moving abroad',
+      Canceled: '—',
+    });
   });
 });
 

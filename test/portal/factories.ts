@@ -133,6 +133,10 @@ export interface SeedSubscription {
   intervalCount?: number;
   /** Seconds after `now` of the next charge. */
   nextBillingInSeconds?: number;
+  /** The card the next charge uses (Visa 4242 unless given). */
+  card?: { brand: string; last4: string } | null;
+  /** An end scheduled at the period's end (the next charge's time), as a declared cancellation leaves it. */
+  endScheduled?: boolean;
   payments?: SeedPayment[];
 }
 
@@ -163,6 +167,10 @@ export async function seedSubscription(seed: Seed, store: StoreRef, input: SeedS
       currentPeriodStart: start,
       currentPeriodEnd: nextBillingAt,
       nextBillingAt,
+      cardBrand: input.card === null ? null : (input.card?.brand ?? 'visa'),
+      cardLast4: input.card === null ? null : (input.card?.last4 ?? '4242'),
+      cancelAtPeriodEnd: input.endScheduled ?? false,
+      cancelAt: input.endScheduled ? nextBillingAt : null,
       metadata: {},
       createdAt: created,
     });

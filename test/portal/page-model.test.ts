@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { checkPaymentMethodLink } from '@/server/kit/links';
 import { openPortal, portalLinkStore } from '@/server/portal/page';
 import { epoch, T0 } from '../support/api';
 import { createStore } from '../support/factories';
@@ -90,6 +91,7 @@ describe('what each scope holds', () => {
     expect(page!.orders).toEqual([]);
     expect(page!.subscriptions).toEqual([
       {
+        id: subscription.id,
         planName: 'Moth club',
         status: 'past_due',
         amount: 990,
@@ -97,12 +99,43 @@ describe('what each scope holds', () => {
         intervalCount: 1,
         created: epoch(T0) - 60 * 86400,
         nextBillingAt: epoch(T0) + 86400,
+        endsAt: null,
+        card: { brand: 'visa', last4: '4242' },
+        updatePaymentMethodUrl: expect.stringMatching(new RegExp(`^https://pay\\.example\\.test/payment-method/${subscription.id}\\?expires=${epoch(T0) + 7 * 86400}&signature=`)),
         payments: [
           { amount: 990, status: 'declined', date: epoch(T0) - 30 * 86400, card: { brand: 'mastercard', last4: '4444' }, invoiceId: null },
           { amount: 990, status: 'succeeded', date: epoch(T0) - 60 * 86400, card: { brand: 'visa', last4: '4242' }, invoiceId: null },
         ],
       },
     ]);
+  });
+
+  it('a subscription still charged gets a fresh signed link to give another card at each view, on the store clock; one ending shows its end instead of a next payment; an ended one no link', async () => {
+    // A store of its own: its test clock moves.
+    const clockStore = await createStore(api.services);
+    const seed = seedOf(api);
+    const customer = await seedCustomer(seed, clockStore);
+    const ending = await seedSubscription(seed, clockStore, { customer, planName: 'Ending', endScheduled: true, nextBillingInSeconds: 5 * 86400, card: { brand: 'mastercard', last4: '4444' } });
+    const ended = await seedSubscription(seed, clockStore, { customer, planName: 'Ended', status: 'canceled', card: null });
+    const session = await createdPortal(api, clockStore.keys.sk_test, { customer_id: customer.id, expires_at: epoch(T0) + 2 * 86400 });
+    const linkOf = async () => {
+      const page = await openPortal(deps(), tokenOf(session.url));
+      return page!.subscriptions.find((subscription) => subscription.id === ending.id)!;
+    };
+    const first = await linkOf();
+    expect(first).toMatchObject({ nextBillingAt: null, endsAt: epoch(T0) + 5 * 86400, card: { brand: 'mastercard', last4: '4444' } });
+    const url = new URL(first.updatePaymentMethodUrl!);
+    expect(url.pathname).toBe(`/payment-method/${ending.id}`);
+    const check = (link: URL, at: number) => checkPaymentMethodLink(api.services.config, ending.id, link.searchParams.get('expires') ?? undefined, link.searchParams.get('signature') ?? undefined, at);
+    expect(check(url, epoch(T0))).toBe('valid');
+    // The store's test clock moves on: the next view makes a new link, valid 7 days from then.
+    await api.request('POST', '/api/v1/test_helpers/advance_clock', { key: clockStore.keys.sk_test, body: { seconds: 86400 } });
+    const later = new URL((await linkOf()).updatePaymentMethodUrl!);
+    expect(later.searchParams.get('expires')).toBe(String(epoch(T0) + 8 * 86400));
+    expect(check(later, epoch(T0) + 86400)).toBe('valid');
+    expect(check(url, epoch(T0) + 7 * 86400)).toBe('expired');
+    const page = await openPortal(deps(), tokenOf(session.url));
+    expect(page!.subscriptions.find((subscription) => subscription.id === ended.id)).toMatchObject({ nextBillingAt: null, endsAt: null, card: null, updatePaymentMethodUrl: null });
   });
 
   it('a customer with nothing yet: empty lists (the page shows empty states)', async () => {

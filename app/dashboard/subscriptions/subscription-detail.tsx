@@ -1,4 +1,3 @@
-import type { ReactNode } from 'react';
 import { notFound } from 'next/navigation';
 import { getAppServices } from '@/server/app';
 import { subscriptionDetail, type SubscriptionDetail } from '@/server/dashboard/subscriptions';
@@ -11,8 +10,7 @@ import { money, utcTime } from '../format';
 import type { SearchParams } from '../list-query';
 import { DashboardShell, storePage } from '../shell';
 import { CANCEL_REASON_MAX } from './actions';
-import { SubscriptionStatus, subscriptionPrice } from './status';
-import { FactList } from '../card';
+import { ENDED_STATUSES, SubscriptionSummary } from './summary';
 
 /** The actions' errors, by the code they send back. */
 const MESSAGES: Record<string, string> = {
@@ -23,39 +21,8 @@ const MESSAGES: Record<string, string> = {
   metadata: `Metadata: at most ${METADATA_MAX_KEYS} keys, each 1–${METADATA_MAX_KEY_LENGTH} characters and used once, with values of at most ${METADATA_MAX_VALUE_LENGTH} characters.`,
 };
 
-/** Statuses a cancel has nothing to stop in (the service answers them unchanged). */
-const ENDED = new Set(['canceled', 'expired', 'incomplete']);
-
 /** Blank rows the metadata form offers for new keys. */
 const BLANK_ROWS = 2;
-
-function Summary({ base, detail }: { base: string; detail: SubscriptionDetail }) {
-  const { subscription } = detail;
-  const rows: [string, ReactNode][] = [
-    ['Status', <SubscriptionStatus status={subscription.status} />],
-    ['Plan', detail.plan_name || '—'],
-    ['Price', subscriptionPrice(subscription)],
-    ['Payments', `${detail.payments_made} of ${subscription.total_payments}`],
-    ['Current period', `${utcTime(subscription.current_period_start)} – ${utcTime(subscription.current_period_end)}`],
-    ['Next billing', ENDED.has(subscription.status) ? '—' : utcTime(subscription.next_billing_at)],
-    [
-      'Customer',
-      <>
-        {subscription.customer_email}
-        {subscription.customer_id && (
-          <a href={`${base}/customers/${subscription.customer_id}`} className="dash-mono dash-block">
-            {subscription.customer_id}
-          </a>
-        )}
-      </>,
-    ],
-    ['Product', subscription.product_id ? <span className="dash-mono">{subscription.product_id}</span> : '—'],
-    ['Created', utcTime(subscription.created)],
-    ['Canceled', subscription.canceled_at === null ? '—' : utcTime(subscription.canceled_at)],
-    ['Cancel reason', detail.cancel_reason ?? '—'],
-  ];
-  return <FactList rows={rows} />;
-}
 
 function Attempts({ detail, base }: { detail: SubscriptionDetail; base: string }) {
   if (detail.attempts.length === 0) return <p className="dash-muted">No payment attempts yet.</p>;
@@ -181,7 +148,7 @@ export async function SubscriptionPage({ mode, params, searchParams }: { mode: D
       </p>
       <section className="dash-card">
         <h1 className="dash-mono">{detail.subscription.id}</h1>
-        <Summary base={base} detail={detail} />
+        <SubscriptionSummary base={base} detail={detail} />
         {message && (
           <p role="alert" className="dash-alert dash-alert-below">
             {message}
@@ -201,7 +168,7 @@ export async function SubscriptionPage({ mode, params, searchParams }: { mode: D
         )}
         <Metadata detail={detail} mode={mode} mayChange={mayChange} />
       </section>
-      {mayChange && !ENDED.has(detail.subscription.status) && (
+      {mayChange && !ENDED_STATUSES.has(detail.subscription.status) && (
         <section className="dash-card" aria-labelledby="subscription-cancel">
           <h2 id="subscription-cancel">Cancel subscription</h2>
           <CancelForm detail={detail} mode={mode} />
