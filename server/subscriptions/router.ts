@@ -123,7 +123,7 @@ export const subscriptionsRouter = createRouter({
     .output(paymentMethodLinkSchema)
     .mutation(({ ctx, input }) => createPaymentMethodLink(ctx, ctx.subject, input.id)),
 
-  // DELETE /api/v1/subscriptions/{id}: cancel now; the gateway contract first.
+  // DELETE /api/v1/subscriptions/{id}: cancel now, a scheduled end too; the gateway contract first.
   cancel: gatedProcedure
     .meta({
       openapi: {
@@ -132,7 +132,7 @@ export const subscriptionsRouter = createRouter({
         tags: TAGS,
         summary: 'Cancel a subscription',
         description:
-          'Optional JSON body `{ "reason": "…" }`, kept for the audit trail. Cancels the recurring contract at the payment gateway, then marks the subscription `canceled` (effective immediately, no proration) and emits `subscription.canceled`. A subscription that is already `canceled`, `expired` or `incomplete` is answered unchanged. 409 `subscription_pending` while its first payment is still being confirmed.',
+          'Optional JSON body `{ "reason": "…" }`, kept for the audit trail. Cancels the recurring contract at the payment gateway, then marks the subscription `canceled` (effective immediately, no proration) and emits `subscription.canceled`. This ends it now also when an end is already scheduled (`cancel_at_period_end`, as a cancellation the customer declared leaves it): ending an extraordinary cancellation sooner is this call. A subscription that is already `canceled`, `expired` or `incomplete` is answered unchanged. 409 `subscription_pending` while its first payment is still being confirmed.',
         protect: true,
       },
       errors: ['feature_unavailable', 'capability_disabled', 'subscription_pending'],
