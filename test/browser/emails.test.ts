@@ -1,8 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser, type ParsedMail } from 'mailparser';
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkPaymentMethodLink } from '@/server/kit/links';
 import { enqueueWithdrawalReceived } from '@/server/mail/outbox';
 import { epoch, T0 } from '../support/api';
 import { chromiumAvailable, launchChromium, screenshotAtWidths, stopStarted, type LaunchedBrowser } from '../support/browser';
@@ -69,11 +70,20 @@ afterAll(async () => {
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
 }, 60_000);
 
+/** The link's href when the page shows it, else null. */
+async function hrefOf(link: Locator): Promise<string | null> {
+  return (await link.count()) === 0 ? null : link.getAttribute('href');
+}
+
 /**
  * An e-mail's HTML opened as a mail client shows it, on a page of its own at phone width: the
- * withdrawal link is there (its href answered) and nothing is wider than the screen.
+ * withdrawal link is there (its href answered), the cancel and update-payment-method links when
+ * it has them, and nothing is wider than the screen.
  */
-async function openEmail(email: { html: string; language: 'en' | 'de' }, name: string): Promise<{ href: string | null; sellerShown: boolean }> {
+async function openEmail(
+  email: { html: string; language: 'en' | 'de' },
+  name: string,
+): Promise<{ href: string | null; sellerShown: boolean; cancelHref?: string | null; updateHref?: string | null }> {
   const page = await browser.newPage({ viewport: { width: 375, height: 900 } });
   try {
     await page.setContent(email.html);
@@ -85,7 +95,15 @@ async function openEmail(email: { html: string; language: 'en' | 'de' }, name: s
     expect(wider).toEqual([]);
     if (SCREENSHOTS) await screenshotAtWidths(page, SCREENSHOTS, name);
     const seller = email.language === 'en' ? /^Merchant of record: sold by .+ on behalf of .+\.$/ : /^Verkäufer: verkauft von .+ im Auftrag von .+\.$/;
-    return { href: await withdraw.getAttribute('href'), sellerShown: await page.getByText(seller).isVisible() };
+    // The footer's, the last (a renewal reminder has one in its text too).
+    const cancelHref = await hrefOf(page.getByRole('link', { name: email.language === 'en' ? 'Cancel contracts here' : 'Verträge hier kündigen' }).last());
+    const updateHref = await hrefOf(page.getByRole('link', { name: email.language === 'en' ? 'Update payment method' : 'Zahlungsmethode aktualisieren' }));
+    return {
+      href: await withdraw.getAttribute('href'),
+      sellerShown: await page.getByText(seller).isVisible(),
+      ...(cancelHref === null ? {} : { cancelHref }),
+      ...(updateHref === null ? {} : { updateHref }),
+    };
   } finally {
     await page.close();
   }
@@ -182,7 +200,23 @@ describe('every template in Chromium', () => {
       // One of each kind per language (the renewal's receipt looks like the first charge's).
       if (seen.has(email.name)) continue;
       seen.add(email.name);
-      expect(await openEmail(email, email.name)).toEqual({ href: `${PUBLIC_BASE_URL}/withdraw`, sellerShown: true });
+      const subscriptionId = email.related.subscription_id;
+      const shown = await openEmail(email, email.name);
+      expect(shown).toEqual({
+        href: `${PUBLIC_BASE_URL}/withdraw`,
+        sellerShown: true,
+        // About a subscription: the cancel page, that subscription prefilled, in the e-mail's language.
+        ...(subscriptionId ? { cancelHref: `${PUBLIC_BASE_URL}/cancel?number=${subscriptionId}${email.language === 'de' ? '&lang=de' : ''}` } : {}),
+        // A renewal ahead, or a retry: a signed link to give another card; not after the last attempt.
+        ...(email.template === 'renewal_reminder' || (email.template === 'payment_failed' && !email.text.includes(email.language === 'en' ? 'last attempt' : 'letzte Versuch'))
+          ? { updateHref: expect.stringMatching(new RegExp(`^${PUBLIC_BASE_URL}/payment-method/${subscriptionId}\\?expires=\\d+&signature=`)) }
+          : {}),
+      });
+      if (shown.updateHref) {
+        const link = new URL(shown.updateHref);
+        const check = checkPaymentMethodLink(api.services.config, subscriptionId, link.searchParams.get('expires') ?? undefined, link.searchParams.get('signature') ?? undefined, email.created);
+        expect(check).toBe('valid');
+      }
     }
     expect(seen.size).toBe(14);
     expect(written.find((email) => email.template === 'renewal_reminder')!.created).toBe(epoch(T0) + 24 * DAY);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { migrateDatabase, openDatabase } from '@/db/client';
-import { chromiumAvailable, consoleErrors, launchChromium, newContext, stopStarted, type LaunchedBrowser } from '../support/browser';
+import { chromiumAvailable, consoleErrors, launchChromium, newContext, screenshotAtWidths, stopStarted, type LaunchedBrowser } from '../support/browser';
 import { createStore } from '../support/factories';
 import { freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 import { seedCustomer, seedOrder, seedSubscription } from '../portal/factories';
@@ -38,6 +38,8 @@ const world = {} as {
   bobOrder: { id: string };
   strangerOrder: { id: string };
   subscription: { id: string };
+  /** Ada's second subscription, its end scheduled (a declared cancellation). */
+  endingSubscription: { id: string };
   /** When the orders were seeded (their ages count back from it). */
   seededAt: Date;
 };
@@ -136,6 +138,15 @@ async function seedDatabase(env: Record<string, string>) {
         { status: 'succeeded', ageSeconds: 17 * DAY },
       ],
     });
+    world.endingSubscription = await seedSubscription(seed, store, {
+      customer: ada,
+      planName: 'Moth journal',
+      amount: 490,
+      nextBillingInSeconds: 9 * DAY,
+      endScheduled: true,
+      card: { brand: 'mastercard', last4: '4444' },
+      payments: [{ status: 'succeeded', ageSeconds: 21 * DAY }],
+    });
     await seedSubscription(seed, store, { customer: bob, planName: 'Beetle box' });
   } finally {
     await handle.close();
@@ -212,7 +223,24 @@ describe('the portal page in Chromium, by scope', () => {
     expect(await page.getByRole('contentinfo').count()).toBe(1);
     expect(await page.getByRole('region', { name: 'Orders' }).count()).toBe(1);
     expect(await page.getByRole('region', { name: 'Subscriptions' }).count()).toBe(1);
+
+    // Each subscription still charged: its card, and links to give another card and to cancel it.
+    const ending = page.getByRole('article', { name: 'Moth journal' });
+    expect(await ending.locator('dt:text-is("Card") + dd').textContent()).toBe('Mastercard ending in 4444');
+    // An end scheduled: when it ends, instead of a next payment.
+    expect(await ending.locator('dt').allTextContents()).not.toContain('Next payment');
+    const endsOn = ending.locator('dt:text-is("Ends on") + dd time');
+    expect(new Date((await endsOn.getAttribute('datetime'))!).toISOString().slice(0, 10)).toBe(new Date(world.seededAt.getTime() + 9 * DAY * 1000).toISOString().slice(0, 10));
+    expect(await ending.getByRole('link', { name: 'Update payment method' }).getAttribute('href')).toMatch(
+      new RegExp(`/payment-method/${world.endingSubscription.id}\\?expires=\\d+&signature=[\\w-]+$`),
+    );
+    expect(await ending.getByRole('link', { name: 'Cancel contracts here' }).getAttribute('href')).toBe(`/cancel?number=${world.endingSubscription.id}`);
+    // The footer: both ways out of a contract, the cancel page without a number (several subscriptions are shown).
+    const footer = page.getByRole('contentinfo');
+    expect(await footer.getByRole('link', { name: 'Withdraw from contract here' }).getAttribute('href')).toBe('/withdraw');
+    expect(await footer.getByRole('link', { name: 'Cancel contracts here' }).getAttribute('href')).toBe('/cancel');
     await screenshot(page, 'portal-customer');
+    if (SCREENSHOTS) await screenshotAtWidths(page, SCREENSHOTS, 'portal-customer-links');
     await expectFitsPhone(page);
     await context.close();
   });
@@ -242,6 +270,17 @@ describe('the portal page in Chromium, by scope', () => {
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain('Your subscription');
     const text = await mainText(page);
     for (const shown of ['Moth club membership', 'Active', '€9.90 every month', 'Next payment', 'Payment attempts', 'Declined', 'Visa ending in 0341']) expect(text).toContain(shown);
+    expect(await page.locator('dt:text-is("Card") + dd').textContent()).toBe('Visa ending in 4242');
+    const update = page.getByRole('main').getByRole('link', { name: 'Update payment method' });
+    const href = (await update.getAttribute('href'))!;
+    const link = new URL(href);
+    expect(link.pathname).toBe(`/payment-method/${world.subscription.id}`);
+    // Made for this view: valid for 7 days from now.
+    expect(Number(link.searchParams.get('expires')) - Date.now() / 1000).toBeGreaterThan(7 * DAY - 120);
+    expect(Number(link.searchParams.get('expires')) - Date.now() / 1000).toBeLessThanOrEqual(7 * DAY);
+    // One subscription shown: the cancel links, in the card and the footer, name it.
+    expect(await page.getByRole('main').getByRole('link', { name: 'Cancel contracts here' }).getAttribute('href')).toBe(`/cancel?number=${world.subscription.id}`);
+    expect(await page.getByRole('contentinfo').getByRole('link', { name: 'Cancel contracts here' }).getAttribute('href')).toBe(`/cancel?number=${world.subscription.id}`);
     const attempts = page.getByRole('table', { name: /Payment attempts/ }).locator('tbody tr');
     expect(await attempts.count()).toBe(3);
     expect(await attempts.nth(1).textContent()).toContain('Declined');
@@ -251,6 +290,7 @@ describe('the portal page in Chromium, by scope', () => {
     expect(text).not.toContain('Atlas of moths');
     expect(text).not.toContain('Beetle box');
     await screenshot(page, 'portal-subscription');
+    if (SCREENSHOTS) await screenshotAtWidths(page, SCREENSHOTS, 'portal-subscription-links');
     await expectFitsPhone(page);
     await context.close();
   });
