@@ -80,10 +80,7 @@ async function hrefOf(link: Locator): Promise<string | null> {
  * withdrawal link is there (its href answered), the cancel and update-payment-method links when
  * it has them, and nothing is wider than the screen.
  */
-async function openEmail(
-  email: { html: string; language: 'en' | 'de' },
-  name: string,
-): Promise<{ href: string | null; sellerShown: boolean; cancelHref?: string | null; updateHref?: string | null }> {
+async function openEmail(email: { html: string; language: 'en' | 'de' }, name: string): Promise<{ href: string | null; sellerShown: boolean; cancelHref?: string | null; updateHref?: string | null }> {
   const page = await browser.newPage({ viewport: { width: 375, height: 900 } });
   try {
     await page.setContent(email.html);
