@@ -59,7 +59,6 @@ export default async function UpdatePaymentMethodPage(props: PageProps) {
     return (
       <CheckoutShell store={store} operator={services.config.operator}>
         <UpdateOutcome view={view} outcome={outcome} />
-        <Facts view={view} />
       </CheckoutShell>
     );
   }
@@ -110,38 +109,44 @@ export default async function UpdatePaymentMethodPage(props: PageProps) {
   );
 }
 
-/** The plan, its next charge and the card it is charged to. */
+/** The plan, its next charge and the card it is charged to, in a card of their own. */
 function Facts({ view }: { view: PaymentMethodView }) {
   return (
     <section className="co-card co-summary" aria-labelledby="plan-heading">
       <h2 id="plan-heading" className="co-h2">
         Your subscription
       </h2>
-      <dl className="co-totals">
-        <div>
-          <dt>Plan</dt>
-          <dd>{view.planName}</dd>
-        </div>
-        {view.nextCharge ? (
-          <div>
-            <dt>Next charge</dt>
-            <dd>
-              {formatDate(view.nextCharge.at)}, {formatEur(view.nextCharge.amount)}
-            </dd>
-          </div>
-        ) : null}
-        <div>
-          <dt>Current card</dt>
-          <dd>{view.card ? cardText(view.card.brand, view.card.last4) : 'None'}</dd>
-        </div>
-        {view.owed === null ? null : (
-          <div className="co-total">
-            <dt>Payment due</dt>
-            <dd>{formatEur(view.owed)}</dd>
-          </div>
-        )}
-      </dl>
+      <FactList view={view} />
     </section>
+  );
+}
+
+function FactList({ view }: { view: PaymentMethodView }) {
+  return (
+    <dl className="co-totals">
+      <div>
+        <dt>Plan</dt>
+        <dd>{view.planName}</dd>
+      </div>
+      {view.nextCharge ? (
+        <div>
+          <dt>Next charge</dt>
+          <dd>
+            {formatDate(view.nextCharge.at)}, {formatEur(view.nextCharge.amount)}
+          </dd>
+        </div>
+      ) : null}
+      <div>
+        <dt>Current card</dt>
+        <dd>{view.card ? cardText(view.card.brand, view.card.last4) : 'None'}</dd>
+      </div>
+      {view.owed === null ? null : (
+        <div className="co-total">
+          <dt>Payment due</dt>
+          <dd>{formatEur(view.owed)}</dd>
+        </div>
+      )}
+    </dl>
   );
 }
 
@@ -160,6 +165,7 @@ function UpdateOutcome({ view, outcome }: { view: PaymentMethodView; outcome: Ca
       <p>
         {view.card ? cardText(view.card.brand, view.card.last4) : 'Your new card'} is used for the next payments of {view.planName} to {view.storeName}.
       </p>
+      <FactList view={view} />
     </Notice>
   );
 }
