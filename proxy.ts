@@ -6,6 +6,7 @@ import { hostedContentSecurityPolicy, hostedPageHeaders, originOf, type HostedPa
 import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';
 import { isServiceOrigin } from '@/server/kit/origin';
 import { hostedSubscriptionHandoff, hostedSubscriptionReceiptHandoff, loadHostedSubscriptionCheckout, loadHostedSubscriptionReceipt } from '@/server/subscriptions/hosted';
+import { loadPaymentMethodPage, paymentMethodHandoff } from '@/server/subscriptions/payment-method';
 import { clientIp } from '@/server/context';
 import { portalLinkStore } from '@/server/portal/page';
 import { describeLink } from '@/server/users/service';
@@ -21,6 +22,7 @@ export async function proxy(request: NextRequest) {
   if (request.nextUrl.pathname === '/dashboard' || request.nextUrl.pathname.startsWith('/dashboard/')) return dashboardProxy(request);
   if (request.nextUrl.pathname.startsWith('/portal/')) return portalProxy(request);
   if (request.nextUrl.pathname.startsWith('/subscribe/')) return subscribeProxy(request);
+  if (request.nextUrl.pathname.startsWith('/payment-method/')) return paymentMethodProxy(request);
   // The withdrawal forms check the Origin of their posts themselves (server/orders/withdrawals/hosted.ts).
   if (request.nextUrl.pathname === '/withdraw' || request.nextUrl.pathname.startsWith('/withdraw/')) return withSameOriginReferrer(withHostedPageHeaders({}, undefined));
   const [, , id = '', below, extra] = request.nextUrl.pathname.split('/');
@@ -104,6 +106,25 @@ async function subscribeProxy(request: NextRequest) {
   return withHostedPageHeaders(policy, pageRequestHeaders);
 }
 
+/**
+ * The update-payment-method page (/payment-method/*): the payment page's headers, and the 404 for a
+ * link that does not verify or is past its 7 days (its posts check the link themselves).
+ */
+async function paymentMethodProxy(request: NextRequest) {
+  const [, , id = '', below] = request.nextUrl.pathname.split('/');
+  let policy: HostedPagePolicy = {};
+  let pageRequestHeaders: Headers | undefined;
+  if (request.method === 'GET' && below === undefined) {
+    const services = await getAppServices();
+    const params = request.nextUrl.searchParams;
+    const page = await loadPaymentMethodPage(services, { id, expires: params.get('expires') ?? undefined, signature: params.get('signature') ?? undefined });
+    if (page.state === 'invalid') return invalidLinkResponse();
+    policy = hostedPagePolicy(services.gateways, page.view.storeLinks, page.view.ended ? undefined : { successUrl: null, livemode: page.view.livemode });
+    pageRequestHeaders = paymentMethodHandoff.give(page, request.headers);
+  }
+  return withHostedPageHeaders(policy, pageRequestHeaders);
+}
+
 const DASHBOARD_LINK_NOTICE = {
   site: 'Payments dashboard',
   title: 'This link is no longer valid',
@@ -160,5 +181,5 @@ function withSameOriginReferrer(response: NextResponse) {
 }
 
 export const config = {
-  matcher: ['/checkout/:path*', '/portal/:path*', '/subscribe/:path*', '/dashboard', '/dashboard/:path*', '/withdraw', '/withdraw/:path*'],
+  matcher: ['/checkout/:path*', '/portal/:path*', '/subscribe/:path*', '/payment-method/:path*', '/dashboard', '/dashboard/:path*', '/withdraw', '/withdraw/:path*'],
 };

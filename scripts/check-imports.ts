@@ -76,7 +76,7 @@ export const DOMAINS: Readonly<Record<string, readonly string[]>> = {
   checkout: ['downloads', 'orders', 'stores', 'vat', 'webhooks'],
   payments: ['balance', 'checkout', 'customers', 'disputes', 'invoices', 'mail', 'orders', 'vat', 'webhooks'],
   subscriptions: ['checkout', 'customers', 'disputes', 'invoices', 'mail', 'payments', 'products', 'stores', 'vat', 'webhooks'],
-  billing: ['invoices', 'mail', 'orders', 'payments', 'subscriptions', 'webhooks'],
+  billing: ['checkout', 'invoices', 'mail', 'orders', 'payments', 'subscriptions', 'webhooks'],
   dashboard: ['balance', 'customers', 'disputes', 'downloads', 'orders', 'portal', 'products', 'stores', 'subscriptions', 'users', 'webhooks'],
   events: ['checkout', 'customers', 'disputes', 'invoices', 'orders', 'payouts', 'portal', 'products', 'subscriptions', 'webhooks'],
   'test-clock': ['billing', 'checkout', 'disputes', 'mail', 'payouts', 'subscriptions', 'webhooks'],

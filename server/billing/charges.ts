@@ -19,7 +19,7 @@ import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { ChargeResult } from '../gateway/types';
 import { newId, randomBase62 } from '../ids';
 import { reserveOnOrder, type ReservedRefund } from '../orders/refunds/service';
-import { recordEvents, type EventType, type RecordEventInput } from '../webhooks/events';
+import { recordEvents, type EventTimes, type EventType, type RecordEventInput } from '../webhooks/events';
 import { enqueueEmails, subscriptionEmail, type EmailToWrite } from '../mail/outbox';
 import { emitSubscriptionEvent, subscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
 import { chargeIdempotencyKey } from '../subscriptions/schedule';
@@ -27,7 +27,7 @@ import { awaitsCharge, billingAnchor, boundary, chargeDeclined, chargeSucceeded,
 import { ownedBy, type Scope } from '../kit/scope';
 import { paymentMethodLink, type LinkConfig } from '../kit/links';
 import type { PayOrdersDeps } from '../payments/pay-orders';
-import { chargeAmountsOf, chargeOrderPayment } from '../subscriptions/charge-order';
+import { chargeAmountsOf, chargeOrderPayment, type PaidCharge } from '../subscriptions/charge-order';
 import { payOrders, type OrderPayment } from '../payments/pay-orders';
 import { batchRelation, fromBatch } from '@/db/batch';
 
@@ -70,10 +70,21 @@ function storeNow(clock: Clock, livemode: boolean, offset: number): Date {
   return storeClock(clock, { livemode, testClockOffsetSeconds: offset }).now();
 }
 
-async function applyTransition(tx: Transaction, subscription: SubscriptionRow, transition: Transition, now: Date, wallNow: Date): Promise<SubscriptionRow> {
+/**
+ * Moves one locked subscription by `transition` (with `alongside`, other columns changed in the same
+ * step, e.g. a new card), and writes its events; `subscription.updated` names all that changed.
+ */
+export async function applyTransition(
+  tx: Transaction,
+  subscription: SubscriptionRow,
+  transition: Transition,
+  now: Date,
+  wallNow: Date,
+  alongside: Partial<SubscriptionRow> = {},
+): Promise<SubscriptionRow> {
   const [updated] = await tx
     .update(subscriptions)
-    .set({ ...transition.changes, billingAnchor: billingAnchor(subscription) })
+    .set({ ...transition.changes, ...alongside, billingAnchor: billingAnchor(subscription) })
     .where(eq(subscriptions.id, subscription.id))
     .returning();
   for (const type of transition.events) await emitSubscriptionEvent(tx, updated!, type, { now, wallNow }, subscription);
@@ -106,7 +117,28 @@ export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, li
       .limit(limit);
     // Workers skip what another holds; advance_clock waits for it instead, so it never answers
     // while a due subscription of its store is being claimed elsewhere (worker.ts).
-    const due = await (scope.kind === 'all' ? query.for('update', { of: subscriptions, skipLocked: true }) : query.for('update', { of: subscriptions }));
+    const locked = await (scope.kind === 'all' ? query.for('update', { of: subscriptions, skipLocked: true }) : query.for('update', { of: subscriptions }));
+    // Asked again now that the rows are locked: the query's snapshot may predate a card update
+    // opened (under this lock) just before, and a subscription is charged by one or the other.
+    const updating = new Set(
+      locked.length === 0
+        ? []
+        : (
+            await tx
+              .select({ subscriptionId: paymentMethodUpdates.subscriptionId })
+              .from(paymentMethodUpdates)
+              .where(
+                and(
+                  inArray(
+                    paymentMethodUpdates.subscriptionId,
+                    locked.map(({ subscription }) => subscription.id),
+                  ),
+                  inArray(paymentMethodUpdates.status, [...OPEN_PAYMENT_METHOD_UPDATE_STATUSES]),
+                ),
+              )
+          ).map((row) => row.subscriptionId),
+    );
+    const due = locked.filter(({ subscription }) => !updating.has(subscription.id));
 
     let expired = 0;
     const ended: SubscriptionRow[] = [];
@@ -192,7 +224,13 @@ export interface Settlement {
    * the gateway): its order, paid and refunded in full in the settling transaction, with the
    * refund to send and the store's clock to record the answer by.
    */
-  payBack?: { reserved: ReservedRefund; clock: Clock };
+  payBack?: PayBack;
+}
+
+/** A full refund of money taken for nothing owed, to send after commit, and the store's clock to record its answer by. */
+export interface PayBack {
+  reserved: ReservedRefund;
+  clock: Clock;
 }
 
 /** A charge back from the gateway, to record. */
@@ -293,11 +331,9 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
         const settlement: Settlement = { settled: true, subscription: before, events: [] };
         settlements.push(settlement);
         if (outcome?.status === 'succeeded') {
-          // Documented as the period the charge would have paid for.
-          const chargedFor = { ...before, currentPeriodStart: boundary(before, settled.cycle - 1), currentPeriodEnd: boundary(before, settled.cycle) };
           const card = { brand: outcome.brand, last4: outcome.last4 };
-          const payment = chargeOrderPayment(
-            chargedFor,
+          const payment = unowedChargePayment(
+            before,
             { id: charge.id, cycle: settled.cycle, amount: settled.amount, amountTax: settled.amountTax, taxRate: settled.taxRate, card, gatewayPaymentId: outcome.paymentId, buyer: RENEWAL_BUYER },
             times,
           );
@@ -363,13 +399,30 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
     await enqueueEmails(tx, emails);
     // The orders last: their invoices' numbering holds each store's sequence until commit.
     await payOrders(tx, deps, paid);
-    for (const { settlement, payment, offset } of unowed) {
-      const { order, times } = payment;
-      const reserved = await reserveOnOrder(tx, order, order.amountTotal, newId('re', order.livemode), times);
-      settlement.payBack = { reserved, clock: storeClock(deps.clock, { livemode: order.livemode, testClockOffsetSeconds: offset }) };
-    }
+    for (const { settlement, payment, offset } of unowed) settlement.payBack = await reservePayBack(tx, deps.clock, payment, offset);
     return settlements;
   });
+}
+
+/**
+ * The order of money taken for a charge its subscription no longer waits for (canceled while the
+ * charge was at the gateway), documented as the period the charge would have paid for. Paid with
+ * the others (payOrders), then refunded in full by reservePayBack.
+ */
+export function unowedChargePayment(before: SubscriptionRow, charge: PaidCharge, times: EventTimes): OrderPayment {
+  const chargedFor = { ...before, currentPeriodStart: boundary(before, charge.cycle - 1), currentPeriodEnd: boundary(before, charge.cycle) };
+  return chargeOrderPayment(chargedFor, charge, times);
+}
+
+/**
+ * A refund of all of an unowed charge's order, reserved in the transaction that paid it (after
+ * payOrders); the caller sends it after commit (engine.ts sendPayBack), and a crash before that
+ * leaves it pending for the refunds reconciler.
+ */
+export async function reservePayBack(tx: Transaction, clock: Clock, payment: OrderPayment, offset: number): Promise<PayBack> {
+  const { order, times } = payment;
+  const reserved = await reserveOnOrder(tx, order, order.amountTotal, newId('re', order.livemode), times);
+  return { reserved, clock: storeClock(clock, { livemode: order.livemode, testClockOffsetSeconds: offset }) };
 }
 
 /** A gateway call whose outcome is unknown (timeout, crash of the call): the reconciler asks later. */

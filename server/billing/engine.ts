@@ -13,7 +13,7 @@
 import { GatewayRejectedError, GatewayTimeoutError, type Gateways } from '../gateway/types';
 import { sendRefund } from '../orders/refunds/service';
 import type { SubscriptionRow } from '../subscriptions/representation';
-import { claimDueCharges, markChargeUnknown, settleCharges, type BillingDeps, type BillingScope, type ChargeToSettle, type ClaimedCharge, type Settlement } from './charges';
+import { claimDueCharges, markChargeUnknown, settleCharges, type BillingDeps, type BillingScope, type ChargeToSettle, type ClaimedCharge, type PayBack } from './charges';
 import { log } from '../observability/log';
 
 export interface BillingEngineDeps extends BillingDeps {
@@ -70,7 +70,7 @@ export async function recordChargeOutcomes(deps: BillingEngineDeps, batch: reado
  * here like any other (a credit note, `order.refunded`, the refund e-mail). One the gateway does
  * not answer stays pending and the refunds reconciler finishes it under the same key.
  */
-async function sendPayBack(deps: BillingEngineDeps, subscription: SubscriptionRow, payBack: NonNullable<Settlement['payBack']>): Promise<void> {
+export async function sendPayBack(deps: BillingEngineDeps, subscription: Pick<SubscriptionRow, 'storeId' | 'livemode'>, payBack: PayBack): Promise<void> {
   const { livemode, storeId } = subscription;
   try {
     await sendRefund({ db: deps.db, clock: payBack.clock, wallClock: deps.clock, gateway: deps.gateways[livemode ? 'live' : 'test'] }, { storeId, livemode }, payBack.reserved);
@@ -80,14 +80,14 @@ async function sendPayBack(deps: BillingEngineDeps, subscription: SubscriptionRo
 }
 
 /**
- * Retries exhausted or a scheduled end reached: the recurring contract is cancelled at the gateway
- * too, after the commit. Best effort: the subscription is canceled either way and is never charged again.
+ * Retries exhausted, a scheduled end reached, or a card replaced: that recurring contract is
+ * cancelled at the gateway too, after the commit. Best effort: nothing charges it again either way.
  */
-async function endRecurringContract(deps: BillingEngineDeps, subscription: SubscriptionRow): Promise<void> {
+export async function endRecurringContract(deps: Pick<BillingEngineDeps, 'gateways'>, subscription: Pick<SubscriptionRow, 'id' | 'livemode' | 'recurringId'>): Promise<void> {
   try {
     await deps.gateways[subscription.livemode ? 'live' : 'test'].cancelRecurring(subscription.recurringId);
   } catch (error) {
-    log.error(`billing: cancelling contract of ${subscription.id} failed: ${error instanceof Error ? error.message : String(error)}`);
+    log.error(`billing: cancelling contract ${subscription.recurringId} of ${subscription.id} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

@@ -8,6 +8,7 @@ import { subscriptionCharges } from '@/db/schema';
 import type { Services } from '../context';
 import { startPeriodic, type PeriodicTask } from '../background';
 import type { DueJob } from '../due-jobs';
+import { reconcileCardUpdates } from './card-update';
 import { billDueSubscriptions, type BillingEngineDeps } from './engine';
 import { reconcileSubscriptionCharges, type BillingReconcileSettings } from './reconcile';
 import { ownedBy, type Scope } from '../kit/scope';
@@ -21,6 +22,11 @@ export async function runBillingPass(deps: BillingEngineDeps, settings: Partial<
 /** Every `intervalMs` (5 s by default): both environments, each subscription on its store's clock. */
 export function startBillingJob(services: Services, options: { intervalMs?: number } = {}): PeriodicTask {
   return startPeriodic('recurring billing', () => runBillingPass(services, { leaseMs: services.config.backgroundLeaseMs }), { intervalMs: options.intervalMs ?? 5_000 });
+}
+
+/** Every `intervalMs` (30 s by default, as first charges): card updates whose outcome was never recorded. */
+export function startCardUpdateReconcileJob(services: Services, options: { intervalMs?: number } = {}): PeriodicTask {
+  return startPeriodic('card update reconciliation', () => reconcileCardUpdates(services, {}, services.config.backgroundLeaseMs), { intervalMs: options.intervalMs ?? 30_000 });
 }
 
 const IN_FLIGHT_POLL_MS = 25;

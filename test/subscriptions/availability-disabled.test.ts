@@ -30,6 +30,10 @@ describe('subscriptions switched off on the platform (SUBSCRIPTIONS_ENABLED unse
     it(`DELETE /subscriptions/{id} → 503 feature_unavailable before the lookup (${mode})`, async () => {
       expectError(await api.request('DELETE', `${SUBSCRIPTIONS}/sub_test_unknown`, { key: keys[mode] }), 503, 'feature_unavailable');
     });
+
+    it(`POST /subscriptions/{id}/update_payment_method_link → 503 feature_unavailable before the lookup (${mode})`, async () => {
+      expectError(await api.request('POST', `${SUBSCRIPTIONS}/sub_test_unknown/update_payment_method_link`, { key: keys[mode], body: {} }), 503, 'feature_unavailable');
+    });
   }
 
   it('the switch comes before the `Idempotency-Key` is read: a malformed key still hears 503', async () => {

@@ -24,6 +24,7 @@ export const HOSTED_ERROR_CODES = [
   'vat_id_unregistered',
   'session_expired',
   'session_payment_failed',
+  'session_payment_in_progress',
   'too_many_attempts',
   'payment_outcome_unknown',
   'merchant_unavailable',
@@ -52,6 +53,7 @@ const MESSAGES: Record<HostedErrorCode, HostedMessage> = {
   vat_id_unregistered: { message: 'This VAT ID is not registered in the EU’s VIES register: check it, or leave the field empty.', field: 'vat_id' },
   session_expired: { message: 'This checkout has expired.' },
   session_payment_failed: { message: 'A payment on this checkout was declined, so it cannot be retried.' },
+  session_payment_in_progress: { message: 'A payment of this subscription is being processed right now. Nothing was charged: try again in a few minutes.' },
   too_many_attempts: { message: 'Too many payment attempts. Wait a moment and try again.' },
   payment_outcome_unknown: {
     message: 'We could not confirm whether your payment went through. Please do not pay again: check your email or contact the merchant.',
