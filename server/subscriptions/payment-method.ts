@@ -11,11 +11,11 @@ import { epochSeconds, storeClock } from '../clock';
 import type { Config } from '../config';
 import { createHandoff } from '../kit/hosted-page/handoff';
 import type { HostedLinkParams, HostedPageDeps } from '../kit/hosted-page/request';
-import { signingSecret } from '../kit/links';
+import { checkPaymentMethodLink, signingSecret } from '../kit/links';
 import { seal, unseal } from '../kit/sealed';
 import { storeLinkColumns, type StoreLinks } from '../stores/service';
 import { chargeAmountsOf } from './charge-order';
-import { CARD_UPDATABLE_STATUSES, checkPaymentMethodLink } from './payment-method-link';
+import { CARD_UPDATABLE_STATUSES } from './payment-method-link';
 
 export interface PaymentMethodView {
   id: string;
