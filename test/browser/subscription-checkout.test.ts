@@ -140,7 +140,9 @@ describe('hosted subscription checkout in Chromium', () => {
     expect(await summary.getByRole('definition').allTextContents()).toEqual(['every month', `12 in all, the last on ${monthsFromToday(11)}`, monthsFromToday(1), '€9.90']);
     const mandate = (await page.locator('.co-mandate').textContent())!;
     expect(mandate).toContain(`By subscribing you allow ${SELLER} to charge your card €9.90 every month until the last payment on ${monthsFromToday(11)} (12 payments in all).`);
-    expect(mandate).toContain(`The first payment is taken today, the next on ${monthsFromToday(1)}. To cancel, ask Moth Society or write to ${DEMO_OPERATOR.email}: no payment is taken after that.`);
+    expect(mandate).toContain(
+      `The first payment is taken today, the next on ${monthsFromToday(1)}. To cancel, use Cancel contracts here or ask Moth Society: no payment is taken after the period you have paid for.`,
+    );
 
     const email = page.getByLabel('Email');
     expect(await email.inputValue()).toBe('ada@example.com');

@@ -7,6 +7,7 @@ import type { OperatorConfig } from '@/server/config';
 import { failureMessage, hostedMessage, type HostedField } from '@/server/kit/hosted-page/messages';
 import { hostedLinkFromQuery, type SearchParams, singleParam } from '@/server/kit/hosted-page/request';
 import { hostedPagePath } from '@/server/kit/links';
+import { CANCEL_LINK_TEXT, cancelPageUrl } from '@/server/kit/hosted-page/cancel-link';
 import { subscribedRedirectUrl, subscriptionReceiptUrl } from '@/server/subscriptions/first-charge';
 import {
   amountDueToday,
@@ -205,11 +206,11 @@ function Mandate({ view, operator, total }: { view: HostedSubscriptionView; oper
       )}
       {next === null ? null : (
         <p>
-          The first payment is taken today, the next on {formatDate(next)}. To cancel, ask {view.storeName} or write to{' '}
-          <a className="co-link" href={`mailto:${operator.email}`}>
-            {operator.email}
-          </a>
-          : no payment is taken after that.
+          The first payment is taken today, the next on {formatDate(next)}. To cancel, use{' '}
+          <a className="co-link" href={cancelPageUrl()}>
+            {CANCEL_LINK_TEXT.en}
+          </a>{' '}
+          or ask {view.storeName}: no payment is taken after the period you have paid for.
         </p>
       )}
     </div>

@@ -4,6 +4,7 @@ import { notFound } from 'next/navigation';
 import { cache } from 'react';
 import { getAppServices } from '@/server/app';
 import { singleParam } from '@/server/kit/hosted-page/request';
+import { CANCEL_LINK_TEXT, cancelPageUrl } from '@/server/kit/hosted-page/cancel-link';
 import { hostedSubscriptionReceiptHandoff, intervalPhrase, loadHostedSubscriptionReceipt, type HostedSubscriptionReceipt } from '@/server/subscriptions/hosted';
 import { cardText, CheckoutShell, formatDate, Notice, SellerLine } from '../../../checkout/parts';
 import { formatEur } from '@/server/kit/hosted-page/amounts';
@@ -86,11 +87,11 @@ export default async function SubscriptionReceiptPage(props: PageProps) {
         ) : null}
         {paid ? (
           <p className="co-mandate">
-            To cancel, ask {view.storeName} or write to{' '}
-            <a className="co-link" href={`mailto:${operator.email}`}>
-              {operator.email}
-            </a>
-            : no payment is taken after that.
+            To cancel, use{' '}
+            <a className="co-link" href={cancelPageUrl({ subscriptionId: subscription.id })}>
+              {CANCEL_LINK_TEXT.en}
+            </a>{' '}
+            or ask {view.storeName}: no payment is taken after the period you have paid for.
           </p>
         ) : (
           <p>The first payment did not go through, so nothing is billed. Go back to {view.storeName} to start a new subscription.</p>
