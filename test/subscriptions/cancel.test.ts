@@ -3,14 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatorRecurring, subscriptions } from '@/db/schema';
 import { listCancellations } from '@/server/subscriptions/cancellation';
 import { checkCancelForm, declareCancelForm, keepFromLink, openCancelReceipt } from '@/server/subscriptions/cancel-page';
-import { advanceClock, chargesOf, DAY, eventsOf, recurringLedger, retrieveSubscription } from '../billing/support';
+import { advanceClock, chargesOf, DAY, recurringLedger, retrieveSubscription } from '../billing/support';
 import { listEmails } from '../mail/support';
 import { epoch } from '../support/api';
 import { createStore } from '../support/factories';
 import { listOf } from '../support/lists';
 import { serveFetchHandler, useTestApi } from '../support/server';
 import { createSubscription } from '../support/subscriptions';
-import { CARDS, PLAN, subscribe } from './support';
+import { CARDS, eventsOf, PLAN, subscribe } from './support';
 
 /**
  * The /cancel forms' two posts over HTTP against a real database, and the e-mail's keep link:
