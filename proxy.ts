@@ -12,6 +12,8 @@ import { portalLinkStore } from '@/server/portal/page';
 import { describeLink } from '@/server/users/service';
 import { portalHeaders, portalLinkInvalidResponse, portalRateLimitedResponse, rateLimitedRetryAfter } from '@/server/portal/responses';
 import { handRevealedToPage, REVEAL_COOKIE } from '@/app/dashboard/reveal';
+import { chosenLanguage, PAGE_LANGUAGE_HEADER } from '@/server/kit/language';
+import { KEEP_LINK_NOTICE, keepFromLink, keepPageHandoff } from '@/server/subscriptions/cancel-page';
 
 /**
  * Security headers of the hosted checkout pages, and the 404 of a link that does not
@@ -25,6 +27,7 @@ export async function proxy(request: NextRequest) {
   if (request.nextUrl.pathname.startsWith('/payment-method/')) return paymentMethodProxy(request);
   // The withdrawal forms check the Origin of their posts themselves (server/orders/withdrawals/hosted.ts).
   if (request.nextUrl.pathname === '/withdraw' || request.nextUrl.pathname.startsWith('/withdraw/')) return withSameOriginReferrer(withHostedPageHeaders({}, undefined));
+  if (request.nextUrl.pathname === '/cancel' || request.nextUrl.pathname.startsWith('/cancel/')) return cancelProxy(request);
   const [, , id = '', below, extra] = request.nextUrl.pathname.split('/');
   let policy: HostedPagePolicy = {};
   let pageRequestHeaders: Headers | undefined;
@@ -44,6 +47,28 @@ export async function proxy(request: NextRequest) {
     pageRequestHeaders = hostedReceiptHandoff.give(receipt, request.headers);
   }
   return withHostedPageHeaders(policy, pageRequestHeaders);
+}
+
+/**
+ * The cancellation pages (whose forms check the Origin of their posts themselves,
+ * server/subscriptions/cancel-page.ts), in the language asked for: the root layout's `<html lang>`
+ * reads it from the request. The e-mail's keep link acts here, so one that does not verify is the
+ * 404 page, and its page shows the outcome handed on, in the subscription's language.
+ */
+async function cancelProxy(request: NextRequest) {
+  const [, , below, id, extra] = request.nextUrl.pathname.split('/');
+  const params = request.nextUrl.searchParams;
+  if (request.method === 'GET' && below === 'keep' && id && extra === undefined) {
+    const link = { id, expires: params.get('expires') ?? undefined, signature: params.get('signature') ?? undefined };
+    const kept = await keepFromLink(await getAppServices(), link, clientIp(request.headers));
+    if (!kept) return invalidLinkResponse(KEEP_LINK_NOTICE);
+    const pageRequestHeaders = keepPageHandoff.give(kept, request.headers);
+    pageRequestHeaders.set(PAGE_LANGUAGE_HEADER, kept.language);
+    return withSameOriginReferrer(withHostedPageHeaders({}, pageRequestHeaders));
+  }
+  const pageRequestHeaders = new Headers(request.headers);
+  pageRequestHeaders.set(PAGE_LANGUAGE_HEADER, chosenLanguage(params.get('lang'), request.headers.get('accept-language')));
+  return withSameOriginReferrer(withHostedPageHeaders({}, pageRequestHeaders));
 }
 
 /** Continues to the page (with the request headers given, if any), or gives `answer`, under the hosted pages' headers. */
@@ -172,7 +197,7 @@ function withDashboardHeaders(answer?: NextResponse) {
 }
 
 /**
- * For pages whose forms post to the service (dashboard, /withdraw): under no-referrer Chromium
+ * For pages whose forms post to the service (dashboard, /withdraw, /cancel): under no-referrer Chromium
  * sends `Origin: null` with a form's POST, and the Origin check then refuses every form.
  */
 function withSameOriginReferrer(response: NextResponse) {
@@ -181,5 +206,5 @@ function withSameOriginReferrer(response: NextResponse) {
 }
 
 export const config = {
-  matcher: ['/checkout/:path*', '/portal/:path*', '/subscribe/:path*', '/payment-method/:path*', '/dashboard', '/dashboard/:path*', '/withdraw', '/withdraw/:path*'],
+  matcher: ['/checkout/:path*', '/portal/:path*', '/subscribe/:path*', '/payment-method/:path*', '/dashboard', '/dashboard/:path*', '/withdraw', '/withdraw/:path*', '/cancel', '/cancel/:path*'],
 };

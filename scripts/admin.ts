@@ -11,6 +11,7 @@ import { DOCUMENT_LANGUAGES, TAX_MODES, type DocumentLanguage, type TaxMode } fr
 import { DISPUTE_REASONS, DISPUTE_STATUSES, type DisputeReason, type DisputeStatus } from '../db/schema/disputes';
 import type { MemberRole } from '../db/schema/users';
 import type { AdminRouter } from '../server/admin/router';
+import { isEmailAddress } from '../server/kit/fields';
 import { ossReportCsv, QUARTER_PATTERN, type OssReport } from '../server/vat/oss-report-format';
 import { ADMIN_ENDPOINT, ADMIN_TOKEN_FILE } from '../server/admin/constants';
 
@@ -257,6 +258,15 @@ const COMMANDS: Record<string, Command> = {
       const file = path.resolve(text(flags.out));
       await writeFile(file, content);
       return { file, size: content.length };
+    },
+  },
+  'cancellation:list': {
+    usage: 'cancellation:list [--email EMAIL]   (the declarations of the cancel page, matched or not, newest first)',
+    flags: { email: { kind: 'string' } },
+    run: (client, flags) => {
+      const email = flags.email as string | undefined;
+      if (email !== undefined && !isEmailAddress(email.trim())) throw new UsageError(`parameter_invalid: --email takes an e-mail address, not "${email}".`);
+      return client.cancellation.list.query({ email });
     },
   },
   'tax:oss-report': {

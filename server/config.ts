@@ -22,6 +22,9 @@ export interface RateLimitConfig {
   /** Posts of the /withdraw forms per IP within `withdrawWindowSeconds` (two per withdrawal); defaults below when unset. */
   withdrawPerIp?: number;
   withdrawWindowSeconds?: number;
+  /** Posts of the /cancel forms per IP within `cancelWindowSeconds` (two per cancellation); defaults below when unset. */
+  cancelPerIp?: number;
+  cancelWindowSeconds?: number;
   /** "Forgot password?" requests per IP and per e-mail within `resetWindowSeconds`; defaults below when unset. */
   resetPerIp?: number;
   resetPerEmail?: number;
@@ -39,6 +42,7 @@ export const DEFAULT_PORTAL_PER_IP = 20;
 export const DEFAULT_EMAIL_FROM = 'Payments <no-reply@localhost>';
 export const DEFAULT_SIGN_IN_LIMITS = { perIp: 30, perEmail: 10, windowSeconds: 15 * 60 };
 export const DEFAULT_WITHDRAW_LIMITS = { perIp: 20, windowSeconds: 15 * 60 };
+export const DEFAULT_CANCEL_LIMITS = { perIp: 20, windowSeconds: 15 * 60 };
 export const DEFAULT_RESET_LIMITS = { perIp: 10, perEmail: 3, windowSeconds: 60 * 60 };
 export const DEFAULT_INVITE_LIMITS = { perStore: 20, perInviter: 10, windowSeconds: 60 * 60 };
 /**
@@ -294,6 +298,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       signInWindowSeconds: DEFAULT_SIGN_IN_LIMITS.windowSeconds,
       withdrawPerIp: positiveInt(env.RATE_LIMIT_WITHDRAW_PER_IP, DEFAULT_WITHDRAW_LIMITS.perIp, 'RATE_LIMIT_WITHDRAW_PER_IP'),
       withdrawWindowSeconds: DEFAULT_WITHDRAW_LIMITS.windowSeconds,
+      cancelPerIp: positiveInt(env.RATE_LIMIT_CANCEL_PER_IP, DEFAULT_CANCEL_LIMITS.perIp, 'RATE_LIMIT_CANCEL_PER_IP'),
+      cancelWindowSeconds: DEFAULT_CANCEL_LIMITS.windowSeconds,
       resetPerIp: positiveInt(env.RATE_LIMIT_RESET_PER_IP, DEFAULT_RESET_LIMITS.perIp, 'RATE_LIMIT_RESET_PER_IP'),
       resetPerEmail: positiveInt(env.RATE_LIMIT_RESET_PER_EMAIL, DEFAULT_RESET_LIMITS.perEmail, 'RATE_LIMIT_RESET_PER_EMAIL'),
       resetWindowSeconds: DEFAULT_RESET_LIMITS.windowSeconds,

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import type { DocumentLanguage } from '@/db/schema';
 import { CURRENT_WAIVER_VERSION, WAIVER_FIELDS, WAIVER_TEXTS } from '@/server/orders/withdrawals/waiver';
 import type { OperatorConfig } from '@/server/config';
 import { formatEur } from '@/server/kit/hosted-page/amounts';
@@ -423,16 +424,15 @@ export function CardFields({ fieldError }: { fieldError: (name: HostedField) => 
  * (left out on the withdrawal pages themselves) and to cancel, the one subscription prefilled
  * where the page is about it.
  */
-export function ContractLinks({ subscriptionId, withdraw = true }: { subscriptionId?: string; withdraw?: boolean }) {
+export function ContractLinks({ subscriptionId, language = 'en' }: { subscriptionId?: string; language?: DocumentLanguage }) {
   return (
     <p className="co-contract-links">
-      {withdraw ? (
-        <a className="co-link" href="/withdraw">
-          Withdraw from contract here
-        </a>
-      ) : null}
-      <a className="co-link" href={cancelPageUrl({ subscriptionId })}>
-        {CANCEL_LINK_TEXT.en}
+      {/* The withdrawal form is English only. */}
+      <a className="co-link" href="/withdraw" lang={language === 'en' ? undefined : 'en'}>
+        Withdraw from contract here
+      </a>
+      <a className="co-link" href={cancelPageUrl({ subscriptionId, language })}>
+        {CANCEL_LINK_TEXT[language]}
       </a>
     </p>
   );

@@ -2,7 +2,8 @@ import { getAppServices } from '@/server/app';
 import { singleParam, type SearchParams } from '@/server/kit/hosted-page/request';
 import { FIELD_PROBLEMS, MAX_NAME_LENGTH, MAX_REASON_LENGTH, openDraft, type WithdrawalField, type WithdrawalForm } from '@/server/orders/withdrawals/hosted';
 import { Field } from '../checkout/parts';
-import { FIELD_LABELS, WithdrawHeading, WithdrawShell } from './parts';
+import { DeclarationHeading } from '../_declaration/parts';
+import { FIELD_LABELS, WithdrawShell } from './parts';
 
 export const dynamic = 'force-dynamic';
 
@@ -27,7 +28,7 @@ export default async function WithdrawPage({ searchParams }: { searchParams: Pro
   const fieldError = (name: WithdrawalField) => (name === field ? FIELD_PROBLEMS[name] : undefined);
   return (
     <WithdrawShell operator={services.config.operator}>
-      <WithdrawHeading>Withdraw from a contract</WithdrawHeading>
+      <DeclarationHeading>Withdraw from a contract</DeclarationHeading>
       <p>
         You may withdraw from a purchase within 14 days without giving a reason. Enter the order number from your receipt and the e-mail address you used for the order; you check everything on the
         next step before it is sent.

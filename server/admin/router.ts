@@ -34,6 +34,8 @@ import {
   storeSchema,
   updateStoreInput,
   ledgerVerificationSchema,
+  cancellationListSchema,
+  listCancellationsInput,
   ossReportInput,
   ossReportSchema,
   verifyLedgerInput,
@@ -51,6 +53,7 @@ import {
   exportPayoutsAsOperator,
   inviteUserAsOperator,
   listStoresAsOperator,
+  listCancellationsAsOperator,
   ossReportAsOperator,
   readPayoutExportAsOperator,
   resetUserAsOperator,
@@ -191,6 +194,13 @@ export const adminRouter = createRouter({
       .input(disputeEvidenceInput)
       .output(pdfFileSchema)
       .query(({ ctx, input }) => disputeEvidenceAsOperator(ctx, input)),
+  }),
+  cancellation: createRouter({
+    // cancellation.list: the declarations of the cancel page, matched or not, newest first.
+    list: adminProcedure
+      .input(listCancellationsInput)
+      .output(cancellationListSchema)
+      .query(({ ctx, input }) => listCancellationsAsOperator(ctx, input)),
   }),
   tax: createRouter({
     // tax.ossReport: a quarter's One-Stop-Shop return data: supplies per member state and rate, corrections, conflicting evidence.

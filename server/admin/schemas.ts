@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { DISPUTE_REASONS, DISPUTE_STATUSES, DOCUMENT_LANGUAGES, MEMBER_ROLES, PAYOUT_FAILURE_REASONS, TAX_MODES } from '@/db/schema';
+import { CANCELLATION_TIMINGS, DISPUTE_REASONS, DISPUTE_STATUSES, DOCUMENT_LANGUAGES, MEMBER_ROLES, PAYOUT_FAILURE_REASONS, TAX_MODES } from '@/db/schema';
 import { balanceTransactionSchema } from '../balance/schemas';
 import { parseFeePercent } from '../config';
 import { disputeSchema } from '../disputes/schemas';
-import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH } from '../kit/fields';
+import { isAbsoluteHttpUrl, isEmailAddress, MAX_EMAIL_LENGTH } from '../kit/fields';
 import { IDEMPOTENCY_KEY_MAX_LENGTH } from '../kit/idempotency';
 import { KEY_TYPES, type KeyType } from '../keys/service';
 import { taxEvidenceField } from '../kit/taxation-schemas';
@@ -230,6 +230,24 @@ export const ledgerVerificationSchema = z.union([
   z.object({ ok: z.literal(true), checked: checkedSchema }),
   z.object({ ok: z.literal(false), checked: checkedSchema, mismatches: z.array(mismatchSchema) }),
 ]);
+
+export const listCancellationsInput = z.strictObject({
+  email: z.string().trim().max(MAX_EMAIL_LENGTH).refine(isEmailAddress, 'must be an e-mail address').optional().describe('Only the declarations typed with this address (case does not matter).'),
+});
+
+export const cancellationRecordSchema = z.object({
+  id: z.string().describe('`cxl_…`'),
+  declared_at: z.number().int().describe('When it was received (epoch seconds, wall clock).'),
+  email: z.string(),
+  number: z.string().nullable().describe('The subscription or invoice number typed, if any.'),
+  name: z.string(),
+  reason: z.string().nullable(),
+  cancel_at: z.enum(CANCELLATION_TIMINGS),
+  language: z.enum(DOCUMENT_LANGUAGES),
+  subscriptions: z.array(z.string()).describe('The subscriptions it matched, `sub_…`; empty when none.'),
+});
+
+export const cancellationListSchema = z.array(cancellationRecordSchema);
 
 export const ossReportInput = z.strictObject({
   quarter: z.string().regex(QUARTER_PATTERN, 'must be a quarter as YYYY-Qn, n from 1 to 4, such as 2026-Q3').describe('The calendar quarter (UTC).'),

@@ -26,6 +26,7 @@ import { changePayoutStatus, payoutView, type PayoutChange } from '../payouts/se
 import type { Product } from '../products/schemas';
 import { KEY_TYPES, rollStoreKeys } from '../keys/service';
 import { createStore, listStores, lockStore, updateStore, type StoreView } from '../stores/service';
+import { listCancellations, type CancellationRecord } from '../subscriptions/cancellation';
 import { LOST_DISPUTE_EFFECTS } from '../subscriptions/service';
 import { acceptLinkUrl, createResetLink, inviteUser, normalizeEmail } from '../users/service';
 import { clearTwoFactor } from '../users/two-factor';
@@ -39,6 +40,7 @@ import type {
   createStoreInput,
   listDisputesInput,
   inviteUserInput,
+  listCancellationsInput,
   ossReportInput,
   payoutExportSchema,
   resetUserInput,
@@ -300,6 +302,11 @@ export async function disputeEvidenceAsOperator(ctx: Context, input: z.infer<typ
 /** `disputes:list`: a read, not audited. */
 export async function listDisputesAsOperator(ctx: Context, input: z.infer<typeof listDisputesInput>) {
   return { object: 'list' as const, data: (await listEveryDispute(ctx.db, input.status)).map(disputeView) };
+}
+
+/** `cancellation:list`: every declaration made on the cancel page, matched or not, newest first; a read, not audited. */
+export async function listCancellationsAsOperator(ctx: Context, input: z.infer<typeof listCancellationsInput>): Promise<CancellationRecord[]> {
+  return listCancellations(ctx.db, { email: input.email });
 }
 
 /** `tax:oss-report`: a read, not audited; an unknown store is named rather than reported empty. */

@@ -26,3 +26,18 @@ export function documentLanguage(acceptLanguage: string | null): DocumentLanguag
   }
   return 'en';
 }
+
+/** A language the page was asked for (`?lang=`, or a form's `lang` field) when it is one documents are written in, else the customer's (`Accept-Language`). */
+export function chosenLanguage(asked: string | null | undefined, acceptLanguage: string | null): DocumentLanguage {
+  return (DOCUMENT_LANGUAGES as readonly (string | null | undefined)[]).includes(asked) ? (asked as DocumentLanguage) : documentLanguage(acceptLanguage);
+}
+
+/**
+ * The request header proxy.ts sets for a page written in the customer's language, so the root
+ * layout's `<html lang>` says it (the layout cannot see the page's query); English without it.
+ */
+export const PAGE_LANGUAGE_HEADER = 'x-page-language';
+
+export function pageLanguage(requestHeaders: Pick<Headers, 'get'>): DocumentLanguage {
+  return requestHeaders.get(PAGE_LANGUAGE_HEADER) === 'de' ? 'de' : 'en';
+}

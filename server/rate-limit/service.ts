@@ -1,7 +1,16 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Database } from '@/db/client';
 import { rateLimits as rateLimitsTable } from '@/db/schema';
-import { DEFAULT_INVITE_LIMITS, DEFAULT_PAY_LIMITS, DEFAULT_PORTAL_PER_IP, DEFAULT_RESET_LIMITS, DEFAULT_SIGN_IN_LIMITS, DEFAULT_WITHDRAW_LIMITS, type RateLimitConfig } from '../config';
+import {
+  DEFAULT_CANCEL_LIMITS,
+  DEFAULT_INVITE_LIMITS,
+  DEFAULT_PAY_LIMITS,
+  DEFAULT_PORTAL_PER_IP,
+  DEFAULT_RESET_LIMITS,
+  DEFAULT_SIGN_IN_LIMITS,
+  DEFAULT_WITHDRAW_LIMITS,
+  type RateLimitConfig,
+} from '../config';
 import { ApiError } from '../errors';
 import { allowanceConsume } from './allowance';
 import { PreparedRateLimiterDrizzle } from './store';
@@ -14,6 +23,7 @@ export type RateLimitBucket =
   | 'signInIp'
   | 'signInEmail'
   | 'withdrawIp'
+  | 'cancelIp'
   | 'resetIp'
   | 'resetEmail'
   | 'inviteStore'
@@ -55,6 +65,7 @@ const MESSAGES: Record<RateLimitBucket, string> = {
   signInIp: 'Too many sign-in attempts from this address. Try again later.',
   signInEmail: 'Too many sign-in attempts for this e-mail. Try again later.',
   withdrawIp: 'Too many withdrawal forms sent from this address. Try again later.',
+  cancelIp: 'Too many cancellation forms sent from this address. Try again later.',
   resetIp: 'Too many password reset requests from this address. Try again later.',
   resetEmail: 'Too many password reset requests for this e-mail. Try again later.',
   inviteStore: 'Too many invitations from this store. Try again later.',
@@ -73,6 +84,7 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
     api: config.windowSeconds,
     signIn: config.signInWindowSeconds ?? DEFAULT_SIGN_IN_LIMITS.windowSeconds,
     withdraw: config.withdrawWindowSeconds ?? DEFAULT_WITHDRAW_LIMITS.windowSeconds,
+    cancel: config.cancelWindowSeconds ?? DEFAULT_CANCEL_LIMITS.windowSeconds,
     reset: config.resetWindowSeconds ?? DEFAULT_RESET_LIMITS.windowSeconds,
     invite: config.inviteWindowSeconds ?? DEFAULT_INVITE_LIMITS.windowSeconds,
     pay: config.payWindowSeconds ?? DEFAULT_PAY_LIMITS.windowSeconds,
@@ -87,6 +99,7 @@ export function createRateLimits(config: RateLimitConfig, shared: { db: Database
     signInIp: { points: config.signInPerIp ?? DEFAULT_SIGN_IN_LIMITS.perIp, seconds: windows.signIn },
     signInEmail: { points: config.signInPerEmail ?? DEFAULT_SIGN_IN_LIMITS.perEmail, seconds: windows.signIn },
     withdrawIp: { points: config.withdrawPerIp ?? DEFAULT_WITHDRAW_LIMITS.perIp, seconds: windows.withdraw },
+    cancelIp: { points: config.cancelPerIp ?? DEFAULT_CANCEL_LIMITS.perIp, seconds: windows.cancel },
     resetIp: { points: config.resetPerIp ?? DEFAULT_RESET_LIMITS.perIp, seconds: windows.reset },
     resetEmail: { points: config.resetPerEmail ?? DEFAULT_RESET_LIMITS.perEmail, seconds: windows.reset },
     inviteStore: { points: config.invitesPerStore ?? DEFAULT_INVITE_LIMITS.perStore, seconds: windows.invite },

@@ -35,12 +35,12 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
   };
 }
 
-/** A context as a person's browser would be; `javaScriptEnabled: false` for the no-JS path. */
-export function newContext(browser: Browser, options: { javaScriptEnabled?: boolean; width?: number; height?: number } = {}): Promise<BrowserContext> {
+/** A context as a person's browser would be; `javaScriptEnabled: false` for the no-JS path, `locale` for a person's language (its Accept-Language). */
+export function newContext(browser: Browser, options: { javaScriptEnabled?: boolean; width?: number; height?: number; locale?: string } = {}): Promise<BrowserContext> {
   return browser.newContext({
     javaScriptEnabled: options.javaScriptEnabled ?? true,
     viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
-    locale: 'en-IE',
+    locale: options.locale ?? 'en-IE',
   });
 }
 

@@ -20,6 +20,8 @@ export interface SubscriptionOptions {
   totalPayments?: number;
   metadata?: Record<string, string>;
   livemode?: boolean;
+  /** The customer's address (default ada@example.com). */
+  customerEmail?: string;
   /** The customer's language (default English). */
   language?: DocumentLanguage;
   /** The first charge's time: the start of the first period (default: the services' clock). */
@@ -65,7 +67,7 @@ export async function createSubscriptions(services: Pick<Services, 'db' | 'clock
     checkoutId: null,
     recurringId: first.recurringId!,
     customerId: null,
-    customerEmail: 'ada@example.com',
+    customerEmail: options.customerEmail ?? 'ada@example.com',
     customerName: 'Ada',
     language: options.language ?? 'en',
     productId: null,

@@ -1,7 +1,8 @@
 import { getAppServices } from '@/server/app';
 import { singleParam, type SearchParams } from '@/server/kit/hosted-page/request';
 import { openDraft } from '@/server/orders/withdrawals/hosted';
-import { WithdrawHeading, WithdrawShell } from '../parts';
+import { DeclarationHeading } from '../../_declaration/parts';
+import { WithdrawShell } from '../parts';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,7 +14,7 @@ export default async function ConfirmWithdrawalPage({ searchParams }: { searchPa
   if (draft.state !== 'open') {
     return (
       <WithdrawShell operator={services.config.operator}>
-        <WithdrawHeading>{draft.state === 'expired' ? 'This form has expired' : 'Nothing to confirm'}</WithdrawHeading>
+        <DeclarationHeading>{draft.state === 'expired' ? 'This form has expired' : 'Nothing to confirm'}</DeclarationHeading>
         <p>Nothing was sent. Please fill in the withdrawal form again.</p>
         <p>
           <a className="co-link" href="/withdraw">
@@ -26,7 +27,7 @@ export default async function ConfirmWithdrawalPage({ searchParams }: { searchPa
   const { form } = draft;
   return (
     <WithdrawShell operator={services.config.operator}>
-      <WithdrawHeading>Confirm your withdrawal</WithdrawHeading>
+      <DeclarationHeading>Confirm your withdrawal</DeclarationHeading>
       <p>Please check your details. Your withdrawal is declared when you confirm.</p>
       <dl className="co-facts co-withdraw-facts">
         <dt>Order number</dt>

@@ -1,7 +1,8 @@
 import { getAppServices } from '@/server/app';
 import { singleParam, type SearchParams } from '@/server/kit/hosted-page/request';
 import { openReceipt } from '@/server/orders/withdrawals/hosted';
-import { DateTime, WithdrawHeading, WithdrawShell } from '../parts';
+import { DeclarationHeading, ReceivedTime } from '../../_declaration/parts';
+import { WithdrawShell } from '../parts';
 
 export const dynamic = 'force-dynamic';
 
@@ -15,7 +16,7 @@ export default async function WithdrawalReceivedPage({ searchParams }: { searchP
   if (!receipt) {
     return (
       <WithdrawShell operator={config.operator}>
-        <WithdrawHeading>Nothing to show</WithdrawHeading>
+        <DeclarationHeading>Nothing to show</DeclarationHeading>
         <p>This link does not show a withdrawal. To withdraw from a contract, fill in the withdrawal form.</p>
         <p>
           <a className="co-link" href="/withdraw">
@@ -27,7 +28,7 @@ export default async function WithdrawalReceivedPage({ searchParams }: { searchP
   }
   return (
     <WithdrawShell operator={config.operator}>
-      <WithdrawHeading>Withdrawal received</WithdrawHeading>
+      <DeclarationHeading>Withdrawal received</DeclarationHeading>
       <dl className="co-facts co-withdraw-facts">
         <dt>Order number</dt>
         <dd>
@@ -35,7 +36,7 @@ export default async function WithdrawalReceivedPage({ searchParams }: { searchP
         </dd>
         <dt>Received</dt>
         <dd>
-          <DateTime at={receipt.declaredAt} />
+          <ReceivedTime at={receipt.declaredAt} />
         </dd>
       </dl>
       <p>When the order number and e-mail address belong to an order, your withdrawal is recorded and a confirmation is sent to that address. Your payment is then refunded within 14 days.</p>

@@ -22,6 +22,8 @@ export interface InvalidLinkNotice {
   paragraphs: readonly string[];
   /** Announced at once by a screen reader (a refusal the person must act on). */
   alert?: boolean;
+  /** The language the texts are in (English unless given). */
+  language?: 'en' | 'de';
 }
 
 const CHECKOUT_NOTICE: InvalidLinkNotice = {
@@ -32,7 +34,7 @@ const CHECKOUT_NOTICE: InvalidLinkNotice = {
 
 function html(notice: InvalidLinkNotice): string {
   return `<!doctype html>
-<html lang="en">
+<html lang="${notice.language ?? 'en'}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

@@ -10,13 +10,9 @@
  * order number of the right form, the declaration after the same minimum time.
  */
 import { clientIp, type Services } from '../../context';
-import { ApiError } from '../../errors';
 import { isEmailAddress, MAX_EMAIL_LENGTH } from '../../kit/fields';
-import { noticeResponse } from '../../kit/hosted-page/invalid-link';
+import { admitFormPost, awaitAnswerTime, sealedDrafts, sealedReceipts, seeOther, type DraftState, type PostRefusals } from '../../kit/hosted-page/declaration-form';
 import { readHostedForm } from '../../kit/hosted-page/request';
-import { signingSecret } from '../../kit/links';
-import { isServiceOrigin } from '../../kit/origin';
-import { seal, unseal } from '../../kit/sealed';
 import { declareWithdrawal } from './service';
 
 /** What the customer typed in step one. */
@@ -31,14 +27,6 @@ export type WithdrawalField = keyof WithdrawalForm;
 
 export const MAX_NAME_LENGTH = 200;
 export const MAX_REASON_LENGTH = 2000;
-/** How long the confirmation page of a checked form stays usable. */
-const DRAFT_LIFETIME_SECONDS = 60 * 60;
-/** Every declaration is answered after at least this long, matched or not, so timing tells nothing. */
-const DECLARATION_ANSWER_MS = 400;
-
-const DRAFT_LABEL = 'withdrawal draft';
-const RECEIPT_LABEL = 'withdrawal receipt';
-
 const ORDER_ID = /^ord_(test|live)_[0-9A-Za-z]{1,64}$/;
 
 /** Why a field cannot be used, as the form shows it under that field. */
@@ -72,32 +60,17 @@ export function formProblem(form: WithdrawalForm): WithdrawalField | undefined {
   return undefined;
 }
 
-interface SealedDraft {
-  form: WithdrawalForm;
-  expires: number;
-}
-
-/** The typed values in a link of their own, readable by the service only (the address and name are personal data). */
-function sealDraft(secret: string, form: WithdrawalForm, nowSeconds: number): string {
-  return seal(secret, DRAFT_LABEL, '', JSON.stringify({ form, expires: nowSeconds + DRAFT_LIFETIME_SECONDS } satisfies SealedDraft));
-}
-
 function isWithdrawalForm(value: unknown): value is WithdrawalForm {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
   return (['orderId', 'email', 'name', 'reason'] as const).every((field) => typeof record[field] === 'string');
 }
 
-export type DraftState = { state: 'open'; form: WithdrawalForm } | { state: 'expired' } | { state: 'invalid' };
+const drafts = sealedDrafts('withdrawal draft', isWithdrawalForm);
 
 /** A draft link's values: `expired` past its hour, `invalid` when it does not open. */
-export function openDraft(config: Services['config'], sealed: string | undefined, nowSeconds: number): DraftState {
-  if (!sealed) return { state: 'invalid' };
-  const text = unseal(signingSecret(config), DRAFT_LABEL, '', sealed);
-  if (text === undefined) return { state: 'invalid' };
-  const draft = JSON.parse(text) as Partial<SealedDraft>;
-  if (!isWithdrawalForm(draft.form) || typeof draft.expires !== 'number') return { state: 'invalid' };
-  return nowSeconds >= draft.expires ? { state: 'expired' } : { state: 'open', form: draft.form };
+export function openDraft(config: Services['config'], sealed: string | undefined, nowSeconds: number): DraftState<WithdrawalForm> {
+  return drafts.open(config, sealed, nowSeconds);
 }
 
 /** The "Withdrawal received" page's facts: the order number typed and when it was declared (epoch seconds). */
@@ -106,36 +79,18 @@ export interface WithdrawalReceipt {
   declaredAt: number;
 }
 
+const receipts = sealedReceipts<WithdrawalReceipt>('withdrawal receipt');
+
 export function openReceipt(config: Services['config'], sealed: string | undefined): WithdrawalReceipt | undefined {
-  if (!sealed) return undefined;
-  const text = unseal(signingSecret(config), RECEIPT_LABEL, '', sealed);
-  return text === undefined ? undefined : (JSON.parse(text) as WithdrawalReceipt);
+  return receipts.open(config, sealed);
 }
 
-const redirect = (location: string) => new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store' } });
-
-const CROSS_SITE = {
-  site: 'Withdrawal',
-  title: 'This form was sent from another site',
-  paragraphs: ['Nothing was sent. Open the withdrawal form on this site and send it from there.'],
+const REFUSALS: PostRefusals = {
+  crossSite: { site: 'Withdrawal', title: 'This form was sent from another site', paragraphs: ['Nothing was sent. Open the withdrawal form on this site and send it from there.'] },
+  tooMany: { site: 'Withdrawal', title: 'Too many requests', paragraphs: ['This form was sent too often from your network. Please wait a few minutes and send it again.'] },
 };
 
-/**
- * What every post shares: a form from another site is refused before anything is read (a browser
- * always sends Origin on a POST), then the address's allowance is spent.
- */
-async function admit(services: Services, request: Request): Promise<Response | undefined> {
-  if (!isServiceOrigin(request.headers.get('origin'), services.config.publicBaseUrl)) return noticeResponse(CROSS_SITE, 403);
-  try {
-    await services.rateLimits.consume('withdrawIp', clientIp(request.headers));
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.code !== 'rate_limited') throw error;
-    return noticeResponse({ site: 'Withdrawal', title: 'Too many requests', paragraphs: ['This form was sent too often from your network. Please wait a few minutes and send it again.'] }, 429, {
-      'retry-after': String(error.retryAfter ?? 1),
-    });
-  }
-  return undefined;
-}
+const admit = (services: Services, request: Request) => admitFormPost(request, services.config.publicBaseUrl, () => services.rateLimits.consume('withdrawIp', clientIp(request.headers)), REFUSALS);
 
 const nowSeconds = (services: Services) => Math.floor(services.clock.now().getTime() / 1000);
 
@@ -144,10 +99,10 @@ export async function checkWithdrawalForm(services: Services, request: Request):
   const refused = await admit(services, request);
   if (refused) return refused;
   const form = typedForm(await readHostedForm(request));
-  const draft = encodeURIComponent(sealDraft(signingSecret(services.config), form, nowSeconds(services)));
+  const draft = encodeURIComponent(drafts.seal(services.config, form, nowSeconds(services)));
   const problem = formProblem(form);
-  if (problem) return redirect(`/withdraw?draft=${draft}&error=${problem}#form-error`);
-  return redirect(`/withdraw/confirm?draft=${draft}`);
+  if (problem) return seeOther(`/withdraw?draft=${draft}&error=${problem}#form-error`);
+  return seeOther(`/withdraw/confirm?draft=${draft}`);
 }
 
 /** `POST /withdraw/declare`: the confirmed draft declared (recorded only when it names a paid order of that address). */
@@ -158,14 +113,13 @@ export async function declareWithdrawalForm(services: Services, request: Request
   const body = await readHostedForm(request);
   const sealed = body.get('draft');
   const draft = openDraft(services.config, typeof sealed === 'string' ? sealed : undefined, nowSeconds(services));
-  if (draft.state !== 'open') return redirect('/withdraw?error=expired#form-error');
+  if (draft.state !== 'open') return seeOther('/withdraw?error=expired#form-error');
   // A draft is sealed with its problems too (to fill the form in again): only a clean one is declared.
   const problem = formProblem(draft.form);
-  if (problem) return redirect(`/withdraw?error=${problem}#form-error`);
+  if (problem) return seeOther(`/withdraw?error=${problem}#form-error`);
   const { orderId, email, name, reason } = draft.form;
   await declareWithdrawal(services, { orderId, email, name, reason: reason === '' ? null : reason });
   const declaredAt = nowSeconds(services);
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + DECLARATION_ANSWER_MS - Date.now())));
-  const receipt = seal(signingSecret(services.config), RECEIPT_LABEL, '', JSON.stringify({ orderId, declaredAt } satisfies WithdrawalReceipt));
-  return redirect(`/withdraw/received?receipt=${encodeURIComponent(receipt)}`);
+  await awaitAnswerTime(started);
+  return seeOther(`/withdraw/received?receipt=${encodeURIComponent(receipts.seal(services.config, { orderId, declaredAt }))}`);
 }
