@@ -27,7 +27,7 @@ import { forEachLeased } from '../kit/lease';
 import { hostedPagePath } from '../kit/links';
 import { log } from '../observability/log';
 import { payOrders } from '../payments/pay-orders';
-import { DEFAULT_RECONCILE_SETTINGS, type ReconcileSettings } from '../payments/reconcile';
+import { askAboutOpenCharge, DEFAULT_RECONCILE_SETTINGS, type ReconcileSettings } from '../payments/reconcile';
 import { chargeAmountsOf, chargeOrderPayment, type PaidCharge } from '../subscriptions/charge-order';
 import { CARD_UPDATABLE_STATUSES } from '../subscriptions/payment-method-link';
 import { emitSubscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
@@ -313,35 +313,22 @@ export async function completeCardUpdateChallenge(deps: CardUpdateDeps, subscrip
  * after an hour is withdrawn (`authentication_required`). Returns how many it settled.
  */
 export async function reconcileCardUpdates(deps: CardUpdateDeps, settings: Partial<ReconcileSettings> = {}, leaseMs = DEFAULT_LEASE_MS): Promise<number> {
-  const { staleAfterSeconds, notFoundAfterSeconds, abandonChallengeAfterSeconds } = { ...DEFAULT_RECONCILE_SETTINGS, ...settings };
+  const resolved = { ...DEFAULT_RECONCILE_SETTINGS, ...settings };
   const now = deps.clock.now().getTime();
   const pass = {
-    where: and(inArray(paymentMethodUpdates.status, [...OPEN_PAYMENT_METHOD_UPDATE_STATUSES]), lte(paymentMethodUpdates.createdAt, new Date(now - staleAfterSeconds * 1000))),
+    where: and(inArray(paymentMethodUpdates.status, [...OPEN_PAYMENT_METHOD_UPDATE_STATUSES]), lte(paymentMethodUpdates.createdAt, new Date(now - resolved.staleAfterSeconds * 1000))),
     orderBy: [sql`${paymentMethodUpdates.checkedAt} asc nulls first`, asc(paymentMethodUpdates.createdAt)],
     limit: 100,
     now: () => deps.clock.now(),
     leaseMs,
   };
   return forEachLeased(deps.db, paymentMethodUpdates, pass, async (update) => {
-    const gateway = deps.gateways[update.livemode ? 'live' : 'test'];
-    const ageMs = now - update.createdAt.getTime();
-    let found: ChargeResult | null | undefined;
-    let withdrawn = false;
-    try {
-      found = await gateway.retrieveCharge(update.idempotencyKey, chargeLookup(update));
-      // A customer sent to the challenge may still be there; one whose request timed out never saw it.
-      if (found?.status === 'requires_action' && (update.status !== 'requires_action' || ageMs >= abandonChallengeAfterSeconds * 1000)) {
-        found = await gateway.cancelCharge(found.paymentId);
-        withdrawn = true;
-      }
-    } catch {
-      found = undefined;
-    }
-    if (found === undefined || found?.status === 'requires_action' || (found === null && !withdrawn && ageMs < notFoundAfterSeconds * 1000)) {
+    const answer = await askAboutOpenCharge(deps.gateways[update.livemode ? 'live' : 'test'], update, now, resolved);
+    if (!answer.decided) {
       await deps.db.update(paymentMethodUpdates).set({ checkedAt: deps.clock.now() }).where(eq(paymentMethodUpdates.id, update.id));
       return false;
     }
-    await settlePaymentMethodUpdate(deps, update.id, found, withdrawn ? 'authentication_required' : undefined);
+    await settlePaymentMethodUpdate(deps, update.id, answer.found, answer.withdrawn ? 'authentication_required' : undefined);
     return true;
   });
 }

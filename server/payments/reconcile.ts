@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { OPEN_ATTEMPT_STATUSES, paymentAttempts } from '@/db/schema';
-import { chargeLookup, type Gateways } from '../gateway/types';
+import { chargeLookup, type ChargeResult, type Gateways, type PaymentGateway } from '../gateway/types';
 import { DEFAULT_LEASE_MS } from '../config';
 import { forEachLeased } from '../kit/lease';
 import { settleAttempt, type AttemptRow, type SessionRow, type SettleDeps } from './settle';
@@ -26,6 +26,37 @@ export interface ReconcileSettings {
 }
 
 export const DEFAULT_RECONCILE_SETTINGS: ReconcileSettings = { staleAfterSeconds: 60, notFoundAfterSeconds: 120, abandonChallengeAfterSeconds: 3600 };
+
+/** What asking the gateway about an open customer-present charge decided: settle it with `found` (null: nothing moved), or ask again later. */
+export type OpenChargeAnswer = { decided: false } | { decided: true; found: ChargeResult | null; withdrawn: boolean };
+
+/**
+ * The gateway's word on a charge only the customer's page could have made (a subscription's first
+ * charge, a new card): looked up under its key, never charged again. A challenge the customer
+ * never reached (the request timed out) or left unfinished past the limit is withdrawn; a key
+ * the gateway never received counts as nothing moved only after the grace period.
+ */
+export async function askAboutOpenCharge(
+  gateway: PaymentGateway,
+  row: { idempotencyKey: string; status: string; createdAt: Date; gatewayPaymentId: string | null },
+  nowMs: number,
+  settings: ReconcileSettings,
+): Promise<OpenChargeAnswer> {
+  const ageMs = nowMs - row.createdAt.getTime();
+  let found: ChargeResult | null;
+  let withdrawn = false;
+  try {
+    found = await gateway.retrieveCharge(row.idempotencyKey, chargeLookup(row));
+    if (found?.status === 'requires_action' && (row.status !== 'requires_action' || ageMs >= settings.abandonChallengeAfterSeconds * 1000)) {
+      found = await gateway.cancelCharge(found.paymentId);
+      withdrawn = true;
+    }
+  } catch {
+    return { decided: false };
+  }
+  if (found?.status === 'requires_action' || (found === null && !withdrawn && ageMs < settings.notFoundAfterSeconds * 1000)) return { decided: false };
+  return { decided: true, found, withdrawn };
+}
 
 export interface ReconcileDeps extends SettleDeps {
   gateways: Gateways;

@@ -10,10 +10,9 @@
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import { subscriptionCharges } from '@/db/schema';
 import type { Services } from '../context';
-import { chargeLookup, type ChargeResult } from '../gateway/types';
 import { DEFAULT_LEASE_MS } from '../config';
 import { forEachLeased } from '../kit/lease';
-import { DEFAULT_RECONCILE_SETTINGS, type ReconcileSettings } from '../payments/reconcile';
+import { askAboutOpenCharge, DEFAULT_RECONCILE_SETTINGS, type ReconcileSettings } from '../payments/reconcile';
 import { OPEN_FIRST_CHARGE_STATUSES, settleFirstCharge } from './first-charge';
 
 /**
@@ -24,14 +23,14 @@ import { OPEN_FIRST_CHARGE_STATUSES, settleFirstCharge } from './first-charge';
  * (server/kit/lease.ts): passes of several processes never ask about one at once.
  */
 export async function reconcileFirstCharges(deps: Pick<Services, 'db' | 'clock' | 'gateways' | 'config'>, settings: Partial<ReconcileSettings> = {}, leaseMs = DEFAULT_LEASE_MS): Promise<number> {
-  const { staleAfterSeconds, notFoundAfterSeconds, abandonChallengeAfterSeconds } = { ...DEFAULT_RECONCILE_SETTINGS, ...settings };
+  const resolved = { ...DEFAULT_RECONCILE_SETTINGS, ...settings };
   const now = deps.clock.now().getTime();
   const pass = {
     where: and(
       inArray(subscriptionCharges.status, [...OPEN_FIRST_CHARGE_STATUSES]),
       eq(subscriptionCharges.cycle, 1),
       eq(subscriptionCharges.attempt, 0),
-      lte(subscriptionCharges.createdAt, new Date(now - staleAfterSeconds * 1000)),
+      lte(subscriptionCharges.createdAt, new Date(now - resolved.staleAfterSeconds * 1000)),
     ),
     orderBy: [sql`${subscriptionCharges.checkedAt} asc nulls first`, asc(subscriptionCharges.createdAt)],
     limit: 100,
@@ -39,26 +38,13 @@ export async function reconcileFirstCharges(deps: Pick<Services, 'db' | 'clock' 
     leaseMs,
   };
   return forEachLeased(deps.db, subscriptionCharges, pass, async (charge) => {
-    const gateway = deps.gateways[charge.livemode ? 'live' : 'test'];
-    const ageMs = now - charge.createdAt.getTime();
-    let found: ChargeResult | null | undefined;
-    let withdrawn = false;
-    try {
-      found = await gateway.retrieveCharge(charge.idempotencyKey, chargeLookup(charge));
-      // A customer sent to the challenge may still be there; one whose request timed out never saw it.
-      if (found?.status === 'requires_action' && (charge.status !== 'requires_action' || ageMs >= abandonChallengeAfterSeconds * 1000)) {
-        found = await gateway.cancelCharge(found.paymentId);
-        withdrawn = true;
-      }
-    } catch {
-      found = undefined;
-    }
+    const answer = await askAboutOpenCharge(deps.gateways[charge.livemode ? 'live' : 'test'], charge, now, resolved);
     // Undecided (no answer, a challenge still open, a miss within the grace period): asked again later, after the others.
-    if (found === undefined || found?.status === 'requires_action' || (found === null && !withdrawn && ageMs < notFoundAfterSeconds * 1000)) {
+    if (!answer.decided) {
       await deps.db.update(subscriptionCharges).set({ checkedAt: deps.clock.now() }).where(eq(subscriptionCharges.id, charge.id));
       return false;
     }
-    await settleFirstCharge(deps, charge.id, found, withdrawn ? 'authentication_required' : undefined);
+    await settleFirstCharge(deps, charge.id, answer.found, answer.withdrawn ? 'authentication_required' : undefined);
     return true;
   });
 }
