@@ -69,6 +69,7 @@ export function CheckoutShell({
   operator,
   testCards,
   subscriptionId,
+  cardNote = 'Card details are used for this payment only and never stored.',
   children,
 }: {
   store?: PageStore;
@@ -76,6 +77,8 @@ export function CheckoutShell({
   testCards?: 'one-time' | 'recurring';
   /** The subscription the page is about, which the footer's cancel link names. */
   subscriptionId?: string;
+  /** What becomes of the card typed on the page. */
+  cardNote?: string;
   children: ReactNode;
 }) {
   return (
@@ -96,7 +99,7 @@ export function CheckoutShell({
         {children}
       </main>
       <PageFooter store={store} operator={operator} subscriptionId={subscriptionId}>
-        Card details are used for this payment only and never stored.
+        {cardNote}
       </PageFooter>
     </>
   );

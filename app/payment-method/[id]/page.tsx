@@ -33,6 +33,9 @@ export async function generateMetadata(props: PageProps): Promise<Metadata> {
 }
 
 /** GET /payment-method/{id}?expires&signature: a new card for one subscription, and after a post what became of it (`outcome`). */
+/** The card is kept by the payment gateway for the subscription's charges, never by this service. */
+const CARD_NOTE = 'Card details go to the payment gateway for this subscription’s payments and are never stored here.';
+
 export default async function UpdatePaymentMethodPage(props: PageProps) {
   const { link, page } = await pageOf(props);
   if (page.state === 'invalid') notFound();
@@ -45,7 +48,7 @@ export default async function UpdatePaymentMethodPage(props: PageProps) {
   if (view.ended && !outcome?.adopted) {
     const refunded = outcome?.status === 'succeeded' && outcome.amount > 0;
     return (
-      <CheckoutShell store={store} operator={services.config.operator}>
+      <CheckoutShell store={store} operator={services.config.operator} subscriptionId={view.id} cardNote={CARD_NOTE}>
         <Notice title="This subscription has ended" tone="info">
           <p>
             {view.planName} with {view.storeName} is no longer charged, so it takes no new card.
@@ -57,7 +60,7 @@ export default async function UpdatePaymentMethodPage(props: PageProps) {
   }
   if (outcome && outcome.status !== 'declined') {
     return (
-      <CheckoutShell store={store} operator={services.config.operator}>
+      <CheckoutShell store={store} operator={services.config.operator} subscriptionId={view.id} cardNote={CARD_NOTE}>
         <UpdateOutcome view={view} outcome={outcome} />
       </CheckoutShell>
     );
@@ -68,7 +71,7 @@ export default async function UpdatePaymentMethodPage(props: PageProps) {
   const error = hostedMessage(singleParam(query.error));
   const fieldError = (name: HostedField) => (error?.field === name ? error.message : undefined);
   return (
-    <CheckoutShell store={store} operator={services.config.operator} testCards={view.livemode ? undefined : 'recurring'}>
+    <CheckoutShell store={store} operator={services.config.operator} subscriptionId={view.id} cardNote={CARD_NOTE} testCards={view.livemode ? undefined : 'recurring'}>
       <div className="co-grid">
         <div className="co-intro">
           <h1 className="co-h1">
