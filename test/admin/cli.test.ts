@@ -10,7 +10,7 @@ import { expectFailure, expectJson, useAdminCli } from '../support/admin-cli';
 import { serveFetchHandler, useTestApi } from '../support/server';
 
 const api = useTestApi();
-const { token: TOKEN, url, runCli, runNpm } = useAdminCli(api);
+const { token: TOKEN, url, runCli, runCliProcess, runNpm } = useAdminCli(api);
 
 const defaultFlags = { suspended: false, live_api: true, amount_mode: false, tax_calculation: false, subscriptions: false };
 /** PLATFORM_FEE_PERCENT and PLATFORM_FEE_FIXED's defaults, which a store without rates of its own pays. */
@@ -209,7 +209,8 @@ describe('npm run admin: dashboard people', { timeout: 150_000 }, () => {
     expectFailure(await runCli(['user:invite', '--store', store.id, '--email', 'not-an-address', '--role', 'owner']), 1, /BAD_REQUEST \(400\): Give a valid e-mail address\./);
     expectJson(await runCli(['user:invite', '--store', store.id, '--email', 'a@example.com', '--role', 'owner']));
     expectFailure(await runCli(['user:invite', '--store', store.id, '--email', 'a@example.com', '--role', 'viewer']), 1, /BAD_REQUEST \(400\): a@example.com is already a member/);
-    expectFailure(await runCli(['user:invite', '--store', store.id, '--email', 'a@example.com']), 2, /--role is required/);
+    // As a process: a refused command line is the process's exit code 2.
+    expectFailure(await runCliProcess(['user:invite', '--store', store.id, '--email', 'a@example.com']), 2, /--role is required/);
   });
 });
 

@@ -21,7 +21,7 @@ import { DISPUTES, entryRows, paidOrder, useSimulatedAcquirer } from './support'
  */
 const api = useTestApi();
 useSimulatedAcquirer(api);
-const { runCli } = useAdminCli(api);
+const { runCli, runCliProcess } = useAdminCli(api);
 
 const NO_EVIDENCE = { customer_communication: null, product_description: null, uncategorized_text: null };
 const LIVE_DISPUTE = /^dp_live_[0-9A-Za-z]{24}$/;
@@ -186,7 +186,7 @@ describe('npm run admin -- disputes:create', { timeout: 150_000 }, () => {
       2,
       /--reason takes fraudulent, product_not_received, duplicate, subscription_canceled, unrecognized, general, not "stolen"/,
     );
-    expectFailure(await runCli(['disputes:create', '--order', paid.id]), 2, /--reason is required\. Usage: disputes:create --order ORDER_ID/);
+    expectFailure(await runCliProcess(['disputes:create', '--order', paid.id]), 2, /--reason is required\. Usage: disputes:create --order ORDER_ID/);
     expectFailure(await runCli(['disputes:create', '--reason', 'fraudulent']), 2, /--order is required/);
     expect((await api.request('GET', '/api/v1/balance_transactions?limit=100', { key: store.liveKey })).body.data).toEqual(entriesBefore);
     expect((await api.request('GET', DISPUTES, { key: store.liveKey })).body.data).toEqual([]);

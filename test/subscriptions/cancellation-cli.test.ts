@@ -11,7 +11,7 @@ import { createSubscription } from '../support/subscriptions';
  * cancel page, matched or not, newest first, as the operator's proof of what was declared and when.
  */
 const api = useTestApi();
-const { runCli } = useAdminCli(api);
+const { runCli, runCliProcess } = useAdminCli(api);
 
 const CUSTOMER = { kind: 'customer', request: { ip: '203.0.113.9', method: 'POST', path: '/cancel/declare' } } as const;
 
@@ -66,6 +66,6 @@ describe('npm run admin -- cancellation:list', { timeout: 150_000 }, () => {
   });
 
   it('a --email that is no address: exit 2, parameter_invalid, nothing asked of the service', async () => {
-    expectFailure(await runCli(['cancellation:list', '--email', 'not-an-address']), 2, /^Error: parameter_invalid: --email takes an e-mail address, not "not-an-address"\.\n$/);
+    expectFailure(await runCliProcess(['cancellation:list', '--email', 'not-an-address']), 2, /^Error: parameter_invalid: --email takes an e-mail address, not "not-an-address"\.\n$/);
   });
 });

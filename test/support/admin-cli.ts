@@ -5,6 +5,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { createAdminHandler } from '@/server/admin/handler';
 import type { Config } from '@/server/config';
 import { randomBase62 } from '@/server/ids';
+import { runAdmin } from '../../scripts/admin-cli';
 import { serveFetchHandler, type TestApi } from './server';
 
 export interface CliResult {
@@ -31,10 +32,22 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv, cwd = ROOT
 }
 
 /**
+ * The CLI's command line run in this process (scripts/admin-cli.ts), its output and exit code
+ * captured as a process's would be: many command lines without a process start each. The
+ * process itself (`npm run admin`, `tsx scripts/admin.ts`) is started by runNpm and runCliProcess.
+ */
+async function runInProcess(args: string[], env: Record<string, string | undefined>, cwd: string): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runAdmin(args, { env, cwd, stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
+  return { code, stdout, stderr };
+}
+
+/**
  * The admin API of `api`'s services served on a port of its own for the file, with a token, and
- * the operator's CLI run against it as a process: `runCli` is what `npm run admin -- …` runs
- * (`tsx scripts/admin.ts …`, in the repository or in `cwd`), `runNpm` npm itself as an operator
- * types it. `configure` gives this admin API a configuration of its own (a setting left unset).
+ * the operator's CLI run against it: `runCli` the command line in this process, `runCliProcess`
+ * what `npm run admin -- …` runs (`tsx scripts/admin.ts …`, in the repository or in `cwd`) as a
+ * process, `runNpm` npm itself as an operator types it. `configure` gives this admin API a configuration of its own (a setting left unset).
  */
 export function useAdminCli(api: TestApi, configure: (config: Config) => Config = (config) => config) {
   const token = `adm_${randomBase62(40)}`;
@@ -50,7 +63,8 @@ export function useAdminCli(api: TestApi, configure: (config: Config) => Config 
   return {
     token,
     url: () => url,
-    runCli: (args: string[], env: Record<string, string | undefined> = reach(), cwd = ROOT) =>
+    runCli: (args: string[], env: Record<string, string | undefined> = reach(), cwd = ROOT) => runInProcess(args, { ...inheritedEnv(), ...env }, cwd),
+    runCliProcess: (args: string[], env: Record<string, string | undefined> = reach(), cwd = ROOT) =>
       run(process.execPath, [TSX_CLI, path.join(ROOT, 'scripts/admin.ts'), ...args], { ...inheritedEnv(), ...env } as NodeJS.ProcessEnv, cwd),
     runNpm: (args: string[], env: Record<string, string | undefined> = reach()) => {
       // Whatever npm put in the environment of the run that started these tests (`npm test`) is not the operator's.
