@@ -91,6 +91,16 @@ export async function applyTransition(
   return updated!;
 }
 
+/** Which of these subscriptions have a card update on its way (the page's charge or card check). */
+async function subscriptionsWithOpenCardUpdate(tx: Transaction, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await tx
+    .select({ subscriptionId: paymentMethodUpdates.subscriptionId })
+    .from(paymentMethodUpdates)
+    .where(and(inArray(paymentMethodUpdates.subscriptionId, ids), inArray(paymentMethodUpdates.status, [...OPEN_PAYMENT_METHOD_UPDATE_STATUSES])));
+  return new Set(rows.map((row) => row.subscriptionId));
+}
+
 /**
  * One short transaction: locks up to `limit` due subscriptions that no other worker holds and
  * that have no charge in flight (a renewal, or a new card charged on the update page), and writes
@@ -120,23 +130,9 @@ export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, li
     const locked = await (scope.kind === 'all' ? query.for('update', { of: subscriptions, skipLocked: true }) : query.for('update', { of: subscriptions }));
     // Asked again now that the rows are locked: the query's snapshot may predate a card update
     // opened (under this lock) just before, and a subscription is charged by one or the other.
-    const updating = new Set(
-      locked.length === 0
-        ? []
-        : (
-            await tx
-              .select({ subscriptionId: paymentMethodUpdates.subscriptionId })
-              .from(paymentMethodUpdates)
-              .where(
-                and(
-                  inArray(
-                    paymentMethodUpdates.subscriptionId,
-                    locked.map(({ subscription }) => subscription.id),
-                  ),
-                  inArray(paymentMethodUpdates.status, [...OPEN_PAYMENT_METHOD_UPDATE_STATUSES]),
-                ),
-              )
-          ).map((row) => row.subscriptionId),
+    const updating = await subscriptionsWithOpenCardUpdate(
+      tx,
+      locked.map(({ subscription }) => subscription.id),
     );
     const due = locked.filter(({ subscription }) => !updating.has(subscription.id));
 

@@ -20,6 +20,7 @@ import type { InvalidLinkNotice } from '../kit/hosted-page/invalid-link';
 import { readHostedForm, type HostedLinkParams } from '../kit/hosted-page/request';
 import { chosenLanguage } from '../kit/language';
 import { checkKeepSubscriptionLink, declareCancellation, keepSubscription, type KeepOutcome } from './cancellation';
+import { SUBSCRIPTION_ID } from './schemas';
 
 /** What the customer typed in step one. */
 export interface CancelForm {
@@ -39,7 +40,6 @@ export const MAX_NAME_LENGTH = 200;
 export const MAX_REASON_LENGTH = 2000;
 export const MAX_NUMBER_LENGTH = 80;
 
-const SUBSCRIPTION_ID = /^sub_(test|live)_[0-9A-Za-z]{1,64}$/;
 /** The form of an invoice number (server/invoices/numbering.ts). */
 const INVOICE_NUMBER = /^(TEST-)?INV-[0-9A-Z]{6}-[0-9]{6,}$/;
 

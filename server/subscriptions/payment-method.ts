@@ -6,7 +6,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
-import { paymentMethodUpdates, stores, subscriptions, type PaymentMethodUpdateStatus, type SubscriptionStatus } from '@/db/schema';
+import { paymentMethodUpdates, stores, subscriptions, type PaymentMethodUpdateStatus } from '@/db/schema';
 import { epochSeconds, storeClock } from '../clock';
 import type { Config } from '../config';
 import { createHandoff } from '../kit/hosted-page/handoff';
@@ -16,6 +16,7 @@ import { seal, unseal } from '../kit/sealed';
 import { storeLinkColumns, type StoreLinks } from '../stores/service';
 import { chargeAmountsOf } from './charge-order';
 import { CARD_UPDATABLE_STATUSES } from './payment-method-link';
+import { SUBSCRIPTION_ID } from './schemas';
 
 export interface PaymentMethodView {
   id: string;
@@ -25,7 +26,6 @@ export interface PaymentMethodView {
   /** When the page was read, on the store's clock (epoch seconds): the form's script checks expiry dates against it. */
   readAt: number;
   planName: string;
-  status: SubscriptionStatus;
   /** Anything but `active` and `past_due`: no card is taken any more. */
   ended: boolean;
   /** When the next charge (or retry) is made and what it takes, on the store's clock; null once ended. */
@@ -42,8 +42,6 @@ export type PaymentMethodPage = { state: 'invalid' } | { state: 'open'; view: Pa
 export const paymentMethodHandoff = createHandoff<PaymentMethodPage>('payment-method');
 
 type PaymentMethodPageDeps = HostedPageDeps & { config: Pick<Config, 'taxRates'> };
-
-const SUBSCRIPTION_ID = /^sub_(test|live)_[0-9A-Za-z]{1,64}$/;
 
 export async function loadPaymentMethodPage(deps: PaymentMethodPageDeps, link: HostedLinkParams): Promise<PaymentMethodPage> {
   if (!SUBSCRIPTION_ID.test(link.id)) return { state: 'invalid' };
@@ -68,7 +66,6 @@ export async function loadPaymentMethodPage(deps: PaymentMethodPageDeps, link: H
       storeLinks: row.storeLinks,
       readAt: epochSeconds(now),
       planName: subscription.planName,
-      status: subscription.status,
       ended,
       nextCharge: ended ? null : { at: epochSeconds(subscription.nextBillingAt), amount },
       card: subscription.cardLast4 === null ? null : { brand: subscription.cardBrand, last4: subscription.cardLast4 },

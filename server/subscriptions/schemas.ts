@@ -119,6 +119,9 @@ export const createSubscriptionInput = checkingOwnCodeFields(createFields.superR
 });
 export type CreateSubscriptionInput = z.infer<typeof createSubscriptionInput>;
 
+/** The form of a subscription id, for the hosted pages that take one from a URL or a form. */
+export const SUBSCRIPTION_ID = /^sub_(test|live)_[0-9A-Za-z]{1,64}$/;
+
 export const subscriptionIdParam = z
   .string()
   .min(1)

@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { simulatorRecurring, subscriptions } from '@/db/schema';
+import { auditEvents, simulatorRecurring, subscriptions } from '@/db/schema';
 import { listCancellations } from '@/server/subscriptions/cancellation';
 import { checkCancelForm, declareCancelForm, keepFromLink, openCancelReceipt } from '@/server/subscriptions/cancel-page';
 import { advanceClock, chargesOf, DAY, recurringLedger, retrieveSubscription } from '../billing/support';
@@ -122,6 +122,19 @@ describe('a declaration that matches a running subscription', () => {
     const updated = (await eventsOf(api.services.db, subscription.id)).at(-1)!;
     expect(updated.data.object).toEqual(after);
     expect(updated.data.previous_attributes).toMatchObject({ cancel_at_period_end: false, cancel_at: null, cancellation: null });
+    // Audited as the customer, naming the declaration the operator lists.
+    const [declaration] = await listCancellations(api.services.db, { email });
+    const audits = await api.services.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, 'subscription.cancellation_declare')));
+    expect(audits).toHaveLength(1);
+    expect(audits[0]).toMatchObject({
+      keyHint: 'customer',
+      method: 'POST',
+      path: '/cancel/declare',
+      details: { subscription: subscription.id, cancellation: declaration!.id, type: 'ordinary', previous_status: 'active' },
+    });
 
     const [mail] = await emailsOf(store.key, 'cancellation_received', subscription.id);
     expect(mail).toMatchObject({ to: email, language: 'en', subject: `We received your cancellation of Pro plan at ${store.name}` });

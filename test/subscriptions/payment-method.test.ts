@@ -149,7 +149,6 @@ describe('the page’s link', () => {
       view: expect.objectContaining({
         id: subscription.id,
         planName: 'Pro plan',
-        status: 'active',
         ended: false,
         nextCharge: { at: epoch(MONTH1), amount: 990 },
         card: { brand: 'visa', last4: '0341' },
@@ -220,7 +219,7 @@ describe('a past_due subscription: the owed charge is made at once on the new ca
   it('approved: charged once, active again with its period moved, documents sent; the old retries never run; the next renewal charges the new card', async () => {
     const due = await pastDue();
     const link = await pageLink(due.id);
-    expect((await loadPaymentMethodPage(api.services, link)).state === 'open' && (await loadPaymentMethodPage(api.services, link))).toMatchObject({ view: { owed: 990, status: 'past_due' } });
+    expect(await loadPaymentMethodPage(api.services, link)).toMatchObject({ state: 'open', view: { owed: 990, ended: false } });
     const eventsBefore = (await eventsOf(api.services.db, due.id)).length;
     api.clock.advance(3600);
 
