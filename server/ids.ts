@@ -27,7 +27,31 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'btx' | 'po' | 'pmu' | 'prod' | 'price' | 'cs' | 'subchk' | 'sub' | 'portal' | 'cus' | 'ord' | 'evt' | 'we' | 're' | 'lic' | 'in' | 'cn' | 'em' | 'dl' | 'dp' | 'lv';
+export type IdPrefix =
+  | 'cpn'
+  | 'promo'
+  | 'pch'
+  | 'btx'
+  | 'po'
+  | 'pmu'
+  | 'prod'
+  | 'price'
+  | 'cs'
+  | 'subchk'
+  | 'sub'
+  | 'portal'
+  | 'cus'
+  | 'ord'
+  | 'evt'
+  | 'we'
+  | 're'
+  | 'lic'
+  | 'in'
+  | 'cn'
+  | 'em'
+  | 'dl'
+  | 'dp'
+  | 'lv';
 
 /** `<prefix>_<test|live>_<24 base62>`. */
 export function newId(prefix: IdPrefix, livemode: boolean): string {

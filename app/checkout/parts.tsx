@@ -3,6 +3,7 @@ import type { DocumentLanguage } from '@/db/schema';
 import { CURRENT_WAIVER_VERSION, WAIVER_FIELDS, WAIVER_TEXTS } from '@/server/orders/withdrawals/waiver';
 import type { OperatorConfig } from '@/server/config';
 import { formatEur } from '@/server/kit/hosted-page/amounts';
+import { cardBrandName } from '@/server/kit/card-brand';
 import type { TaxLabel } from '@/server/kit/hosted-page/tax-label';
 import { PAYMENT_FORM_SCRIPT } from '@/server/checkout/hosted/payment-form-script';
 import { correctionAlert, type HostedField, type HostedMessage } from '@/server/kit/hosted-page/messages';
@@ -22,8 +23,6 @@ const DATE = new Intl.DateTimeFormat('en-IE', { dateStyle: 'long', timeZone: 'UT
 export function formatDate(epochSeconds: number): string {
   return DATE.format(new Date(epochSeconds * 1000));
 }
-
-const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard', amex: 'American Express', discover: 'Discover' };
 
 /** The signed download links of an order's files, one per line (receipt and portal). */
 export function DownloadLinks({ downloads, className }: { downloads: readonly DownloadLink[]; className: string }) {
@@ -49,7 +48,7 @@ export function DownloadLinks({ downloads, className }: { downloads: readonly Do
 
 /** `Visa ending in 4242`: brand and last 4 are all that is kept of a card. */
 export function cardText(brand: string | null, last4: string): string {
-  return `${BRANDS[brand ?? ''] ?? 'Card'} ending in ${last4}`;
+  return `${cardBrandName(brand)} ending in ${last4}`;
 }
 
 /** The store a hosted page is for: its name, logo and links. */

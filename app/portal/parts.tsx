@@ -14,6 +14,7 @@ const ORDER_STATUS: Record<PortalOrder['status'], { label: string; tone: Tone }>
 };
 
 const SUBSCRIPTION_STATUS: Record<PortalSubscription['status'], { label: string; tone: Tone }> = {
+  trialing: { label: 'Trial', tone: 'info' },
   active: { label: 'Active', tone: 'success' },
   pending: { label: 'Starting', tone: 'info' },
   incomplete: { label: 'First payment failed', tone: 'danger' },

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { oneOf, TAX_MODES, TAX_TREATMENTS, timestamptz, type CustomerDetails, type TaxMode, type TaxTreatment } from './columns';
+import type { DiscountTerms } from './coupons';
 import { customers } from './customers';
 import { orders } from './orders';
 import { stores } from './stores';
@@ -52,6 +53,9 @@ export const checkoutSessions = pgTable(
     customerDetails: json('customer_details').$type<CustomerDetails>(),
     taxCountry: text('tax_country'),
     taxTreatment: text('tax_treatment').$type<TaxTreatment>(),
+    /** The discount given at creation or applied by a code on the page (its amounts are on the order); whether the page offers a code field. */
+    discount: json('discount').$type<DiscountTerms>(),
+    allowPromotionCodes: boolean('allow_promotion_codes').notNull().default(false),
   },
   (t) => [
     // GET /checkout/sessions, newest first, unfiltered and by each selective filter.
@@ -100,6 +104,8 @@ export const paymentAttempts = pgTable(
     cardBrand: text('card_brand'),
     cardLast4: text('card_last4'),
     gatewayPaymentId: text('gateway_payment_id'),
+    /** Whether this attempt holds a redemption of the session's discount until it settles. */
+    redemptionHeld: boolean('redemption_held').notNull().default(false),
     createdAt: timestamptz('created_at').notNull(),
     updatedAt: timestamptz('updated_at').notNull(),
     /** Until when a background pass holds this attempt (server/kit/lease.ts); null or past: free. */

@@ -14,6 +14,7 @@ export const EMAIL_TEMPLATES = [
   'payout_failed',
   'dispute_created',
   'cancellation_received',
+  'trial_ending',
 ] as const;
 export type EmailTemplate = (typeof EMAIL_TEMPLATES)[number];
 

@@ -15,6 +15,7 @@ export * from './invoices';
 export * from './emails';
 export * from './balance';
 export * from './disputes';
+export * from './coupons';
 export {
   DOCUMENT_LANGUAGES,
   TAX_CATEGORIES,

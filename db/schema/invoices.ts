@@ -1,17 +1,23 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, index, integer, json, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { DOCUMENT_LANGUAGES, oneOf, TAX_TREATMENTS, timestamptz, type CustomerDetails, type DocumentLanguage, type TaxTreatment } from './columns';
+import type { DiscountTerms } from './coupons';
 import { customers } from './customers';
 import { disputes } from './disputes';
 import { orders, refunds } from './orders';
 import { stores } from './stores';
 import { subscriptionCharges, subscriptions } from './subscriptions';
 
-/** A line of an invoice or credit note, as the API shows it: amounts in cents, positive. */
+/**
+ * A line of an invoice or credit note, as the API shows it: amounts in cents, positive but for a
+ * plan change's unused time. `amount_subtotal` is `unit_amount × quantity` less `amount_discount`.
+ */
 export interface DocumentLine {
   description: string;
   quantity: number;
   unit_amount: number;
+  /** Absent in documents issued before discounts existed (none of theirs was discounted). */
+  amount_discount?: number;
   amount_subtotal: number;
   /** Percent with at most two decimals (`5.5`); 0 where no VAT was charged. */
   tax_rate: number;
@@ -67,6 +73,8 @@ export const invoices = pgTable(
     amountSubtotal: integer('amount_subtotal').notNull(),
     amountTax: integer('amount_tax').notNull(),
     amountTotal: integer('amount_total').notNull(),
+    amountDiscount: integer('amount_discount').notNull().default(0),
+    discount: json('discount').$type<DiscountTerms>(),
     language: text('language').$type<DocumentLanguage>().notNull(),
     withdrawalWaiver: json('withdrawal_waiver').$type<WithdrawalWaiver>(),
     /** The date or period of supply: the payment's date, or the subscription period it pays for. */

@@ -1,6 +1,7 @@
 import { boolean, check, index, integer, json, numeric, pgTable, text } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { DOCUMENT_LANGUAGES, oneOf, TAX_CATEGORIES, TAX_TREATMENTS, timestamptz, type CustomerDetails, type DocumentLanguage, type TaxCategory, type TaxEvidence, type TaxTreatment } from './columns';
+import type { DiscountTerms } from './coupons';
 import { customers } from './customers';
 import { products } from './products';
 import { stores } from './stores';
@@ -8,8 +9,8 @@ import { stores } from './stores';
 export const ORDER_STATUSES = ['pending', 'paid', 'partially_refunded', 'refunded'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
-/** Why an order was paid: a checkout session, a subscription's first charge, or a renewal. */
-export const BILLING_REASONS = ['purchase', 'subscription_create', 'subscription_cycle'] as const;
+/** Why an order was paid: a checkout session, a subscription's first charge, a renewal, or a prorated plan change. */
+export const BILLING_REASONS = ['purchase', 'subscription_create', 'subscription_cycle', 'subscription_update'] as const;
 export type BillingReason = (typeof BILLING_REASONS)[number];
 
 /**
@@ -31,6 +32,9 @@ export const orders = pgTable(
     amountTax: integer('amount_tax').notNull(),
     amountTotal: integer('amount_total').notNull(),
     amountRefunded: integer('amount_refunded').notNull().default(0),
+    /** Taken off the lines before tax (in amount_subtotal already), and the terms it came from. */
+    amountDiscount: integer('amount_discount').notNull().default(0),
+    discount: json('discount').$type<DiscountTerms>(),
     /** Card brand and last 4 only: card numbers are never stored. */
     cardBrand: text('card_brand'),
     cardLast4: text('card_last4'),
@@ -109,6 +113,8 @@ export const orderLines = pgTable(
     description: text('description').notNull(),
     quantity: integer('quantity').notNull(),
     unitAmount: integer('unit_amount').notNull(),
+    /** Off `unit_amount × quantity` before tax: amount_subtotal is what is left. */
+    amountDiscount: integer('amount_discount').notNull().default(0),
     amountSubtotal: integer('amount_subtotal').notNull(),
     amountTax: integer('amount_tax').notNull(),
     amountTotal: integer('amount_total').notNull(),

@@ -14,16 +14,37 @@ import {
   type TaxMode,
   type TaxTreatment,
 } from './columns';
+import type { DiscountTerms } from './coupons';
 import { orders } from './orders';
 import { products } from './products';
 import { stores } from './stores';
 import type { PriceInterval } from './products';
 
-export const SUBSCRIPTION_STATUSES = ['active', 'incomplete', 'past_due', 'canceled', 'expired', 'pending', 'suspended'] as const;
+export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'incomplete', 'past_due', 'canceled', 'expired', 'pending', 'suspended'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
 
-/** Statuses that keep a product from being deleted: pending, active, past-due or suspended ones. */
-export const PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES: SubscriptionStatus[] = ['pending', 'active', 'past_due', 'suspended'];
+/** Statuses that keep a product from being deleted: pending, trialing, active, past-due or suspended ones. */
+export const PRODUCT_BLOCKING_SUBSCRIPTION_STATUSES: SubscriptionStatus[] = ['pending', 'trialing', 'active', 'past_due', 'suspended'];
+
+/**
+ * A plan a subscription bills, or is changed to: the price it came from (null for an amount given
+ * directly), its name, amount and interval, and how it is taxed.
+ */
+export interface PlanTerms {
+  price_id: string | null;
+  product_id: string | null;
+  plan_name: string;
+  amount: number;
+  interval: PriceInterval;
+  interval_count: number;
+  tax_category: TaxCategory;
+  tax_inclusive: boolean;
+}
+
+/** A plan change waiting for the renewal at `effective_at` (epoch seconds, the period's end). */
+export interface PendingChange extends PlanTerms {
+  effective_at: number;
+}
 
 /**
  * How a subscription's charges are taxed, set on its checkout and copied to it: the store's tax
@@ -111,6 +132,17 @@ export const subscriptions = pgTable(
     cancellationDeclaredAt: timestamptz('cancellation_declared_at'),
     cancellationType: text('cancellation_type').$type<CancellationType>(),
     cancellationReason: text('cancellation_reason'),
+    /** A free trial: from its start (the checkout) to its end, when the first charge is due. */
+    trialStart: timestamptz('trial_start'),
+    trialEnd: timestamptz('trial_end'),
+    /** When `subscription.trial_will_end` and the trial-ending e-mail went out (store clock): once per trial. */
+    trialWillEndSentAt: timestamptz('trial_will_end_sent_at'),
+    /** The discount redeemed at the checkout, and the end of the periods it discounts (null: forever, or not known before the first charge). */
+    discount: json('discount').$type<DiscountTerms>(),
+    discountEnd: timestamptz('discount_end'),
+    pendingChange: json('pending_change').$type<PendingChange>(),
+    /** Cents a plan change left to the customer, taken off the next charges. */
+    creditBalance: integer('credit_balance').notNull().default(0),
   },
   (t) => [
     index('subscriptions_product_idx').on(t.productId),
@@ -123,7 +155,11 @@ export const subscriptions = pgTable(
     // The dashboard's counts and MRR: a store's subscriptions in one status.
     index('subscriptions_status_idx').on(t.storeId, t.livemode, t.status),
     // The billing job's queue: subscriptions that can fall due, by due time.
-    index('subscriptions_due_idx').on(t.nextBillingAt).where(sql`${t.status} in ('active', 'past_due')`),
+    index('subscriptions_due_idx').on(t.nextBillingAt).where(sql`${t.status} in ('trialing', 'active', 'past_due')`),
+    // The trial-ending pass: trials not yet told they end, by end.
+    index('subscriptions_trial_end_idx').on(t.trialEnd).where(sql`${t.status} = 'trialing' and ${t.trialWillEndSentAt} is null`),
+    check('subscriptions_credit_balance_check', sql`${t.creditBalance} >= 0`),
+    check('subscriptions_trial_whole', sql`(${t.trialStart} is null) = (${t.trialEnd} is null)`),
     check('subscriptions_status_check', oneOf(t.status, SUBSCRIPTION_STATUSES)),
     check('subscriptions_language_check', oneOf(t.language, DOCUMENT_LANGUAGES)),
     check('subscriptions_cancellation_type_check', oneOf(t.cancellationType, CANCELLATION_TYPES)),
@@ -161,6 +197,11 @@ export const subscriptionCheckouts = pgTable(
     createdAt: timestamptz('created_at').notNull(),
     expiresAt: timestamptz('expires_at').notNull(),
     ...chargeTaxColumns(),
+    /** Days free before the first charge (1–365), or null. */
+    trialDays: integer('trial_days'),
+    /** The discount given at creation or applied by a code on the page; whether the page offers a code field. */
+    discount: json('discount').$type<DiscountTerms>(),
+    allowPromotionCodes: boolean('allow_promotion_codes').notNull().default(false),
   },
   (t) => [
     index('subscription_checkouts_store_idx').on(t.storeId, t.livemode, t.createdAt),
@@ -202,6 +243,11 @@ export const subscriptionCharges = pgTable(
     /** The VAT in `amount` and its rate (percent, two decimals at most) on the charge's date; 0 and null where no VAT is charged. */
     amountTax: integer('amount_tax').notNull().default(0),
     taxRate: numeric('tax_rate', { precision: 5, scale: 2, mode: 'number' }),
+    /** Taken off the plan's amount before tax: the discount, and the credit balance used. */
+    amountDiscount: integer('amount_discount').notNull().default(0),
+    amountCredit: integer('amount_credit').notNull().default(0),
+    /** Whether this charge holds a redemption of the subscription's discount (a first charge) until it settles. */
+    redemptionHeld: boolean('redemption_held').notNull().default(false),
     status: text('status').$type<SubscriptionChargeStatus>().notNull(),
     failureCode: text('failure_code'),
     cardBrand: text('card_brand'),
@@ -288,6 +334,9 @@ export const paymentMethodUpdates = pgTable(
     amount: integer('amount').notNull(),
     amountTax: integer('amount_tax').notNull().default(0),
     taxRate: numeric('tax_rate', { precision: 5, scale: 2, mode: 'number' }),
+    /** As on subscription charges: the discount and the credit balance taken off the owed charge. */
+    amountDiscount: integer('amount_discount').notNull().default(0),
+    amountCredit: integer('amount_credit').notNull().default(0),
     /** The cycle and attempt the owed charge pays (null for a card check). */
     cycle: integer('cycle'),
     attempt: integer('attempt'),
@@ -310,5 +359,61 @@ export const paymentMethodUpdates = pgTable(
     index('payment_method_updates_subscription_idx').on(t.subscriptionId),
     index('payment_method_updates_open_idx').on(t.createdAt).where(sql`${t.status} in ('processing', 'unknown', 'requires_action')`),
     check('payment_method_updates_status_check', oneOf(t.status, PAYMENT_METHOD_UPDATE_STATUSES)),
+  ],
+);
+
+export const PLAN_CHANGE_PRORATIONS = ['prorate_now', 'next_period'] as const;
+export type PlanChangeProration = (typeof PLAN_CHANGE_PRORATIONS)[number];
+
+export const PLAN_CHANGE_STATUSES = ['processing', 'unknown', 'succeeded', 'declined'] as const;
+export type PlanChangeStatus = (typeof PLAN_CHANGE_STATUSES)[number];
+
+/**
+ * A prorated plan change that charges the card (charge − credit > 0): written `processing` before
+ * the gateway call under its own idempotency key, applied to the subscription when approved (now,
+ * or by the reconciler), so a crash neither charges twice nor loses an approved change. Changes
+ * that charge nothing are applied at once and leave no row.
+ */
+export const planChanges = pgTable(
+  'plan_changes',
+  {
+    id: text('id').primaryKey(),
+    subscriptionId: text('subscription_id')
+      .notNull()
+      .references(() => subscriptions.id, { onDelete: 'cascade' }),
+    storeId: text('store_id').notNull(),
+    livemode: boolean('livemode').notNull(),
+    status: text('status').$type<PlanChangeStatus>().notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    fromPlan: json('from_plan').$type<PlanTerms>().notNull(),
+    toPlan: json('to_plan').$type<PlanTerms>().notNull(),
+    /** The store-clock moment the change takes effect, and the period it prices. */
+    changedAt: timestamptz('changed_at').notNull(),
+    periodStart: timestamptz('period_start').notNull(),
+    periodEnd: timestamptz('period_end').notNull(),
+    /** The unused time of the old plan and the remaining time of the new, before tax. */
+    credit: integer('credit').notNull(),
+    charge: integer('charge').notNull(),
+    /** What is charged: charge − credit, plus VAT where the plan excludes it. */
+    amount: integer('amount').notNull(),
+    amountTax: integer('amount_tax').notNull().default(0),
+    taxRate: numeric('tax_rate', { precision: 5, scale: 2, mode: 'number' }),
+    failureCode: text('failure_code'),
+    cardBrand: text('card_brand'),
+    cardLast4: text('card_last4'),
+    gatewayPaymentId: text('gateway_payment_id'),
+    orderId: text('order_id').references(() => orders.id),
+    /** Wall clock: when it was sent (the reconciler's grace period is measured on it). */
+    createdAt: timestamptz('created_at').notNull(),
+    settledAt: timestamptz('settled_at'),
+    checkedAt: timestamptz('checked_at'),
+    leasedUntil: timestamptz('leased_until'),
+  },
+  (t) => [
+    uniqueIndex('plan_changes_idempotency_unique').on(t.idempotencyKey),
+    uniqueIndex('plan_changes_order_unique').on(t.orderId),
+    index('plan_changes_subscription_idx').on(t.subscriptionId),
+    index('plan_changes_open_idx').on(t.createdAt).where(sql`${t.status} in ('processing', 'unknown')`),
+    check('plan_changes_status_check', oneOf(t.status, PLAN_CHANGE_STATUSES)),
   ],
 );

@@ -28,7 +28,8 @@ import { hostedPagePath } from '../kit/links';
 import { log } from '../observability/log';
 import { payOrders } from '../payments/pay-orders';
 import { askAboutOpenCharge, DEFAULT_RECONCILE_SETTINGS, type ReconcileSettings } from '../payments/reconcile';
-import { chargeAmountsOf, chargeOrderPayment, type PaidCharge } from '../subscriptions/charge-order';
+import { chargeOrderPayment, type PaidCharge } from '../subscriptions/charge-order';
+import { owedChargeAmounts } from '../subscriptions/discount';
 import { CARD_UPDATABLE_STATUSES } from '../subscriptions/payment-method-link';
 import { emitSubscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
 import { applyTransition, chargeDescription, OPEN_CHARGE_STATUSES, reservePayBack, unowedChargePayment, type PayBack } from './charges';
@@ -114,7 +115,7 @@ export async function updatePaymentMethod(deps: CardUpdateDeps, input: CardUpdat
       .where(and(eq(subscriptionCharges.subscriptionId, locked.id), inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES])))
       .limit(1);
     if (openUpdate || openCharge) throw inProgress();
-    const owed = locked.status === 'past_due' ? { ...chargeAmountsOf(locked, deps.config.taxRates, now), ...owedCharge(locked) } : undefined;
+    const owed = locked.status === 'past_due' ? { ...owedChargeAmounts(locked, deps.config.taxRates, now), ...owedCharge(locked) } : undefined;
     const [row] = await tx
       .insert(paymentMethodUpdates)
       .values({
@@ -127,6 +128,8 @@ export async function updatePaymentMethod(deps: CardUpdateDeps, input: CardUpdat
         amount: owed?.amount ?? 0,
         amountTax: owed?.amountTax ?? 0,
         taxRate: owed?.taxRate ?? null,
+        amountDiscount: owed?.amountDiscount ?? 0,
+        amountCredit: owed?.amountCredit ?? 0,
         cycle: owed?.cycle ?? null,
         attempt: owed?.attempt ?? null,
         buyerIp: input.buyer.ip,
@@ -261,6 +264,8 @@ export async function settlePaymentMethodUpdate(deps: CardUpdateDeps, updateId: 
       amount: update.amount,
       amountTax: update.amountTax,
       taxRate: update.taxRate,
+      amountDiscount: update.amountDiscount,
+      amountCredit: update.amountCredit,
       card: { brand: outcome.brand, last4: outcome.last4 },
       gatewayPaymentId: outcome.paymentId,
       buyer: { ip: update.buyerIp, userAgent: update.buyerUserAgent },

@@ -23,11 +23,13 @@ import { recordEvents, type EventTimes, type EventType, type RecordEventInput } 
 import { enqueueEmails, subscriptionEmail, type EmailToWrite } from '../mail/outbox';
 import { emitSubscriptionEvent, subscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
 import { chargeIdempotencyKey } from '../subscriptions/schedule';
-import { awaitsCharge, billingAnchor, boundary, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, scheduledEnd, TRANSITION_COLUMNS, type Transition } from './transitions';
+import { billingAnchor, boundary } from '../subscriptions/schedule';
+import { awaitsCharge, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, scheduledEnd, TRANSITION_COLUMNS, type Transition } from './transitions';
 import { ownedBy, type Scope } from '../kit/scope';
 import { paymentMethodLink, type LinkConfig } from '../kit/links';
 import type { PayOrdersDeps } from '../payments/pay-orders';
-import { chargeAmountsOf, chargeOrderPayment, type PaidCharge } from '../subscriptions/charge-order';
+import { chargeOrderPayment, paidAmountsOf, type PaidCharge } from '../subscriptions/charge-order';
+import { owedChargeAmounts } from '../subscriptions/discount';
 import { payOrders, type OrderPayment } from '../payments/pay-orders';
 import { batchRelation, fromBatch } from '@/db/batch';
 
@@ -166,7 +168,8 @@ export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, li
         cycle: owed.cycle,
         attempt: owed.attempt,
         idempotencyKey: chargeIdempotencyKey(subscription.id, owed.cycle, owed.attempt),
-        ...chargeAmountsOf(subscription, deps.config.taxRates, now),
+        ...owedChargeAmounts(subscription, deps.config.taxRates, now),
+        redemptionHeld: false,
         status: 'processing',
         failureCode: null,
         cardBrand: null,
@@ -307,6 +310,8 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
         amount: subscriptionCharges.amount,
         amountTax: subscriptionCharges.amountTax,
         taxRate: subscriptionCharges.taxRate,
+        amountDiscount: subscriptionCharges.amountDiscount,
+        amountCredit: subscriptionCharges.amountCredit,
       });
     const settledById = new Map(settledRows.map((row) => [row.id, row]));
 
@@ -328,11 +333,7 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
         settlements.push(settlement);
         if (outcome?.status === 'succeeded') {
           const card = { brand: outcome.brand, last4: outcome.last4 };
-          const payment = unowedChargePayment(
-            before,
-            { id: charge.id, cycle: settled.cycle, amount: settled.amount, amountTax: settled.amountTax, taxRate: settled.taxRate, card, gatewayPaymentId: outcome.paymentId, buyer: RENEWAL_BUYER },
-            times,
-          );
+          const payment = unowedChargePayment(before, { ...paidAmountsOf(settled), id: charge.id, cycle: settled.cycle, card, gatewayPaymentId: outcome.paymentId, buyer: RENEWAL_BUYER }, times);
           paid.push(payment);
           unowed.push({ settlement, payment, offset });
         }
@@ -353,11 +354,9 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
           chargeOrderPayment(
             subscription,
             {
+              ...paidAmountsOf(settled),
               id: charge.id,
               cycle: settled.cycle,
-              amount: settled.amount,
-              amountTax: settled.amountTax,
-              taxRate: settled.taxRate,
               card,
               gatewayPaymentId: outcome.paymentId ?? null,
               buyer: RENEWAL_BUYER,

@@ -24,7 +24,7 @@
  * `next_billing_at`, and the event is sent whenever status, next billing or metadata change.
  */
 import type { EventType } from '../webhooks/events';
-import { periodBoundary } from '../subscriptions/schedule';
+import { billingAnchor, boundary } from '../subscriptions/schedule';
 import type { SubscriptionRow } from '../subscriptions/representation';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -51,15 +51,6 @@ export interface Transition {
 }
 
 /** The first period's start; until billing has moved the subscription, its current period is the first. */
-export function billingAnchor(subscription: SubscriptionRow): Date {
-  return subscription.billingAnchor ?? subscription.currentPeriodStart;
-}
-
-/** The start of period `n` of this subscription (n = 0 is the anchor). */
-export function boundary(subscription: SubscriptionRow, n: number): Date {
-  return periodBoundary(billingAnchor(subscription), subscription.interval, subscription.intervalCount, n);
-}
-
 /** The charge a due subscription owes now: the next unpaid cycle, at its current attempt. */
 export function owedCharge(subscription: SubscriptionRow): ChargePosition {
   return { cycle: subscription.paymentsMade + 1, attempt: subscription.failureCount, scheduledAt: subscription.nextBillingAt };

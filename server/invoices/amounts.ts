@@ -4,6 +4,7 @@
  * after refund, never credits more of a rate (or of its VAT) than the invoice charged.
  */
 import type { DocumentLine, TaxBreakdownEntry } from '@/db/schema';
+import { divideRoundHalfUp, spreadByLargestRemainder } from '../kit/rounding';
 
 /** The lines' net and VAT summed per rate, in the order the rates first appear. */
 export function taxBreakdownOf(lines: readonly DocumentLine[]): TaxBreakdownEntry[] {
@@ -26,11 +27,6 @@ export function sumBreakdown(entries: readonly TaxBreakdownEntry[]): { subtotal:
 
 const gross = (entry: TaxBreakdownEntry) => entry.amount_net + entry.amount_tax;
 
-/** round_half_up(numerator / denominator) for non-negative integers. */
-function divideRoundHalfUp(numerator: bigint, denominator: bigint): bigint {
-  return (2n * numerator + denominator) / (2n * denominator);
-}
-
 /**
  * `amount` split over the invoice's rates in proportion to their totals (largest remainder, so
  * the shares sum to `amount` exactly), each share capped at what is still uncredited of its rate
@@ -42,7 +38,6 @@ function divideRoundHalfUp(numerator: bigint, denominator: bigint): bigint {
  * guarantees `amount` is at most what remains uncredited of the invoice.
  */
 export function splitCredit(invoice: readonly TaxBreakdownEntry[], credited: readonly TaxBreakdownEntry[], amount: number): TaxBreakdownEntry[] {
-  const total = BigInt(invoice.reduce((sum, entry) => sum + gross(entry), 0));
   const creditedOf = (rate: number) => {
     const entries = credited.filter((entry) => entry.rate === rate);
     return { gross: entries.reduce((sum, entry) => sum + gross(entry), 0), tax: entries.reduce((sum, entry) => sum + entry.amount_tax, 0) };
@@ -50,18 +45,10 @@ export function splitCredit(invoice: readonly TaxBreakdownEntry[], credited: rea
   const rates = invoice.map((entry) => ({ entry, credited: creditedOf(entry.rate) }));
   const room = rates.map(({ entry, credited: before }) => gross(entry) - before.gross);
 
-  // Proportional shares: floors first, then the cents left over by largest remainder.
-  const exact = rates.map(({ entry }) => (total === 0n ? 0n : BigInt(amount) * BigInt(gross(entry))));
-  const shares = exact.map((numerator) => (total === 0n ? 0 : Number(numerator / total)));
-  const byRemainder = exact
-    .map((numerator, index) => ({ index, remainder: total === 0n ? 0n : numerator % total }))
-    .sort((a, b) => (b.remainder > a.remainder ? 1 : b.remainder < a.remainder ? -1 : a.index - b.index));
-  let left = amount - shares.reduce((sum, share) => sum + share, 0);
-  for (const { index } of byRemainder) {
-    if (left === 0) break;
-    shares[index]! += 1;
-    left -= 1;
-  }
+  const shares = spreadByLargestRemainder(
+    amount,
+    rates.map(({ entry }) => gross(entry)),
+  );
   // Never more of a rate than remains of it: the excess goes where there is room, most room first.
   let excess = 0;
   shares.forEach((share, index) => {

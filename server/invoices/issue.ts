@@ -124,11 +124,14 @@ function orderInvoiceValues(deps: IssueDeps, { order, lines, customerName, subsc
     taxCountry: order.taxCountry,
     taxTreatment: order.taxTreatment,
     taxNote: taxNoteOf(order.taxTreatment, order.language),
+    amountDiscount: order.amountDiscount,
+    discount: order.discount,
     lines: lines.map(
       (line): DocumentLine => ({
         description: line.description,
         quantity: line.quantity,
         unit_amount: line.unitAmount,
+        amount_discount: line.amountDiscount,
         amount_subtotal: line.amountSubtotal,
         tax_rate: line.taxRate ?? 0,
         amount_tax: line.amountTax,
@@ -231,6 +234,7 @@ export async function issueCreditNote(tx: Transaction, cause: CreditCause, times
         description: texts.partialCreditLine('refund' in cause ? 'refund' : 'dispute_lost', invoice.number, invoice.taxBreakdown.length > 1 ? entry.rate : null),
         quantity: 1,
         unit_amount: entry.amount_net,
+        amount_discount: 0,
         amount_subtotal: entry.amount_net,
         tax_rate: entry.rate,
         amount_tax: entry.amount_tax,

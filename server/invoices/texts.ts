@@ -49,6 +49,11 @@ export interface DocumentTexts {
   page(current: number, count: number): string;
   /** The one line of a subscription charge's invoice. */
   subscriptionLine(plan: string | null): string;
+  /** The line of a charge that uses the credit a plan change left. */
+  creditLine: string;
+  /** A prorated plan change's two lines. */
+  unusedTimeLine(plan: string): string;
+  remainingTimeLine(plan: string): string;
   /** The line of a partial credit (a refund, a lost dispute) at one rate; the rate is named when the invoice has several. */
   partialCreditLine(reason: CreditNoteReason, invoiceNumber: string, rate: number | null): string;
   locale: string;
@@ -102,6 +107,9 @@ const ENGLISH: DocumentTexts = {
   demoOperatorNotice: 'Demo seller details: configure OPERATOR_LEGAL_NAME, OPERATOR_ADDRESS, OPERATOR_VAT_ID and OPERATOR_EMAIL.',
   page: (current, count) => `Page ${current} of ${count}`,
   subscriptionLine: (plan) => plan || 'Subscription',
+  creditLine: 'Credit from plan change',
+  unusedTimeLine: (plan) => `Unused time on ${plan}`,
+  remainingTimeLine: (plan) => `Remaining time on ${plan}`,
   partialCreditLine: (reason, invoiceNumber, rate) => `${reason === 'refund' ? 'Partial refund' : 'Chargeback'} of invoice ${invoiceNumber}${rate === null ? '' : ` (VAT ${ENGLISH.rateLabel(rate)})`}`,
   locale: 'en-GB',
 };
@@ -148,6 +156,9 @@ const GERMAN: DocumentTexts = {
   demoOperatorNotice: 'Demo-Verkäuferangaben: OPERATOR_LEGAL_NAME, OPERATOR_ADDRESS, OPERATOR_VAT_ID und OPERATOR_EMAIL konfigurieren.',
   page: (current, count) => `Seite ${current} von ${count}`,
   subscriptionLine: (plan) => plan || 'Abonnement',
+  creditLine: 'Guthaben aus Tarifwechsel',
+  unusedTimeLine: (plan) => `Nicht genutzte Zeit: ${plan}`,
+  remainingTimeLine: (plan) => `Restzeit: ${plan}`,
   partialCreditLine: (reason, invoiceNumber, rate) =>
     `${reason === 'refund' ? 'Teilerstattung' : 'Rückbuchung'} zu Rechnung ${invoiceNumber}${rate === null ? '' : ` (USt. ${GERMAN.rateLabel(rate)})`}`,
   locale: 'de-DE',

@@ -2,16 +2,12 @@
  * Tax of one order line, in integer arithmetic only: BigInt keeps every product
  * and quotient exact, whatever the amounts.
  */
+import { divideRoundHalfUp } from './rounding';
 
 export interface LineAmounts {
   subtotal: number;
   tax: number;
   total: number;
-}
-
-/** round_half_up(numerator / denominator) for non-negative integers. */
-function divideRoundHalfUp(numerator: bigint, denominator: bigint): bigint {
-  return (2n * numerator + denominator) / (2n * denominator);
 }
 
 /**

@@ -66,6 +66,16 @@ export interface RenewalReminderData {
   updatePaymentMethodUrl?: string;
 }
 
+export interface TrialEndingData {
+  planName: string;
+  /** Epoch seconds: when the trial ends and the first charge is made. */
+  trialEnd: number;
+  /** The first charge: the plan's amount less the discount that applies to it. */
+  amount: number;
+  card: { brand: string; last4: string } | null;
+  updatePaymentMethodUrl: string;
+}
+
 export interface RefundData {
   refundId: string;
   amount: number;
@@ -140,6 +150,7 @@ export type EmailContent =
   | { template: 'receipt'; data: OrderReceiptData | SubscriptionReceiptData }
   | { template: 'payment_failed'; data: PaymentFailedData }
   | { template: 'renewal_reminder'; data: RenewalReminderData }
+  | { template: 'trial_ending'; data: TrialEndingData }
   | { template: 'refund'; data: RefundData }
   | { template: 'subscription_canceled'; data: SubscriptionCanceledData }
   | { template: 'withdrawal_received'; data: WithdrawalReceivedData }
@@ -153,6 +164,7 @@ export const CUSTOMER_TEMPLATES = [
   'receipt',
   'payment_failed',
   'renewal_reminder',
+  'trial_ending',
   'refund',
   'subscription_canceled',
   'withdrawal_received',
@@ -265,7 +277,7 @@ export interface MailedSubscription extends Scope {
 /** An e-mail about a subscription, to its customer; a receipt names and attaches `invoiceId` when given. */
 export function subscriptionEmail(
   subscription: MailedSubscription,
-  content: Extract<EmailContent, { template: 'receipt' | 'payment_failed' | 'renewal_reminder' | 'subscription_canceled' | 'cancellation_received' }>,
+  content: Extract<EmailContent, { template: 'receipt' | 'payment_failed' | 'renewal_reminder' | 'trial_ending' | 'subscription_canceled' | 'cancellation_received' }>,
   times: EmailTimes,
   options: { dedupeKey?: string; invoiceId?: string } = {},
 ): EmailToWrite {

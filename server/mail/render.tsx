@@ -14,13 +14,14 @@ import { refund, withdrawalReceived } from './templates/order';
 import { disputeCreated } from './templates/disputes';
 import { bankAccountChanged, payoutFailed } from './templates/payouts';
 import { receipt } from './templates/receipt';
-import { cancellationReceived, paymentFailed, renewalReminder, subscriptionCanceled } from './templates/subscription';
+import { cancellationReceived, paymentFailed, renewalReminder, subscriptionCanceled, trialEnding } from './templates/subscription';
 import type { MailTemplate } from './templates/template';
 
 const TEMPLATES: { [T in EmailTemplate]: MailTemplate<Extract<EmailContent, { template: T }>['data']> } = {
   receipt,
   payment_failed: paymentFailed,
   renewal_reminder: renewalReminder,
+  trial_ending: trialEnding,
   refund,
   subscription_canceled: subscriptionCanceled,
   withdrawal_received: withdrawalReceived,

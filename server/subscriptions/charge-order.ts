@@ -10,37 +10,64 @@ import { newInvoiceId } from '../invoices/issue';
 import { documentTexts } from '../invoices/texts';
 import type { OrderPayment } from '../payments/pay-orders';
 import type { EventTimes } from '../webhooks/events';
+import { lineTaxAt, type LineAmounts } from '../kit/line-tax';
 import type { RateTable } from '../kit/vat-rates';
 import { buyerLineAmounts } from '../vat/taxation';
 import type { SubscriptionRow } from './representation';
 
-/** What a charge takes: the amount with its VAT and rate (null where none is charged). */
+/**
+ * What a charge takes: the amount with its VAT and rate (null where none is charged), and what was
+ * taken off the plan's amount before tax: the discount, and the credit balance used (both in the
+ * plan's terms: gross where its price includes VAT).
+ */
 export interface ChargeAmounts {
   amount: number;
   amountTax: number;
   taxRate: number | null;
+  amountDiscount: number;
+  amountCredit: number;
+}
+
+/** Taken off a charge before tax: the discount of the period it pays for, and the credit balance (as much as is left to pay). */
+export interface ChargeReductions {
+  discount: number;
+  creditBalance: number;
+}
+
+const NO_REDUCTIONS: ChargeReductions = { discount: 0, creditBalance: 0 };
+
+type TaxedPlan = Pick<SubscriptionRow, 'amount' | 'taxMode' | 'taxCountry' | 'taxTreatment' | 'taxCategory' | 'taxInclusive'>;
+
+/** One line of a charge, taxed as the subscription's charges are (gross = the plan's terms). */
+function chargeLineAmounts(plan: TaxedPlan, gross: number, rates: RateTable, date: Date): { total: number; tax: number; taxRate: number | null } {
+  if (plan.taxMode !== 'buyer_country' || plan.taxCountry === null || plan.taxTreatment === null) return { total: gross, tax: 0, taxRate: null };
+  const line = buyerLineAmounts({ gross, inclusive: plan.taxInclusive, category: plan.taxCategory }, { taxCountry: plan.taxCountry, treatment: plan.taxTreatment }, rates, date);
+  return { total: line.total, tax: line.tax, taxRate: line.taxRate };
 }
 
 /**
  * A charge of `subscription` made on `date` (its store's clock). Where the buyer's country sets
  * the rate, the country and treatment fixed at the checkout are taxed at that day's rate: the
- * amount stays the price as set, and an exclusive price is charged with its VAT on top.
+ * amount stays the price as set, and an exclusive price is charged with its VAT on top. The plan
+ * line (less its discount) and the credit used are taxed as lines of their own, then summed; the
+ * charge never goes below 0.
  */
-export function chargeAmountsOf(
-  subscription: Pick<SubscriptionRow, 'amount' | 'taxMode' | 'taxCountry' | 'taxTreatment' | 'taxCategory' | 'taxInclusive'>,
-  rates: RateTable,
-  date: Date,
-): ChargeAmounts {
-  if (subscription.taxMode !== 'buyer_country' || subscription.taxCountry === null || subscription.taxTreatment === null) {
-    return { amount: subscription.amount, amountTax: 0, taxRate: null };
-  }
-  const line = buyerLineAmounts(
-    { gross: subscription.amount, inclusive: subscription.taxInclusive, category: subscription.taxCategory },
-    { taxCountry: subscription.taxCountry, treatment: subscription.taxTreatment },
-    rates,
-    date,
-  );
-  return { amount: line.total, amountTax: line.tax, taxRate: line.taxRate };
+export function chargeAmountsOf(plan: TaxedPlan, rates: RateTable, date: Date, reductions: ChargeReductions = NO_REDUCTIONS): ChargeAmounts {
+  const amountDiscount = Math.min(reductions.discount, plan.amount);
+  const amountCredit = Math.min(reductions.creditBalance, plan.amount - amountDiscount);
+  const line = chargeLineAmounts(plan, plan.amount - amountDiscount, rates, date);
+  const credit = creditLineAmounts(plan, amountCredit, line.taxRate);
+  return { amount: line.total - credit.total, amountTax: line.tax - credit.tax, taxRate: line.taxRate, amountDiscount, amountCredit };
+}
+
+/** The credit line of a charge, at the plan line's rate (so a charge's stored amounts give its lines back). */
+function creditLineAmounts(plan: Pick<TaxedPlan, 'taxInclusive'>, amountCredit: number, taxRate: number | null): LineAmounts {
+  return lineTaxAt(amountCredit, Math.round((taxRate ?? 0) * 100), plan.taxInclusive);
+}
+
+/** A stored charge's amounts, as a paid charge carries them to its order. */
+export function paidAmountsOf(charge: ChargeAmounts): ChargeAmounts {
+  return { amount: charge.amount, amountTax: charge.amountTax, taxRate: charge.taxRate, amountDiscount: charge.amountDiscount, amountCredit: charge.amountCredit };
 }
 
 export interface PaidCharge extends ChargeAmounts {
@@ -52,12 +79,48 @@ export interface PaidCharge extends ChargeAmounts {
   buyer: { ip: string | null; userAgent: string | null };
 }
 
+interface ChargeLine {
+  description: string;
+  unitAmount: number;
+  amountDiscount: number;
+  amountSubtotal: number;
+  amountTax: number;
+  amountTotal: number;
+}
+
+/**
+ * The lines of a paid charge, from its stored amounts alone: the plan (its net before the discount,
+ * the discount in net terms, then what is left), and the credit balance used as a negative line.
+ */
+function chargeLines(subscription: SubscriptionRow, charge: ChargeAmounts): ChargeLine[] {
+  const texts = documentTexts(subscription.language);
+  const hundredths = Math.round((charge.taxRate ?? 0) * 100);
+  const inclusive = subscription.taxInclusive;
+  const credit = lineTaxAt(charge.amountCredit, hundredths, inclusive);
+  const planTotal = charge.amount + credit.total;
+  const planTax = charge.amountTax + credit.tax;
+  const planSubtotal = planTotal - planTax;
+  const undiscounted = lineTaxAt(charge.amountDiscount + (inclusive ? planTotal : planSubtotal), hundredths, inclusive);
+  const plan: ChargeLine = {
+    description: texts.subscriptionLine(subscription.planName),
+    unitAmount: undiscounted.subtotal,
+    amountDiscount: undiscounted.subtotal - planSubtotal,
+    amountSubtotal: planSubtotal,
+    amountTax: planTax,
+    amountTotal: planTotal,
+  };
+  if (charge.amountCredit === 0) return [plan];
+  return [plan, { description: texts.creditLine, unitAmount: -credit.subtotal, amountDiscount: 0, amountSubtotal: -credit.subtotal, amountTax: -credit.tax, amountTotal: -credit.total }];
+}
+
 /** The order of `charge`, paid by `subscription` as the charge left it (its current period is what the charge paid for). */
 export function chargeOrderPayment(subscription: SubscriptionRow, charge: PaidCharge, times: EventTimes): OrderPayment {
   const orderId = newId('ord', subscription.livemode);
   const invoiceId = newInvoiceId(subscription.livemode);
   const { amount, amountTax } = charge;
   const amountSubtotal = amount - amountTax;
+  const lines = chargeLines(subscription, charge);
+  const amountDiscount = lines.reduce((sum, line) => sum + line.amountDiscount, 0);
   return {
     written: 'new',
     order: {
@@ -71,6 +134,8 @@ export function chargeOrderPayment(subscription: SubscriptionRow, charge: PaidCh
       amountTax,
       amountTotal: amount,
       amountRefunded: 0,
+      amountDiscount,
+      discount: amountDiscount > 0 ? subscription.discount : null,
       cardBrand: charge.card.brand,
       cardLast4: charge.card.last4,
       gatewayPaymentId: charge.gatewayPaymentId,
@@ -92,26 +157,20 @@ export function chargeOrderPayment(subscription: SubscriptionRow, charge: PaidCh
       taxEvidence: subscription.taxEvidence,
       evidenceConflict: subscription.evidenceConflict,
     },
-    lines: [
-      {
-        id: `${orderId}_l0`,
-        orderId,
-        position: 0,
-        productId: subscription.productId,
-        priceId: subscription.priceId,
-        description: documentTexts(subscription.language).subscriptionLine(subscription.planName),
-        quantity: 1,
-        unitAmount: amountSubtotal,
-        amountSubtotal,
-        amountTax,
-        amountTotal: amount,
-        taxRate: charge.taxRate ?? 0,
-        taxInclusive: amountTax > 0 && subscription.taxInclusive,
-        taxCategory: subscription.taxCategory,
-        hasLicense: false,
-        downloadCount: 0,
-      },
-    ],
+    lines: lines.map((line, position) => ({
+      id: `${orderId}_l${position}`,
+      orderId,
+      position,
+      productId: position === 0 ? subscription.productId : null,
+      priceId: position === 0 ? subscription.priceId : null,
+      quantity: 1,
+      taxRate: charge.taxRate ?? 0,
+      taxInclusive: amountTax > 0 && subscription.taxInclusive,
+      taxCategory: subscription.taxCategory,
+      hasLicense: false,
+      downloadCount: 0,
+      ...line,
+    })),
     invoice: {
       customerName: subscription.customerName,
       subscriptionChargeId: charge.id,

@@ -34,7 +34,7 @@ import { ownedBy } from '../kit/scope';
 import type { PayOrdersDeps } from '../payments/pay-orders';
 import { payOrders } from '../payments/pay-orders';
 import { disputeTestCardPayment } from '../disputes/test-cards';
-import { chargeAmountsOf, chargeOrderPayment, type ChargeAmounts } from './charge-order';
+import { chargeAmountsOf, chargeOrderPayment, paidAmountsOf, type ChargeAmounts } from './charge-order';
 import { TotalChangedError } from '../checkout/buyer-tax';
 import { cardCountryOf } from '../gateway';
 import type { CheckedBilling } from '../vat/billing';
@@ -402,9 +402,7 @@ export async function settleFirstCharge(
     const paid = {
       id: chargeId,
       cycle: 1,
-      amount: charge.amount,
-      amountTax: charge.amountTax,
-      taxRate: charge.taxRate,
+      ...paidAmountsOf(charge),
       card: { brand: outcome.brand, last4: outcome.last4 },
       gatewayPaymentId: outcome.paymentId ?? null,
       buyer: { ip: charge.buyerIp, userAgent: charge.buyerUserAgent },

@@ -14,7 +14,7 @@ import type { HostedLinkParams, HostedPageDeps } from '../kit/hosted-page/reques
 import { checkPaymentMethodLink, signingSecret } from '../kit/links';
 import { seal, unseal } from '../kit/sealed';
 import { storeLinkColumns, type StoreLinks } from '../stores/service';
-import { chargeAmountsOf } from './charge-order';
+import { owedChargeAmounts } from './discount';
 import { CARD_UPDATABLE_STATUSES } from './payment-method-link';
 import { SUBSCRIPTION_ID } from './schemas';
 
@@ -56,7 +56,7 @@ export async function loadPaymentMethodPage(deps: PaymentMethodPageDeps, link: H
   const now = storeClock(deps.clock, { livemode: subscription.livemode, testClockOffsetSeconds: row.offset }).now();
   if (checkPaymentMethodLink(deps.config, subscription.id, link.expires, link.signature, epochSeconds(now)) !== 'valid') return { state: 'invalid' };
   const ended = !(CARD_UPDATABLE_STATUSES as readonly string[]).includes(subscription.status);
-  const amount = chargeAmountsOf(subscription, deps.config.taxRates, now).amount;
+  const amount = owedChargeAmounts(subscription, deps.config.taxRates, now).amount;
   return {
     state: 'open',
     view: {

@@ -3,7 +3,8 @@
  * engine and the webhook payloads (`data.object` is exactly what the REST API returns).
  */
 import type { Transaction } from '@/db/client';
-import type { subscriptions } from '@/db/schema';
+import type { PendingChange, subscriptions } from '@/db/schema';
+import { discountView } from '../kit/discount-schemas';
 import { epochSeconds } from '../clock';
 import { paidBuyerTaxView } from '../vat/views';
 import { recordEvent, type EventType, type RecordEventInput } from '../webhooks/events';
@@ -32,12 +33,17 @@ export function subscriptionObject(row: SubscriptionRow) {
     current_period_start: epochSeconds(row.currentPeriodStart),
     current_period_end: epochSeconds(row.currentPeriodEnd),
     next_billing_at: epochSeconds(row.nextBillingAt),
+    trial_start: row.trialStart ? epochSeconds(row.trialStart) : null,
+    trial_end: row.trialEnd ? epochSeconds(row.trialEnd) : null,
     cancel_at_period_end: row.cancelAtPeriodEnd,
     cancel_at: row.cancelAt ? epochSeconds(row.cancelAt) : null,
     cancellation:
       row.cancellationDeclaredAt === null || row.cancellationType === null
         ? null
         : { declared_at: epochSeconds(row.cancellationDeclaredAt), type: row.cancellationType, reason: row.cancellationReason },
+    discount: row.discount === null ? null : { ...discountView(row.discount), end: row.discountEnd ? epochSeconds(row.discountEnd) : null },
+    pending_change: row.pendingChange === null ? null : pendingChangeView(row.pendingChange),
+    credit_balance: row.creditBalance,
     canceled_at: row.canceledAt ? epochSeconds(row.canceledAt) : null,
     cancel_reason: row.cancelReason,
     ended_at: row.endedAt ? epochSeconds(row.endedAt) : null,
@@ -48,6 +54,18 @@ export function subscriptionObject(row: SubscriptionRow) {
 }
 
 export type SubscriptionObject = ReturnType<typeof subscriptionObject>;
+
+function pendingChangeView(change: PendingChange) {
+  return {
+    price_id: change.price_id,
+    product_id: change.product_id,
+    plan_name: change.plan_name,
+    amount: change.amount,
+    interval: change.interval,
+    interval_count: change.interval_count,
+    effective_at: change.effective_at,
+  };
+}
 
 /**
  * A subscription event, carrying the subscription as it is after the change (metadata

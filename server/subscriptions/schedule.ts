@@ -3,7 +3,7 @@
  * not from the previous boundary, so month ends do not drift: a subscription started on 31 January
  * renews on 28/29 February, then on 31 March. Calendar arithmetic is in UTC.
  */
-import type { PriceInterval } from '@/db/schema';
+import type { PriceInterval, subscriptions } from '@/db/schema';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -34,4 +34,16 @@ export function periodBoundary(anchor: Date, interval: PriceInterval, count: num
 /** The gateway idempotency key of a subscription's charge: one per billing cycle and attempt. */
 export function chargeIdempotencyKey(subscriptionId: string, cycle: number, attempt: number): string {
   return `subscription:${subscriptionId}:${cycle}:${attempt}`;
+}
+
+type Scheduled = Pick<typeof subscriptions.$inferSelect, 'billingAnchor' | 'currentPeriodStart' | 'interval' | 'intervalCount'>;
+
+/** Where a subscription's periods are counted from: its anchor, or before billing first moved it, its current period's start. */
+export function billingAnchor(subscription: Scheduled): Date {
+  return subscription.billingAnchor ?? subscription.currentPeriodStart;
+}
+
+/** The start of period `n` of this subscription (n = 0 is the anchor). */
+export function boundary(subscription: Scheduled, n: number): Date {
+  return periodBoundary(billingAnchor(subscription), subscription.interval, subscription.intervalCount, n);
 }

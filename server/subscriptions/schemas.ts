@@ -12,6 +12,7 @@
  * 6. what needs the database or the environment (the price, https in live mode; the service).
  */
 import { buyerTaxFields, paidBuyerTaxFields } from '../kit/taxation-schemas';
+import { subscriptionDiscountSchema } from '../kit/discount-schemas';
 import { z } from 'zod';
 import { CANCELLATION_TYPES, SUBSCRIPTION_CHECKOUT_STATUSES, SUBSCRIPTION_STATUSES } from '@/db/schema';
 import { answeredAs, EXAMPLE } from '../kit/examples';
@@ -249,6 +250,21 @@ export const cancellationSchema = z
   })
   .meta({ id: 'SubscriptionCancellation', examples: [{ declared_at: EXAMPLE.created + 86_400, type: 'ordinary', reason: null }] });
 
+export const pendingChangeSchema = z
+  .object({
+    price_id: z.string().nullable(),
+    product_id: z.string().nullable(),
+    plan_name: z.string(),
+    amount: z.number().int(),
+    interval: z.enum(PRICE_INTERVALS),
+    interval_count: z.number().int(),
+    effective_at: z.number().int().describe('The renewal that switches to this plan: the current period’s end.'),
+  })
+  .meta({
+    id: 'SubscriptionPendingChange',
+    examples: [{ price_id: null, product_id: null, plan_name: 'Pro plan (yearly)', amount: 9900, interval: 'year', interval_count: 1, effective_at: EXAMPLE.created + 14 + 30 * 86_400 }],
+  });
+
 /** Active after its first payment, billed next a month later. */
 const subscriptionExample = {
   id: EXAMPLE.subscriptionId,
@@ -271,9 +287,14 @@ const subscriptionExample = {
   current_period_start: EXAMPLE.created + 14,
   current_period_end: EXAMPLE.created + 14 + 30 * 86_400,
   next_billing_at: EXAMPLE.created + 14 + 30 * 86_400,
+  trial_start: null,
+  trial_end: null,
   cancel_at_period_end: false,
   cancel_at: null,
   cancellation: null,
+  discount: null,
+  pending_change: null,
+  credit_balance: 0,
   canceled_at: null,
   cancel_reason: null,
   ended_at: null,
@@ -308,9 +329,14 @@ export const subscriptionSchema = z
     current_period_start: z.number().int(),
     current_period_end: z.number().int(),
     next_billing_at: z.number().int().describe('When the next charge is due.'),
+    trial_start: z.number().int().nullable().describe('When the free trial began; null without one.'),
+    trial_end: z.number().int().nullable().describe('When the free trial ends and the first charge is made; null without one.'),
     cancel_at_period_end: z.boolean().describe('True when the subscription ends at `cancel_at` instead of renewing.'),
     cancel_at: z.number().int().nullable().describe('When a scheduled end takes effect: the end of the current period.'),
     cancellation: cancellationSchema.nullable().describe("The customer's declaration on the cancel page that scheduled the end; null otherwise."),
+    discount: subscriptionDiscountSchema.nullable().describe('The discount redeemed at the checkout, as redeemed; null without one.'),
+    pending_change: pendingChangeSchema.nullable().describe('A plan change waiting for the next renewal; null without one.'),
+    credit_balance: z.number().int().describe('Cents a plan change left to the customer, taken off the next charges.'),
     canceled_at: z.number().int().nullable(),
     cancel_reason: z.string().nullable().describe('The `reason` given to the cancel request, or `dispute_lost` when a lost dispute of its payment ended it; else null.'),
     ended_at: z.number().int().nullable(),

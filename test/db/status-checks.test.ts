@@ -24,9 +24,10 @@ const STATUS_COLUMNS: Record<string, readonly string[]> = {
   'payouts.status': schema.PAYOUT_STATUSES,
   'disputes.status': schema.DISPUTE_STATUSES,
   'payment_method_updates.status': schema.PAYMENT_METHOD_UPDATE_STATUSES,
+  'plan_changes.status': schema.PLAN_CHANGE_STATUSES,
 };
 
-/** The other columns of a fixed set of values: the taxation's and the cancellations'. */
+/** The other columns of a fixed set of values: the taxation's, the cancellations' and the coupons'. */
 const VALUE_COLUMNS: Record<string, readonly string[]> = {
   'stores.tax_mode': schema.TAX_MODES,
   'products.tax_category': schema.TAX_CATEGORIES,
@@ -45,6 +46,7 @@ const VALUE_COLUMNS: Record<string, readonly string[]> = {
   'subscriptions.cancellation_type': schema.CANCELLATION_TYPES,
   'cancellations.cancel_at': schema.CANCELLATION_TIMINGS,
   'cancellations.language': schema.DOCUMENT_LANGUAGES,
+  'coupons.duration': schema.COUPON_DURATIONS,
 };
 
 let database: Awaited<ReturnType<typeof createTestDatabase>>;

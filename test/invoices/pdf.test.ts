@@ -36,6 +36,8 @@ const invoice: InvoiceRow = {
   taxCountry: null,
   taxTreatment: null,
   taxNote: null,
+  amountDiscount: 0,
+  discount: null,
 };
 
 describe('invoice PDF', () => {

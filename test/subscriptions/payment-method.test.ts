@@ -155,7 +155,7 @@ describe('the page’s link', () => {
         owed: null,
       }),
     });
-    expect(await loadPaymentMethodPage(api.services, { ...link, signature: `${link.signature.slice(0, -1)}A` })).toEqual({ state: 'invalid' });
+    expect(await loadPaymentMethodPage(api.services, { ...link, signature: `${link.signature.slice(0, -1)}${link.signature.endsWith('A') ? 'B' : 'A'}` })).toEqual({ state: 'invalid' });
     expect(await loadPaymentMethodPage(api.services, { ...link, id: (await subscribe(api, key)).subscription.id })).toEqual({ state: 'invalid' });
     const tampered = await fetch(`${forms.baseUrl}${link.path}/update?expires=${Number(link.expires) + 1}&signature=${link.signature}`, {
       method: 'POST',

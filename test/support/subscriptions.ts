@@ -98,6 +98,13 @@ export async function createSubscriptions(services: Pick<Services, 'db' | 'clock
     cancellationDeclaredAt: null,
     cancellationType: null,
     cancellationReason: null,
+    trialStart: null,
+    trialEnd: null,
+    trialWillEndSentAt: null,
+    discount: null,
+    discountEnd: null,
+    pendingChange: null,
+    creditBalance: 0,
   }));
   for (let start = 0; start < rows.length; start += 500) {
     const batch = rows.slice(start, start + 500);

@@ -62,6 +62,7 @@ const BILLING_REASON_LABELS: Record<Order['billing_reason'], string> = {
   purchase: 'Purchase',
   subscription_create: 'Subscription, first payment',
   subscription_cycle: 'Subscription renewal',
+  subscription_update: 'Subscription plan change',
 };
 
 function Summary({

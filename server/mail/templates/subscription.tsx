@@ -1,8 +1,9 @@
-/** The e-mails about a subscription's future: `payment_failed`, `renewal_reminder`, `subscription_canceled`, `cancellation_received`. */
+/** The e-mails about a subscription's future: `payment_failed`, `renewal_reminder`, `trial_ending`, `subscription_canceled`, `cancellation_received`. */
 import type { DocumentLanguage } from '@/db/schema';
-import type { CancellationReceivedData, PaymentFailedData, RenewalReminderData, SubscriptionCanceledData } from '../outbox';
+import type { CancellationReceivedData, PaymentFailedData, RenewalReminderData, SubscriptionCanceledData, TrialEndingData } from '../outbox';
 import { Details, EmailLayout, LinkParagraph, Paragraph, referenceRows, type MailView } from './layout';
 import type { MailTemplate } from './template';
+import { cardBrandName } from '../../kit/card-brand';
 import { CANCEL_LINK_TEXT } from '../../kit/hosted-page/cancel-link';
 
 const TEXT = {
@@ -21,6 +22,13 @@ const TEXT = {
     reminderActions: 'Nothing to do if you wish to continue. To pay with another card, or to cancel before then:',
     updatePaymentMethod: 'Update payment method',
     renewsOn: 'Renews on',
+    trialSubject: (store: string, plan: string, date: string) => `Your free trial of ${plan} at ${store} ends on ${date}`,
+    trialHeading: 'Your free trial ends soon',
+    trialIntro: (plan: string, date: string, amount: string) => `Your free trial of ${plan} ends on ${date}. Then ${amount} will be charged to your card.`,
+    trialEnds: 'Trial ends',
+    firstCharge: 'First charge',
+    card: 'Card',
+    cardOf: (brand: string, last4: string) => `${brand} ending in ${last4}`,
     payment: 'Payment',
     paymentOf: (payment: number, total: number) => `${payment} of ${total}`,
     canceledSubject: (store: string, plan: string) => `Your subscription ${plan} at ${store} is canceled`,
@@ -58,6 +66,13 @@ const TEXT = {
     reminderActions: 'Wenn Sie fortfahren möchten, ist nichts zu tun. Um mit einer anderen Karte zu zahlen oder vorher zu kündigen:',
     updatePaymentMethod: 'Zahlungsmethode aktualisieren',
     renewsOn: 'Verlängerung am',
+    trialSubject: (store: string, plan: string, date: string) => `Ihr kostenloser Testzeitraum für ${plan} bei ${store} endet am ${date}`,
+    trialHeading: 'Ihr kostenloser Testzeitraum endet bald',
+    trialIntro: (plan: string, date: string, amount: string) => `Ihr kostenloser Testzeitraum für ${plan} endet am ${date}. Dann werden ${amount} von Ihrer Karte abgebucht.`,
+    trialEnds: 'Testzeitraum endet',
+    firstCharge: 'Erste Zahlung',
+    card: 'Karte',
+    cardOf: (brand: string, last4: string) => `${brand} mit Endziffern ${last4}`,
     payment: 'Zahlung',
     paymentOf: (payment: number, total: number) => `${payment} von ${total}`,
     canceledSubject: (store: string, plan: string) => `Ihr Abonnement ${plan} bei ${store} ist gekündigt`,
@@ -127,6 +142,32 @@ export const renewalReminder: MailTemplate<RenewalReminderData> = {
             { label: text.renewsOn, value: date(data.renewsAt) },
             { label: text.payment, value: text.paymentOf(data.payment, data.totalPayments) },
             { label: text.amount, value: amount(data.amount), strong: true },
+            ...referenceRows(view),
+          ]}
+        />
+      </EmailLayout>
+    );
+  },
+};
+
+export const trialEnding: MailTemplate<TrialEndingData> = {
+  subject: (view, data) => textOf(view).trialSubject(view.storeName, data.planName, view.format.date(data.trialEnd)),
+  Email({ view, data }) {
+    const text = textOf(view);
+    const { amount, date } = view.format;
+    const intro = text.trialIntro(data.planName, date(data.trialEnd), amount(data.amount));
+    return (
+      <EmailLayout view={view} preview={intro} heading={text.trialHeading}>
+        <Paragraph>{intro}</Paragraph>
+        <Paragraph>{text.reminderActions}</Paragraph>
+        <LinkParagraph href={data.updatePaymentMethodUrl}>{text.updatePaymentMethod}</LinkParagraph>
+        {view.cancelUrl ? <LinkParagraph href={view.cancelUrl}>{CANCEL_LINK_TEXT[view.language]}</LinkParagraph> : null}
+        <Details
+          rows={[
+            { label: text.plan, value: data.planName },
+            { label: text.trialEnds, value: date(data.trialEnd) },
+            ...(data.card === null ? [] : [{ label: text.card, value: text.cardOf(cardBrandName(data.card.brand), data.card.last4) }]),
+            { label: text.firstCharge, value: amount(data.amount), strong: true },
             ...referenceRows(view),
           ]}
         />
