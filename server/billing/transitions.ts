@@ -24,7 +24,7 @@
  * `next_billing_at`, and the event is sent whenever status, next billing or metadata change.
  */
 import type { EventType } from '../webhooks/events';
-import { billingAnchor, boundary } from '../subscriptions/schedule';
+import { boundary } from '../subscriptions/schedule';
 import type { SubscriptionRow } from '../subscriptions/representation';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
