@@ -63,9 +63,7 @@ const couponFields = z.strictObject({
   amount_off: strict(z.number().int().min(1).max(MAX_AMOUNT_OFF)).optional().describe(`Cents off, 1–${MAX_AMOUNT_OFF}, spread over the lines it applies to. Send this or \`percent_off\`.`),
   currency: z.literal('eur').optional().describe('Only `eur`; anything else is refused with `currency_unsupported`.'),
   duration: z.enum(COUPON_DURATIONS).describe('For subscriptions: `once` (the first charge), `repeating` (`duration_in_months`), `forever`.'),
-  duration_in_months: strict(z.number().int().min(1).max(MAX_DURATION_IN_MONTHS))
-    .optional()
-    .describe(`1–${MAX_DURATION_IN_MONTHS}: required with \`duration: "repeating"\`, refused otherwise.`),
+  duration_in_months: strict(z.number().int().min(1).max(MAX_DURATION_IN_MONTHS)).optional().describe(`1–${MAX_DURATION_IN_MONTHS}: required with \`duration: "repeating"\`, refused otherwise.`),
   max_redemptions: redemptionLimit.optional().describe('How many paid orders and subscriptions may redeem it, at least 1; unlimited when omitted.'),
   redeem_by: epochField.optional().describe('Epoch seconds, in the future (on the store’s clock): it cannot be redeemed from then on.'),
   applies_to: z
@@ -145,7 +143,10 @@ export const couponSchema = z
     duration_in_months: z.number().int().nullable(),
     max_redemptions: z.number().int().nullable(),
     redeem_by: z.number().int().nullable(),
-    applies_to: z.object({ products: z.array(z.string()) }).nullable().describe('The products it discounts; null: every line.'),
+    applies_to: z
+      .object({ products: z.array(z.string()) })
+      .nullable()
+      .describe('The products it discounts; null: every line.'),
     metadata: metadataOutputSchema,
     times_redeemed: z.number().int().describe('Paid orders and subscriptions that redeemed it.'),
     valid: z.boolean().describe('False once `redeem_by` has passed (on the store’s clock) or `max_redemptions` is reached.'),

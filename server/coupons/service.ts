@@ -171,7 +171,12 @@ export async function listCoupons(deps: CouponReadDeps, scope: Scope, query: Lis
     where: createdWithin(coupons.createdAt, query),
   });
   const now = deps.clock.now();
-  return listEnvelope('/api/v1/coupons', scope, rows.map((row) => couponView(row, now)), hasMore);
+  return listEnvelope(
+    '/api/v1/coupons',
+    scope,
+    rows.map((row) => couponView(row, now)),
+    hasMore,
+  );
 }
 
 /**
@@ -203,7 +208,8 @@ export async function deleteCoupon(deps: CouponDeps, scope: Scope, id: string): 
 }
 
 /** The same answer whichever case the taken code was written in. */
-const codeTaken = () => new ApiError('promotion_code_unavailable', 'This code is already used by another promotion code of this store (codes are compared in any case). Choose another one.', { param: 'code' });
+const codeTaken = () =>
+  new ApiError('promotion_code_unavailable', 'This code is already used by another promotion code of this store (codes are compared in any case). Choose another one.', { param: 'code' });
 
 /** POST /promotion_codes, under an optional `Idempotency-Key`. The unique index on the lower-cased code decides races. */
 export async function createPromotionCode(deps: CouponDeps, scope: Scope, input: CreatePromotionCodeInput, idempotency?: IdempotentRequest): Promise<PromotionCode> {
@@ -318,7 +324,15 @@ export async function updatePromotionCode(deps: CouponDeps, scope: Scope, id: st
       .set(changes)
       .where(and(eq(promotionCodes.id, id), ownedBy(promotionCodes, scope)))
       .returning();
-    await recordEvent(tx, { storeId: scope.storeId, livemode: scope.livemode, type: 'promotion_code.updated', object: promotionCodeView(updated!), previous: before, now, wallNow: deps.wallClock.now() });
+    await recordEvent(tx, {
+      storeId: scope.storeId,
+      livemode: scope.livemode,
+      type: 'promotion_code.updated',
+      object: promotionCodeView(updated!),
+      previous: before,
+      now,
+      wallNow: deps.wallClock.now(),
+    });
     return updated!;
   });
   return promotionCodeView(row);

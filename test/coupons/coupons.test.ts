@@ -206,7 +206,10 @@ describe('POST /api/v1/coupons', () => {
     const coupon = await makeCoupon(store.keys.sk_test, { metadata: { a: 'b' } });
     const events = await eventsOf(store.keys.sk_test, coupon.id);
     expect(events).toEqual([{ id: expect.stringMatching(/^evt_test_/), object: 'event', type: 'coupon.created', created: coupon.created, livemode: false, sequence: 1, data: { object: coupon } }]);
-    const audit = await api.services.db.select().from(auditEvents).where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, 'coupon.create')));
+    const audit = await api.services.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, 'coupon.create')));
     expect(audit).toEqual([expect.objectContaining({ keyHint: keyHint(store.keys.sk_test), livemode: false, method: 'POST', path: COUPONS, details: { coupon: coupon.id } })]);
   });
 
@@ -340,9 +343,33 @@ describe('DELETE /api/v1/coupons/{id}', () => {
     const all = (await api.request('GET', '/api/v1/events?limit=100', { key })).body.data.reverse();
     const afterDelete = all.slice(all.findIndex((event: { type: string }) => event.type === 'coupon.deleted'));
     expect(afterDelete).toEqual([
-      { id: expect.any(String), object: 'event', type: 'coupon.deleted', created: epoch(T0) + 6, livemode: false, sequence: 2, data: { object: { id: coupon.id, object: 'coupon', deleted: true, livemode: false } } },
-      { id: expect.any(String), object: 'event', type: 'promotion_code.updated', created: epoch(T0) + 6, livemode: false, sequence: 2, data: { object: { ...first, active: false }, previous_attributes: { active: true } } },
-      { id: expect.any(String), object: 'event', type: 'promotion_code.updated', created: epoch(T0) + 6, livemode: false, sequence: 2, data: { object: { ...second, active: false }, previous_attributes: { active: true } } },
+      {
+        id: expect.any(String),
+        object: 'event',
+        type: 'coupon.deleted',
+        created: epoch(T0) + 6,
+        livemode: false,
+        sequence: 2,
+        data: { object: { id: coupon.id, object: 'coupon', deleted: true, livemode: false } },
+      },
+      {
+        id: expect.any(String),
+        object: 'event',
+        type: 'promotion_code.updated',
+        created: epoch(T0) + 6,
+        livemode: false,
+        sequence: 2,
+        data: { object: { ...first, active: false }, previous_attributes: { active: true } },
+      },
+      {
+        id: expect.any(String),
+        object: 'event',
+        type: 'promotion_code.updated',
+        created: epoch(T0) + 6,
+        livemode: false,
+        sequence: 2,
+        data: { object: { ...second, active: false }, previous_attributes: { active: true } },
+      },
     ]);
     const audit = await api.services.db
       .select()

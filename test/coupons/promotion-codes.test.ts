@@ -164,7 +164,10 @@ describe('POST /api/v1/promotion_codes', () => {
     expect(await eventsOf(store.keys.sk_test, code.id)).toEqual([
       { id: expect.stringMatching(/^evt_test_/), object: 'event', type: 'promotion_code.created', created: code.created, livemode: false, sequence: 1, data: { object: code } },
     ]);
-    const audit = await api.services.db.select().from(auditEvents).where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, 'promotion_code.create')));
+    const audit = await api.services.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, 'promotion_code.create')));
     expect(audit).toEqual([expect.objectContaining({ keyHint: keyHint(store.keys.sk_test), method: 'POST', path: PROMOTION_CODES, details: { promotion_code: code.id, coupon: code.coupon } })]);
   });
 
@@ -231,7 +234,10 @@ describe('PATCH /api/v1/promotion_codes/{id}', () => {
     expect((await update(key, code.id, { active: true })).body).toEqual(code);
     expect((await update(key, code.id, {})).body).toEqual(code);
     expect(await eventsOf(key, code.id)).toHaveLength(1);
-    const audit = await api.services.db.select().from(auditEvents).where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, 'promotion_code.update')));
+    const audit = await api.services.db
+      .select()
+      .from(auditEvents)
+      .where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, 'promotion_code.update')));
     expect(audit.map((entry) => entry.details)).toEqual([
       { promotion_code: code.id, fields: ['active'] },
       { promotion_code: code.id, fields: [] },
