@@ -1,5 +1,6 @@
 import { balanceRouter, balanceTransactionsRouter } from './balance/router';
 import { checkoutRouter } from './checkout/router';
+import { couponsRouter, promotionCodesRouter } from './coupons/router';
 import { customersRouter } from './customers/router';
 import { disputesRouter } from './disputes/router';
 import { eventsRouter } from './events/router';
@@ -35,6 +36,8 @@ export const appRouter = createRouter({
   balanceTransactions: balanceTransactionsRouter,
   payouts: payoutsRouter,
   disputes: disputesRouter,
+  coupons: couponsRouter,
+  promotionCodes: promotionCodesRouter,
 });
 
 export type AppRouter = typeof appRouter;

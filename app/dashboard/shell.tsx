@@ -13,6 +13,7 @@ const NAVIGATION: readonly { label: string; path: string; right?: DashboardActio
   { label: 'Disputes', path: '/disputes' },
   { label: 'Customers', path: '/customers' },
   { label: 'Products', path: '/products' },
+  { label: 'Coupons', path: '/coupons', right: 'products' },
   { label: 'Subscriptions', path: '/subscriptions' },
   { label: 'Balance', path: '/balance', right: 'balance' },
   { label: 'Webhooks', path: '/webhooks' },

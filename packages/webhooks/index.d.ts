@@ -32,7 +32,11 @@ export type EventType =
   | 'payout.failed'
   | 'dispute.created'
   | 'dispute.updated'
-  | 'dispute.closed';
+  | 'dispute.closed'
+  | 'coupon.created'
+  | 'coupon.deleted'
+  | 'promotion_code.created'
+  | 'promotion_code.updated';
 
 /** The object an event of type `T` carries in `data.object`, as the API returned it at the change. */
 export type EventObject<T extends EventType> = Extract<ApiEvent, { type: T }>['data']['object'];

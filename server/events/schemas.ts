@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { checkoutSessionSchema } from '../checkout/schemas';
+import { couponSchema, deletedCouponSchema, promotionCodeSchema } from '../coupons/schemas';
 import { customerSchema, deletedCustomerSchema } from '../customers/schemas';
 import { creditNoteSchema, invoiceSchema } from '../invoices/schemas';
 import { EXAMPLE, exampleOf } from '../kit/examples';
@@ -49,6 +50,10 @@ const EVENT_OBJECTS = {
   'dispute.created': disputeSchema,
   'dispute.updated': disputeSchema,
   'dispute.closed': disputeSchema,
+  'coupon.created': couponSchema,
+  'coupon.deleted': deletedCouponSchema,
+  'promotion_code.created': promotionCodeSchema,
+  'promotion_code.updated': promotionCodeSchema,
 } satisfies Record<EventType, z.ZodType>;
 
 /** `checkout.session.payment_failed` → `CheckoutSessionPaymentFailedEvent`. */
@@ -92,6 +97,7 @@ const EVENT_EXAMPLE_CHANGES: Partial<Record<EventType, { object?: Record<string,
   },
   'dispute.closed': { object: { status: 'won', evidence_submitted_at: EXAMPLE.created + 3600 }, previous_attributes: { status: 'under_review' } },
   'portal.session.revoked': { object: { status: 'revoked' } },
+  'promotion_code.updated': { object: { active: false }, previous_attributes: { active: true } },
   'subscription.created': { object: { metadata: {} } },
   'subscription.updated': { previous_attributes: { metadata: {} } },
   'subscription.payment_failed': { object: { failure_count: 1 } },

@@ -49,6 +49,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
     'The available balance paid to the store’s bank account: on its schedule (weekly, monthly) or on request, each payout settling every available entry once, never below the minimum or under a hold; in test mode paid at once. Each payout lists the entries it settled, which sum to its amount.',
   Disputes:
     'A cardholder’s dispute of a paid order through their card issuer: the amount, its VAT and a dispute fee leave the balance when it opens; the store answers with evidence until `evidence_due_by`; won gives the amount back, lost credits the order and revokes its license keys, downloads and subscription. Each dispute has an evidence pack (PDF) of what the service recorded about the sale. In test mode, the cards 4000 0000 0000 0259 and 4000 0000 0000 2685 open one, decided by the evidence text when the test clock passes the deadline.',
+  Coupons:
+    'Discounts a store offers: a percentage or an amount off, once, for some months or forever on subscriptions, optionally limited to products, a number of redemptions or a date. A checkout names one directly, or a customer types one of its promotion codes. Deleting a coupon deactivates its codes; discounts already granted keep their terms.',
+  'Promotion codes': 'Codes customers type for a coupon, unique in a store and mode in any case; each can be limited, expire, and be deactivated.',
   Portal: 'Expiring, read-only links through which a customer sees their orders, subscriptions and refunds without an account. The URL is returned once.',
 };
 

@@ -51,6 +51,10 @@ export const EVENT_TYPES = [
   'dispute.created',
   'dispute.updated',
   'dispute.closed',
+  'coupon.created',
+  'coupon.deleted',
+  'promotion_code.created',
+  'promotion_code.updated',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -44,7 +44,7 @@ describe('/docs: the overview', () => {
     expect(index).toContain('&quot;code&quot;: &quot;parameter_invalid&quot;');
   });
 
-  it('links a page of each of the 15 domains, and every operation on it', () => {
+  it('links a page of each of the 17 domains, and every operation on it', () => {
     expect(reference.domains.map((domain) => domain.slug)).toEqual([
       'products',
       'checkout-sessions',
@@ -61,6 +61,8 @@ describe('/docs: the overview', () => {
       'balance',
       'payouts',
       'disputes',
+      'coupons',
+      'promotion-codes',
     ]);
     for (const domain of reference.domains) {
       expect(index).toContain(`href="/docs/${domain.slug}"`);
@@ -70,9 +72,9 @@ describe('/docs: the overview', () => {
 });
 
 describe('/docs/<domain>', () => {
-  it('each of the 62 operations is on one page, with a curl request and its example answer', () => {
+  it('each of the 70 operations is on one page, with a curl request and its example answer', () => {
     const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) => HTTP_METHODS.filter((method) => item[method]).map((method) => ({ method, path })));
-    expect(operations).toHaveLength(62);
+    expect(operations).toHaveLength(70);
     for (const { method, path } of operations) {
       const found = Object.values(pages).filter((html) => html.includes(`>${method.toUpperCase()}</span> <code>/api/v1${path}</code>`));
       expect(found, `${method} ${path}`).toHaveLength(1);

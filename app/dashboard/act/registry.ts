@@ -1,6 +1,7 @@
 /** Every dashboard action by the name its form posts to (`/dashboard/act/<name>`). */
 import * as apiKeys from '../api-keys/actions';
 import * as balance from '../balance/actions';
+import * as coupons from '../coupons/actions';
 import * as customers from '../customers/actions';
 import * as disputes from '../disputes/actions';
 import * as orders from '../orders/actions';
@@ -39,6 +40,10 @@ export const DASHBOARD_ACTIONS: Record<string, DashboardActionDefinition> = {
   'product-create': products.productCreate,
   'product-update': products.productUpdate,
   'product-delete': products.productDelete,
+  'coupon-create': coupons.couponCreate,
+  'coupon-delete': coupons.couponDelete,
+  'promotion-code-create': coupons.promotionCodeCreate,
+  'promotion-code-active': coupons.promotionCodeActive,
   'webhook-create': webhooks.webhookCreate,
   'webhook-update': webhooks.webhookUpdate,
   'webhook-disable': webhooks.webhookDisable,
