@@ -281,9 +281,7 @@ export function OrderSummary({
         </tbody>
       </table>
       <dl className="co-totals" aria-live={live ? 'polite' : undefined}>
-        {amounts.discount ? (
-          <DiscountRow label={amounts.discount.label} amount={amounts.discount.amount} removeAction={amounts.discount.removable ? discountAction : undefined} />
-        ) : null}
+        {amounts.discount ? <DiscountRow label={amounts.discount.label} amount={amounts.discount.amount} removeAction={amounts.discount.removable ? discountAction : undefined} /> : null}
         <div>
           <dt>Subtotal</dt>
           <dd {...bind('subtotal')}>{texts.subtotal}</dd>

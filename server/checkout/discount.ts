@@ -59,10 +59,7 @@ export async function writeSessionDiscount(tx: Transaction, session: CheckoutSes
   const priced = discountedLines(lines, terms);
   // Most sessions have one line: one update each is simpler than a batch and as fast.
   for (const line of priced) {
-    await tx
-      .update(orderLines)
-      .set({ amountDiscount: line.amountDiscount, amountSubtotal: line.subtotal, amountTax: line.tax, amountTotal: line.total })
-      .where(eq(orderLines.id, line.id));
+    await tx.update(orderLines).set({ amountDiscount: line.amountDiscount, amountSubtotal: line.subtotal, amountTax: line.tax, amountTotal: line.total }).where(eq(orderLines.id, line.id));
   }
   const amounts = sumLines(priced);
   const totals = { amountSubtotal: amounts.subtotal, amountTax: amounts.tax, amountTotal: amounts.total };

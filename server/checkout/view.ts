@@ -18,7 +18,9 @@ export type SessionAsShown = CheckoutSessionRow & { amountDiscount: number };
 export async function withAmountDiscounts(executor: Executor, rows: readonly CheckoutSessionRow[]): Promise<SessionAsShown[]> {
   const discounted = rows.filter((row) => row.discount !== null).map((row) => row.orderId);
   const amounts =
-    discounted.length === 0 ? new Map<string, number>() : new Map((await executor.select({ id: orders.id, amountDiscount: orders.amountDiscount }).from(orders).where(inArray(orders.id, discounted))).map((order) => [order.id, order.amountDiscount]));
+    discounted.length === 0
+      ? new Map<string, number>()
+      : new Map((await executor.select({ id: orders.id, amountDiscount: orders.amountDiscount }).from(orders).where(inArray(orders.id, discounted))).map((order) => [order.id, order.amountDiscount]));
   return rows.map((row) => ({ ...row, amountDiscount: amounts.get(row.orderId) ?? 0 }));
 }
 

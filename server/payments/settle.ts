@@ -103,7 +103,13 @@ export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome
       if (!declineFailsSession(outcome.code)) return { attempt: updated!, session };
       // Status stays `open` until expires_at; only payment_status moves.
       const [failed] = await tx.update(checkoutSessions).set({ paymentStatus: 'failed', failureCode: outcome.code }).where(eq(checkoutSessions.id, session.id)).returning();
-      await recordEvent(tx, { storeId: session.storeId, livemode: session.livemode, type: 'checkout.session.payment_failed', object: checkoutSessionView(await withAmountDiscount(tx, failed!), deps), ...times });
+      await recordEvent(tx, {
+        storeId: session.storeId,
+        livemode: session.livemode,
+        type: 'checkout.session.payment_failed',
+        object: checkoutSessionView(await withAmountDiscount(tx, failed!), deps),
+        ...times,
+      });
       return { attempt: updated!, session: failed! };
     }
 
@@ -182,7 +188,15 @@ export async function fulfil(tx: Transaction, deps: SettleDeps, session: Session
       lines,
       invoice: { customerName: await customerNameOf(tx, session, customerId), subscriptionChargeId: null, suppliedFrom: now, suppliedUntil: now },
       receipt,
-      events: [{ storeId: session.storeId, livemode: session.livemode, type: 'checkout.session.completed', object: checkoutSessionView({ ...completed!, amountDiscount: order.amountDiscount }, deps), ...times }],
+      events: [
+        {
+          storeId: session.storeId,
+          livemode: session.livemode,
+          type: 'checkout.session.completed',
+          object: checkoutSessionView({ ...completed!, amountDiscount: order.amountDiscount }, deps),
+          ...times,
+        },
+      ],
       times,
     },
   ]);

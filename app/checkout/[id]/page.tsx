@@ -11,7 +11,21 @@ import { VAT_ID_MAX_LENGTH } from '@/server/vat/vat-id';
 import { failureMessage, hostedMessage, type HostedField } from '@/server/kit/hosted-page/messages';
 import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/kit/hosted-page/request';
 import { hostedPagePath, paidRedirectUrl, receiptUrl as signedReceiptUrl } from '@/server/kit/links';
-import { BillingFields, CardFields, CheckoutShell, Field, FormAlert, FormStatus, Notice, OrderSummary, PaidActions, PaymentForm, PromotionCodeForm, SellerLine, WithdrawalWaiverFields } from '../parts';
+import {
+  BillingFields,
+  CardFields,
+  CheckoutShell,
+  Field,
+  FormAlert,
+  FormStatus,
+  Notice,
+  OrderSummary,
+  PaidActions,
+  PaymentForm,
+  PromotionCodeForm,
+  SellerLine,
+  WithdrawalWaiverFields,
+} from '../parts';
 import { formatEur } from '@/server/kit/hosted-page/amounts';
 
 // Every view reads the session and the store's clock at request time.

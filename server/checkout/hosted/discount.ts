@@ -22,8 +22,7 @@ export async function answerPromotionCode(services: Services, request: Request, 
   if (hosted.state === 'invalid') return invalidLinkResponse();
   const form = await readHostedForm(request);
   const typed = form.get(PROMOTION_CODE_FIELDS.code);
-  const outcome =
-    hosted.state !== 'open' ? 'closed' : await changeTypedCode(services, id, form.has(PROMOTION_CODE_FIELDS.remove) ? null : typeof typed === 'string' ? typed : '');
+  const outcome = hosted.state !== 'open' ? 'closed' : await changeTypedCode(services, id, form.has(PROMOTION_CODE_FIELDS.remove) ? null : typeof typed === 'string' ? typed : '');
   const signed = { id, expires: link.expires!, signature: link.signature! };
   const location = outcome === 'invalid' ? `${hostedPagePath('checkout', signed, { error: 'code_invalid' })}#promotion-code` : hostedPagePath('checkout', signed);
   return new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store' } });

@@ -131,10 +131,7 @@ export async function loadHostedCheckout(deps: HostedPageDeps & { config: Pick<C
     orderId: session.orderId,
     lines: lines.map(({ description, quantity, unitAmount, amountTotal }) => ({ description, quantity, unitAmount, amountTotal })),
     // A typed code can be removed again; a discount the checkout was created with cannot.
-    discount:
-      session.discount === null
-        ? null
-        : { label: session.discount.label, amount: lines.reduce((sum, line) => sum + line.amountDiscount, 0), removable: session.allowPromotionCodes },
+    discount: session.discount === null ? null : { label: session.discount.label, amount: lines.reduce((sum, line) => sum + line.amountDiscount, 0), removable: session.allowPromotionCodes },
     allowPromotionCodes: session.allowPromotionCodes,
     amountSubtotal: session.amountSubtotal,
     amountTax: session.amountTax,
