@@ -59,13 +59,15 @@ describe('an invoice is issued with each paid order', () => {
       seller: DEMO_SELLER,
       currency: 'eur',
       lines: [
-        { description: 'App licence', quantity: 2, unit_amount: 5000, amount_subtotal: 10000, tax_rate: 19, amount_tax: 1900, amount_total: 11900 },
-        { description: 'Handbuch', quantity: 1, unit_amount: 1000, amount_subtotal: 935, tax_rate: 7, amount_tax: 65, amount_total: 1000 },
+        { description: 'App licence', quantity: 2, unit_amount: 5000, amount_discount: 0, amount_subtotal: 10000, tax_rate: 19, amount_tax: 1900, amount_total: 11900 },
+        { description: 'Handbuch', quantity: 1, unit_amount: 1000, amount_discount: 0, amount_subtotal: 935, tax_rate: 7, amount_tax: 65, amount_total: 1000 },
       ],
       tax_breakdown: [
         { rate: 19, amount_net: 10000, amount_tax: 1900 },
         { rate: 7, amount_net: 935, amount_tax: 65 },
       ],
+      discount: null,
+      amount_discount: 0,
       amount_subtotal: 10935,
       amount_tax: 1965,
       amount_total: 12900,

@@ -66,6 +66,7 @@ describe('approved payment', () => {
         createdAt: T0,
         updatedAt: T0,
         leasedUntil: null,
+        redemptionHeld: false,
       },
     ]);
 

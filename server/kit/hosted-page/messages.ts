@@ -28,6 +28,8 @@ export const HOSTED_ERROR_CODES = [
   'too_many_attempts',
   'payment_outcome_unknown',
   'merchant_unavailable',
+  'code_invalid',
+  'discount_unavailable',
   'internal_error',
 ] as const;
 
@@ -59,6 +61,8 @@ const MESSAGES: Record<HostedErrorCode, HostedMessage> = {
     message: 'We could not confirm whether your payment went through. Please do not pay again: check your email or contact the merchant.',
   },
   merchant_unavailable: { message: 'This merchant cannot accept payments at the moment. No payment was taken.' },
+  code_invalid: { message: 'This code is not valid' },
+  discount_unavailable: { message: 'This discount is no longer available. Nothing was charged.' },
   internal_error: { message: 'We could not complete the payment because of a problem on our side. Please try again in a moment.' },
 };
 
@@ -91,6 +95,7 @@ export function hostedMessage(code: string | undefined): (HostedMessage & { code
 
 /** Why a failed session failed, in words; the word "declined" stays in every decline. */
 export function failureMessage(failureCode: string | null): string {
+  if (failureCode === 'discount_invalid') return MESSAGES.discount_unavailable.message;
   if (failureCode && failureCode !== 'card_declined') {
     const known = hostedMessage(failureCode);
     if (known?.field) return `The payment was declined: ${known.message.charAt(0).toLowerCase()}${known.message.slice(1)}`;
@@ -102,5 +107,7 @@ export function failureMessage(failureCode: string | null): string {
 export function hostedPageErrorFor(error: ApiError): HostedErrorCode {
   if (error.code === 'parameter_invalid' && error.param === 'email') return 'email_invalid';
   if (error.code === 'account_suspended' || error.code === 'capability_disabled') return 'merchant_unavailable';
+  // A typed code no longer usable was taken off; a discount the checkout was created with makes it unpayable.
+  if (error.code === 'discount_invalid') return error.param === 'promotion_code' ? 'code_invalid' : 'discount_unavailable';
   return (HOSTED_ERROR_CODES as readonly string[]).includes(error.code) ? (error.code as HostedErrorCode) : 'internal_error';
 }
