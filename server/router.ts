@@ -1,4 +1,5 @@
 import { balanceRouter, balanceTransactionsRouter } from './balance/router';
+import { subscriptionBillingRouter } from './billing/router';
 import { checkoutRouter } from './checkout/router';
 import { customersRouter } from './customers/router';
 import { disputesRouter } from './disputes/router';
@@ -26,7 +27,7 @@ export const appRouter = createRouter({
   licenses: licensesRouter,
   refunds: refundsRouter,
   webhookEndpoints: webhooksRouter,
-  subscriptions: subscriptionsRouter,
+  subscriptions: mergeRouters(subscriptionsRouter, subscriptionBillingRouter),
   portal: portalRouter,
   events: eventsRouter,
   invoices: invoicesRouter,
