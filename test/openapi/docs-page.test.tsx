@@ -70,9 +70,9 @@ describe('/docs: the overview', () => {
 });
 
 describe('/docs/<domain>', () => {
-  it('each of the 62 operations is on one page, with a curl request and its example answer', () => {
+  it('each of the 63 operations is on one page, with a curl request and its example answer', () => {
     const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) => HTTP_METHODS.filter((method) => item[method]).map((method) => ({ method, path })));
-    expect(operations).toHaveLength(62);
+    expect(operations).toHaveLength(63);
     for (const { method, path } of operations) {
       const found = Object.values(pages).filter((html) => html.includes(`>${method.toUpperCase()}</span> <code>/api/v1${path}</code>`));
       expect(found, `${method} ${path}`).toHaveLength(1);
