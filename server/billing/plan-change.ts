@@ -52,9 +52,7 @@ const OPERATION = 'subscription.change';
 
 /** The plan fields that make a plan: two plans alike in all of them are the same plan. */
 function samePlan(a: PlanTerms, b: PlanTerms): boolean {
-  return (
-    a.price_id === b.price_id && a.product_id === b.product_id && a.plan_name === b.plan_name && a.amount === b.amount && a.interval === b.interval && a.interval_count === b.interval_count
-  );
+  return a.price_id === b.price_id && a.product_id === b.product_id && a.plan_name === b.plan_name && a.amount === b.amount && a.interval === b.interval && a.interval_count === b.interval_count;
 }
 
 const sameInterval = (a: PlanTerms, b: PlanTerms) => a.interval === b.interval && a.interval_count === b.interval_count;
@@ -117,7 +115,10 @@ async function refuseWhileCharging(tx: Transaction, id: string): Promise<void> {
 
 const declinedError = () => new ApiError('card_declined', 'The card on file was declined for this plan change. Nothing changed.');
 const unknownError = (id: string) =>
-  new ApiError('payment_outcome_unknown', `The payment gateway did not confirm the charge of plan change ${id}. The service asks again in the background and applies the change if the charge went through.`);
+  new ApiError(
+    'payment_outcome_unknown',
+    `The payment gateway did not confirm the charge of plan change ${id}. The service asks again in the background and applies the change if the charge went through.`,
+  );
 
 /** The answer for a change as its row stands: the subscription once applied, else the error its charge left. */
 async function answerOf(db: Database, scope: Scope, subscriptionId: string, change: PlanChangeRow | undefined): Promise<SubscriptionObject> {
@@ -161,7 +162,8 @@ export async function changeSubscriptionPlan(
     const from = planTermsOf(before);
     if (samePlan(from, to)) throw new ApiError('parameter_invalid', 'The subscription is on this plan already.', { param: input.price_id === undefined ? 'amount' : 'price_id' });
     const proration = input.proration ?? 'prorate_now';
-    const audit = (details: Record<string, unknown>) => recordAudit(tx, actorAudit(scope, deps.actor, 'subscription.change', { subscription: before.id, proration, from: from.plan_name, to: to.plan_name, ...details }));
+    const audit = (details: Record<string, unknown>) =>
+      recordAudit(tx, actorAudit(scope, deps.actor, 'subscription.change', { subscription: before.id, proration, from: from.plan_name, to: to.plan_name, ...details }));
     const apply = async (changes: Partial<SubscriptionRow>) => {
       const [after] = await tx.update(subscriptions).set(changes).where(eq(subscriptions.id, before.id)).returning();
       await emitSubscriptionEvent(tx, after!, 'subscription.updated', { now, wallNow }, before);
@@ -277,7 +279,8 @@ export async function settlePlanChange(deps: PlanChangeDeps, changeId: string, o
     const times = { now, wallNow };
     const card = outcome ? { cardBrand: outcome.brand, cardLast4: outcome.last4, gatewayPaymentId: outcome.paymentId ?? null } : {};
     const record = async (changes: Partial<PlanChangeRow>) => (await tx.update(planChanges).set(changes).where(eq(planChanges.id, changeId)).returning())[0]!;
-    if (outcome?.status !== 'succeeded') return record({ status: 'declined', failureCode: outcome === null ? nothingChargedCode : outcome.status === 'declined' ? outcome.code : 'authentication_required', ...card, settledAt: now });
+    if (outcome?.status !== 'succeeded')
+      return record({ status: 'declined', failureCode: outcome === null ? nothingChargedCode : outcome.status === 'declined' ? outcome.code : 'authentication_required', ...card, settledAt: now });
 
     const stillDue =
       CHANGEABLE.has(before.status) &&

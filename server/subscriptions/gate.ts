@@ -20,4 +20,3 @@ export const gatedProcedure = gatedSecretKeyProcedure((ctx, subject) => {
     );
   }
 });
-

@@ -173,7 +173,9 @@ const changeFields = z.strictObject({
   proration: z
     .enum(PLAN_CHANGE_PRORATIONS)
     .optional()
-    .describe('`prorate_now` (default): the change applies now, the unused time of the old plan credited and the remaining time of the new one charged; `next_period`: it applies at the next renewal.'),
+    .describe(
+      '`prorate_now` (default): the change applies now, the unused time of the old plan credited and the remaining time of the new one charged; `next_period`: it applies at the next renewal.',
+    ),
 });
 
 /** Exactly one of `price_id` or `amount`; `interval` with `amount`; nothing of plan mode beside a price. */
@@ -190,7 +192,9 @@ function checkChangeCombination(body: z.infer<typeof changeFields>, ctx: IssueSi
   if (body.interval === undefined) refuse(ctx, body, 'parameter_invalid', ['interval'], '`interval` is required with `amount`.');
 }
 
-export const changeSubscriptionInput = changeFields.superRefine(checkChangeCombination).meta({ examples: [{ amount: 9900, interval: 'year', plan_name: 'Pro plan (yearly)', proration: 'prorate_now' }] });
+export const changeSubscriptionInput = changeFields
+  .superRefine(checkChangeCombination)
+  .meta({ examples: [{ amount: 9900, interval: 'year', plan_name: 'Pro plan (yearly)', proration: 'prorate_now' }] });
 export type ChangeSubscriptionInput = z.infer<typeof changeSubscriptionInput>;
 
 export const cancelSubscriptionInput = z.strictObject({ id: subscriptionIdParam });

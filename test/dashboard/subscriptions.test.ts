@@ -141,7 +141,8 @@ describe('dashboard subscriptions: a scheduled plan change and the credit', () =
   it('12 `Scheduled change` (plan, price, from when) while one waits, `Credit` always', async () => {
     const store = await createStore(api.services, { subscriptions: true });
     const subscription = await createSubscription(api.services, store.id);
-    const summary = async () => facts(renderToStaticMarkup(createElement(SubscriptionSummary, { base: '/dashboard/test', detail: await subscriptionDetail(api.services.db, test(store), subscription.id) })));
+    const summary = async () =>
+      facts(renderToStaticMarkup(createElement(SubscriptionSummary, { base: '/dashboard/test', detail: await subscriptionDetail(api.services.db, test(store), subscription.id) })));
     const before = await summary();
     expect(before).toMatchObject({ Credit: '€0.00' });
     expect(Object.keys(before)).not.toContain('Scheduled change');
@@ -150,7 +151,17 @@ describe('dashboard subscriptions: a scheduled plan change and the credit', () =
       .update(subscriptions)
       .set({
         creditBalance: 1250,
-        pendingChange: { price_id: null, product_id: null, plan_name: 'Team', amount: 4900, interval: 'month', interval_count: 3, tax_category: 'standard', tax_inclusive: true, effective_at: effectiveAt },
+        pendingChange: {
+          price_id: null,
+          product_id: null,
+          plan_name: 'Team',
+          amount: 4900,
+          interval: 'month',
+          interval_count: 3,
+          tax_category: 'standard',
+          tax_inclusive: true,
+          effective_at: effectiveAt,
+        },
       })
       .where(eq(subscriptions.id, subscription.id));
     expect(await summary()).toMatchObject({ 'Scheduled change': `Team: €49.00 / 3 months from ${utcTime(effectiveAt)}`, Credit: '€12.50' });

@@ -120,7 +120,19 @@ describe('what each scope holds', () => {
     const effectiveAt = epoch(T0) + 30 * 86400;
     await api.services.db
       .update(subscriptions)
-      .set({ pendingChange: { price_id: null, product_id: null, plan_name: 'Team', amount: 4900, interval: 'week', interval_count: 2, tax_category: 'standard', tax_inclusive: true, effective_at: effectiveAt } })
+      .set({
+        pendingChange: {
+          price_id: null,
+          product_id: null,
+          plan_name: 'Team',
+          amount: 4900,
+          interval: 'week',
+          interval_count: 2,
+          tax_category: 'standard',
+          tax_inclusive: true,
+          effective_at: effectiveAt,
+        },
+      })
       .where(eq(subscriptions.id, changing.id));
     const session = await createdPortal(api, store.key, { subscription_id: changing.id });
     const page = await openPortal(deps(), tokenOf(session.url));

@@ -38,8 +38,7 @@ const advance = async (seconds: number, withKey = key) => expect((await api.requ
 const subscription = (options: SubscriptionOptions = {}) => createSubscription(api.services, store.id, { ...THIRTY_DAYS, ...options });
 const recurringCharges = async (subscriptionId: string) =>
   (await api.services.db.select().from(simulatorCharges).where(eq(simulatorCharges.kind, 'recurring'))).filter((charge) => charge.description.includes(subscriptionId));
-const updateOrders = async (subscriptionId: string) =>
-  (await api.request('GET', `/api/v1/orders?subscription_id=${subscriptionId}&billing_reason=subscription_update`, { key })).body.data as any[];
+const updateOrders = async (subscriptionId: string) => (await api.request('GET', `/api/v1/orders?subscription_id=${subscriptionId}&billing_reason=subscription_update`, { key })).body.data as any[];
 const invoiceOf = async (orderId: string) => (await api.request('GET', `/api/v1/invoices?order_id=${orderId}`, { key })).body.data[0];
 const planName = async (id: string) => (await api.services.db.select({ planName: subscriptions.planName }).from(subscriptions).where(eq(subscriptions.id, id)))[0]!.planName;
 const updatedEvents = async (id: string) => (await eventsOf(api.services.db, id)).filter((event) => event.type === 'subscription.updated');
@@ -100,12 +99,12 @@ describe('prorate_now', () => {
     expect((await recurringCharges(sub.id)).map((charge) => charge.amount)).toEqual([499]);
     const [cycle] = (await api.request('GET', `/api/v1/orders?subscription_id=${sub.id}&billing_reason=subscription_cycle`, { key })).body.data as any[];
     const invoice = await invoiceOf(cycle.id);
-    expect(invoice.lines).toEqual([
-      expect.objectContaining({ description: 'Pro plan', amount_total: 999 }),
-      expect.objectContaining({ description: 'Credit from plan change', amount_total: -500 }),
-    ]);
+    expect(invoice.lines).toEqual([expect.objectContaining({ description: 'Pro plan', amount_total: 999 }), expect.objectContaining({ description: 'Credit from plan change', amount_total: -500 })]);
     expect(invoice.amount_total).toBe(499);
-    const [charge] = await api.services.db.select().from(subscriptionCharges).where(and(eq(subscriptionCharges.subscriptionId, sub.id), eq(subscriptionCharges.cycle, 2)));
+    const [charge] = await api.services.db
+      .select()
+      .from(subscriptionCharges)
+      .where(and(eq(subscriptionCharges.subscriptionId, sub.id), eq(subscriptionCharges.cycle, 2)));
     expect(charge).toMatchObject({ amount: 499, amountCredit: 500, status: 'succeeded' });
     expect(await verifyLedger(api.services.db, api.clock.now(), store.id)).toMatchObject({ ok: true });
   });
