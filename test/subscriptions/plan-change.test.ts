@@ -124,6 +124,33 @@ describe('prorate_now', () => {
     expect(invoice.amount_total).toBe(1333);
   });
 
+  it('a discount: each plan priced less its discount where the period it prices starts before the discount’s end', async () => {
+    const sub = await subscription({ amount: 999 });
+    const discount = {
+      coupon: 'cpn_test_half',
+      promotion_code: null,
+      label: 'Half',
+      name: 'Half',
+      percent_off: 50,
+      amount_off: null,
+      duration: 'forever' as const,
+      duration_in_months: null,
+      applies_to: null,
+    };
+    await api.services.db.update(subscriptions).set({ discount }).where(eq(subscriptions.id, sub.id));
+    await advance(15 * DAY);
+    // Old 999 − 500 = 499: credit 250 (249.5); new 1999 − 1000 = 999: charge 500 (499.5); 250 charged.
+    expect((await change(sub.id, { amount: 1999, interval: 'day', interval_count: 30 })).status).toBe(200);
+    expect((await recurringCharges(sub.id)).map((charge) => charge.amount)).toEqual([250]);
+    const [row] = await api.services.db.select().from(planChanges).where(eq(planChanges.subscriptionId, sub.id));
+    expect(row).toMatchObject({ credit: 250, charge: 500, amount: 250 });
+    // A discount that ended before the period: the plans at full price.
+    const ended = await subscription({ amount: 999 });
+    await api.services.db.update(subscriptions).set({ discount, discountEnd: T0 }).where(eq(subscriptions.id, ended.id));
+    expect((await change(ended.id, { amount: 1999, interval: 'day', interval_count: 30 })).status).toBe(200);
+    expect((await recurringCharges(ended.id)).map((charge) => charge.amount)).toEqual([500]);
+  });
+
   it('another interval: the new plan’s periods count from the change, its whole amount charged less the credit', async () => {
     const sub = await subscription({ amount: 1000 });
     await advance(10 * DAY);
