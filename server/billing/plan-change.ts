@@ -63,7 +63,7 @@ function discountedAmount(subscription: SubscriptionRow, terms: PlanTerms, perio
 }
 
 /** The proration of a change at `at` in the current period: the credit, the charge, and the period the charge prices. */
-export function prorate(subscription: SubscriptionRow, to: PlanTerms, at: Date): { credit: number; charge: number; period: { start: Date; end: Date } } {
+function prorate(subscription: SubscriptionRow, to: PlanTerms, at: Date): { credit: number; charge: number; period: { start: Date; end: Date } } {
   const from = planTermsOf(subscription);
   const start = epochSeconds(subscription.currentPeriodStart);
   const end = epochSeconds(subscription.currentPeriodEnd);

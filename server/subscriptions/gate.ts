@@ -2,7 +2,7 @@ import { ApiError } from '../errors';
 import { gatedSecretKeyProcedure } from '../trpc';
 
 /**
- * Creating and cancelling are switched off platform-wide unless
+ * Creating, cancelling and changing plans are switched off platform-wide unless
  * SUBSCRIPTIONS_ENABLED (503), and per store by its `subscriptions` flag (403), in test and live
  * alike. Checked right after the key, before any lookup or validation of the request.
  */
