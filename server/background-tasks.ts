@@ -3,7 +3,7 @@
  * jobs.ts; server/app.ts and scripts/worker.ts start the whole list.
  */
 import type { BackgroundStarter } from './background';
-import { startBillingJob, startCardUpdateReconcileJob } from './billing/jobs';
+import { startBillingJob, startCardUpdateReconcileJob, startPlanChangeReconcileJob } from './billing/jobs';
 import { startCheckoutExpiryJob } from './checkout/jobs';
 import { startMailDeliveryJob, startRenewalReminderJob } from './mail/jobs';
 import { startPaymentReconcileJob } from './payments/jobs';
@@ -20,6 +20,7 @@ export const BACKGROUND_TASKS: readonly BackgroundStarter[] = [
   (services) => startWebhookDeliveryJob(services),
   (services) => startFirstChargeReconcileJob(services),
   (services) => startCardUpdateReconcileJob(services),
+  (services) => startPlanChangeReconcileJob(services),
   (services) => startRefundReconcileJob(services),
   (services) => startCheckoutExpiryJob(services),
   (services) => startRenewalReminderJob(services),

@@ -1,4 +1,5 @@
 import { balanceRouter, balanceTransactionsRouter } from './balance/router';
+import { subscriptionBillingRouter } from './billing/router';
 import { checkoutRouter } from './checkout/router';
 import { couponsRouter, promotionCodesRouter } from './coupons/router';
 import { customersRouter } from './customers/router';
@@ -27,7 +28,7 @@ export const appRouter = createRouter({
   licenses: licensesRouter,
   refunds: refundsRouter,
   webhookEndpoints: webhooksRouter,
-  subscriptions: subscriptionsRouter,
+  subscriptions: mergeRouters(subscriptionsRouter, subscriptionBillingRouter),
   portal: portalRouter,
   events: eventsRouter,
   invoices: invoicesRouter,

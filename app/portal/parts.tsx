@@ -228,9 +228,9 @@ export function OrderCard({ order, format, portalPath, headingLevel = 3 }: { ord
   );
 }
 
-function billingInterval(subscription: PortalSubscription): string {
-  const unit = subscription.interval;
-  return subscription.intervalCount === 1 ? `every ${unit}` : `every ${subscription.intervalCount} ${unit}s`;
+function billingInterval(plan: Pick<PortalSubscription, 'interval' | 'intervalCount'>): string {
+  const unit = plan.interval;
+  return plan.intervalCount === 1 ? `every ${unit}` : `every ${plan.intervalCount} ${unit}s`;
 }
 
 export function SubscriptionCard({
@@ -275,6 +275,15 @@ export function SubscriptionCard({
             </dd>
           </>
         )}
+        {subscription.scheduledChange ? (
+          <>
+            <dt>Scheduled change</dt>
+            <dd>
+              {subscription.scheduledChange.planName}: {format.amount(subscription.scheduledChange.amount)} {billingInterval(subscription.scheduledChange)} from{' '}
+              <DateText at={subscription.scheduledChange.effectiveAt} format={format} />
+            </dd>
+          </>
+        ) : null}
         {subscription.card ? (
           <>
             <dt>Card</dt>

@@ -13,7 +13,7 @@
  * the subscription as a successful retry does (transitions.ts).
  */
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
-import { OPEN_PAYMENT_METHOD_UPDATE_STATUSES, paymentMethodUpdates, stores, subscriptionCharges, subscriptions } from '@/db/schema';
+import { OPEN_PAYMENT_METHOD_UPDATE_STATUSES, paymentMethodUpdates, planChanges, stores, subscriptionCharges, subscriptions } from '@/db/schema';
 import { byActor, recordAudit, type CustomerActor } from '../audit/service';
 import { validateCard, type CardFields } from '../checkout/card';
 import { storeClock } from '../clock';
@@ -32,7 +32,7 @@ import { chargeOrderPayment, type PaidCharge } from '../subscriptions/charge-ord
 import { owedChargeAmounts } from '../subscriptions/discount';
 import { CARD_UPDATABLE_STATUSES } from '../subscriptions/payment-method-link';
 import { emitSubscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
-import { applyTransition, chargeDescription, OPEN_CHARGE_STATUSES, reservePayBack, unowedChargePayment, type PayBack } from './charges';
+import { applyTransition, chargeDescription, OPEN_CHARGE_STATUSES, OPEN_PLAN_CHANGE_STATUSES, reservePayBack, unowedChargePayment, type PayBack } from './charges';
 import { endRecurringContract, sendPayBack, type BillingEngineDeps } from './engine';
 import { awaitsCharge, chargeSucceeded, owedCharge } from './transitions';
 
@@ -60,7 +60,7 @@ export interface CardUpdateResult {
 
 const isOpen = (status: CardUpdateRow['status']) => (OPEN_PAYMENT_METHOD_UPDATE_STATUSES as readonly string[]).includes(status);
 
-const inProgress = () => new ApiError('session_payment_in_progress', 'A payment of this subscription is being processed right now. Nothing was charged: try again in a few minutes.');
+export const inProgress = () => new ApiError('session_payment_in_progress', 'A payment of this subscription is being processed right now. Nothing was charged: try again in a few minutes.');
 
 /** Where the acquirer sends the customer back after a 3-D Secure challenge: below the page's own signed link. */
 export function cardUpdateReturnUrl(config: Pick<Config, 'publicBaseUrl'>, subscriptionId: string, link: CardUpdateInput['link'], updateId: string): string {
@@ -114,7 +114,12 @@ export async function updatePaymentMethod(deps: CardUpdateDeps, input: CardUpdat
       .from(subscriptionCharges)
       .where(and(eq(subscriptionCharges.subscriptionId, locked.id), inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES])))
       .limit(1);
-    if (openUpdate || openCharge) throw inProgress();
+    const [openChange] = await tx
+      .select({ id: planChanges.id })
+      .from(planChanges)
+      .where(and(eq(planChanges.subscriptionId, locked.id), inArray(planChanges.status, [...OPEN_PLAN_CHANGE_STATUSES])))
+      .limit(1);
+    if (openUpdate || openCharge || openChange) throw inProgress();
     const owed = locked.status === 'past_due' ? { ...owedChargeAmounts(locked, deps.config.taxRates, now), ...owedCharge(locked) } : undefined;
     const [row] = await tx
       .insert(paymentMethodUpdates)
@@ -248,6 +253,8 @@ export async function settlePaymentMethodUpdate(deps: CardUpdateDeps, updateId: 
         amount: update.amount,
         amountTax: update.amountTax,
         taxRate: update.taxRate,
+        amountDiscount: update.amountDiscount,
+        amountCredit: update.amountCredit,
         status: 'succeeded',
         cardBrand: outcome.brand,
         cardLast4: outcome.last4,
@@ -271,7 +278,7 @@ export async function settlePaymentMethodUpdate(deps: CardUpdateDeps, updateId: 
       buyer: { ip: update.buyerIp, userAgent: update.buyerUserAgent },
     };
     if (awaitsCharge(before, position)) {
-      const moved = await applyTransition(tx, before, chargeSucceeded(before, position, now), now, wallNow, newCard);
+      const moved = await applyTransition(tx, before, chargeSucceeded(before, { ...position, amountCredit: update.amountCredit }, now), now, wallNow, newCard);
       await payOrders(tx, deps, [chargeOrderPayment(moved, paid, times)]);
       after.endContract = before;
       return recorded;

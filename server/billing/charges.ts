@@ -14,7 +14,7 @@
  */
 import { and, asc, eq, inArray, lte, notExists, sql, type SQL } from 'drizzle-orm';
 import type { Database, Transaction } from '@/db/client';
-import { OPEN_PAYMENT_METHOD_UPDATE_STATUSES, paymentMethodUpdates, stores, subscriptionCharges, subscriptions, type SubscriptionChargeStatus } from '@/db/schema';
+import { OPEN_PAYMENT_METHOD_UPDATE_STATUSES, paymentMethodUpdates, planChanges, stores, subscriptionCharges, subscriptions, type PlanChangeStatus, type SubscriptionChargeStatus } from '@/db/schema';
 import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { ChargeResult } from '../gateway/types';
 import { newId, randomBase62 } from '../ids';
@@ -38,6 +38,9 @@ export type ChargeRow = typeof subscriptionCharges.$inferSelect;
 /** Charges whose outcome is not recorded yet; a subscription with one is not claimed again. */
 export const OPEN_CHARGE_STATUSES: readonly SubscriptionChargeStatus[] = ['processing', 'unknown'];
 
+/** Plan changes whose charge's outcome is not recorded yet; a subscription with one is not claimed either. */
+export const OPEN_PLAN_CHANGE_STATUSES: readonly PlanChangeStatus[] = ['processing', 'unknown'];
+
 export interface BillingDeps extends PayOrdersDeps {
   db: Database;
   /** Wall clock; a test-mode store's clock adds its offset (server/clock.ts). */
@@ -54,6 +57,8 @@ export interface ClaimedCharge {
   charge: ChargeRow;
   recurringId: string;
   description: string;
+  /** The card on file, which a charge of 0 is approved on without the gateway. */
+  card: { brand: string; last4: string };
 }
 
 function dueCondition(scope: BillingScope, wallNow: Date): SQL {
@@ -86,20 +91,26 @@ export async function applyTransition(
 ): Promise<SubscriptionRow> {
   const [updated] = await tx
     .update(subscriptions)
-    .set({ ...transition.changes, ...alongside, billingAnchor: billingAnchor(subscription) })
+    .set({ billingAnchor: billingAnchor(subscription), ...transition.changes, ...alongside })
     .where(eq(subscriptions.id, subscription.id))
     .returning();
   for (const type of transition.events) await emitSubscriptionEvent(tx, updated!, type, { now, wallNow }, subscription);
   return updated!;
 }
 
-/** Which of these subscriptions have a card update on its way (the page's charge or card check). */
+/** Which of these subscriptions have a card update on its way (the page's charge or card check), or a plan change's charge. */
 async function subscriptionsWithOpenCardUpdate(tx: Transaction, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const rows = await tx
     .select({ subscriptionId: paymentMethodUpdates.subscriptionId })
     .from(paymentMethodUpdates)
-    .where(and(inArray(paymentMethodUpdates.subscriptionId, ids), inArray(paymentMethodUpdates.status, [...OPEN_PAYMENT_METHOD_UPDATE_STATUSES])));
+    .where(and(inArray(paymentMethodUpdates.subscriptionId, ids), inArray(paymentMethodUpdates.status, [...OPEN_PAYMENT_METHOD_UPDATE_STATUSES])))
+    .union(
+      tx
+        .select({ subscriptionId: planChanges.subscriptionId })
+        .from(planChanges)
+        .where(and(inArray(planChanges.subscriptionId, ids), inArray(planChanges.status, [...OPEN_PLAN_CHANGE_STATUSES]))),
+    );
   return new Set(rows.map((row) => row.subscriptionId));
 }
 
@@ -191,7 +202,7 @@ export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, li
     const inserted = rows.length > 0 ? await tx.insert(subscriptionCharges).values(rows).onConflictDoNothing().returning() : [];
     const claimed = inserted.map((charge) => {
       const subscription = byId.get(charge.subscriptionId)!;
-      return { charge, recurringId: subscription.recurringId, description: chargeDescription(subscription, charge.cycle) };
+      return { charge, recurringId: subscription.recurringId, description: chargeDescription(subscription, charge.cycle), card: cardOnFile(subscription) };
     });
     return { claimed, expired, ended };
   });
@@ -203,6 +214,18 @@ export function chargeDescription(subscription: Pick<SubscriptionRow, 'id' | 'pl
 
 /** What the gateway answered, or null when it refused the call before any money moved (GatewayRejectedError). */
 export type ChargeOutcome = ChargeResult | null;
+
+export function cardOnFile(subscription: Pick<SubscriptionRow, 'cardBrand' | 'cardLast4'>): { brand: string; last4: string } {
+  return { brand: subscription.cardBrand ?? 'unknown', last4: subscription.cardLast4 ?? '' };
+}
+
+/**
+ * A charge of 0 (the credit balance or a full discount covers it) moves no money: approved on the
+ * card on file without asking the gateway, and documented like any other (no gateway payment id).
+ */
+export function approvedWithoutGateway(card: { brand: string; last4: string }): ChargeResult {
+  return { status: 'succeeded', paymentId: '', ...card };
+}
 
 function failureCodeOf(result: ChargeOutcome): string | null {
   if (result === null) return 'processing_error';
@@ -238,11 +261,9 @@ export interface ChargeToSettle {
   outcome: ChargeOutcome;
 }
 
-/** What a settled charge changes on its subscription: every column a transition may move, and the anchor. */
 /** A renewal is charged without the buyer present: no address or browser of theirs to record. */
 const RENEWAL_BUYER = { ip: null, userAgent: null };
 
-const MOVED_COLUMNS = ['billingAnchor', ...TRANSITION_COLUMNS] as const;
 /** What settling writes on the charge. */
 const SETTLED_COLUMNS = ['status', 'failureCode', 'cardBrand', 'cardLast4', 'gatewayPaymentId', 'settledAt'] as const;
 
@@ -296,7 +317,7 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
             failureCode: failureCodeOf(outcome),
             cardBrand: outcome?.brand ?? null,
             cardLast4: outcome?.last4 ?? null,
-            gatewayPaymentId: outcome?.paymentId ?? null,
+            gatewayPaymentId: outcome?.paymentId || null,
             settledAt: now,
           })),
         ),
@@ -331,7 +352,8 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
       if (!awaitsCharge(before, settled)) {
         const settlement: Settlement = { settled: true, subscription: before, events: [] };
         settlements.push(settlement);
-        if (outcome?.status === 'succeeded') {
+        // A charge of 0 took nothing: there is nothing to pay back.
+        if (outcome?.status === 'succeeded' && settled.amount > 0) {
           const card = { brand: outcome.brand, last4: outcome.last4 };
           const payment = unowedChargePayment(before, { ...paidAmountsOf(settled), id: charge.id, cycle: settled.cycle, card, gatewayPaymentId: outcome.paymentId, buyer: RENEWAL_BUYER }, times);
           paid.push(payment);
@@ -341,7 +363,7 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
       }
       /** The subscription as `transition` leaves it, with its events. */
       const move = (transition: Transition): SubscriptionRow => {
-        const subscription = { ...before, ...transition.changes, billingAnchor: billingAnchor(before) };
+        const subscription = { ...before, billingAnchor: billingAnchor(before), ...transition.changes };
         moved.push(subscription);
         events.push(...transition.events.map((type) => subscriptionEvent(subscription, type, times, before)));
         settlements.push({ settled: true, subscription, events: transition.events });
@@ -358,7 +380,7 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
               id: charge.id,
               cycle: settled.cycle,
               card,
-              gatewayPaymentId: outcome.paymentId ?? null,
+              gatewayPaymentId: outcome.paymentId || null,
               buyer: RENEWAL_BUYER,
             },
             times,
@@ -386,8 +408,8 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
     if (moved.length > 0) {
       await tx
         .update(subscriptions)
-        .set(fromBatch(subscriptions, 'moved', MOVED_COLUMNS))
-        .from(batchRelation(subscriptions, 'moved', ['id', ...MOVED_COLUMNS], moved))
+        .set(fromBatch(subscriptions, 'moved', TRANSITION_COLUMNS))
+        .from(batchRelation(subscriptions, 'moved', ['id', ...TRANSITION_COLUMNS], moved))
         .where(eq(subscriptions.id, sql`moved.id`));
     }
     await recordEvents(tx, events);

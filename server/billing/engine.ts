@@ -13,7 +13,7 @@
 import { GatewayRejectedError, GatewayTimeoutError, type Gateways } from '../gateway/types';
 import { sendRefund } from '../orders/refunds/service';
 import type { SubscriptionRow } from '../subscriptions/representation';
-import { claimDueCharges, markChargeUnknown, settleCharges, type BillingDeps, type BillingScope, type ChargeToSettle, type ClaimedCharge, type PayBack } from './charges';
+import { approvedWithoutGateway, claimDueCharges, markChargeUnknown, settleCharges, type BillingDeps, type BillingScope, type ChargeToSettle, type ClaimedCharge, type PayBack } from './charges';
 import { log } from '../observability/log';
 
 export interface BillingEngineDeps extends BillingDeps {
@@ -32,13 +32,14 @@ export interface BillingOptions {
 const DEFAULTS = { batchSize: 50, concurrency: 8, lanes: 2 };
 
 /**
- * Calls the gateway for one claimed charge. A timeout or an unexpected failure leaves the
+ * Calls the gateway for one claimed charge (one of 0 needs none). A timeout or an unexpected failure leaves the
  * outcome unknown (the reconciler settles it): undefined. A refusal before any money moved
  * (GatewayRejectedError: no live credentials, a request the acquirer rejects) is a failed charge
  * like a decline (`processing_error`), and the retries follow.
  */
 async function callGateway(deps: BillingEngineDeps, claimed: ClaimedCharge): Promise<ChargeToSettle | undefined> {
   const { charge } = claimed;
+  if (charge.amount === 0) return { charge, outcome: approvedWithoutGateway(claimed.card) };
   const gateway = deps.gateways[charge.livemode ? 'live' : 'test'];
   try {
     return { charge, outcome: await gateway.chargeRecurring({ idempotencyKey: charge.idempotencyKey, recurringId: claimed.recurringId, amount: charge.amount, description: claimed.description }) };

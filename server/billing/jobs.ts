@@ -10,6 +10,7 @@ import { startPeriodic, type PeriodicTask } from '../background';
 import type { DueJob } from '../due-jobs';
 import { reconcileCardUpdates } from './card-update';
 import { billDueSubscriptions, type BillingEngineDeps } from './engine';
+import { reconcilePlanChanges } from './plan-change';
 import { reconcileSubscriptionCharges, type BillingReconcileSettings } from './reconcile';
 import { ownedBy, type Scope } from '../kit/scope';
 
@@ -27,6 +28,11 @@ export function startBillingJob(services: Services, options: { intervalMs?: numb
 /** Every `intervalMs` (30 s by default, as first charges): card updates whose outcome was never recorded. */
 export function startCardUpdateReconcileJob(services: Services, options: { intervalMs?: number } = {}): PeriodicTask {
   return startPeriodic('card update reconciliation', () => reconcileCardUpdates(services, {}, services.config.backgroundLeaseMs), { intervalMs: options.intervalMs ?? 30_000 });
+}
+
+/** Every `intervalMs` (30 s by default): plan changes whose charge's outcome was never recorded. */
+export function startPlanChangeReconcileJob(services: Services, options: { intervalMs?: number } = {}): PeriodicTask {
+  return startPeriodic('plan change reconciliation', () => reconcilePlanChanges(services, {}, services.config.backgroundLeaseMs), { intervalMs: options.intervalMs ?? 30_000 });
 }
 
 const IN_FLIGHT_POLL_MS = 25;

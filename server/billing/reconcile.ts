@@ -11,7 +11,7 @@ import { subscriptionCharges, subscriptions } from '@/db/schema';
 import { chargeLookup, GatewayRejectedError } from '../gateway/types';
 import { DEFAULT_LEASE_MS } from '../config';
 import { forEachLeased, type LeasedPass } from '../kit/lease';
-import { chargeDescription, OPEN_CHARGE_STATUSES, type ChargeOutcome, type ChargeRow } from './charges';
+import { approvedWithoutGateway, cardOnFile, chargeDescription, OPEN_CHARGE_STATUSES, type ChargeOutcome, type ChargeRow } from './charges';
 import { recordChargeOutcomes, type BillingEngineDeps } from './engine';
 
 export interface BillingReconcileSettings {
@@ -37,10 +37,11 @@ export const DEFAULT_BILLING_RECONCILE_SETTINGS: BillingReconcileSettings = { st
  * any money moved (GatewayRejectedError) is a failed charge, as in the billing pass (engine.ts).
  */
 async function gatewayOutcome(deps: BillingEngineDeps, charge: ChargeRow): Promise<ChargeOutcome | undefined> {
+  const [subscription] = await deps.db.select().from(subscriptions).where(eq(subscriptions.id, charge.subscriptionId));
+  if (charge.amount === 0) return subscription && approvedWithoutGateway(cardOnFile(subscription));
   const gateway = deps.gateways[charge.livemode ? 'live' : 'test'];
   const found = await gateway.retrieveCharge(charge.idempotencyKey, chargeLookup(charge));
   if (found) return found;
-  const [subscription] = await deps.db.select().from(subscriptions).where(eq(subscriptions.id, charge.subscriptionId));
   if (!subscription) return undefined;
   try {
     return await gateway.chargeRecurring({

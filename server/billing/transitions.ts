@@ -24,6 +24,7 @@
  * `next_billing_at`, and the event is sent whenever status, next billing or metadata change.
  */
 import type { EventType } from '../webhooks/events';
+import { dueChange, periodsFrom } from '../subscriptions/plan-terms';
 import { boundary } from '../subscriptions/schedule';
 import type { SubscriptionRow } from '../subscriptions/representation';
 
@@ -42,8 +43,28 @@ export interface ChargePosition {
   scheduledAt: Date;
 }
 
-/** Every column of the subscription a transition may move (billing writes exactly these). */
-export const TRANSITION_COLUMNS = ['status', 'paymentsMade', 'failureCount', 'currentPeriodStart', 'currentPeriodEnd', 'nextBillingAt', 'canceledAt', 'endedAt'] as const;
+/** Every column of the subscription a transition may move (billing writes exactly these): a due plan change and the credit used too. */
+export const TRANSITION_COLUMNS = [
+  'status',
+  'paymentsMade',
+  'failureCount',
+  'currentPeriodStart',
+  'currentPeriodEnd',
+  'nextBillingAt',
+  'canceledAt',
+  'endedAt',
+  'billingAnchor',
+  'creditBalance',
+  'pendingChange',
+  'priceId',
+  'productId',
+  'planName',
+  'amount',
+  'interval',
+  'intervalCount',
+  'taxCategory',
+  'taxInclusive',
+] as const;
 
 export interface Transition {
   changes: Partial<Pick<SubscriptionRow, (typeof TRANSITION_COLUMNS)[number]>>;
@@ -62,14 +83,17 @@ export function awaitsCharge(subscription: SubscriptionRow, charge: Pick<ChargeP
   return (subscription.status === 'active' || subscription.status === 'past_due') && owed.cycle === charge.cycle && owed.attempt === charge.attempt;
 }
 
-export function chargeSucceeded(subscription: SubscriptionRow, charge: ChargePosition, now: Date): Transition {
-  const paid = {
-    paymentsMade: charge.cycle,
-    failureCount: 0,
-    currentPeriodStart: boundary(subscription, charge.cycle - 1),
-    currentPeriodEnd: boundary(subscription, charge.cycle),
-    nextBillingAt: boundary(subscription, charge.cycle),
-  };
+/**
+ * A charge that took the credit `amountCredit` lowers the balance by it; one for a period a
+ * pending change is due by switches to that plan, its periods counted anew from the change.
+ */
+export function chargeSucceeded(subscription: SubscriptionRow, charge: ChargePosition & { amountCredit: number }, now: Date): Transition {
+  const start = boundary(subscription, charge.cycle - 1);
+  const change = dueChange(subscription, start);
+  const periods = change
+    ? { ...periodsFrom(change, new Date(change.effective_at * 1000)), pendingChange: null }
+    : { currentPeriodStart: start, currentPeriodEnd: boundary(subscription, charge.cycle), nextBillingAt: boundary(subscription, charge.cycle) };
+  const paid = { ...periods, paymentsMade: charge.cycle, failureCount: 0, creditBalance: subscription.creditBalance - charge.amountCredit };
   if (charge.cycle >= subscription.totalPayments) {
     return { changes: { ...paid, status: 'expired', endedAt: now }, events: ['subscription.payment_succeeded', 'subscription.expired', 'subscription.updated'] };
   }

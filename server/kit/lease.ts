@@ -9,10 +9,10 @@
  */
 import { and, eq, inArray, isNull, lte, notInArray, or, type SQL } from 'drizzle-orm';
 import type { Database } from '@/db/client';
-import type { emails, paymentAttempts, paymentMethodUpdates, refunds, subscriptionCharges } from '@/db/schema';
+import type { emails, paymentAttempts, paymentMethodUpdates, planChanges, refunds, subscriptionCharges } from '@/db/schema';
 
 /** Tables whose rows background passes lease (a `leased_until` column: null or past means free). */
-type LeasedTable = typeof paymentAttempts | typeof refunds | typeof subscriptionCharges | typeof paymentMethodUpdates | typeof emails;
+type LeasedTable = typeof paymentAttempts | typeof refunds | typeof subscriptionCharges | typeof paymentMethodUpdates | typeof planChanges | typeof emails;
 
 export interface LeasedPass {
   /** The rows that need the work. */

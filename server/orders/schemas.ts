@@ -112,7 +112,9 @@ export const orderSchema = z
     invoice_id: z.string().nullable().describe('The invoice issued when the order was paid, `in_…`; null while pending.'),
     withdrawal_waiver: withdrawalWaiverSchema.nullable(),
     withdrawal: withdrawalSchema.nullable(),
-    billing_reason: z.enum(BILLING_REASONS).describe('`purchase`: a checkout session; `subscription_create`: a subscription’s first charge; `subscription_cycle`: a renewal.'),
+    billing_reason: z
+      .enum(BILLING_REASONS)
+      .describe('`purchase`: a checkout session; `subscription_create`: a subscription’s first charge; `subscription_cycle`: a renewal; `subscription_update`: a plan change’s prorated charge.'),
     subscription_id: z.string().nullable().describe('The subscription whose charge this order is, `sub_…`; null for a purchase.'),
     dispute_id: z.string().nullable().describe('The cardholder’s dispute of this order, `dp_…`; null when none was opened.'),
     ...paidBuyerTaxFields,

@@ -82,6 +82,8 @@ export interface PortalSubscription {
   endsAt: number | null;
   /** The card the next charge uses. */
   card: PortalCard | null;
+  /** A plan change waiting for the renewal at `effectiveAt`. */
+  scheduledChange: { planName: string; amount: number; interval: PriceInterval; intervalCount: number; effectiveAt: number } | null;
   /**
    * A signed link to give another card, made fresh for this view (valid 7 days on the store's
    * clock); null for a subscription that is not charged any more.
@@ -283,6 +285,16 @@ async function loadSubscriptions(deps: OpenPortalDeps, owner: Scope & { testCloc
       nextBillingAt: billed && !row.cancelAtPeriodEnd ? epochSeconds(row.nextBillingAt) : null,
       endsAt: billed && row.cancelAt ? epochSeconds(row.cancelAt) : null,
       card: card(row.cardBrand, row.cardLast4),
+      scheduledChange:
+        billed && row.pendingChange
+          ? {
+              planName: row.pendingChange.plan_name,
+              amount: row.pendingChange.amount,
+              interval: row.pendingChange.interval,
+              intervalCount: row.pendingChange.interval_count,
+              effectiveAt: row.pendingChange.effective_at,
+            }
+          : null,
       updatePaymentMethodUrl: billed ? paymentMethodLink(deps.config, row.id, now).url : null,
       payments: charges
         .filter(({ charge }) => charge.subscriptionId === row.id)

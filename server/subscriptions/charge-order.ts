@@ -65,6 +65,17 @@ function creditLineAmounts(plan: Pick<TaxedPlan, 'taxInclusive'>, amountCredit: 
   return lineTaxAt(amountCredit, Math.round((taxRate ?? 0) * 100), plan.taxInclusive);
 }
 
+/**
+ * A prorated plan change's charge on `date`: the new plan's remaining time (`charge`, gross in the
+ * plan's terms) less the old plan's unused time (`credit`), each taxed as the subscription's
+ * charges are (the credit at the charge line's rate).
+ */
+export function planChangeAmountsOf(plan: TaxedPlan, rates: RateTable, date: Date, prorated: { charge: number; credit: number }): Pick<ChargeAmounts, 'amount' | 'amountTax' | 'taxRate'> {
+  const line = chargeLineAmounts(plan, prorated.charge, rates, date);
+  const credit = creditLineAmounts(plan, prorated.credit, line.taxRate);
+  return { amount: line.total - credit.total, amountTax: line.tax - credit.tax, taxRate: line.taxRate };
+}
+
 /** A stored charge's amounts, as a paid charge carries them to its order. */
 export function paidAmountsOf(charge: ChargeAmounts): ChargeAmounts {
   return { amount: charge.amount, amountTax: charge.amountTax, taxRate: charge.taxRate, amountDiscount: charge.amountDiscount, amountCredit: charge.amountCredit };
@@ -115,11 +126,78 @@ function chargeLines(subscription: SubscriptionRow, charge: ChargeAmounts): Char
 
 /** The order of `charge`, paid by `subscription` as the charge left it (its current period is what the charge paid for). */
 export function chargeOrderPayment(subscription: SubscriptionRow, charge: PaidCharge, times: EventTimes): OrderPayment {
+  const lines = chargeLines(subscription, charge);
+  return subscriptionOrderPayment(subscription, charge, lines, {
+    billingReason: charge.cycle === 1 ? 'subscription_create' : 'subscription_cycle',
+    subscriptionChargeId: charge.id,
+    period: { start: subscription.currentPeriodStart, end: subscription.currentPeriodEnd },
+    payment: charge.cycle,
+    times,
+  });
+}
+
+/** A prorated plan change that took money, as its order documents it. */
+export interface PaidPlanChange {
+  fromPlanName: string;
+  toPlanName: string;
+  credit: number;
+  amount: number;
+  amountTax: number;
+  taxRate: number | null;
+  card: Card;
+  gatewayPaymentId: string | null;
+  /** What the charge priced: from the change to the end of the period it falls in. */
+  period: { start: Date; end: Date };
+}
+
+/**
+ * The order of a plan change's charge, from its stored amounts: the old plan's unused time as a
+ * negative line, the new plan's remaining time (what is left once the credit is added back).
+ * `subscription` is on the new plan; the receipt names the payment of the period it is in.
+ */
+export function planChangeOrderPayment(subscription: SubscriptionRow, change: PaidPlanChange, times: EventTimes): OrderPayment {
+  const texts = documentTexts(subscription.language);
+  const credit = lineTaxAt(change.credit, Math.round((change.taxRate ?? 0) * 100), subscription.taxInclusive);
+  const remainingTotal = change.amount + credit.total;
+  const remainingTax = change.amountTax + credit.tax;
+  const lines: ChargeLine[] = [
+    { description: texts.unusedTimeLine(change.fromPlanName), unitAmount: -credit.subtotal, amountDiscount: 0, amountSubtotal: -credit.subtotal, amountTax: -credit.tax, amountTotal: -credit.total },
+    {
+      description: texts.remainingTimeLine(change.toPlanName),
+      unitAmount: remainingTotal - remainingTax,
+      amountDiscount: 0,
+      amountSubtotal: remainingTotal - remainingTax,
+      amountTax: remainingTax,
+      amountTotal: remainingTotal,
+    },
+  ];
+  return subscriptionOrderPayment(subscription, { ...change, buyer: { ip: null, userAgent: null } }, lines, {
+    billingReason: 'subscription_update',
+    subscriptionChargeId: null,
+    period: change.period,
+    payment: subscription.paymentsMade,
+    times,
+  });
+}
+
+interface OrderOf {
+  billingReason: 'subscription_create' | 'subscription_cycle' | 'subscription_update';
+  subscriptionChargeId: string | null;
+  /** The period the invoice supplies. */
+  period: { start: Date; end: Date };
+  /** The payment the receipt names. */
+  payment: number;
+  times: EventTimes;
+}
+
+type OrderedCharge = Pick<PaidCharge, 'amount' | 'amountTax' | 'taxRate' | 'card' | 'gatewayPaymentId' | 'buyer'>;
+
+function subscriptionOrderPayment(subscription: SubscriptionRow, charge: OrderedCharge, lines: ChargeLine[], of: OrderOf): OrderPayment {
+  const { times } = of;
   const orderId = newId('ord', subscription.livemode);
   const invoiceId = newInvoiceId(subscription.livemode);
   const { amount, amountTax } = charge;
   const amountSubtotal = amount - amountTax;
-  const lines = chargeLines(subscription, charge);
   const amountDiscount = lines.reduce((sum, line) => sum + line.amountDiscount, 0);
   return {
     written: 'new',
@@ -146,7 +224,7 @@ export function chargeOrderPayment(subscription: SubscriptionRow, charge: PaidCh
       invoiceId,
       withdrawalWaiverAcceptedAt: null,
       withdrawalWaiverTextVersion: null,
-      billingReason: charge.cycle === 1 ? 'subscription_create' : 'subscription_cycle',
+      billingReason: of.billingReason,
       subscriptionId: subscription.id,
       disputeId: null,
       buyerIp: charge.buyer.ip,
@@ -173,11 +251,11 @@ export function chargeOrderPayment(subscription: SubscriptionRow, charge: PaidCh
     })),
     invoice: {
       customerName: subscription.customerName,
-      subscriptionChargeId: charge.id,
-      suppliedFrom: subscription.currentPeriodStart,
-      suppliedUntil: subscription.currentPeriodEnd,
+      subscriptionChargeId: of.subscriptionChargeId,
+      suppliedFrom: of.period.start,
+      suppliedUntil: of.period.end,
     },
-    receipt: subscriptionReceipt(subscription, { payment: charge.cycle, amount, card: charge.card }, times, invoiceId),
+    receipt: subscriptionReceipt({ ...subscription, currentPeriodStart: of.period.start, currentPeriodEnd: of.period.end }, { payment: of.payment, amount, card: charge.card }, times, invoiceId),
     events: [],
     times,
   };

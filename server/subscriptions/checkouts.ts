@@ -73,7 +73,7 @@ export async function getSubscriptionCheckout(deps: SubscriptionDeps, scope: Sco
   return subscriptionCheckoutView(await withExpiryApplied(deps.db, subscriptionCheckouts, row, deps.clock.now(), expireSubscriptionCheckouts), deps.config);
 }
 
-interface Plan {
+export interface Plan {
   amount: number;
   interval: SubscriptionCheckoutRow['interval'];
   intervalCount: number;
@@ -85,11 +85,14 @@ interface Plan {
   taxInclusive: boolean;
 }
 
+/** A plan as a request names it: a recurring price, or amount and interval (plan mode). */
+export type PlanRequest = Pick<CreateSubscriptionInput, 'price_id' | 'amount' | 'interval' | 'interval_count' | 'plan_name'>;
+
 /**
  * Price mode reads amount, interval and plan name from the catalog (the product's
  * name); a one-time price is `price_mode_unsupported`, an inactive one `price_inactive`.
  */
-async function resolvePlan(executor: Executor, scope: Scope, input: CreateSubscriptionInput): Promise<Plan> {
+export async function resolvePlan(executor: Executor, scope: Scope, input: PlanRequest): Promise<Plan> {
   if (input.price_id === undefined) {
     return {
       amount: input.amount!,

@@ -7,6 +7,7 @@ import { discountAppliesTo, lineDiscounts } from '../kit/discounts';
 import type { RateTable } from '../kit/vat-rates';
 import { chargeAmountsOf, type ChargeAmounts, type ChargeReductions } from './charge-order';
 import type { SubscriptionRow } from './representation';
+import { billedPlan } from './plan-terms';
 import { boundary, periodBoundary } from './schedule';
 
 /**
@@ -44,7 +45,9 @@ export function chargeReductionsOf(subscription: DiscountedPlan & Pick<Subscript
   return { discount: periodDiscount(subscription, subscription.amount, periodStart), creditBalance: subscription.creditBalance };
 }
 
-/** The charge a subscription owes next (its next unpaid cycle) if made on `date`: what renewals, retries and the card-update page charge. */
+/** The charge a subscription owes next (its next unpaid cycle, on the plan a due change switches to) if made on `date`: what renewals, retries and the card-update page charge. */
 export function owedChargeAmounts(subscription: SubscriptionRow, rates: RateTable, date: Date): ChargeAmounts {
-  return chargeAmountsOf(subscription, rates, date, chargeReductionsOf(subscription, boundary(subscription, subscription.paymentsMade)));
+  const periodStart = boundary(subscription, subscription.paymentsMade);
+  const plan = billedPlan(subscription, periodStart);
+  return chargeAmountsOf(plan, rates, date, chargeReductionsOf(plan, periodStart));
 }

@@ -1,7 +1,7 @@
-import { ApiError } from '../errors';
 import { refuseBodyId } from '../http/path-id';
 import { apiErrorFromZod } from '../http/zod-errors';
-import { createRouter, gatedSecretKeyProcedure, secretKeyProcedure } from '../trpc';
+import { createRouter, secretKeyProcedure } from '../trpc';
+import { gatedProcedure } from './gate';
 import { createSubscriptionCheckout, getSubscriptionCheckout } from './checkouts';
 import {
   cancelSubscriptionBody,
@@ -22,26 +22,6 @@ import { createPaymentMethodLink } from './payment-method-link';
 import { cancelSubscription, getSubscription, listSubscriptions, updateSubscription } from './service';
 
 const TAGS = ['Subscriptions'];
-
-/**
- * Creating and cancelling are switched off platform-wide unless
- * SUBSCRIPTIONS_ENABLED (503), and per store by its `subscriptions` flag (403), in test and live
- * alike. Checked right after the key, before any lookup or validation of the request.
- */
-const gatedProcedure = gatedSecretKeyProcedure((ctx, subject) => {
-  if (!ctx.config.subscriptionsEnabled) {
-    throw new ApiError(
-      'feature_unavailable',
-      'Creating and cancelling subscriptions is currently unavailable on this platform. The operator turns it on by starting the service with SUBSCRIPTIONS_ENABLED=true.',
-    );
-  }
-  if (!subject.flags.subscriptions) {
-    throw new ApiError(
-      'capability_disabled',
-      `Subscriptions are not enabled for this account. The operator turns them on with "npm run admin -- store:update --id ${subject.storeId} --subscriptions true".`,
-    );
-  }
-});
 
 export const subscriptionsRouter = createRouter({
   // POST /api/v1/subscriptions: a subscription checkout (hosted link) for a recurring price or a plan.

@@ -14,7 +14,7 @@
 import { buyerTaxFields, paidBuyerTaxFields } from '../kit/taxation-schemas';
 import { subscriptionDiscountSchema } from '../kit/discount-schemas';
 import { z } from 'zod';
-import { CANCELLATION_TYPES, SUBSCRIPTION_CHECKOUT_STATUSES, SUBSCRIPTION_STATUSES } from '@/db/schema';
+import { CANCELLATION_TYPES, PLAN_CHANGE_PRORATIONS, SUBSCRIPTION_CHECKOUT_STATUSES, SUBSCRIPTION_STATUSES } from '@/db/schema';
 import { answeredAs, EXAMPLE } from '../kit/examples';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../kit/fields';
 import { pageFields } from '../kit/list';
@@ -162,6 +162,40 @@ export const updateSubscriptionInput = z
     }),
   )
   .meta({ examples: [{ metadata: { member_id: 'M-77' } }] });
+
+const changeFields = z.strictObject({
+  id: subscriptionIdParam,
+  price_id: createFields.shape.price_id.describe('The new plan: a recurring price of the store, `price_test_…`.'),
+  amount: createFields.shape.amount.describe(`Or the new plan by amount: cents charged every cycle, at least ${MIN_AMOUNT}; \`price_id\` and \`product_id\` become null.`),
+  interval: createFields.shape.interval.describe('With `amount`, required: `day`, `week`, `month` or `year`.'),
+  interval_count: createFields.shape.interval_count.describe(`With \`amount\`: intervals between charges, 1–${MAX_INTERVAL_COUNT}; default 1.`),
+  plan_name: createFields.shape.plan_name.describe('With `amount`: the new plan’s name; the current one is kept when left out.'),
+  proration: z
+    .enum(PLAN_CHANGE_PRORATIONS)
+    .optional()
+    .describe(
+      '`prorate_now` (default): the change applies now, the unused time of the old plan credited and the remaining time of the new one charged; `next_period`: it applies at the next renewal.',
+    ),
+});
+
+/** Exactly one of `price_id` or `amount`; `interval` with `amount`; nothing of plan mode beside a price. */
+function checkChangeCombination(body: z.infer<typeof changeFields>, ctx: IssueSink): void {
+  if ((body.price_id === undefined) === (body.amount === undefined)) {
+    refuse(ctx, body, 'parameter_invalid', body.price_id === undefined ? [] : ['amount'], 'Send exactly one of `price_id` or `amount` (with `interval`).');
+    return;
+  }
+  if (body.price_id !== undefined) {
+    const field = (['interval', 'interval_count', 'plan_name'] as const).find((name) => body[name] !== undefined);
+    if (field) refuse(ctx, body, 'parameter_invalid', [field], `\`${field}\` cannot be sent with \`price_id\`: the price's catalog entry decides it.`);
+    return;
+  }
+  if (body.interval === undefined) refuse(ctx, body, 'parameter_invalid', ['interval'], '`interval` is required with `amount`.');
+}
+
+export const changeSubscriptionInput = changeFields
+  .superRefine(checkChangeCombination)
+  .meta({ examples: [{ amount: 9900, interval: 'year', plan_name: 'Pro plan (yearly)', proration: 'prorate_now' }] });
+export type ChangeSubscriptionInput = z.infer<typeof changeSubscriptionInput>;
 
 export const cancelSubscriptionInput = z.strictObject({ id: subscriptionIdParam });
 

@@ -7,7 +7,7 @@ import { readSubscriptionsQuery } from '@/app/dashboard/subscriptions/query';
 import { SubscriptionSummary } from '@/app/dashboard/subscriptions/summary';
 import { epochSeconds } from '@/server/clock';
 import { declareCancellation } from '@/server/subscriptions/cancellation';
-import { auditEvents } from '@/db/schema';
+import { auditEvents, subscriptions } from '@/db/schema';
 import { exportSubscriptionsCsv } from '@/server/dashboard/csv';
 import { listSubscriptionPage, subscriptionDetail } from '@/server/dashboard/subscriptions';
 import type { ApiError } from '@/server/errors';
@@ -132,6 +132,39 @@ describe('dashboard subscriptions: the summary', () => {
       'Customer’s reason': 'Moving abroad',
       Canceled: '—',
     });
+  });
+});
+
+describe('dashboard subscriptions: a scheduled plan change and the credit', () => {
+  const facts = (html: string) => Object.fromEntries([...html.matchAll(/<dt>(.*?)<\/dt><dd>(.*?)<\/dd>/g)].map(([, label, value]) => [label!, value!.replace(/<[^>]+>/g, '')]));
+
+  it('12 `Scheduled change` (plan, price, from when) while one waits, `Credit` always', async () => {
+    const store = await createStore(api.services, { subscriptions: true });
+    const subscription = await createSubscription(api.services, store.id);
+    const summary = async () =>
+      facts(renderToStaticMarkup(createElement(SubscriptionSummary, { base: '/dashboard/test', detail: await subscriptionDetail(api.services.db, test(store), subscription.id) })));
+    const before = await summary();
+    expect(before).toMatchObject({ Credit: '€0.00' });
+    expect(Object.keys(before)).not.toContain('Scheduled change');
+    const effectiveAt = epochSeconds(subscription.currentPeriodEnd);
+    await api.services.db
+      .update(subscriptions)
+      .set({
+        creditBalance: 1250,
+        pendingChange: {
+          price_id: null,
+          product_id: null,
+          plan_name: 'Team',
+          amount: 4900,
+          interval: 'month',
+          interval_count: 3,
+          tax_category: 'standard',
+          tax_inclusive: true,
+          effective_at: effectiveAt,
+        },
+      })
+      .where(eq(subscriptions.id, subscription.id));
+    expect(await summary()).toMatchObject({ 'Scheduled change': `Team: €49.00 / 3 months from ${utcTime(effectiveAt)}`, Credit: '€12.50' });
   });
 });
 

@@ -72,9 +72,9 @@ describe('/docs: the overview', () => {
 });
 
 describe('/docs/<domain>', () => {
-  it('each of the 70 operations is on one page, with a curl request and its example answer', () => {
+  it('each of the 71 operations is on one page, with a curl request and its example answer', () => {
     const operations = Object.entries(document.paths ?? {}).flatMap(([path, item]) => HTTP_METHODS.filter((method) => item[method]).map((method) => ({ method, path })));
-    expect(operations).toHaveLength(70);
+    expect(operations).toHaveLength(71);
     for (const { method, path } of operations) {
       const found = Object.values(pages).filter((html) => html.includes(`>${method.toUpperCase()}</span> <code>/api/v1${path}</code>`));
       expect(found, `${method} ${path}`).toHaveLength(1);

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { subscriptions } from '@/db/schema';
 import { checkPaymentMethodLink } from '@/server/kit/links';
 import { openPortal, portalLinkStore } from '@/server/portal/page';
 import { epoch, T0 } from '../support/api';
@@ -101,6 +103,7 @@ describe('what each scope holds', () => {
         nextBillingAt: epoch(T0) + 86400,
         endsAt: null,
         card: { brand: 'visa', last4: '4242' },
+        scheduledChange: null,
         updatePaymentMethodUrl: expect.stringMatching(new RegExp(`^https://pay\\.example\\.test/payment-method/${subscription.id}\\?expires=${epoch(T0) + 7 * 86400}&signature=`)),
         payments: [
           { amount: 990, status: 'declined', date: epoch(T0) - 30 * 86400, card: { brand: 'mastercard', last4: '4444' }, invoiceId: null },
@@ -108,6 +111,32 @@ describe('what each scope holds', () => {
         ],
       },
     ]);
+  });
+
+  it('a plan change waiting for the renewal: its plan, price and when', async () => {
+    const seed = seedOf(api);
+    const customer = await seedCustomer(seed, store);
+    const changing = await seedSubscription(seed, store, { customer, planName: 'Basic' });
+    const effectiveAt = epoch(T0) + 30 * 86400;
+    await api.services.db
+      .update(subscriptions)
+      .set({
+        pendingChange: {
+          price_id: null,
+          product_id: null,
+          plan_name: 'Team',
+          amount: 4900,
+          interval: 'week',
+          interval_count: 2,
+          tax_category: 'standard',
+          tax_inclusive: true,
+          effective_at: effectiveAt,
+        },
+      })
+      .where(eq(subscriptions.id, changing.id));
+    const session = await createdPortal(api, store.key, { subscription_id: changing.id });
+    const page = await openPortal(deps(), tokenOf(session.url));
+    expect(page!.subscriptions[0]!.scheduledChange).toEqual({ planName: 'Team', amount: 4900, interval: 'week', intervalCount: 2, effectiveAt });
   });
 
   it('a subscription still charged gets a fresh signed link to give another card at each view, on the store clock; one ending shows its end instead of a next payment; an ended one no link', async () => {

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { auditEvents, paymentMethodUpdates, simulatorCharges, simulatorRecurring, simulatorRefunds } from '@/db/schema';
+import { auditEvents, paymentMethodUpdates, simulatorCharges, simulatorRecurring, simulatorRefunds, subscriptions } from '@/db/schema';
 import { verifyLedger } from '@/server/balance/verify';
 import { answerCardUpdate, answerCardUpdateReturn } from '@/server/billing/card-update-page';
 import { reconcileCardUpdates } from '@/server/billing/card-update';
@@ -271,6 +271,23 @@ describe('a past_due subscription: the owed charge is made at once on the new ca
       { kind: 'charge', status: 'succeeded', amount: 990 },
       { kind: 'recurring', status: 'succeeded', amount: 990 },
     ]);
+  });
+
+  it('the credit balance: the owed charge uses it, its invoice shows it, and the balance goes down by it', async () => {
+    const due = await pastDue();
+    await api.services.db.update(subscriptions).set({ creditBalance: 300 }).where(eq(subscriptions.id, due.id));
+    const link = await pageLink(due.id);
+    const { outcome } = await submit(link, CARDS.approved);
+    expect(outcome).toMatchObject({ status: 'succeeded', amount: 690 });
+    expect(await read(due.id)).toMatchObject({ status: 'active', credit_balance: 0 });
+    expect((await pageCharges(due.id)).map((charge) => charge.amount)).toEqual([690]);
+    const [order] = await listed(`/api/v1/orders?subscription_id=${due.id}&billing_reason=subscription_cycle`);
+    const [invoice] = await listed(`/api/v1/invoices?order_id=${order.id}`);
+    expect(invoice.lines.map((line: any) => [line.description, line.amount_total])).toEqual([
+      ['Pro plan', 990],
+      ['Credit from plan change', -300],
+    ]);
+    expect(await verifyLedger(api.services.db, api.clock.now(), storeId)).toMatchObject({ ok: true });
   });
 
   it('declined: still past_due with its retries, nothing charged, no event', async () => {

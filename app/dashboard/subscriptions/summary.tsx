@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import type { SubscriptionDetail } from '@/server/dashboard/subscriptions';
 import { cardText } from '../../checkout/parts';
 import { FactList } from '../card';
-import { utcTime } from '../format';
+import { money, utcTime } from '../format';
 import { SubscriptionStatus, subscriptionPrice } from './status';
 
 /** Statuses a cancel has nothing to stop in (the service answers them unchanged). */
@@ -14,10 +14,10 @@ const CANCELLATION_TYPES = {
   extraordinary: 'Extraordinary (as soon as possible): to end it sooner, cancel it below',
 } as const;
 
-/** The top of a subscription's page: its facts, the card it is charged on, a scheduled end and the customer's declaration. */
+/** The top of a subscription's page: its facts, the card it is charged on, a scheduled end or plan change, its credit and the customer's declaration. */
 export function SubscriptionSummary({ base, detail }: { base: string; detail: SubscriptionDetail }) {
   const { subscription } = detail;
-  const { card, cancellation } = subscription;
+  const { card, cancellation, pending_change: pending } = subscription;
   const endScheduled = subscription.cancel_at_period_end && subscription.cancel_at !== null && !ENDED_STATUSES.has(subscription.status);
   const rows: [string, ReactNode][] = [
     ['Status', <SubscriptionStatus status={subscription.status} />],
@@ -28,6 +28,8 @@ export function SubscriptionSummary({ base, detail }: { base: string; detail: Su
     ['Current period', `${utcTime(subscription.current_period_start)} – ${utcTime(subscription.current_period_end)}`],
     ['Next billing', ENDED_STATUSES.has(subscription.status) || endScheduled ? '—' : utcTime(subscription.next_billing_at)],
     ...(endScheduled ? [['Ends on', utcTime(subscription.cancel_at!)] as [string, ReactNode]] : []),
+    ...(pending ? [['Scheduled change', `${pending.plan_name}: ${subscriptionPrice(pending)} from ${utcTime(pending.effective_at)}`] as [string, ReactNode]] : []),
+    ['Credit', money(subscription.credit_balance)],
     [
       'Customer',
       <>
