@@ -79,6 +79,7 @@ ALTER TABLE "subscription_charges" ADD COLUMN "redemption_held" boolean DEFAULT 
 ALTER TABLE "subscription_checkouts" ADD COLUMN "trial_days" integer;--> statement-breakpoint
 ALTER TABLE "subscription_checkouts" ADD COLUMN "discount" json;--> statement-breakpoint
 ALTER TABLE "subscription_checkouts" ADD COLUMN "allow_promotion_codes" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "subscriptions" ADD COLUMN "anchor_cycle" integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE "subscriptions" ADD COLUMN "trial_start" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "subscriptions" ADD COLUMN "trial_end" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "subscriptions" ADD COLUMN "trial_will_end_sent_at" timestamp with time zone;--> statement-breakpoint

@@ -106,6 +106,8 @@ export const subscriptions = pgTable(
      * Null until billing first moves the subscription: until then it is current_period_start.
      */
     billingAnchor: timestamptz('billing_anchor'),
+    /** The cycles paid before `billing_anchor`: 0, unless a plan change counted the periods anew from its own start while the cycles kept counting. */
+    anchorCycle: integer('anchor_cycle').notNull().default(0),
     currentPeriodStart: timestamptz('current_period_start').notNull(),
     currentPeriodEnd: timestamptz('current_period_end').notNull(),
     nextBillingAt: timestamptz('next_billing_at').notNull(),

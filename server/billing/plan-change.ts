@@ -35,6 +35,7 @@ import { planChangeAmountsOf, planChangeOrderPayment } from '../subscriptions/ch
 import { resolvePlan } from '../subscriptions/checkouts';
 import { periodDiscount } from '../subscriptions/discount';
 import { planColumns, planTermsOf, periodsFrom } from '../subscriptions/plan-terms';
+import { periodBoundary } from '../subscriptions/schedule';
 import { emitSubscriptionEvent, subscriptionObject, type SubscriptionObject, type SubscriptionRow } from '../subscriptions/representation';
 import type { ChangeSubscriptionInput } from '../subscriptions/schemas';
 import { OPEN_CHARGE_STATUSES, OPEN_PLAN_CHANGE_STATUSES, reservePayBack, type PayBack } from './charges';
@@ -72,12 +73,13 @@ function prorate(subscription: SubscriptionRow, to: PlanTerms, at: Date): { cred
   if (sameInterval(from, to)) {
     return { credit, charge: scaleRoundHalfUp(discountedAmount(subscription, to, subscription.currentPeriodStart), left, end - start), period: { start: at, end: subscription.currentPeriodEnd } };
   }
-  return { credit, charge: discountedAmount(subscription, to, at), period: { start: at, end: periodsFrom(to, at).currentPeriodEnd! } };
+  return { credit, charge: discountedAmount(subscription, to, at), period: { start: at, end: periodBoundary(at, to.interval, to.interval_count, 1) } };
 }
 
 /** What applying a prorated change at `at` sets: the new plan (its periods from `at` when the interval changes), no pending change. */
 function appliedChange(subscription: SubscriptionRow, to: PlanTerms, at: Date): Partial<SubscriptionRow> {
-  const periods = sameInterval(planTermsOf(subscription), to) ? planColumns(to) : periodsFrom(to, at);
+  // The changed period stands in for the current one: the cycle last paid.
+  const periods = sameInterval(planTermsOf(subscription), to) ? planColumns(to) : periodsFrom(to, at, subscription.paymentsMade);
   return { ...periods, pendingChange: null };
 }
 

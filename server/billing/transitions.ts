@@ -54,6 +54,7 @@ export const TRANSITION_COLUMNS = [
   'canceledAt',
   'endedAt',
   'billingAnchor',
+  'anchorCycle',
   'creditBalance',
   'pendingChange',
   'priceId',
@@ -91,7 +92,7 @@ export function chargeSucceeded(subscription: SubscriptionRow, charge: ChargePos
   const start = boundary(subscription, charge.cycle - 1);
   const change = dueChange(subscription, start);
   const periods = change
-    ? { ...periodsFrom(change, new Date(change.effective_at * 1000)), pendingChange: null }
+    ? { ...periodsFrom(change, new Date(change.effective_at * 1000), charge.cycle), pendingChange: null }
     : { currentPeriodStart: start, currentPeriodEnd: boundary(subscription, charge.cycle), nextBillingAt: boundary(subscription, charge.cycle) };
   const paid = { ...periods, paymentsMade: charge.cycle, failureCount: 0, creditBalance: subscription.creditBalance - charge.amountCredit };
   if (charge.cycle >= subscription.totalPayments) {

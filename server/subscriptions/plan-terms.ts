@@ -49,9 +49,10 @@ export function billedPlan(subscription: SubscriptionRow, periodStart: Date): Su
 
 /**
  * What a plan whose periods count anew from `start` sets on the subscription: its columns, the
- * anchor and the first period [start, start + interval), billed next at its end.
+ * anchor and the first period [start, start + interval) — the period of cycle `cycle` — billed
+ * next at its end.
  */
-export function periodsFrom(terms: PlanTerms, start: Date): Partial<SubscriptionRow> {
+export function periodsFrom(terms: PlanTerms, start: Date, cycle: number): Partial<SubscriptionRow> {
   const end = periodBoundary(start, terms.interval, terms.interval_count, 1);
-  return { ...planColumns(terms), billingAnchor: start, currentPeriodStart: start, currentPeriodEnd: end, nextBillingAt: end };
+  return { ...planColumns(terms), billingAnchor: start, anchorCycle: cycle - 1, currentPeriodStart: start, currentPeriodEnd: end, nextBillingAt: end };
 }

@@ -36,36 +36,14 @@ export function chargeIdempotencyKey(subscriptionId: string, cycle: number, atte
   return `subscription:${subscriptionId}:${cycle}:${attempt}`;
 }
 
-type Scheduled = Pick<typeof subscriptions.$inferSelect, 'billingAnchor' | 'currentPeriodStart' | 'interval' | 'intervalCount' | 'paymentsMade'>;
+type Scheduled = Pick<typeof subscriptions.$inferSelect, 'billingAnchor' | 'anchorCycle' | 'currentPeriodStart' | 'interval' | 'intervalCount'>;
 
 /** Where a subscription's periods are counted from: its anchor, or before billing first moved it, its current period's start. */
 export function billingAnchor(subscription: Pick<Scheduled, 'billingAnchor' | 'currentPeriodStart'>): Date {
   return subscription.billingAnchor ?? subscription.currentPeriodStart;
 }
 
-/** A period's nominal length in milliseconds: only to guess which period of a schedule a date starts. */
-const NOMINAL_MS: Record<PriceInterval, number> = { day: DAY_MS, week: 7 * DAY_MS, month: 2_629_746_000, year: 31_556_952_000 };
-
-/**
- * How many cycles were paid before the anchor was set: 0 unless a plan change started the periods
- * anew (its anchor is the changed period's start, while cycles keep counting). Found from the
- * current period, the one of cycle `paymentsMade`, which is a period of the anchor's schedule;
- * a period that is none of its (a trial) counts from the anchor.
- */
-function cyclesBeforeAnchor(subscription: Scheduled): number {
-  if (subscription.paymentsMade === 0) return 0;
-  const anchor = billingAnchor(subscription);
-  const { interval, intervalCount } = subscription;
-  const guess = Math.round((subscription.currentPeriodStart.getTime() - anchor.getTime()) / (NOMINAL_MS[interval] * intervalCount));
-  for (const index of [guess, guess - 1, guess + 1]) {
-    if (index >= 0 && periodBoundary(anchor, interval, intervalCount, index).getTime() === subscription.currentPeriodStart.getTime()) {
-      return Math.max(0, subscription.paymentsMade - 1 - index);
-    }
-  }
-  return 0;
-}
-
-/** The start of the period of cycle `n + 1` of this subscription (n = 0 is the anchor when no plan change moved it). */
+/** The start of the period of cycle `n + 1` of this subscription (n = 0: the anchor, when no plan change moved it). */
 export function boundary(subscription: Scheduled, n: number): Date {
-  return periodBoundary(billingAnchor(subscription), subscription.interval, subscription.intervalCount, n - cyclesBeforeAnchor(subscription));
+  return periodBoundary(billingAnchor(subscription), subscription.interval, subscription.intervalCount, n - subscription.anchorCycle);
 }

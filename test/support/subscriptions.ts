@@ -74,6 +74,7 @@ export async function createSubscriptions(services: Pick<Services, 'db' | 'clock
     priceId: null,
     failureCount: 0,
     billingAnchor: null,
+    anchorCycle: 0,
     currentPeriodStart: anchor,
     currentPeriodEnd: periodEnd,
     nextBillingAt: periodEnd,
