@@ -536,3 +536,45 @@ export function BillingFields({ form, errors, vatIdUnconfirmed, shownTotal }: { 
 }
 
 const COUNTRY_OPTIONS = countryOptions();
+
+/**
+ * The promotion code's own form (no JavaScript needed): `Promotion code` and `Apply`, or once a
+ * code is applied, `Remove`. A refused code is said in an alert under the field.
+ */
+export function PromotionCodeForm({ action, applied, error }: { action: string; applied: string | null; error: string | undefined }) {
+  if (applied !== null) {
+    return (
+      <form method="post" action={action} className="co-promo">
+        <input type="hidden" name="remove" value="1" />
+        <button type="submit" className="co-link-button">
+          Remove
+        </button>
+      </form>
+    );
+  }
+  return (
+    <form method="post" action={action} className="co-promo">
+      <Field name="promotion_code" label="Promotion code">
+        {(props) => <input {...props} type="text" autoComplete="off" maxLength={40} aria-invalid={error ? true : undefined} />}
+      </Field>
+      {error ? (
+        <p role="alert" className="co-alert">
+          {error}
+        </p>
+      ) : null}
+      <button type="submit" className="co-button co-button-secondary">
+        Apply
+      </button>
+    </form>
+  );
+}
+
+/** The summary's row of a discount: `Discount (SUMMER25)` `−€3.00`. */
+export function DiscountRow({ label, amount }: { label: string; amount: number }) {
+  return (
+    <div className="co-discount">
+      <dt>Discount ({label})</dt>
+      <dd>−{formatEur(amount)}</dd>
+    </div>
+  );
+}

@@ -11,6 +11,8 @@ import { CANCEL_LINK_TEXT, cancelPageUrl } from '@/server/kit/hosted-page/cancel
 import { subscribedRedirectUrl, subscriptionReceiptUrl } from '@/server/subscriptions/first-charge';
 import {
   amountDueToday,
+  daysPhrase,
+  firstChargeOf,
   hostedSubscriptionHandoff,
   intervalPhrase,
   loadHostedSubscriptionCheckout,
@@ -20,7 +22,21 @@ import {
   type HostedSubscriptionView,
   subscriptionPageTexts,
 } from '@/server/subscriptions/hosted';
-import { BillingFields, CardFields, CheckoutShell, Field, FormAlert, FormStatus, formatDate, Notice, PaidActions, PaymentForm, SellerLine } from '../../checkout/parts';
+import {
+  BillingFields,
+  CardFields,
+  CheckoutShell,
+  DiscountRow,
+  Field,
+  FormAlert,
+  FormStatus,
+  formatDate,
+  Notice,
+  PaidActions,
+  PaymentForm,
+  PromotionCodeForm,
+  SellerLine,
+} from '../../checkout/parts';
 import { formatEur } from '@/server/kit/hosted-page/amounts';
 import { REMEMBERED_BILLING_COOKIE, rememberedBilling } from '@/server/checkout/hosted/email';
 import { BILLING_QUERY, billingFieldErrors, billingPostOf, billingStateOf, summaryTexts, totalChangedMessage, type BillingErrors } from '@/server/checkout/hosted/billing';
@@ -84,7 +100,10 @@ export default async function SubscribePage(props: PageProps) {
     );
   }
 
-  const error = hostedMessage(singleParam(query.error));
+  const queried = hostedMessage(singleParam(query.error));
+  // The code field's refusal is said under it; every other beside the payment form.
+  const codeError = queried?.code === 'code_invalid' ? queried.message : undefined;
+  const error = codeError ? undefined : queried;
   const post = billingPostOf({ errors: singleParam(query[BILLING_QUERY.errors]), notice: singleParam(query[BILLING_QUERY.notice]) });
   // Only after a post of the form: a fresh visit shows the billing details the checkout holds.
   const jar = view.buyer && (error || post.posted) ? await cookies() : undefined;
@@ -103,7 +122,7 @@ export default async function SubscribePage(props: PageProps) {
             </span>
           </h1>
           <SellerLine operator={operator} storeName={view.storeName} />
-          <PlanSummary view={view} />
+          <PlanSummary view={view} promotionCodeAction={hostedPagePath('subscription_checkout', signed, {}, '/promotion-code')} codeError={codeError} />
         </div>
         <SubscribeForm
           view={view}
@@ -139,7 +158,7 @@ function paymentsText(view: HostedSubscriptionView): string {
  * The plan, and what is due today: where the buyer's country taxes it, with its VAT, the texts
  * marked `data-bind` following the billing details (the form's script replaces them in place).
  */
-function PlanSummary({ view }: { view: HostedSubscriptionView }) {
+function PlanSummary({ view, promotionCodeAction, codeError }: { view: HostedSubscriptionView; promotionCodeAction: string; codeError: string | undefined }) {
   const { next } = plannedCharges(view);
   const summary = view.buyer && summaryTexts(view.buyer);
   return (
@@ -156,12 +175,25 @@ function PlanSummary({ view }: { view: HostedSubscriptionView }) {
           <dt>Payments</dt>
           <dd>{paymentsText(view)}</dd>
         </div>
+        {view.trialDays === null ? null : (
+          <div>
+            <dt>Free trial</dt>
+            <dd>{daysPhrase(view.trialDays)}</dd>
+          </div>
+        )}
         {next === null ? null : (
           <div>
-            <dt>Next payment</dt>
+            <dt>{view.trialDays === null ? 'Next payment' : 'First payment'}</dt>
             <dd>{formatDate(next)}</dd>
           </div>
         )}
+        {view.discount ? <DiscountRow label={view.discount.label} amount={view.discount.amountOff} /> : null}
+        {view.discount && view.trialDays !== null ? (
+          <div>
+            <dt>First payment after the discount</dt>
+            <dd>{formatEur(firstChargeOf(view))}</dd>
+          </div>
+        ) : null}
         {summary ? (
           <>
             <div>
@@ -179,6 +211,7 @@ function PlanSummary({ view }: { view: HostedSubscriptionView }) {
           <dd data-bind="total">{subscriptionPageTexts(view).total}</dd>
         </div>
       </dl>
+      {view.allowPromotionCodes ? <PromotionCodeForm action={promotionCodeAction} applied={view.discount?.label ?? null} error={codeError} /> : null}
     </section>
   );
 }
@@ -190,7 +223,8 @@ function PlanSummary({ view }: { view: HostedSubscriptionView }) {
 function Mandate({ view, operator, total }: { view: HostedSubscriptionView; operator: OperatorConfig; total: string }) {
   const { next, last } = plannedCharges(view);
   const every = intervalPhrase(view.interval, view.intervalCount);
-  const amount = <span data-bind="total">{total}</span>;
+  // During a trial the mandate is for the charges after it, not today's €0.00.
+  const amount = view.trialDays === null ? <span data-bind="total">{total}</span> : <span>{formatEur(firstChargeOf(view))}</span>;
   return (
     <div className="co-mandate">
       {view.totalPayments === 1 ? (
@@ -204,7 +238,15 @@ function Mandate({ view, operator, total }: { view: HostedSubscriptionView; oper
           {view.buyer ? ' Each payment is taxed at the VAT rate of its date.' : ''}
         </p>
       )}
-      {next === null ? null : (
+      {view.trialDays !== null && next !== null ? (
+        <p>
+          Nothing is charged today: your card is only checked. The first payment is taken on {formatDate(next)}, when the free trial ends, unless you cancel before then with{' '}
+          <a className="co-link" href={cancelPageUrl()}>
+            {CANCEL_LINK_TEXT.en}
+          </a>{' '}
+          or ask {view.storeName}.
+        </p>
+      ) : next === null ? null : (
         <p>
           The first payment is taken today, the next on {formatDate(next)}. To cancel, use{' '}
           <a className="co-link" href={cancelPageUrl()}>
@@ -286,6 +328,17 @@ function AttemptOutcome({ view, subscription, continueUrl, receiptUrl }: { view:
           <p>{message}</p>
         </div>
         <p>This subscription link cannot be used again. Go back to {view.storeName} to start a new subscription.</p>
+      </Notice>
+    );
+  }
+  if (subscription.status === 'trialing') {
+    return (
+      <Notice title="Your free trial has started" tone="success">
+        <p>
+          {view.planName} is free for {daysPhrase(view.trialDays ?? 0)}; the first payment of {formatEur(firstChargeOf(view))} is taken on {formatDate(subscription.nextBillingAt)}. This link has been
+          used.
+        </p>
+        <PaidActions receiptUrl={receiptUrl} continueUrl={view.successUrl ? continueUrl : undefined} storeName={view.storeName} />
       </Notice>
     );
   }

@@ -22,12 +22,15 @@ export const HOSTED_ERROR_CODES = [
   'vat_id_invalid',
   'vat_id_country',
   'vat_id_unregistered',
+  'trial_already_used',
   'session_expired',
   'session_payment_failed',
   'session_payment_in_progress',
   'too_many_attempts',
   'payment_outcome_unknown',
   'merchant_unavailable',
+  'code_invalid',
+  'discount_unavailable',
   'internal_error',
 ] as const;
 
@@ -51,6 +54,7 @@ const MESSAGES: Record<HostedErrorCode, HostedMessage> = {
   vat_id_invalid: { message: 'This VAT ID is not valid for its country: check it, or leave the field empty to buy as a consumer.', field: 'vat_id' },
   vat_id_country: { message: 'Enter an EU VAT ID beginning with its country code, such as DE123456789, or leave the field empty.', field: 'vat_id' },
   vat_id_unregistered: { message: 'This VAT ID is not registered in the EU’s VIES register: check it, or leave the field empty.', field: 'vat_id' },
+  trial_already_used: { message: 'You have already used the free trial for this plan. Nothing was charged.' },
   session_expired: { message: 'This checkout has expired.' },
   session_payment_failed: { message: 'A payment on this checkout was declined, so it cannot be retried.' },
   session_payment_in_progress: { message: 'A payment of this subscription is being processed right now. Nothing was charged: try again in a few minutes.' },
@@ -59,6 +63,8 @@ const MESSAGES: Record<HostedErrorCode, HostedMessage> = {
     message: 'We could not confirm whether your payment went through. Please do not pay again: check your email or contact the merchant.',
   },
   merchant_unavailable: { message: 'This merchant cannot accept payments at the moment. No payment was taken.' },
+  code_invalid: { message: 'This code is not valid' },
+  discount_unavailable: { message: 'This discount is no longer available. Nothing was charged.' },
   internal_error: { message: 'We could not complete the payment because of a problem on our side. Please try again in a moment.' },
 };
 
@@ -102,5 +108,7 @@ export function failureMessage(failureCode: string | null): string {
 export function hostedPageErrorFor(error: ApiError): HostedErrorCode {
   if (error.code === 'parameter_invalid' && error.param === 'email') return 'email_invalid';
   if (error.code === 'account_suspended' || error.code === 'capability_disabled') return 'merchant_unavailable';
+  // A typed code no longer usable was taken off; a discount the checkout was created with makes it unpayable.
+  if (error.code === 'discount_invalid') return error.param === 'promotion_code' ? 'code_invalid' : 'discount_unavailable';
   return (HOSTED_ERROR_CODES as readonly string[]).includes(error.code) ? (error.code as HostedErrorCode) : 'internal_error';
 }
