@@ -14,6 +14,7 @@ import { VAT_ID_MAX_LENGTH } from '@/server/vat/vat-id';
 import type { StoreLinks } from '@/server/stores/service';
 import type { DownloadLink } from '@/server/downloads/service';
 import { CANCEL_LINK_TEXT, cancelPageUrl } from '@/server/kit/hosted-page/cancel-link';
+import { discountRowLabel, PROMOTION_CODE_FIELDS, type SummaryDiscount } from '@/server/kit/hosted-page/discount';
 
 // The pages' formats, shared with the server's answers to the form's script.
 
@@ -210,6 +211,8 @@ export interface SummaryLine {
 
 export interface SummaryAmounts {
   lines: SummaryLine[];
+  /** Taken off the lines before tax: a row between the lines and the subtotal. */
+  discount?: SummaryDiscount | null;
   amountSubtotal: number;
   amountTax: number;
   amountTotal: number;
@@ -227,12 +230,15 @@ export function OrderSummary({
   heading,
   totalLabel = 'Total due',
   live = false,
+  discountAction,
 }: {
   amounts: SummaryAmounts;
   headingId: string;
   heading: string;
   totalLabel?: string;
   live?: boolean;
+  /** Where the discount row's `Remove` posts (PromotionCodeForm's action), for a removable discount. */
+  discountAction?: string;
 }) {
   const texts = summaryTexts(amounts);
   const bind = (name: keyof typeof texts) => (live ? { 'data-bind': name } : {});
@@ -275,6 +281,9 @@ export function OrderSummary({
         </tbody>
       </table>
       <dl className="co-totals" aria-live={live ? 'polite' : undefined}>
+        {amounts.discount ? (
+          <DiscountRow label={amounts.discount.label} amount={amounts.discount.amount} removeAction={amounts.discount.removable ? discountAction : undefined} />
+        ) : null}
         <div>
           <dt>Subtotal</dt>
           <dd {...bind('subtotal')}>{texts.subtotal}</dd>
@@ -289,6 +298,51 @@ export function OrderSummary({
         </div>
       </dl>
     </section>
+  );
+}
+
+/**
+ * The summary's discount row, `Discount (SUMMER25)` `−€3.00` (a `dl` entry), with a `Remove`
+ * button posting `remove` to `removeAction` when the customer may take it off.
+ */
+export function DiscountRow({ label, amount, removeAction }: { label: string; amount: number; removeAction?: string }) {
+  return (
+    <div className="co-discount">
+      <dt>{discountRowLabel(label)}</dt>
+      <dd>
+        {removeAction ? (
+          <form method="post" action={removeAction} className="co-inline-form">
+            <button type="submit" name={PROMOTION_CODE_FIELDS.remove} value="1" className="co-link-button" aria-label={`Remove ${discountRowLabel(label)}`}>
+              Remove
+            </button>
+          </form>
+        ) : null}
+        <span>−{formatEur(amount)}</span>
+      </dd>
+    </div>
+  );
+}
+
+/**
+ * The promotion code field with its `Apply` button, a form of its own (never inside the payment
+ * form), posting `promotion_code` to `action`; answered by a redirect back to the page, so it
+ * works without JavaScript. `error`: the alert after a code that changed nothing.
+ */
+export function PromotionCodeForm({ action, error }: { action: string; error?: string }) {
+  return (
+    <form method="post" action={action} className="co-promo" id="promotion-code">
+      {error ? (
+        <div role="alert" className="co-alert">
+          <p>{error}</p>
+        </div>
+      ) : null}
+      <Field name={PROMOTION_CODE_FIELDS.code} label="Promotion code">
+        {(props) => <input {...props} type="text" autoComplete="off" autoCapitalize="characters" spellCheck={false} maxLength={40} required />}
+      </Field>
+      <button type="submit" className="co-button co-button-secondary">
+        Apply
+      </button>
+    </form>
   );
 }
 

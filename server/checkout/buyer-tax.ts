@@ -22,13 +22,21 @@ import type { CheckoutSessionRow } from './view';
  */
 export async function taxSessionForBuyer(tx: Transaction, session: CheckoutSessionRow, billing: CheckedBilling, rates: RateTable, date: Date): Promise<CheckoutSessionRow> {
   const lines = await tx
-    .select({ id: orderLines.id, unitAmount: orderLines.unitAmount, quantity: orderLines.quantity, taxInclusive: orderLines.taxInclusive, taxCategory: orderLines.taxCategory })
+    .select({
+      id: orderLines.id,
+      unitAmount: orderLines.unitAmount,
+      quantity: orderLines.quantity,
+      amountDiscount: orderLines.amountDiscount,
+      taxInclusive: orderLines.taxInclusive,
+      taxCategory: orderLines.taxCategory,
+    })
     .from(orderLines)
     .where(eq(orderLines.orderId, session.orderId))
     .orderBy(asc(orderLines.position));
   const taxed = lines.map((line) => ({
     id: line.id,
-    ...buyerLineAmounts({ gross: line.unitAmount * line.quantity, inclusive: line.taxInclusive, category: line.taxCategory }, billing.tax, rates, date),
+    // The discount stays in: tax applies to what is left of the line after it.
+    ...buyerLineAmounts({ gross: line.unitAmount * line.quantity - line.amountDiscount, inclusive: line.taxInclusive, category: line.taxCategory }, billing.tax, rates, date),
   }));
   // Most sessions have one line: one update each is simpler than a batch and as fast.
   for (const line of taxed) {

@@ -5,7 +5,7 @@ import { storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import { markExpired, type ExpireRows } from '../kit/expiry';
 import { recordEvent } from '../webhooks/events';
-import { checkoutSessionView, type CheckoutSessionRow } from './view';
+import { checkoutSessionView, withAmountDiscounts, type CheckoutSessionRow } from './view';
 
 const markSessionsExpired = markExpired(checkoutSessions);
 
@@ -34,7 +34,7 @@ export function expireCheckoutSessions(deps: SessionExpiryDeps): ExpireRows<Chec
         .from(stores)
         .where(inArray(stores.id, [...new Set(expired.map((row) => row.storeId))]));
       const offsetOf = new Map(offsets.map((store) => [store.id, store.testClockOffsetSeconds]));
-      for (const row of expired) {
+      for (const row of await withAmountDiscounts(tx, expired)) {
         const now = storeClock(deps.wallClock, { livemode: row.livemode, testClockOffsetSeconds: offsetOf.get(row.storeId) ?? 0 }).now();
         await recordEvent(tx, { storeId: row.storeId, livemode: row.livemode, type: 'checkout.session.expired', object: checkoutSessionView(row, deps), now, wallNow });
       }

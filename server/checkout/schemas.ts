@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { CHECKOUT_STATUSES, PAYMENT_STATUSES } from '@/db/schema';
 import { strict } from '../kit/json-schema';
 import type { ErrorCode } from '../errors';
+import { discountSchema } from '../kit/discount-schemas';
 import { answeredAs, EXAMPLE } from '../kit/examples';
 import { isAbsoluteHttpUrl, MAX_EMAIL_LENGTH, MAX_URL_LENGTH, MIN_AMOUNT } from '../kit/fields';
 import { createdRangeFields, emailFilter, listSchema, pageFields } from '../kit/list';
@@ -103,6 +104,17 @@ const sharedFields = {
     .optional()
     .describe(`Up to ${METADATA_MAX_KEYS} keys of 1–40 characters; values are strings of at most 500 characters (numbers and booleans are turned into strings). Echoed verbatim.`),
   expires_at: strict(z.number().int()).optional().describe('Epoch seconds; clamped to between 30 minutes and 24 hours from now (never rejected). Default: 24 hours.'),
+  discounts: z
+    .array(
+      z.union([
+        z.strictObject({ coupon: z.string().min(1).max(255).describe('A coupon id, `cpn_…`.') }),
+        z.strictObject({ promotion_code: z.string().min(1).max(255).describe('A promotion code id, `promo_…`.') }),
+      ]),
+    )
+    .max(1)
+    .optional()
+    .describe('At most one discount, taken off the lines before tax: `[{ "coupon": "cpn_…" }]` or `[{ "promotion_code": "promo_…" }]`. Not with `allow_promotion_codes`.'),
+  allow_promotion_codes: z.boolean().optional().describe('The hosted page offers a field for a promotion code. Not with `discounts`.'),
 };
 
 /** Every field optional: which combine is judged in step 5, so each refusal names its field and the fix. */
@@ -129,6 +141,10 @@ function checkCombination(body: z.infer<typeof createFields>, ctx: IssueSink): v
   }
   if (body.amount === undefined && body.description !== undefined) {
     refuse(ctx, body, 'parameter_invalid', ['description'], '`description` is only valid with `amount`: in price and line items mode the catalog describes what is sold.');
+    return;
+  }
+  if (body.allow_promotion_codes === true && body.discounts !== undefined && body.discounts.length > 0) {
+    refuse(ctx, body, 'parameter_invalid', ['allow_promotion_codes'], 'Send either `discounts` or `allow_promotion_codes`, not both: a session given a discount offers no code field.');
   }
 }
 
@@ -194,6 +210,9 @@ const checkoutSessionExample = {
   payment_status: 'paid',
   livemode: false,
   currency: 'eur',
+  allow_promotion_codes: false,
+  discount: null,
+  amount_discount: 0,
   amount_subtotal: 1999,
   amount_tax: 380,
   amount_total: 2379,
@@ -223,7 +242,10 @@ export const checkoutSessionSchema = z
     payment_status: z.enum(PAYMENT_STATUSES).describe('Fulfil only when `status` is `complete` and this is `paid`.'),
     livemode: z.boolean(),
     currency: z.literal('eur'),
-    amount_subtotal: z.number().int().describe('Cents, before tax.'),
+    allow_promotion_codes: z.boolean().describe('Whether the hosted page offers a field for a promotion code.'),
+    discount: discountSchema.nullable().describe('The discount given at creation or applied with a code on the hosted page; null without one.'),
+    amount_discount: z.number().int().describe('Cents taken off the lines before tax; 0 without a discount.'),
+    amount_subtotal: z.number().int().describe('Cents, before tax, after the discount.'),
     amount_tax: z
       .number()
       .int()

@@ -17,7 +17,9 @@ import type { CheckoutSession, CheckoutSessionList, CreateCheckoutSessionInput, 
 import { createdWithin, listEnvelope, listPage } from '../kit/list';
 import { clampExpiry, isDue, withExpiryApplied, type Lifetime } from '../kit/expiry';
 import { expireCheckoutSessions, type SessionExpiryDeps } from './expiry';
-import { checkoutSessionView, type CheckoutSessionRow } from './view';
+import { checkoutSessionView, withAmountDiscount, withAmountDiscounts, type CheckoutSessionRow, type SessionAsShown } from './view';
+import { discountedLines } from './discount';
+import { resolveDiscountRequest } from '../coupons/discounts';
 import { MAX_SESSION_TOTAL, resolveLines } from './lines';
 import { sumLines } from '../kit/line-tax';
 import { ownedBy, type Scope } from '../kit/scope';
@@ -50,7 +52,7 @@ export async function findCheckoutSession(deps: Omit<CheckoutDeps, 'wallClock'> 
 
 /** GET /checkout/sessions/{id}: never the client secret. */
 export async function getCheckoutSession(deps: CheckoutDeps, scope: Scope, id: string): Promise<CheckoutSession> {
-  return checkoutSessionView(await findCheckoutSession(deps, scope, id), deps);
+  return checkoutSessionView(await withAmountDiscount(deps.db, await findCheckoutSession(deps, scope, id)), deps);
 }
 
 /** https is required in live mode; test mode allows http too (the schema checked the rest). */
@@ -84,8 +86,13 @@ export async function createCheckoutSession(deps: CheckoutDeps, subject: Subject
 
   /** Reads the prices; answers the session's writer, which claims the key when `claim` is given. */
   const prepareSession = async (executor: Executor) => {
-    const lines = await resolveLines(executor, subject, input);
+    const resolved = await resolveLines(executor, subject, input);
+    // Only a session asking for a discount reads one: the common creation stays at its round trips.
+    const asked = input.discounts?.[0];
+    const discount = asked === undefined ? null : await resolveDiscountRequest(executor, subject, asked, { kind: 'lines', productIds: resolved.map((line) => line.productId) }, now);
+    const lines = discountedLines(resolved, discount);
     const amounts = sumLines(lines);
+
     if (amounts.total > MAX_SESSION_TOTAL) {
       throw new ApiError('parameter_invalid', `The session total may be at most ${MAX_SESSION_TOTAL} cents.`, {
         param: input.line_items !== undefined ? 'line_items' : 'quantity',
@@ -98,9 +105,12 @@ export async function createCheckoutSession(deps: CheckoutDeps, subject: Subject
         storeId: subject.storeId,
         livemode: subject.livemode,
         customerEmail: input.customer_email ?? null,
+        amountDiscount: lines.reduce((sum, line) => sum + line.amountDiscount, 0),
         amountSubtotal: amounts.subtotal,
         amountTax: amounts.tax,
         amountTotal: amounts.total,
+        discount,
+        allowPromotionCodes: input.allow_promotion_codes === true,
         createdAt: now,
         sessionId,
         clientSecretHash: clientSecretHash(clientSecret),
@@ -126,6 +136,7 @@ export async function createCheckoutSession(deps: CheckoutDeps, subject: Subject
             description: line.description,
             quantity: line.quantity,
             unitAmount: line.unitAmount,
+            amountDiscount: line.amountDiscount,
             amountSubtotal: line.subtotal,
             amountTax: line.tax,
             amountTotal: line.total,
@@ -158,7 +169,8 @@ export async function createCheckoutSession(deps: CheckoutDeps, subject: Subject
   });
   // The client secret is returned by the creation and by its replay, never by reads.
   // A replay answers the original session, whose secret derives from its own id.
-  return checkoutSessionView(result, deps, { clientSecret: replayed ? clientSecretFor(secret, result.id) : clientSecret });
+  // A discounted session's amount is its order's: read back (no read without a discount).
+  return checkoutSessionView(await withAmountDiscount(deps.db, result), deps, { clientSecret: replayed ? clientSecretFor(secret, result.id) : clientSecret });
 }
 
 /**
@@ -229,11 +241,11 @@ export async function listCheckoutSessions(deps: CheckoutDeps, scope: Scope, que
       ...createdWithin(checkoutSessions.createdAt, query),
     ],
   });
-  const asOfNow = (row: CheckoutSessionRow): CheckoutSessionRow => (isDue(row, now) ? { ...row, status: 'expired' } : row);
+  const asOfNow = (row: SessionAsShown): SessionAsShown => (isDue(row, now) ? { ...row, status: 'expired' } : row);
   return listEnvelope(
     '/api/v1/checkout/sessions',
     scope,
-    rows.map((row) => checkoutSessionView(asOfNow(row), deps)),
+    (await withAmountDiscounts(deps.db, rows)).map((row) => checkoutSessionView(asOfNow(row), deps)),
     hasMore,
   );
 }
@@ -268,5 +280,5 @@ export async function expireCheckoutSession(deps: CheckoutDeps, scope: Scope, id
     const [expired] = await expireCheckoutSessions(deps)(tx, eq(checkoutSessions.id, session.id));
     return expired!;
   });
-  return checkoutSessionView(row, deps);
+  return checkoutSessionView(await withAmountDiscount(deps.db, row), deps);
 }

@@ -16,6 +16,7 @@ export const LINE_FIELDS = [
   'description',
   'quantity',
   'unitAmount',
+  'amountDiscount',
   'amountSubtotal',
   'amountTax',
   'amountTotal',
@@ -40,6 +41,8 @@ function prepareSessionInsert(executor: Executor, keyed: number) {
     livemode: placeholder('livemode'),
     status: 'pending',
     customerEmail: placeholder('customerEmail'),
+    amountDiscount: placeholder('amountDiscount'),
+    discount: placeholder('discount'),
     amountSubtotal: placeholder('amountSubtotal'),
     amountTax: placeholder('amountTax'),
     amountTotal: placeholder('amountTotal'),
@@ -68,6 +71,8 @@ function prepareSessionInsert(executor: Executor, keyed: number) {
     createdAt: placeholder('createdAt'),
     expiresAt: placeholder('expiresAt'),
     taxMode: placeholder('taxMode'),
+    discount: placeholder('discount'),
+    allowPromotionCodes: placeholder('allowPromotionCodes'),
   };
   const newOrder = executor.$with('new_order').as(
     executor

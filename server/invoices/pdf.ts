@@ -85,6 +85,8 @@ async function render(content: DocumentContent, texts: DocumentTexts): Promise<B
       [line.description, String(line.quantity), format.money(line.unit_amount), texts.rateLabel(line.tax_rate), format.money(line.amount_subtotal), format.money(line.amount_total)],
       'Regular',
     );
+    // The net and amount above are after it; the row says what was taken off the unit price × quantity.
+    if (invoice.discount !== null && (line.amount_discount ?? 0) > 0) table.row([texts.discountLine(invoice.discount.label, format.money(line.amount_discount!)), '', '', '', '', ''], 'Regular');
   }
   writeRule(doc);
 

@@ -6,20 +6,22 @@ import { z } from 'zod';
 import { CREDIT_NOTE_REASONS, DOCUMENT_LANGUAGES } from '@/db/schema';
 import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, idFilter, listSchema, pageFields } from '../kit/list';
+import { discountSchema } from '../kit/discount-schemas';
 import { customerDetailsField, taxCountryField, taxTreatmentField, vatRateField } from '../kit/taxation-schemas';
 
 /** The ebook of the order's example, at 19% VAT. */
-const lineExample = { description: 'Ebook: Payments in practice', quantity: 1, unit_amount: 1999, amount_subtotal: 1999, tax_rate: 19, amount_tax: 380, amount_total: 2379 };
+const lineExample = { description: 'Ebook: Payments in practice', quantity: 1, unit_amount: 1999, amount_discount: 0, amount_subtotal: 1999, tax_rate: 19, amount_tax: 380, amount_total: 2379 };
 const breakdownExample = { rate: 19, amount_net: 1999, amount_tax: 380 };
 /** The €5.00 refund of the order's example, VAT included. */
-const creditedLineExample = { description: 'Ebook: Payments in practice', quantity: 1, unit_amount: 500, amount_subtotal: 420, tax_rate: 19, amount_tax: 80, amount_total: 500 };
+const creditedLineExample = { description: 'Ebook: Payments in practice', quantity: 1, unit_amount: 500, amount_discount: 0, amount_subtotal: 420, tax_rate: 19, amount_tax: 80, amount_total: 500 };
 
 export const documentLineSchema = z
   .object({
     description: z.string(),
     quantity: z.number().int(),
     unit_amount: z.number().int().describe('Cents per unit, as sold (tax included where the price included it).'),
-    amount_subtotal: z.number().int().describe('Cents before VAT.'),
+    amount_discount: z.number().int().describe('Cents of the discount taken off `unit_amount × quantity`, before tax; 0 without one.'),
+    amount_subtotal: z.number().int().describe('Cents before VAT, after the discount.'),
     tax_rate: vatRateField('VAT rate in percent, at most two decimals (`5.5`); 0 where no VAT was charged.'),
     amount_tax: z.number().int(),
     amount_total: z.number().int(),
@@ -58,6 +60,8 @@ export const invoiceSchema = z
     currency: z.literal('eur'),
     lines: z.array(documentLineSchema),
     tax_breakdown: z.array(taxBreakdownSchema).describe('The lines’ VAT per rate.'),
+    discount: discountSchema.nullable().describe('The discount the order was sold with; null without one.'),
+    amount_discount: z.number().int().describe('Cents taken off the lines before tax: the sum of their `amount_discount`.'),
     amount_subtotal: z.number().int(),
     amount_tax: z.number().int(),
     amount_total: z.number().int().describe('Cents paid.'),
@@ -90,6 +94,8 @@ export const invoiceSchema = z
         currency: 'eur',
         lines: [lineExample],
         tax_breakdown: [breakdownExample],
+        discount: null,
+        amount_discount: 0,
         amount_subtotal: 1999,
         amount_tax: 380,
         amount_total: 2379,

@@ -34,6 +34,8 @@ export interface DocumentTexts {
   rateLabel(rate: number): string;
   netAtRate: string;
   vatAtRate: string;
+  /** The row under a discounted line: `Discount (SUMMER25): −€3.00`, what was taken off before tax. */
+  discountLine(label: string, amount: string): string;
   subtotal: string;
   totalVat: string;
   total: string;
@@ -93,6 +95,7 @@ const ENGLISH: DocumentTexts = {
   rateLabel: percentIn('en-GB'),
   netAtRate: 'Net',
   vatAtRate: 'VAT',
+  discountLine: (label, amount) => `Discount (${label}): −${amount}`,
   subtotal: 'Subtotal (net)',
   totalVat: 'VAT',
   total: 'Total',
@@ -142,6 +145,7 @@ const GERMAN: DocumentTexts = {
   rateLabel: percentIn('de-DE'),
   netAtRate: 'Netto',
   vatAtRate: 'USt.',
+  discountLine: (label, amount) => `Rabatt (${label}): −${amount}`,
   subtotal: 'Zwischensumme (netto)',
   totalVat: 'Umsatzsteuer',
   total: 'Gesamtbetrag',

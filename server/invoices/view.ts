@@ -1,10 +1,25 @@
 /** The API shapes of invoices and credit notes, apart from the services so events can carry them. */
-import type { creditNotes, invoices } from '@/db/schema';
+import type { creditNotes, DocumentLine, invoices } from '@/db/schema';
+import { discountView } from '../kit/discount-schemas';
 import { epochSeconds } from '../clock';
 import type { CreditNote, Invoice } from './schemas';
 
 export type InvoiceRow = typeof invoices.$inferSelect;
 export type CreditNoteRow = typeof creditNotes.$inferSelect;
+
+/** A document's lines as the API shows them; those issued before discounts existed had none (0). */
+function documentLinesView(lines: readonly DocumentLine[]): Invoice['lines'] {
+  return lines.map(({ description, quantity, unit_amount, amount_discount, amount_subtotal, tax_rate, amount_tax, amount_total }) => ({
+    description,
+    quantity,
+    unit_amount,
+    amount_discount: amount_discount ?? 0,
+    amount_subtotal,
+    tax_rate,
+    amount_tax,
+    amount_total,
+  }));
+}
 
 export function invoiceView(row: Omit<InvoiceRow, 'storeName'>): Invoice {
   return {
@@ -24,8 +39,10 @@ export function invoiceView(row: Omit<InvoiceRow, 'storeName'>): Invoice {
     tax_note: row.taxNote,
     seller: { name: row.sellerName, address: row.sellerAddress, vat_id: row.sellerVatId },
     currency: 'eur',
-    lines: row.lines,
+    lines: documentLinesView(row.lines),
     tax_breakdown: row.taxBreakdown,
+    discount: row.discount === null ? null : discountView(row.discount),
+    amount_discount: row.amountDiscount,
     amount_subtotal: row.amountSubtotal,
     amount_tax: row.amountTax,
     amount_total: row.amountTotal,
@@ -50,7 +67,7 @@ export function creditNoteView(row: CreditNoteRow): CreditNote {
     tax_country: row.taxCountry,
     tax_treatment: row.taxTreatment,
     tax_note: row.taxNote,
-    lines: row.lines,
+    lines: documentLinesView(row.lines),
     tax_breakdown: row.taxBreakdown,
     amount_subtotal: row.amountSubtotal,
     amount_tax: row.amountTax,

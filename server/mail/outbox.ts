@@ -19,8 +19,10 @@ export interface Card {
 
 export interface OrderReceiptData {
   kind: 'order';
-  /** Each line's amount before tax: the lines add up to `amountSubtotal`. */
-  lines: { description: string; quantity: number; amountSubtotal: number }[];
+  /** Each line's amount before tax and after its discount: the lines add up to `amountSubtotal`. */
+  lines: { description: string; quantity: number; amountSubtotal: number; amountDiscount?: number }[];
+  /** The discount taken off the lines (absent in receipts written before discounts existed). */
+  discount?: { label: string; amount: number } | null;
   amountSubtotal: number;
   amountTax: number;
   amountTotal: number;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { BILLING_REASONS, ORDER_STATUSES } from '@/db/schema';
+import { discountSchema } from '../kit/discount-schemas';
 import { EXAMPLE } from '../kit/examples';
 import { createdRangeFields, emailFilter, idFilter, listSchema, pageFields } from '../kit/list';
 import { paidBuyerTaxFields, vatRateField } from '../kit/taxation-schemas';
@@ -26,6 +27,7 @@ const orderLineExample = {
   description: 'Ebook: Payments in practice',
   quantity: 1,
   unit_amount: 1999,
+  amount_discount: 0,
   amount_subtotal: 1999,
   amount_tax: 380,
   amount_total: 2379,
@@ -42,7 +44,8 @@ export const orderLineSchema = z
     description: z.string(),
     quantity: z.number().int(),
     unit_amount: z.number().int().describe('Cents, as priced when the session was created.'),
-    amount_subtotal: z.number().int(),
+    amount_discount: z.number().int().describe('Cents of the discount taken off `unit_amount × quantity`, before tax; 0 outside the discount’s products or without one.'),
+    amount_subtotal: z.number().int().describe('Cents before tax, after the discount.'),
     amount_tax: z.number().int(),
     amount_total: z.number().int(),
     tax_rate: vatRateField('VAT rate in percent, at most two decimals (`5.5`).').nullable(),
@@ -59,6 +62,8 @@ const orderExample = {
   livemode: false,
   status: 'partially_refunded',
   currency: 'eur',
+  discount: null,
+  amount_discount: 0,
   amount_subtotal: 1999,
   amount_tax: 380,
   amount_total: 2379,
@@ -93,7 +98,9 @@ export const orderSchema = z
     livemode: z.boolean(),
     status: z.enum(ORDER_STATUSES),
     currency: z.literal('eur'),
-    amount_subtotal: z.number().int().describe('Cents, before tax.'),
+    discount: discountSchema.nullable().describe('The discount the order is sold with, as redeemed; null without one.'),
+    amount_discount: z.number().int().describe('Cents taken off the lines before tax: the sum of their `amount_discount`.'),
+    amount_subtotal: z.number().int().describe('Cents, before tax, after the discount.'),
     amount_tax: z.number().int(),
     amount_total: z.number().int().describe('Cents charged.'),
     amount_refunded: z.number().int().describe('Cents refunded so far (succeeded and pending refunds).'),

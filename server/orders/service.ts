@@ -3,6 +3,7 @@ import { and, asc, eq, getTableColumns, inArray, sql } from 'drizzle-orm';
 import type { Executor } from '@/db/client';
 import { licenseKeys, orderLines, orders, products, refunds, withdrawals } from '@/db/schema';
 import { epochSeconds } from '../clock';
+import { discountView } from '../kit/discount-schemas';
 import { resourceMissing } from '../errors';
 import { refundView } from './refunds/view';
 import { withdrawalWaiverView } from '../invoices/withdrawal-waiver';
@@ -24,6 +25,7 @@ export function orderLineView(row: OrderLineRow): OrderLine {
     description: row.description,
     quantity: row.quantity,
     unit_amount: row.unitAmount,
+    amount_discount: row.amountDiscount,
     amount_subtotal: row.amountSubtotal,
     amount_tax: row.amountTax,
     amount_total: row.amountTotal,
@@ -41,6 +43,8 @@ export function orderView(row: OrderRow, related: { lines: OrderLineRow[]; refun
     livemode: row.livemode,
     status: row.status,
     currency: 'eur',
+    discount: row.discount === null ? null : discountView(row.discount),
+    amount_discount: row.amountDiscount,
     amount_subtotal: row.amountSubtotal,
     amount_tax: row.amountTax,
     amount_total: row.amountTotal,

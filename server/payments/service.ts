@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, inArray } from 'drizzle-orm';
-import type { Database } from '@/db/client';
+import type { Database, Transaction } from '@/db/client';
 import { checkoutSessions, OPEN_ATTEMPT_STATUSES, orders, paymentAttempts, stores, type DocumentLanguage } from '@/db/schema';
 import { storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
@@ -14,7 +14,11 @@ import { validateCard, type CardFields } from '../checkout/card';
 import { last4 } from '../gateway/card-number';
 import { paidRedirectUrl, threeDSecureReturnUrl } from '../kit/links';
 import { DEFAULT_RECONCILE_SETTINGS, resolveAttempt, withdrawChallenge, type ReconcileSettings, type Resolution } from './reconcile';
-import { isOpen, settleAttempt, type AttemptRow, type SessionRow } from './settle';
+import { fulfil, isOpen, settleAttempt, type AttemptRow, type SessionRow } from './settle';
+import { takeRedemption } from '../coupons/redemptions';
+import { writeSessionDiscount } from '../checkout/discount';
+import { checkoutSessionView, withAmountDiscount } from '../checkout/view';
+import { recordEvent } from '../webhooks/events';
 import { ownedBy } from '../kit/scope';
 import { orderHasDigitalProduct } from '../orders/withdrawals/service';
 import { CURRENT_WAIVER_VERSION } from '../orders/withdrawals/waiver';
@@ -193,9 +197,45 @@ interface Buyer {
   billing: PayInput['billing'];
   /** The card's issuing country where known: evidence of where the buyer is. */
   cardCountry: string | null;
+  /** The card as checked; null where the page showed a total of 0 (no card fields). */
+  card: ReturnType<typeof validateCard> | null;
 }
 
-type Begun = { kind: 'attempt'; attempt: AttemptRow } | { kind: 'in_flight'; attempt: AttemptRow } | { kind: 'expired' } | { kind: 'total_changed'; amountTotal: number };
+type Begun =
+  | { kind: 'attempt'; attempt: AttemptRow }
+  | { kind: 'in_flight'; attempt: AttemptRow }
+  | { kind: 'expired' }
+  | { kind: 'total_changed'; amountTotal: number }
+  /** A total of 0, paid in the transaction without the gateway. */
+  | { kind: 'paid'; session: SessionRow }
+  /** No redemption of the discount was left: nothing charged (discountRefusal says what became of the session). */
+  | { kind: 'discount_gone'; typed: boolean };
+
+/**
+ * The session's discount could not be redeemed (used up by others meanwhile, expired, inactive):
+ * nothing is charged. A code the customer typed is taken off, the full total shown for them to
+ * pay or to try another code. A discount the store created the checkout with was part of the
+ * offer the store made: charging more than it promised would surprise the buyer, so the session
+ * fails as a declined one does (`payment_status: failed`, `failure_code: discount_invalid`,
+ * `checkout.session.payment_failed`): it stays `open` until it expires and cannot be paid, and the
+ * store creates a new checkout.
+ */
+async function refuseGoneDiscount(tx: Transaction, deps: PaymentDeps, session: SessionRow, now: Date): Promise<Begun> {
+  if (session.allowPromotionCodes) {
+    await writeSessionDiscount(tx, session, null);
+    return { kind: 'discount_gone', typed: true };
+  }
+  const [failed] = await tx.update(checkoutSessions).set({ paymentStatus: 'failed', failureCode: 'discount_invalid' }).where(eq(checkoutSessions.id, session.id)).returning();
+  await recordEvent(tx, {
+    storeId: session.storeId,
+    livemode: session.livemode,
+    type: 'checkout.session.payment_failed',
+    object: checkoutSessionView(await withAmountDiscount(tx, failed!), deps),
+    now,
+    wallNow: deps.clock.now(),
+  });
+  return { kind: 'discount_gone', typed: false };
+}
 
 /**
  * Claims the next attempt: in one transaction with the session row locked (two submits
@@ -256,6 +296,11 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, buyer: Buy
       evidence = taxEvidenceOf(buyer.billing.checked.details.address?.country ?? null, buyer.cardCountry);
     }
 
+    // A total of 0 (a whole discount) needs no gateway: it takes its redemption and is paid here.
+    const free = charged.amountTotal === 0;
+    if (buyer.card === null && !free) throw new ApiError('invalid_card_number', 'The total is no longer 0: enter a card.', { param: 'card_number' });
+    if (charged.discount !== null && !(await takeRedemption(tx, charged.discount, now, free ? 'redeemed' : 'held'))) return refuseGoneDiscount(tx, deps, charged, now);
+
     const number = session.attemptCount + 1;
     // Elsewhere than by the buyer's country, the one billing detail is a VAT ID, shown with the attempt that gave it.
     const vatIdOnly = session.taxMode === 'buyer_country' ? {} : { customerDetails: vatIdOnlyDetails(buyer.vatId ?? null) };
@@ -281,6 +326,7 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, buyer: Buy
         buyerUserAgent: buyer.client?.userAgent ?? null,
       })
       .where(and(eq(orders.id, session.orderId), ownedBy(orders, session)));
+    if (free) return { kind: 'paid' as const, session: await fulfil(tx, deps, charged, { now, wallNow: deps.clock.now() }, null) };
     // Attempt times are wall-clock: they measure real gateway calls, not the store's test clock.
     const wallNow = deps.clock.now();
     const [attempt] = await tx
@@ -293,6 +339,7 @@ async function beginAttempt(deps: PaymentDeps, loaded: LoadedSession, buyer: Buy
         idempotencyKey: `charge:${session.id}:${number}`,
         amount: charged.amountTotal,
         status: 'processing',
+        redemptionHeld: charged.discount !== null,
         createdAt: wallNow,
         updatedAt: wallNow,
       })
@@ -327,7 +374,8 @@ export async function payCheckoutSession(deps: PaymentDeps, input: PayInput): Pr
     throw new ApiError('capability_disabled', 'This merchant cannot accept live payments at the moment. No payment was taken.');
   }
 
-  const card = validateCard(input.card, now);
+  // A total of 0 shows no card fields: a card is asked for only if the total is no longer 0 when paying.
+  const card = loaded.session.amountTotal === 0 ? null : validateCard(input.card, now);
   let email: string | undefined;
   if (!loaded.session.customerEmail) {
     email = input.email?.trim();
@@ -342,7 +390,7 @@ export async function payCheckoutSession(deps: PaymentDeps, input: PayInput): Pr
       if (!resolution.settled) throw outcomeUnknown();
       // Back from the bank's page with another card: the customer chose it over the challenge.
       // The same card again (a double click, a reload) is sent back to its challenge.
-      if (resolution.attempt.status === 'requires_action' && resolution.attempt.gatewayPaymentId && resolution.attempt.cardLast4 !== last4(card.number)) {
+      if (resolution.attempt.status === 'requires_action' && resolution.attempt.gatewayPaymentId && (card === null || resolution.attempt.cardLast4 !== last4(card.number))) {
         resolution = await withdrawChallenge(deps, resolution.attempt, resolution.attempt.gatewayPaymentId);
         if (!resolution.settled) throw outcomeUnknown();
       }
@@ -360,15 +408,22 @@ export async function payCheckoutSession(deps: PaymentDeps, input: PayInput): Pr
       withdrawalWaiver: input.withdrawalWaiver === true,
       client: input.buyer,
       billing: input.billing,
-      cardCountry: cardCountryOf(card.number, loaded.session.livemode),
+      cardCountry: card && cardCountryOf(card.number, loaded.session.livemode),
+      card,
     });
     if (begun.kind === 'expired') throw sessionStateError({ ...loaded.session, status: 'expired' })!;
     if (begun.kind === 'total_changed') throw new TotalChangedError(begun.amountTotal);
+    if (begun.kind === 'paid') return { status: 'paid', redirectUrl: paidRedirectUrl(deps.config, begun.session) };
+    if (begun.kind === 'discount_gone') {
+      throw begun.typed
+        ? new ApiError('discount_invalid', 'This code is not valid: it was taken off, and nothing was charged.', { param: 'promotion_code' })
+        : new ApiError('discount_invalid', 'This discount is no longer available. Nothing was charged.', { param: 'discounts' });
+    }
     if (begun.kind === 'in_flight') {
       open = begun.attempt;
       continue;
     }
-    return sendAttempt(deps, loaded, begun.attempt, card);
+    return sendAttempt(deps, loaded, begun.attempt, card!);
   }
   throw outcomeUnknown();
 }

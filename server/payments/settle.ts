@@ -2,7 +2,8 @@ import { and, asc, eq } from 'drizzle-orm';
 import type { Database, Transaction } from '@/db/client';
 import { checkoutSessions, orderLines, orders, paymentAttempts, stores } from '@/db/schema';
 import { OPEN_ATTEMPT_STATUSES, type PaymentAttemptStatus } from '@/db/schema';
-import { checkoutSessionView } from '../checkout/view';
+import { checkoutSessionView, withAmountDiscount } from '../checkout/view';
+import { settleRedemption } from '../coupons/redemptions';
 import { storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import { customerFor } from '../customers/service';
@@ -68,6 +69,10 @@ export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome
     const [attempt] = await tx.select().from(paymentAttempts).where(eq(paymentAttempts.id, attemptId));
     if (!attempt || !isOpen(attempt.status)) return { attempt: attempt!, session: locked.session };
 
+    // The hold of a redemption ends with the attempt: redeemed if paid, else given back.
+    const ends = outcome === null || outcome.status !== 'requires_action';
+    if (ends && attempt.redemptionHeld && locked.session.discount !== null) await settleRedemption(tx, locked.session.discount, outcome?.status === 'succeeded');
+
     const wallNow = deps.clock.now();
     const storeNow = storeClock(deps.clock, { livemode: locked.session.livemode, testClockOffsetSeconds: locked.offset }).now();
     const times = { now: storeNow, wallNow };
@@ -98,7 +103,7 @@ export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome
       if (!declineFailsSession(outcome.code)) return { attempt: updated!, session };
       // Status stays `open` until expires_at; only payment_status moves.
       const [failed] = await tx.update(checkoutSessions).set({ paymentStatus: 'failed', failureCode: outcome.code }).where(eq(checkoutSessions.id, session.id)).returning();
-      await recordEvent(tx, { storeId: session.storeId, livemode: session.livemode, type: 'checkout.session.payment_failed', object: checkoutSessionView(failed!, deps), ...times });
+      await recordEvent(tx, { storeId: session.storeId, livemode: session.livemode, type: 'checkout.session.payment_failed', object: checkoutSessionView(await withAmountDiscount(tx, failed!), deps), ...times });
       return { attempt: updated!, session: failed! };
     }
 
@@ -117,12 +122,12 @@ export async function settleAttempt(deps: SettleDeps, attemptId: string, outcome
 }
 
 /**
- * Money has moved: the session completes, the customer is created or matched, and the order is
+ * Money has moved (or, for a total of 0, none had to: `payment` null, no card): the session completes, the customer is created or matched, and the order is
  * paid through the one settle seam (./pay-orders.ts: license keys, invoice, receipt). This runs
  * even when the session passed its deadline meanwhile (a charge in flight at expiry, or reconciled
  * later): the customer paid, so they get what they paid for.
  */
-async function fulfil(tx: Transaction, deps: SettleDeps, session: SessionRow, times: EventTimes, payment: { brand: string; last4: string; paymentId: string }): Promise<SessionRow> {
+export async function fulfil(tx: Transaction, deps: SettleDeps, session: SessionRow, times: EventTimes, payment: { brand: string; last4: string; paymentId: string } | null): Promise<SessionRow> {
   const now = times.now;
   const [order] = await tx
     .select()
@@ -141,9 +146,9 @@ async function fulfil(tx: Transaction, deps: SettleDeps, session: SessionRow, ti
     paidAt: now,
     customerId,
     customerEmail: email,
-    cardBrand: payment.brand,
-    cardLast4: payment.last4,
-    gatewayPaymentId: payment.paymentId,
+    cardBrand: payment?.brand ?? null,
+    cardLast4: payment?.last4 ?? null,
+    gatewayPaymentId: payment?.paymentId ?? null,
     invoiceId: newInvoiceId(order.livemode),
   };
   const lines = await tx.select().from(orderLines).where(eq(orderLines.orderId, order.id)).orderBy(asc(orderLines.position));
@@ -159,11 +164,12 @@ async function fulfil(tx: Transaction, deps: SettleDeps, session: SessionRow, ti
     ? orderReceipt(
         { id: order.id, storeId: order.storeId, livemode: order.livemode, customerEmail: email, language: order.language },
         {
-          lines: lines.map(({ description, quantity, amountSubtotal }) => ({ description, quantity, amountSubtotal })),
+          lines: lines.map(({ description, quantity, amountSubtotal, amountDiscount }) => ({ description, quantity, amountSubtotal, amountDiscount })),
+          discount: order.discount === null ? null : { label: order.discount.label, amount: order.amountDiscount },
           amountSubtotal: order.amountSubtotal,
           amountTax: order.amountTax,
           amountTotal: order.amountTotal,
-          card: { brand: payment.brand, last4: payment.last4 },
+          card: payment && { brand: payment.brand, last4: payment.last4 },
         },
         times,
         paid.invoiceId!,
@@ -176,7 +182,7 @@ async function fulfil(tx: Transaction, deps: SettleDeps, session: SessionRow, ti
       lines,
       invoice: { customerName: await customerNameOf(tx, session, customerId), subscriptionChargeId: null, suppliedFrom: now, suppliedUntil: now },
       receipt,
-      events: [{ storeId: session.storeId, livemode: session.livemode, type: 'checkout.session.completed', object: checkoutSessionView(completed!, deps), ...times }],
+      events: [{ storeId: session.storeId, livemode: session.livemode, type: 'checkout.session.completed', object: checkoutSessionView({ ...completed!, amountDiscount: order.amountDiscount }, deps), ...times }],
       times,
     },
   ]);

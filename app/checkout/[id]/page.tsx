@@ -11,7 +11,7 @@ import { VAT_ID_MAX_LENGTH } from '@/server/vat/vat-id';
 import { failureMessage, hostedMessage, type HostedField } from '@/server/kit/hosted-page/messages';
 import { hostedLinkFromQuery, singleParam, type SearchParams } from '@/server/kit/hosted-page/request';
 import { hostedPagePath, paidRedirectUrl, receiptUrl as signedReceiptUrl } from '@/server/kit/links';
-import { BillingFields, CardFields, CheckoutShell, Field, FormAlert, FormStatus, Notice, OrderSummary, PaidActions, PaymentForm, SellerLine, WithdrawalWaiverFields } from '../parts';
+import { BillingFields, CardFields, CheckoutShell, Field, FormAlert, FormStatus, Notice, OrderSummary, PaidActions, PaymentForm, PromotionCodeForm, SellerLine, WithdrawalWaiverFields } from '../parts';
 import { formatEur } from '@/server/kit/hosted-page/amounts';
 
 // Every view reads the session and the store's clock at request time.
@@ -99,6 +99,7 @@ export default async function CheckoutPage(props: PageProps) {
   // Verified by loadHostedCheckout: both are present.
   const signed = { id: view.id, expires: link.expires!, signature: link.signature! };
   const texts = checkoutPageTexts(view);
+  const discountAction = hostedPagePath('checkout', signed, {}, '/discount');
   return (
     <CheckoutShell store={store} operator={operator} testCards={view.livemode ? undefined : 'one-time'}>
       <div className="co-grid">
@@ -110,14 +111,16 @@ export default async function CheckoutPage(props: PageProps) {
             </span>
           </h1>
           <SellerLine operator={operator} storeName={view.storeName} />
-          <OrderSummary amounts={view} heading="Order summary" headingId="summary-heading" live={view.buyer !== undefined} />
+          <OrderSummary amounts={view} heading="Order summary" headingId="summary-heading" live={view.buyer !== undefined} discountAction={discountAction} />
+          {/* One discount at a time: the field returns once a typed code is removed. */}
+          {view.allowPromotionCodes && view.discount === null ? <PromotionCodeForm action={discountAction} error={error?.code === 'code_invalid' ? error.message : undefined} /> : null}
         </div>
         <CheckoutForm
           view={view}
           texts={texts}
           action={hostedPagePath('checkout', signed, {}, '/pay')}
           billingAction={billing && hostedPagePath('checkout', signed, {}, '/billing')}
-          error={error}
+          error={error?.code === 'code_invalid' ? undefined : error}
           email={error?.field === 'email' ? undefined : email}
           vatId={vatId}
           billing={billing}
@@ -190,7 +193,8 @@ function CheckoutForm({
             {(props) => <input {...props} type="text" autoComplete="off" spellCheck={false} autoCapitalize="characters" maxLength={VAT_ID_MAX_LENGTH} defaultValue={vatId} />}
           </Field>
         )}
-        <CardFields fieldError={fieldError} />
+        {/* A total of 0 (a whole discount) is paid without a card. */}
+        {view.amountTotal > 0 ? <CardFields fieldError={fieldError} /> : null}
         {view.hasDigitalProduct ? <WithdrawalWaiverFields /> : null}
         <button type="submit" className="co-button co-pay-button" data-bind="pay">
           {texts.pay}

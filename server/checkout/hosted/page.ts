@@ -19,6 +19,7 @@ import { taxLabelOf, type TaxLabel } from '../../kit/hosted-page/tax-label';
 import { formatEur } from '../../kit/hosted-page/amounts';
 import { billingFormFrom, vatIdUnconfirmedOf } from '../../vat/billing';
 import { summaryTexts, type HostedBuyer, type PageTexts } from './billing';
+import type { SummaryDiscount } from '../../kit/hosted-page/discount';
 import { PAYMENT_FORM_SCRIPT } from './payment-form-script';
 
 export interface HostedLine {
@@ -41,6 +42,10 @@ export interface HostedCheckoutView {
   failureCode: string | null;
   orderId: string;
   lines: HostedLine[];
+  /** The session's discount as the summary shows it; null without one. */
+  discount: SummaryDiscount | null;
+  /** The page offers a promotion code field (none while a code is applied). */
+  allowPromotionCodes: boolean;
   amountSubtotal: number;
   amountTax: number;
   amountTotal: number;
@@ -102,6 +107,7 @@ export async function loadHostedCheckout(deps: HostedPageDeps & { config: Pick<C
         quantity: orderLines.quantity,
         unitAmount: orderLines.unitAmount,
         amountTotal: orderLines.amountTotal,
+        amountDiscount: orderLines.amountDiscount,
         taxInclusive: orderLines.taxInclusive,
         amountTax: orderLines.amountTax,
         taxRate: orderLines.taxRate,
@@ -124,6 +130,12 @@ export async function loadHostedCheckout(deps: HostedPageDeps & { config: Pick<C
     failureCode: session.failureCode,
     orderId: session.orderId,
     lines: lines.map(({ description, quantity, unitAmount, amountTotal }) => ({ description, quantity, unitAmount, amountTotal })),
+    // A typed code can be removed again; a discount the checkout was created with cannot.
+    discount:
+      session.discount === null
+        ? null
+        : { label: session.discount.label, amount: lines.reduce((sum, line) => sum + line.amountDiscount, 0), removable: session.allowPromotionCodes },
+    allowPromotionCodes: session.allowPromotionCodes,
     amountSubtotal: session.amountSubtotal,
     amountTax: session.amountTax,
     amountTotal: session.amountTotal,

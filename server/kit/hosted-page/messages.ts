@@ -97,6 +97,7 @@ export function hostedMessage(code: string | undefined): (HostedMessage & { code
 
 /** Why a failed session failed, in words; the word "declined" stays in every decline. */
 export function failureMessage(failureCode: string | null): string {
+  if (failureCode === 'discount_invalid') return MESSAGES.discount_unavailable.message;
   if (failureCode && failureCode !== 'card_declined') {
     const known = hostedMessage(failureCode);
     if (known?.field) return `The payment was declined: ${known.message.charAt(0).toLowerCase()}${known.message.slice(1)}`;

@@ -12,6 +12,7 @@ const TEXT = {
     chargeHeading: 'Payment received',
     orderIntro: (amount: string, date: string) => `Your payment of ${amount} on ${date} was successful.`,
     chargeIntro: (amount: string, plan: string, date: string) => `Your payment of ${amount} for ${plan} on ${date} was successful.`,
+    discount: (label: string) => `Discount (${label})`,
     subtotal: 'Subtotal',
     tax: 'VAT',
     total: 'Total paid',
@@ -29,6 +30,7 @@ const TEXT = {
     chargeHeading: 'Zahlung erhalten',
     orderIntro: (amount: string, date: string) => `Ihre Zahlung über ${amount} vom ${date} war erfolgreich.`,
     chargeIntro: (amount: string, plan: string, date: string) => `Ihre Zahlung über ${amount} für ${plan} vom ${date} war erfolgreich.`,
+    discount: (label: string) => `Rabatt (${label})`,
     subtotal: 'Zwischensumme',
     tax: 'MwSt.',
     total: 'Bezahlt',
@@ -50,7 +52,9 @@ function orderRows(view: MailView, data: OrderReceiptData): Detail[] {
   const text = TEXT[view.language];
   const { amount } = view.format;
   return [
-    ...data.lines.map((line) => ({ label: line.quantity > 1 ? `${line.description} × ${line.quantity}` : line.description, value: amount(line.amountSubtotal) })),
+    // Each line before its discount, then the discount: they add up to the subtotal.
+    ...data.lines.map((line) => ({ label: line.quantity > 1 ? `${line.description} × ${line.quantity}` : line.description, value: amount(line.amountSubtotal + (line.amountDiscount ?? 0)) })),
+    ...(data.discount ? [{ label: text.discount(data.discount.label), value: `−${amount(data.discount.amount)}` }] : []),
     ...(data.amountTax > 0
       ? [
           { label: text.subtotal, value: amount(data.amountSubtotal) },
