@@ -24,7 +24,8 @@ import { buyerClientOf, clientIp, type Services } from '../context';
 import { ApiError } from '../errors';
 import { createHandoff } from '../kit/hosted-page/handoff';
 import { isSubscriptionCheckoutId } from '../ids';
-import { checkLink, receiptLinkExpired, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
+import { PROMOTION_CODE_FIELDS } from '../kit/hosted-page/discount';
+import { checkLink, hostedPagePath, receiptLinkExpired, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
 import { completeSubscriptionChallenge, firstChargeAmountsOf, madeOnHostedPage, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl, type PaySubscriptionInput } from './first-charge';
 import { ownedBy } from '../kit/scope';
 import { log } from '../observability/log';
@@ -318,24 +319,31 @@ export function answerSubscriptionBilling(services: Services, request: Request, 
 }
 
 /**
- * POST /subscribe/{id}/promotion-code?expires&signature: the code field's own form. `Apply` with a
- * code usable now for this plan (any case) puts its terms on the checkout; an unusable one changes
- * nothing and the page says `This code is not valid`. `Remove` (a `remove` field) takes it off.
- * Always a 303 back to the page; only a checkout offering the field, open and unused, changes.
+ * POST /subscribe/{id}/discount?expires&signature: the promotion code form, its own form beside the
+ * payment form. `Apply` with a code usable now for this plan (any case) puts its terms on the
+ * checkout; an unusable one changes nothing and the page says `This code is not valid`. `Remove`
+ * takes it off. Always a 303 back to the page; only a checkout offering the field, open and
+ * unused, changes.
  */
 export async function answerSubscriptionPromotionCode(services: Services, request: Request, id: string): Promise<Response> {
+  // Each try spends one of the address's payment attempts: codes cannot be guessed faster than cards.
+  const refused = await refusedCardAttempt(services.rateLimits, clientIp(request.headers), 'Subscription');
+  if (refused) return refused;
   const link = hostedLinkOf(request, id);
   const hosted = await loadHostedSubscriptionCheckout(services, link);
   if (hosted.state === 'invalid') return invalidLinkResponse();
-  const redirect = (error?: HostedErrorCode) => new Response(null, { status: 303, headers: { location: backToForm('subscription_checkout', link, error).location, 'cache-control': 'no-store' } });
+  const redirect = (error?: 'code_invalid') => {
+    const location = error ? `${hostedPagePath('subscription_checkout', { id, expires: link.expires!, signature: link.signature! }, { error })}#promotion-code` : backToForm('subscription_checkout', link).location;
+    return new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store' } });
+  };
   if (hosted.state !== 'open' || !hosted.view.allowPromotionCodes) return redirect();
   const form = await readHostedForm(request);
   const row = await findCheckout(services.db, id);
   if (!row) return invalidLinkResponse();
   const { checkout } = row;
   let discount: DiscountTerms | null = null;
-  if (!form.has('remove')) {
-    const typed = form.get('promotion_code');
+  if (!form.has(PROMOTION_CODE_FIELDS.remove)) {
+    const typed = form.get(PROMOTION_CODE_FIELDS.code);
     const now = new Date(hosted.view.readAt * 1000);
     discount = typeof typed === 'string' ? await resolveTypedCode(services.db, checkout, typed, discountTargetOf(checkout), now) : null;
     if (discount === null) return redirect('code_invalid');

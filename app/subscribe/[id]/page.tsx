@@ -122,7 +122,7 @@ export default async function SubscribePage(props: PageProps) {
             </span>
           </h1>
           <SellerLine operator={operator} storeName={view.storeName} />
-          <PlanSummary view={view} promotionCodeAction={hostedPagePath('subscription_checkout', signed, {}, '/promotion-code')} codeError={codeError} />
+          <PlanSummary view={view} discountAction={hostedPagePath('subscription_checkout', signed, {}, '/discount')} codeError={codeError} />
         </div>
         <SubscribeForm
           view={view}
@@ -158,7 +158,7 @@ function paymentsText(view: HostedSubscriptionView): string {
  * The plan, and what is due today: where the buyer's country taxes it, with its VAT, the texts
  * marked `data-bind` following the billing details (the form's script replaces them in place).
  */
-function PlanSummary({ view, promotionCodeAction, codeError }: { view: HostedSubscriptionView; promotionCodeAction: string; codeError: string | undefined }) {
+function PlanSummary({ view, discountAction, codeError }: { view: HostedSubscriptionView; discountAction: string; codeError: string | undefined }) {
   const { next } = plannedCharges(view);
   const summary = view.buyer && summaryTexts(view.buyer);
   return (
@@ -187,7 +187,8 @@ function PlanSummary({ view, promotionCodeAction, codeError }: { view: HostedSub
             <dd>{formatDate(next)}</dd>
           </div>
         )}
-        {view.discount ? <DiscountRow label={view.discount.label} amount={view.discount.amountOff} /> : null}
+        {/* A code the customer typed may be taken off again; a discount the store gave may not. */}
+        {view.discount ? <DiscountRow label={view.discount.label} amount={view.discount.amountOff} removeAction={view.allowPromotionCodes ? discountAction : undefined} /> : null}
         {view.discount && view.trialDays !== null ? (
           <div>
             <dt>First payment after the discount</dt>
@@ -211,7 +212,8 @@ function PlanSummary({ view, promotionCodeAction, codeError }: { view: HostedSub
           <dd data-bind="total">{subscriptionPageTexts(view).total}</dd>
         </div>
       </dl>
-      {view.allowPromotionCodes ? <PromotionCodeForm action={promotionCodeAction} applied={view.discount?.label ?? null} error={codeError} /> : null}
+      {/* One discount at a time: the field returns once a typed code is removed. */}
+      {view.allowPromotionCodes && view.discount === null ? <PromotionCodeForm action={discountAction} error={codeError} /> : null}
     </section>
   );
 }

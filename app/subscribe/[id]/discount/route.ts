@@ -3,7 +3,7 @@ import { answerSubscriptionPromotionCode } from '@/server/subscriptions/hosted';
 
 export const dynamic = 'force-dynamic';
 
-/** POST /subscribe/{id}/promotion-code?expires&signature: `Apply` or `Remove` a promotion code (answerSubscriptionPromotionCode says how it answers). */
+/** POST /subscribe/{id}/discount?expires&signature: `Apply` or `Remove` a promotion code (answerSubscriptionPromotionCode says how it answers). */
 export async function POST(request: Request, { params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   return answerSubscriptionPromotionCode(await getAppServices(), request, id);
