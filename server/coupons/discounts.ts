@@ -64,14 +64,14 @@ async function couponById(executor: Executor, scope: Scope, id: string): Promise
 
 /**
  * The terms of a checkout's `discounts` entry at `now`: 404 for an id unknown in this store and
- * environment (a deleted coupon included), 400 `discount_invalid` for one that cannot be used now
+ * environment, 400 `discount_invalid` for one that cannot be used now (a deleted coupon included)
  * or reaches nothing the checkout sells.
  */
 export async function resolveDiscountRequest(executor: Executor, scope: Scope, request: DiscountRequest, target: DiscountTarget, now: Date): Promise<DiscountTerms> {
   const invalid = (param: string) => new ApiError('discount_invalid', 'This discount cannot be used now: it is deleted, expired, inactive, used up, or applies to nothing sold here.', { param });
   if ('coupon' in request) {
     const coupon = await couponById(executor, scope, request.coupon);
-    if (!coupon || coupon.deletedAt !== null) throw resourceMissing('coupon', request.coupon, 'discounts[0].coupon');
+    if (!coupon) throw resourceMissing('coupon', request.coupon, 'discounts[0].coupon');
     if (!couponUsable(coupon, now) || !reaches(coupon, target)) throw invalid('discounts[0].coupon');
     return discountTermsOf(coupon, null);
   }
