@@ -6,7 +6,7 @@
  * answers at most once, then settles (charges.ts, exactly once). Each charge is leased while it is worked on
  * (server/kit/lease.ts), so passes of several processes never send one to the gateway at once.
  */
-import { and, asc, eq, gt, inArray, lte, not, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, not, sql, type SQL } from 'drizzle-orm';
 import { madeOnHostedPage } from '../subscriptions/first-charge';
 import { subscriptionCharges, subscriptions } from '@/db/schema';
 import { chargeLookup, GatewayRejectedError } from '../gateway/types';

@@ -100,7 +100,13 @@ const EVENT_EXAMPLE_CHANGES: Partial<Record<EventType, { object?: Record<string,
   'subscription.canceled': { object: { status: 'canceled', canceled_at: EXAMPLE.created + 20, ended_at: EXAMPLE.created + 20 } },
   'subscription.expired': { object: { status: 'expired', ended_at: EXAMPLE.created + 20 } },
   'subscription.trial_will_end': {
-    object: { status: 'trialing', trial_start: EXAMPLE.created + 14, trial_end: EXAMPLE.created + 14 + 14 * 86_400, current_period_end: EXAMPLE.created + 14 + 14 * 86_400, next_billing_at: EXAMPLE.created + 14 + 14 * 86_400 },
+    object: {
+      status: 'trialing',
+      trial_start: EXAMPLE.created + 14,
+      trial_end: EXAMPLE.created + 14 + 14 * 86_400,
+      current_period_end: EXAMPLE.created + 14 + 14 * 86_400,
+      next_billing_at: EXAMPLE.created + 14 + 14 * 86_400,
+    },
   },
 };
 

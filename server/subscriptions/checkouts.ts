@@ -156,8 +156,7 @@ export async function trialAlreadyUsed(executor: Executor, scope: Scope, plan: {
   return row !== undefined;
 }
 
-export const trialUsedError = () =>
-  new ApiError('trial_already_used', 'This customer has already had a free trial of this plan: create the checkout without `trial_days`.', { param: 'trial_days' });
+export const trialUsedError = () => new ApiError('trial_already_used', 'This customer has already had a free trial of this plan: create the checkout without `trial_days`.', { param: 'trial_days' });
 
 /**
  * POST /subscriptions: the catalog read (price mode), then the checkout and its audit line

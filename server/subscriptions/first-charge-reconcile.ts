@@ -26,11 +26,7 @@ export async function reconcileFirstCharges(deps: Pick<Services, 'db' | 'clock' 
   const resolved = { ...DEFAULT_RECONCILE_SETTINGS, ...settings };
   const now = deps.clock.now().getTime();
   const pass = {
-    where: and(
-      inArray(subscriptionCharges.status, [...OPEN_FIRST_CHARGE_STATUSES]),
-      madeOnHostedPage,
-      lte(subscriptionCharges.createdAt, new Date(now - resolved.staleAfterSeconds * 1000)),
-    ),
+    where: and(inArray(subscriptionCharges.status, [...OPEN_FIRST_CHARGE_STATUSES]), madeOnHostedPage, lte(subscriptionCharges.createdAt, new Date(now - resolved.staleAfterSeconds * 1000))),
     orderBy: [sql`${subscriptionCharges.checkedAt} asc nulls first`, asc(subscriptionCharges.createdAt)],
     limit: 100,
     now: () => deps.clock.now(),

@@ -299,75 +299,75 @@ async function burnLink(
   const trial = checkout.trialDays !== null;
   try {
     return await deps.db.transaction(async (tx) => {
-    const [burned] = await tx
-      .update(subscriptionCheckouts)
-      .set({ consumedAt: now, status: 'complete', subscriptionId, ...taxed.buyer })
-      .where(and(eq(subscriptionCheckouts.id, checkout.id), eq(subscriptionCheckouts.status, 'open'), isNull(subscriptionCheckouts.consumedAt), gt(subscriptionCheckouts.expiresAt, now)))
-      .returning();
-    if (!burned) throw linkUsed();
-    // Held from before the gateway call until its outcome (settleFirstCharge): two customers racing for the last redemption cannot both get it.
-    const redemptionHeld = burned.discount !== null;
-    if (redemptionHeld && !(await takeRedemption(tx, burned.discount!, now, 'held'))) throw discountUnavailable(burned.allowPromotionCodes);
-    await tx.insert(subscriptions).values({
-      id: subscriptionId,
-      storeId: burned.storeId,
-      livemode: burned.livemode,
-      // The transitional status: the first charge is on its way.
-      status: 'pending',
-      amount: burned.amount,
-      interval: burned.interval,
-      intervalCount: burned.intervalCount,
-      totalPayments: burned.totalPayments,
-      planName: burned.planName,
-      checkoutId: burned.id,
-      // No contract until the gateway approves the first charge.
-      recurringId: '',
-      customerEmail: burned.customerEmail,
-      customerName: burned.customerName,
-      language,
-      productId: burned.productId,
-      priceId: burned.priceId,
-      currentPeriodStart: now,
-      currentPeriodEnd: now,
-      nextBillingAt: now,
-      metadata: burned.metadata,
-      createdAt: now,
-      taxMode: burned.taxMode,
-      taxCategory: burned.taxCategory,
-      taxInclusive: burned.taxInclusive,
-      ...taxed.buyer,
-      taxEvidence: taxed.evidence?.evidence ?? null,
-      evidenceConflict: taxed.evidence?.conflict ?? null,
-      discount: burned.discount,
-    });
-    const [charge] = await tx
-      .insert(subscriptionCharges)
-      .values({
-        id: `subchg_${burned.livemode ? 'live' : 'test'}_${randomBase62(24)}`,
-        subscriptionId,
+      const [burned] = await tx
+        .update(subscriptionCheckouts)
+        .set({ consumedAt: now, status: 'complete', subscriptionId, ...taxed.buyer })
+        .where(and(eq(subscriptionCheckouts.id, checkout.id), eq(subscriptionCheckouts.status, 'open'), isNull(subscriptionCheckouts.consumedAt), gt(subscriptionCheckouts.expiresAt, now)))
+        .returning();
+      if (!burned) throw linkUsed();
+      // Held from before the gateway call until its outcome (settleFirstCharge): two customers racing for the last redemption cannot both get it.
+      const redemptionHeld = burned.discount !== null;
+      if (redemptionHeld && !(await takeRedemption(tx, burned.discount!, now, 'held'))) throw discountUnavailable(burned.allowPromotionCodes);
+      await tx.insert(subscriptions).values({
+        id: subscriptionId,
         storeId: burned.storeId,
         livemode: burned.livemode,
-        // A trial checks the card without a charge: its first charge comes at the trial's end.
-        cycle: trial ? TRIAL_CHECK_CYCLE : 1,
-        attempt: 0,
-        idempotencyKey: chargeIdempotencyKey(subscriptionId, trial ? TRIAL_CHECK_CYCLE : 1, 0),
-        ...(trial ? { amount: 0, amountTax: 0, taxRate: null, amountDiscount: 0, amountCredit: 0 } : taxed.amounts),
-        redemptionHeld,
-        status: 'processing',
-        scheduledAt: now,
-        // Wall clock, as payment attempts: staleness is about real gateway calls.
-        createdAt: deps.clock.now(),
-        buyerIp: buyer?.ip ?? null,
-        buyerUserAgent: buyer?.userAgent ?? null,
-      })
-      .returning();
-    await recordAudit(tx, {
-      action: 'subscription.create',
-      storeId: burned.storeId,
-      livemode: burned.livemode,
-      details: { subscription: subscriptionId, subscription_checkout: burned.id },
-    });
-    return charge!;
+        // The transitional status: the first charge is on its way.
+        status: 'pending',
+        amount: burned.amount,
+        interval: burned.interval,
+        intervalCount: burned.intervalCount,
+        totalPayments: burned.totalPayments,
+        planName: burned.planName,
+        checkoutId: burned.id,
+        // No contract until the gateway approves the first charge.
+        recurringId: '',
+        customerEmail: burned.customerEmail,
+        customerName: burned.customerName,
+        language,
+        productId: burned.productId,
+        priceId: burned.priceId,
+        currentPeriodStart: now,
+        currentPeriodEnd: now,
+        nextBillingAt: now,
+        metadata: burned.metadata,
+        createdAt: now,
+        taxMode: burned.taxMode,
+        taxCategory: burned.taxCategory,
+        taxInclusive: burned.taxInclusive,
+        ...taxed.buyer,
+        taxEvidence: taxed.evidence?.evidence ?? null,
+        evidenceConflict: taxed.evidence?.conflict ?? null,
+        discount: burned.discount,
+      });
+      const [charge] = await tx
+        .insert(subscriptionCharges)
+        .values({
+          id: `subchg_${burned.livemode ? 'live' : 'test'}_${randomBase62(24)}`,
+          subscriptionId,
+          storeId: burned.storeId,
+          livemode: burned.livemode,
+          // A trial checks the card without a charge: its first charge comes at the trial's end.
+          cycle: trial ? TRIAL_CHECK_CYCLE : 1,
+          attempt: 0,
+          idempotencyKey: chargeIdempotencyKey(subscriptionId, trial ? TRIAL_CHECK_CYCLE : 1, 0),
+          ...(trial ? { amount: 0, amountTax: 0, taxRate: null, amountDiscount: 0, amountCredit: 0 } : taxed.amounts),
+          redemptionHeld,
+          status: 'processing',
+          scheduledAt: now,
+          // Wall clock, as payment attempts: staleness is about real gateway calls.
+          createdAt: deps.clock.now(),
+          buyerIp: buyer?.ip ?? null,
+          buyerUserAgent: buyer?.userAgent ?? null,
+        })
+        .returning();
+      await recordAudit(tx, {
+        action: 'subscription.create',
+        storeId: burned.storeId,
+        livemode: burned.livemode,
+        details: { subscription: subscriptionId, subscription_checkout: burned.id },
+      });
+      return charge!;
     });
   } catch (error) {
     // A code the customer typed is dropped, so the page shows the full price; the link stays unused.

@@ -333,7 +333,9 @@ export async function answerSubscriptionPromotionCode(services: Services, reques
   const hosted = await loadHostedSubscriptionCheckout(services, link);
   if (hosted.state === 'invalid') return invalidLinkResponse();
   const redirect = (error?: 'code_invalid') => {
-    const location = error ? `${hostedPagePath('subscription_checkout', { id, expires: link.expires!, signature: link.signature! }, { error })}#promotion-code` : backToForm('subscription_checkout', link).location;
+    const location = error
+      ? `${hostedPagePath('subscription_checkout', { id, expires: link.expires!, signature: link.signature! }, { error })}#promotion-code`
+      : backToForm('subscription_checkout', link).location;
     return new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store' } });
   };
   if (hosted.state !== 'open' || !hosted.view.allowPromotionCodes) return redirect();
@@ -388,7 +390,8 @@ async function attemptDestination(services: Services, link: { id: string; expire
     hosted = await loadHostedSubscriptionCheckout(services, link);
   }
   if (hosted.state !== 'used') return undefined;
-  if (hosted.subscription.status === 'active' || hosted.subscription.status === 'trialing') return { kind: 'redirect', location: subscribedRedirectUrl(services.config, hosted.view, hosted.subscription.id) };
+  if (hosted.subscription.status === 'active' || hosted.subscription.status === 'trialing')
+    return { kind: 'redirect', location: subscribedRedirectUrl(services.config, hosted.view, hosted.subscription.id) };
   if (hosted.subscription.firstChargeStatus !== 'requires_action') return undefined;
   const challengeUrl = await pendingChallengeUrl(services, hosted.view.id);
   return challengeUrl ? { kind: 'redirect', location: challengeUrl } : undefined;

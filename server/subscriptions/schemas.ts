@@ -84,7 +84,9 @@ const createFields = z.strictObject({
   expires_at: strict(z.number().int()).optional().describe('Epoch seconds; clamped to between 30 minutes and 24 hours from now (never rejected). Default: 24 hours. The hosted link dies with it.'),
   trial_days: strict(z.number().int().min(1).max(MAX_TRIAL_DAYS))
     .optional()
-    .describe(`Days free (1–${MAX_TRIAL_DAYS}): the card is checked without a charge, and the first charge is made when the trial ends. One trial per e-mail address and product (price mode) or plan name (plan mode): else 400 \`trial_already_used\`.`),
+    .describe(
+      `Days free (1–${MAX_TRIAL_DAYS}): the card is checked without a charge, and the first charge is made when the trial ends. One trial per e-mail address and product (price mode) or plan name (plan mode): else 400 \`trial_already_used\`.`,
+    ),
   discounts: z
     .array(z.union([z.strictObject({ coupon: z.string().min(1).max(255) }), z.strictObject({ promotion_code: z.string().min(1).max(255) })]))
     .max(1)

@@ -12,7 +12,6 @@ import { epochSeconds, storeClock, type Clock } from '../clock';
 import type { Config } from '../config';
 import { paymentMethodLink, type LinkConfig } from '../kit/links';
 import { ownedBy, type Scope } from '../kit/scope';
-import type { RateTable } from '../kit/vat-rates';
 import { enqueueSubscriptionEmail } from '../mail/outbox';
 import type { EventTimes } from '../webhooks/events';
 import { owedChargeAmounts } from './discount';

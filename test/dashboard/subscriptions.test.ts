@@ -142,7 +142,17 @@ describe('dashboard subscriptions: a trial and a discount', () => {
     const store = await createStore(api.services, { subscriptions: true });
     const subscription = await createSubscription(api.services, store.id);
     const trialEnd = new Date(T0.getTime() + 14 * 86400_000);
-    const terms = { coupon: 'cpn_test_x', promotion_code: null, label: 'Spring', name: 'Spring', percent_off: 15, amount_off: null, duration: 'once' as const, duration_in_months: null, applies_to: null };
+    const terms = {
+      coupon: 'cpn_test_x',
+      promotion_code: null,
+      label: 'Spring',
+      name: 'Spring',
+      percent_off: 15,
+      amount_off: null,
+      duration: 'once' as const,
+      duration_in_months: null,
+      applies_to: null,
+    };
     await api.services.db.update(subscriptions).set({ status: 'trialing', trialStart: T0, trialEnd, discount: terms, discountEnd: trialEnd }).where(eq(subscriptions.id, subscription.id));
     const shown = facts(renderToStaticMarkup(createElement(SubscriptionSummary, { base: '/dashboard/test', detail: await subscriptionDetail(api.services.db, test(store), subscription.id) })));
     expect(shown).toMatchObject({ Status: 'trialing', Trial: `${utcTime(epoch(T0))} – ${utcTime(epoch(trialEnd))}`, Discount: `15% off until ${utcTime(epoch(trialEnd))}` });
@@ -150,9 +160,11 @@ describe('dashboard subscriptions: a trial and a discount', () => {
       .update(subscriptions)
       .set({ discount: { ...terms, percent_off: null, amount_off: 300, duration: 'forever' }, discountEnd: null })
       .where(eq(subscriptions.id, subscription.id));
-    expect(facts(renderToStaticMarkup(createElement(SubscriptionSummary, { base: '/dashboard/test', detail: await subscriptionDetail(api.services.db, test(store), subscription.id) })))).toMatchObject({
-      Discount: '€3.00 off',
-    });
+    expect(facts(renderToStaticMarkup(createElement(SubscriptionSummary, { base: '/dashboard/test', detail: await subscriptionDetail(api.services.db, test(store), subscription.id) })))).toMatchObject(
+      {
+        Discount: '€3.00 off',
+      },
+    );
   });
 });
 

@@ -151,7 +151,17 @@ describe('what each scope holds', () => {
     const customer = await seedCustomer(seed, store);
     const subscription = await seedSubscription(seed, store, { customer, planName: 'Moth club', nextBillingInSeconds: 14 * 86400 });
     const trialEnd = new Date(T0.getTime() + 14 * 86400_000);
-    const terms = { coupon: 'cpn_test_x', promotion_code: null, label: 'Spring', name: 'Spring', percent_off: 15, amount_off: null, duration: 'repeating' as const, duration_in_months: 12, applies_to: null };
+    const terms = {
+      coupon: 'cpn_test_x',
+      promotion_code: null,
+      label: 'Spring',
+      name: 'Spring',
+      percent_off: 15,
+      amount_off: null,
+      duration: 'repeating' as const,
+      duration_in_months: 12,
+      applies_to: null,
+    };
     await api.services.db
       .update(subscriptions)
       .set({ status: 'trialing', trialStart: T0, trialEnd, discount: terms, discountEnd: new Date('2027-03-01T12:00:00Z') })

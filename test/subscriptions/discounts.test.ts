@@ -67,7 +67,12 @@ describe('POST /api/v1/subscriptions: discounts and allow_promotion_codes', () =
 
   it('both: 400 parameter_invalid; unknown, foreign or other-environment ids: 404; unusable now or bound to products in plan mode: 400 discount_invalid', async () => {
     const coupon = await createCoupon(api.services.db, scopeOf(store));
-    expectError(await api.request('POST', SUBSCRIPTIONS, { key: store.key, body: { ...PLAN, discounts: [{ coupon: coupon.id }], allow_promotion_codes: true } }), 400, 'parameter_invalid', 'allow_promotion_codes');
+    expectError(
+      await api.request('POST', SUBSCRIPTIONS, { key: store.key, body: { ...PLAN, discounts: [{ coupon: coupon.id }], allow_promotion_codes: true } }),
+      400,
+      'parameter_invalid',
+      'allow_promotion_codes',
+    );
     expectError(await api.request('POST', SUBSCRIPTIONS, { key: store.key, body: { ...PLAN, discounts: [{ coupon: 'cpn_test_unknown' }] } }), 404, 'resource_missing', 'discounts[0].coupon');
     const other = await createStore(api.services, { subscriptions: true });
     expectError(await api.request('POST', SUBSCRIPTIONS, { key: other.keys.sk_test, body: { ...PLAN, discounts: [{ coupon: coupon.id }] } }), 404, 'resource_missing', 'discounts[0].coupon');
@@ -84,7 +89,10 @@ describe('POST /api/v1/subscriptions: discounts and allow_promotion_codes', () =
     const bound = await createCoupon(api.services.db, scopeOf(store), { appliesTo: [product.id] });
     expectError(await api.request('POST', SUBSCRIPTIONS, { key: store.key, body: { ...PLAN, discounts: [{ coupon: bound.id }] } }), 400, 'discount_invalid', 'discounts[0].coupon');
     // Its own product in price mode: usable.
-    expect((await api.request('POST', SUBSCRIPTIONS, { key: store.key, body: { price_id: product.price_id, total_payments: 12, customer_email: 'ada@example.com', discounts: [{ coupon: bound.id }] } })).status).toBe(201);
+    expect(
+      (await api.request('POST', SUBSCRIPTIONS, { key: store.key, body: { price_id: product.price_id, total_payments: 12, customer_email: 'ada@example.com', discounts: [{ coupon: bound.id }] } }))
+        .status,
+    ).toBe(201);
     const otherProduct = await createProduct(api, store.key, { name: 'Other club', amount: 999, mode: 'recurring', interval: 'month' });
     expectError(
       await api.request('POST', SUBSCRIPTIONS, { key: store.key, body: { price_id: otherProduct.price_id, total_payments: 12, customer_email: 'ada@example.com', discounts: [{ coupon: bound.id }] } }),
@@ -120,7 +128,9 @@ describe('the first charge less the discount, and the renewals it reaches', () =
     const [order] = await ordersOf(subscription.id);
     const invoice = (await api.request('GET', `/api/v1/invoices/${order!.invoiceId}`, { key: own.key })).body;
     expect(invoice).toMatchObject({ amount_total: 1699, amount_discount: 300, discount: { coupon: coupon.id, percent_off: 15 } });
-    expect(invoice.lines).toEqual([{ description: expect.stringContaining('Pro plan'), quantity: 1, unit_amount: 1999, amount_discount: 300, amount_subtotal: 1699, tax_rate: 0, amount_tax: 0, amount_total: 1699 }]);
+    expect(invoice.lines).toEqual([
+      { description: expect.stringContaining('Pro plan'), quantity: 1, unit_amount: 1999, amount_discount: 300, amount_subtotal: 1699, tax_rate: 0, amount_tax: 0, amount_total: 1699 },
+    ]);
     await advanceClock(api, own.key, 366 * DAY);
     expect(await chargedAmounts(subscription.id)).toEqual([1699, ...Array(11).fill(1999)]);
     const renewal = (await ordersOf(subscription.id))[1]!;

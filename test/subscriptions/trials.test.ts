@@ -342,6 +342,13 @@ describe('trialing in lists and the catalog', () => {
     const checkout = await api.request('POST', SUBSCRIPTIONS, { key: other.keys.sk_live, body: { ...TRIAL(newEmail(), 30), success_url: 'https://merchant.example/done' } });
     expect(checkout.status).toBe(201);
     expect(checkout.body).toMatchObject({ livemode: true, trial_days: 30 });
-    expect((await api.services.db.select().from(subscriptionCharges).where(and(eq(subscriptionCharges.storeId, other.id)))).length).toBe(0);
+    expect(
+      (
+        await api.services.db
+          .select()
+          .from(subscriptionCharges)
+          .where(and(eq(subscriptionCharges.storeId, other.id)))
+      ).length,
+    ).toBe(0);
   });
 });

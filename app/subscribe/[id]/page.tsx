@@ -22,21 +22,7 @@ import {
   type HostedSubscriptionView,
   subscriptionPageTexts,
 } from '@/server/subscriptions/hosted';
-import {
-  BillingFields,
-  CardFields,
-  CheckoutShell,
-  DiscountRow,
-  Field,
-  FormAlert,
-  FormStatus,
-  formatDate,
-  Notice,
-  PaidActions,
-  PaymentForm,
-  PromotionCodeForm,
-  SellerLine,
-} from '../../checkout/parts';
+import { BillingFields, CardFields, CheckoutShell, DiscountRow, Field, FormAlert, FormStatus, formatDate, Notice, PaidActions, PaymentForm, PromotionCodeForm, SellerLine } from '../../checkout/parts';
 import { formatEur } from '@/server/kit/hosted-page/amounts';
 import { REMEMBERED_BILLING_COOKIE, rememberedBilling } from '@/server/checkout/hosted/email';
 import { BILLING_QUERY, billingFieldErrors, billingPostOf, billingStateOf, summaryTexts, totalChangedMessage, type BillingErrors } from '@/server/checkout/hosted/billing';
