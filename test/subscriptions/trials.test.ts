@@ -1,6 +1,10 @@
 import { and, asc, eq } from 'drizzle-orm';
-import { describe, expect, it } from 'vitest';
-import { invoices, orders, simulatorCharges, subscriptionCharges } from '@/db/schema';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { coupons, invoices, orders, simulatorCharges, subscriptionCharges } from '@/db/schema';
+import { reconcileSubscriptionCharges } from '@/server/billing/reconcile';
+import { GatewayTimeoutError } from '@/server/gateway/types';
+import { reconcileFirstCharges } from '@/server/subscriptions/first-charge-reconcile';
+import { createCoupon } from '../support/coupons';
 import { declareCancellation } from '@/server/subscriptions/cancellation';
 import { advanceClock, chargesOf, DAY, recurringLedger, retrieveSubscription } from '../billing/support';
 import { listEmails } from '../mail/support';
@@ -123,6 +127,33 @@ describe('a trial begins: the card checked, nothing charged', () => {
     expect(await typesOf(subscription.id)).toEqual(['subscription.created']);
     // A declined check used no trial: the customer may start one again.
     expect((await startTrial(TRIAL(email))).subscription.status).toBe('trialing');
+  });
+});
+
+describe('a card check whose answer was lost', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('the reconciler settles it as the trial it started (not billing’s), holding the discount’s redemption until then', async () => {
+    const gateway = api.services.gateways.test;
+    const charge = gateway.charge.bind(gateway);
+    vi.spyOn(gateway, 'charge').mockImplementation(async (request) => {
+      await charge(request);
+      throw new GatewayTimeoutError();
+    });
+    const coupon = await createCoupon(api.services.db, { storeId: store.id, livemode: false }, { maxRedemptions: 3 });
+    const checkout = await createCheckout(api, store.key, { ...TRIAL(newEmail()), discounts: [{ coupon: coupon.id }] });
+    await submitCard(api, checkout);
+    vi.restoreAllMocks();
+    const id = (await api.request('GET', `${SUBSCRIPTIONS}/checkout/${checkout.id}`, { key: store.key })).body.subscription;
+    expect((await retrieveSubscription(api, store.key, id)).status).toBe('pending');
+    const held = async () => (await api.services.db.select().from(coupons).where(eq(coupons.id, coupon.id)))[0]!;
+    expect(await held()).toMatchObject({ redemptionsHeld: 1, timesRedeemed: 0 });
+    // Billing's reconciler leaves the page's card check alone.
+    api.clock.set(new Date(T0.getTime() + 61_000));
+    expect(await reconcileSubscriptionCharges(api.services)).toBe(0);
+    expect(await reconcileFirstCharges(api.services)).toBe(1);
+    expect(await retrieveSubscription(api, store.key, id)).toMatchObject({ status: 'trialing', trial_start: epoch(T0) + 61, trial_end: epoch(T0) + 61 + 14 * DAY });
+    expect(await held()).toMatchObject({ redemptionsHeld: 0, timesRedeemed: 1 });
   });
 });
 
