@@ -132,6 +132,9 @@ describe('the promotion code field on the subscription page', () => {
     expect(await summary(page).getByText('−€3.00').count()).toBe(1);
     expect((await summary(page).getByRole('definition').allTextContents()).at(-1)).toBe('€16.99');
     expect(await subscribeButton(page).textContent()).toBe('Subscribe: €16.99 every month');
+    // The mandate is for the plan's price; the discount reaches what its terms allow.
+    expect(await page.locator('.co-mandate').textContent()).toContain('to charge your card €19.99 every month until');
+    expect(await page.locator('.co-mandate').textContent()).toContain('The discount (SUMMER25) is taken off the payments its terms reach, €3.00 off the first.');
     await screenshot(page, 'subscribe-code-applied');
 
     await page.getByRole('button', { name: 'Remove Discount (SUMMER25)' }).click();

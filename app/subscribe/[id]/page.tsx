@@ -211,19 +211,22 @@ function PlanSummary({ view, discountAction, codeError }: { view: HostedSubscrip
 function Mandate({ view, operator, total }: { view: HostedSubscriptionView; operator: OperatorConfig; total: string }) {
   const { next, last } = plannedCharges(view);
   const every = intervalPhrase(view.interval, view.intervalCount);
-  // During a trial the mandate is for the charges after it, not today's €0.00.
-  const amount = view.trialDays === null ? <span data-bind="total">{total}</span> : <span>{formatEur(firstChargeOf(view))}</span>;
+  // The first charge: today's, or after a trial (not today's €0.00).
+  const first = view.trialDays === null ? <span data-bind="total">{total}</span> : <span>{formatEur(firstChargeOf(view))}</span>;
+  // Every charge: the plan's price (a discount reaches only the charges its terms allow); where the buyer's country taxes it, the first as taxed.
+  const amount = view.buyer ? first : <span>{formatEur(view.amount)}</span>;
   return (
     <div className="co-mandate">
       {view.totalPayments === 1 ? (
         <p>
-          By subscribing you allow {operator.legalName} to charge your card {amount} once, today.
+          By subscribing you allow {operator.legalName} to charge your card {first} once, {view.trialDays === null ? 'today' : 'when the free trial ends'}.
         </p>
       ) : (
         <p>
           By subscribing you allow {operator.legalName} to charge your card {amount} {every} until{' '}
           {last === null ? 'you cancel' : `the last payment on ${formatDate(last)} (${view.totalPayments.toLocaleString('en-IE')} payments in all)`}.
           {view.buyer ? ' Each payment is taxed at the VAT rate of its date.' : ''}
+          {view.discount ? ` The discount (${view.discount.label}) is taken off the payments its terms reach, ${formatEur(view.discount.amountOff)} off the first.` : ''}
         </p>
       )}
       {view.trialDays !== null && next !== null ? (
