@@ -26,6 +26,7 @@ import { createHandoff } from '../kit/hosted-page/handoff';
 import { isSubscriptionCheckoutId } from '../ids';
 import { PROMOTION_CODE_FIELDS } from '../kit/hosted-page/discount';
 import { checkLink, hostedPagePath, receiptLinkExpired, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
+import { chargeAmountsOf } from './charge-order';
 import { completeSubscriptionChallenge, firstChargeAmountsOf, madeOnHostedPage, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl, type PaySubscriptionInput } from './first-charge';
 import { ownedBy } from '../kit/scope';
 import { log } from '../observability/log';
@@ -52,6 +53,8 @@ export interface HostedSubscriptionView {
   trialDays: number | null;
   /** The first charge: the plan's amount less the discount (where the buyer's country taxes it: `buyer.amountTotal`, with its VAT). */
   firstCharge: number;
+  /** A charge without the discount (taxed as the first charge is): what the plan costs every period. */
+  planCharge: number;
   /** The discount the first charge gets: its label (the code, or the coupon's name) and the cents it takes off. */
   discount: { label: string; amountOff: number } | null;
   /** Whether the page offers a promotion code field. */
@@ -146,6 +149,7 @@ function viewOf(config: SubscriptionPageDeps['config'], { checkout, storeName, s
     successUrl: checkout.successUrl,
     trialDays: checkout.trialDays,
     firstCharge: first.amount,
+    planCharge: chargeAmountsOf(checkout, config.taxRates, new Date(readAt * 1000)).amount,
     discount: checkout.discount === null ? null : { label: checkout.discount.label, amountOff: first.amountDiscount },
     allowPromotionCodes: checkout.allowPromotionCodes,
     ...(checkout.taxMode === 'buyer_country' ? { buyer: buyerOf(config, checkout, new Date(readAt * 1000)) } : {}),
@@ -188,8 +192,9 @@ export function subscriptionPageTexts(view: HostedSubscriptionView): Pick<PageTe
     const heading = `Free for ${daysPhrase(view.trialDays)}, then ${formatEur(firstChargeOf(view))} ${perPhrase(view.interval, view.intervalCount)}`;
     return { title: `Subscribe to ${view.planName}: ${free} · ${view.storeName}`, heading, pay: `Subscribe: ${free}`, total };
   }
-  const price = `${total} ${intervalPhrase(view.interval, view.intervalCount)}`;
-  return { title: `Subscribe to ${view.planName}: ${price} · ${view.storeName}`, heading: price, pay: `Subscribe: ${price}`, total };
+  // With a discount, the plan's price every period and what the discounted first charge takes today.
+  const price = `${formatEur(view.discount === null ? amountDueToday(view) : view.planCharge)} ${intervalPhrase(view.interval, view.intervalCount)}`;
+  return { title: `Subscribe to ${view.planName}: ${price} · ${view.storeName}`, heading: price, pay: view.discount === null ? `Subscribe: ${price}` : `Subscribe: pay ${total} today`, total };
 }
 
 /** Verifies the signed link against the store's clock, then reads the checkout for the page. */

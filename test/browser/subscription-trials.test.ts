@@ -117,7 +117,7 @@ describe('a free trial on the hosted subscription checkout', () => {
 });
 
 describe('the promotion code field on the subscription page', () => {
-  it('summer25 applies (row `Discount (SUMMER25)` `−€3.00`, due €16.99); an unknown code is refused; Remove takes it off; subscribing with it charges €16.99', async () => {
+  it('summer25 applies (row `Discount (SUMMER25)` `−€3.00`, due €16.99, `Subscribe: pay €16.99 today`); an unknown code is refused; Remove takes it off; subscribing with it charges €16.99', async () => {
     const checkout = await createCheckout({ customer_email: 'code@example.com', allow_promotion_codes: true });
     const { context, page, errors } = await openPage();
     await page.goto(checkout.url);
@@ -131,7 +131,9 @@ describe('the promotion code field on the subscription page', () => {
     expect(await summary(page).getByText('Discount (SUMMER25)').count()).toBe(1);
     expect(await summary(page).getByText('−€3.00').count()).toBe(1);
     expect((await summary(page).getByRole('definition').allTextContents()).at(-1)).toBe('€16.99');
-    expect(await subscribeButton(page).textContent()).toBe('Subscribe: €16.99 every month');
+    // The plan's price every month; the discounted first charge today.
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain('€19.99 every month');
+    expect(await subscribeButton(page).textContent()).toBe('Subscribe: pay €16.99 today');
     // The mandate is for the plan's price; the discount reaches what its terms allow.
     expect(await page.locator('.co-mandate').textContent()).toContain('to charge your card €19.99 every month until');
     expect(await page.locator('.co-mandate').textContent()).toContain('The discount (SUMMER25) is taken off the payments its terms reach, €3.00 off the first.');

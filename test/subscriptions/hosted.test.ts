@@ -70,6 +70,7 @@ describe('hosted subscription checkout: the link', () => {
         successUrl: null,
         trialDays: null,
         firstCharge: 990,
+        planCharge: 990,
         discount: null,
         allowPromotionCodes: false,
       },
