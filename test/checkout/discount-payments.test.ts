@@ -161,9 +161,7 @@ describe('paying with a discount', () => {
 
     const emails = (await api.request('GET', `/api/v1/test_helpers/emails?to=ada@example.com`, { key: store.key })).body.data;
     const receipt = emails.find((email: { related: { order_id: string } }) => email.related.order_id === session.order_id);
-    expect(receipt.text).toContain(
-      ['Ebook                 €19.99', 'Discount (SPRING15)   −€3.00', 'Subtotal              €16.99', 'VAT                   €3.23', 'Total paid            €20.22'].join('\n'),
-    );
+    expect(receipt.text).toContain(['Ebook                 €19.99', 'Discount (SPRING15)   −€3.00', 'Subtotal              €16.99', 'VAT                   €3.23', 'Total paid            €20.22'].join('\n'));
 
     // A refund gives no redemption back.
     const refund = await api.request('POST', '/api/v1/refunds', { key: store.key, body: { order_id: session.order_id } });
@@ -184,10 +182,7 @@ describe('paying with a discount', () => {
     const coupon = await createCoupon(api.services.db, scope(), { amountOff: 1000, maxRedemptions: 1 });
     const session = await createSession({ discounts: [{ coupon: coupon.id }] });
     const real = api.services.gateways.test;
-    const losing = {
-      ...api.services,
-      gateways: { ...api.services.gateways, test: { ...real, charge: async (request: Parameters<typeof real.charge>[0]) => (await real.charge(request), Promise.reject(new GatewayTimeoutError())) } },
-    };
+    const losing = { ...api.services, gateways: { ...api.services.gateways, test: { ...real, charge: async (request: Parameters<typeof real.charge>[0]) => (await real.charge(request), Promise.reject(new GatewayTimeoutError())) } } };
     await expect(payCheckoutSession(losing, { sessionId: session.id, card: { number: '4242424242424242', expiry: '12/30', cvc: '123' } })).rejects.toMatchObject({ code: 'payment_outcome_unknown' });
     expect(await counts(coupon)).toEqual({ coupon: { redeemed: 0, held: 1 } });
     // Another buyer finds none left while it is held.
@@ -213,9 +208,7 @@ describe('paying with a discount', () => {
     expect(await counts(coupon)).toEqual({ coupon: { redeemed: 1, held: 0 } });
     const order = (await api.request('GET', `/api/v1/orders/${session.order_id}`, { key: store.key })).body;
     expect(order).toMatchObject({ status: 'paid', amount_discount: 1999, amount_subtotal: 0, amount_tax: 0, amount_total: 0, invoice_id: expect.stringMatching(/^in_test_/) });
-    const events = (await api.request('GET', '/api/v1/events?limit=100', { key: store.key })).body.data.filter(
-      (event: any) => event.data.object.id === session.id || event.data.object.order_id === session.order_id || event.data.object.id === session.order_id,
-    );
+    const events = (await api.request('GET', '/api/v1/events?limit=100', { key: store.key })).body.data.filter((event: any) => event.data.object.id === session.id || event.data.object.order_id === session.order_id || event.data.object.id === session.order_id);
     expect(events.map((event: { type: string }) => event.type).sort()).toEqual(['checkout.session.completed', 'invoice.issued', 'order.paid']);
   });
 
@@ -228,9 +221,7 @@ describe('paying with a discount', () => {
     expect(await readSession(session)).toMatchObject({ status: 'open', payment_status: 'failed', amount_discount: 300, amount_total: 2022 });
     const failed = await pageView(session);
     expect(failed.state).toBe('failed');
-    await expect(payCheckoutSession(api.services, { sessionId: session.id, card: { number: '4242424242424242', expiry: '12/30', cvc: '123' } })).rejects.toMatchObject({
-      code: 'session_payment_failed',
-    });
+    await expect(payCheckoutSession(api.services, { sessionId: session.id, card: { number: '4242424242424242', expiry: '12/30', cvc: '123' } })).rejects.toMatchObject({ code: 'session_payment_failed' });
   });
 });
 

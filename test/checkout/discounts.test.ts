@@ -181,14 +181,7 @@ describe('the session, its order and the list as the API reads them', () => {
     const liveCoupon = await createCoupon(api.services.db, { storeId: taxStore.id, livemode: true }, { amountOff: 500 });
     const product = await createProduct(api, taxStore.keys.sk_live, { amount: 1999, tax_rate: 19 });
     const live = await created({ price_id: product.price_id, discounts: [{ coupon: liveCoupon.id }] }, taxStore.keys.sk_live);
-    expect(live).toMatchObject({
-      livemode: true,
-      discount: { coupon: liveCoupon.id, amount_off: 500, percent_off: null },
-      amount_discount: 500,
-      amount_subtotal: 1499,
-      amount_tax: 285,
-      amount_total: 1784,
-    });
+    expect(live).toMatchObject({ livemode: true, discount: { coupon: liveCoupon.id, amount_off: 500, percent_off: null }, amount_discount: 500, amount_subtotal: 1499, amount_tax: 285, amount_total: 1784 });
     expect(liveCoupon.id).toMatch(/^cpn_live_/);
     // The live coupon in test mode, and another store's coupon: unknown.
     expectError(await create({ price_id: ebook.price_id, discounts: [{ coupon: liveCoupon.id }] }), 404, 'resource_missing', 'discounts[0].coupon');
