@@ -34,14 +34,14 @@ import { ownedBy } from '../kit/scope';
 import type { PayOrdersDeps } from '../payments/pay-orders';
 import { payOrders } from '../payments/pay-orders';
 import { disputeTestCardPayment } from '../disputes/test-cards';
-import { chargeAmountsOf, chargeOrderPayment, paidAmountsOf, type ChargeAmounts } from './charge-order';
+import { chargeOrderPayment, paidAmountsOf, type ChargeAmounts } from './charge-order';
 import { TotalChangedError } from '../checkout/buyer-tax';
 import { cardCountryOf } from '../gateway';
 import type { CheckedBilling } from '../vat/billing';
 import { taxEvidenceOf } from '../vat/taxation';
 import { settleRedemption, takeRedemption } from '../coupons/redemptions';
 import { trialAlreadyUsed, trialUsedError } from './checkouts';
-import { discountEndOf, periodDiscount } from './discount';
+import { discountEndOf, firstChargeAmountsOf } from './discount';
 import { noticeTrialEnd, trialNoticeAt } from './trials';
 
 export interface FirstChargeDeps {
@@ -242,16 +242,6 @@ export async function completeSubscriptionChallenge(deps: Pick<FirstChargeDeps, 
   // Back without an answer yet: the reconciler settles it when the gateway has one.
   if (found === null || found.status === 'requires_action') return row.subscription;
   return settleFirstCharge(deps, row.charge.id, found);
-}
-
-/**
- * The first charge of a checkout made on `date`: the plan's amount less the checkout's discount,
- * taxed as the subscription's charges are. After a trial it is made at the trial's end; the
- * amount is the same.
- */
-export function firstChargeAmountsOf(checkout: typeof subscriptionCheckouts.$inferSelect, rates: FirstChargeDeps['config']['taxRates'], date: Date): ChargeAmounts {
-  const discount = periodDiscount({ discount: checkout.discount, discountEnd: null, productId: checkout.productId }, checkout.amount, date);
-  return chargeAmountsOf(checkout, rates, date, { discount, creditBalance: 0 });
 }
 
 /** The first charge's taxation: the buyer and the amounts, and the evidence of where the buyer is. */

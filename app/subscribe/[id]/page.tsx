@@ -10,7 +10,6 @@ import { hostedPagePath } from '@/server/kit/links';
 import { CANCEL_LINK_TEXT, cancelPageUrl } from '@/server/kit/hosted-page/cancel-link';
 import { subscribedRedirectUrl, subscriptionReceiptUrl } from '@/server/subscriptions/first-charge';
 import {
-  amountDueToday,
   daysPhrase,
   firstChargeOf,
   hostedSubscriptionHandoff,
@@ -274,14 +273,14 @@ function SubscribeForm({
         Payment details
       </h2>
       <FormAlert error={error} fields={billing ? billingFieldErrors(billing.errors).map((refused) => refused.field) : []} />
-      <FormStatus message={billing?.totalChanged ? totalChangedMessage(amountDueToday(view)) : undefined} />
+      <FormStatus message={billing?.totalChanged ? totalChangedMessage(firstChargeOf(view)) : undefined} />
       {/* The link is single-use: the first attempt consumes it. */}
       <PaymentForm action={action} readAt={view.readAt} billingAction={billingAction}>
         <Field name="email" label="Email" hint={`Given by ${view.storeName}; receipts go here`}>
           {(props) => <input {...props} type="email" value={view.customerEmail} readOnly aria-readonly="true" />}
         </Field>
         {billing ? (
-          <BillingFields form={billing.form} errors={billing.errors} vatIdUnconfirmed={billing.vatIdUnconfirmed} shownTotal={amountDueToday(view)} />
+          <BillingFields form={billing.form} errors={billing.errors} vatIdUnconfirmed={billing.vatIdUnconfirmed} shownTotal={firstChargeOf(view)} />
         ) : view.customerName ? (
           <p className="co-prefilled">
             Subscriber <strong>{view.customerName}</strong>
