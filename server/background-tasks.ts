@@ -11,7 +11,7 @@ import { startRefundReconcileJob } from './orders/refunds/jobs';
 import { startScheduledPayoutJob } from './payouts/jobs';
 import { startBuyerDataErasureJob, startDisputeDeadlineJob } from './disputes/jobs';
 import { LOST_DISPUTE_EFFECTS } from './subscriptions/service';
-import { startFirstChargeReconcileJob } from './subscriptions/jobs';
+import { startFirstChargeReconcileJob, startTrialNoticeJob } from './subscriptions/jobs';
 import { startWebhookDeliveryJob } from './webhooks/jobs';
 
 export const BACKGROUND_TASKS: readonly BackgroundStarter[] = [
@@ -24,6 +24,7 @@ export const BACKGROUND_TASKS: readonly BackgroundStarter[] = [
   (services) => startRefundReconcileJob(services),
   (services) => startCheckoutExpiryJob(services),
   (services) => startRenewalReminderJob(services),
+  (services) => startTrialNoticeJob(services),
   (services) => startMailDeliveryJob(services),
   (services) => startScheduledPayoutJob(services),
   (services) => startDisputeDeadlineJob(services, LOST_DISPUTE_EFFECTS),

@@ -1,4 +1,5 @@
 import type { ReactNode } from 'react';
+import { discountOffText } from '@/server/kit/discounts';
 import type { OperatorConfig } from '@/server/config';
 import { cardText, DownloadLinks, MerchantName, PageFooter, type PageStore } from '../checkout/parts';
 import { taxLineLabel } from '@/server/kit/hosted-page/tax-label';
@@ -233,6 +234,12 @@ function billingInterval(plan: Pick<PortalSubscription, 'interval' | 'intervalCo
   return plan.intervalCount === 1 ? `every ${unit}` : `every ${plan.intervalCount} ${unit}s`;
 }
 
+/** `15% off until 1 March 2027`, `€3.00 off until …`; a discount without an end reads without one. */
+function discountText(discount: NonNullable<PortalSubscription['discount']>, format: Formatters): string {
+  const off = discountOffText(discount, format.amount);
+  return discount.until === null ? off : `${off} until ${format.date(discount.until)}`;
+}
+
 export function SubscriptionCard({
   subscription,
   format,
@@ -290,6 +297,20 @@ export function SubscriptionCard({
             <dd>{cardText(subscription.card.brand, subscription.card.last4)}</dd>
           </>
         ) : null}
+        {subscription.trialEnd === null ? null : (
+          <>
+            <dt>Trial ends</dt>
+            <dd>
+              <DateText at={subscription.trialEnd} format={format} />
+            </dd>
+          </>
+        )}
+        {subscription.discount === null ? null : (
+          <>
+            <dt>Discount</dt>
+            <dd>{discountText(subscription.discount, format)}</dd>
+          </>
+        )}
         <dt>Subscribed since</dt>
         <dd>
           <DateText at={subscription.created} format={format} />

@@ -24,6 +24,7 @@ export type EventType =
   | 'subscription.past_due'
   | 'subscription.canceled'
   | 'subscription.expired'
+  | 'subscription.trial_will_end'
   | 'invoice.issued'
   | 'credit_note.issued'
   | 'payout.created'

@@ -24,7 +24,7 @@ import { enqueueEmails, subscriptionEmail, type EmailToWrite } from '../mail/out
 import { emitSubscriptionEvent, subscriptionEvent, type SubscriptionRow } from '../subscriptions/representation';
 import { chargeIdempotencyKey } from '../subscriptions/schedule';
 import { billingAnchor, boundary } from '../subscriptions/schedule';
-import { awaitsCharge, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, scheduledEnd, TRANSITION_COLUMNS, type Transition } from './transitions';
+import { awaitsCharge, BILLED_STATUSES, chargeDeclined, chargeSucceeded, owedCharge, scheduleCompleted, scheduledEnd, TRANSITION_COLUMNS, type Transition } from './transitions';
 import { ownedBy, type Scope } from '../kit/scope';
 import { paymentMethodLink, type LinkConfig } from '../kit/links';
 import type { PayOrdersDeps } from '../payments/pay-orders';
@@ -135,7 +135,7 @@ export async function claimDueCharges(deps: BillingDeps, scope: BillingScope, li
       .select({ subscription: subscriptions, offset: stores.testClockOffsetSeconds })
       .from(subscriptions)
       .innerJoin(stores, eq(stores.id, subscriptions.storeId))
-      .where(and(inArray(subscriptions.status, ['active', 'past_due']), dueCondition(scope, wallNow), notExists(openCharge), notExists(openCardUpdate)))
+      .where(and(inArray(subscriptions.status, [...BILLED_STATUSES]), dueCondition(scope, wallNow), notExists(openCharge), notExists(openCardUpdate)))
       .orderBy(asc(subscriptions.nextBillingAt), asc(subscriptions.id))
       .limit(limit);
     // Workers skip what another holds; advance_clock waits for it instead, so it never answers

@@ -3,7 +3,8 @@
  * process, or `npm run worker` when web instances run with BACKGROUND_WORK=false), and the test
  * clock's due job, which bills one store's test mode before advance_clock answers.
  */
-import { and, eq, gt } from 'drizzle-orm';
+import { and, eq, gt, not } from 'drizzle-orm';
+import { madeOnHostedPage } from '../subscriptions/first-charge';
 import { subscriptionCharges } from '@/db/schema';
 import type { Services } from '../context';
 import { startPeriodic, type PeriodicTask } from '../background';
@@ -43,7 +44,7 @@ async function chargesInFlight(services: Services, scope: Scope): Promise<boolea
   const [inFlight] = await services.db
     .select({ id: subscriptionCharges.id })
     .from(subscriptionCharges)
-    .where(and(ownedBy(subscriptionCharges, scope), eq(subscriptionCharges.status, 'processing'), gt(subscriptionCharges.cycle, 1), gt(subscriptionCharges.createdAt, since)))
+    .where(and(ownedBy(subscriptionCharges, scope), eq(subscriptionCharges.status, 'processing'), not(madeOnHostedPage), gt(subscriptionCharges.createdAt, since)))
     .limit(1);
   return inFlight !== undefined;
 }

@@ -6,7 +6,8 @@
  * answers at most once, then settles (charges.ts, exactly once). Each charge is leased while it is worked on
  * (server/kit/lease.ts), so passes of several processes never send one to the gateway at once.
  */
-import { and, asc, eq, gt, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, not, sql, type SQL } from 'drizzle-orm';
+import { madeOnHostedPage } from '../subscriptions/first-charge';
 import { subscriptionCharges, subscriptions } from '@/db/schema';
 import { chargeLookup, GatewayRejectedError } from '../gateway/types';
 import { DEFAULT_LEASE_MS } from '../config';
@@ -73,11 +74,11 @@ export async function reconcileSubscriptionCharges(deps: BillingEngineDeps, sett
 }
 
 /**
- * Recurring charges only: the first charge (cycle 1) was made with the customer's card on the
- * hosted page and is settled by the subscription checkout (server/subscriptions).
+ * Recurring charges only: the first charge (or a trial's card check) was made with the customer's
+ * card on the hosted page and is settled by the subscription checkout (server/subscriptions).
  */
 function openChargesBefore(staleBefore: Date): SQL | undefined {
-  return and(inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES]), gt(subscriptionCharges.cycle, 1), lte(subscriptionCharges.createdAt, staleBefore));
+  return and(inArray(subscriptionCharges.status, [...OPEN_CHARGE_STATUSES]), not(madeOnHostedPage), lte(subscriptionCharges.createdAt, staleBefore));
 }
 
 async function settleOpenCharges(deps: BillingEngineDeps, pass: LeasedPass): Promise<number> {

@@ -12,7 +12,7 @@
  *
  * | Outcome | Status | Events |
  * |---|---|---|
- * | charge succeeded, payments left | `active` | payment_succeeded, updated |
+ * | charge succeeded, payments left (a trial's first included) | `active` | payment_succeeded, updated |
  * | charge succeeded, it was payment `total_payments` | `expired` | payment_succeeded, expired, updated |
  * | scheduled charge declined | `past_due` | payment_failed, past_due, updated |
  * | retry 1–3 declined | `past_due` | payment_failed, updated |
@@ -26,6 +26,7 @@
 import type { EventType } from '../webhooks/events';
 import { dueChange, periodsFrom } from '../subscriptions/plan-terms';
 import { boundary } from '../subscriptions/schedule';
+import { discountEndOf } from '../subscriptions/discount';
 import type { SubscriptionRow } from '../subscriptions/representation';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -43,7 +44,7 @@ export interface ChargePosition {
   scheduledAt: Date;
 }
 
-/** Every column of the subscription a transition may move (billing writes exactly these): a due plan change and the credit used too. */
+/** Every column of the subscription a transition may move (billing writes exactly these): a due plan change, the credit used and the discount's end too. */
 export const TRANSITION_COLUMNS = [
   'status',
   'paymentsMade',
@@ -65,6 +66,7 @@ export const TRANSITION_COLUMNS = [
   'intervalCount',
   'taxCategory',
   'taxInclusive',
+  'discountEnd',
 ] as const;
 
 export interface Transition {
@@ -72,7 +74,9 @@ export interface Transition {
   events: EventType[];
 }
 
-/** The first period's start; until billing has moved the subscription, its current period is the first. */
+/** Statuses billing charges when due: a trial's first payment at its end, then renewals and retries. */
+export const BILLED_STATUSES: readonly SubscriptionRow['status'][] = ['trialing', 'active', 'past_due'];
+
 /** The charge a due subscription owes now: the next unpaid cycle, at its current attempt. */
 export function owedCharge(subscription: SubscriptionRow): ChargePosition {
   return { cycle: subscription.paymentsMade + 1, attempt: subscription.failureCount, scheduledAt: subscription.nextBillingAt };
@@ -81,7 +85,7 @@ export function owedCharge(subscription: SubscriptionRow): ChargePosition {
 /** True while `charge` is still the charge the subscription waits for (not canceled meanwhile, not settled twice). */
 export function awaitsCharge(subscription: SubscriptionRow, charge: Pick<ChargePosition, 'cycle' | 'attempt'>): boolean {
   const owed = owedCharge(subscription);
-  return (subscription.status === 'active' || subscription.status === 'past_due') && owed.cycle === charge.cycle && owed.attempt === charge.attempt;
+  return BILLED_STATUSES.includes(subscription.status) && owed.cycle === charge.cycle && owed.attempt === charge.attempt;
 }
 
 /**
@@ -94,7 +98,14 @@ export function chargeSucceeded(subscription: SubscriptionRow, charge: ChargePos
   const periods = change
     ? { ...periodsFrom(change, new Date(change.effective_at * 1000), charge.cycle), pendingChange: null }
     : { currentPeriodStart: start, currentPeriodEnd: boundary(subscription, charge.cycle), nextBillingAt: boundary(subscription, charge.cycle) };
-  const paid = { ...periods, paymentsMade: charge.cycle, failureCount: 0, creditBalance: subscription.creditBalance - charge.amountCredit };
+  const paid = {
+    ...periods,
+    paymentsMade: charge.cycle,
+    failureCount: 0,
+    creditBalance: subscription.creditBalance - charge.amountCredit,
+    // A discount's end is fixed by the first period charged (after a trial: billing's first charge).
+    ...(charge.cycle === 1 && subscription.discount !== null ? { discountEnd: discountEndOf(subscription.discount, { start: periods.currentPeriodStart!, end: periods.currentPeriodEnd! }) } : {}),
+  };
   if (charge.cycle >= subscription.totalPayments) {
     return { changes: { ...paid, status: 'expired', endedAt: now }, events: ['subscription.payment_succeeded', 'subscription.expired', 'subscription.updated'] };
   }

@@ -41,6 +41,7 @@ const EVENT_OBJECTS = {
   'subscription.past_due': subscriptionSchema,
   'subscription.canceled': subscriptionSchema,
   'subscription.expired': subscriptionSchema,
+  'subscription.trial_will_end': subscriptionSchema,
   'invoice.issued': invoiceSchema,
   'credit_note.issued': creditNoteSchema,
   'payout.created': payoutSchema,
@@ -104,6 +105,15 @@ const EVENT_EXAMPLE_CHANGES: Partial<Record<EventType, { object?: Record<string,
   'subscription.past_due': { object: { status: 'past_due', failure_count: 3 } },
   'subscription.canceled': { object: { status: 'canceled', canceled_at: EXAMPLE.created + 20, ended_at: EXAMPLE.created + 20 } },
   'subscription.expired': { object: { status: 'expired', ended_at: EXAMPLE.created + 20 } },
+  'subscription.trial_will_end': {
+    object: {
+      status: 'trialing',
+      trial_start: EXAMPLE.created + 14,
+      trial_end: EXAMPLE.created + 14 + 14 * 86_400,
+      current_period_end: EXAMPLE.created + 14 + 14 * 86_400,
+      next_billing_at: EXAMPLE.created + 14 + 14 * 86_400,
+    },
+  },
 };
 
 function eventExampleOf(type: EventType) {

@@ -29,3 +29,8 @@ export function lineDiscounts(terms: Terms, lines: readonly DiscountableLine[]):
   );
   return spreadByLargestRemainder(off, bases);
 }
+
+/** What a discount takes off, in words: `15% off`, `€3.00 off` (`formatAmount` writes the cents). */
+export function discountOffText(terms: { percentOff: number | null; amountOff: number | null }, formatAmount: (cents: number) => string): string {
+  return terms.percentOff !== null ? `${terms.percentOff}% off` : `${formatAmount(terms.amountOff ?? 0)} off`;
+}

@@ -84,6 +84,10 @@ export interface PortalSubscription {
   card: PortalCard | null;
   /** A plan change waiting for the renewal at `effectiveAt`. */
   scheduledChange: { planName: string; amount: number; interval: PriceInterval; intervalCount: number; effectiveAt: number } | null;
+  /** When the free trial ends (the first charge), while it runs; else null. */
+  trialEnd: number | null;
+  /** The discount's terms and until when it reaches the charges (null: forever, or not fixed until the first charge). */
+  discount: { percentOff: number | null; amountOff: number | null; until: number | null } | null;
   /**
    * A signed link to give another card, made fresh for this view (valid 7 days on the store's
    * clock); null for a subscription that is not charged any more.
@@ -246,7 +250,7 @@ async function loadOrders(deps: OpenPortalDeps, owner: Scope & { testClockOffset
 }
 
 /** Statuses in which another payment is scheduled at `next_billing_at`, and so a card may be replaced. */
-const BILLING_STATUSES: SubscriptionStatus[] = ['active', 'past_due'];
+const BILLING_STATUSES: SubscriptionStatus[] = ['trialing', 'active', 'past_due'];
 
 async function loadSubscriptions(deps: OpenPortalDeps, owner: Scope & { testClockOffsetSeconds: number }, which: { subscriptionId: string } | { customerId: string }): Promise<PortalSubscription[]> {
   const { db } = deps;
@@ -295,9 +299,12 @@ async function loadSubscriptions(deps: OpenPortalDeps, owner: Scope & { testCloc
               effectiveAt: row.pendingChange.effective_at,
             }
           : null,
+      trialEnd: row.status === 'trialing' && row.trialEnd ? epochSeconds(row.trialEnd) : null,
+      discount: row.discount === null ? null : { percentOff: row.discount.percent_off, amountOff: row.discount.amount_off, until: row.discountEnd ? epochSeconds(row.discountEnd) : null },
       updatePaymentMethodUrl: billed ? paymentMethodLink(deps.config, row.id, now).url : null,
       payments: charges
-        .filter(({ charge }) => charge.subscriptionId === row.id)
+        // A trial's card check (cycle 0) moved no money: not a payment.
+        .filter(({ charge }) => charge.subscriptionId === row.id && charge.cycle > 0)
         .map(({ charge, orderStatus, invoiceId }) => ({
           amount: charge.amount,
           status: orderStatus === 'refunded' || orderStatus === 'partially_refunded' ? orderStatus : charge.status,

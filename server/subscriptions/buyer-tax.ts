@@ -8,7 +8,8 @@ import { subscriptionCheckouts, stores } from '@/db/schema';
 import { storeClock } from '../clock';
 import type { BillingDeps } from '../checkout/buyer-tax';
 import { checkBilling, type BillingErrorCode, type BillingField, type BillingForm } from '../vat/billing';
-import { chargeAmountsOf, type ChargeAmounts } from './charge-order';
+import type { ChargeAmounts } from './charge-order';
+import { firstChargeAmountsOf } from './discount';
 
 type CheckoutRow = typeof subscriptionCheckouts.$inferSelect;
 
@@ -37,5 +38,5 @@ export async function updateSubscriptionCheckoutBilling(deps: BillingDeps, check
     .where(and(eq(subscriptionCheckouts.id, checkoutId), eq(subscriptionCheckouts.status, 'open'), isNull(subscriptionCheckouts.consumedAt), gt(subscriptionCheckouts.expiresAt, now)))
     .returning();
   if (!written) return { kind: 'closed' };
-  return { kind: 'taxed', checkout: written, charge: chargeAmountsOf(written, deps.config.taxRates, now), vatIdUnconfirmed: billing.vatIdUnconfirmed };
+  return { kind: 'taxed', checkout: written, charge: firstChargeAmountsOf(written, deps.config.taxRates, now), vatIdUnconfirmed: billing.vatIdUnconfirmed };
 }

@@ -27,7 +27,7 @@ import { log } from '../observability/log';
 import { emitSubscriptionEvent, type SubscriptionRow } from './representation';
 
 /** Statuses a declaration can end: a subscription that still renews. */
-export const CANCELLABLE_STATUSES = ['active', 'past_due'] as const satisfies readonly SubscriptionRow['status'][];
+export const CANCELLABLE_STATUSES = ['trialing', 'active', 'past_due'] as const satisfies readonly SubscriptionRow['status'][];
 
 export interface CancellationDeps {
   db: Database;

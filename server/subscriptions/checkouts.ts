@@ -3,6 +3,10 @@
  * subscription. Created here; consumed by the hosted page's first payment attempt (first-charge.ts).
  */
 import { buyerTaxView } from '../vat/views';
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import { subscriptions, type DiscountTerms } from '@/db/schema';
+import { resolveDiscountRequest, type DiscountTarget } from '../coupons/discounts';
+import { discountView } from '../kit/discount-schemas';
 import type { Database, Executor } from '@/db/client';
 import { subscriptionCheckouts, type TaxCategory } from '@/db/schema';
 import type { Subject } from '../auth/service';
@@ -16,7 +20,7 @@ import { ApiError, resourceMissing } from '../errors';
 import { clampExpiry, markExpired, withExpiryApplied, type Lifetime } from '../kit/expiry';
 import { newId, normalizePriceId } from '../ids';
 import type { CreateSubscriptionInput, SubscriptionCheckout } from './schemas';
-import type { Scope } from '../kit/scope';
+import { ownedBy, type Scope } from '../kit/scope';
 import { checkoutInsert, checkoutRead, planRead } from './statements';
 
 export type SubscriptionCheckoutRow = typeof subscriptionCheckouts.$inferSelect;
@@ -61,6 +65,9 @@ export function subscriptionCheckoutView(row: SubscriptionCheckoutRow, config: S
     success_url: row.successUrl,
     metadata: row.metadata,
     ...buyerTaxView(row),
+    trial_days: row.trialDays,
+    discount: row.discount === null ? null : discountView(row.discount),
+    allow_promotion_codes: row.allowPromotionCodes,
     created: epochSeconds(row.createdAt),
     expires_at: expiresAt,
   };
@@ -127,6 +134,33 @@ export async function resolvePlan(executor: Executor, scope: Scope, input: PlanR
   };
 }
 
+/** What a discount of this plan must reach: the product of a price, nothing product-bound in plan mode. */
+export function discountTargetOf(plan: { productId: string | null }): DiscountTarget {
+  return plan.productId === null ? { kind: 'plan' } : { kind: 'lines', productIds: [plan.productId] };
+}
+
+/**
+ * Whether the store and environment have a subscription of this e-mail (any case, any status) that
+ * had a trial of this plan: the same product (price mode) or plan name (plan mode).
+ */
+export async function trialAlreadyUsed(executor: Executor, scope: Scope, plan: { productId: string | null; planName: string; customerEmail: string }): Promise<boolean> {
+  const [row] = await executor
+    .select({ id: subscriptions.id })
+    .from(subscriptions)
+    .where(
+      and(
+        ownedBy(subscriptions, scope),
+        isNotNull(subscriptions.trialStart),
+        sql`lower(${subscriptions.customerEmail}) = lower(${plan.customerEmail})`,
+        plan.productId === null ? and(sql`${subscriptions.productId} is null`, eq(subscriptions.planName, plan.planName)) : eq(subscriptions.productId, plan.productId),
+      ),
+    )
+    .limit(1);
+  return row !== undefined;
+}
+
+export const trialUsedError = () => new ApiError('trial_already_used', 'This customer has already had a free trial of this plan: create the checkout without `trial_days`.', { param: 'trial_days' });
+
 /**
  * POST /subscriptions: the catalog read (price mode), then the checkout and its audit line
  * written by one statement that, with a key, claims it too. A key already live replays whatever
@@ -146,6 +180,8 @@ export async function createSubscriptionCheckout(
   /** Reads the plan; answers the checkout's writer, which claims the key when `claim` is given. */
   const prepareCheckout = async (executor: Executor) => {
     const plan = await resolvePlan(executor, subject, input);
+    if (input.trial_days !== undefined && (await trialAlreadyUsed(executor, subject, { ...plan, customerEmail: input.customer_email }))) throw trialUsedError();
+    const discount: DiscountTerms | null = input.discounts?.[0] ? await resolveDiscountRequest(executor, subject, input.discounts[0], discountTargetOf(plan), now) : null;
     return async (claim?: KeyClaim): Promise<SubscriptionCheckoutRow | undefined> => {
       const [row] = await checkoutInsert(executor, claim === undefined ? 0 : 1).execute({
         id,
@@ -159,6 +195,9 @@ export async function createSubscriptionCheckout(
         createdAt: now,
         expiresAt: new Date(clampExpiry(epochSeconds(now), input.expires_at, CHECKOUT_LIFETIME) * 1000),
         taxMode: subject.taxMode,
+        trialDays: input.trial_days ?? null,
+        discount,
+        allowPromotionCodes: input.allow_promotion_codes ?? false,
         ...auditParams(deps.actor, { subscription_checkout: id, price_id: plan.priceId, amount: plan.amount }),
         ...plan,
         ...claim,

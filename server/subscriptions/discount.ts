@@ -2,7 +2,9 @@
  * A subscription's discount over time: which charges it reaches (those whose period starts
  * before its end) and where that end lies, fixed by the first charged period.
  */
-import type { DiscountTerms } from '@/db/schema';
+import type { DiscountTerms, subscriptionCheckouts } from '@/db/schema';
+
+type SubscriptionCheckoutRow = typeof subscriptionCheckouts.$inferSelect;
 import { discountAppliesTo, lineDiscounts } from '../kit/discounts';
 import type { RateTable } from '../kit/vat-rates';
 import { chargeAmountsOf, type ChargeAmounts, type ChargeReductions } from './charge-order';
@@ -50,4 +52,14 @@ export function owedChargeAmounts(subscription: SubscriptionRow, rates: RateTabl
   const periodStart = boundary(subscription, subscription.paymentsMade);
   const plan = billedPlan(subscription, periodStart);
   return chargeAmountsOf(plan, rates, date, chargeReductionsOf(plan, periodStart));
+}
+
+/**
+ * The first charge of a checkout made on `date`: the plan's amount less the checkout's discount,
+ * taxed as the subscription's charges are. After a trial it is made at the trial's end; the
+ * amount is the same.
+ */
+export function firstChargeAmountsOf(checkout: Parameters<typeof chargeAmountsOf>[0] & Pick<SubscriptionCheckoutRow, 'discount' | 'productId'>, rates: RateTable, date: Date): ChargeAmounts {
+  const discount = periodDiscount({ discount: checkout.discount, discountEnd: null, productId: checkout.productId }, checkout.amount, date);
+  return chargeAmountsOf(checkout, rates, date, { discount, creditBalance: 0 });
 }

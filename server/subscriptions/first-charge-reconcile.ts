@@ -1,7 +1,7 @@
 /**
  * Settles first charges whose outcome was never recorded (a timeout left them `unknown`, a crash
  * `processing`, a customer never came back from a 3-D Secure challenge): the billing reconciler
- * leaves cycle 1 to us, because the first charge was made with the customer's card, which only
+ * leaves the charge made on the hosted page to us, because the first charge was made with the customer's card, which only
  * the hosted page ever held. So this never charges: it asks the gateway what happened under the
  * charge's key; a key the gateway never received (after a grace period for a request it may
  * still be receiving) means nothing moved, and the subscription becomes `incomplete`. A challenge
@@ -13,7 +13,7 @@ import type { Services } from '../context';
 import { DEFAULT_LEASE_MS } from '../config';
 import { forEachLeased } from '../kit/lease';
 import { askAboutOpenCharge, DEFAULT_RECONCILE_SETTINGS, type ReconcileSettings } from '../payments/reconcile';
-import { OPEN_FIRST_CHARGE_STATUSES, settleFirstCharge } from './first-charge';
+import { madeOnHostedPage, OPEN_FIRST_CHARGE_STATUSES, settleFirstCharge } from './first-charge';
 
 /**
  * Returns how many first charges it settled. The timings are the hosted checkout's
@@ -26,12 +26,7 @@ export async function reconcileFirstCharges(deps: Pick<Services, 'db' | 'clock' 
   const resolved = { ...DEFAULT_RECONCILE_SETTINGS, ...settings };
   const now = deps.clock.now().getTime();
   const pass = {
-    where: and(
-      inArray(subscriptionCharges.status, [...OPEN_FIRST_CHARGE_STATUSES]),
-      eq(subscriptionCharges.cycle, 1),
-      eq(subscriptionCharges.attempt, 0),
-      lte(subscriptionCharges.createdAt, new Date(now - resolved.staleAfterSeconds * 1000)),
-    ),
+    where: and(inArray(subscriptionCharges.status, [...OPEN_FIRST_CHARGE_STATUSES]), madeOnHostedPage, lte(subscriptionCharges.createdAt, new Date(now - resolved.staleAfterSeconds * 1000))),
     orderBy: [sql`${subscriptionCharges.checkedAt} asc nulls first`, asc(subscriptionCharges.createdAt)],
     limit: 100,
     now: () => deps.clock.now(),

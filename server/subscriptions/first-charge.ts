@@ -13,7 +13,7 @@
  * (completeSubscriptionChallenge); the reconciler settles challenges nobody comes back from, and
  * withdraws those left unfinished for an hour.
  */
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, lte, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
 import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type DocumentLanguage } from '@/db/schema';
 import { recordAudit } from '../audit/service';
@@ -34,11 +34,15 @@ import { ownedBy } from '../kit/scope';
 import type { PayOrdersDeps } from '../payments/pay-orders';
 import { payOrders } from '../payments/pay-orders';
 import { disputeTestCardPayment } from '../disputes/test-cards';
-import { chargeAmountsOf, chargeOrderPayment, paidAmountsOf, type ChargeAmounts } from './charge-order';
+import { chargeOrderPayment, paidAmountsOf, type ChargeAmounts } from './charge-order';
 import { TotalChangedError } from '../checkout/buyer-tax';
 import { cardCountryOf } from '../gateway';
 import type { CheckedBilling } from '../vat/billing';
 import { taxEvidenceOf } from '../vat/taxation';
+import { settleRedemption, takeRedemption } from '../coupons/redemptions';
+import { trialAlreadyUsed, trialUsedError } from './checkouts';
+import { discountEndOf, firstChargeAmountsOf } from './discount';
+import { noticeTrialEnd, trialNoticeAt } from './trials';
 
 export interface FirstChargeDeps {
   db: Database;
@@ -97,6 +101,28 @@ async function loadCheckout(db: Database, id: string) {
 const linkUsed = () => new ApiError('session_already_complete', 'This subscription checkout link has already been used. Nothing more was charged.');
 const linkExpired = () => new ApiError('session_expired', 'This subscription checkout has expired. Nothing was charged.');
 
+/**
+ * The checkout's discount has no redemption left (or its code expired or was deactivated) when
+ * the customer pays: nothing is charged. A code the customer typed (`param: promotion_code`) is
+ * dropped from the checkout, so the page shows the full price again; a discount the merchant gave
+ * stays, and the checkout cannot be paid.
+ */
+function discountUnavailable(typed: boolean): ApiError {
+  return new ApiError('discount_invalid', 'This discount is no longer available. Nothing was charged.', { param: typed ? 'promotion_code' : 'discounts' });
+}
+
+/** The cycle of a trial's card check: before the first charged period (cycle 1), made on the hosted page with no money moved. */
+export const TRIAL_CHECK_CYCLE = 0;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The charge made on the hosted page with the customer's card (settled here, never by billing): a
+ * trial's card check, or else payment 1's first attempt. After a trial, payment 1 is billing's.
+ */
+export const madeOnHostedPage = sql`(${subscriptionCharges.cycle} = ${TRIAL_CHECK_CYCLE} or (${subscriptionCharges.cycle} = 1 and ${subscriptionCharges.attempt} = 0
+  and not exists (select 1 from ${subscriptionCharges} as trial_check where trial_check.subscription_id = ${subscriptionCharges.subscriptionId} and trial_check.cycle = ${TRIAL_CHECK_CYCLE})))`;
+
 function outcomeUnknown(): ApiError {
   return new ApiError('payment_outcome_unknown', 'The payment gateway did not confirm the first payment. It is being checked; do not subscribe again until this subscription shows its result.');
 }
@@ -139,6 +165,8 @@ export async function paySubscriptionCheckout(deps: FirstChargeDeps, input: PayS
     throw new ApiError('unsupported_test_card', 'This card number is not one of the test cards.', { param: 'card_number' });
   }
 
+  // One begun since the checkout was created: refused before anything is charged.
+  if (checkout.trialDays !== null && (await trialAlreadyUsed(deps.db, checkout, checkout))) throw trialUsedError();
   const taxed = await taxFirstCharge(deps, checkout, input, card.number, now);
   const charge = await burnLink(deps, checkout, now, input.language ?? 'en', input.buyer, taxed);
   let result: ChargeResult | null;
@@ -146,7 +174,7 @@ export async function paySubscriptionCheckout(deps: FirstChargeDeps, input: PayS
     result = await deps.gateways[checkout.livemode ? 'live' : 'test'].charge({
       idempotencyKey: charge.idempotencyKey,
       amount: charge.amount,
-      description: `${loaded.storeName}: ${checkout.planName} (first payment)`,
+      description: `${loaded.storeName}: ${checkout.planName} (${charge.cycle === TRIAL_CHECK_CYCLE ? 'card check' : 'first payment'})`,
       card,
       returnUrl: subscriptionReturnUrl(deps.config, checkout.id),
       recurring: true,
@@ -188,8 +216,11 @@ async function loadFirstCharge(db: Database, checkoutId: string) {
   const [row] = await db
     .select({ subscription: subscriptions, charge: subscriptionCharges })
     .from(subscriptions)
-    .innerJoin(subscriptionCharges, and(eq(subscriptionCharges.subscriptionId, subscriptions.id), eq(subscriptionCharges.cycle, 1), eq(subscriptionCharges.attempt, 0)))
-    .where(and(eq(subscriptions.id, checkout.subscriptionId!), ownedBy(subscriptions, checkout)));
+    .innerJoin(subscriptionCharges, and(eq(subscriptionCharges.subscriptionId, subscriptions.id), lte(subscriptionCharges.cycle, 1), eq(subscriptionCharges.attempt, 0)))
+    .where(and(eq(subscriptions.id, checkout.subscriptionId!), ownedBy(subscriptions, checkout)))
+    // A trial's card check comes before payment 1.
+    .orderBy(asc(subscriptionCharges.cycle))
+    .limit(1);
   return row;
 }
 
@@ -227,11 +258,11 @@ interface TaxedFirstCharge {
  */
 async function taxFirstCharge(deps: FirstChargeDeps, checkout: typeof subscriptionCheckouts.$inferSelect, input: PaySubscriptionInput, cardNumber: string, now: Date): Promise<TaxedFirstCharge> {
   if (checkout.taxMode !== 'buyer_country')
-    return { buyer: { customerDetails: null, taxCountry: null, taxTreatment: null }, amounts: chargeAmountsOf(checkout, deps.config.taxRates, now), evidence: null };
+    return { buyer: { customerDetails: null, taxCountry: null, taxTreatment: null }, amounts: firstChargeAmountsOf(checkout, deps.config.taxRates, now), evidence: null };
   if (!input.billing) throw new ApiError('parameter_invalid', 'Select your country.', { param: 'country' });
   const { checked, shownTotal } = input.billing;
   const buyer = { customerDetails: checked.details, taxCountry: checked.tax.taxCountry, taxTreatment: checked.tax.treatment };
-  const amounts = chargeAmountsOf({ ...checkout, ...buyer }, deps.config.taxRates, now);
+  const amounts = firstChargeAmountsOf({ ...checkout, ...buyer }, deps.config.taxRates, now);
   if (amounts.amount !== shownTotal) {
     await deps.db
       .update(subscriptionCheckouts)
@@ -255,71 +286,89 @@ async function burnLink(
   taxed: TaxedFirstCharge,
 ): Promise<ChargeRow> {
   const subscriptionId = newId('sub', checkout.livemode);
-  return deps.db.transaction(async (tx) => {
-    const [burned] = await tx
-      .update(subscriptionCheckouts)
-      .set({ consumedAt: now, status: 'complete', subscriptionId, ...taxed.buyer })
-      .where(and(eq(subscriptionCheckouts.id, checkout.id), eq(subscriptionCheckouts.status, 'open'), isNull(subscriptionCheckouts.consumedAt), gt(subscriptionCheckouts.expiresAt, now)))
-      .returning();
-    if (!burned) throw linkUsed();
-    await tx.insert(subscriptions).values({
-      id: subscriptionId,
-      storeId: burned.storeId,
-      livemode: burned.livemode,
-      // The transitional status: the first charge is on its way.
-      status: 'pending',
-      amount: burned.amount,
-      interval: burned.interval,
-      intervalCount: burned.intervalCount,
-      totalPayments: burned.totalPayments,
-      planName: burned.planName,
-      checkoutId: burned.id,
-      // No contract until the gateway approves the first charge.
-      recurringId: '',
-      customerEmail: burned.customerEmail,
-      customerName: burned.customerName,
-      language,
-      productId: burned.productId,
-      priceId: burned.priceId,
-      currentPeriodStart: now,
-      currentPeriodEnd: now,
-      nextBillingAt: now,
-      metadata: burned.metadata,
-      createdAt: now,
-      taxMode: burned.taxMode,
-      taxCategory: burned.taxCategory,
-      taxInclusive: burned.taxInclusive,
-      ...taxed.buyer,
-      taxEvidence: taxed.evidence?.evidence ?? null,
-      evidenceConflict: taxed.evidence?.conflict ?? null,
-    });
-    const [charge] = await tx
-      .insert(subscriptionCharges)
-      .values({
-        id: `subchg_${burned.livemode ? 'live' : 'test'}_${randomBase62(24)}`,
-        subscriptionId,
+  const trial = checkout.trialDays !== null;
+  try {
+    return await deps.db.transaction(async (tx) => {
+      const [burned] = await tx
+        .update(subscriptionCheckouts)
+        .set({ consumedAt: now, status: 'complete', subscriptionId, ...taxed.buyer })
+        .where(and(eq(subscriptionCheckouts.id, checkout.id), eq(subscriptionCheckouts.status, 'open'), isNull(subscriptionCheckouts.consumedAt), gt(subscriptionCheckouts.expiresAt, now)))
+        .returning();
+      if (!burned) throw linkUsed();
+      // Held from before the gateway call until its outcome (settleFirstCharge): two customers racing for the last redemption cannot both get it.
+      const redemptionHeld = burned.discount !== null;
+      if (redemptionHeld && !(await takeRedemption(tx, burned.discount!, now, 'held'))) throw discountUnavailable(burned.allowPromotionCodes);
+      await tx.insert(subscriptions).values({
+        id: subscriptionId,
         storeId: burned.storeId,
         livemode: burned.livemode,
-        cycle: 1,
-        attempt: 0,
-        idempotencyKey: chargeIdempotencyKey(subscriptionId, 1, 0),
-        ...taxed.amounts,
-        status: 'processing',
-        scheduledAt: now,
-        // Wall clock, as payment attempts: staleness is about real gateway calls.
-        createdAt: deps.clock.now(),
-        buyerIp: buyer?.ip ?? null,
-        buyerUserAgent: buyer?.userAgent ?? null,
-      })
-      .returning();
-    await recordAudit(tx, {
-      action: 'subscription.create',
-      storeId: burned.storeId,
-      livemode: burned.livemode,
-      details: { subscription: subscriptionId, subscription_checkout: burned.id },
+        // The transitional status: the first charge is on its way.
+        status: 'pending',
+        amount: burned.amount,
+        interval: burned.interval,
+        intervalCount: burned.intervalCount,
+        totalPayments: burned.totalPayments,
+        planName: burned.planName,
+        checkoutId: burned.id,
+        // No contract until the gateway approves the first charge.
+        recurringId: '',
+        customerEmail: burned.customerEmail,
+        customerName: burned.customerName,
+        language,
+        productId: burned.productId,
+        priceId: burned.priceId,
+        currentPeriodStart: now,
+        currentPeriodEnd: now,
+        nextBillingAt: now,
+        metadata: burned.metadata,
+        createdAt: now,
+        taxMode: burned.taxMode,
+        taxCategory: burned.taxCategory,
+        taxInclusive: burned.taxInclusive,
+        ...taxed.buyer,
+        taxEvidence: taxed.evidence?.evidence ?? null,
+        evidenceConflict: taxed.evidence?.conflict ?? null,
+        discount: burned.discount,
+      });
+      const [charge] = await tx
+        .insert(subscriptionCharges)
+        .values({
+          id: `subchg_${burned.livemode ? 'live' : 'test'}_${randomBase62(24)}`,
+          subscriptionId,
+          storeId: burned.storeId,
+          livemode: burned.livemode,
+          // A trial checks the card without a charge: its first charge comes at the trial's end.
+          cycle: trial ? TRIAL_CHECK_CYCLE : 1,
+          attempt: 0,
+          idempotencyKey: chargeIdempotencyKey(subscriptionId, trial ? TRIAL_CHECK_CYCLE : 1, 0),
+          ...(trial ? { amount: 0, amountTax: 0, taxRate: null, amountDiscount: 0, amountCredit: 0 } : taxed.amounts),
+          redemptionHeld,
+          status: 'processing',
+          scheduledAt: now,
+          // Wall clock, as payment attempts: staleness is about real gateway calls.
+          createdAt: deps.clock.now(),
+          buyerIp: buyer?.ip ?? null,
+          buyerUserAgent: buyer?.userAgent ?? null,
+        })
+        .returning();
+      await recordAudit(tx, {
+        action: 'subscription.create',
+        storeId: burned.storeId,
+        livemode: burned.livemode,
+        details: { subscription: subscriptionId, subscription_checkout: burned.id },
+      });
+      return charge!;
     });
-    return charge!;
-  });
+  } catch (error) {
+    // A code the customer typed is dropped, so the page shows the full price; the link stays unused.
+    if (error instanceof ApiError && error.code === 'discount_invalid' && error.param === 'promotion_code') {
+      await deps.db
+        .update(subscriptionCheckouts)
+        .set({ discount: null })
+        .where(and(eq(subscriptionCheckouts.id, checkout.id), eq(subscriptionCheckouts.status, 'open'), isNull(subscriptionCheckouts.consumedAt)));
+    }
+    throw error;
+  }
 }
 
 /**
@@ -330,7 +379,7 @@ async function burnLink(
  * took the charge (`processing_error`), or, with `nothingChargedCode`, a challenge was withdrawn.
  */
 export async function settleFirstCharge(
-  deps: Pick<FirstChargeDeps, 'db' | 'clock'> & PayOrdersDeps,
+  deps: Pick<FirstChargeDeps, 'db' | 'clock' | 'config'> & PayOrdersDeps,
   chargeId: string,
   outcome: ChargeResult | null,
   nothingChargedCode = 'processing_error',
@@ -364,6 +413,8 @@ export async function settleFirstCharge(
         .where(eq(subscriptionCharges.id, chargeId));
       return current;
     }
+    // The outcome is known: a held redemption becomes one, or is given back.
+    if (charge.redemptionHeld && current.discount !== null) await settleRedemption(tx, current.discount, outcome?.status === 'succeeded');
     if (outcome?.status !== 'succeeded') {
       const failureCode = outcome === null ? nothingChargedCode : outcome.code;
       await tx
@@ -381,6 +432,32 @@ export async function settleFirstCharge(
       .set({ status: 'succeeded', failureCode: null, ...card, settledAt: now })
       .where(eq(subscriptionCharges.id, chargeId));
     const customerId = await customerFor(tx, current, current.customerEmail, times);
+    if (charge.cycle === TRIAL_CHECK_CYCLE) {
+      const [checkout] = await tx.select({ trialDays: subscriptionCheckouts.trialDays }).from(subscriptionCheckouts).where(eq(subscriptionCheckouts.id, current.checkoutId!));
+      // The trial is the first period; billing charges the first payment at its end, and counts the periods from there.
+      const trialEnd = new Date(now.getTime() + checkout!.trialDays! * DAY_MS);
+      const [trialing] = await tx
+        .update(subscriptions)
+        .set({
+          status: 'trialing',
+          recurringId: outcome.recurringId ?? '',
+          cardBrand: outcome.brand,
+          cardLast4: outcome.last4,
+          customerId,
+          trialStart: now,
+          trialEnd,
+          currentPeriodStart: now,
+          currentPeriodEnd: trialEnd,
+          nextBillingAt: trialEnd,
+          billingAnchor: trialEnd,
+        })
+        .where(eq(subscriptions.id, current.id))
+        .returning();
+      await emitSubscriptionEvent(tx, trialing!, 'subscription.created', times);
+      // A trial of three days or less is announced as it begins.
+      if (trialNoticeAt(trialing!).getTime() <= now.getTime()) await noticeTrialEnd(tx, trialing!, times, deps.config);
+      return trialing!;
+    }
     const periodEnd = periodBoundary(now, current.interval, current.intervalCount, 1);
     const [active] = await tx
       .update(subscriptions)
@@ -394,6 +471,7 @@ export async function settleFirstCharge(
         currentPeriodStart: now,
         currentPeriodEnd: periodEnd,
         nextBillingAt: periodEnd,
+        discountEnd: current.discount === null ? null : discountEndOf(current.discount, { start: now, end: periodEnd }),
       })
       .where(eq(subscriptions.id, current.id))
       .returning();

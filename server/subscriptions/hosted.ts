@@ -2,11 +2,13 @@
  * The hosted subscription checkout: what a customer holding the signed
  * link may see, the form's POST, and the receipt. The pages call these; none touches the database.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '@/db/client';
-import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type SubscriptionChargeStatus, type SubscriptionStatus } from '@/db/schema';
+import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type DiscountTerms, type SubscriptionChargeStatus, type SubscriptionStatus } from '@/db/schema';
+import { resolveTypedCode } from '../coupons/discounts';
+import { discountTargetOf } from './checkouts';
 import { hostedPageErrorFor, type HostedErrorCode } from '../kit/hosted-page/messages';
-import { backToForm, hostedLinkOf, readHostedSubmission, type HostedPageDeps, type SubmitInput, type SubmitOutcome } from '../kit/hosted-page/request';
+import { backToForm, hostedLinkOf, readHostedForm, readHostedSubmission, type HostedPageDeps, type SubmitInput, type SubmitOutcome } from '../kit/hosted-page/request';
 import { formatEur } from '../kit/hosted-page/amounts';
 import { taxLabelOf, type TaxLabel } from '../kit/hosted-page/tax-label';
 import type { Config } from '../config';
@@ -15,7 +17,6 @@ import { rememberedBillingCookie } from '../checkout/hosted/email';
 import { TotalChangedError } from '../checkout/buyer-tax';
 import { billingFormFrom, billingFormOf, checkBilling, vatIdUnconfirmedOf, type BillingForm } from '../vat/billing';
 import { updateSubscriptionCheckoutBilling } from './buyer-tax';
-import { chargeAmountsOf } from './charge-order';
 import { invalidLinkResponse } from '../kit/hosted-page/invalid-link';
 import { recordCardDecline, refusedCardAttempt } from '../rate-limit/card-attempts';
 import { epochSeconds, storeClock } from '../clock';
@@ -23,8 +24,11 @@ import { buyerClientOf, clientIp, type Services } from '../context';
 import { ApiError } from '../errors';
 import { createHandoff } from '../kit/hosted-page/handoff';
 import { isSubscriptionCheckoutId } from '../ids';
-import { checkLink, receiptLinkExpired, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
-import { completeSubscriptionChallenge, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl, type PaySubscriptionInput } from './first-charge';
+import { PROMOTION_CODE_FIELDS } from '../kit/hosted-page/discount';
+import { checkLink, hostedPagePath, receiptLinkExpired, receiptSignatureValid, signedLink, signingSecret } from '../kit/links';
+import { chargeAmountsOf } from './charge-order';
+import { firstChargeAmountsOf } from './discount';
+import { completeSubscriptionChallenge, madeOnHostedPage, paySubscriptionCheckout, pendingChallengeUrl, subscribedRedirectUrl, type PaySubscriptionInput } from './first-charge';
 import { ownedBy } from '../kit/scope';
 import { log } from '../observability/log';
 import { storeLinkColumns, type StoreLinks } from '../stores/service';
@@ -46,6 +50,16 @@ export interface HostedSubscriptionView {
   customerEmail: string;
   customerName: string | null;
   successUrl: string | null;
+  /** Days free before the first charge; null without a trial. */
+  trialDays: number | null;
+  /** The first charge: the plan's amount less the discount (where the buyer's country taxes it: `buyer.amountTotal`, with its VAT). */
+  firstCharge: number;
+  /** A charge without the discount (taxed as the first charge is): what the plan costs every period. */
+  planCharge: number;
+  /** The discount the first charge gets: its label (the code, or the coupon's name) and the cents it takes off. */
+  discount: { label: string; amountOff: number } | null;
+  /** Whether the page offers a promotion code field. */
+  allowPromotionCodes: boolean;
   /** Only where the store taxes by the buyer's country: the page asks for the billing details, and shows the first charge they lead to. */
   buyer?: HostedSubscriptionBuyer;
 }
@@ -101,7 +115,7 @@ async function outcomeOf(db: Database, checkout: typeof subscriptionCheckouts.$i
   const [row] = await db
     .select({ subscription: subscriptions, charge: subscriptionCharges })
     .from(subscriptions)
-    .leftJoin(subscriptionCharges, and(eq(subscriptionCharges.subscriptionId, subscriptions.id), eq(subscriptionCharges.cycle, 1), eq(subscriptionCharges.attempt, 0)))
+    .leftJoin(subscriptionCharges, and(eq(subscriptionCharges.subscriptionId, subscriptions.id), madeOnHostedPage))
     .where(and(eq(subscriptions.id, checkout.subscriptionId), ownedBy(subscriptions, checkout)))
     .limit(1);
   if (!row) return undefined;
@@ -119,6 +133,7 @@ async function outcomeOf(db: Database, checkout: typeof subscriptionCheckouts.$i
 type CheckoutRow = NonNullable<Awaited<ReturnType<typeof findCheckout>>>;
 
 function viewOf(config: SubscriptionPageDeps['config'], { checkout, storeName, storeLinks }: CheckoutRow, readAt: number): HostedSubscriptionView {
+  const first = firstChargeAmountsOf(checkout, config.taxRates, new Date(readAt * 1000));
   return {
     id: checkout.id,
     livemode: checkout.livemode,
@@ -133,12 +148,17 @@ function viewOf(config: SubscriptionPageDeps['config'], { checkout, storeName, s
     customerEmail: checkout.customerEmail,
     customerName: checkout.customerName,
     successUrl: checkout.successUrl,
+    trialDays: checkout.trialDays,
+    firstCharge: first.amount,
+    planCharge: chargeAmountsOf(checkout, config.taxRates, new Date(readAt * 1000)).amount,
+    discount: checkout.discount === null ? null : { label: checkout.discount.label, amountOff: first.amountDiscount },
+    allowPromotionCodes: checkout.allowPromotionCodes,
     ...(checkout.taxMode === 'buyer_country' ? { buyer: buyerOf(config, checkout, new Date(readAt * 1000)) } : {}),
   };
 }
 
 function buyerOf(config: SubscriptionPageDeps['config'], checkout: CheckoutRow['checkout'], now: Date): HostedSubscriptionBuyer {
-  const charge = chargeAmountsOf(checkout, config.taxRates, now);
+  const charge = firstChargeAmountsOf(checkout, config.taxRates, now);
   return {
     // Until the buyer gives details, the name is the one the merchant gave.
     form: checkout.customerDetails ? billingFormFrom(checkout.customerDetails) : { ...billingFormFrom(null), name: checkout.customerName ?? '' },
@@ -150,16 +170,32 @@ function buyerOf(config: SubscriptionPageDeps['config'], checkout: CheckoutRow['
   };
 }
 
-/** What the first charge takes today: the plan's amount, or where the buyer's country taxes it, that with its VAT. */
+/** The first charge: the plan's amount less the discount, or where the buyer's country taxes it, that with its VAT. */
+export function firstChargeOf(view: HostedSubscriptionView): number {
+  return view.buyer?.amountTotal ?? view.firstCharge;
+}
+
+/** What is charged today: nothing during a trial (the card is only checked), else the first charge. */
 export function amountDueToday(view: HostedSubscriptionView): number {
-  return view.buyer?.amountTotal ?? view.amount;
+  return view.trialDays === null ? firstChargeOf(view) : 0;
+}
+
+/** `1 day`, `14 days`. */
+export function daysPhrase(days: number): string {
+  return days === 1 ? '1 day' : `${days} days`;
 }
 
 /** The page's texts that change with the billing details (and the summary's, where they are asked for). */
 export function subscriptionPageTexts(view: HostedSubscriptionView): Pick<PageTexts, 'title' | 'heading' | 'pay' | 'total'> {
   const total = formatEur(amountDueToday(view));
-  const price = `${total} ${intervalPhrase(view.interval, view.intervalCount)}`;
-  return { title: `Subscribe to ${view.planName}: ${price} · ${view.storeName}`, heading: price, pay: `Subscribe: ${price}`, total };
+  if (view.trialDays !== null) {
+    const free = `free for ${daysPhrase(view.trialDays)}`;
+    const heading = `Free for ${daysPhrase(view.trialDays)}, then ${formatEur(firstChargeOf(view))} ${perPhrase(view.interval, view.intervalCount)}`;
+    return { title: `Subscribe to ${view.planName}: ${free} · ${view.storeName}`, heading, pay: `Subscribe: ${free}`, total };
+  }
+  // With a discount, the plan's price every period and what the discounted first charge takes today.
+  const price = `${formatEur(view.discount === null ? amountDueToday(view) : view.planCharge)} ${intervalPhrase(view.interval, view.intervalCount)}`;
+  return { title: `Subscribe to ${view.planName}: ${price} · ${view.storeName}`, heading: price, pay: view.discount === null ? `Subscribe: ${price}` : `Subscribe: pay ${total} today`, total };
 }
 
 /** Verifies the signed link against the store's clock, then reads the checkout for the page. */
@@ -232,7 +268,7 @@ export async function submitHostedSubscription(services: Services, input: Submit
     });
     // Live 3-D Secure: to the bank's challenge, which sends the customer back to /subscribe/{id}/return.
     if (challengeUrl) return { kind: 'redirect', location: challengeUrl };
-    if (subscription.status === 'active') {
+    if (subscription.status === 'active' || subscription.status === 'trialing') {
       return { kind: 'redirect', location: subscribedRedirectUrl(services.config, view, subscription.id) };
     }
     // The page says how the attempt went; `incomplete` is a declined first charge.
@@ -289,6 +325,45 @@ export function answerSubscriptionBilling(services: Services, request: Request, 
 }
 
 /**
+ * POST /subscribe/{id}/discount?expires&signature: the promotion code form, its own form beside the
+ * payment form. `Apply` with a code usable now for this plan (any case) puts its terms on the
+ * checkout; an unusable one changes nothing and the page says `This code is not valid`. `Remove`
+ * takes it off. Always a 303 back to the page; only a checkout offering the field, open and
+ * unused, changes.
+ */
+export async function answerSubscriptionPromotionCode(services: Services, request: Request, id: string): Promise<Response> {
+  // Each try spends one of the address's payment attempts: codes cannot be guessed faster than cards.
+  const refused = await refusedCardAttempt(services.rateLimits, clientIp(request.headers), 'Subscription');
+  if (refused) return refused;
+  const link = hostedLinkOf(request, id);
+  const hosted = await loadHostedSubscriptionCheckout(services, link);
+  if (hosted.state === 'invalid') return invalidLinkResponse();
+  const redirect = (error?: 'code_invalid') => {
+    const location = error
+      ? `${hostedPagePath('subscription_checkout', { id, expires: link.expires!, signature: link.signature! }, { error })}#promotion-code`
+      : backToForm('subscription_checkout', link).location;
+    return new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store' } });
+  };
+  if (hosted.state !== 'open' || !hosted.view.allowPromotionCodes) return redirect();
+  const form = await readHostedForm(request);
+  const row = await findCheckout(services.db, id);
+  if (!row) return invalidLinkResponse();
+  const { checkout } = row;
+  let discount: DiscountTerms | null = null;
+  if (!form.has(PROMOTION_CODE_FIELDS.remove)) {
+    const typed = form.get(PROMOTION_CODE_FIELDS.code);
+    const now = new Date(hosted.view.readAt * 1000);
+    discount = typeof typed === 'string' ? await resolveTypedCode(services.db, checkout, typed, discountTargetOf(checkout), now) : null;
+    if (discount === null) return redirect('code_invalid');
+  }
+  await services.db
+    .update(subscriptionCheckouts)
+    .set({ discount })
+    .where(and(eq(subscriptionCheckouts.id, id), eq(subscriptionCheckouts.status, 'open'), isNull(subscriptionCheckouts.consumedAt)));
+  return redirect();
+}
+
+/**
  * Where a customer back from the bank's 3-D Secure challenge goes: the merchant (or the receipt)
  * once subscribed, else the hosted page, which says what became of the attempt. Undefined for a
  * checkout that made no attempt.
@@ -298,7 +373,7 @@ export async function subscriptionChallengeReturn(services: Services, checkoutId
   const subscription = await completeSubscriptionChallenge(services, checkoutId);
   const row = subscription && (await findCheckout(services.db, checkoutId));
   if (!row) return undefined;
-  if (subscription.status === 'active') return subscribedRedirectUrl(services.config, row.checkout, subscription.id);
+  if (subscription.status === 'active' || subscription.status === 'trialing') return subscribedRedirectUrl(services.config, row.checkout, subscription.id);
   // A used link shows its attempt's outcome even past its deadline.
   return signedLink(services.config.publicBaseUrl, signingSecret(services.config), 'subscription_checkout', checkoutId, epochSeconds(row.checkout.expiresAt));
 }
@@ -321,7 +396,8 @@ async function attemptDestination(services: Services, link: { id: string; expire
     hosted = await loadHostedSubscriptionCheckout(services, link);
   }
   if (hosted.state !== 'used') return undefined;
-  if (hosted.subscription.status === 'active') return { kind: 'redirect', location: subscribedRedirectUrl(services.config, hosted.view, hosted.subscription.id) };
+  if (hosted.subscription.status === 'active' || hosted.subscription.status === 'trialing')
+    return { kind: 'redirect', location: subscribedRedirectUrl(services.config, hosted.view, hosted.subscription.id) };
   if (hosted.subscription.firstChargeStatus !== 'requires_action') return undefined;
   const challengeUrl = await pendingChallengeUrl(services, hosted.view.id);
   return challengeUrl ? { kind: 'redirect', location: challengeUrl } : undefined;
@@ -367,14 +443,23 @@ export function runsUntilCanceled(totalPayments: number): boolean {
   return totalPayments >= MAX_TOTAL_PAYMENTS;
 }
 
-/** Counted from `readAt` as billing counts them from the first charge (server/subscriptions/schedule.ts). */
-export function plannedCharges(view: Pick<HostedSubscriptionView, 'readAt' | 'interval' | 'intervalCount' | 'totalPayments'>): PlannedCharges {
-  const first = new Date(view.readAt * 1000);
+/**
+ * Counted from the first charge as billing counts them (server/subscriptions/schedule.ts): `readAt`,
+ * or after a trial its end, which makes the first charge the next.
+ */
+export function plannedCharges(view: Pick<HostedSubscriptionView, 'readAt' | 'interval' | 'intervalCount' | 'totalPayments'> & { trialDays?: number | null }): PlannedCharges {
+  const trialSeconds = (view.trialDays ?? 0) * 86_400;
+  const first = new Date((view.readAt + trialSeconds) * 1000);
   const at = (n: number) => epochSeconds(periodBoundary(first, view.interval, view.intervalCount, n));
   return {
-    next: view.totalPayments > 1 ? at(1) : null,
+    next: trialSeconds > 0 ? at(0) : view.totalPayments > 1 ? at(1) : null,
     last: runsUntilCanceled(view.totalPayments) ? null : at(view.totalPayments - 1),
   };
+}
+
+/** `per month`, `per 3 months`. */
+export function perPhrase(interval: HostedSubscriptionView['interval'], count: number): string {
+  return count === 1 ? `per ${interval}` : `per ${count} ${interval}s`;
 }
 
 /** `every month`, `every 3 weeks`. */

@@ -1,6 +1,6 @@
 /**
- * Subscriptions' background work: first charges left open are settled, and subscription
- * checkouts past their deadline expire when the test clock moves.
+ * Subscriptions' background work: first charges left open are settled, trials about to end are
+ * announced, and subscription checkouts past their deadline expire when the test clock moves.
  */
 import { subscriptionCheckouts } from '@/db/schema';
 import { startPeriodic, type PeriodicTask } from '../background';
@@ -9,9 +9,20 @@ import type { DueJob } from '../due-jobs';
 import { expireDueRows } from '../kit/expiry';
 import { expireSubscriptionCheckouts } from './checkouts';
 import { reconcileFirstCharges } from './first-charge-reconcile';
+import { noticeEndingTrials } from './trials';
+
+/** A notice is due three days ahead: a minute late is on time. */
+const TRIAL_NOTICE_INTERVAL_MS = 60_000;
 
 export function startFirstChargeReconcileJob(services: Services, options: { intervalMs?: number } = {}): PeriodicTask {
   return startPeriodic('first charge reconciliation', () => reconcileFirstCharges(services, {}, services.config.backgroundLeaseMs), { intervalMs: options.intervalMs ?? 30_000 });
 }
+
+export function startTrialNoticeJob(services: Services): PeriodicTask {
+  return startPeriodic('trial-ending notices', () => noticeEndingTrials(services, { kind: 'all' }), { intervalMs: TRIAL_NOTICE_INTERVAL_MS });
+}
+
+/** advance_clock: the notices of this store's test mode that the move made due (before billing charges the trials that ended). */
+export const noticeEndingTrialsDueJob: DueJob = (services, scope, now) => noticeEndingTrials(services, { kind: 'store', ...scope, now });
 
 export const expireSubscriptionCheckoutsDueJob: DueJob = ({ db }, scope, now) => expireDueRows(db, subscriptionCheckouts, scope, now, expireSubscriptionCheckouts);

@@ -27,7 +27,7 @@ export async function createPaymentMethodLink(deps: { db: Database; clock: Clock
     .limit(1);
   if (!row) throw resourceMissing('subscription', id);
   if (!(CARD_UPDATABLE_STATUSES as readonly string[]).includes(row.status)) {
-    throw new ApiError('subscription_not_active', `This subscription is ${row.status}: only an active or past-due subscription takes a new card.`);
+    throw new ApiError('subscription_not_active', `This subscription is ${row.status}: only a trialing, active or past-due subscription takes a new card.`);
   }
   return paymentMethodLink(deps.config, id, deps.clock.now());
 }

@@ -12,7 +12,7 @@
  * 6. what needs the database or the environment (the price, https in live mode; the service).
  */
 import { buyerTaxFields, paidBuyerTaxFields } from '../kit/taxation-schemas';
-import { subscriptionDiscountSchema } from '../kit/discount-schemas';
+import { discountSchema, subscriptionDiscountSchema } from '../kit/discount-schemas';
 import { z } from 'zod';
 import { CANCELLATION_TYPES, PLAN_CHANGE_PRORATIONS, SUBSCRIPTION_CHECKOUT_STATUSES, SUBSCRIPTION_STATUSES } from '@/db/schema';
 import { answeredAs, EXAMPLE } from '../kit/examples';
@@ -25,6 +25,7 @@ import { PRICE_INTERVALS } from '../products/schemas';
 
 export const MAX_TOTAL_PAYMENTS = 10_000;
 export const MAX_INTERVAL_COUNT = 365;
+export const MAX_TRIAL_DAYS = 365;
 /** Amounts stay within the 32-bit amount columns (as product prices do). */
 export const MAX_SUBSCRIPTION_AMOUNT = 99_999_999;
 
@@ -81,10 +82,25 @@ const createFields = z.strictObject({
   success_url: z.string().optional().describe(`Absolute URL (https in live mode), at most ${MAX_URL_LENGTH} characters; \`checkout_id\` and \`subscription_id\` are appended after payment.`),
   metadata: metadataField,
   expires_at: strict(z.number().int()).optional().describe('Epoch seconds; clamped to between 30 minutes and 24 hours from now (never rejected). Default: 24 hours. The hosted link dies with it.'),
+  trial_days: strict(z.number().int().min(1).max(MAX_TRIAL_DAYS))
+    .optional()
+    .describe(
+      `Days free (1–${MAX_TRIAL_DAYS}): the card is checked without a charge, and the first charge is made when the trial ends. One trial per e-mail address and product (price mode) or plan name (plan mode): else 400 \`trial_already_used\`.`,
+    ),
+  discounts: z
+    .array(z.union([z.strictObject({ coupon: z.string().min(1).max(255) }), z.strictObject({ promotion_code: z.string().min(1).max(255) })]))
+    .max(1)
+    .optional()
+    .describe('At most one discount for the first charges: `{ coupon }` or `{ promotion_code }` (ids). Cannot be sent with `allow_promotion_codes`.'),
+  allow_promotion_codes: z.boolean().optional().describe('Shows a promotion code field on the hosted page. Cannot be sent with `discounts`.'),
 });
 
 /** Step 5: exactly one of `price_id` (price mode) or `amount` (plan mode), and what each mode needs or refuses. */
 function checkCombination(body: z.infer<typeof createFields>, ctx: IssueSink): void {
+  if (body.discounts !== undefined && body.allow_promotion_codes === true) {
+    refuse(ctx, body, 'parameter_invalid', ['allow_promotion_codes'], 'Send either `discounts` or `allow_promotion_codes`, not both.');
+    return;
+  }
   if ((body.price_id === undefined) === (body.amount === undefined)) {
     refuse(ctx, body, 'parameter_invalid', body.price_id === undefined ? [] : ['amount'], 'Send exactly one of `price_id` (price mode) or `amount` (plan mode).');
     return;
@@ -115,6 +131,8 @@ export const createSubscriptionInput = checkingOwnCodeFields(createFields.superR
       total_payments: 12,
       customer_email: EXAMPLE.customerEmail,
       success_url: 'https://shop.example.com/welcome',
+      trial_days: 14,
+      allow_promotion_codes: true,
     },
   ],
 });
@@ -236,6 +254,9 @@ const subscriptionCheckoutExample = {
   customer_details: null,
   tax_country: null,
   tax_treatment: null,
+  trial_days: 14,
+  discount: null,
+  allow_promotion_codes: true,
   created: EXAMPLE.created + 14,
   expires_at: EXAMPLE.created + 86_414,
 };
@@ -261,6 +282,9 @@ export const subscriptionCheckoutSchema = z
     success_url: z.string().nullable(),
     metadata: metadataOutputSchema,
     ...buyerTaxFields,
+    trial_days: z.number().int().nullable().describe('Days free before the first charge; null without a trial.'),
+    discount: discountSchema.nullable().describe('The discount the first charges get: given at creation, or the code the customer applied on the page.'),
+    allow_promotion_codes: z.boolean(),
     created: z.number().int(),
     expires_at: z.number().int(),
   })

@@ -53,6 +53,9 @@ export const checkoutInsert = preparedPerShape((executor, keyed) => {
     taxMode: placeholder('taxMode'),
     taxCategory: placeholder('taxCategory'),
     taxInclusive: placeholder('taxInclusive'),
+    trialDays: placeholder('trialDays'),
+    discount: placeholder('discount'),
+    allowPromotionCodes: placeholder('allowPromotionCodes'),
   };
   const newAudit = auditInsertCte(executor, 'subscription_checkout.create', fromClaimed(claimed));
   return executor

@@ -11,14 +11,16 @@ import { queueRenewalRemindersDueJob } from '../mail/jobs';
 import { scheduledPayoutsDueJob } from '../payouts/jobs';
 import { buyerDataErasureDueJob, disputeDeadlinesDueJob } from '../disputes/jobs';
 import { LOST_DISPUTE_EFFECTS } from '../subscriptions/service';
-import { expireSubscriptionCheckoutsDueJob } from '../subscriptions/jobs';
+import { expireSubscriptionCheckoutsDueJob, noticeEndingTrialsDueJob } from '../subscriptions/jobs';
 import { requestDeliveryRun } from '../webhooks/jobs';
 
-// Reminders after billing: they announce the renewal that billing leaves next. Disputes before
+// Trial notices before billing, which charges the trials that ended; reminders after billing: they
+// announce the renewal that billing leaves next. Disputes before
 // payouts, which come last: they pay out what the rest left available.
 const DUE_JOBS: readonly DueJob[] = [
   expireCheckoutSessionsDueJob,
   expireSubscriptionCheckoutsDueJob,
+  noticeEndingTrialsDueJob,
   billTestSubscriptionsDueJob,
   queueRenewalRemindersDueJob,
   disputeDeadlinesDueJob(LOST_DISPUTE_EFFECTS),

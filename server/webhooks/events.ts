@@ -22,6 +22,7 @@ export const SUBSCRIPTION_EVENT_TYPES = [
   'subscription.past_due',
   'subscription.canceled',
   'subscription.expired',
+  'subscription.trial_will_end',
 ] as const;
 
 /** Every type of event a store records and an endpoint may subscribe to. */

@@ -138,7 +138,7 @@ describe('dashboard subscriptions: the summary', () => {
 describe('dashboard subscriptions: a scheduled plan change and the credit', () => {
   const facts = (html: string) => Object.fromEntries([...html.matchAll(/<dt>(.*?)<\/dt><dd>(.*?)<\/dd>/g)].map(([, label, value]) => [label!, value!.replace(/<[^>]+>/g, '')]));
 
-  it('12 `Scheduled change` (plan, price, from when) while one waits, `Credit` always', async () => {
+  it('13 `Scheduled change` (plan, price, from when) while one waits, `Credit` always', async () => {
     const store = await createStore(api.services, { subscriptions: true });
     const subscription = await createSubscription(api.services, store.id);
     const summary = async () =>
@@ -165,6 +165,39 @@ describe('dashboard subscriptions: a scheduled plan change and the credit', () =
       })
       .where(eq(subscriptions.id, subscription.id));
     expect(await summary()).toMatchObject({ 'Scheduled change': `Team: €49.00 / 3 months from ${utcTime(effectiveAt)}`, Credit: '€12.50' });
+  });
+});
+
+describe('dashboard subscriptions: a trial and a discount', () => {
+  const facts = (html: string) => Object.fromEntries([...html.matchAll(/<dt>(.*?)<\/dt><dd>(.*?)<\/dd>/g)].map(([, label, value]) => [label!, value!.replace(/<[^>]+>/g, '')]));
+
+  it('14 `Trial` from its start to its end, `Discount` with until when (an amount forever: without), the status trialing', async () => {
+    const store = await createStore(api.services, { subscriptions: true });
+    const subscription = await createSubscription(api.services, store.id);
+    const trialEnd = new Date(T0.getTime() + 14 * 86400_000);
+    const terms = {
+      coupon: 'cpn_test_x',
+      promotion_code: null,
+      label: 'Spring',
+      name: 'Spring',
+      percent_off: 15,
+      amount_off: null,
+      duration: 'once' as const,
+      duration_in_months: null,
+      applies_to: null,
+    };
+    await api.services.db.update(subscriptions).set({ status: 'trialing', trialStart: T0, trialEnd, discount: terms, discountEnd: trialEnd }).where(eq(subscriptions.id, subscription.id));
+    const shown = facts(renderToStaticMarkup(createElement(SubscriptionSummary, { base: '/dashboard/test', detail: await subscriptionDetail(api.services.db, test(store), subscription.id) })));
+    expect(shown).toMatchObject({ Status: 'trialing', Trial: `${utcTime(epoch(T0))} – ${utcTime(epoch(trialEnd))}`, Discount: `15% off until ${utcTime(epoch(trialEnd))}` });
+    await api.services.db
+      .update(subscriptions)
+      .set({ discount: { ...terms, percent_off: null, amount_off: 300, duration: 'forever' }, discountEnd: null })
+      .where(eq(subscriptions.id, subscription.id));
+    expect(facts(renderToStaticMarkup(createElement(SubscriptionSummary, { base: '/dashboard/test', detail: await subscriptionDetail(api.services.db, test(store), subscription.id) })))).toMatchObject(
+      {
+        Discount: '€3.00 off',
+      },
+    );
   });
 });
 

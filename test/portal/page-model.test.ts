@@ -1,6 +1,10 @@
-import { describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { describe, expect, it } from 'vitest';
+import { SubscriptionCard } from '@/app/portal/parts';
 import { subscriptions } from '@/db/schema';
+import { formattersFor } from '@/server/kit/locale';
 import { checkPaymentMethodLink } from '@/server/kit/links';
 import { openPortal, portalLinkStore } from '@/server/portal/page';
 import { epoch, T0 } from '../support/api';
@@ -104,6 +108,8 @@ describe('what each scope holds', () => {
         endsAt: null,
         card: { brand: 'visa', last4: '4242' },
         scheduledChange: null,
+        trialEnd: null,
+        discount: null,
         updatePaymentMethodUrl: expect.stringMatching(new RegExp(`^https://pay\\.example\\.test/payment-method/${subscription.id}\\?expires=${epoch(T0) + 7 * 86400}&signature=`)),
         payments: [
           { amount: 990, status: 'declined', date: epoch(T0) - 30 * 86400, card: { brand: 'mastercard', last4: '4444' }, invoiceId: null },
@@ -165,6 +171,45 @@ describe('what each scope holds', () => {
     expect(check(url, epoch(T0) + 7 * 86400)).toBe('expired');
     const page = await openPortal(deps(), tokenOf(session.url));
     expect(page!.subscriptions.find((subscription) => subscription.id === ended.id)).toMatchObject({ nextBillingAt: null, endsAt: null, card: null, updatePaymentMethodUrl: null });
+  });
+
+  it('a trial: status trialing, when it ends, the discount and until when, both links; the card check is no payment; the card shows `Trial`, `Trial ends` and `Discount`', async () => {
+    const seed = seedOf(api);
+    const customer = await seedCustomer(seed, store);
+    const subscription = await seedSubscription(seed, store, { customer, planName: 'Moth club', nextBillingInSeconds: 14 * 86400 });
+    const trialEnd = new Date(T0.getTime() + 14 * 86400_000);
+    const terms = {
+      coupon: 'cpn_test_x',
+      promotion_code: null,
+      label: 'Spring',
+      name: 'Spring',
+      percent_off: 15,
+      amount_off: null,
+      duration: 'repeating' as const,
+      duration_in_months: 12,
+      applies_to: null,
+    };
+    await api.services.db
+      .update(subscriptions)
+      .set({ status: 'trialing', trialStart: T0, trialEnd, discount: terms, discountEnd: new Date('2027-03-01T12:00:00Z') })
+      .where(eq(subscriptions.id, subscription.id));
+    const session = await createdPortal(api, store.key, { subscription_id: subscription.id });
+    const [shown] = (await openPortal(deps(), tokenOf(session.url)))!.subscriptions;
+    expect(shown).toMatchObject({
+      status: 'trialing',
+      trialEnd: epoch(trialEnd),
+      discount: { percentOff: 15, amountOff: null, until: epoch(new Date('2027-03-01T12:00:00Z')) },
+      updatePaymentMethodUrl: expect.stringContaining(`/payment-method/${subscription.id}?`),
+    });
+    const html = renderToStaticMarkup(createElement(SubscriptionCard, { subscription: shown!, format: formattersFor('en-GB'), portalPath: '/portal/x', index: 0 }));
+    const facts = Object.fromEntries([...html.matchAll(/<dt>(.*?)<\/dt><dd>(.*?)<\/dd>/g)].map(([, label, value]) => [label!, value!.replace(/<[^>]+>/g, '')]));
+    expect(facts).toMatchObject({ 'Trial ends': '15 March 2026', Discount: '15% off until 1 March 2027' });
+    expect(html).toContain('>Trial<');
+    expect(html).toContain('>Update payment method</a>');
+    expect(html).toContain(`/cancel?number=${subscription.id}`);
+    // An amount, forever: without an end.
+    const amountOff = { ...shown!, discount: { percentOff: null, amountOff: 300, until: null } };
+    expect(renderToStaticMarkup(createElement(SubscriptionCard, { subscription: amountOff, format: formattersFor('en-GB'), portalPath: '/portal/x', index: 0 }))).toContain('<dd>€3.00 off</dd>');
   });
 
   it('a customer with nothing yet: empty lists (the page shows empty states)', async () => {

@@ -70,6 +70,9 @@ describe('POST /api/v1/subscriptions: plan mode', () => {
       customer_details: null,
       tax_country: null,
       tax_treatment: null,
+      trial_days: null,
+      discount: null,
+      allow_promotion_codes: false,
       created: epoch(T0),
       expires_at: epoch(T0) + 24 * HOUR,
     });

@@ -68,6 +68,11 @@ describe('hosted subscription checkout: the link', () => {
         customerEmail: 'ada@example.com',
         customerName: 'Ada',
         successUrl: null,
+        trialDays: null,
+        firstCharge: 990,
+        planCharge: 990,
+        discount: null,
+        allowPromotionCodes: false,
       },
     });
   });

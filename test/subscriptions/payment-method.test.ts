@@ -215,6 +215,21 @@ describe('an active subscription: the card is checked, no money moves', () => {
   });
 });
 
+describe('a trialing subscription: the card is checked, no money moves', () => {
+  it('4242 replaces the 0341 card, the trial goes on, and the first charge at its end is approved on the new card', async () => {
+    const { subscription } = await subscribe(api, key, CARDS.declinesRecurring, { ...PLAN, trial_days: 14 });
+    expect(subscription.status).toBe('trialing');
+    const link = await pageLink(subscription.id);
+    const { outcome } = await submit(link, CARDS.approved);
+    expect(outcome).toEqual({ status: 'succeeded', failureCode: null, amount: 0, adopted: true });
+    const after = await read(subscription.id);
+    expect(after).toEqual({ ...subscription, card: { brand: 'visa', last4: '4242' }, recurring_id: expect.stringMatching(/^sim_rec_/) });
+    expect((await contract(subscription.recurring_id)).canceledAt).not.toBeNull();
+    await advance(14 * DAY);
+    expect(await read(subscription.id)).toMatchObject({ status: 'active', failure_count: 0, current_period_start: epoch(T0) + 14 * DAY });
+  });
+});
+
 describe('a past_due subscription: the owed charge is made at once on the new card', () => {
   it('approved: charged once, active again with its period moved, documents sent; the old retries never run; the next renewal charges the new card', async () => {
     const due = await pastDue();

@@ -11,6 +11,7 @@ import { createProduct } from '../support/api';
 import { createStore } from '../support/factories';
 import { useTestApi } from '../support/server';
 import { createCheckout, PLAN, SUBSCRIPTIONS } from '../subscriptions/support';
+import { createCoupon } from '../support/coupons';
 
 /**
  * Subscriptions of a store that taxes by the buyer's country: the country and treatment are fixed
@@ -129,5 +130,30 @@ describe('a subscription taxed by the buyer’s country', () => {
       .where(and(eq(subscriptionCheckouts.id, checkout.id)));
     expect(row).toMatchObject({ status: 'open', consumedAt: null, taxCountry: 'AT' });
     expect((await subscribe(checkout.id, form({ country: 'AT' }), 1200)).subscription.status).toBe('active');
+  });
+});
+
+describe('a trial with a discount, taxed by the buyer’s country', () => {
+  it('the total the page shows is the discounted first charge with its VAT; nothing is charged until the trial ends, then that', async () => {
+    const store = await buyerCountryStore();
+    const key = store.keys.sk_test;
+    const coupon = await createCoupon(api.services.db, { storeId: store.id, livemode: false }, { percentOff: 15 });
+    const product = await createProduct(api, key, { name: 'Pro', amount: 1000, tax_inclusive: false, mode: 'recurring', interval: 'month' });
+    const checkout = await createCheckout(api, key, { price_id: product.price_id, total_payments: 12, customer_email: 'trial@example.at', trial_days: 14, discounts: [{ coupon: coupon.id }] });
+    // 1000 less 150, then Austria's 20 %.
+    const taxed = await updateSubscriptionCheckoutBilling(api.services, checkout.id, form({ country: 'AT', name: 'Anna' }));
+    expect(taxed).toMatchObject({ kind: 'taxed', charge: { amount: 1020, amountTax: 170, amountDiscount: 150, taxRate: 20 } });
+    const { subscription } = await subscribe(checkout.id, form({ country: 'AT', name: 'Anna' }), 1020);
+    expect(subscription.status).toBe('trialing');
+    await advance(key, 14 * DAY);
+    const charges = await api.services.db
+      .select({ cycle: subscriptionCharges.cycle, amount: subscriptionCharges.amount, amountTax: subscriptionCharges.amountTax, status: subscriptionCharges.status })
+      .from(subscriptionCharges)
+      .where(eq(subscriptionCharges.subscriptionId, subscription.id))
+      .orderBy(asc(subscriptionCharges.cycle));
+    expect(charges).toEqual([
+      { cycle: 0, amount: 0, amountTax: 0, status: 'succeeded' },
+      { cycle: 1, amount: 1020, amountTax: 170, status: 'succeeded' },
+    ]);
   });
 });

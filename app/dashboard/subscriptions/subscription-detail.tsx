@@ -46,7 +46,8 @@ function Attempts({ detail, base }: { detail: SubscriptionDetail; base: string }
           {detail.attempts.map((attempt) => (
             <tr key={attempt.id}>
               <td data-label="Payment">
-                {attempt.cycle}
+                {/* A trial's card check comes before payment 1 and moves no money. */}
+                {attempt.cycle === 0 ? 'Card check (trial)' : attempt.cycle}
                 {attempt.attempt > 0 && <span className="dash-muted"> (retry {attempt.attempt})</span>}
               </td>
               <td className="dash-nowrap" data-label="Date">

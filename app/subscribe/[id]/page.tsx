@@ -10,7 +10,8 @@ import { hostedPagePath } from '@/server/kit/links';
 import { CANCEL_LINK_TEXT, cancelPageUrl } from '@/server/kit/hosted-page/cancel-link';
 import { subscribedRedirectUrl, subscriptionReceiptUrl } from '@/server/subscriptions/first-charge';
 import {
-  amountDueToday,
+  daysPhrase,
+  firstChargeOf,
   hostedSubscriptionHandoff,
   intervalPhrase,
   loadHostedSubscriptionCheckout,
@@ -20,7 +21,7 @@ import {
   type HostedSubscriptionView,
   subscriptionPageTexts,
 } from '@/server/subscriptions/hosted';
-import { BillingFields, CardFields, CheckoutShell, Field, FormAlert, FormStatus, formatDate, Notice, PaidActions, PaymentForm, SellerLine } from '../../checkout/parts';
+import { BillingFields, CardFields, CheckoutShell, DiscountRow, Field, FormAlert, FormStatus, formatDate, Notice, PaidActions, PaymentForm, PromotionCodeForm, SellerLine } from '../../checkout/parts';
 import { formatEur } from '@/server/kit/hosted-page/amounts';
 import { REMEMBERED_BILLING_COOKIE, rememberedBilling } from '@/server/checkout/hosted/email';
 import { BILLING_QUERY, billingFieldErrors, billingPostOf, billingStateOf, summaryTexts, totalChangedMessage, type BillingErrors } from '@/server/checkout/hosted/billing';
@@ -84,7 +85,10 @@ export default async function SubscribePage(props: PageProps) {
     );
   }
 
-  const error = hostedMessage(singleParam(query.error));
+  const queried = hostedMessage(singleParam(query.error));
+  // The code field's refusal is said under it; every other beside the payment form.
+  const codeError = queried?.code === 'code_invalid' ? queried.message : undefined;
+  const error = codeError ? undefined : queried;
   const post = billingPostOf({ errors: singleParam(query[BILLING_QUERY.errors]), notice: singleParam(query[BILLING_QUERY.notice]) });
   // Only after a post of the form: a fresh visit shows the billing details the checkout holds.
   const jar = view.buyer && (error || post.posted) ? await cookies() : undefined;
@@ -103,7 +107,7 @@ export default async function SubscribePage(props: PageProps) {
             </span>
           </h1>
           <SellerLine operator={operator} storeName={view.storeName} />
-          <PlanSummary view={view} />
+          <PlanSummary view={view} discountAction={hostedPagePath('subscription_checkout', signed, {}, '/discount')} codeError={codeError} />
         </div>
         <SubscribeForm
           view={view}
@@ -139,7 +143,7 @@ function paymentsText(view: HostedSubscriptionView): string {
  * The plan, and what is due today: where the buyer's country taxes it, with its VAT, the texts
  * marked `data-bind` following the billing details (the form's script replaces them in place).
  */
-function PlanSummary({ view }: { view: HostedSubscriptionView }) {
+function PlanSummary({ view, discountAction, codeError }: { view: HostedSubscriptionView; discountAction: string; codeError: string | undefined }) {
   const { next } = plannedCharges(view);
   const summary = view.buyer && summaryTexts(view.buyer);
   return (
@@ -156,12 +160,26 @@ function PlanSummary({ view }: { view: HostedSubscriptionView }) {
           <dt>Payments</dt>
           <dd>{paymentsText(view)}</dd>
         </div>
+        {view.trialDays === null ? null : (
+          <div>
+            <dt>Free trial</dt>
+            <dd>{daysPhrase(view.trialDays)}</dd>
+          </div>
+        )}
         {next === null ? null : (
           <div>
-            <dt>Next payment</dt>
+            <dt>{view.trialDays === null ? 'Next payment' : 'First payment'}</dt>
             <dd>{formatDate(next)}</dd>
           </div>
         )}
+        {/* A code the customer typed may be taken off again; a discount the store gave may not. */}
+        {view.discount ? <DiscountRow label={view.discount.label} amount={view.discount.amountOff} removeAction={view.allowPromotionCodes ? discountAction : undefined} /> : null}
+        {view.discount && view.trialDays !== null ? (
+          <div>
+            <dt>First payment after the discount</dt>
+            <dd>{formatEur(firstChargeOf(view))}</dd>
+          </div>
+        ) : null}
         {summary ? (
           <>
             <div>
@@ -179,6 +197,8 @@ function PlanSummary({ view }: { view: HostedSubscriptionView }) {
           <dd data-bind="total">{subscriptionPageTexts(view).total}</dd>
         </div>
       </dl>
+      {/* One discount at a time: the field returns once a typed code is removed. */}
+      {view.allowPromotionCodes && view.discount === null ? <PromotionCodeForm action={discountAction} error={codeError} /> : null}
     </section>
   );
 }
@@ -190,21 +210,33 @@ function PlanSummary({ view }: { view: HostedSubscriptionView }) {
 function Mandate({ view, operator, total }: { view: HostedSubscriptionView; operator: OperatorConfig; total: string }) {
   const { next, last } = plannedCharges(view);
   const every = intervalPhrase(view.interval, view.intervalCount);
-  const amount = <span data-bind="total">{total}</span>;
+  // The first charge: today's, or after a trial (not today's €0.00).
+  const first = view.trialDays === null ? <span data-bind="total">{total}</span> : <span>{formatEur(firstChargeOf(view))}</span>;
+  // Every charge: the plan's price (a discount reaches only the charges its terms allow); where the buyer's country taxes it, the first as taxed.
+  const amount = view.buyer ? first : <span>{formatEur(view.amount)}</span>;
   return (
     <div className="co-mandate">
       {view.totalPayments === 1 ? (
         <p>
-          By subscribing you allow {operator.legalName} to charge your card {amount} once, today.
+          By subscribing you allow {operator.legalName} to charge your card {first} once, {view.trialDays === null ? 'today' : 'when the free trial ends'}.
         </p>
       ) : (
         <p>
           By subscribing you allow {operator.legalName} to charge your card {amount} {every} until{' '}
           {last === null ? 'you cancel' : `the last payment on ${formatDate(last)} (${view.totalPayments.toLocaleString('en-IE')} payments in all)`}.
           {view.buyer ? ' Each payment is taxed at the VAT rate of its date.' : ''}
+          {view.discount ? ` The discount (${view.discount.label}) is taken off the payments its terms reach, ${formatEur(view.discount.amountOff)} off the first.` : ''}
         </p>
       )}
-      {next === null ? null : (
+      {view.trialDays !== null && next !== null ? (
+        <p>
+          Nothing is charged today: your card is only checked. The first payment is taken on {formatDate(next)}, when the free trial ends, unless you cancel before then with{' '}
+          <a className="co-link" href={cancelPageUrl()}>
+            {CANCEL_LINK_TEXT.en}
+          </a>{' '}
+          or ask {view.storeName}.
+        </p>
+      ) : next === null ? null : (
         <p>
           The first payment is taken today, the next on {formatDate(next)}. To cancel, use{' '}
           <a className="co-link" href={cancelPageUrl()}>
@@ -241,14 +273,14 @@ function SubscribeForm({
         Payment details
       </h2>
       <FormAlert error={error} fields={billing ? billingFieldErrors(billing.errors).map((refused) => refused.field) : []} />
-      <FormStatus message={billing?.totalChanged ? totalChangedMessage(amountDueToday(view)) : undefined} />
+      <FormStatus message={billing?.totalChanged ? totalChangedMessage(firstChargeOf(view)) : undefined} />
       {/* The link is single-use: the first attempt consumes it. */}
       <PaymentForm action={action} readAt={view.readAt} billingAction={billingAction}>
         <Field name="email" label="Email" hint={`Given by ${view.storeName}; receipts go here`}>
           {(props) => <input {...props} type="email" value={view.customerEmail} readOnly aria-readonly="true" />}
         </Field>
         {billing ? (
-          <BillingFields form={billing.form} errors={billing.errors} vatIdUnconfirmed={billing.vatIdUnconfirmed} shownTotal={amountDueToday(view)} />
+          <BillingFields form={billing.form} errors={billing.errors} vatIdUnconfirmed={billing.vatIdUnconfirmed} shownTotal={firstChargeOf(view)} />
         ) : view.customerName ? (
           <p className="co-prefilled">
             Subscriber <strong>{view.customerName}</strong>
@@ -286,6 +318,17 @@ function AttemptOutcome({ view, subscription, continueUrl, receiptUrl }: { view:
           <p>{message}</p>
         </div>
         <p>This subscription link cannot be used again. Go back to {view.storeName} to start a new subscription.</p>
+      </Notice>
+    );
+  }
+  if (subscription.status === 'trialing') {
+    return (
+      <Notice title="Your free trial has started" tone="success">
+        <p>
+          {view.planName} is free for {daysPhrase(view.trialDays ?? 0)}; the first payment of {formatEur(firstChargeOf(view))} is taken on {formatDate(subscription.nextBillingAt)}. This link has been
+          used.
+        </p>
+        <PaidActions receiptUrl={receiptUrl} continueUrl={view.successUrl ? continueUrl : undefined} storeName={view.storeName} />
       </Notice>
     );
   }

@@ -5,7 +5,7 @@ import { cache } from 'react';
 import { getAppServices } from '@/server/app';
 import { singleParam } from '@/server/kit/hosted-page/request';
 import { CANCEL_LINK_TEXT, cancelPageUrl } from '@/server/kit/hosted-page/cancel-link';
-import { hostedSubscriptionReceiptHandoff, intervalPhrase, loadHostedSubscriptionReceipt, type HostedSubscriptionReceipt } from '@/server/subscriptions/hosted';
+import { amountDueToday, hostedSubscriptionReceiptHandoff, intervalPhrase, loadHostedSubscriptionReceipt, type HostedSubscriptionReceipt } from '@/server/subscriptions/hosted';
 import { cardText, CheckoutShell, formatDate, Notice, SellerLine } from '../../../checkout/parts';
 import { formatEur } from '@/server/kit/hosted-page/amounts';
 
@@ -73,15 +73,15 @@ export default async function SubscriptionReceiptPage(props: PageProps) {
                 <dd>{cardText(subscription.cardBrand, subscription.cardLast4)}</dd>
               </div>
             ) : null}
-            {subscription.status === 'active' ? (
+            {subscription.status === 'active' || subscription.status === 'trialing' ? (
               <div>
-                <dt>Next payment</dt>
+                <dt>{subscription.status === 'trialing' ? 'Free trial until' : 'Next payment'}</dt>
                 <dd>{formatDate(subscription.nextBillingAt)}</dd>
               </div>
             ) : null}
             <div className="co-total">
               <dt>Paid today</dt>
-              <dd>{formatEur(view.amount)}</dd>
+              <dd>{formatEur(amountDueToday(view))}</dd>
             </div>
           </dl>
         ) : null}
