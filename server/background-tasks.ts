@@ -5,13 +5,13 @@
 import type { BackgroundStarter } from './background';
 import { startBillingJob, startCardUpdateReconcileJob, startPlanChangeReconcileJob } from './billing/jobs';
 import { startCheckoutExpiryJob } from './checkout/jobs';
-import { startMailDeliveryJob, startRenewalReminderJob } from './mail/jobs';
+import { startMailDeliveryJob } from './mail/jobs';
 import { startPaymentReconcileJob } from './payments/jobs';
 import { startRefundReconcileJob } from './orders/refunds/jobs';
 import { startScheduledPayoutJob } from './payouts/jobs';
 import { startBuyerDataErasureJob, startDisputeDeadlineJob } from './disputes/jobs';
 import { LOST_DISPUTE_EFFECTS } from './subscriptions/service';
-import { startFirstChargeReconcileJob, startTrialNoticeJob } from './subscriptions/jobs';
+import { startFirstChargeReconcileJob, startRenewalReminderJob, startTrialNoticeJob } from './subscriptions/jobs';
 import { startWebhookDeliveryJob } from './webhooks/jobs';
 
 export const BACKGROUND_TASKS: readonly BackgroundStarter[] = [

@@ -3,7 +3,7 @@
  * subscription. Created here; consumed by the hosted page's first payment attempt (first-charge.ts).
  */
 import { buyerTaxView } from '../vat/views';
-import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, or, sql } from 'drizzle-orm';
 import { subscriptions, type DiscountTerms } from '@/db/schema';
 import { resolveDiscountRequest, type DiscountTarget } from '../coupons/discounts';
 import { discountView } from '../kit/discount-schemas';
@@ -141,7 +141,8 @@ export function discountTargetOf(plan: { productId: string | null }): DiscountTa
 
 /**
  * Whether the store and environment have a subscription of this e-mail (any case, any status) that
- * had a trial of this plan: the same product (price mode) or plan name (plan mode).
+ * had a trial of this plan, or is starting one (its card check on its way): the same product
+ * (price mode) or plan name (plan mode).
  */
 export async function trialAlreadyUsed(executor: Executor, scope: Scope, plan: { productId: string | null; planName: string; customerEmail: string }): Promise<boolean> {
   const [row] = await executor
@@ -150,13 +151,24 @@ export async function trialAlreadyUsed(executor: Executor, scope: Scope, plan: {
     .where(
       and(
         ownedBy(subscriptions, scope),
-        isNotNull(subscriptions.trialStart),
+        or(
+          isNotNull(subscriptions.trialStart),
+          and(
+            eq(subscriptions.status, 'pending'),
+            sql`exists (select 1 from ${subscriptionCheckouts} where ${subscriptionCheckouts.id} = ${subscriptions.checkoutId} and ${subscriptionCheckouts.trialDays} is not null)`,
+          ),
+        ),
         sql`lower(${subscriptions.customerEmail}) = lower(${plan.customerEmail})`,
         plan.productId === null ? and(sql`${subscriptions.productId} is null`, eq(subscriptions.planName, plan.planName)) : eq(subscriptions.productId, plan.productId),
       ),
     )
     .limit(1);
   return row !== undefined;
+}
+
+/** The lock that makes two trial starts of one e-mail and plan take turns, so the second sees the first. */
+export function trialLockName(scope: Scope, plan: { productId: string | null; planName: string; customerEmail: string }): string {
+  return `trial:${scope.storeId}:${scope.livemode}:${plan.customerEmail.toLowerCase()}:${plan.productId ?? `plan:${plan.planName}`}`;
 }
 
 export const trialUsedError = () => new ApiError('trial_already_used', 'This customer has already had a free trial of this plan: create the checkout without `trial_days`.', { param: 'trial_days' });

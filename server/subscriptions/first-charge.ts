@@ -14,7 +14,7 @@
  * withdraws those left unfinished for an hour.
  */
 import { and, asc, eq, gt, isNull, lte, sql } from 'drizzle-orm';
-import type { Database } from '@/db/client';
+import { lockUntilCommit, type Database } from '@/db/client';
 import { stores, subscriptionCharges, subscriptionCheckouts, subscriptions, type DocumentLanguage } from '@/db/schema';
 import { recordAudit } from '../audit/service';
 import { chargeIdempotencyKey } from './schedule';
@@ -40,7 +40,7 @@ import { cardCountryOf } from '../gateway';
 import type { CheckedBilling } from '../vat/billing';
 import { taxEvidenceOf } from '../vat/taxation';
 import { settleRedemption, takeRedemption } from '../coupons/redemptions';
-import { trialAlreadyUsed, trialUsedError } from './checkouts';
+import { trialAlreadyUsed, trialLockName, trialUsedError } from './checkouts';
 import { discountEndOf, firstChargeAmountsOf } from './discount';
 import { noticeTrialEnd, trialNoticeAt } from './trials';
 
@@ -295,6 +295,11 @@ async function burnLink(
         .where(and(eq(subscriptionCheckouts.id, checkout.id), eq(subscriptionCheckouts.status, 'open'), isNull(subscriptionCheckouts.consumedAt), gt(subscriptionCheckouts.expiresAt, now)))
         .returning();
       if (!burned) throw linkUsed();
+      if (trial) {
+        // Two trial starts of one e-mail and plan at once: the second waits here and then sees the first.
+        await lockUntilCommit(tx, trialLockName(burned, burned));
+        if (await trialAlreadyUsed(tx, burned, burned)) throw trialUsedError();
+      }
       // Held from before the gateway call until its outcome (settleFirstCharge): two customers racing for the last redemption cannot both get it.
       const redemptionHeld = burned.discount !== null;
       if (redemptionHeld && !(await takeRedemption(tx, burned.discount!, now, 'held'))) throw discountUnavailable(burned.allowPromotionCodes);

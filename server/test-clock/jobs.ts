@@ -7,11 +7,10 @@ import { expireCheckoutSessionsDueJob } from '../checkout/jobs';
 import type { Services } from '../context';
 import type { DueJob } from '../due-jobs';
 import type { Scope } from '../kit/scope';
-import { queueRenewalRemindersDueJob } from '../mail/jobs';
 import { scheduledPayoutsDueJob } from '../payouts/jobs';
 import { buyerDataErasureDueJob, disputeDeadlinesDueJob } from '../disputes/jobs';
 import { LOST_DISPUTE_EFFECTS } from '../subscriptions/service';
-import { expireSubscriptionCheckoutsDueJob, noticeEndingTrialsDueJob } from '../subscriptions/jobs';
+import { expireSubscriptionCheckoutsDueJob, noticeEndingTrialsDueJob, queueRenewalRemindersDueJob } from '../subscriptions/jobs';
 import { requestDeliveryRun } from '../webhooks/jobs';
 
 // Trial notices before billing, which charges the trials that ended; reminders after billing: they

@@ -147,8 +147,12 @@ describe('the first charge less the discount, and the renewals it reaches', () =
     await submitCard(api, checkout);
     const subscription = (await subscriptionOf(own.key, checkout))!;
     expect(subscription.discount.end).toBe(epoch(new Date('2026-06-01T12:00:00Z')));
-    await advanceClock(api, own.key, 366 * DAY);
+    // A week at a time, so that each renewal's reminder falls due on its way.
+    for (let week = 0; week < 53; week++) await advanceClock(api, own.key, 7 * DAY);
     expect(await chargedAmounts(subscription.id)).toEqual([1699, 1699, 1699, ...Array(9).fill(1999)]);
+    // Each renewal's reminder announces what it charges: renewals 2 and 3 discounted, the rest in full.
+    const reminders = (await listEmails(api, own.key, '?template=renewal_reminder&limit=100')).reverse();
+    expect(reminders.map((email) => /: (€[\d.]+) will be charged/.exec(email.text)?.[1])).toEqual(['€16.99', '€16.99', ...Array(9).fill('€19.99')]);
   });
 
   it('repeating 3 months, yearly: charge 1 only', async () => {

@@ -195,6 +195,20 @@ describe('one trial per customer and plan', () => {
     expect((await api.services.db.select().from(simulatorCharges)).length).toBe(before);
     expect((await api.request('GET', `${SUBSCRIPTIONS}/checkout/${second.id}`, { key: store.key })).body).toMatchObject({ status: 'open', subscription: null });
   });
+
+  it('two trials of one address and plan started at once: one begins, the other is refused and nothing is charged for it', async () => {
+    const email = newEmail();
+    const checkouts = [await createCheckout(api, store.key, TRIAL(email)), await createCheckout(api, store.key, TRIAL(email))];
+    const before = (await api.services.db.select().from(simulatorCharges)).length;
+    const outcomes = await Promise.all(checkouts.map((checkout) => submitCard(api, checkout)));
+    const refused = outcomes.map((outcome, index) => (outcome.kind === 'redirect' && outcome.location.includes('error=trial_already_used') ? index : -1)).filter((index) => index >= 0);
+    expect(refused).toHaveLength(1);
+    const started = checkouts[1 - refused[0]!]!;
+    const read = await api.request('GET', `${SUBSCRIPTIONS}/checkout/${started.id}`, { key: store.key });
+    expect((await api.request('GET', `${SUBSCRIPTIONS}/${read.body.subscription}`, { key: store.key })).body.status).toBe('trialing');
+    // One card check, for the trial that began.
+    expect((await api.services.db.select().from(simulatorCharges)).length).toBe(before + 1);
+  });
 });
 
 describe('the notice three days before the trial ends', () => {

@@ -1,6 +1,6 @@
 /**
  * Renewal reminders: 7 days before an active subscription of a monthly or longer plan is charged
- * again (and is not ending then), its customer is told when and how much, with the links to give
+ * again (and is not ending then), its customer is told when and how much (discounted as charged), with the links to give
  * another card and to cancel. Each subscription's clock decides (its store's
  * test clock in test mode), so a test clock moved forward sends them as time would. One reminder
  * per renewal: its dedupe key names the subscription and the payment it announces, so passes
@@ -10,9 +10,11 @@ import { and, asc, eq, gt, lt, lte, notExists, sql, type SQL } from 'drizzle-orm
 import type { Database } from '@/db/client';
 import { emails, stores, subscriptions } from '@/db/schema';
 import { epochSeconds, storeClock, type Clock } from '../clock';
+import type { Config } from '../config';
 import { paymentMethodLink, type LinkConfig } from '../kit/links';
 import { ownedBy, type Scope } from '../kit/scope';
-import { enqueueSubscriptionEmail } from './outbox';
+import { enqueueSubscriptionEmail } from '../mail/outbox';
+import { owedChargeAmounts } from './discount';
 
 const LEAD_DAYS = 7;
 const LEAD_MS = LEAD_DAYS * 24 * 60 * 60 * 1000;
@@ -26,8 +28,8 @@ export interface ReminderDeps {
   db: Database;
   /** Wall clock; a test-mode store's clock adds its offset. */
   clock: Clock;
-  /** Each reminder carries a signed link to give another card before the charge. */
-  config: LinkConfig;
+  /** Each reminder carries a signed link to give another card before the charge, and the amount as it will be charged (the day's VAT rates). */
+  config: LinkConfig & Pick<Config, 'taxRates'>;
 }
 
 /** A period of at least 28 days (the shortest month): monthly, yearly, every 4+ weeks or 28+ days. */
@@ -85,7 +87,8 @@ export async function queueRenewalReminders(deps: ReminderDeps, scope: ReminderS
           template: 'renewal_reminder',
           data: {
             planName: subscription.planName,
-            amount: subscription.amount,
+            // What the renewal will take: its discount and the credit balance off, VAT as on the day.
+            amount: owedChargeAmounts(subscription, deps.config.taxRates, subscription.nextBillingAt).amount,
             renewsAt: epochSeconds(subscription.nextBillingAt),
             payment,
             totalPayments: subscription.totalPayments,
