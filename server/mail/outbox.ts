@@ -34,8 +34,8 @@ export interface SubscriptionReceiptData {
   kind: 'subscription';
   planName: string;
   amount: number;
-  /** Which payment of the schedule this was, from 1. */
-  payment: number;
+  /** Which payment of the schedule this was, from 1; null for the charge of a plan change (outside the schedule). */
+  payment: number | null;
   totalPayments: number;
   periodStart: number;
   periodEnd: number;
@@ -308,7 +308,7 @@ export function enqueueSubscriptionEmail(tx: Executor, ...email: Parameters<type
  */
 export function subscriptionReceipt(
   subscription: MailedSubscription & { planName: string; totalPayments: number; currentPeriodStart: Date; currentPeriodEnd: Date },
-  charge: { payment: number; amount: number; card: Card | null },
+  charge: { payment: number | null; amount: number; card: Card | null },
   times: EmailTimes,
   invoiceId: string,
 ): EmailToWrite {

@@ -153,7 +153,7 @@ export interface PaidPlanChange {
 /**
  * The order of a plan change's charge, from its stored amounts: the old plan's unused time as a
  * negative line, the new plan's remaining time (what is left once the credit is added back).
- * `subscription` is on the new plan; the receipt names the payment of the period it is in.
+ * `subscription` is on the new plan; the receipt calls it a plan change, not a payment of the schedule.
  */
 export function planChangeOrderPayment(subscription: SubscriptionRow, change: PaidPlanChange, times: EventTimes): OrderPayment {
   const texts = documentTexts(subscription.language);
@@ -175,7 +175,7 @@ export function planChangeOrderPayment(subscription: SubscriptionRow, change: Pa
     billingReason: 'subscription_update',
     subscriptionChargeId: null,
     period: change.period,
-    payment: subscription.paymentsMade,
+    payment: null,
     times,
   });
 }
@@ -185,8 +185,8 @@ interface OrderOf {
   subscriptionChargeId: string | null;
   /** The period the invoice supplies. */
   period: { start: Date; end: Date };
-  /** The payment the receipt names. */
-  payment: number;
+  /** The payment of the schedule the receipt names; null for a plan change's charge. */
+  payment: number | null;
   times: EventTimes;
 }
 

@@ -9,6 +9,7 @@ import { createStore } from '../support/factories';
 import { createProduct, epoch, expectError, T0 } from '../support/api';
 import { useTestApi } from '../support/server';
 import { CARDS, createSubscription, type SubscriptionOptions } from '../support/subscriptions';
+import { listEmails } from '../mail/support';
 import { eventsOf, SUBSCRIPTIONS } from './support';
 
 /**
@@ -77,8 +78,11 @@ describe('prorate_now', () => {
     expect(updated[0]!.data.previous_attributes).toEqual({ amount: 999 });
     const storeEvents = (await api.request('GET', '/api/v1/events?type=invoice.issued', { key })).body.data as any[];
     expect(storeEvents.map((event) => event.data.object.id)).toContain(invoice.id);
-    // No proration charge counts as one of the payments.
+    // No proration charge counts as one of the payments: its receipt says it is the plan change.
     expect((await api.services.db.select().from(subscriptions).where(eq(subscriptions.id, sub.id)))[0]!.paymentsMade).toBe(1);
+    const [receipt] = await listEmails(api, key, '?template=receipt');
+    expect(receipt.subject).toBe(`Your receipt from ${store.name}: change to Premium`);
+    expect(receipt.text).toMatch(/Payment +Plan change/);
     expect(await verifyLedger(api.services.db, api.clock.now(), store.id)).toMatchObject({ ok: true });
   });
 

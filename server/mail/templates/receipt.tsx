@@ -1,4 +1,4 @@
-/** `receipt`: a paid order, or a subscription's charge (the first and each renewal). */
+/** `receipt`: a paid order, or a subscription's charge (the first, each renewal, a plan change's). */
 import type { DocumentLanguage } from '@/db/schema';
 import type { Card, OrderReceiptData, SubscriptionReceiptData } from '../outbox';
 import { Details, EmailLayout, Paragraph, referenceRows, type Detail, type MailView } from './layout';
@@ -8,6 +8,8 @@ const TEXT = {
   en: {
     orderSubject: (store: string, order: string) => `Your receipt from ${store}, order ${order}`,
     chargeSubject: (store: string, plan: string, payment: number, total: number) => `Your receipt from ${store}: ${plan}, payment ${payment} of ${total}`,
+    changeSubject: (store: string, plan: string) => `Your receipt from ${store}: change to ${plan}`,
+    planChange: 'Plan change',
     orderHeading: 'Thank you for your order',
     chargeHeading: 'Payment received',
     orderIntro: (amount: string, date: string) => `Your payment of ${amount} on ${date} was successful.`,
@@ -26,6 +28,8 @@ const TEXT = {
   de: {
     orderSubject: (store: string, order: string) => `Ihre Zahlungsbestätigung von ${store}, Bestellung ${order}`,
     chargeSubject: (store: string, plan: string, payment: number, total: number) => `Ihre Zahlungsbestätigung von ${store}: ${plan}, Zahlung ${payment} von ${total}`,
+    changeSubject: (store: string, plan: string) => `Ihre Zahlungsbestätigung von ${store}: Wechsel zu ${plan}`,
+    planChange: 'Tarifwechsel',
     orderHeading: 'Vielen Dank für Ihre Bestellung',
     chargeHeading: 'Zahlung erhalten',
     orderIntro: (amount: string, date: string) => `Ihre Zahlung über ${amount} vom ${date} war erfolgreich.`,
@@ -70,7 +74,7 @@ function chargeRows(view: MailView, data: SubscriptionReceiptData): Detail[] {
   const { amount, date } = view.format;
   return [
     { label: text.plan, value: data.planName },
-    { label: text.payment, value: text.paymentOf(data.payment, data.totalPayments) },
+    data.payment === null ? { label: text.payment, value: text.planChange } : { label: text.payment, value: text.paymentOf(data.payment, data.totalPayments) },
     { label: text.period, value: `${date(data.periodStart)} – ${date(data.periodEnd)}` },
     { label: text.total, value: amount(data.amount), strong: true },
   ];
@@ -79,7 +83,8 @@ function chargeRows(view: MailView, data: SubscriptionReceiptData): Detail[] {
 export const receipt: MailTemplate<ReceiptData> = {
   subject(view, data) {
     const text = TEXT[view.language];
-    return data.kind === 'order' ? text.orderSubject(view.storeName, view.orderId!) : text.chargeSubject(view.storeName, data.planName, data.payment, data.totalPayments);
+    if (data.kind === 'order') return text.orderSubject(view.storeName, view.orderId!);
+    return data.payment === null ? text.changeSubject(view.storeName, data.planName) : text.chargeSubject(view.storeName, data.planName, data.payment, data.totalPayments);
   },
   Email({ view, data }) {
     const text = TEXT[view.language];
