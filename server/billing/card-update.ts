@@ -12,7 +12,7 @@
  * subscription's lock only an open row changes. Lives in billing because the owed charge moves
  * the subscription as a successful retry does (transitions.ts).
  */
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { OPEN_PAYMENT_METHOD_UPDATE_STATUSES, paymentMethodUpdates, planChanges, stores, subscriptionCharges, subscriptions } from '@/db/schema';
 import { byActor, recordAudit, type CustomerActor } from '../audit/service';
 import { validateCard, type CardFields } from '../checkout/card';
@@ -23,11 +23,10 @@ import { isTestCard } from '../gateway/simulator';
 import { chargeLookup, GatewayRejectedError, type ChargeResult } from '../gateway/types';
 import { newId, randomBase62 } from '../ids';
 import type { BuyerClient } from '../kit/hosted-page/request';
-import { forEachLeased } from '../kit/lease';
 import { hostedPagePath } from '../kit/links';
 import { log } from '../observability/log';
 import { payOrders } from '../payments/pay-orders';
-import { askAboutOpenCharge, DEFAULT_RECONCILE_SETTINGS, type ReconcileSettings } from '../payments/reconcile';
+import { reconcileOpenCharges, type ReconcileSettings } from '../payments/reconcile';
 import { chargeOrderPayment, type PaidCharge } from '../subscriptions/charge-order';
 import { owedChargeAmounts } from '../subscriptions/discount';
 import { CARD_UPDATABLE_STATUSES } from '../subscriptions/payment-method-link';
@@ -325,22 +324,12 @@ export async function completeCardUpdateChallenge(deps: CardUpdateDeps, subscrip
  * after an hour is withdrawn (`authentication_required`). Returns how many it settled.
  */
 export async function reconcileCardUpdates(deps: CardUpdateDeps, settings: Partial<ReconcileSettings> = {}, leaseMs = DEFAULT_LEASE_MS): Promise<number> {
-  const resolved = { ...DEFAULT_RECONCILE_SETTINGS, ...settings };
-  const now = deps.clock.now().getTime();
-  const pass = {
-    where: and(inArray(paymentMethodUpdates.status, [...OPEN_PAYMENT_METHOD_UPDATE_STATUSES]), lte(paymentMethodUpdates.createdAt, new Date(now - resolved.staleAfterSeconds * 1000))),
-    orderBy: [sql`${paymentMethodUpdates.checkedAt} asc nulls first`, asc(paymentMethodUpdates.createdAt)],
-    limit: 100,
-    now: () => deps.clock.now(),
+  return reconcileOpenCharges(
+    deps,
+    paymentMethodUpdates,
+    inArray(paymentMethodUpdates.status, [...OPEN_PAYMENT_METHOD_UPDATE_STATUSES]),
+    (update, answer) => settlePaymentMethodUpdate(deps, update.id, answer.found, answer.withdrawn ? 'authentication_required' : undefined).then(() => undefined),
+    settings,
     leaseMs,
-  };
-  return forEachLeased(deps.db, paymentMethodUpdates, pass, async (update) => {
-    const answer = await askAboutOpenCharge(deps.gateways[update.livemode ? 'live' : 'test'], update, now, resolved);
-    if (!answer.decided) {
-      await deps.db.update(paymentMethodUpdates).set({ checkedAt: deps.clock.now() }).where(eq(paymentMethodUpdates.id, update.id));
-      return false;
-    }
-    await settlePaymentMethodUpdate(deps, update.id, answer.found, answer.withdrawn ? 'authentication_required' : undefined);
-    return true;
-  });
+  );
 }

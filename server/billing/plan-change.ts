@@ -16,7 +16,7 @@
  * by one of them at a time. Lives in billing because money taken for a subscription that ended
  * meanwhile is paid back as a renewal's is (charges.ts).
  */
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Database, Transaction } from '@/db/client';
 import { OPEN_PAYMENT_METHOD_UPDATE_STATUSES, paymentMethodUpdates, planChanges, stores, subscriptionCharges, subscriptions, type PlanTerms } from '@/db/schema';
 import { actorAudit, recordAudit, type Actor } from '../audit/service';
@@ -26,11 +26,10 @@ import { ApiError, resourceMissing } from '../errors';
 import { GatewayRejectedError, type ChargeResult } from '../gateway/types';
 import { newId } from '../ids';
 import { createIdempotently, type IdempotentRequest } from '../kit/idempotency';
-import { forEachLeased } from '../kit/lease';
 import { scaleRoundHalfUp } from '../kit/rounding';
 import { ownedBy, type Scope } from '../kit/scope';
 import { payOrders } from '../payments/pay-orders';
-import { askAboutOpenCharge, DEFAULT_RECONCILE_SETTINGS, type ReconcileSettings } from '../payments/reconcile';
+import { reconcileOpenCharges, type ReconcileSettings } from '../payments/reconcile';
 import { planChangeAmountsOf, planChangeOrderPayment } from '../subscriptions/charge-order';
 import { resolvePlan } from '../subscriptions/checkouts';
 import { periodDiscount } from '../subscriptions/discount';
@@ -328,22 +327,12 @@ export async function settlePlanChange(deps: PlanChangeDeps, changeId: string, o
  * period, moved nothing (declined `processing_error`). Returns how many it settled.
  */
 export async function reconcilePlanChanges(deps: PlanChangeDeps, settings: Partial<ReconcileSettings> = {}, leaseMs = DEFAULT_LEASE_MS): Promise<number> {
-  const resolved = { ...DEFAULT_RECONCILE_SETTINGS, ...settings };
-  const now = deps.clock.now().getTime();
-  const pass = {
-    where: and(inArray(planChanges.status, [...OPEN_PLAN_CHANGE_STATUSES]), lte(planChanges.createdAt, new Date(now - resolved.staleAfterSeconds * 1000))),
-    orderBy: [sql`${planChanges.checkedAt} asc nulls first`, asc(planChanges.createdAt)],
-    limit: 100,
-    now: () => deps.clock.now(),
+  return reconcileOpenCharges(
+    deps,
+    planChanges,
+    inArray(planChanges.status, [...OPEN_PLAN_CHANGE_STATUSES]),
+    (change, answer) => settlePlanChange(deps, change.id, answer.found).then(() => undefined),
+    settings,
     leaseMs,
-  };
-  return forEachLeased(deps.db, planChanges, pass, async (change) => {
-    const answer = await askAboutOpenCharge(deps.gateways[change.livemode ? 'live' : 'test'], change, now, resolved);
-    if (!answer.decided) {
-      await deps.db.update(planChanges).set({ checkedAt: deps.clock.now() }).where(eq(planChanges.id, change.id));
-      return false;
-    }
-    await settlePlanChange(deps, change.id, answer.found);
-    return true;
-  });
+  );
 }

@@ -1,5 +1,7 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
-import { OPEN_ATTEMPT_STATUSES, paymentAttempts } from '@/db/schema';
+import { and, asc, eq, inArray, lte, sql, type SQL } from 'drizzle-orm';
+import type { Database } from '@/db/client';
+import { OPEN_ATTEMPT_STATUSES, paymentAttempts, type paymentMethodUpdates, type planChanges, type subscriptionCharges } from '@/db/schema';
+import type { Clock } from '../clock';
 import { chargeLookup, type ChargeResult, type Gateways, type PaymentGateway } from '../gateway/types';
 import { DEFAULT_LEASE_MS } from '../config';
 import { forEachLeased } from '../kit/lease';
@@ -56,6 +58,45 @@ export async function askAboutOpenCharge(
   }
   if (found?.status === 'requires_action' || (found === null && !withdrawn && ageMs < settings.notFoundAfterSeconds * 1000)) return { decided: false };
   return { decided: true, found, withdrawn };
+}
+
+/** Tables of charges a customer's page made, asked about by askAboutOpenCharge. */
+type OpenChargeTable = typeof subscriptionCharges | typeof paymentMethodUpdates | typeof planChanges;
+
+/**
+ * One pass over `table`'s rows that `open` names and that are past the grace period: least
+ * recently asked first, each leased while the gateway is asked about it under its key; a decided
+ * one is settled by `settle`, the rest marked asked so they go after the others next time. Returns
+ * how many it settled.
+ */
+export async function reconcileOpenCharges<Table extends OpenChargeTable>(
+  deps: { db: Database; clock: Clock; gateways: Gateways },
+  table: Table,
+  open: SQL | undefined,
+  settle: (row: Table['$inferSelect'], answer: Extract<OpenChargeAnswer, { decided: true }>) => Promise<void>,
+  settings: Partial<ReconcileSettings>,
+  leaseMs: number,
+): Promise<number> {
+  const asked: OpenChargeTable = table;
+  const resolved = { ...DEFAULT_RECONCILE_SETTINGS, ...settings };
+  const now = deps.clock.now().getTime();
+  const pass = {
+    where: and(open, lte(asked.createdAt, new Date(now - resolved.staleAfterSeconds * 1000))),
+    orderBy: [sql`${asked.checkedAt} asc nulls first`, asc(asked.createdAt)],
+    limit: 100,
+    now: () => deps.clock.now(),
+    leaseMs,
+  };
+  return forEachLeased(deps.db, table, pass, async (row) => {
+    const answer = await askAboutOpenCharge(deps.gateways[row.livemode ? 'live' : 'test'], row, now, resolved);
+    // Undecided (no answer, a challenge still open, a miss within the grace period): asked again later, after the others.
+    if (!answer.decided) {
+      await deps.db.update(asked).set({ checkedAt: deps.clock.now() }).where(eq(asked.id, row.id));
+      return false;
+    }
+    await settle(row, answer);
+    return true;
+  });
 }
 
 export interface ReconcileDeps extends SettleDeps {

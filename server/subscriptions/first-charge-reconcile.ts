@@ -7,12 +7,11 @@
  * still be receiving) means nothing moved, and the subscription becomes `incomplete`. A challenge
  * still unfinished after an hour is withdrawn at the gateway (`authentication_required`).
  */
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
+import { and, inArray } from 'drizzle-orm';
 import { subscriptionCharges } from '@/db/schema';
 import type { Services } from '../context';
 import { DEFAULT_LEASE_MS } from '../config';
-import { forEachLeased } from '../kit/lease';
-import { askAboutOpenCharge, DEFAULT_RECONCILE_SETTINGS, type ReconcileSettings } from '../payments/reconcile';
+import { reconcileOpenCharges, type ReconcileSettings } from '../payments/reconcile';
 import { madeOnHostedPage, OPEN_FIRST_CHARGE_STATUSES, settleFirstCharge } from './first-charge';
 
 /**
@@ -23,23 +22,12 @@ import { madeOnHostedPage, OPEN_FIRST_CHARGE_STATUSES, settleFirstCharge } from 
  * (server/kit/lease.ts): passes of several processes never ask about one at once.
  */
 export async function reconcileFirstCharges(deps: Pick<Services, 'db' | 'clock' | 'gateways' | 'config'>, settings: Partial<ReconcileSettings> = {}, leaseMs = DEFAULT_LEASE_MS): Promise<number> {
-  const resolved = { ...DEFAULT_RECONCILE_SETTINGS, ...settings };
-  const now = deps.clock.now().getTime();
-  const pass = {
-    where: and(inArray(subscriptionCharges.status, [...OPEN_FIRST_CHARGE_STATUSES]), madeOnHostedPage, lte(subscriptionCharges.createdAt, new Date(now - resolved.staleAfterSeconds * 1000))),
-    orderBy: [sql`${subscriptionCharges.checkedAt} asc nulls first`, asc(subscriptionCharges.createdAt)],
-    limit: 100,
-    now: () => deps.clock.now(),
+  return reconcileOpenCharges(
+    deps,
+    subscriptionCharges,
+    and(inArray(subscriptionCharges.status, [...OPEN_FIRST_CHARGE_STATUSES]), madeOnHostedPage),
+    (charge, answer) => settleFirstCharge(deps, charge.id, answer.found, answer.withdrawn ? 'authentication_required' : undefined).then(() => undefined),
+    settings,
     leaseMs,
-  };
-  return forEachLeased(deps.db, subscriptionCharges, pass, async (charge) => {
-    const answer = await askAboutOpenCharge(deps.gateways[charge.livemode ? 'live' : 'test'], charge, now, resolved);
-    // Undecided (no answer, a challenge still open, a miss within the grace period): asked again later, after the others.
-    if (!answer.decided) {
-      await deps.db.update(subscriptionCharges).set({ checkedAt: deps.clock.now() }).where(eq(subscriptionCharges.id, charge.id));
-      return false;
-    }
-    await settleFirstCharge(deps, charge.id, answer.found, answer.withdrawn ? 'authentication_required' : undefined);
-    return true;
-  });
+  );
 }
