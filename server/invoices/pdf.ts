@@ -163,7 +163,7 @@ export function renderInvoicePdf(invoice: InvoiceRow): Promise<Buffer> {
   const texts = documentTexts(invoice.language);
   const format = formattersFor(texts);
   // The note says why no VAT was charged; without one, the plain fact does.
-  const notices = [texts.paidNotice];
+  const notices = [invoice.amountTotal === 0 ? texts.nothingDueNotice : texts.paidNotice];
   const noVat = invoice.taxNote ?? (invoice.amountTax === 0 ? texts.noVatNotice : null);
   if (noVat) notices.push(noVat);
   if (invoice.withdrawalWaiver) {

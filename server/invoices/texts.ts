@@ -41,6 +41,8 @@ export interface DocumentTexts {
   total: string;
   totalCredited: string;
   paidNotice: string;
+  /** An invoice of 0 (fully discounted, or paid by credit): nothing was charged. */
+  nothingDueNotice: string;
   creditNotice: string;
   /** A lost dispute's credit note: the card issuer took the money back, nothing more is refunded. */
   disputeCreditNotice: string;
@@ -101,6 +103,7 @@ const ENGLISH: DocumentTexts = {
   total: 'Total',
   totalCredited: 'Total credited',
   paidNotice: 'Paid in full by card. Nothing is due.',
+  nothingDueNotice: 'Nothing was charged. Nothing is due.',
   creditNotice: 'The amount credited is refunded to the card used for the payment.',
   disputeCreditNotice: 'The amount credited was taken back through the card issuer’s dispute (chargeback); nothing further is refunded.',
   noVatNotice: 'No VAT was charged on this sale.',
@@ -151,6 +154,7 @@ const GERMAN: DocumentTexts = {
   total: 'Gesamtbetrag',
   totalCredited: 'Gutgeschrieben',
   paidNotice: 'Vollständig per Karte bezahlt. Es ist nichts mehr zu zahlen.',
+  nothingDueNotice: 'Es wurde nichts berechnet. Es ist nichts zu zahlen.',
   creditNotice: 'Der gutgeschriebene Betrag wird auf die Karte der Zahlung erstattet.',
   disputeCreditNotice: 'Der gutgeschriebene Betrag wurde über die Rückbuchung des Kartenausstellers zurückgeholt; es wird nichts weiter erstattet.',
   noVatNotice: 'Auf diesen Verkauf wurde keine Umsatzsteuer erhoben.',

@@ -219,6 +219,11 @@ describe('paying with a discount', () => {
       (event: any) => event.data.object.id === session.id || event.data.object.order_id === session.order_id || event.data.object.id === session.order_id,
     );
     expect(events.map((event: { type: string }) => event.type).sort()).toEqual(['checkout.session.completed', 'invoice.issued', 'order.paid']);
+    // Its invoice says nothing was charged, not that a card paid it.
+    const pdf = await fetch(`${api.baseUrl}/api/v1/invoices/${order.invoice_id}/pdf`, { headers: { authorization: `Bearer ${store.key}` } });
+    const [page] = await pdfPages(new Uint8Array(await pdf.arrayBuffer()));
+    expect(page).toContain('Nothing was charged. Nothing is due.');
+    expect(page).not.toContain('Paid in full by card');
   });
 
   it('a discount given at creation and used up by the time of paying: nothing charged, the session cannot be paid', async () => {
