@@ -92,6 +92,7 @@ describe('invoices in Chromium', () => {
     const portal = await api('POST', '/api/v1/portal/sessions', { customer_id: order.customer_id });
     expect(portal.status).toBe(201);
     await page.goto(portal.body.url);
+    await page.getByRole('link', { name: 'Download invoice' }).waitFor();
     expect(await page.getByRole('link', { name: 'Download invoice' }).count()).toBe(1);
     expect(await page.getByRole('link', { name: 'Download credit note' }).count()).toBe(1);
     if (SCREENSHOTS) await screenshotAtWidths(page, SCREENSHOTS, 'portal-documents');
