@@ -14,6 +14,7 @@ import type { Config } from '../config';
 import { paymentMethodLink, type LinkConfig } from '../kit/links';
 import { ownedBy, type Scope } from '../kit/scope';
 import { enqueueSubscriptionEmail } from '../mail/outbox';
+import { furthestClockSql, subscriptionClockSql } from './clock-sql';
 import { owedChargeAmounts } from './discount';
 
 const LEAD_DAYS = 7;
@@ -45,11 +46,11 @@ function withinLead(scope: ReminderScope, wallNow: Date): SQL {
     return and(ownedBy(subscriptions, scope), gt(subscriptions.nextBillingAt, scope.now), lte(subscriptions.nextBillingAt, new Date(scope.now.getTime() + LEAD_MS)))!;
   }
   const wall = wallNow.toISOString();
-  const clock = sql`case when ${subscriptions.livemode} then ${wall}::timestamptz else ${wall}::timestamptz + make_interval(secs => ${stores.testClockOffsetSeconds}) end`;
+  const clock = subscriptionClockSql(wall);
   // The first two bounds (no clock reads earlier than wall time, none later than the furthest
   // test clock) are what the due index can range over; the last two are exact per row.
   return sql`${subscriptions.nextBillingAt} > ${wall}::timestamptz
-    and ${subscriptions.nextBillingAt} <= ${wall}::timestamptz + make_interval(days => ${LEAD_DAYS}, secs => (select coalesce(max(${stores.testClockOffsetSeconds}), 0) from ${stores}))
+    and ${subscriptions.nextBillingAt} <= ${furthestClockSql(wall, LEAD_MS / 1000)}
     and ${subscriptions.nextBillingAt} > ${clock} and ${subscriptions.nextBillingAt} <= ${clock} + make_interval(days => ${LEAD_DAYS})`;
 }
 

@@ -14,6 +14,7 @@ import { paymentMethodLink, type LinkConfig } from '../kit/links';
 import { ownedBy, type Scope } from '../kit/scope';
 import { enqueueSubscriptionEmail } from '../mail/outbox';
 import type { EventTimes } from '../webhooks/events';
+import { furthestClockSql, subscriptionClockSql } from './clock-sql';
 import { owedChargeAmounts } from './discount';
 import { emitSubscriptionEvent, type SubscriptionRow } from './representation';
 
@@ -66,9 +67,8 @@ function noticeDue(scope: TrialNoticeScope, wallNow: Date): SQL {
   if (scope.kind === 'store') return and(ownedBy(subscriptions, scope), lte(subscriptions.trialEnd, new Date(scope.now.getTime() + TRIAL_NOTICE_SECONDS * 1000)))!;
   const wall = wallNow.toISOString();
   // The first bound (the furthest any clock reads) is what the trial-end index can range over; the second is exact per row.
-  return sql`${subscriptions.trialEnd} <= ${wall}::timestamptz + ${lead} + make_interval(secs => (select coalesce(max(${stores.testClockOffsetSeconds}), 0) from ${stores}))
-    and ${subscriptions.trialEnd} <= case when ${subscriptions.livemode} then ${wall}::timestamptz
-    else ${wall}::timestamptz + make_interval(secs => ${stores.testClockOffsetSeconds}) end + ${lead}`;
+  return sql`${subscriptions.trialEnd} <= ${furthestClockSql(wall, TRIAL_NOTICE_SECONDS)}
+    and ${subscriptions.trialEnd} <= ${subscriptionClockSql(wall)} + ${lead}`;
 }
 
 /** Writes the notices that are due and not written yet; returns how many it wrote. */
