@@ -20,7 +20,7 @@
  * anything but 2xx is an error, except on PGlite at 64 connections, where the service must
  * refuse what it cannot serve in time (503 `service_busy` with `Retry-After`): those are counted
  * apart. Prints one markdown table with req/s, p50, p99 and the service's ratios to the floor,
- * the machine's load average, and the peak RSS of each `npm start`.
+ * the machine's load average, and the idle and peak RSS of each `npm start`.
  *
  * Environment: BENCH_DATABASE_URL (or DATABASE_URL) names the PostgreSQL server, default
  * postgres://postgres@127.0.0.1:5432/postgres; a database bench_<random> is created on it and
@@ -53,6 +53,7 @@ const FLOOR_START_TIMEOUT_MS = 60_000;
 const TARGETS = new Set((process.env.BENCH_TARGETS ?? 'postgres,floor,pglite,pglite-floor,billing,webhooks,dashboard').split(','));
 const CPU_PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const LIST_PAGE = 10;
+const IDLE_SETTLE_MS = 3_000;
 const BIG = '1000000000';
 /** On PGlite at this many connections and more, refusals (503 `service_busy`) are expected, not errors. */
 const PGLITE_SHEDDING_CONNECTIONS = 64;
@@ -134,10 +135,10 @@ async function startFloor(port: number, env: Record<string, string>): Promise<Se
 }
 
 /**
- * Peak resident memory of a process group so far (the kernel's high-water mark, VmHWM, of each
- * process; the largest is the server, npm's own wrapper beside it is small), in MB.
+ * Resident memory of a process group, in MB: the kernel's high-water mark so far (`VmHWM`) or what
+ * it holds now (`VmRSS`), of its largest process (the server; npm's own wrapper beside it is small).
  */
-async function peakRssMb(service: Service): Promise<number> {
+async function rssMb(service: Service, field: 'VmHWM' | 'VmRSS'): Promise<number> {
   const pgid = service.child.pid!;
   const { execFileSync } = await import('node:child_process');
   const pids = execFileSync('ps', ['-o', 'pid=', '-g', String(pgid)])
@@ -145,13 +146,19 @@ async function peakRssMb(service: Service): Promise<number> {
     .trim()
     .split(/\s+/)
     .filter(Boolean);
-  let peak = 0;
+  let largest = 0;
   for (const pid of pids) {
     const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-    const kb = Number(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1] ?? 0);
-    peak = Math.max(peak, kb);
+    const kb = Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? 0);
+    largest = Math.max(largest, kb);
   }
-  return Math.round(peak / 1024);
+  return Math.round(largest / 1024);
+}
+
+/** What a started service holds once the requests of its start-up (the catalog's) are answered and it has been idle a moment. */
+async function idleRssMb(service: Service): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+  return rssMb(service, 'VmRSS');
 }
 
 /** The demo store's test secret key, from the banner a first start prints on an empty database. */
@@ -373,6 +380,7 @@ async function main(): Promise<void> {
   };
   const cells: Cell[] = [];
   const memory: string[] = [];
+  const idle: string[] = [];
   try {
     if (TARGETS.has('postgres') || TARGETS.has('floor')) {
       // 1. The service on PostgreSQL: its first start migrates and creates the demo store, whose
@@ -383,6 +391,7 @@ async function main(): Promise<void> {
       const key = demoSecretKey(service.output());
       const serviceUrl = `http://127.0.0.1:${servicePort}`;
       const priceId = await prepareCatalog(serviceUrl, key);
+      idle.push(`PostgreSQL ${await idleRssMb(service)} MB`);
       const fixture = ENDPOINT_NAMES.some((endpoint) => POSTGRES_ONLY.has(endpoint)) ? await preparePostgresFixtures(serviceUrl, key, databaseUrl.toString(), priceId) : { priceId };
       const sides: Side[] = TARGETS.has('postgres') ? [{ target: 'service (PostgreSQL)', baseUrl: serviceUrl }] : [];
 
@@ -394,7 +403,7 @@ async function main(): Promise<void> {
         sides.push({ target: 'floor (PostgreSQL)', baseUrl: `http://127.0.0.1:${floorPort}` });
       }
       cells.push(...(await measure(sides, key, fixture)));
-      if (TARGETS.has('postgres')) memory.push(`PostgreSQL ${await peakRssMb(service)} MB`);
+      if (TARGETS.has('postgres')) memory.push(`PostgreSQL ${await rssMb(service, 'VmHWM')} MB`);
       for (const target of [...running]) await stop(target);
     }
 
@@ -407,9 +416,10 @@ async function main(): Promise<void> {
       const pgliteKey = demoSecretKey(embedded.output());
       const pgliteUrl = `http://127.0.0.1:${pglitePort}`;
       const pglitePrice = await prepareCatalog(pgliteUrl, pgliteKey);
+      idle.push(`PGlite ${await idleRssMb(embedded)} MB`);
       if (TARGETS.has('pglite')) {
         cells.push(...(await measure([{ target: 'service (PGlite)', baseUrl: pgliteUrl }], pgliteKey, { priceId: pglitePrice })));
-        memory.push(`PGlite ${await peakRssMb(embedded)} MB`);
+        memory.push(`PGlite ${await rssMb(embedded, 'VmHWM')} MB`);
       }
       await stop(embedded);
       if (TARGETS.has('pglite-floor')) {
@@ -434,7 +444,8 @@ async function main(): Promise<void> {
       'refusals of the bounded queue are counted apart. Ratios: service ÷ floor on the same database in this run.\n',
   );
   console.log(formatTable(cells));
-  if (memory.length > 0) console.log(`\nPeak RSS of \`npm start\` during its bench: ${memory.join(', ')}.`);
+  if (idle.length > 0) console.log(`\nIdle RSS of \`npm start\` after start-up and its first requests: ${idle.join(', ')}.`);
+  if (memory.length > 0) console.log(`Peak RSS of \`npm start\` during its bench: ${memory.join(', ')}.`);
   await printClientLibrarySize();
   if (TARGETS.has('billing')) await printBillingThroughput(SERVER_URL);
   const webhooksClean = TARGETS.has('webhooks') ? await printWebhookDelivery(SERVER_URL) : true;

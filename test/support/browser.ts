@@ -35,13 +35,21 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
   };
 }
 
+/**
+ * Below a test's own time-out: a step that hangs fails naming itself (the locator or the URL
+ * awaited), where the test's time-out would only say the test took too long.
+ */
+const STEP_TIMEOUT_MS = 20_000;
+
 /** A context as a person's browser would be; `javaScriptEnabled: false` for the no-JS path, `locale` for a person's language (its Accept-Language). */
-export function newContext(browser: Browser, options: { javaScriptEnabled?: boolean; width?: number; height?: number; locale?: string } = {}): Promise<BrowserContext> {
-  return browser.newContext({
+export async function newContext(browser: Browser, options: { javaScriptEnabled?: boolean; width?: number; height?: number; locale?: string } = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({
     javaScriptEnabled: options.javaScriptEnabled ?? true,
     viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
     locale: options.locale ?? 'en-IE',
   });
+  context.setDefaultTimeout(STEP_TIMEOUT_MS);
+  return context;
 }
 
 /**

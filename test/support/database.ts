@@ -7,8 +7,15 @@ import { randomBase62 } from '@/server/ids';
 /**
  * A fresh, migrated database for one test file: in-memory PGlite by default (loaded from the
  * run's migrated dump, test/support/global-setup.ts; the migrations still run and find nothing
- * to do), or a new database on the server named by DATABASE_URL (dropped again by `close`).
+ * to do), or on the server named by DATABASE_URL a new database copied from the run's migrated
+ * template (dropped again by `close`; the migrations likewise find nothing to do).
  */
+/** ` template "<name>"` when the run made a migrated template database (test/support/global-setup.ts), else nothing. */
+export function templateClause(): string {
+  const template = inject('migratedTemplate');
+  return template ? ` template "${template}"` : '';
+}
+
 export async function createTestDatabase(): Promise<DatabaseHandle & { url: string | undefined }> {
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
@@ -19,7 +26,7 @@ export async function createTestDatabase(): Promise<DatabaseHandle & { url: stri
   }
   const name = `test_${randomBase62(12).toLowerCase()}`;
   const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database "${name}"`);
+  await admin.unsafe(`create database "${name}"${templateClause()}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const handle = await openDatabase({ url: url.toString(), poolSize: 5 });

@@ -175,9 +175,9 @@ export async function callService(origin: string, key: string, method: string, r
 
 /**
  * Where the service keeps its data for one test file: a temporary DATA_DIR, and with
- * DATABASE_URL an empty database of its own, so that `npm start` itself applies the migrations.
- * On PGlite the data directory holds a copy of the run's migrated, empty database
- * (test/support/global-setup.ts), unless `fresh`: a test of the first start starts without one.
+ * DATABASE_URL a database of its own. Both start as a copy of the run's migrated, empty database
+ * (test/support/global-setup.ts: on PGlite in the data directory, on PostgreSQL copied from its
+ * template), unless `fresh`: a test of the first start starts without one and `npm start` migrates it.
  */
 export async function serviceStorage(prefix: string, options: { fresh?: boolean } = {}): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), `${prefix}-`));
@@ -193,7 +193,8 @@ export async function serviceStorage(prefix: string, options: { fresh?: boolean 
   if (serverUrl) {
     const name = `e2e_${randomBase62(12).toLowerCase()}`;
     const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`create database "${name}"`);
+    const { templateClause } = await import('./database');
+    await admin.unsafe(`create database "${name}"${options.fresh ? '' : templateClause()}`);
     const url = new URL(serverUrl);
     url.pathname = `/${name}`;
     env.DATABASE_URL = url.toString();

@@ -3,8 +3,9 @@ import { chromiumAvailable, launchChromium, stopStarted, type LaunchedBrowser } 
 import { freePort, serviceEnv, serviceStorage, startService, type Service } from '../../support/production-server';
 
 /**
- * One `npm start` and one Chromium for all of the dashboard's browser suites: a start costs
- * seconds of a loaded CI machine. Each suite works in stores of its own, and its people have
+ * One `npm start` and one Chromium for the dashboard's browser suites of one test file (two
+ * files, so that the suites fill both workers): a start costs seconds of a loaded CI machine.
+ * Each suite works in stores of its own, and its people have
  * e-mail addresses of their own (a person is one account across stores). The server carries
  * every setting a suite needs: subscriptions on and webhook passes every 200 ms. Sign-in limits
  * stay at their defaults: the dozens of sign-ins the suites make from one address succeed, and
