@@ -119,8 +119,9 @@ const reason = buildReason();
 if (reason) {
   console.log(`Building (${reason})…`);
   const nextBin = createRequire(import.meta.url).resolve('next/dist/bin/next');
-  // Starting the service needs no type-check (half the build's time): `npm run build` does one.
-  const build = spawn(process.execPath, [nextBin, 'build'], { stdio: 'inherit', env: { ...process.env, BUILD_TYPECHECK: 'false' } });
+  // Starting the service needs no type-check (half the build's time) and no build cache for a next
+  // build to reuse: `npm run build` does both.
+  const build = spawn(process.execPath, [nextBin, 'build'], { stdio: 'inherit', env: { ...process.env, BUILD_TYPECHECK: 'false', BUILD_CACHE: 'false' } });
   // A stop during the build stops the build too, and nothing starts after it.
   let stoppedBy;
   const stopBuild = (signal) => {
