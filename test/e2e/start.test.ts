@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { utimes } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
@@ -94,6 +94,14 @@ describe('npm start', () => {
     });
     keys = printed as typeof keys;
     expect(service.output()).toContain('Created "Demo Store"');
+  });
+
+  it("the server runs with the heap ceiling NODE_HEAP_MB defaults to (256 MB), not Node's quarter of the machine", () => {
+    const processes = execFileSync('ps', ['-o', 'args=', '-g', String(service.child.pid)])
+      .toString()
+      .split('\n');
+    const server = processes.filter((args) => args.includes('scripts/start.mjs') && args.startsWith('node'));
+    expect(server).toEqual([expect.stringMatching(/^node --max-old-space-size=256 scripts\/start\.mjs$/)]);
   });
 
   it('serves the landing page and the API: create and list a product with the printed sk_test', async () => {
