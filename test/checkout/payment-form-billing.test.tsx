@@ -61,9 +61,12 @@ function change(name: string, value: string) {
 }
 
 /** Lets the script's fetch and its answer run. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
+const settle = () => vi.advanceTimersByTimeAsync(0);
 
 beforeEach(() => {
+  // Fake timers in every test: a typing pause a test leaves pending is dropped with them instead of
+  // sending into the next test.
+  vi.useFakeTimers();
   answers = [];
   sent.length = 0;
   vi.stubGlobal(
@@ -137,7 +140,6 @@ describe('the billing details, with the form’s script', () => {
   });
 
   it('typing sends after a pause without showing refusals; only the latest answer is shown', async () => {
-    vi.useFakeTimers();
     renderPage();
     field('country').value = 'DE';
     answers.push({
