@@ -15,7 +15,9 @@ import {
 } from './types';
 
 /**
- * The live-mode adapter: Stripe's PaymentIntents API (https://docs.stripe.com/api/payment_intents).
+ * The live-mode adapter: Stripe's PaymentIntents API (https://docs.stripe.com/api/payment_intents),
+ * and its SetupIntents API (https://docs.stripe.com/api/setup_intents) for a card checked without
+ * a charge.
  *
  * Why Stripe: it is the most widely documented acquirer API; every POST takes an
  * `Idempotency-Key` header (replays answer the original response for 24 h), which is exactly
@@ -23,6 +25,13 @@ import {
  * `requires_action` status with `next_action.redirect_to_url`, which fits a hosted page that
  * works without client-side JavaScript; recurring charges are off-session PaymentIntents on a
  * saved PaymentMethod, and refunds are one call.
+ *
+ * A card check (a recurring contract asked with amount 0: a trial's start, a subscription's new
+ * card, a first payment discounted to nothing) is a confirmed SetupIntent, because a PaymentIntent
+ * must be of at least Stripe's minimum charge (50 cents in EUR; below it Stripe answers
+ * `amount_too_small`). A SetupIntent checks the card with the bank, 3-D Secure included, and
+ * saves it to the customer for off-session charges without moving money. Its id (`seti_…`) is the
+ * charge's paymentId, so looking the check up and withdrawing it go to the SetupIntents API.
  *
  * Assumption: the account is enabled for raw card data in the server API (Stripe grants this to
  * PCI DSS level 1 merchants), so the hosted page may forward the PAN to Stripe in
@@ -35,15 +44,33 @@ interface StripeCard {
   last4?: string;
 }
 
-interface StripePaymentIntent {
+interface StripeIntentError {
+  code?: string;
+  decline_code?: string;
+  payment_method?: { card?: StripeCard } | null;
+}
+
+/** A PaymentIntent or a SetupIntent (a card check): the fields read here, which both have but for the last error's name. */
+interface StripeIntent {
   id: string;
-  object: 'payment_intent';
+  object: 'payment_intent' | 'setup_intent';
   status: 'requires_payment_method' | 'requires_confirmation' | 'requires_action' | 'processing' | 'requires_capture' | 'canceled' | 'succeeded';
   customer?: string | null;
   payment_method?: string | { id: string; card?: StripeCard } | null;
   next_action?: { type: string; redirect_to_url?: { url: string; return_url?: string } } | null;
-  last_payment_error?: { code?: string; decline_code?: string; payment_method?: { card?: StripeCard } } | null;
+  last_payment_error?: StripeIntentError | null;
+  last_setup_error?: StripeIntentError | null;
   metadata?: Record<string, string> | null;
+}
+
+/** Why the intent's last confirmation failed (a refused card, a failed challenge). */
+function lastErrorOf(intent: StripeIntent): StripeIntentError | null | undefined {
+  return intent.object === 'setup_intent' ? intent.last_setup_error : intent.last_payment_error;
+}
+
+/** A charge's paymentId names a PaymentIntent (`pi_…`) or, for a card check, a SetupIntent (`seti_…`). */
+function intentPath(paymentId: string): string {
+  return `/v1/${paymentId.startsWith('seti_') ? 'setup_intents' : 'payment_intents'}/${encodeURIComponent(paymentId)}`;
 }
 
 interface StripeList<T> {
@@ -69,7 +96,7 @@ function refundResult(refund: StripeRefund): RefundResult {
 }
 
 interface StripeError {
-  error: { type: string; code?: string; decline_code?: string; message?: string; payment_intent?: StripePaymentIntent };
+  error: { type: string; code?: string; decline_code?: string; message?: string; payment_intent?: StripeIntent; setup_intent?: StripeIntent };
 }
 
 type Form = Array<[string, string]>;
@@ -93,24 +120,24 @@ function cardErrorCode(code: string | undefined): CardErrorCode {
   }
 }
 
-function paymentMethodId(intent: StripePaymentIntent): string | undefined {
+function paymentMethodId(intent: StripeIntent): string | undefined {
   const pm = intent.payment_method;
   return typeof pm === 'string' ? pm : pm?.id;
 }
 
 /** `recurringId` packs what an off-session charge needs: the Stripe customer and payment method. */
-function recurringIdOf(intent: StripePaymentIntent): string | undefined {
+function recurringIdOf(intent: StripeIntent): string | undefined {
   const pm = paymentMethodId(intent);
   return intent.customer && pm ? `${intent.customer}/${pm}` : undefined;
 }
 
-function cardOf(intent: StripePaymentIntent, fallback?: { brand: string; last4: string }): { brand: string; last4: string } {
-  const card = (typeof intent.payment_method === 'object' && intent.payment_method?.card) || intent.last_payment_error?.payment_method?.card;
+function cardOf(intent: StripeIntent, fallback?: { brand: string; last4: string }): { brand: string; last4: string } {
+  const card = (typeof intent.payment_method === 'object' && intent.payment_method?.card) || lastErrorOf(intent)?.payment_method?.card;
   return { brand: card?.brand ?? fallback?.brand ?? 'unknown', last4: card?.last4 ?? fallback?.last4 ?? '' };
 }
 
-/** A PaymentIntent in our terms; `processing` and other in-between states mean "not known yet". */
-function intentResult(intent: StripePaymentIntent, fallback?: { brand: string; last4: string }, recurring = false): ChargeResult {
+/** An intent in our terms; `processing` and other in-between states mean "not known yet". */
+function intentResult(intent: StripeIntent, fallback?: { brand: string; last4: string }, recurring = false): ChargeResult {
   const card = cardOf(intent, fallback);
   switch (intent.status) {
     case 'succeeded': {
@@ -127,7 +154,7 @@ function intentResult(intent: StripePaymentIntent, fallback?: { brand: string; l
     case 'requires_payment_method':
     case 'canceled':
       // A failed 3-D Secure challenge or a refused card leaves the intent needing a new method.
-      return { status: 'declined', code: cardErrorCode(intent.last_payment_error?.code), paymentId: intent.id, ...card };
+      return { status: 'declined', code: cardErrorCode(lastErrorOf(intent)?.code), paymentId: intent.id, ...card };
     default:
       throw new GatewayTimeoutError(`Stripe payment ${intent.id} is still ${intent.status}.`);
   }
@@ -188,9 +215,10 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
    * metadata). Listed among the intents created around the time it was sent, page by page: the
    * list API is read-after-write, unlike search, which may miss a new intent for a minute or, in
    * an incident, far longer (https://stripe.com/docs/search, "Data freshness"). A miss is then
-   * final, and a caller that finds nothing may safely charge again under another key.
+   * final, and a caller that finds nothing may safely charge again under another key. A card
+   * check is a SetupIntent: looked for among those when no PaymentIntent carries the key.
    */
-  async function findIntentByKey(idempotencyKey: string, sentAt: Date): Promise<StripePaymentIntent | undefined> {
+  async function findIntentByKey(idempotencyKey: string, sentAt: Date): Promise<StripeIntent | undefined> {
     const sent = Math.floor(sentAt.getTime() / 1000);
     // From before the send (clocks differ) to well after it (a renewal waits in its worker's queue before it is sent).
     const window: Form = [
@@ -199,7 +227,7 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
       ['limit', '100'],
       ['expand[]', 'data.payment_method'],
     ];
-    return findKeyed<StripePaymentIntent>('/v1/payment_intents', window, idempotencyKey);
+    return (await findKeyed<StripeIntent>('/v1/payment_intents', window, idempotencyKey)) ?? findKeyed<StripeIntent>('/v1/setup_intents', window, idempotencyKey);
   }
 
   /**
@@ -219,16 +247,16 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
   }
 
   /** A 200 with an intent, or a 402 card error that carries the refused intent. */
-  function chargeOutcome(answer: { status: number; body: StripePaymentIntent | StripeError }, fallback?: { brand: string; last4: string }, recurring = false): ChargeResult {
+  function chargeOutcome(answer: { status: number; body: StripeIntent | StripeError }, fallback?: { brand: string; last4: string }, recurring = false): ChargeResult {
     if (answer.status === 402) {
       const error = (answer.body as StripeError).error;
-      const intent = error.payment_intent;
+      const intent = error.payment_intent ?? error.setup_intent;
       const card = intent ? cardOf(intent, fallback) : { brand: fallback?.brand ?? 'unknown', last4: fallback?.last4 ?? '' };
       const result: ChargeResult = { status: 'declined', code: cardErrorCode(error.code), ...card };
       if (intent) result.paymentId = intent.id;
       return result;
     }
-    return intentResult(answer.body as StripePaymentIntent, fallback, recurring);
+    return intentResult(answer.body as StripeIntent, fallback, recurring);
   }
 
   return {
@@ -238,9 +266,8 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
     async charge(request: ChargeRequest): Promise<ChargeResult> {
       const digits = request.card.number;
       const known = { brand: cardBrand(digits), last4: last4(digits) };
-      const form: Form = [
-        ['amount', String(request.amount)],
-        ['currency', 'eur'],
+      // What either kind of intent takes: the card, confirmed at once, under our key.
+      const confirmedCard: Form = [
         ['description', request.description],
         ['confirm', 'true'],
         ['return_url', request.returnUrl],
@@ -253,34 +280,37 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
         ['payment_method_data[card][cvc]', request.card.cvc],
         ['expand[]', 'payment_method'],
       ];
+      // A card check moves no money: a SetupIntent, since a PaymentIntent must be of at least Stripe's minimum charge.
+      const cardCheck = request.recurring === true && request.amount === 0;
+      const form: Form = cardCheck ? confirmedCard : [['amount', String(request.amount)], ['currency', 'eur'], ...confirmedCard];
       if (request.recurring) {
         // An off-session PaymentMethod must belong to a customer; the customer is created under
         // a key derived from the charge's, so a retried charge reuses it.
         const customer = await call<{ id: string }>('POST', '/v1/customers', [['description', request.description]], `${request.idempotencyKey}:customer`);
-        form.push(['customer', (customer.body as { id: string }).id], ['setup_future_usage', 'off_session']);
+        form.push(['customer', (customer.body as { id: string }).id], cardCheck ? ['usage', 'off_session'] : ['setup_future_usage', 'off_session']);
       }
-      const answer = await call<StripePaymentIntent>('POST', '/v1/payment_intents', form, request.idempotencyKey);
+      const answer = await call<StripeIntent>('POST', cardCheck ? '/v1/setup_intents' : '/v1/payment_intents', form, request.idempotencyKey);
       return chargeOutcome(answer, known, request.recurring === true);
     },
 
     async retrieveCharge(idempotencyKey: string, known: ChargeLookup): Promise<ChargeResult | null> {
-      let intent: StripePaymentIntent | undefined;
+      let intent: StripeIntent | undefined;
       if (known.paymentId) {
-        intent = (await call<StripePaymentIntent>('GET', `/v1/payment_intents/${encodeURIComponent(known.paymentId)}`, [['expand[]', 'payment_method']])).body as StripePaymentIntent;
+        intent = (await call<StripeIntent>('GET', intentPath(known.paymentId), [['expand[]', 'payment_method']])).body as StripeIntent;
       } else {
         intent = await findIntentByKey(idempotencyKey, known.sentAt);
         if (!intent) return null;
       }
       // Created but never confirmed means the card never reached the acquirer: nothing charged.
-      if (intent.status === 'requires_payment_method' && !intent.last_payment_error) return null;
+      if (intent.status === 'requires_payment_method' && !lastErrorOf(intent)) return null;
       return intentResult(intent, undefined, true);
     },
 
     async cancelCharge(paymentId: string): Promise<ChargeResult | null> {
-      const path = `/v1/payment_intents/${encodeURIComponent(paymentId)}`;
-      let intent: StripePaymentIntent;
+      const path = intentPath(paymentId);
+      let intent: StripeIntent;
       try {
-        const answer = await call<StripePaymentIntent>(
+        const answer = await call<StripeIntent>(
           'POST',
           `${path}/cancel`,
           [
@@ -289,11 +319,11 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
           ],
           `cancel:${paymentId}`,
         );
-        intent = answer.body as StripePaymentIntent;
+        intent = answer.body as StripeIntent;
       } catch (error) {
         // Stripe refuses to cancel an intent that already succeeded (or is processing): what it became is the answer.
         if (!(error instanceof GatewayRejectedError)) throw error;
-        intent = (await call<StripePaymentIntent>('GET', path, [['expand[]', 'payment_method']])).body as StripePaymentIntent;
+        intent = (await call<StripeIntent>('GET', path, [['expand[]', 'payment_method']])).body as StripeIntent;
         if (intent.status === 'requires_action') throw error;
       }
       return intent.status === 'canceled' ? null : intentResult(intent, undefined, true);
@@ -302,7 +332,7 @@ export function createLiveGateway(options: LiveGatewayOptions): PaymentGateway {
     async chargeRecurring(request: RecurringChargeRequest): Promise<ChargeResult> {
       const [customer, paymentMethod] = request.recurringId.split('/');
       if (!customer || !paymentMethod) throw new GatewayRejectedError('Malformed recurring contract id.');
-      const answer = await call<StripePaymentIntent>(
+      const answer = await call<StripeIntent>(
         'POST',
         '/v1/payment_intents',
         [

@@ -248,3 +248,148 @@ describe('Stripe PaymentIntents adapter (msw replay of the documented API)', () 
     }
   });
 });
+
+describe('Stripe SetupIntents: a recurring contract asked with amount 0 is a card check, no money moves', () => {
+  const check = (number: string) => request(number, { amount: 0, recurring: true, description: 'Store: Pro plan (card check)' });
+  const intentCalls = () => stripe.calls.filter((call) => call.path.startsWith('/v1/payment_intents'));
+
+  it('one confirmed SetupIntent under a customer made with a derived key, off_session, form-encoded with the Idempotency-Key header; no PaymentIntent', async () => {
+    const req = check('4242424242424242');
+    const result = await gateway.charge(req);
+    expect(stripe.calls.map((call) => `${call.method} ${call.path}`)).toEqual(['POST /v1/customers', 'POST /v1/setup_intents']);
+    const [customerCall, setupCall] = stripe.calls;
+    expect(customerCall!.headers['idempotency-key']).toBe(`${req.idempotencyKey}:customer`);
+    expect(setupCall!.headers['idempotency-key']).toBe(req.idempotencyKey);
+    expect(setupCall!.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    const customer = setupCall!.form.get('customer');
+    expect(customer).toMatch(/^cus_\d+$/);
+    expect(Object.fromEntries(setupCall!.form)).toEqual({
+      description: 'Store: Pro plan (card check)',
+      confirm: 'true',
+      return_url: req.returnUrl,
+      'metadata[idempotency_key]': req.idempotencyKey,
+      'payment_method_data[type]': 'card',
+      'payment_method_data[card][number]': '4242424242424242',
+      'payment_method_data[card][exp_month]': '12',
+      'payment_method_data[card][exp_year]': '2030',
+      'payment_method_data[card][cvc]': '123',
+      'expand[]': 'payment_method',
+      customer,
+      usage: 'off_session',
+    });
+    const paymentId = (result as { paymentId: string }).paymentId;
+    const saved = stripe.setupIntents.get(paymentId)!;
+    expect(saved).toMatchObject({ object: 'setup_intent', status: 'succeeded', usage: 'off_session', customer, last_setup_error: null });
+    expect(result).toEqual({ status: 'succeeded', paymentId: expect.stringMatching(/^seti_/), brand: 'visa', last4: '4242', recurringId: `${customer}/${saved.payment_method}` });
+    expect(intentCalls()).toEqual([]);
+
+    // A retry is answered from Stripe's idempotency cache: the same check, no new intent.
+    const made = stripe.setupIntents.size;
+    expect(await gateway.charge(req)).toEqual(result);
+    expect(stripe.setupIntents.size).toBe(made);
+    // The saved card is charged off-session later.
+    const renewal = await gateway.chargeRecurring({ idempotencyKey: `recurring:sub_live_check:1`, recurringId: (result as { recurringId: string }).recurringId, amount: 990, description: 'Plan' });
+    expect(renewal).toEqual({ status: 'succeeded', paymentId: expect.stringMatching(/^pi_/), brand: 'visa', last4: '4242' });
+  });
+
+  it('decline: 402 card_error with the refused setup_intent → declined card_declined, its seti_ id and the card', async () => {
+    expect(await gateway.charge(check('4000000000000002'))).toEqual({ status: 'declined', code: 'card_declined', paymentId: expect.stringMatching(/^seti_/), brand: 'visa', last4: '0002' });
+    expect(intentCalls()).toEqual([]);
+  });
+
+  it('incorrect_cvc → declined invalid_cvc', async () => {
+    expect(await gateway.charge(check('4000000000000127'))).toEqual({ status: 'declined', code: 'invalid_cvc', paymentId: expect.stringMatching(/^seti_/), brand: 'visa', last4: '0127' });
+  });
+
+  it('3-D Secure: requires_action → redirect URL; retrieveCharge follows the seti_ id to succeeded with the contract', async () => {
+    const req = check('4000000000003220');
+    const challenged = await gateway.charge(req);
+    expect(challenged).toEqual({
+      status: 'requires_action',
+      paymentId: expect.stringMatching(/^seti_/),
+      redirectUrl: 'https://hooks.stripe.com/3d_secure_2/hosted?merchant=acct_1&setup_intent=seti_3ds',
+      brand: 'visa',
+      last4: '3220',
+    });
+    const paymentId = (challenged as { paymentId: string }).paymentId;
+    expect(await gateway.retrieveCharge(req.idempotencyKey, { paymentId, sentAt: new Date() })).toEqual(challenged);
+    stripe.completeChallenge(paymentId, 'succeeded');
+    const customer = stripe.calls.find((call) => call.path === '/v1/setup_intents')!.form.get('customer');
+    expect(await gateway.retrieveCharge(req.idempotencyKey, { paymentId, sentAt: new Date() })).toEqual({
+      status: 'succeeded',
+      paymentId,
+      brand: 'visa',
+      last4: '3220',
+      recurringId: `${customer}/${stripe.setupIntents.get(paymentId)!.payment_method}`,
+    });
+    expect(stripe.calls.at(-1)).toMatchObject({ method: 'GET', path: `/v1/setup_intents/${paymentId}` });
+    expect(stripe.calls.at(-1)!.form.get('expand[]')).toBe('payment_method');
+    expect(intentCalls()).toEqual([]);
+  });
+
+  it('3-D Secure failed: last_setup_error setup_intent_authentication_failure → declined card_declined, the card from the error', async () => {
+    const req = check('4000000000003220');
+    const { paymentId } = (await gateway.charge(req)) as { paymentId: string };
+    stripe.completeChallenge(paymentId, 'failed');
+    expect(stripe.setupIntents.get(paymentId)).toMatchObject({ status: 'requires_payment_method', payment_method: null, last_setup_error: { code: 'setup_intent_authentication_failure' } });
+    expect(await gateway.retrieveCharge(req.idempotencyKey, { paymentId, sentAt: new Date() })).toEqual({ status: 'declined', code: 'card_declined', paymentId, brand: 'visa', last4: '3220' });
+  });
+
+  it('retrieveCharge by key: no PaymentIntent carries it, so the SetupIntents created around the send are listed; null when Stripe never saw it', async () => {
+    const req = check('4242424242424242');
+    const sentAt = new Date();
+    const checked = await gateway.charge(req);
+    // The PaymentIntents' list first (page by page: the other tests made many), then the SetupIntents'.
+    const listed = () => [...new Set(stripe.calls.map((call) => `${call.method} ${call.path}`))];
+    stripe.calls.length = 0;
+    expect(await gateway.retrieveCharge(req.idempotencyKey, { sentAt })).toEqual(checked);
+    expect(listed()).toEqual(['GET /v1/payment_intents', 'GET /v1/setup_intents']);
+    const sent = Math.floor(sentAt.getTime() / 1000);
+    expect(Object.fromEntries(stripe.calls.at(-1)!.form)).toEqual({ 'created[gte]': String(sent - 300), 'created[lte]': String(sent + 1800), limit: '100', 'expand[]': 'data.payment_method' });
+    stripe.calls.length = 0;
+    expect(await gateway.retrieveCharge('subscription:sub_live_never:0:0', { sentAt })).toBeNull();
+    expect(listed()).toEqual(['GET /v1/payment_intents', 'GET /v1/setup_intents']);
+  });
+
+  it('cancelCharge withdraws an unfinished challenge at the SetupIntents API (null: nothing checked), keyed and with Stripe\'s "abandoned" reason', async () => {
+    const { paymentId } = (await gateway.charge(check('4000000000003220'))) as { paymentId: string };
+    expect(await gateway.cancelCharge(paymentId)).toBeNull();
+    expect(stripe.calls.at(-1)).toMatchObject({ method: 'POST', path: `/v1/setup_intents/${paymentId}/cancel`, headers: { 'idempotency-key': `cancel:${paymentId}` } });
+    expect(stripe.calls.at(-1)!.form.get('cancellation_reason')).toBe('abandoned');
+    expect(stripe.setupIntents.get(paymentId)).toMatchObject({ status: 'canceled', cancellation_reason: 'abandoned' });
+    // Asked again: Stripe refuses (setup_intent_unexpected_state), the intent says canceled.
+    expect(await gateway.cancelCharge(paymentId)).toBeNull();
+    expect(stripe.calls.at(-1)).toMatchObject({ method: 'GET', path: `/v1/setup_intents/${paymentId}` });
+    expect(intentCalls()).toEqual([]);
+  });
+
+  it('cancelCharge after the customer finished the challenge: the answer is the check, with its contract', async () => {
+    const { paymentId } = (await gateway.charge(check('4000000000003220'))) as { paymentId: string };
+    stripe.completeChallenge(paymentId, 'succeeded');
+    expect(await gateway.cancelCharge(paymentId)).toMatchObject({ status: 'succeeded', paymentId, last4: '3220', recurringId: expect.stringMatching(/^cus_\d+\/pm_\d+$/) });
+    expect(stripe.setupIntents.get(paymentId)!.status).toBe('succeeded');
+  });
+
+  it('a 5xx, a 429 or the key still in use (409) leaves the outcome of a check open → GatewayTimeoutError', async () => {
+    await expect(gateway.charge(check('4000000000000119'))).rejects.toBeInstanceOf(GatewayTimeoutError);
+    stripe.rateLimitNext();
+    await expect(gateway.charge(check('4242424242424242'))).rejects.toBeInstanceOf(GatewayTimeoutError);
+    const req = check('4000000000000259');
+    const impatient = createLiveGateway({ secretKey: STRIPE_KEY, baseUrl: STRIPE_BASE_URL, timeoutMs: 1_000 });
+    await expect(impatient.charge(req)).rejects.toBeInstanceOf(GatewayTimeoutError);
+    await expect(gateway.charge(req)).rejects.toBeInstanceOf(GatewayTimeoutError);
+    expect(stripe.calls.at(-1)).toMatchObject({ method: 'POST', path: '/v1/setup_intents', headers: { 'idempotency-key': req.idempotencyKey } });
+    expect(intentCalls()).toEqual([]);
+  });
+
+  it("a charge above 0 but below Stripe's minimum (30 cents) stays a PaymentIntent: Stripe refuses it (400 amount_too_small) → GatewayRejectedError, nothing charged", async () => {
+    const made = stripe.intents.size;
+    const error = await gateway.charge(request('4242424242424242', { amount: 30, recurring: true })).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(GatewayRejectedError);
+    expect((error as Error).message).toBe('Stripe refused the request (400 invalid_request_error amount_too_small).');
+    expect(stripe.calls.map((call) => `${call.method} ${call.path}`)).toEqual(['POST /v1/customers', 'POST /v1/payment_intents']);
+    expect(stripe.calls[1]!.form.get('amount')).toBe('30');
+    expect(stripe.calls[1]!.form.get('setup_future_usage')).toBe('off_session');
+    expect(stripe.intents.size).toBe(made);
+  });
+});
