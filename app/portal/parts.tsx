@@ -311,6 +311,12 @@ export function SubscriptionCard({
             <dd>{discountText(subscription.discount, format)}</dd>
           </>
         )}
+        {subscription.credit > 0 ? (
+          <>
+            <dt>Credit</dt>
+            <dd>{format.amount(subscription.credit)}</dd>
+          </>
+        ) : null}
         <dt>Subscribed since</dt>
         <dd>
           <DateText at={subscription.created} format={format} />

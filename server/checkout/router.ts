@@ -39,7 +39,17 @@ export const checkoutRouter = createRouter({
       successStatus: 201,
       idempotent: true,
       documentedBody: checkoutSessionModes,
-      errors: ['invalid_success_url', 'invalid_cancel_url', 'price_inactive', 'price_mode_unsupported', 'currency_unsupported', 'amount_mode_unsupported', 'metadata_invalid', 'resource_missing'],
+      errors: [
+        'invalid_success_url',
+        'invalid_cancel_url',
+        'price_inactive',
+        'price_mode_unsupported',
+        'currency_unsupported',
+        'amount_mode_unsupported',
+        'metadata_invalid',
+        'resource_missing',
+        'discount_invalid',
+      ],
     })
     .input(createCheckoutSessionInput)
     .output(createdCheckoutSessionSchema)

@@ -88,6 +88,8 @@ export interface PortalSubscription {
   trialEnd: number | null;
   /** The discount's terms and until when it reaches the charges (null: forever, or not fixed until the first charge). */
   discount: { percentOff: number | null; amountOff: number | null; until: number | null } | null;
+  /** Cents a plan change left over, taken off the next charges; 0 once it is not charged any more (nothing pays it back). */
+  credit: number;
   /**
    * A signed link to give another card, made fresh for this view (valid 7 days on the store's
    * clock); null for a subscription that is not charged any more.
@@ -301,6 +303,7 @@ async function loadSubscriptions(deps: OpenPortalDeps, owner: Scope & { testCloc
           : null,
       trialEnd: row.status === 'trialing' && row.trialEnd ? epochSeconds(row.trialEnd) : null,
       discount: row.discount === null ? null : { percentOff: row.discount.percent_off, amountOff: row.discount.amount_off, until: row.discountEnd ? epochSeconds(row.discountEnd) : null },
+      credit: billed ? row.creditBalance : 0,
       updatePaymentMethodUrl: billed ? paymentMethodLink(deps.config, row.id, now).url : null,
       payments: charges
         // A trial's card check (cycle 0) moved no money: not a payment.

@@ -38,7 +38,18 @@ export const subscriptionsRouter = createRouter({
       },
       successStatus: 201,
       idempotent: true,
-      errors: ['feature_unavailable', 'capability_disabled', 'invalid_success_url', 'price_inactive', 'price_mode_unsupported', 'currency_unsupported', 'metadata_invalid', 'resource_missing'],
+      errors: [
+        'feature_unavailable',
+        'capability_disabled',
+        'invalid_success_url',
+        'price_inactive',
+        'price_mode_unsupported',
+        'currency_unsupported',
+        'metadata_invalid',
+        'resource_missing',
+        'discount_invalid',
+        'trial_already_used',
+      ],
     })
     .input(createSubscriptionInput)
     .output(subscriptionCheckoutSchema)

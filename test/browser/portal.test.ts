@@ -150,12 +150,12 @@ async function seedDatabase(env: Record<string, string>) {
       payments: [{ status: 'succeeded', ageSeconds: 21 * DAY }],
     });
     await seedSubscription(seed, store, { customer: bob, planName: 'Beetle box' });
-    // The membership moves to the yearly plan at its next renewal.
+    // The membership moves to the yearly plan at its next renewal, and has a credit from an earlier change.
     const pendingChange = {
       ...{ price_id: null, product_id: null, plan_name: 'Moth club (yearly)', amount: 9900, interval: 'year' as const, interval_count: 1 },
       ...{ tax_category: 'standard' as const, tax_inclusive: true, effective_at: Math.floor(seed.now.getTime() / 1000) + 12 * DAY },
     };
-    await handle.db.update(subscriptions).set({ pendingChange }).where(eq(subscriptions.id, world.subscription.id));
+    await handle.db.update(subscriptions).set({ pendingChange, creditBalance: 500 }).where(eq(subscriptions.id, world.subscription.id));
   } finally {
     await handle.close();
   }
@@ -235,12 +235,14 @@ describe('the portal page in Chromium, by scope', () => {
     // A plan change waiting for the renewal: the plan, its price and from when.
     const changing = page.getByRole('article', { name: 'Moth club membership' });
     expect(await changing.locator('dt:text-is("Scheduled change") + dd').textContent()).toMatch(/^Moth club \(yearly\): €99\.00 every year from /);
+    expect(await changing.locator('dt:text-is("Credit") + dd').textContent()).toBe('€5.00');
     // Each subscription still charged: its card, and links to give another card and to cancel it.
     const ending = page.getByRole('article', { name: 'Moth journal' });
     expect(await ending.locator('dt:text-is("Card") + dd').textContent()).toBe('Mastercard ending in 4444');
     // An end scheduled: when it ends, instead of a next payment.
     expect(await ending.locator('dt').allTextContents()).not.toContain('Next payment');
     expect(await ending.locator('dt').allTextContents()).not.toContain('Scheduled change');
+    expect(await ending.locator('dt').allTextContents()).not.toContain('Credit');
     const endsOn = ending.locator('dt:text-is("Ends on") + dd time');
     expect(new Date((await endsOn.getAttribute('datetime'))!).toISOString().slice(0, 10)).toBe(new Date(world.seededAt.getTime() + 9 * DAY * 1000).toISOString().slice(0, 10));
     expect(await ending.getByRole('link', { name: 'Update payment method' }).getAttribute('href')).toMatch(

@@ -46,8 +46,8 @@ async function createCheckout(body: Record<string, unknown>) {
   return created.body as { id: string; url: string };
 }
 
-async function openPage() {
-  const context = await newContext(browser);
+async function openPage(javaScriptEnabled = true) {
+  const context = await newContext(browser, { javaScriptEnabled });
   const page = await context.newPage();
   return { context, page, errors: consoleErrors(page) };
 }
@@ -117,41 +117,44 @@ describe('a free trial on the hosted subscription checkout', () => {
 });
 
 describe('the promotion code field on the subscription page', () => {
-  it('summer25 applies (row `Discount (SUMMER25)` `−€3.00`, due €16.99, `Subscribe: pay €16.99 today`); an unknown code is refused; Remove takes it off; subscribing with it charges €16.99', async () => {
-    const checkout = await createCheckout({ customer_email: 'code@example.com', allow_promotion_codes: true });
-    const { context, page, errors } = await openPage();
-    await page.goto(checkout.url);
-    await page.getByLabel('Promotion code').fill('NOPE-NOPE');
-    await page.getByRole('button', { name: 'Apply' }).click();
-    await expect.poll(() => page.getByRole('alert').textContent()).toContain('This code is not valid');
-    await screenshot(page, 'subscribe-code-refused');
+  for (const javaScriptEnabled of [true, false]) {
+    it(`summer25 applies (row \`Discount (SUMMER25)\` \`−€3.00\`, due €16.99, \`Subscribe: pay €16.99 today\`); an unknown code is refused; Remove takes it off; subscribing with it charges €16.99 (script ${javaScriptEnabled ? 'on' : 'off'})`, async () => {
+      const checkout = await createCheckout({ customer_email: 'code@example.com', allow_promotion_codes: true });
+      const { context, page, errors } = await openPage(javaScriptEnabled);
+      await page.goto(checkout.url);
+      await page.getByLabel('Promotion code').fill('NOPE-NOPE');
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await expect.poll(() => page.getByRole('alert').textContent()).toContain('This code is not valid');
+      if (javaScriptEnabled) await screenshot(page, 'subscribe-code-refused');
 
-    await page.getByLabel('Promotion code').fill('summer25');
-    await Promise.all([page.waitForURL((url) => !url.searchParams.has('error')), page.getByRole('button', { name: 'Apply' }).click()]);
-    expect(await summary(page).getByText('Discount (SUMMER25)').count()).toBe(1);
-    expect(await summary(page).getByText('−€3.00').count()).toBe(1);
-    expect((await summary(page).getByRole('definition').allTextContents()).at(-1)).toBe('€16.99');
-    // The plan's price every month; the discounted first charge today.
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain('€19.99 every month');
-    expect(await subscribeButton(page).textContent()).toBe('Subscribe: pay €16.99 today');
-    // The mandate is for the plan's price; the discount reaches what its terms allow.
-    expect(await page.locator('.co-mandate').textContent()).toContain('to charge your card €19.99 every month until');
-    expect(await page.locator('.co-mandate').textContent()).toContain('The discount (SUMMER25) is taken off the payments its terms reach, €3.00 off the first.');
-    await screenshot(page, 'subscribe-code-applied');
+      await page.getByLabel('Promotion code').fill('summer25');
+      await Promise.all([page.waitForURL((url) => !url.searchParams.has('error')), page.getByRole('button', { name: 'Apply' }).click()]);
+      expect(await summary(page).getByText('Discount (SUMMER25)').count()).toBe(1);
+      expect(await summary(page).getByText('−€3.00').count()).toBe(1);
+      expect((await summary(page).getByRole('definition').allTextContents()).at(-1)).toBe('€16.99');
+      // The plan's price every month; the discounted first charge today.
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain('€19.99 every month');
+      expect(await subscribeButton(page).textContent()).toBe('Subscribe: pay €16.99 today');
+      // The mandate is for the plan's price; the discount reaches what its terms allow.
+      expect(await page.locator('.co-mandate').textContent()).toContain('to charge your card €19.99 every month until');
+      expect(await page.locator('.co-mandate').textContent()).toContain('The discount (SUMMER25) is taken off the payments its terms reach, €3.00 off the first.');
+      if (javaScriptEnabled) await screenshot(page, 'subscribe-code-applied');
 
-    await page.getByRole('button', { name: 'Remove Discount (SUMMER25)' }).click();
-    await expect.poll(() => summary(page).getByText('Discount (SUMMER25)').count()).toBe(0);
-    expect((await summary(page).getByRole('definition').allTextContents()).at(-1)).toBe('€19.99');
+      await page.getByRole('button', { name: 'Remove Discount (SUMMER25)' }).click();
+      await expect.poll(() => summary(page).getByText('Discount (SUMMER25)').count()).toBe(0);
+      expect((await summary(page).getByRole('definition').allTextContents()).at(-1)).toBe('€19.99');
 
-    await page.getByLabel('Promotion code').fill('SUMMER25');
-    await Promise.all([page.waitForURL((url) => !url.searchParams.has('error')), page.getByRole('button', { name: 'Apply' }).click()]);
-    await expect.poll(() => summary(page).getByText('Discount (SUMMER25)').count()).toBe(1);
-    await fillCard(page, '4242 4242 4242 4242');
-    await Promise.all([page.waitForURL(/\/subscribe\/.*\/receipt/), subscribeButton(page).click()]);
-    const read = await api('GET', `/api/v1/subscriptions/checkout/${checkout.id}`);
-    const subscription = (await api('GET', `/api/v1/subscriptions/${read.body.subscription}`)).body;
-    expect(subscription).toMatchObject({ status: 'active', amount: 1999, discount: { percent_off: 15, duration: 'once' } });
-    expect(errors).toEqual([]);
-    await context.close();
-  });
+      await page.getByLabel('Promotion code').fill('SUMMER25');
+      await Promise.all([page.waitForURL((url) => !url.searchParams.has('error')), page.getByRole('button', { name: 'Apply' }).click()]);
+      await expect.poll(() => summary(page).getByText('Discount (SUMMER25)').count()).toBe(1);
+      await fillCard(page, '4242 4242 4242 4242');
+      await Promise.all([page.waitForURL(/\/subscribe\/.*\/receipt/), subscribeButton(page).click()]);
+      const read = await api('GET', `/api/v1/subscriptions/checkout/${checkout.id}`);
+      const subscription = (await api('GET', `/api/v1/subscriptions/${read.body.subscription}`)).body;
+      expect(subscription).toMatchObject({ status: 'active', amount: 1999, discount: { percent_off: 15, duration: 'once' } });
+      expect(await page.getByRole('main').textContent()).toContain('€16.99');
+      expect(errors).toEqual([]);
+      await context.close();
+    });
+  }
 });

@@ -92,6 +92,38 @@ describe('OpenAPI document', () => {
     expect(retrieve['415']).toBeUndefined();
   });
 
+  it('checkouts, coupons, promotion codes and plan changes document the codes of their rules', () => {
+    const responses = (route: string, method: 'get' | 'post' | 'patch' | 'delete') => document.paths?.[route]?.[method]?.responses ?? {};
+    const session = responses('/checkout/sessions', 'post');
+    expect(codesOf(session['400'])).toEqual(expect.arrayContaining(['discount_invalid', 'parameter_invalid', 'currency_unsupported']));
+    expect(codesOf(session['404'])).toEqual(['resource_missing']);
+    const subscription = responses('/subscriptions', 'post');
+    expect(codesOf(subscription['400'])).toEqual(expect.arrayContaining(['discount_invalid', 'trial_already_used', 'parameter_invalid', 'price_inactive']));
+    expect(codesOf(subscription['404'])).toEqual(['resource_missing']);
+    // The embedded confirmation never pays, so it never meets a discount that ran out: the
+    // session it left unpayable answers `session_payment_failed`.
+    const confirm = responses('/checkout/sessions/{id}/confirm', 'post');
+    expect(codesOf(confirm['400'])).toEqual(['parameter_invalid', 'invalid_json', 'session_expired', 'three_d_secure_required']);
+    expect(codesOf(confirm['409'])).toEqual(['session_already_complete', 'session_payment_failed']);
+    const change = responses('/subscriptions/{id}/change', 'post');
+    expect(codesOf(change['400'])).toEqual(['parameter_invalid', 'invalid_json', 'price_inactive', 'price_mode_unsupported', 'idempotency_key_invalid']);
+    expect(codesOf(change['402'])).toEqual(['card_declined']);
+    expect(codesOf(change['404'])).toEqual(['resource_missing']);
+    expect(codesOf(change['409'])).toEqual(['session_payment_in_progress', 'idempotency_key_reused', 'subscription_not_active']);
+    expect(codesOf(change['500'])).toEqual(['internal_error', 'payment_outcome_unknown']);
+    expect(codesOf(change['503'])).toEqual(['feature_unavailable', 'service_busy']);
+    const coupon = responses('/coupons', 'post');
+    expect(codesOf(coupon['400'])).toEqual(['parameter_invalid', 'invalid_json', 'currency_unsupported', 'metadata_invalid', 'idempotency_key_invalid']);
+    expect(codesOf(coupon['404'])).toEqual(['resource_missing']);
+    expect(codesOf(responses('/coupons/{id}', 'delete')['404'])).toEqual(['resource_missing']);
+    const code = responses('/promotion_codes', 'post');
+    expect(codesOf(code['400'])).toEqual(['parameter_invalid', 'invalid_json', 'metadata_invalid', 'idempotency_key_invalid']);
+    expect(codesOf(code['404'])).toEqual(['resource_missing']);
+    expect(codesOf(code['409'])).toEqual(['idempotency_key_reused', 'promotion_code_unavailable']);
+    expect(codesOf(responses('/promotion_codes/{id}', 'patch')['400'])).toEqual(['parameter_invalid', 'invalid_json', 'metadata_invalid']);
+    expect(codesOf(responses('/promotion_codes', 'get')['404'])).toEqual(['resource_missing']);
+  });
+
   it('every 429 carries Retry-After', () => {
     expect(document.components?.headers?.RetryAfter).toMatchObject({ schema: { type: 'integer' } });
     for (const { method, path: route, operation } of operations()) {

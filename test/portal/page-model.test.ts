@@ -110,6 +110,7 @@ describe('what each scope holds', () => {
         scheduledChange: null,
         trialEnd: null,
         discount: null,
+        credit: 0,
         updatePaymentMethodUrl: expect.stringMatching(new RegExp(`^https://pay\\.example\\.test/payment-method/${subscription.id}\\?expires=${epoch(T0) + 7 * 86400}&signature=`)),
         payments: [
           { amount: 990, status: 'declined', date: epoch(T0) - 30 * 86400, card: { brand: 'mastercard', last4: '4444' }, invoiceId: null },
@@ -143,6 +144,27 @@ describe('what each scope holds', () => {
     const session = await createdPortal(api, store.key, { subscription_id: changing.id });
     const page = await openPortal(deps(), tokenOf(session.url));
     expect(page!.subscriptions[0]!.scheduledChange).toEqual({ planName: 'Team', amount: 4900, interval: 'week', intervalCount: 2, effectiveAt });
+  });
+
+  it('a credit a plan change left shows as `Credit` while the subscription is charged; none, or one ended, shows no credit', async () => {
+    const seed = seedOf(api);
+    const customer = await seedCustomer(seed, store);
+    const credited = await seedSubscription(seed, store, { customer, planName: 'Credited' });
+    const ended = await seedSubscription(seed, store, { customer, planName: 'Ended', status: 'canceled' });
+    const plain = await seedSubscription(seed, store, { customer, planName: 'Plain' });
+    for (const { id } of [credited, ended]) await api.services.db.update(subscriptions).set({ creditBalance: 500 }).where(eq(subscriptions.id, id));
+    const session = await createdPortal(api, store.key, { customer_id: customer.id });
+    const shown = (await openPortal(deps(), tokenOf(session.url)))!.subscriptions;
+    const byId = (id: string) => shown.find((subscription) => subscription.id === id)!;
+    expect([byId(credited.id).credit, byId(ended.id).credit, byId(plain.id).credit]).toEqual([500, 0, 0]);
+    const factsOf = (subscription: (typeof shown)[number]) => {
+      const html = renderToStaticMarkup(createElement(SubscriptionCard, { subscription, format: formattersFor('en-GB'), portalPath: '/portal/x', index: 0 }));
+      return Object.fromEntries([...html.matchAll(/<dt>(.*?)<\/dt><dd>(.*?)<\/dd>/g)].map(([, label, value]) => [label!, value!.replace(/<[^>]+>/g, '')]));
+    };
+    expect(factsOf(byId(credited.id))).toMatchObject({ Price: '€9.90 every month', Credit: '€5.00' });
+    expect(factsOf(byId(ended.id))).not.toHaveProperty('Credit');
+    expect(factsOf(byId(plain.id))).not.toHaveProperty('Credit');
+    expect(factsOf({ ...byId(credited.id), credit: 123_456 })).toMatchObject({ Credit: '€1,234.56' });
   });
 
   it('a subscription still charged gets a fresh signed link to give another card at each view, on the store clock; one ending shows its end instead of a next payment; an ended one no link', async () => {

@@ -165,16 +165,21 @@ describe('the first charge less the discount, and the renewals it reaches', () =
     expect(await chargedAmounts(subscription.id)).toEqual([999, 1999, 1999]);
   });
 
-  it('forever: every charge discounted', async () => {
+  it('forever: a year of monthly renewals, all 12 charges discounted and invoiced so', async () => {
     const own = await clockStore();
     const coupon = await createCoupon(api.services.db, scopeOf(own), { percentOff: 50, duration: 'forever' });
-    const checkout = await createCheckout(api, own.key, { ...PLAN, amount: 333, total_payments: 4, discounts: [{ coupon: coupon.id }] });
+    const checkout = await createCheckout(api, own.key, { ...PLAN, amount: 333, discounts: [{ coupon: coupon.id }] });
     await submitCard(api, checkout);
     const subscription = (await subscriptionOf(own.key, checkout))!;
     expect(subscription.discount).toMatchObject({ duration: 'forever', end: null });
-    await advanceClock(api, own.key, 100 * DAY);
-    // 50 % of 333 rounds half up: 167 off.
-    expect(await chargedAmounts(subscription.id)).toEqual([166, 166, 166, 166]);
+    await advanceClock(api, own.key, 366 * DAY);
+    // 50 % of 333 rounds half up: 167 off, 166 charged, each month of the year.
+    expect(await chargedAmounts(subscription.id)).toEqual(Array(12).fill(166));
+    const invoices = await Promise.all((await ordersOf(subscription.id)).map(async (order) => (await api.request('GET', `/api/v1/invoices/${order.invoiceId}`, { key: own.key })).body));
+    expect(invoices.map((invoice) => [invoice.amount_subtotal, invoice.amount_discount, invoice.amount_total, invoice.discount?.coupon])).toEqual(Array(12).fill([166, 167, 166, coupon.id]));
+    expect(await retrieveSubscription(api, own.key, subscription.id)).toMatchObject({ status: 'expired', discount: { duration: 'forever', end: null } });
+    // Redeemed once per subscription: renewals take none.
+    expect(await counts(coupon)).toEqual({ coupon: { redeemed: 1, held: 0 } });
   });
 
   it('100 % off: a first charge of 0 still checks the card, is invoiced at 0; the renewal is full', async () => {

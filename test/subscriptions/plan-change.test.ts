@@ -1,16 +1,21 @@
 import { and, eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { invoices, planChanges, simulatorCharges, subscriptionCharges, subscriptions } from '@/db/schema';
+import { auditEvents, invoices, planChanges, simulatorCharges, subscriptionCharges, subscriptions } from '@/db/schema';
 import { verifyLedger } from '@/server/balance/verify';
 import { reconcilePlanChanges } from '@/server/billing/plan-change';
 import { GatewayTimeoutError } from '@/server/gateway/types';
+import { updateSubscriptionCheckoutBilling } from '@/server/subscriptions/buyer-tax';
+import { paySubscriptionCheckout } from '@/server/subscriptions/first-charge';
 import { periodBoundary } from '@/server/subscriptions/schedule';
+import { checkBilling, type BillingForm } from '@/server/vat/billing';
 import { createStore } from '../support/factories';
 import { createProduct, epoch, expectError, T0 } from '../support/api';
+import { CARD_OF } from '../support/buyer-country';
 import { useTestApi } from '../support/server';
 import { CARDS, createSubscription, type SubscriptionOptions } from '../support/subscriptions';
+import { fetchPdf, pdfPages } from '../invoices/support';
 import { listEmails } from '../mail/support';
-import { eventsOf, SUBSCRIPTIONS } from './support';
+import { createCheckout, eventsOf, SUBSCRIPTIONS } from './support';
 
 /**
  * POST /subscriptions/{id}/change over HTTP against a real database: the proration to the cent,
@@ -42,6 +47,7 @@ const recurringCharges = async (subscriptionId: string) =>
 const updateOrders = async (subscriptionId: string) => (await api.request('GET', `/api/v1/orders?subscription_id=${subscriptionId}&billing_reason=subscription_update`, { key })).body.data as any[];
 const invoiceOf = async (orderId: string) => (await api.request('GET', `/api/v1/invoices?order_id=${orderId}`, { key })).body.data[0];
 const planName = async (id: string) => (await api.services.db.select({ planName: subscriptions.planName }).from(subscriptions).where(eq(subscriptions.id, id)))[0]!.planName;
+const invoicePdfPages = async (invoiceId: string) => pdfPages((await fetchPdf(api, `/api/v1/invoices/${invoiceId}/pdf`, key)).bytes);
 const updatedEvents = async (id: string) => (await eventsOf(api.services.db, id)).filter((event) => event.type === 'subscription.updated');
 
 describe('prorate_now', () => {
@@ -69,6 +75,11 @@ describe('prorate_now', () => {
     expect(invoice).toMatchObject({ amount_subtotal: 500, amount_tax: 0, amount_total: 500, subscription_id: sub.id });
     const [stored] = await api.services.db.select().from(invoices).where(eq(invoices.id, invoice.id));
     expect([epoch(stored!.suppliedFrom), epoch(stored!.suppliedUntil)]).toEqual([epoch(T0) + 15 * DAY, periodEnd]);
+    // The PDF: both lines, dated by the period they price (the change to the period's end).
+    const [page] = await invoicePdfPages(invoice.id);
+    expect(page).toContain('Period of supply 16 March 2026 – 31 March 2026');
+    expect(page).toContain('Unused time on Pro plan 1 -€5.00 0 % -€5.00 -€5.00 Remaining time on Premium 1 €10.00 0 % €10.00 €10.00');
+    expect(page).toContain('Subtotal (net) €5.00 VAT €0.00 Total €5.00');
     const [row] = await api.services.db.select().from(planChanges).where(eq(planChanges.subscriptionId, sub.id));
     expect(row).toMatchObject({ status: 'succeeded', credit: 500, charge: 1000, amount: 500, orderId: order.id });
 
@@ -92,6 +103,12 @@ describe('prorate_now', () => {
     const response = await change(sub.id, { amount: 999, interval: 'day', interval_count: 30 });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ amount: 999, credit_balance: 500 });
+    // Credit 1000 (1999 × 15/30 = 999.5), charge 500 (999 × 15/30 = 499.5): nothing to charge, the 500 left over kept.
+    const audited = await api.services.db
+      .select({ details: auditEvents.details })
+      .from(auditEvents)
+      .where(and(eq(auditEvents.storeId, store.id), eq(auditEvents.action, 'subscription.change')));
+    expect(audited).toEqual([{ details: expect.objectContaining({ subscription: sub.id, proration: 'prorate_now', credit: 1000, charge: 500, charged: 0 }) }]);
     expect(await planName(sub.id)).toBe('Pro plan');
     expect(await recurringCharges(sub.id)).toEqual([]);
     expect(await updateOrders(sub.id)).toEqual([]);
@@ -103,8 +120,15 @@ describe('prorate_now', () => {
     expect((await recurringCharges(sub.id)).map((charge) => charge.amount)).toEqual([499]);
     const [cycle] = (await api.request('GET', `/api/v1/orders?subscription_id=${sub.id}&billing_reason=subscription_cycle`, { key })).body.data as any[];
     const invoice = await invoiceOf(cycle.id);
-    expect(invoice.lines).toEqual([expect.objectContaining({ description: 'Pro plan', amount_total: 999 }), expect.objectContaining({ description: 'Credit from plan change', amount_total: -500 })]);
-    expect(invoice.amount_total).toBe(499);
+    expect(invoice.lines).toEqual([
+      { description: 'Pro plan', quantity: 1, unit_amount: 999, amount_discount: 0, amount_subtotal: 999, tax_rate: 0, amount_tax: 0, amount_total: 999 },
+      { description: 'Credit from plan change', quantity: 1, unit_amount: -500, amount_discount: 0, amount_subtotal: -500, tax_rate: 0, amount_tax: 0, amount_total: -500 },
+    ]);
+    expect(invoice).toMatchObject({ amount_subtotal: 499, amount_tax: 0, amount_total: 499 });
+    const [page] = await invoicePdfPages(invoice.id);
+    expect(page).toContain('Period of supply 31 March 2026 – 30 April 2026');
+    expect(page).toContain('Pro plan 1 €9.99 0 % €9.99 €9.99 Credit from plan change 1 -€5.00 0 % -€5.00 -€5.00');
+    expect(page).toContain('Subtotal (net) €4.99 VAT €0.00 Total €4.99');
     const [charge] = await api.services.db
       .select()
       .from(subscriptionCharges)
@@ -126,6 +150,86 @@ describe('prorate_now', () => {
       ['Restzeit: Profi', 2000],
     ]);
     expect(invoice.amount_total).toBe(1333);
+    const [page] = await invoicePdfPages(invoice.id);
+    expect(page).toContain('Leistungszeitraum 11. März 2026 – 31. März 2026');
+    expect(page).toContain('Nicht genutzte Zeit: Pro plan 1 -6,67 € 0 % -6,67 € -6,67 € Restzeit: Profi 1 20,00 € 0 % 20,00 € 20,00 €');
+    expect(page).toContain('Gesamtbetrag 13,33 €');
+  });
+
+  it('taxed by the buyer’s country: each line taxed as the subscription’s charges, the invoice’s total charged', async () => {
+    const taxStore = await createStore(api.services, { subscriptions: true, taxMode: 'buyer_country' });
+    const taxKey = taxStore.keys.sk_test;
+    /** A subscription checkout paid as its hosted page pays it: the billing country taxed, then the card charged. */
+    const subscribeFrom = async (country: 'AT' | 'DE', body: Record<string, unknown>) => {
+      const checkout = await createCheckout(api, taxKey, { total_payments: 12, customer_email: 'anna@example.at', ...body });
+      const billing: BillingForm = { name: '', company: '', line1: '', postalCode: '', city: '', vatId: '', country };
+      const taxed = await updateSubscriptionCheckoutBilling(api.services, checkout.id, billing);
+      if (taxed.kind !== 'taxed') throw new Error('billing not taxed');
+      const checked = await checkBilling(api.services.config, false, billing);
+      if (!checked.ok) throw new Error('billing refused');
+      const paid = await paySubscriptionCheckout(api.services, {
+        checkoutId: checkout.id,
+        card: { number: CARD_OF[country], expiry: '12/40', cvc: '123' },
+        billing: { checked: checked.billing, shownTotal: taxed.charge.amount },
+      });
+      return paid.subscription.id;
+    };
+    const changeIn = (id: string, body: Record<string, unknown>) => api.request('POST', `${SUBSCRIPTIONS}/${id}/change`, { key: taxKey, body });
+    const planChangeInvoice = async (id: string) => {
+      const [order] = (await api.request('GET', `/api/v1/orders?subscription_id=${id}&billing_reason=subscription_update`, { key: taxKey })).body.data as any[];
+      return { order, invoice: (await api.request('GET', `/api/v1/invoices?order_id=${order.id}`, { key: taxKey })).body.data[0] };
+    };
+
+    // Austria, prices without VAT (20 %): 1000 → 3000 at day 10 of 30. Credit 667 (666.67), VAT
+    // 133 (133.4) on it; charge 2000, VAT 400: 1333 net, 267 VAT, 1600 charged.
+    const basic = await createProduct(api, taxKey, { name: 'Basic', amount: 1000, tax_inclusive: false, mode: 'recurring', interval: 'day', interval_count: 30 });
+    const team = await createProduct(api, taxKey, { name: 'Team', amount: 3000, tax_inclusive: false, mode: 'recurring', interval: 'day', interval_count: 30 });
+    const austrian = await subscribeFrom('AT', { price_id: basic.price_id });
+    // Germany, a plan including VAT (19 %): 1000 → 3000. Credit 667, VAT inside it 106
+    // (667 × 19 / 119 = 106.496); charge 2000, VAT 319 (319.33): 1333 charged, 213 VAT of it.
+    const german = await subscribeFrom('DE', { amount: 1000, interval: 'day', interval_count: 30, plan_name: 'Basic' });
+    await advance(10 * DAY, taxKey);
+    const changedAt = epoch(T0) + 10 * DAY;
+
+    expect((await changeIn(austrian, { price_id: team.price_id })).status).toBe(200);
+    const exclusive = await planChangeInvoice(austrian);
+    expect(exclusive.invoice.lines).toEqual([
+      { description: 'Unused time on Basic', quantity: 1, unit_amount: -667, amount_discount: 0, amount_subtotal: -667, tax_rate: 20, amount_tax: -133, amount_total: -800 },
+      { description: 'Remaining time on Team', quantity: 1, unit_amount: 2000, amount_discount: 0, amount_subtotal: 2000, tax_rate: 20, amount_tax: 400, amount_total: 2400 },
+    ]);
+    expect(exclusive.invoice).toMatchObject({
+      amount_subtotal: 1333,
+      amount_tax: 267,
+      amount_total: 1600,
+      tax_country: 'AT',
+      tax_treatment: 'vat',
+      tax_breakdown: [{ rate: 20, amount_net: 1333, amount_tax: 267 }],
+    });
+    expect(exclusive.order).toMatchObject({ amount_total: 1600, amount_tax: 267, tax_country: 'AT', tax_treatment: 'vat' });
+    const [exclusiveInvoice] = await api.services.db.select().from(invoices).where(eq(invoices.id, exclusive.invoice.id));
+    expect([epoch(exclusiveInvoice!.suppliedFrom), epoch(exclusiveInvoice!.suppliedUntil)]).toEqual([changedAt, epoch(T0) + 30 * DAY]);
+    expect((await recurringCharges(austrian)).map((charge) => charge.amount)).toEqual([1600]);
+    const [page] = await pdfPages((await fetchPdf(api, `/api/v1/invoices/${exclusive.invoice.id}/pdf`, taxKey)).bytes);
+    expect(page).toContain('Period of supply 11 March 2026 – 31 March 2026');
+    expect(page).toContain('Unused time on Basic 1 -€6.67 20 % -€6.67 -€8.00 Remaining time on Team 1 €20.00 20 % €20.00 €24.00');
+    expect(page).toContain('Subtotal (net) €13.33 VAT €2.67 Total €16.00');
+
+    expect((await changeIn(german, { amount: 3000, interval: 'day', interval_count: 30, plan_name: 'Team' })).status).toBe(200);
+    const inclusive = await planChangeInvoice(german);
+    expect(inclusive.invoice.lines.map((line: any) => [line.description, line.tax_rate, line.amount_subtotal, line.amount_tax, line.amount_total])).toEqual([
+      ['Unused time on Basic', 19, -561, -106, -667],
+      ['Remaining time on Team', 19, 1681, 319, 2000],
+    ]);
+    expect(inclusive.invoice).toMatchObject({
+      amount_subtotal: 1120,
+      amount_tax: 213,
+      amount_total: 1333,
+      tax_country: 'DE',
+      tax_treatment: 'vat',
+      tax_breakdown: [{ rate: 19, amount_net: 1120, amount_tax: 213 }],
+    });
+    expect(inclusive.order).toMatchObject({ amount_total: 1333, amount_tax: 213 });
+    expect((await recurringCharges(german)).map((charge) => charge.amount)).toEqual([1333]);
   });
 
   it('a discount: each plan priced less its discount where the period it prices starts before the discount’s end', async () => {
@@ -329,6 +433,23 @@ describe('the credit balance', () => {
       ['Credit from plan change', -100],
     ]);
     expect(await verifyLedger(api.services.db, api.clock.now(), store.id)).toMatchObject({ ok: true });
+  });
+
+  it('German: the renewal’s credit line reads `Guthaben aus Tarifwechsel`, on the invoice and its PDF', async () => {
+    const sub = await subscription({ amount: 1999, language: 'de' });
+    await advance(15 * DAY);
+    expect((await change(sub.id, { amount: 999, interval: 'day', interval_count: 30 })).body.credit_balance).toBe(500);
+    await advance(15 * DAY);
+    const [cycle] = (await api.request('GET', `/api/v1/orders?subscription_id=${sub.id}&billing_reason=subscription_cycle`, { key })).body.data as any[];
+    const invoice = await invoiceOf(cycle.id);
+    expect(invoice.lines.map((line: any) => [line.description, line.amount_total])).toEqual([
+      ['Pro plan', 999],
+      ['Guthaben aus Tarifwechsel', -500],
+    ]);
+    const [page] = await invoicePdfPages(invoice.id);
+    expect(page).toContain('Leistungszeitraum 31. März 2026 – 30. April 2026');
+    expect(page).toContain('Pro plan 1 9,99 € 0 % 9,99 € 9,99 € Guthaben aus Tarifwechsel 1 -5,00 € 0 % -5,00 € -5,00 €');
+    expect(page).toContain('Gesamtbetrag 4,99 €');
   });
 });
 

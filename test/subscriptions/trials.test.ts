@@ -291,7 +291,21 @@ describe('the trial ends: billing makes the first charge', () => {
     expect(more).toEqual([]);
     expect(order).toMatchObject({ amountTotal: 990, billingReason: 'subscription_create', status: 'paid' });
     const invoice = await api.request('GET', `/api/v1/invoices/${order!.invoiceId}`, { key: own.key });
-    expect(invoice.body).toMatchObject({ amount_total: 990, amount_discount: 0, subscription_id: subscription.id });
+    expect(invoice.body).toMatchObject({
+      order_id: order!.id,
+      subscription_id: subscription.id,
+      customer_email: email,
+      lines: [{ description: 'Pro plan', quantity: 1, unit_amount: 990, amount_discount: 0, amount_subtotal: 990, tax_rate: 0, amount_tax: 0, amount_total: 990 }],
+      discount: null,
+      amount_discount: 0,
+      amount_subtotal: 990,
+      amount_tax: 0,
+      amount_total: 990,
+      issued_at: trialEnd,
+    });
+    // invoice.issued at the trial's end, carrying the invoice as it reads.
+    const issued = (await api.request('GET', `/api/v1/events?type=invoice.issued&object_id=${order!.invoiceId}`, { key: own.key })).body.data as any[];
+    expect(issued.map((event) => ({ created: event.created, data: event.data }))).toEqual([{ created: trialEnd, data: { object: invoice.body } }]);
     // The invoice supplies the first charged period: from the trial's end.
     const [stored] = await api.services.db.select().from(invoices).where(eq(invoices.id, order!.invoiceId!));
     expect({ from: epoch(stored!.suppliedFrom!), until: epoch(stored!.suppliedUntil!) }).toEqual({ from: trialEnd, until: monthLater });
