@@ -1,3 +1,4 @@
+import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 import ProcessTestsEarly from './test/support/sequencer';
@@ -9,10 +10,9 @@ import ProcessTestsEarly from './test/support/sequencer';
 const ISOLATED = [
   'test/browser/**',
   'test/e2e/**',
-  'test/checkout/hosted-page-load.test.ts',
-  'test/dashboard/reveal.test.ts',
-  'test/dashboard/session-cookie.test.ts',
-  'test/disputes/evidence-dashboard.test.ts',
+  ...readdirSync(path.join(import.meta.dirname, 'test'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => /\.test\.tsx?$/.test(file) && /\bvi\.(mock|doMock)\(/.test(readFileSync(path.join(import.meta.dirname, 'test', file), 'utf8')))
+    .map((file) => path.posix.join('test', file.split(path.sep).join('/'))),
 ];
 const INCLUDE = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
 // Several processes on one database: the chaos test runs when the suite runs on PostgreSQL.
