@@ -1,4 +1,5 @@
-import { desc, eq } from 'drizzle-orm';
+import { randomBytes, scryptSync } from 'node:crypto';
+import { desc, eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditEvents, oneTimeLinks, users } from '@/db/schema';
 import { loadConfig } from '@/server/config';
@@ -206,10 +207,15 @@ describe('sign-in', () => {
   it('with the default limits (30 failures per address, 10 per e-mail, in memory and in the database): 45 sign-ins from one address all succeed, failures lock out', async () => {
     const store = await createStore(database.db, { name: 'Office' });
     const team = ['ada', 'bo', 'cy', 'dee', 'eli'].map((name) => `${name}.office@example.com`);
-    for (const email of team) {
-      const invited = await inviteUser(deps(), { storeId: store.id, email, role: 'viewer', accepted: true });
-      await setPasswordWithLink(deps(), invited.token, PASSWORD);
-    }
+    const guessed = Array.from({ length: 30 }, (_, i) => `guess${i}.office@example.com`);
+    for (const email of [...team, ...guessed]) await inviteUser(deps(), { storeId: store.id, email, role: 'viewer', accepted: true });
+    // About two hundred sign-ins: hashes of the lowest cost a stored hash may name keep them quick.
+    const salt = randomBytes(16);
+    const cheapHash = ['scrypt', 1024, 8, 1, salt.toString('base64url'), scryptSync(PASSWORD, salt, 32, { N: 1024, r: 8, p: 1 }).toString('base64url')].join('$');
+    await database.db
+      .update(users)
+      .set({ passwordHash: cheapHash })
+      .where(inArray(users.email, [...team, ...guessed]));
     for (const [index, counters] of [undefined, { db: database.db }].entries()) {
       const limits = createRateLimits({ perIp: 1000, perKey: 1000, productWritesPerKey: 1000, windowSeconds: 1 }, counters);
       const attempt = (email: string, password: string, ip: string) => signInWithPassword({ db: database.db, rateLimits: limits }, { email, password, ip });
@@ -218,14 +224,14 @@ describe('sign-in', () => {
       // One person signs in more often than the e-mail's limit.
       for (let i = 0; i < 12; i += 1) expect((await attempt(team[0]!, PASSWORD, office)).ok).toBe(true);
       // 30 failures from the office's address: then nobody signs in from it, not even with the right password.
-      for (let i = 0; i < 30; i += 1) expect(await attempt(`guess${i}.${index}@example.com`, 'wrong password!', office)).toEqual({ ok: false, reason: 'invalid_credentials' });
+      for (const email of guessed) expect(await attempt(email, 'wrong password!', office)).toEqual({ ok: false, reason: 'invalid_credentials' });
       expect(await attempt(team[1]!, PASSWORD, office)).toEqual({ ok: false, reason: 'rate_limited' });
       // 10 failures for one e-mail, each from another address: then that e-mail is refused from anywhere.
       for (let i = 0; i < 10; i += 1) expect(await attempt(team[2]!, 'wrong password!', `198.18.${index}.${i}`)).toEqual({ ok: false, reason: 'invalid_credentials' });
       expect(await attempt(team[2]!, PASSWORD, `198.18.${index}.100`)).toEqual({ ok: false, reason: 'rate_limited' });
       expect((await attempt(team[3]!, PASSWORD, `198.18.${index}.100`)).ok).toBe(true);
     }
-  }, 120_000);
+  });
 
   it('ending all sessions bumps the session version', async () => {
     const store = await createStore(database.db, { name: 'Sessions' });
