@@ -442,9 +442,13 @@ describe('what the forms refuse', () => {
     const page = await refused.text();
     expect(page).toContain('<html lang="de">');
     expect(page).toContain('Dieses Formular wurde von einer anderen Website gesendet');
+    // A hosted page's footer: the ways to withdraw (a form in English) and to cancel, in the page's language.
+    expect(page).toContain('<footer><p><a href="/withdraw" lang="en">Withdraw from contract here</a><a href="/cancel?lang=de">Verträge hier kündigen</a></p></footer>');
     const english = await post('/cancel/declare', { draft: 'x' }, { ip, origin: 'https://evil.example' });
     expect(english.status).toBe(403);
-    expect(await english.text()).toContain('This form was sent from another site');
+    const englishPage = await english.text();
+    expect(englishPage).toContain('This form was sent from another site');
+    expect(englishPage).toContain('<footer><p><a href="/withdraw">Withdraw from contract here</a><a href="/cancel">Cancel contracts here</a></p></footer>');
   });
 
   it(`an address gets ${LIMIT} posts per window, then 429 with Retry-After`, async () => {
