@@ -267,6 +267,9 @@ describe('/cancel', { timeout: 300_000 }, () => {
       redirect: 'manual',
     });
     expect(refused.status).toBe(403);
+    // Its page's own policy, which allows the page's stylesheet.
+    expect(refused.headers.get('content-security-policy')).toMatch(/style-src 'self' 'sha256-[^']+';/);
+    expect(await refused.text()).toContain('<a href="/cancel">Cancel contracts here</a>');
     const page = await fetch(`${origin}/cancel`, { headers: { 'accept-language': 'de' } });
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<html lang="de">');
