@@ -25,6 +25,9 @@ export async function proxy(request: NextRequest) {
   if (request.nextUrl.pathname.startsWith('/portal/')) return portalProxy(request);
   if (request.nextUrl.pathname.startsWith('/subscribe/')) return subscribeProxy(request);
   if (request.nextUrl.pathname.startsWith('/payment-method/')) return paymentMethodProxy(request);
+  // The declaration forms' posts answer with headers of their own: the page of a refused one allows
+  // its stylesheet by hash, which the pages' policy set here would replace.
+  if (request.method === 'POST' && /^\/(withdraw|cancel)\/(check|declare)$/.test(request.nextUrl.pathname)) return NextResponse.next();
   // The withdrawal forms check the Origin of their posts themselves (server/orders/withdrawals/hosted.ts).
   if (request.nextUrl.pathname === '/withdraw' || request.nextUrl.pathname.startsWith('/withdraw/')) return withSameOriginReferrer(withHostedPageHeaders({}, undefined));
   if (request.nextUrl.pathname === '/cancel' || request.nextUrl.pathname.startsWith('/cancel/')) return cancelProxy(request);

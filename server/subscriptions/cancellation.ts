@@ -6,7 +6,7 @@
  *
  * | Match | Change, in one transaction | Events |
  * |---|---|---|
- * | `active` | the end scheduled at `current_period_end`, the declaration kept | `subscription.updated` |
+ * | `trialing`, `active` | the end scheduled at `current_period_end`, the declaration kept, a waiting plan change dropped | `subscription.updated` |
  * | `past_due` | its paid period is over: `canceled` now, the retries stop | `subscription.canceled`, `subscription.updated` |
  * | an end already scheduled | none | none |
  *
@@ -113,7 +113,8 @@ export async function declareCancellation(deps: CancellationDeps, declaration: C
       } else {
         const [scheduled] = await tx
           .update(subscriptions)
-          .set({ cancelAtPeriodEnd: true, cancelAt: before.currentPeriodEnd, ...declared })
+          // A plan change waiting for the renewal goes: there is no renewal any more.
+          .set({ cancelAtPeriodEnd: true, cancelAt: before.currentPeriodEnd, pendingChange: null, ...declared })
           .where(eq(subscriptions.id, before.id))
           .returning();
         await emitSubscriptionEvent(tx, scheduled!, 'subscription.updated', times, before);

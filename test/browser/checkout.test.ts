@@ -2,7 +2,18 @@ import { createHash, createHmac } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, consoleErrors, launchChromium, merchantLandingPage, newContext, screenshotAtWidths, startMerchantSite, stopStarted, type LaunchedBrowser } from '../support/browser';
+import {
+  chromiumAvailable,
+  consoleErrors,
+  expectContractLinks,
+  launchChromium,
+  merchantLandingPage,
+  newContext,
+  screenshotAtWidths,
+  startMerchantSite,
+  stopStarted,
+  type LaunchedBrowser,
+} from '../support/browser';
 import { callService, freePort, runAdminCli, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
@@ -123,6 +134,7 @@ describe('hosted checkout in Chromium', () => {
     expect(await page.getByRole('contentinfo').textContent()).toContain(
       `${OPERATOR.OPERATOR_LEGAL_NAME}, ${OPERATOR.OPERATOR_ADDRESS}, VAT ID ${OPERATOR.OPERATOR_VAT_ID}, ${OPERATOR.OPERATOR_EMAIL}.`,
     );
+    await expectContractLinks(page);
     // No Email field when the session already has customer_email.
     expect(await page.getByLabel('Email').count()).toBe(0);
     expect(await page.getByRole('banner').count()).toBe(1);
@@ -167,6 +179,7 @@ describe('hosted checkout in Chromium', () => {
     expect(text).toContain(session.order_id);
     expect(text).toContain(`Sold by ${OPERATOR.OPERATOR_LEGAL_NAME} on behalf of Demo Store`);
     expect(await page.title()).toBe('Receipt: €25.00 paid to Demo Store');
+    await expectContractLinks(page);
     // The receipt takes no card: no test-card banner, and no script at all.
     expect(await page.getByRole('complementary', { name: 'Test mode' }).count()).toBe(0);
     expect(await page.getByText('4000 0000 0000 0002').count()).toBe(0);
@@ -418,6 +431,7 @@ describe('hosted checkout in Chromium', () => {
       expect(response!.status()).toBe(404);
       expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('This checkout link is not valid');
       expect(await page.getByLabel('Card number').count()).toBe(0);
+      await expectContractLinks(page);
     }
     await screenshot(page, 'tampered');
     // The receipt of a session needs its own signature; the session id alone shows nothing.

@@ -6,7 +6,18 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_OPERATOR } from '@/server/config';
 import { MAX_TOTAL_PAYMENTS } from '@/server/subscriptions/schemas';
-import { chromiumAvailable, consoleErrors, launchChromium, merchantLandingPage, newContext, screenshotAtWidths, startMerchantSite, stopStarted, type LaunchedBrowser } from '../support/browser';
+import {
+  chromiumAvailable,
+  consoleErrors,
+  expectContractLinks,
+  launchChromium,
+  merchantLandingPage,
+  newContext,
+  screenshotAtWidths,
+  startMerchantSite,
+  stopStarted,
+  type LaunchedBrowser,
+} from '../support/browser';
 import { callService, freePort, ROOT, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
@@ -133,6 +144,7 @@ describe('hosted subscription checkout in Chromium', () => {
     expect(await page.getByText(`Sold by ${SELLER} on behalf of Moth Society`).count()).toBe(1);
     // The demo operator is marked as one.
     expect(await page.getByRole('contentinfo').textContent()).toContain('(demo seller details, not a real company)');
+    await expectContractLinks(page);
     // The plan's name is the heading; no second "Plan" label.
     expect(await page.getByText('Plan', { exact: true }).count()).toBe(0);
     const summary = page.getByRole('region', { name: 'Your subscription' });
@@ -221,6 +233,8 @@ describe('hosted subscription checkout in Chromium', () => {
     expect(await page.title()).toBe('Subscription confirmed: Moth club monthly, €9.90 every month · Moth Society');
     expect(await page.getByText('Visa ending in 4242').count()).toBe(1);
     expect(await page.getByText(`Sold by ${SELLER} on behalf of Moth Society`).count()).toBe(1);
+    // The receipt is about one subscription: its cancel link names it.
+    await expectContractLinks(page, `/cancel?number=${(await api('GET', `/api/v1/subscriptions/checkout/${checkout.id}`)).body.subscription}`);
     expect(await page.getByRole('complementary', { name: 'Test mode' }).count()).toBe(0);
     expect(await page.locator('script').count()).toBe(0);
     await screenshot(page, 'subscribe-receipt');
@@ -271,6 +285,7 @@ describe('hosted subscription checkout in Chromium', () => {
     const response = await page.goto(tampered);
     expect(response!.status()).toBe(404);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('This checkout link is not valid');
+    await expectContractLinks(page);
     expect(errors).toEqual([]);
     await context.close();
   });

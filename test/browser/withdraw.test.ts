@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, invitedDashboardPage, launchChromium, newContext, screenshotAtWidths, startMerchantSite, stopStarted, type LaunchedBrowser } from '../support/browser';
+import { chromiumAvailable, expectContractLinks, invitedDashboardPage, launchChromium, newContext, screenshotAtWidths, startMerchantSite, stopStarted, type LaunchedBrowser } from '../support/browser';
 import { adminClient, callService, freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
@@ -156,6 +156,7 @@ describe('/withdraw', { timeout: 240_000 }, () => {
     await page.goto(session.url);
     await pay(page);
     await page.goto(`${origin}/withdraw`);
+    await expectContractLinks(page);
     await screenshotAtWidths(page, SHOTS, 'withdraw-step-one');
     await page.getByLabel('Order number').fill(session.order_id);
     await page.getByLabel('Email').fill('Ada@Example.com');
@@ -167,6 +168,7 @@ describe('/withdraw', { timeout: 240_000 }, () => {
     await screenshotAtWidths(page, SHOTS, 'withdraw-step-two');
     await Promise.all([page.waitForURL(/\/withdraw\/received\?/), page.getByRole('button', { name: 'Confirm withdrawal' }).click()]);
     expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Withdrawal received');
+    await expectContractLinks(page);
     const received = await order(session.order_id);
     expect(received.withdrawal).toEqual({ status: 'requested', requested_at: expect.any(Number), refund_due_by: received.withdrawal.requested_at + 14 * 86_400, reason: 'Bought the wrong edition' });
     const time = await page.locator('time').getAttribute('datetime');
@@ -240,7 +242,10 @@ describe('/withdraw', { timeout: 240_000 }, () => {
     const [response] = await Promise.all([page.waitForResponse(`${origin}/withdraw/check`), page.getByRole('button', { name: 'Continue' }).click()]);
     expect(response.status()).toBe(429);
     expect(Number(response.headers()['retry-after'])).toBeGreaterThan(0);
+    expect(response.headers()['content-security-policy']).toMatch(/style-src 'self' 'sha256-[^']+';/);
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Too many requests');
+    await expectContractLinks(page);
+    await screenshotAtWidths(page, SHOTS, 'withdraw-too-many');
     await context.close();
   });
 

@@ -225,6 +225,54 @@ describe('a declaration that matches a running subscription', () => {
     expect(contract!.canceledAt).not.toBeNull();
   });
 
+  it('drops a plan change waiting for the next period: canceled at the period’s end, not changed', async () => {
+    const store = await newStore();
+    const email = newEmail('changing');
+    const subscription = await paidSubscription(store.key, email);
+    const changed = await api.request('POST', `/api/v1/subscriptions/${subscription.id}/change`, {
+      key: store.key,
+      body: { amount: 1990, interval: 'month', plan_name: 'Team plan', proration: 'next_period' },
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    const pendingChange = {
+      price_id: null,
+      product_id: null,
+      plan_name: 'Team plan',
+      amount: 1990,
+      interval: 'month',
+      interval_count: 1,
+      effective_at: subscription.current_period_end,
+    };
+    expect(changed.body.pending_change).toEqual(pendingChange);
+    const before = await typesOf(subscription.id);
+
+    await cancelOnPages({ email, number: subscription.id });
+    const after = await retrieveSubscription(api, store.key, subscription.id);
+    expect(after).toEqual({
+      ...changed.body,
+      cancel_at_period_end: true,
+      cancel_at: subscription.current_period_end,
+      cancellation: { declared_at: now(), type: 'ordinary', reason: null },
+      pending_change: null,
+    });
+    expect(await typesOf(subscription.id)).toEqual([...before, 'subscription.updated']);
+    const updated = (await eventsOf(api.services.db, subscription.id)).at(-1)!;
+    expect(updated.data.object).toEqual(after);
+    expect(updated.data.previous_attributes).toEqual({ cancel_at_period_end: false, cancel_at: null, cancellation: null, pending_change: pendingChange });
+
+    await advanceClock(api, store.key, subscription.current_period_end - now());
+    expect(await retrieveSubscription(api, store.key, subscription.id)).toMatchObject({
+      status: 'canceled',
+      amount: 990,
+      interval: 'month',
+      pending_change: null,
+      canceled_at: subscription.current_period_end,
+      ended_at: subscription.current_period_end,
+    });
+    expect(await typesOf(subscription.id)).toEqual([...before, 'subscription.updated', 'subscription.canceled', 'subscription.updated']);
+    expect((await chargesOf(api.services.db, subscription.id)).map((charge) => charge.cycle)).toEqual([1]);
+  });
+
   it('past_due: canceled now, its retries stop, the e-mail’s end is now', async () => {
     const store = await newStore();
     const email = newEmail('overdue');
@@ -394,9 +442,13 @@ describe('what the forms refuse', () => {
     const page = await refused.text();
     expect(page).toContain('<html lang="de">');
     expect(page).toContain('Dieses Formular wurde von einer anderen Website gesendet');
+    // A hosted page's footer: the ways to withdraw (a form in English) and to cancel, in the page's language.
+    expect(page).toContain('<footer><p><a href="/withdraw" lang="en">Withdraw from contract here</a><a href="/cancel?lang=de">Verträge hier kündigen</a></p></footer>');
     const english = await post('/cancel/declare', { draft: 'x' }, { ip, origin: 'https://evil.example' });
     expect(english.status).toBe(403);
-    expect(await english.text()).toContain('This form was sent from another site');
+    const englishPage = await english.text();
+    expect(englishPage).toContain('This form was sent from another site');
+    expect(englishPage).toContain('<footer><p><a href="/withdraw">Withdraw from contract here</a><a href="/cancel">Cancel contracts here</a></p></footer>');
   });
 
   it(`an address gets ${LIMIT} posts per window, then 429 with Retry-After`, async () => {

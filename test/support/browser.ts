@@ -3,6 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { runAdminCli, stopService, type Service } from './production-server';
 
 /**
@@ -110,6 +111,13 @@ export async function screenshotAtWidths(page: Page, directory: string, name: st
     await page.screenshot({ path: `${directory}/${name}-${width}.png`, fullPage: true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/** The footer's ways out of a contract, on every hosted page: to withdraw, and to cancel (the one subscription prefilled where the page is about it). */
+export async function expectContractLinks(page: Page, cancelHref = '/cancel'): Promise<void> {
+  const footer = page.getByRole('contentinfo');
+  expect(await footer.getByRole('link', { name: 'Withdraw from contract here', exact: true }).getAttribute('href')).toBe('/withdraw');
+  expect(await footer.getByRole('link', { name: 'Cancel contracts here', exact: true }).getAttribute('href')).toBe(cancelHref);
 }
 
 /** A form's fields as the browser would post them (to post the same form directly, e.g. as another role). */

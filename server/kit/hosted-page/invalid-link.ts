@@ -1,17 +1,20 @@
 /**
- * The answer to a tampered or unknown hosted link: a 404 with a small self-contained page.
+ * The answer to a tampered or unknown hosted link: a 404 with a small self-contained page, whose
+ * footer keeps the ways to withdraw and to cancel that every hosted page has.
  *
  * Served by proxy.ts rather than by Next's notFound(): with that, Next 16 sends an empty HTML
  * shell and draws the not-found UI with client-side JavaScript, which these pages never run
  * (script-src 'none'). The inline stylesheet is allowed by its hash, nothing else inline is.
  */
+import { CANCEL_LINK_TEXT, cancelPageUrl } from './cancel-link';
 import { hashSource, hostedContentSecurityPolicy, hostedPageHeaders } from './headers';
 
 const STYLE = `body{margin:0;background:#f4f5f7;color:#16191d;font:1rem/1.5 system-ui,-apple-system,'Segoe UI',Roboto,'Helvetica Neue',Arial,sans-serif}
 header{background:#fff;border-bottom:1px solid #c9ced6}header p{max-width:60rem;margin:0 auto;padding:.85rem 1.25rem;font-weight:600}
 main{max-width:36rem;margin:2.5rem auto;padding:0 1.25rem}section{background:#fff;border:1px solid #c9ced6;border-radius:12px;padding:1.5rem}
 h1{margin:0 0 1rem;font-size:1.35rem;line-height:1.25;color:#a3161b}p{margin:0 0 .9rem}
-@media (prefers-color-scheme:dark){body{background:#111418;color:#eceff3}header,section{background:#1b1f25;border-color:#3a414b}h1{color:#ffb4b0}}`;
+footer p{display:flex;flex-wrap:wrap;justify-content:center;gap:.25rem 1.25rem;margin:0 auto 1.5rem;padding:0 1.25rem;font-size:.9rem}a{color:#1d4ed8}
+@media (prefers-color-scheme:dark){body{background:#111418;color:#eceff3}header,section{background:#1b1f25;border-color:#3a414b}h1{color:#ffb4b0}a{color:#93b4ff}}`;
 
 const STYLE_HASH = hashSource(STYLE);
 
@@ -33,8 +36,9 @@ const CHECKOUT_NOTICE: InvalidLinkNotice = {
 };
 
 function html(notice: InvalidLinkNotice): string {
+  const language = notice.language ?? 'en';
   return `<!doctype html>
-<html lang="${notice.language ?? 'en'}">
+<html lang="${language}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -50,6 +54,7 @@ function html(notice: InvalidLinkNotice): string {
 ${notice.paragraphs.map((paragraph) => `<p>${paragraph}</p>`).join('\n')}
 </section>
 </main>
+<footer><p><a href="/withdraw"${language === 'en' ? '' : ' lang="en"'}>Withdraw from contract here</a><a href="${cancelPageUrl({ language })}">${CANCEL_LINK_TEXT[language]}</a></p></footer>
 </body>
 </html>
 `;
