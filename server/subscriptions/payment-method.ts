@@ -26,7 +26,7 @@ export interface PaymentMethodView {
   /** When the page was read, on the store's clock (epoch seconds): the form's script checks expiry dates against it. */
   readAt: number;
   planName: string;
-  /** Anything but `active` and `past_due`: no card is taken any more. */
+  /** Anything but `trialing`, `active` and `past_due`: no card is taken any more. */
   ended: boolean;
   /** When the next charge (or retry) is made and what it takes, on the store's clock; null once ended. */
   nextCharge: { at: number; amount: number } | null;
