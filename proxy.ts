@@ -6,7 +6,7 @@ import { hostedContentSecurityPolicy, hostedPageHeaders, originOf, type HostedPa
 import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';
 import { isServiceOrigin } from '@/server/kit/origin';
 import { hostedSubscriptionHandoff, hostedSubscriptionReceiptHandoff, loadHostedSubscriptionCheckout, loadHostedSubscriptionReceipt } from '@/server/subscriptions/hosted';
-import { loadPaymentMethodPage, paymentMethodHandoff } from '@/server/subscriptions/payment-method';
+import { loadPaymentMethodPage, PAYMENT_METHOD_LINK_NOTICE, paymentMethodHandoff, paymentMethodPageLanguage } from '@/server/subscriptions/payment-method';
 import { clientIp } from '@/server/context';
 import { portalLinkStore } from '@/server/portal/page';
 import { describeLink } from '@/server/users/service';
@@ -136,19 +136,25 @@ async function subscribeProxy(request: NextRequest) {
 
 /**
  * The update-payment-method page (/payment-method/*): the payment page's headers, and the 404 for a
- * link that does not verify or is past its 7 days (its posts check the link themselves).
+ * link that does not verify or is past its 7 days (its posts check the link themselves), in the
+ * page's language, which the root layout's `<html lang>` reads from the request.
  */
 async function paymentMethodProxy(request: NextRequest) {
   const [, , id = '', below] = request.nextUrl.pathname.split('/');
   let policy: HostedPagePolicy = {};
   let pageRequestHeaders: Headers | undefined;
-  if (request.method === 'GET' && below === undefined) {
-    const services = await getAppServices();
-    const params = request.nextUrl.searchParams;
-    const page = await loadPaymentMethodPage(services, { id, expires: params.get('expires') ?? undefined, signature: params.get('signature') ?? undefined });
-    if (page.state === 'invalid') return invalidLinkResponse();
-    policy = hostedPagePolicy(services.gateways, page.view.storeLinks, page.view.ended ? undefined : { successUrl: null, livemode: page.view.livemode });
-    pageRequestHeaders = paymentMethodHandoff.give(page, request.headers);
+  if (below === undefined) {
+    const language = paymentMethodPageLanguage(request);
+    if (request.method === 'GET') {
+      const services = await getAppServices();
+      const params = request.nextUrl.searchParams;
+      const page = await loadPaymentMethodPage(services, { id, expires: params.get('expires') ?? undefined, signature: params.get('signature') ?? undefined });
+      if (page.state === 'invalid') return invalidLinkResponse(PAYMENT_METHOD_LINK_NOTICE[language]);
+      policy = hostedPagePolicy(services.gateways, page.view.storeLinks, page.view.ended ? undefined : { successUrl: null, livemode: page.view.livemode });
+      pageRequestHeaders = paymentMethodHandoff.give(page, request.headers);
+    }
+    pageRequestHeaders ??= new Headers(request.headers);
+    pageRequestHeaders.set(PAGE_LANGUAGE_HEADER, language);
   }
   return withHostedPageHeaders(policy, pageRequestHeaders);
 }

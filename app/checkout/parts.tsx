@@ -15,6 +15,7 @@ import type { StoreLinks } from '@/server/stores/service';
 import type { DownloadLink } from '@/server/downloads/service';
 import { CANCEL_LINK_TEXT, cancelPageUrl } from '@/server/kit/hosted-page/cancel-link';
 import { discountRowLabel, PROMOTION_CODE_FIELDS, type SummaryDiscount } from '@/server/kit/hosted-page/discount';
+import { FRAME_TEXTS } from './texts';
 
 // The pages' formats, shared with the server's answers to the form's script.
 
@@ -47,9 +48,9 @@ export function DownloadLinks({ downloads, className }: { downloads: readonly Do
   );
 }
 
-/** `Visa ending in 4242`: brand and last 4 are all that is kept of a card. */
-export function cardText(brand: string | null, last4: string): string {
-  return `${cardBrandName(brand)} ending in ${last4}`;
+/** `Visa ending in 4242` (`Visa mit Endziffern 4242`): brand and last 4 are all that is kept of a card. */
+export function cardText(brand: string | null, last4: string, language: DocumentLanguage = 'en'): string {
+  return FRAME_TEXTS[language].cardEnding(cardBrandName(brand), last4);
 }
 
 /** The store a hosted page is for: its name, logo and links. */
@@ -62,7 +63,7 @@ export interface PageStore {
  * Header with the merchant (its logo when it has one), the main landmark, and a footer with the
  * seller's details (the operator sells as merchant of record) and the store's terms and privacy
  * links. A test-mode page that takes a card (`testCards`) lists the cards to use; the other
- * pages (receipts, outcomes) have no use for the list.
+ * pages (receipts, outcomes) have no use for the list. In the page's `language` (English unless given).
  */
 export function CheckoutShell({
   store,
@@ -70,6 +71,7 @@ export function CheckoutShell({
   testCards,
   subscriptionId,
   cardNote = 'Card details are used for this payment only and never stored.',
+  language = 'en',
   children,
 }: {
   store?: PageStore;
@@ -79,26 +81,28 @@ export function CheckoutShell({
   subscriptionId?: string;
   /** What becomes of the card typed on the page. */
   cardNote?: string;
+  language?: DocumentLanguage;
   children: ReactNode;
 }) {
+  const text = FRAME_TEXTS[language];
   return (
     <>
       <a className="co-skip" href="#main">
-        Skip to content
+        {text.skip}
       </a>
-      {testCards ? <TestModeBanner recurring={testCards === 'recurring'} /> : null}
+      {testCards ? <TestModeBanner recurring={testCards === 'recurring'} language={language} /> : null}
       <header className="co-header">
         <div className="co-header-inner">
           {store ? <MerchantName storeName={store.name} logoUrl={store.links.logoUrl} /> : <p className="co-merchant">Checkout</p>}
           <p className="co-secure">
-            <LockIcon /> Secure checkout
+            <LockIcon /> {text.secure}
           </p>
         </div>
       </header>
       <main id="main" className="co-main">
         {children}
       </main>
-      <PageFooter store={store} operator={operator} subscriptionId={subscriptionId}>
+      <PageFooter store={store} operator={operator} subscriptionId={subscriptionId} language={language}>
         {cardNote}
       </PageFooter>
     </>
@@ -110,14 +114,27 @@ export function CheckoutShell({
  * reach it), the store's terms and privacy policy when it gives them, a line about the page, and
  * the links to withdraw and to cancel.
  */
-export function PageFooter({ store, operator, subscriptionId, children }: { store?: PageStore; operator?: OperatorConfig; subscriptionId?: string; children: ReactNode }) {
+export function PageFooter({
+  store,
+  operator,
+  subscriptionId,
+  language = 'en',
+  children,
+}: {
+  store?: PageStore;
+  operator?: OperatorConfig;
+  subscriptionId?: string;
+  language?: DocumentLanguage;
+  children: ReactNode;
+}) {
+  const text = FRAME_TEXTS[language];
   const links = store
-    ? [store.links.termsUrl && { href: store.links.termsUrl, label: 'Terms' }, store.links.privacyUrl && { href: store.links.privacyUrl, label: 'Privacy policy' }].filter((link) => !!link)
+    ? [store.links.termsUrl && { href: store.links.termsUrl, label: text.terms }, store.links.privacyUrl && { href: store.links.privacyUrl, label: text.privacy }].filter((link) => !!link)
     : [];
   return (
     <footer className="co-footer">
       {links.length > 0 ? (
-        <nav className="co-footer-links" aria-label={`${store!.name} policies`}>
+        <nav className="co-footer-links" aria-label={text.policies(store!.name)}>
           {links.map((link) => (
             <a key={link.href} className="co-link" href={link.href}>
               {link.label}
@@ -127,15 +144,15 @@ export function PageFooter({ store, operator, subscriptionId, children }: { stor
       ) : null}
       {operator ? (
         <p>
-          Seller (merchant of record): {operator.legalName}, {operator.address}, VAT ID {operator.vatId},{' '}
+          {text.seller}: {operator.legalName}, {operator.address}, {text.vatId} {operator.vatId},{' '}
           <a className="co-link" href={`mailto:${operator.email}`}>
             {operator.email}
           </a>
-          {operator.isDemo ? ' (demo seller details, not a real company)' : ''}.
+          {operator.isDemo ? text.demoSeller : ''}.
         </p>
       ) : null}
       <p>{children}</p>
-      <ContractLinks subscriptionId={subscriptionId} />
+      <ContractLinks subscriptionId={subscriptionId} language={language} />
     </footer>
   );
 }
@@ -179,25 +196,16 @@ function LockIcon() {
 }
 
 /** In test mode the page says so and lists the cards that simulate each outcome. */
-export function TestModeBanner({ recurring }: { recurring?: boolean }) {
+export function TestModeBanner({ recurring, language = 'en' }: { recurring?: boolean; language?: DocumentLanguage }) {
+  const text = FRAME_TEXTS[language];
   return (
-    <aside className="co-test" aria-label="Test mode">
+    <aside className="co-test" aria-label={text.testMode}>
+      <p>{text.testCards(<code>4242 4242 4242 4242</code>, <code>4000 0000 0000 0002</code>)}</p>
+      <p>{text.disputeCards(<code>4000 0000 0000 0259</code>, <code>4000 0000 0000 2685</code>)}</p>
       <p>
-        <strong>Test mode.</strong> No real money moves. Use card <code>4242 4242 4242 4242</code> to approve or <code>4000 0000 0000 0002</code> to decline, any future expiry (MM/YY) and any 3-digit
-        CVC.
+        {text.countryCards(<code>4000 0027 6000 0016</code>, <code>4000 0025 0000 0003</code>, <code>4000 0004 0000 0008</code>, <code>4000 0038 0000 0008</code>, <code>4000 0084 0000 0001</code>)}
       </p>
-      <p>
-        <code>4000 0000 0000 0259</code> and <code>4000 0000 0000 2685</code> pay, then open a dispute of the payment (fraud, not received), decided when the test clock passes its deadline.
-      </p>
-      <p>
-        Cards issued in a country (the evidence of where you are): <code>4000 0027 6000 0016</code> Germany, <code>4000 0025 0000 0003</code> France, <code>4000 0004 0000 0008</code> Austria,{' '}
-        <code>4000 0038 0000 0008</code> Italy, <code>4000 0084 0000 0001</code> United States.
-      </p>
-      {recurring ? (
-        <p>
-          For later charges: <code>4000 0000 0000 0341</code> declines every renewal, <code>4000 0000 0000 3063</code> declines the first renewal only.
-        </p>
-      ) : null}
+      {recurring ? <p>{text.renewalCards(<code>4000 0000 0000 0341</code>, <code>4000 0000 0000 3063</code>)}</p> : null}
     </aside>
   );
 }
@@ -357,12 +365,12 @@ export function Notice({ title, tone, children }: { title: string; tone: 'info' 
 }
 
 /** The alert above a payment form after a failed attempt: the fields to correct (the error's, then `fields`), or what went wrong. */
-export function FormAlert({ error, fields = [] }: { error: HostedMessage | undefined; fields?: readonly HostedField[] }) {
+export function FormAlert({ error, fields = [], language = 'en' }: { error: HostedMessage | undefined; fields?: readonly HostedField[]; language?: DocumentLanguage }) {
   const toCorrect = [...(error?.field ? [error.field] : []), ...fields];
   if (!error && toCorrect.length === 0) return null;
   return (
     <div role="alert" className="co-alert" id="form-error">
-      <p>{toCorrect.length > 0 ? correctionAlert(toCorrect) : error?.message}</p>
+      <p>{toCorrect.length > 0 ? correctionAlert(toCorrect, language) : error?.message}</p>
     </div>
   );
 }
@@ -441,9 +449,9 @@ const BRAND_MARKS = [
   { brand: 'discover', label: 'Discover' },
 ] as const;
 
-function CardBrands() {
+function CardBrands({ label }: { label: string }) {
   return (
-    <ul className="co-brands" data-brands="" aria-label="Cards accepted">
+    <ul className="co-brands" data-brands="" aria-label={label}>
       {BRAND_MARKS.map(({ brand, label }) => (
         <li key={brand} className="co-brand" data-brand={brand}>
           {label}
@@ -453,19 +461,23 @@ function CardBrands() {
   );
 }
 
-/** The card inputs of every hosted payment form (accessible labels `Card number`, `Expiry`, `CVC`, which browser tests find them by). */
-export function CardFields({ fieldError }: { fieldError: (name: HostedField) => string | undefined }) {
+/**
+ * The card inputs of every hosted payment form (accessible labels `Card number`, `Expiry`, `CVC`,
+ * or `Kartennummer`, `Ablaufdatum`, `Prüfnummer`, which browser tests find them by).
+ */
+export function CardFields({ fieldError, language = 'en' }: { fieldError: (name: HostedField) => string | undefined; language?: DocumentLanguage }) {
+  const text = FRAME_TEXTS[language];
   return (
     <>
-      <Field name="card_number" label="Card number" error={fieldError('card_number')} aside={<CardBrands />}>
+      <Field name="card_number" label={text.cardNumber} error={fieldError('card_number')} aside={<CardBrands label={text.cardsAccepted} />}>
         {(props) => <input {...props} type="text" autoComplete="cc-number" inputMode="numeric" placeholder="1234 1234 1234 1234" maxLength={23} spellCheck={false} required />}
       </Field>
       <div className="co-row">
-        <Field name="expiry" label="Expiry" hint="MM/YY" error={fieldError('expiry')}>
+        <Field name="expiry" label={text.expiry} hint={text.expiryFormat} error={fieldError('expiry')}>
           {/* 1230, 12 30 and 12/2030 are read as well, so the number pad suffices. */}
-          {(props) => <input {...props} type="text" autoComplete="cc-exp" inputMode="numeric" placeholder="MM/YY" maxLength={7} required />}
+          {(props) => <input {...props} type="text" autoComplete="cc-exp" inputMode="numeric" placeholder={text.expiryFormat} maxLength={7} required />}
         </Field>
-        <Field name="cvc" label="CVC" hint="3 digits" error={fieldError('cvc')}>
+        <Field name="cvc" label={text.cvc} hint={text.cvcHint} error={fieldError('cvc')}>
           {(props) => <input {...props} type="text" autoComplete="cc-csc" inputMode="numeric" placeholder="123" maxLength={4} required />}
         </Field>
       </div>

@@ -13,7 +13,7 @@
  * the subscription as a successful retry does (transitions.ts).
  */
 import { and, eq, inArray } from 'drizzle-orm';
-import { OPEN_PAYMENT_METHOD_UPDATE_STATUSES, paymentMethodUpdates, planChanges, stores, subscriptionCharges, subscriptions } from '@/db/schema';
+import { OPEN_PAYMENT_METHOD_UPDATE_STATUSES, paymentMethodUpdates, planChanges, stores, subscriptionCharges, subscriptions, type DocumentLanguage } from '@/db/schema';
 import { byActor, recordAudit, type CustomerActor } from '../audit/service';
 import { validateCard, type CardFields } from '../checkout/card';
 import { storeClock } from '../clock';
@@ -47,8 +47,9 @@ export interface CardUpdateInput {
   /** The customer's address and browser: kept with the owed charge's order, as evidence. */
   buyer: BuyerClient;
   actor: CustomerActor;
-  /** The page's signed link, which the 3-D Secure challenge returns to. */
+  /** The page's signed link, which the 3-D Secure challenge returns to, and its language, which the page after it keeps. */
   link: { expires: string; signature: string };
+  language: DocumentLanguage;
 }
 
 /** The update as recorded, and the bank's challenge when the customer must pass one first. */
@@ -61,9 +62,9 @@ const isOpen = (status: CardUpdateRow['status']) => (OPEN_PAYMENT_METHOD_UPDATE_
 
 export const inProgress = () => new ApiError('session_payment_in_progress', 'A payment of this subscription is being processed right now. Nothing was charged: try again in a few minutes.');
 
-/** Where the acquirer sends the customer back after a 3-D Secure challenge: below the page's own signed link. */
-export function cardUpdateReturnUrl(config: Pick<Config, 'publicBaseUrl'>, subscriptionId: string, link: CardUpdateInput['link'], updateId: string): string {
-  return `${config.publicBaseUrl}${hostedPagePath('payment_method', { id: subscriptionId, ...link }, { update: updateId }, '/return')}`;
+/** Where the acquirer sends the customer back after a 3-D Secure challenge: below the page's own signed link, in its language. */
+export function cardUpdateReturnUrl(config: Pick<Config, 'publicBaseUrl'>, subscriptionId: string, link: CardUpdateInput['link'], updateId: string, language: DocumentLanguage): string {
+  return `${config.publicBaseUrl}${hostedPagePath('payment_method', { id: subscriptionId, ...link }, { update: updateId, lang: language }, '/return')}`;
 }
 
 /**
@@ -159,7 +160,7 @@ export async function updatePaymentMethod(deps: CardUpdateDeps, input: CardUpdat
       amount: update.amount,
       description: update.cycle === null ? `${loaded.storeName}: ${loaded.subscription.planName} (card check)` : `${loaded.storeName}: ${chargeDescription(loaded.subscription, update.cycle)}`,
       card,
-      returnUrl: cardUpdateReturnUrl(deps.config, update.subscriptionId, input.link, id),
+      returnUrl: cardUpdateReturnUrl(deps.config, update.subscriptionId, input.link, id, input.language),
       recurring: true,
     });
   } catch (error) {

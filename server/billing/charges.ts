@@ -398,7 +398,7 @@ export async function settleCharges(deps: BillingDeps, batch: readonly ChargeToS
         retryDates: declined.retryDates.map(epochSeconds),
         canceled,
         // A card that works now saves the retries to come; after the last there is nothing to save.
-        ...(canceled ? {} : { updatePaymentMethodUrl: paymentMethodLink(deps.config, subscription.id, now).url }),
+        ...(canceled ? {} : { updatePaymentMethodUrl: paymentMethodLink(deps.config, subscription.id, now, subscription.language).url }),
       };
       emails.push(subscriptionEmail(subscription, { template: 'payment_failed', data }, times));
       if (canceled) {

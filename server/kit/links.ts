@@ -4,6 +4,7 @@
  * download links.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { DocumentLanguage } from '@/db/schema';
 import { epochSeconds } from '../clock';
 import { ApiError } from '../errors';
 import { sha256Hex, digestsEqual } from '../ids';
@@ -94,11 +95,13 @@ export interface PaymentMethodLink {
 /**
  * `<PUBLIC_BASE_URL>/payment-method/<sub id>?expires=&signature=`: the page where a customer gives a
  * new card for one subscription, valid for 7 days from `now` (the subscription's store clock).
- * Handed out by the API, the portal and the e-mails that ask for a working card.
+ * Handed out by the API, the portal and the e-mails that ask for a working card; a German e-mail's
+ * opens the page in German (`&lang=de`, outside the signature: the page's language is no secret).
  */
-export function paymentMethodLink(config: LinkConfig, subscriptionId: string, now: Date): PaymentMethodLink {
+export function paymentMethodLink(config: LinkConfig, subscriptionId: string, now: Date, language: DocumentLanguage = 'en'): PaymentMethodLink {
   const expires = epochSeconds(now) + PAYMENT_METHOD_LINK_DAYS * 86_400;
-  return { url: signedLink(config.publicBaseUrl, signingSecret(config), 'payment_method', subscriptionId, expires), expires_at: expires };
+  const url = signedLink(config.publicBaseUrl, signingSecret(config), 'payment_method', subscriptionId, expires);
+  return { url: language === 'en' ? url : `${url}&lang=${language}`, expires_at: expires };
 }
 
 export function checkPaymentMethodLink(config: Pick<LinkConfig, 'authSecret'>, subscriptionId: string, expires: string | undefined, signature: string | undefined, nowSeconds: number): LinkCheck {

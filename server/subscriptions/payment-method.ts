@@ -6,11 +6,13 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '@/db/client';
-import { paymentMethodUpdates, stores, subscriptions, type PaymentMethodUpdateStatus } from '@/db/schema';
+import { paymentMethodUpdates, stores, subscriptions, type DocumentLanguage, type PaymentMethodUpdateStatus } from '@/db/schema';
 import { epochSeconds, storeClock } from '../clock';
 import type { Config } from '../config';
 import { createHandoff } from '../kit/hosted-page/handoff';
+import type { InvalidLinkNotice } from '../kit/hosted-page/invalid-link';
 import type { HostedLinkParams, HostedPageDeps } from '../kit/hosted-page/request';
+import { chosenLanguage } from '../kit/language';
 import { checkPaymentMethodLink, signingSecret } from '../kit/links';
 import { seal, unseal } from '../kit/sealed';
 import { storeLinkColumns, type StoreLinks } from '../stores/service';
@@ -26,7 +28,7 @@ export interface PaymentMethodView {
   /** When the page was read, on the store's clock (epoch seconds): the form's script checks expiry dates against it. */
   readAt: number;
   planName: string;
-  /** Anything but `active` and `past_due`: no card is taken any more. */
+  /** Anything but `trialing`, `active` and `past_due`: no card is taken any more. */
   ended: boolean;
   /** When the next charge (or retry) is made and what it takes, on the store's clock; null once ended. */
   nextCharge: { at: number; amount: number } | null;
@@ -35,8 +37,34 @@ export interface PaymentMethodView {
   owed: number | null;
 }
 
+/** The 404 page of a link that does not verify, is past its 7 days or names no subscription, in the page's language. */
+export const PAYMENT_METHOD_LINK_NOTICE: Record<DocumentLanguage, InvalidLinkNotice> = {
+  en: {
+    site: 'Update your payment method',
+    title: 'This link is not valid',
+    paragraphs: ['The link may have expired, been copied incompletely or changed. Nothing was charged.', 'Use the link in the latest e-mail about your subscription, or ask the shop for a new one.'],
+  },
+  de: {
+    site: 'Zahlungsmethode aktualisieren',
+    title: 'Dieser Link ist nicht gültig',
+    paragraphs: [
+      'Der Link ist vielleicht abgelaufen, unvollständig kopiert oder verändert worden. Es wurde nichts abgebucht.',
+      'Verwenden Sie den Link aus der neuesten E-Mail zu Ihrem Abonnement, oder bitten Sie den Shop um einen neuen.',
+    ],
+    language: 'de',
+  },
+};
+
 /** A link that does not verify, is past its 7 days or names no subscription is `invalid` (the 404 page). */
 export type PaymentMethodPage = { state: 'invalid' } | { state: 'open'; view: PaymentMethodView };
+
+/**
+ * The page's language: `?lang=de|en` (German e-mails link the page with `lang=de`; its form and the
+ * bank's return carry the page's on), else the first of de/en in `Accept-Language`, else English.
+ */
+export function paymentMethodPageLanguage(request: Request): DocumentLanguage {
+  return chosenLanguage(new URL(request.url).searchParams.get('lang'), request.headers.get('accept-language'));
+}
 
 /** What proxy.ts loaded for a GET of the page, which the page then renders. */
 export const paymentMethodHandoff = createHandoff<PaymentMethodPage>('payment-method');

@@ -93,7 +93,7 @@ export async function queueRenewalReminders(deps: ReminderDeps, scope: ReminderS
             renewsAt: epochSeconds(subscription.nextBillingAt),
             payment,
             totalPayments: subscription.totalPayments,
-            updatePaymentMethodUrl: paymentMethodLink(deps.config, subscription.id, now).url,
+            updatePaymentMethodUrl: paymentMethodLink(deps.config, subscription.id, now, subscription.language).url,
           },
         },
         { now, wallNow },

@@ -105,7 +105,7 @@ export const subscriptionsRouter = createRouter({
         tags: TAGS,
         summary: 'Create a link to update the payment method',
         description:
-          'Answers `{ url, expires_at }`: a signed page, for this subscription only and reusable for seven days, where the customer enters a new card. The card is checked without moving money; a `past_due` subscription is charged what it owes at once on the new card and is `active` again when that is approved. 409 `subscription_not_active` unless the subscription is `active` or `past_due`.',
+          'Answers `{ url, expires_at }`: a signed page, for this subscription only and reusable for seven days, where the customer enters a new card. The card is checked without moving money; a `past_due` subscription is charged what it owes at once on the new card and is `active` again when that is approved. 409 `subscription_not_active` unless the subscription is `trialing`, `active` or `past_due`.',
         protect: true,
       },
       errors: ['feature_unavailable', 'capability_disabled', 'subscription_not_active'],

@@ -55,7 +55,7 @@ export async function noticeTrialEnd(tx: Transaction, subscription: Subscription
     trialEnd: epochSeconds(noticed.trialEnd!),
     amount: owedChargeAmounts(noticed, config.taxRates, noticed.trialEnd!).amount,
     card: noticed.cardBrand === null || noticed.cardLast4 === null ? null : { brand: noticed.cardBrand, last4: noticed.cardLast4 },
-    updatePaymentMethodUrl: paymentMethodLink(config, noticed.id, times.now).url,
+    updatePaymentMethodUrl: paymentMethodLink(config, noticed.id, times.now, noticed.language).url,
   };
   await enqueueSubscriptionEmail(tx, noticed, { template: 'trial_ending', data }, times, { dedupeKey: `trial_ending:${noticed.id}` });
   return true;

@@ -5,9 +5,10 @@ import { adminClient, callService, freePort, serviceEnv, serviceStorage, START_T
 
 /**
  * The update-payment-method page in Debian's Chromium against `npm start`, with and without
- * JavaScript: a subscription whose renewal was declined (0341) gets a new card (4242) and is
- * charged the owed amount once; a declined card shows the alert and changes nothing. Screenshots
- * at 1280 and 375 px go to /tmp/shots.
+ * JavaScript, in English and in German (the German e-mail's link, or the browser's language): a
+ * subscription whose renewal was declined (0341) gets a new card (4242) and is charged the owed
+ * amount once; a declined card shows the alert and changes nothing. Screenshots at 1280 and 375 px
+ * go to /tmp/shots.
  */
 const ADMIN_TOKEN = 'adm_paymentmethodbrowsertesttoken0000000';
 const SHOTS = '/tmp/shots';
@@ -39,19 +40,23 @@ afterAll(() => stopStarted({ chromium, service, cleanupStorage }), 60_000);
 
 const api = (method: string, path: string, body?: unknown) => callService(origin, sk, method, path, body);
 
-async function newPage(javaScriptEnabled: boolean): Promise<Page> {
-  const context = await newContext(browser, { javaScriptEnabled });
+/** A browser of its own; `locale` its language (Accept-Language), English unless given. */
+async function newPage(javaScriptEnabled: boolean, locale?: string): Promise<Page> {
+  const context = await newContext(browser, { javaScriptEnabled, locale });
   await context.setExtraHTTPHeaders({ 'x-forwarded-for': `203.0.113.${++address}` });
   return context.newPage();
 }
 
-async function fillCard(page: Page, number: string) {
-  await page.getByLabel('Card number').fill(number);
-  await page.getByLabel('Expiry').fill('12/34');
-  await page.getByLabel('CVC').fill('123');
+const CARD_LABELS = { en: ['Card number', 'Expiry', 'CVC'], de: ['Kartennummer', 'Ablaufdatum', 'Prüfnummer'] } as const;
+
+async function fillCard(page: Page, number: string, language: keyof typeof CARD_LABELS = 'en', cvc = '123') {
+  const [cardNumber, expiry, securityCode] = CARD_LABELS[language];
+  await page.getByLabel(cardNumber, { exact: true }).fill(number);
+  await page.getByLabel(expiry, { exact: true }).fill('12/34');
+  await page.getByLabel(securityCode, { exact: true }).fill(cvc);
 }
 
-/** A subscription paid on its hosted page with 0341, whose first renewal the test clock then declines. */
+/** A subscription paid on its hosted page with 0341 (in `page`'s language), whose first renewal the test clock then declines. */
 async function pastDueSubscription(page: Page): Promise<{ id: string; recurring_id: string }> {
   const created = await api('POST', '/api/v1/subscriptions', { amount: 990, interval: 'month', plan_name: 'Moth club', total_payments: 12, customer_email: 'ada@example.com' });
   expect(created.status).toBe(201);
@@ -115,7 +120,77 @@ describe('/payment-method/<id>', () => {
       expect((await page.goto(link.url))?.status()).toBe(404);
       await page.goto((await api('POST', `/api/v1/subscriptions/${due.id}/update_payment_method_link`, {})).body.url);
       expect(await page.getByRole('button', { name: 'Update card', exact: true }).count()).toBe(1);
+      if (javaScriptEnabled) await screenshotAtWidths(page, SHOTS, 'payment-method-active');
       await page.context().close();
+    });
+  }
+
+  for (const javaScriptEnabled of [true, false]) {
+    const mode = javaScriptEnabled ? 'with JavaScript' : 'without JavaScript';
+    it(`German: the payment_failed e-mail's link opens the page in German in an English browser; a correction, a declined card, then 4242 (${mode})`, async () => {
+      const customer = await newPage(javaScriptEnabled, 'de-DE');
+      const due = await pastDueSubscription(customer);
+      const failed = ((await api('GET', '/api/v1/test_helpers/emails?template=payment_failed')).body.data as { text: string; related: { subscription_id: string } }[]).find(
+        (mail) => mail.related.subscription_id === due.id,
+      )!;
+      const url = /Zahlungsmethode aktualisieren (\S+)/.exec(failed.text)![1]!;
+      expect(new URL(url).searchParams.get('lang')).toBe('de');
+
+      const page = await newPage(javaScriptEnabled);
+      const answer = await page.goto(url);
+      expect(answer?.status()).toBe(200);
+      expect(answer?.headers()['content-security-policy']).toContain("form-action 'self'");
+      expect(await page.locator('html').getAttribute('lang')).toBe('de');
+      await expect(page.title()).resolves.toBe('Zahlungsmethode aktualisieren: Moth club · Moth Society');
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toContain('Zahlungsmethode aktualisieren');
+      const facts = await page.locator('.co-summary').textContent();
+      expect(facts).toContain('TarifMoth club');
+      expect(facts).toMatch(/Nächste Abbuchung\d{1,2}\. [A-Z][a-zä]+ \d{4}, 9,90\u00a0€/);
+      expect(facts).toContain('Aktuelle KarteVisa mit Endziffern 0341');
+      expect(facts).toContain('Fällige Zahlung9,90\u00a0€');
+      const pay = page.getByRole('button', { name: 'Karte aktualisieren und 9,90 € zahlen' });
+      expect(await pay.count()).toBe(1);
+      const footer = page.locator('.co-contract-links');
+      expect(await footer.getByRole('link', { name: 'Verträge hier kündigen' }).getAttribute('href')).toBe(`/cancel?number=${due.id}&lang=de`);
+      expect(await footer.getByRole('link', { name: 'Withdraw from contract here' }).getAttribute('href')).toBe('/withdraw');
+      if (javaScriptEnabled) await screenshotAtWidths(page, SHOTS, 'payment-method-past-due-de');
+
+      // A field to correct, in German: the script's check, or the server's.
+      await fillCard(page, javaScriptEnabled ? '4242 4242 4242 4242' : '4242 4242 4242 4241', 'de', javaScriptEnabled ? '12' : '123');
+      if (javaScriptEnabled) {
+        await pay.click();
+        expect(await page.getByRole('alert').textContent()).toBe('Bitte korrigieren Sie unten das Feld „Prüfnummer“.');
+        expect(await page.locator('#cvc-error').textContent()).toBe('Geben Sie die 3-stellige Prüfnummer von der Rückseite der Karte ein.');
+      } else {
+        await Promise.all([page.waitForURL(/error=invalid_card_number/), pay.click()]);
+        expect(await page.getByRole('alert').textContent()).toBe('Bitte korrigieren Sie unten das Feld „Kartennummer“.');
+        expect(await page.locator('#card_number-error').textContent()).toBe('Diese Kartennummer ist nicht gültig. Prüfen Sie sie und versuchen Sie es erneut.');
+      }
+
+      await fillCard(page, '4000 0000 0000 0002', 'de');
+      await Promise.all([page.waitForURL(/outcome=/), page.getByRole('button', { name: 'Karte aktualisieren und 9,90 € zahlen' }).click()]);
+      expect(new URL(page.url()).searchParams.get('lang')).toBe('de');
+      expect(await page.getByRole('alert').textContent()).toContain('abgelehnt');
+      expect((await api('GET', `/api/v1/subscriptions/${due.id}`)).body).toEqual(due);
+
+      await fillCard(page, '4242 4242 4242 4242', 'de');
+      await Promise.all([page.waitForURL(/outcome=/), page.getByRole('button', { name: 'Karte aktualisieren und 9,90 € zahlen' }).click()]);
+      await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Zahlungsmethode aktualisiert');
+      const main = await page.getByRole('main').textContent();
+      expect(main).toContain('9,90\u00a0€ wurden abgebucht');
+      expect(main).toContain('Visa mit Endziffern 4242');
+      if (javaScriptEnabled) await screenshotAtWidths(page, SHOTS, 'payment-method-updated-de');
+      expect((await api('GET', `/api/v1/subscriptions/${due.id}`)).body).toMatchObject({ status: 'active', failure_count: 0, card: { brand: 'visa', last4: '4242' } });
+      expect(await cycleOrders(due.id)).toHaveLength(1);
+      await page.context().close();
+
+      // The API's link has no `lang`: a German browser gets the page in German, the active subscription's `Karte aktualisieren`.
+      await customer.goto((await api('POST', `/api/v1/subscriptions/${due.id}/update_payment_method_link`, {})).body.url);
+      expect(await customer.locator('html').getAttribute('lang')).toBe('de');
+      expect(await customer.getByRole('button', { name: 'Karte aktualisieren', exact: true }).count()).toBe(1);
+      expect(await customer.locator('.co-summary').textContent()).toContain('Aktuelle KarteVisa mit Endziffern 4242');
+      if (javaScriptEnabled) await screenshotAtWidths(customer, SHOTS, 'payment-method-active-de');
+      await customer.context().close();
     });
   }
 
@@ -128,7 +203,8 @@ describe('/payment-method/<id>', () => {
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('This subscription has ended');
     expect(await page.locator('form').count()).toBe(0);
     await screenshotAtWidths(page, SHOTS, 'payment-method-ended');
-    const tampered = await page.goto(link.url.replace(/signature=./, 'signature=A'));
+    // One character of the signature changed (to another one: it may begin with `A`).
+    const tampered = await page.goto(link.url.replace(/signature=(.)/, (_match: string, first: string) => `signature=${first === 'A' ? 'B' : 'A'}`));
     expect(tampered?.status()).toBe(404);
     await page.context().close();
   });

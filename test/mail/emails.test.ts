@@ -68,12 +68,16 @@ const CANCEL_LINE = {
   de: (subscriptionId: string) => `Verträge hier kündigen ${PUBLIC_BASE_URL}/cancel?number=${subscriptionId}&lang=de`,
 };
 
-/** The signed link to give another card that an e-mail's text carries beside its label, checked as the page checks it at the e-mail's time. */
-function expectPaymentMethodLink(text: string, label: string, subscriptionId: string, created: number): string {
+/**
+ * The signed link to give another card that an e-mail's text carries beside its label, checked as
+ * the page checks it at the e-mail's time; a German e-mail's opens the page in German.
+ */
+function expectPaymentMethodLink(text: string, label: string, subscriptionId: string, created: number, language: 'en' | 'de'): string {
   const match = text.match(new RegExp(`${label} (\\S+)`));
   expect(match).not.toBeNull();
   const url = new URL(match![1]!);
   expect(`${url.origin}${url.pathname}`).toBe(`${PUBLIC_BASE_URL}/payment-method/${subscriptionId}`);
+  expect(url.searchParams.get('lang')).toBe(language === 'de' ? 'de' : null);
   // Valid for 7 days from when the e-mail was written.
   expect(url.searchParams.get('expires')).toBe(String(created + 7 * DAY));
   const check = (at: number) => checkPaymentMethodLink(api.services.config, subscriptionId, url.searchParams.get('expires') ?? undefined, url.searchParams.get('signature') ?? undefined, at);
@@ -236,7 +240,7 @@ describe('subscription e-mails on the test clock', () => {
       related: { ...NO_RELATED, subscription_id: subscriptionId },
       created: epoch(T0) + 24 * DAY,
     });
-    const updateUrl = expectPaymentMethodLink(reminder.text, 'Zahlungsmethode aktualisieren', subscriptionId, reminder.created);
+    const updateUrl = expectPaymentMethodLink(reminder.text, 'Zahlungsmethode aktualisieren', subscriptionId, reminder.created, 'de');
     expect(reminder.text).toContain(
       nbsp(
         [
@@ -271,7 +275,7 @@ describe('subscription e-mails on the test clock', () => {
     expect(reminders[0].text).toContain('Zahlung           3 von 12');
     // Each reminder's link was made when it was written: the first shows the same one however often it is read.
     expect(reminders[1].text).toContain(`Zahlungsmethode aktualisieren ${updateUrl}`);
-    expect(expectPaymentMethodLink(reminders[0].text, 'Zahlungsmethode aktualisieren', subscriptionId, reminders[0].created)).not.toBe(updateUrl);
+    expect(expectPaymentMethodLink(reminders[0].text, 'Zahlungsmethode aktualisieren', subscriptionId, reminders[0].created, 'de')).not.toBe(updateUrl);
   });
 
   it('no reminder for a plan shorter than a month, nor for a subscription with no payment left', async () => {
@@ -296,7 +300,7 @@ describe('subscription e-mails on the test clock', () => {
       related: { ...NO_RELATED, subscription_id: subscriptionId },
       created: epoch(T0) + 31 * DAY,
     });
-    const updateUrl = expectPaymentMethodLink(failed.text, 'Update payment method', subscriptionId, failed.created);
+    const updateUrl = expectPaymentMethodLink(failed.text, 'Update payment method', subscriptionId, failed.created, 'en');
     expect(failed.text).toContain(
       [
         'We could not charge €9.90 for Pro plan on April 1, 2026.',
@@ -336,6 +340,28 @@ describe('subscription e-mails on the test clock', () => {
     expect(more).toEqual([]);
     expect(canceled).toMatchObject({ subject: 'Your subscription Pro plan at Harbour Books is canceled', created: epoch(T0) + 38 * DAY });
     expect(canceled.text).toContain('Pro plan was canceled on April 8, 2026 because its payment failed repeatedly. You will not be charged again.');
+  });
+
+  it('payment_failed in German: its link opens the update page in German (`&lang=de`), its signature unchanged', async () => {
+    const store = await newStore();
+    const subscriptionId = await subscribe(api, store.key, { card: CARDS.declinesRecurring, acceptLanguage: 'de-DE' });
+    await advanceClock(api, store.key, 31 * DAY);
+    const [failed] = await listEmails(api, store.key, '?template=payment_failed');
+    expect(failed).toMatchObject({ language: 'de', subject: 'Ihre Zahlung für Pro plan bei Harbour Books ist fehlgeschlagen', created: epoch(T0) + 31 * DAY });
+    const updateUrl = expectPaymentMethodLink(failed.text, 'Zahlungsmethode aktualisieren', subscriptionId, failed.created, 'de');
+    expect(updateUrl).toMatch(new RegExp(`^${PUBLIC_BASE_URL}/payment-method/${subscriptionId}\\?expires=\\d+&signature=[\\w-]+&lang=de$`));
+    expect(failed.text).toContain(
+      nbsp(
+        [
+          'Wir konnten 9,90 € für Pro plan am 1. April 2026 nicht einziehen.',
+          '',
+          'Wir versuchen es an diesen Tagen erneut. Bitte sorgen Sie dafür, dass Ihre Karte belastet werden kann; schlagen alle Versuche fehl, wird das Abonnement gekündigt.',
+          '',
+          `Zahlungsmethode aktualisieren ${updateUrl}`,
+        ].join('\n'),
+      ),
+    );
+    expect(failed.html).toContain(`<a href="${updateUrl.replaceAll('&', '&amp;')}"`);
   });
 
   it('subscription_canceled when the merchant cancels it', async () => {

@@ -1,12 +1,18 @@
 import { and, eq, sql } from 'drizzle-orm';
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { PaymentMethodScreen } from '@/app/payment-method/[id]/parts';
 import { auditEvents, paymentMethodUpdates, simulatorCharges, simulatorRecurring, simulatorRefunds, subscriptions } from '@/db/schema';
 import { verifyLedger } from '@/server/balance/verify';
 import { answerCardUpdate, answerCardUpdateReturn } from '@/server/billing/card-update-page';
 import { reconcileCardUpdates } from '@/server/billing/card-update';
+import { ApiError } from '@/server/errors';
 import { GatewayTimeoutError } from '@/server/gateway/types';
-import { cardUpdateOutcome, loadPaymentMethodPage } from '@/server/subscriptions/payment-method';
+import { hostedLinkOf } from '@/server/kit/hosted-page/request';
+import { cardUpdateOutcome, loadPaymentMethodPage, paymentMethodPageLanguage } from '@/server/subscriptions/payment-method';
 import { periodBoundary } from '@/server/subscriptions/schedule';
+import { createCoupon } from '../support/coupons';
 import { createStore } from '../support/factories';
 import { epoch, expectError, expectIdenticalMissing, rawApiRequest, T0 } from '../support/api';
 import { serveFetchHandler, useTestApi } from '../support/server';
@@ -16,7 +22,8 @@ import { CARDS, eventsOf, PLAN, SUBSCRIPTIONS, subscribe } from './support';
  * The update-payment-method link (API) and the page's POST over HTTP against a real database: a
  * new card replaces the one on file only when approved; a `past_due` subscription's owed charge is
  * made once on the new card and moves it as a successful retry; the gateway's silence is settled
- * by the reconciler. The page itself is driven in Chromium by test/browser/payment-method.test.ts.
+ * by the reconciler; what the page shows, in English or German, rendered as its route renders it.
+ * The page itself is driven in Chromium by test/browser/payment-method.test.ts.
  */
 const ORIGIN = 'https://pay.example.test';
 const api = useTestApi({ subscriptionsEnabled: true, publicBaseUrl: ORIGIN });
@@ -61,12 +68,20 @@ async function pageLink(id: string) {
 
 type PageLink = Awaited<ReturnType<typeof pageLink>>;
 
-/** The form's POST as a browser sends it, from an address of its own; answers the 303 and what the page then shows. */
-async function submit(link: PageLink, number: string) {
+/**
+ * The form's POST as a browser sends it, from an address of its own (`query` added to the link, as
+ * the page's form adds `lang`); answers the 303 and what the page then shows.
+ */
+async function submit(link: PageLink, number: string, options: { query?: string; acceptLanguage?: string } = {}) {
   const body = new URLSearchParams({ card_number: number, expiry: '12/34', cvc: '123' });
-  const response = await fetch(`${forms.baseUrl}${link.path}/update?expires=${link.expires}&signature=${link.signature}`, {
+  const response = await fetch(`${forms.baseUrl}${link.path}/update?expires=${link.expires}&signature=${link.signature}${options.query ?? ''}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': `198.51.100.${++address}`, 'user-agent': 'TestBrowser/1' },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      'x-forwarded-for': `198.51.100.${++address}`,
+      'user-agent': 'TestBrowser/1',
+      ...(options.acceptLanguage ? { 'accept-language': options.acceptLanguage } : {}),
+    },
     body,
     redirect: 'manual',
   });
@@ -165,6 +180,242 @@ describe('the page’s link', () => {
     expect(tampered.status).toBe(404);
     api.clock.advance(7 * DAY);
     expect(await loadPaymentMethodPage(api.services, link)).toEqual({ state: 'invalid' });
+  });
+});
+
+/**
+ * The page as its route renders a GET of `link` with `query` added (`&lang=de`, or what the form's
+ * POST came back with) and the browser's Accept-Language: the link checked from the URL as the
+ * proxy checks it, the page in the language the proxy picks.
+ */
+async function renderPage(link: PageLink, query = '', acceptLanguage?: string) {
+  const request = new Request(`${ORIGIN}${link.path}?expires=${link.expires}&signature=${link.signature}${query}`, { headers: acceptLanguage ? { 'accept-language': acceptLanguage } : {} });
+  const page = await loadPaymentMethodPage(api.services, hostedLinkOf(request, link.id));
+  if (page.state !== 'open') throw new Error(`the link of ${link.id} did not open with ${query}`);
+  const shown = new URL(request.url).searchParams;
+  const outcome = await cardUpdateOutcome(api.services, link.id, shown.get('outcome') ?? undefined);
+  return renderToStaticMarkup(
+    createElement(PaymentMethodScreen, {
+      view: page.view,
+      outcome,
+      error: shown.get('error') ?? undefined,
+      link: { expires: link.expires, signature: link.signature },
+      operator: api.services.config.operator,
+      language: paymentMethodPageLanguage(request),
+    }),
+  );
+}
+
+/** What a POST's 303 adds to the page's link (`outcome` or `error`, and `lang`): the query of the page it leads to. */
+const addedBy = (location: URL) => location.search.replace(/^\?expires=\d+&signature=[\w-]+/, '');
+
+const textOf = (html: string) => html.replace(/<[^>]+>/g, '').replaceAll('&amp;', '&');
+
+/** What a rendered page shows: its heading, facts (`dt` → `dd`), card field labels, button, alert, form target and the footer's contract links. */
+function shownOn(html: string) {
+  const alert = /<div role="alert"[^>]*>([\s\S]*?)<\/div>/.exec(html)?.[1];
+  const contractLinks = /<p class="co-contract-links">(.*?)<\/p>/.exec(html)?.[1] ?? '';
+  return {
+    // The form's heading follows the store's name (its label).
+    heading: textOf(/<h1[^>]*>(?:<span class="co-h1-label">.*?<\/span>)?([\s\S]*?)<\/h1>/.exec(html)![1]!),
+    facts: Object.fromEntries([...html.matchAll(/<dt>(.*?)<\/dt><dd>(.*?)<\/dd>/g)].map(([, label, value]) => [label!, textOf(value!)])),
+    labels: [...html.matchAll(/<label for="(?:card_number|expiry|cvc)">(.*?)<\/label>/g)].map(([, label]) => label),
+    button: /<button type="submit" class="co-button co-pay-button">(.*?)<\/button>/.exec(html)?.[1],
+    alert: alert === undefined ? undefined : textOf(alert),
+    action: /<form [^>]*action="([^"]*)"/.exec(html)?.[1]?.replaceAll('&amp;', '&'),
+    contractLinks: [...contractLinks.matchAll(/<a class="co-link" href="([^"]*)"[^>]*>(.*?)<\/a>/g)].map(([, href, label]) => [label, href!.replaceAll('&amp;', '&')]),
+  };
+}
+
+/** German amounts as Intl writes them: a no-break space before the euro sign. */
+const nbsp = (text: string) => text.replace(/ €/g, '\u00a0€');
+
+describe('the page in the customer’s language', () => {
+  it('`?lang=de`, else the first of de/en in Accept-Language, else English: every word and format of the page; a tampered or missing lang never breaks the signature check', async () => {
+    const { subscription } = await subscribe(api, key);
+    const link = await pageLink(subscription.id);
+    const cancelLink = `/cancel?number=${subscription.id}`;
+    const german = {
+      heading: 'Zahlungsmethode aktualisieren',
+      facts: { Tarif: 'Pro plan', 'Nächste Abbuchung': nbsp('1. April 2026, 9,90 €'), 'Aktuelle Karte': 'Visa mit Endziffern 4242' },
+      labels: ['Kartennummer', 'Ablaufdatum', 'Prüfnummer'],
+      button: 'Karte aktualisieren',
+      alert: undefined,
+      action: `${link.path}/update?expires=${link.expires}&signature=${link.signature}&lang=de`,
+      contractLinks: [
+        ['Withdraw from contract here', '/withdraw'],
+        ['Verträge hier kündigen', `${cancelLink}&lang=de`],
+      ],
+    };
+    const english = {
+      heading: 'Update your payment method',
+      facts: { Plan: 'Pro plan', 'Next charge': '1 April 2026, €9.90', 'Current card': 'Visa ending in 4242' },
+      labels: ['Card number', 'Expiry', 'CVC'],
+      button: 'Update card',
+      alert: undefined,
+      action: `${link.path}/update?expires=${link.expires}&signature=${link.signature}&lang=en`,
+      contractLinks: [
+        ['Withdraw from contract here', '/withdraw'],
+        ['Cancel contracts here', cancelLink],
+      ],
+    };
+    const cases: [query: string, acceptLanguage: string | undefined, shown: typeof german | typeof english][] = [
+      ['&lang=de', undefined, german],
+      ['&lang=de', 'en-GB', german],
+      ['', 'de', german],
+      ['', 'fr-FR, de-AT;q=0.8, en;q=0.5', german],
+      ['&lang=xx', 'de-DE', german],
+      ['', undefined, english],
+      ['', 'en-GB, de;q=0.9', english],
+      ['&lang=en', 'de', english],
+      ['&lang=%3Cscript%3E', 'fr-FR', english],
+    ];
+    for (const [query, acceptLanguage, shown] of cases) expect(shownOn(await renderPage(link, query, acceptLanguage)), `${query} ${acceptLanguage}`).toEqual(shown);
+    // The language is outside the signature: added to a tampered link, it opens nothing.
+    const forged = { ...link, signature: `${link.signature.slice(0, -1)}${link.signature.endsWith('A') ? 'B' : 'A'}` };
+    await expect(renderPage(forged, '&lang=de')).rejects.toThrow('did not open');
+  });
+
+  it('the form’s POST keeps the page’s language (its `lang`, else Accept-Language): the field to correct, the decline and the 404 in German', async () => {
+    const { subscription } = await subscribe(api, key);
+    const link = await pageLink(subscription.id);
+
+    const mistyped = await submit(link, '4242 4242 4242 4241', { query: '&lang=de' });
+    expect(mistyped.location.searchParams.get('lang')).toBe('de');
+    const corrected = await renderPage(link, addedBy(mistyped.location));
+    expect(shownOn(corrected).alert).toBe('Bitte korrigieren Sie unten das Feld „Kartennummer“.');
+    expect(corrected).toContain('<p id="card_number-error" class="co-field-error">Diese Kartennummer ist nicht gültig. Prüfen Sie sie und versuchen Sie es erneut.</p>');
+
+    const declined = await submit(link, CARDS.declined, { acceptLanguage: 'de-AT, en;q=0.5' });
+    expect(declined.outcome).toMatchObject({ status: 'declined' });
+    expect(declined.location.searchParams.get('lang')).toBe('de');
+    const alert = shownOn(await renderPage(link, addedBy(declined.location))).alert;
+    expect(alert).toBe('Ihre Karte wurde abgelehnt. Es wurde nichts abgebucht. Ihre hinterlegte Karte wurde nicht geändert.');
+    expect(alert).toContain('abgelehnt');
+    // In English it says "declined".
+    const englishDecline = await submit(link, CARDS.declined);
+    expect(englishDecline.location.searchParams.get('lang')).toBe('en');
+    expect(shownOn(await renderPage(link, addedBy(englishDecline.location))).alert).toBe('Your card was declined. No payment was taken. Your card on file was not changed.');
+
+    // A made-up `lang` changes nothing but the language: the card is taken.
+    const approved = await submit(link, CARDS.approved, { query: '&lang=fr' });
+    expect(approved.outcome).toEqual({ status: 'succeeded', failureCode: null, amount: 0, adopted: true });
+    expect(approved.location.searchParams.get('lang')).toBe('en');
+
+    const forged = await fetch(`${forms.baseUrl}${link.path}/update?expires=${Number(link.expires) + 1}&signature=${link.signature}&lang=de`, {
+      method: 'POST',
+      body: new URLSearchParams({}),
+      redirect: 'manual',
+    });
+    expect(forged.status).toBe(404);
+    const notFound = await forged.text();
+    expect(notFound).toContain('<html lang="de">');
+    expect(notFound).toContain('<h1 id="notice-heading">Dieser Link ist nicht gültig</h1>');
+  });
+
+  it('past_due in German: `Karte aktualisieren und 9,90 € zahlen`, then `Zahlungsmethode aktualisiert`, `9,90 € wurden abgebucht`; ended: `Dieses Abonnement ist beendet`', async () => {
+    const due = await pastDue();
+    const link = await pageLink(due.id);
+    const before = shownOn(await renderPage(link, '&lang=de'));
+    expect(before).toMatchObject({
+      heading: 'Zahlungsmethode aktualisieren',
+      facts: { Tarif: 'Pro plan', 'Nächste Abbuchung': nbsp('2. April 2026, 9,90 €'), 'Aktuelle Karte': 'Visa mit Endziffern 0341', 'Fällige Zahlung': nbsp('9,90 €') },
+      button: nbsp('Karte aktualisieren und 9,90 € zahlen'),
+    });
+    const { location } = await submit(link, CARDS.approved, { query: '&lang=de' });
+    const after = await renderPage(link, addedBy(location));
+    expect(shownOn(after).heading).toBe('Zahlungsmethode aktualisiert');
+    expect(textOf(after)).toContain(nbsp('9,90 € wurden abgebucht, und zwar von Ihrer neuen Karte.'));
+    expect(textOf(after)).toContain('Visa mit Endziffern 4242 wird für die nächsten Zahlungen von Pro plan an ');
+
+    expect((await api.request('DELETE', `${SUBSCRIPTIONS}/${due.id}`, { key })).status).toBe(200);
+    const ended = shownOn(await renderPage(link, '', 'de'));
+    expect(ended).toMatchObject({ heading: 'Dieses Abonnement ist beendet', button: undefined, action: undefined });
+    expect(ended.contractLinks).toEqual([
+      ['Withdraw from contract here', '/withdraw'],
+      ['Verträge hier kündigen', `/cancel?number=${due.id}&lang=de`],
+    ]);
+  });
+  it('too many card attempts from the address: the 429 page in the page’s language, nothing sent', async () => {
+    const { subscription } = await subscribe(api, key);
+    const link = await pageLink(subscription.id);
+    const refusal = () => new ApiError('rate_limited', 'Too many card attempts.', { retryAfter: 120 });
+    vi.spyOn(api.services.rateLimits, 'consume').mockRejectedValueOnce(refusal()).mockRejectedValueOnce(refusal());
+    const post = (query: string) =>
+      fetch(`${forms.baseUrl}${link.path}/update?expires=${link.expires}&signature=${link.signature}${query}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': `198.51.100.${++address}` },
+        body: new URLSearchParams({ card_number: CARDS.approved, expiry: '12/34', cvc: '123' }),
+        redirect: 'manual',
+      });
+    const german = await post('&lang=de');
+    expect(german.status).toBe(429);
+    expect(german.headers.get('retry-after')).toBe('120');
+    const page = await german.text();
+    expect(page).toContain('<html lang="de">');
+    expect(page).toContain('<header><p>Zahlungsmethode aktualisieren</p></header>');
+    expect(page).toContain('<h1 id="notice-heading">Zu viele Zahlungsversuche</h1>');
+    expect(page).toContain('Bitte warten Sie 2 Minuten, gehen Sie dann zurück zur Zahlungsseite und versuchen Sie es erneut.');
+    const english = await (await post('')).text();
+    expect(english).toContain('<h1 id="notice-heading">Too many payment attempts</h1>');
+    expect(english).toContain('Please wait 2 minutes, then go back to the payment page and try again.');
+    expect(await api.services.db.select({ count: sql<number>`count(*)::int` }).from(paymentMethodUpdates).where(eq(paymentMethodUpdates.subscriptionId, subscription.id))).toEqual([{ count: 0 }]);
+  });
+
+  it('3-D Secure: the bank sends the customer back to the page in its language', async () => {
+    const { subscription } = await subscribe(api, key);
+    const link = await pageLink(subscription.id);
+    const gateway = api.services.gateways.test;
+    const challenge = 'https://bank.example/3ds?payment=pay_1';
+    const charge = vi.spyOn(gateway, 'charge').mockResolvedValueOnce({ status: 'requires_action', paymentId: 'pay_1', redirectUrl: challenge, brand: 'visa', last4: '4242' });
+    const sent = await fetch(`${forms.baseUrl}${link.path}/update?expires=${link.expires}&signature=${link.signature}&lang=de`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-forwarded-for': `198.51.100.${++address}` },
+      body: new URLSearchParams({ card_number: CARDS.approved, expiry: '12/34', cvc: '123' }),
+      redirect: 'manual',
+    });
+    expect(sent.headers.get('location')).toBe(challenge);
+    const returnUrl = new URL(charge.mock.calls[0]![0].returnUrl);
+    expect(`${returnUrl.origin}${returnUrl.pathname}`).toBe(`${ORIGIN}${link.path}/return`);
+    expect(returnUrl.searchParams.get('lang')).toBe('de');
+
+    vi.spyOn(gateway, 'retrieveCharge').mockResolvedValueOnce({ status: 'succeeded', paymentId: 'pay_1', brand: 'visa', last4: '4242', recurringId: 'sim_rec_3ds' });
+    const back = await fetch(`${forms.baseUrl}${returnUrl.pathname}${returnUrl.search}`, { redirect: 'manual' });
+    expect(back.status).toBe(303);
+    const page = new URL(back.headers.get('location')!, ORIGIN);
+    expect(page.searchParams.get('lang')).toBe('de');
+    expect(shownOn(await renderPage(link, addedBy(page))).heading).toBe('Zahlungsmethode aktualisiert');
+    expect(await read(subscription.id)).toMatchObject({ card: { brand: 'visa', last4: '4242' }, recurring_id: 'sim_rec_3ds' });
+  });
+});
+
+describe('what the page shows', () => {
+  it('`Next charge`: the date and the amount its discount leaves (20 % off 990, forever: €7.92)', async () => {
+    const coupon = await createCoupon(api.services.db, { storeId, livemode: false }, { percentOff: 20, duration: 'forever' });
+    const { subscription } = await subscribe(api, key, CARDS.approved, { ...PLAN, discounts: [{ coupon: coupon.id }] });
+    expect(subscription.discount).toMatchObject({ coupon: coupon.id, percent_off: 20, duration: 'forever' });
+    const link = await pageLink(subscription.id);
+    expect(shownOn(await renderPage(link)).facts).toEqual({ Plan: 'Pro plan', 'Next charge': '1 April 2026, €7.92', 'Current card': 'Visa ending in 4242' });
+    expect(shownOn(await renderPage(link, '&lang=de')).facts['Nächste Abbuchung']).toBe(nbsp('1. April 2026, 7,92 €'));
+    // What the renewal then takes.
+    await advance(epoch(MONTH1) - epoch(T0));
+    const [renewal] = await listed(`/api/v1/orders?subscription_id=${subscription.id}&billing_reason=subscription_cycle`);
+    expect(renewal).toMatchObject({ status: 'paid', amount_total: 792 });
+  });
+
+  it('the footer: `Withdraw from contract here` and `Cancel contracts here` with `?number=<sub id>`, on the form, its outcome and the ended page', async () => {
+    const { subscription } = await subscribe(api, key);
+    const link = await pageLink(subscription.id);
+    const contractLinks = [
+      ['Withdraw from contract here', '/withdraw'],
+      ['Cancel contracts here', `/cancel?number=${subscription.id}`],
+    ];
+    expect(shownOn(await renderPage(link)).contractLinks).toEqual(contractLinks);
+    const { location } = await submit(link, CARDS.approved);
+    const updated = shownOn(await renderPage(link, addedBy(location)));
+    expect(updated).toMatchObject({ heading: 'Payment method updated', contractLinks });
+    expect((await api.request('DELETE', `${SUBSCRIPTIONS}/${subscription.id}`, { key })).status).toBe(200);
+    expect(shownOn(await renderPage(link))).toMatchObject({ heading: 'This subscription has ended', contractLinks });
   });
 });
 

@@ -1,11 +1,18 @@
+import { headers } from 'next/headers';
+import { pageLanguage } from '@/server/kit/language';
+import { PAYMENT_METHOD_LINK_NOTICE } from '@/server/subscriptions/payment-method';
 import { CheckoutShell, Notice } from '../../checkout/parts';
 
-/** The page's own notFound() when it loads the link itself (a HEAD); proxy.ts answers invalid links itself. */
-export default function PaymentMethodLinkInvalid() {
+/** The page's own notFound() when it loads the link itself (a HEAD); proxy.ts answers invalid links itself, with the same words. */
+export default async function PaymentMethodLinkInvalid() {
+  const language = pageLanguage(await headers());
+  const notice = PAYMENT_METHOD_LINK_NOTICE[language];
   return (
-    <CheckoutShell>
-      <Notice title="This link is not valid" tone="error">
-        <p>The link may have expired, been copied incompletely or changed. Nothing was charged.</p>
+    <CheckoutShell language={language}>
+      <Notice title={notice.title} tone="error">
+        {notice.paragraphs.map((paragraph) => (
+          <p key={paragraph}>{paragraph}</p>
+        ))}
       </Notice>
     </CheckoutShell>
   );

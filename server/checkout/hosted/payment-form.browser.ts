@@ -18,6 +18,7 @@
  * `data-bind`, the total the form carries, or the fields the server refused. The server's word
  * on a billing field stands until the field is changed; it checks them all again at `Pay`.
  */
+import type { DocumentLanguage } from '@/db/schema';
 import { cardBrand, luhnValid } from '../../gateway/card-number';
 import { isEmailAddress } from '../../kit/fields';
 import { BILLING_FIELD_NAMES, correctionAlert, hostedMessage, type BillingFieldName, type HostedErrorCode, type HostedField } from '../../kit/hosted-page/messages';
@@ -33,7 +34,10 @@ const serverChecked = (name: string) => name !== 'country' && (BILLING_FIELD_NAM
 /** How long typing pauses before the details are sent (a change, leaving the field, sends them at once). */
 const TYPING_PAUSE_MS = 400;
 
-const say = (code: HostedErrorCode) => hostedMessage(code)!.message;
+/** The page's language (`<html lang>`): the script speaks it as the server does. */
+const language: DocumentLanguage = document.documentElement.lang === 'de' ? 'de' : 'en';
+
+const say = (code: HostedErrorCode) => hostedMessage(code, language)!.message;
 
 function attach(form: HTMLFormElement): void {
   // The script shows its own messages; without it the browser's checks of `required` apply.
@@ -102,7 +106,7 @@ function attach(form: HTMLFormElement): void {
       form.before(alert);
     }
     const text = document.createElement('p');
-    text.textContent = correctionAlert(invalid);
+    text.textContent = correctionAlert(invalid, language);
     alert.replaceChildren(text);
   };
 
