@@ -105,7 +105,7 @@ describe('a live subscription’s new card on the update page: a SetupIntent, wi
     const update = await updateOf(subscription.id);
     expect(update).toMatchObject({ status: 'requires_action', amount: 0, gatewayPaymentId: expect.stringMatching(/^seti_/), cardBrand: 'visa', cardLast4: '3220' });
     const check = stripe.calls[1]!;
-    const returnUrl = cardUpdateReturnUrl(api.services.config, subscription.id, { expires: link.expires, signature: link.signature }, update.id);
+    const returnUrl = cardUpdateReturnUrl(api.services.config, subscription.id, { expires: link.expires, signature: link.signature }, update.id, 'en');
     expect(check.headers['idempotency-key']).toBe(`payment_method_update:${update.id}`);
     expect(Object.fromEntries(check.form)).toMatchObject({ confirm: 'true', usage: 'off_session', return_url: returnUrl, 'metadata[idempotency_key]': `payment_method_update:${update.id}` });
     expect(check.form.has('amount')).toBe(false);
@@ -142,7 +142,7 @@ describe('a live subscription’s new card on the update page: a SetupIntent, wi
     const update = await updateOf(subscription.id);
 
     stripe.completeChallenge(update.gatewayPaymentId!, 'failed');
-    const { outcome } = await returnFromBank(subscription.id, cardUpdateReturnUrl(api.services.config, subscription.id, { expires: link.expires, signature: link.signature }, update.id));
+    const { outcome } = await returnFromBank(subscription.id, cardUpdateReturnUrl(api.services.config, subscription.id, { expires: link.expires, signature: link.signature }, update.id, 'en'));
     expect(outcome).toEqual({ status: 'declined', failureCode: 'card_declined', amount: 0, adopted: false });
     expect(await updateOf(subscription.id)).toMatchObject({ status: 'declined', failureCode: 'card_declined', recurringId: null, gatewayPaymentId: update.gatewayPaymentId });
     expect(await read(subscription.id)).toEqual(subscription);
