@@ -1,10 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { NextRequest } from 'next/server';
 import { renderToStaticMarkup } from 'react-dom/server';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import CheckoutPage from '@/app/checkout/[id]/page';
 import ReceiptPage from '@/app/checkout/[id]/receipt/page';
 import SubscribePage from '@/app/subscribe/[id]/page';
@@ -17,11 +14,8 @@ import { payCheckoutSession } from '@/server/payments/service';
 import { updateStore } from '@/server/stores/service';
 import { hostedSubscriptionHandoff } from '@/server/subscriptions/hosted';
 import { proxy } from '@/proxy';
-import { getApiHandler, getAppServices } from '@/server/app';
-import { closeAppServices } from '@/server/app-singleton';
-import type { Services } from '@/server/context';
-import { createTestDatabase } from '../support/database';
-import { createStore, uniqueSku } from '../support/factories';
+import { pageRequestHeaders, useAppPages } from '../support/app-pages';
+import { uniqueSku } from '../support/factories';
 
 /**
  * One view of a hosted page, as Next serves it: proxy.ts (its checks and the CSP), then the page
@@ -34,47 +28,7 @@ vi.mock('next/headers', () => ({
   cookies: async () => ({ get: () => undefined }),
 }));
 
-const saved = { ...process.env };
-let dataDir: string;
-let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-let services: Services;
-let keys: { sk_test: string };
-let storeId = '';
-
-beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(tmpdir(), 'hosted-page-load-'));
-  // The app singleton proxy.ts and the pages share: on PostgreSQL a database of its own.
-  if (process.env.DATABASE_URL) database = await createTestDatabase();
-  Object.assign(process.env, { DATA_DIR: dataDir, AUTH_SECRET: 'test-auth-secret', BACKGROUND_WORK: 'false', SUBSCRIPTIONS_ENABLED: 'true' });
-  if (database) process.env.DATABASE_URL = database.url;
-  services = await getAppServices();
-  ({ keys, id: storeId } = await createStore(services, { subscriptions: true }));
-}, 120_000);
-
-afterAll(async () => {
-  await closeAppServices();
-  process.env = saved;
-  await database?.close();
-  await rm(dataDir, { recursive: true, force: true });
-});
-
-async function post(route: string, body: unknown) {
-  const response = await (await getApiHandler())(
-    new Request(`http://localhost/api/v1${route}`, { method: 'POST', headers: { authorization: `Bearer ${keys.sk_test}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-  );
-  const created = await response.json();
-  expect(response.status, JSON.stringify(created)).toBe(201);
-  return created;
-}
-
-/** The request headers Next renders the page with after the proxy's response. */
-function pageRequestHeaders(request: NextRequest, proxied: Response): Headers {
-  const overridden = proxied.headers.get('x-middleware-override-headers');
-  if (overridden === null) return new Headers(request.headers);
-  const headers = new Headers();
-  for (const name of overridden.split(',')) headers.set(name, proxied.headers.get(`x-middleware-request-${name}`) ?? '');
-  return headers;
-}
+const app = useAppPages('hosted-page-load');
 
 /**
  * proxy.ts, then a change to the row (as a payment or an expiry landing between the two), then
@@ -85,7 +39,7 @@ async function view(url: string, render: (params: { id: string; query: Record<st
   const proxied = await proxy(request);
   requestScope.headers = pageRequestHeaders(request, proxied);
   await between();
-  const selects = vi.spyOn(services.db, 'select');
+  const selects = vi.spyOn(app.services.db, 'select');
   try {
     const { pathname, searchParams } = new URL(url);
     const page = await render({ id: pathname.split('/')[2]!, query: Object.fromEntries(searchParams) });
@@ -97,12 +51,12 @@ async function view(url: string, render: (params: { id: string; query: Record<st
 
 describe('a hosted page is loaded once per view', () => {
   it('checkout: the page renders what proxy.ts loaded and built the CSP for, and reads the database no second time', async () => {
-    const product = await post('/products', { name: 'Ebook', amount: 1500, sku: uniqueSku() });
-    const session = await post('/checkout/sessions', { price_id: product.price_id, success_url: 'https://shop.example/thanks' });
+    const product = await app.post('/products', { name: 'Ebook', amount: 1500, sku: uniqueSku() });
+    const session = await app.post('/checkout/sessions', { price_id: product.price_id, success_url: 'https://shop.example/thanks' });
     const seen = await view(
       session.url,
       ({ id, query }) => CheckoutPage({ params: Promise.resolve({ id }), searchParams: Promise.resolve(query) }),
-      () => services.db.update(checkoutSessions).set({ successUrl: 'https://elsewhere.example/thanks', status: 'complete', paymentStatus: 'paid' }).where(eq(checkoutSessions.id, session.id)),
+      () => app.services.db.update(checkoutSessions).set({ successUrl: 'https://elsewhere.example/thanks', status: 'complete', paymentStatus: 'paid' }).where(eq(checkoutSessions.id, session.id)),
     );
     expect(seen.pageReads).toBe(0);
     expect(seen.csp).toContain("form-action 'self' https://shop.example");
@@ -111,8 +65,8 @@ describe('a hosted page is loaded once per view', () => {
   });
 
   it('an open page: the CSP allows its one script by hash, the script the page carries', async () => {
-    const product = await post('/products', { name: 'Map', amount: 900, sku: uniqueSku() });
-    const session = await post('/checkout/sessions', { price_id: product.price_id });
+    const product = await app.post('/products', { name: 'Map', amount: 900, sku: uniqueSku() });
+    const session = await app.post('/checkout/sessions', { price_id: product.price_id });
     const seen = await view(
       session.url,
       ({ id, query }) => CheckoutPage({ params: Promise.resolve({ id }), searchParams: Promise.resolve(query) }),
@@ -123,13 +77,13 @@ describe('a hosted page is loaded once per view', () => {
   });
 
   it('the receipt: proxy.ts loads it (its CSP names the store’s logo, and no script), the page renders it without reading again', async () => {
-    await updateStore(services.db, storeId, { logoUrl: 'https://cdn.example/moths/logo.png' });
+    await updateStore(app.services.db, app.store.id, { logoUrl: 'https://cdn.example/moths/logo.png' });
     try {
-      const product = await post('/products', { name: 'Poster', amount: 700, sku: uniqueSku() });
-      const session = await post('/checkout/sessions', { price_id: product.price_id });
-      await payCheckoutSession(services, { sessionId: session.id, card: { number: '4242424242424242', expiry: '12/30', cvc: '123' }, email: 'buyer@example.com' });
+      const product = await app.post('/products', { name: 'Poster', amount: 700, sku: uniqueSku() });
+      const session = await app.post('/checkout/sessions', { price_id: product.price_id });
+      await payCheckoutSession(app.services, { sessionId: session.id, card: { number: '4242424242424242', expiry: '12/30', cvc: '123' }, email: 'buyer@example.com' });
       const seen = await view(
-        receiptUrl(services.config, session.id),
+        receiptUrl(app.services.config, session.id),
         ({ id, query }) => ReceiptPage({ params: Promise.resolve({ id }), searchParams: Promise.resolve(query) }),
         async () => {},
       );
@@ -139,12 +93,12 @@ describe('a hosted page is loaded once per view', () => {
       expect(seen.html).toContain('src="https://cdn.example/moths/logo.png"');
       expect(seen.html).toContain('Payment received');
     } finally {
-      await updateStore(services.db, storeId, { logoUrl: null });
+      await updateStore(app.services.db, app.store.id, { logoUrl: null });
     }
   });
 
   it('subscription checkout: the same', async () => {
-    const checkout = await post('/subscriptions', {
+    const checkout = await app.post('/subscriptions', {
       amount: 990,
       interval: 'month',
       plan_name: 'Pro plan',
@@ -155,7 +109,7 @@ describe('a hosted page is loaded once per view', () => {
     const seen = await view(
       checkout.url,
       ({ id, query }) => SubscribePage({ params: Promise.resolve({ id }), searchParams: Promise.resolve(query) }),
-      () => services.db.update(subscriptionCheckouts).set({ status: 'expired' }).where(eq(subscriptionCheckouts.id, checkout.id)),
+      () => app.services.db.update(subscriptionCheckouts).set({ status: 'expired' }).where(eq(subscriptionCheckouts.id, checkout.id)),
     );
     expect(seen.pageReads).toBe(0);
     expect(seen.csp).toContain("form-action 'self' https://shop.example");
