@@ -2,15 +2,14 @@ import { eq } from 'drizzle-orm';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { paymentMethodUpdates, subscriptionCharges } from '@/db/schema';
-import { answerCardUpdate, answerCardUpdateReturn } from '@/server/billing/card-update-page';
 import { cardUpdateReturnUrl, reconcileCardUpdates } from '@/server/billing/card-update';
 import { subscriptionChallengeReturn } from '@/server/subscriptions/hosted';
 import { subscriptionReturnUrl } from '@/server/subscriptions/first-charge';
 import { cardUpdateOutcome } from '@/server/subscriptions/payment-method';
 import { createStripeReplay, STRIPE_BASE_URL, STRIPE_KEY } from '../gateway/stripe-api';
-import { serveFetchHandler, useTestApi } from '../support/server';
+import { useTestApi } from '../support/server';
 import { useTestStore } from '../support/store';
-import { CARDS, createCheckout, eventsOf, PLAN, SUBSCRIPTIONS, submitCard, subscribe } from './support';
+import { CARDS, createCheckout, eventsOf, PLAN, SUBSCRIPTIONS, serveCardUpdateRoutes, submitCard, subscribe } from './support';
 
 /**
  * Live mode's card checks against the msw replay of Stripe (test/gateway/stripe-api.ts), which
@@ -31,12 +30,7 @@ let forms: { baseUrl: string; close(): Promise<void> };
 let address = 0;
 
 beforeAll(async () => {
-  forms = await serveFetchHandler(async (request) => {
-    const [, section, id = '', below] = new URL(request.url).pathname.split('/');
-    if (section === 'payment-method' && below === 'update' && request.method === 'POST') return answerCardUpdate(api.services, request, id);
-    if (section === 'payment-method' && below === 'return' && request.method === 'GET') return answerCardUpdateReturn(api.services, request, id);
-    return new Response('not found', { status: 404 });
-  });
+  forms = await serveCardUpdateRoutes(api);
   // Anything but Stripe, the API and the page's routes fails the test: card data goes nowhere else.
   server.listen({
     onUnhandledRequest: (request, print) => {

@@ -5,7 +5,6 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { PaymentMethodScreen } from '@/app/payment-method/[id]/parts';
 import { auditEvents, paymentMethodUpdates, simulatorCharges, simulatorRecurring, simulatorRefunds, subscriptions } from '@/db/schema';
 import { verifyLedger } from '@/server/balance/verify';
-import { answerCardUpdate, answerCardUpdateReturn } from '@/server/billing/card-update-page';
 import { reconcileCardUpdates } from '@/server/billing/card-update';
 import { ApiError } from '@/server/errors';
 import { GatewayTimeoutError } from '@/server/gateway/types';
@@ -15,8 +14,8 @@ import { periodBoundary } from '@/server/subscriptions/schedule';
 import { createCoupon } from '../support/coupons';
 import { createStore } from '../support/factories';
 import { epoch, expectError, expectIdenticalMissing, rawApiRequest, T0 } from '../support/api';
-import { serveFetchHandler, useTestApi } from '../support/server';
-import { CARDS, eventsOf, PLAN, SUBSCRIPTIONS, subscribe } from './support';
+import { useTestApi } from '../support/server';
+import { CARDS, eventsOf, PLAN, SUBSCRIPTIONS, serveCardUpdateRoutes, subscribe } from './support';
 
 /**
  * The update-payment-method link (API) and the page's POST over HTTP against a real database: a
@@ -37,12 +36,7 @@ let storeId = '';
 let address = 0;
 
 beforeAll(async () => {
-  forms = await serveFetchHandler(async (request) => {
-    const [, section, id = '', below] = new URL(request.url).pathname.split('/');
-    if (section === 'payment-method' && below === 'update' && request.method === 'POST') return answerCardUpdate(api.services, request, id);
-    if (section === 'payment-method' && below === 'return' && request.method === 'GET') return answerCardUpdateReturn(api.services, request, id);
-    return new Response('not found', { status: 404 });
-  });
+  forms = await serveCardUpdateRoutes(api);
 });
 afterAll(() => forms.close());
 beforeEach(async () => {

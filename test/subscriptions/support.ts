@@ -2,8 +2,9 @@ import { asc, eq } from 'drizzle-orm';
 import { expect } from 'vitest';
 import { auditEvents, webhookEvents } from '@/db/schema';
 import type { Database } from '@/db/client';
+import { answerCardUpdate, answerCardUpdateReturn } from '@/server/billing/card-update-page';
 import { submitHostedSubscription } from '@/server/subscriptions/hosted';
-import type { TestApi } from '../support/server';
+import { serveFetchHandler, type TestApi } from '../support/server';
 
 /** Test helpers of the subscription suites: create a checkout through the API, pay it as the hosted form posts. */
 
@@ -61,4 +62,14 @@ export async function eventsOf(db: Database, objectId: string) {
 
 export async function auditOf(db: Database, storeId: string) {
   return db.select().from(auditEvents).where(eq(auditEvents.storeId, storeId)).orderBy(asc(auditEvents.id));
+}
+
+/** The update-payment-method page's post and its 3-D Secure return, served as Next routes them. */
+export function serveCardUpdateRoutes(api: TestApi) {
+  return serveFetchHandler(async (request) => {
+    const [, section, id = '', below] = new URL(request.url).pathname.split('/');
+    if (section === 'payment-method' && below === 'update' && request.method === 'POST') return answerCardUpdate(api.services, request, id);
+    if (section === 'payment-method' && below === 'return' && request.method === 'GET') return answerCardUpdateReturn(api.services, request, id);
+    return new Response('not found', { status: 404 });
+  });
 }
