@@ -182,6 +182,20 @@ describe('the first charge less the discount, and the renewals it reaches', () =
     expect(await counts(coupon)).toEqual({ coupon: { redeemed: 1, held: 0 } });
   });
 
+  it('a coupon deleted after it was granted: the subscription keeps its discount on the renewals it reaches; a new checkout with it: 400 discount_invalid', async () => {
+    const own = await clockStore();
+    const coupon = await createCoupon(api.services.db, scopeOf(own), { percentOff: 15, duration: 'repeating', durationInMonths: 2 });
+    const checkout = await createCheckout(api, own.key, { ...PLAN_1999, discounts: [{ coupon: coupon.id }] });
+    await submitCard(api, checkout);
+    const subscription = (await subscriptionOf(own.key, checkout))!;
+    const deleted = await api.request('DELETE', `/api/v1/coupons/${coupon.id}`, { key: own.key });
+    expect(deleted.status).toBe(200);
+    await advanceClock(api, own.key, 95 * DAY);
+    expect(await chargedAmounts(subscription.id)).toEqual([1699, 1699, 1999, 1999]);
+    expect(await retrieveSubscription(api, own.key, subscription.id)).toMatchObject({ discount: { coupon: coupon.id, duration: 'repeating', end: subscription.discount.end } });
+    expectError(await api.request('POST', SUBSCRIPTIONS, { key: own.key, body: { ...PLAN_1999, discounts: [{ coupon: coupon.id }] } }), 400, 'discount_invalid', 'discounts[0].coupon');
+  });
+
   it('100 % off: a first charge of 0 still checks the card, is invoiced at 0; the renewal is full', async () => {
     const own = await clockStore();
     const coupon = await createCoupon(api.services.db, scopeOf(own), { percentOff: 100 });
