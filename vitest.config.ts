@@ -8,8 +8,8 @@ import ProcessTestsEarly from './test/support/sequencer';
  * imported first would stay unmocked), or start processes and browsers of their own.
  */
 const ISOLATED = [
-  'test/browser/**',
-  'test/e2e/**',
+  'test/browser/**/*.test.ts',
+  'test/e2e/**/*.test.ts',
   ...readdirSync(path.join(import.meta.dirname, 'test'), { recursive: true, encoding: 'utf8' })
     .filter((file) => /\.test\.tsx?$/.test(file) && /\bvi\.(mock|doMock)\(/.test(readFileSync(path.join(import.meta.dirname, 'test', file), 'utf8')))
     .map((file) => path.posix.join('test', file.split(path.sep).join('/'))),
