@@ -6,13 +6,13 @@ import { hostedContentSecurityPolicy, hostedPageHeaders, originOf, type HostedPa
 import { invalidLinkResponse } from '@/server/kit/hosted-page/invalid-link';
 import { isServiceOrigin } from '@/server/kit/origin';
 import { hostedSubscriptionHandoff, hostedSubscriptionReceiptHandoff, loadHostedSubscriptionCheckout, loadHostedSubscriptionReceipt } from '@/server/subscriptions/hosted';
-import { loadPaymentMethodPage, PAYMENT_METHOD_LINK_NOTICE, paymentMethodHandoff, paymentMethodPageLanguage } from '@/server/subscriptions/payment-method';
+import { loadPaymentMethodPage, PAYMENT_METHOD_LINK_NOTICE, paymentMethodHandoff } from '@/server/subscriptions/payment-method';
 import { clientIp } from '@/server/context';
 import { portalLinkStore } from '@/server/portal/page';
 import { describeLink } from '@/server/users/service';
 import { portalHeaders, portalLinkInvalidResponse, portalRateLimitedResponse, rateLimitedRetryAfter } from '@/server/portal/responses';
 import { handRevealedToPage, REVEAL_COOKIE } from '@/app/dashboard/reveal';
-import { chosenLanguage, PAGE_LANGUAGE_HEADER } from '@/server/kit/language';
+import { PAGE_LANGUAGE_HEADER, requestedPageLanguage } from '@/server/kit/language';
 import { KEEP_LINK_NOTICE, keepFromLink, keepPageHandoff } from '@/server/subscriptions/cancel-page';
 
 /**
@@ -70,7 +70,7 @@ async function cancelProxy(request: NextRequest) {
     return withSameOriginReferrer(withHostedPageHeaders({}, pageRequestHeaders));
   }
   const pageRequestHeaders = new Headers(request.headers);
-  pageRequestHeaders.set(PAGE_LANGUAGE_HEADER, chosenLanguage(params.get('lang'), request.headers.get('accept-language')));
+  pageRequestHeaders.set(PAGE_LANGUAGE_HEADER, requestedPageLanguage(request));
   return withSameOriginReferrer(withHostedPageHeaders({}, pageRequestHeaders));
 }
 
@@ -144,7 +144,7 @@ async function paymentMethodProxy(request: NextRequest) {
   let policy: HostedPagePolicy = {};
   let pageRequestHeaders: Headers | undefined;
   if (below === undefined) {
-    const language = paymentMethodPageLanguage(request);
+    const language = requestedPageLanguage(request);
     if (request.method === 'GET') {
       const services = await getAppServices();
       const params = request.nextUrl.searchParams;

@@ -10,10 +10,11 @@ import { ApiError } from '../errors';
 import { hostedPageErrorFor, type HostedErrorCode } from '../kit/hosted-page/messages';
 import { invalidLinkResponse } from '../kit/hosted-page/invalid-link';
 import { backToForm, hostedLinkOf, readHostedSubmission, type HostedLinkParams } from '../kit/hosted-page/request';
+import { requestedPageLanguage } from '../kit/language';
 import { hostedPagePath } from '../kit/links';
 import { log } from '../observability/log';
 import { recordCardDecline, refusedCardAttempt } from '../rate-limit/card-attempts';
-import { loadPaymentMethodPage, PAYMENT_METHOD_LINK_NOTICE, paymentMethodPageLanguage, sealCardUpdate } from '../subscriptions/payment-method';
+import { loadPaymentMethodPage, PAYMENT_METHOD_LINK_NOTICE, sealCardUpdate } from '../subscriptions/payment-method';
 import { completeCardUpdateChallenge, updatePaymentMethod } from './card-update';
 
 const redirect = (location: string) => new Response(null, { status: 303, headers: { location, 'cache-control': 'no-store' } });
@@ -31,7 +32,7 @@ function pageWithOutcome(services: Services, link: HostedLinkParams, updateId: s
  */
 export async function answerCardUpdate(services: Services, request: Request, id: string): Promise<Response> {
   const ip = clientIp(request.headers);
-  const language = paymentMethodPageLanguage(request);
+  const language = requestedPageLanguage(request);
   const refused = await refusedCardAttempt(services.rateLimits, ip, PAYMENT_METHOD_LINK_NOTICE[language].site, language);
   if (refused) return refused;
   const input = await readHostedSubmission(request, id);
@@ -71,7 +72,7 @@ export async function answerCardUpdate(services: Services, request: Request, id:
  */
 export async function answerCardUpdateReturn(services: Services, request: Request, id: string): Promise<Response> {
   const link = hostedLinkOf(request, id);
-  const language = paymentMethodPageLanguage(request);
+  const language = requestedPageLanguage(request);
   const page = await loadPaymentMethodPage(services, link);
   const updateId = new URL(request.url).searchParams.get('update');
   if (page.state === 'invalid' || !updateId) return invalidLinkResponse(PAYMENT_METHOD_LINK_NOTICE[language]);

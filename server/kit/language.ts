@@ -32,6 +32,11 @@ export function chosenLanguage(asked: string | null | undefined, acceptLanguage:
   return (DOCUMENT_LANGUAGES as readonly (string | null | undefined)[]).includes(asked) ? (asked as DocumentLanguage) : documentLanguage(acceptLanguage);
 }
 
+/** A hosted page's language from its request: `?lang=de|en` (links and forms carry it), else `Accept-Language`, else English. */
+export function requestedPageLanguage(request: Request): DocumentLanguage {
+  return chosenLanguage(new URL(request.url).searchParams.get('lang'), request.headers.get('accept-language'));
+}
+
 /**
  * The request header proxy.ts sets for a page written in the customer's language, so the root
  * layout's `<html lang>` says it (the layout cannot see the page's query); English without it.

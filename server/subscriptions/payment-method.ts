@@ -12,7 +12,6 @@ import type { Config } from '../config';
 import { createHandoff } from '../kit/hosted-page/handoff';
 import type { InvalidLinkNotice } from '../kit/hosted-page/invalid-link';
 import type { HostedLinkParams, HostedPageDeps } from '../kit/hosted-page/request';
-import { chosenLanguage } from '../kit/language';
 import { checkPaymentMethodLink, signingSecret } from '../kit/links';
 import { seal, unseal } from '../kit/sealed';
 import { storeLinkColumns, type StoreLinks } from '../stores/service';
@@ -57,14 +56,6 @@ export const PAYMENT_METHOD_LINK_NOTICE: Record<DocumentLanguage, InvalidLinkNot
 
 /** A link that does not verify, is past its 7 days or names no subscription is `invalid` (the 404 page). */
 export type PaymentMethodPage = { state: 'invalid' } | { state: 'open'; view: PaymentMethodView };
-
-/**
- * The page's language: `?lang=de|en` (German e-mails link the page with `lang=de`; its form and the
- * bank's return carry the page's on), else the first of de/en in `Accept-Language`, else English.
- */
-export function paymentMethodPageLanguage(request: Request): DocumentLanguage {
-  return chosenLanguage(new URL(request.url).searchParams.get('lang'), request.headers.get('accept-language'));
-}
 
 /** What proxy.ts loaded for a GET of the page, which the page then renders. */
 export const paymentMethodHandoff = createHandoff<PaymentMethodPage>('payment-method');

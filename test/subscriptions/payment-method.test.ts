@@ -9,7 +9,8 @@ import { reconcileCardUpdates } from '@/server/billing/card-update';
 import { ApiError } from '@/server/errors';
 import { GatewayTimeoutError } from '@/server/gateway/types';
 import { hostedLinkOf } from '@/server/kit/hosted-page/request';
-import { cardUpdateOutcome, loadPaymentMethodPage, paymentMethodPageLanguage } from '@/server/subscriptions/payment-method';
+import { requestedPageLanguage } from '@/server/kit/language';
+import { cardUpdateOutcome, loadPaymentMethodPage } from '@/server/subscriptions/payment-method';
 import { periodBoundary } from '@/server/subscriptions/schedule';
 import { createCoupon } from '../support/coupons';
 import { createStore } from '../support/factories';
@@ -195,7 +196,7 @@ async function renderPage(link: PageLink, query = '', acceptLanguage?: string) {
       error: shown.get('error') ?? undefined,
       link: { expires: link.expires, signature: link.signature },
       operator: api.services.config.operator,
-      language: paymentMethodPageLanguage(request),
+      language: requestedPageLanguage(request),
     }),
   );
 }
