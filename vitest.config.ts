@@ -3,20 +3,28 @@ import path from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 import ProcessTestsEarly from './test/support/sequencer';
 
+const TEST_DIR = path.join(import.meta.dirname, 'test');
+const TEST_FILES = readdirSync(TEST_DIR, { recursive: true, encoding: 'utf8' })
+  .filter((file) => /\.test\.tsx?$/.test(file))
+  .map((file) => path.posix.join('test', file.split(path.sep).join('/')));
+
+/** Files that drive Debian's Chromium against `npm start`. */
+const BROWSER = ['test/browser/**/*.test.ts'];
 /**
  * Files that need a fresh module graph: they replace modules with `vi.mock` (a module another file
- * imported first would stay unmocked), or start processes and browsers of their own.
+ * imported first would stay unmocked), or start processes of their own.
  */
-const ISOLATED = [
-  'test/browser/**/*.test.ts',
-  'test/e2e/**/*.test.ts',
-  ...readdirSync(path.join(import.meta.dirname, 'test'), { recursive: true, encoding: 'utf8' })
-    .filter((file) => /\.test\.tsx?$/.test(file) && /\bvi\.(mock|doMock)\(/.test(readFileSync(path.join(import.meta.dirname, 'test', file), 'utf8')))
-    .map((file) => path.posix.join('test', file.split(path.sep).join('/'))),
-];
+const ISOLATED = ['test/e2e/**/*.test.ts', ...TEST_FILES.filter((file) => /\bvi\.(mock|doMock)\(/.test(readFileSync(path.join(import.meta.dirname, file), 'utf8')))];
 const INCLUDE = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
+const onPostgres = Boolean(process.env.DATABASE_URL);
 // Several processes on one database: the chaos test runs when the suite runs on PostgreSQL.
-const EXCLUDE = process.env.DATABASE_URL ? configDefaults.exclude : [...configDefaults.exclude, 'test/e2e/chaos.test.ts'];
+const EXCLUDE = onPostgres ? configDefaults.exclude : [...configDefaults.exclude, 'test/e2e/chaos.test.ts'];
+/**
+ * The pages in Chromium are served by the same services whichever database they use, and those
+ * services are tested on both. So the browser files run once: with the embedded default (`npm test`
+ * without DATABASE_URL, as CI's first run), and on PostgreSQL only when asked (`npm run test:browser`).
+ */
+const RUN_BROWSER = !onPostgres || process.env.BROWSER_TESTS === '1';
 
 export default defineConfig({
   resolve: { alias: { '@': path.resolve(import.meta.dirname) } },
@@ -38,8 +46,9 @@ export default defineConfig({
     projects: [
       // The service's modules are imported once per worker instead of once per file: importing them was
       // a fifth of the suite's time. Every file still opens its own database.
-      { extends: true, test: { name: 'shared-modules', include: INCLUDE, exclude: [...EXCLUDE, ...ISOLATED], isolate: false } },
+      { extends: true, test: { name: 'shared-modules', include: INCLUDE, exclude: [...EXCLUDE, ...ISOLATED, ...BROWSER], isolate: false } },
       { extends: true, test: { name: 'isolated', include: ISOLATED, exclude: EXCLUDE } },
+      ...(RUN_BROWSER ? [{ extends: true, test: { name: 'browser', include: BROWSER, exclude: EXCLUDE } }] : []),
     ],
   },
 });

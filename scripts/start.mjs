@@ -92,6 +92,8 @@ await checkPort();
 const IGNORED = new Set(['node_modules', '.next', '.data', 'test', 'scripts', 'coverage', 'test-results', 'next-env.d.ts', 'types']);
 const IGNORED_PATHS = new Set(['openapi', path.join('packages', 'client', 'dist')]);
 const IGNORED_EXTENSIONS = new Set(['.md', '.tsbuildinfo', '.log']);
+// Declarations matter only to a type-check, which the build made here skips.
+const isDeclaration = (name) => name.endsWith('.d.ts');
 
 function newestSourceTime(directory) {
   let newest = 0;
@@ -100,7 +102,7 @@ function newestSourceTime(directory) {
     const full = path.join(directory, entry.name);
     if (IGNORED_PATHS.has(path.relative(root, full))) continue;
     if (entry.isDirectory()) newest = Math.max(newest, newestSourceTime(full));
-    else if (entry.isFile() && !IGNORED_EXTENSIONS.has(path.extname(entry.name))) newest = Math.max(newest, statSync(full).mtimeMs);
+    else if (entry.isFile() && !IGNORED_EXTENSIONS.has(path.extname(entry.name)) && !isDeclaration(entry.name)) newest = Math.max(newest, statSync(full).mtimeMs);
   }
   return newest;
 }
