@@ -48,7 +48,7 @@ export default defineConfig({
       // a fifth of the suite's time. Every file still opens its own database.
       { extends: true, test: { name: 'shared-modules', include: INCLUDE, exclude: [...EXCLUDE, ...ISOLATED, ...BROWSER], isolate: false } },
       { extends: true, test: { name: 'isolated', include: ISOLATED, exclude: EXCLUDE } },
-      ...(RUN_BROWSER ? [{ extends: true, test: { name: 'browser', include: BROWSER, exclude: EXCLUDE } }] : []),
+      ...(RUN_BROWSER ? [{ extends: true as const, test: { name: 'browser', include: BROWSER, exclude: EXCLUDE } }] : []),
     ],
   },
 });
