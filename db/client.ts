@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PGlite } from '@electric-sql/pglite';
@@ -84,6 +84,8 @@ async function openPglite(dataDir: string | undefined, dump: Blob | undefined): 
   // In memory, the database is made in this process whatever it takes: it lives only as long.
   if (dataDir === undefined) return PGlite.create({ loadDataDir: dump, postgresqlconf: PGLITE_SETTINGS });
   const made = existsSync(path.join(dataDir, 'PG_VERSION'));
+  // PGlite makes the data directory itself, but not the folders above it.
+  if (!made) mkdirSync(path.dirname(dataDir), { recursive: true });
   if (!made && !dump) await promisify(execFile)(process.execPath, ['--input-type=module', '--eval', INITDB_SCRIPT, dataDir], { cwd: process.cwd() });
   const client = await PGlite.create({ dataDir, loadDataDir: made ? undefined : dump, postgresqlconf: PGLITE_SETTINGS });
   if (made || !dump) return client;

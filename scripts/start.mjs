@@ -120,6 +120,14 @@ function buildReason() {
 const reason = buildReason();
 if (reason) {
   console.log(`Building (${reason})…`);
+  // Meanwhile a process of its own makes and migrates the database (the build leaves a core idle
+  // for much of its time). It is awaited, never stopped halfway: a stop during the build waits for
+  // it, and a Ctrl-C in the terminal does not reach it. What fails there, serve.ts meets again and reports.
+  const preparing = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'scripts', 'prepare-database.ts')], { stdio: 'ignore', detached: true });
+  const prepared = new Promise((resolve) => {
+    preparing.once('exit', resolve);
+    preparing.once('error', resolve);
+  });
   const nextBin = createRequire(import.meta.url).resolve('next/dist/bin/next');
   // Starting the service needs no type-check (half the build's time) and no build cache for a next
   // build to reuse: `npm run build` does both.
@@ -133,6 +141,7 @@ if (reason) {
   process.on('SIGTERM', stopBuild);
   process.on('SIGINT', stopBuild);
   const status = await new Promise((resolve) => build.once('exit', (code) => resolve(code ?? 1)));
+  await prepared;
   process.off('SIGTERM', stopBuild);
   process.off('SIGINT', stopBuild);
   if (stoppedBy) {
