@@ -21,8 +21,9 @@ afterAll(() => Promise.all(cleanups.map((cleanup) => cleanup())));
 async function appliedMigrations(env: Record<string, string>): Promise<number> {
   const handle = await openDatabase({ url: env.DATABASE_URL, pgliteDir: env.DATABASE_URL ? undefined : path.join(env.DATA_DIR!, 'pglite'), poolSize: 1 });
   try {
-    const result = await handle.db.execute(sql`select count(*)::int as applied from drizzle.__drizzle_migrations`);
-    const rows = 'rows' in result ? (result.rows as { applied: number }[]) : (result as unknown as { applied: number }[]);
+    // postgres.js answers with the rows, PGlite with an object holding them.
+    const result = (await handle.db.execute(sql`select count(*)::int as applied from drizzle.__drizzle_migrations`)) as unknown as { applied: number }[] | { rows: { applied: number }[] };
+    const rows = Array.isArray(result) ? result : result.rows;
     return rows[0]!.applied;
   } finally {
     await handle.close();
