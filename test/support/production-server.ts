@@ -55,8 +55,7 @@ export function serviceEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 /**
  * Test files run in parallel workers, and each `npm start` builds when the build is stale: two
  * builds in one .next would break each other. So starts take turns (a lock directory, shared by
- * the workers, held until the server answers on its port, which it opens after any build); the
- * second then finds the build fresh.
+ * the workers, held until the server is ready); the second then finds the build fresh.
  */
 async function startLock(): Promise<() => Promise<void>> {
   const lock = path.join(tmpdir(), `payments-npm-start-${createHash('sha256').update(ROOT).digest('hex').slice(0, 12)}.lock`);
@@ -79,25 +78,15 @@ async function startLock(): Promise<() => Promise<void>> {
 
 /** `terminal`: on a pseudo-terminal (through `script`), as a person starts it, rather than a pipe. */
 export async function startService(env: NodeJS.ProcessEnv, options: { terminal?: boolean } = {}): Promise<Service> {
-  const unlock = await startLock();
-  let released: Promise<void> | undefined;
-  const release = () => (released ??= unlock());
+  const release = await startLock();
   try {
-    return await startServiceNow(env, options.terminal === true, release);
+    return await startServiceNow(env, options.terminal === true);
   } finally {
     await release();
   }
 }
 
-/** Whether anything answers HTTP on `port` (the service's front answers even while it starts). */
-function answers(port: string): Promise<boolean> {
-  return fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(1_000) }).then(
-    () => true,
-    () => false,
-  );
-}
-
-async function startServiceNow(env: NodeJS.ProcessEnv, terminal: boolean, pastBuild: () => Promise<void>): Promise<Service> {
+async function startServiceNow(env: NodeJS.ProcessEnv, terminal: boolean): Promise<Service> {
   const started = Date.now();
   const [command, args] = terminal ? ['script', ['-qfec', 'npm start', '/dev/null']] : ['npm', ['start']];
   // Its own process group, so that a signal reaches npm and the node process it runs.
@@ -106,17 +95,17 @@ async function startServiceNow(env: NodeJS.ProcessEnv, terminal: boolean, pastBu
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
-  const port = env.PORT ?? '3000';
-  let answering = false;
-  for (;;) {
-    if (READY.test(output)) break;
-    if (child.exitCode !== null || Date.now() - started > START_TIMEOUT_MS) throw new Error(`npm start did not become ready:\n${output}`);
-    if (!answering && (await answers(port))) {
-      answering = true;
-      await pastBuild();
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await new Promise<void>((resolve, reject) => {
+    const timer = setInterval(() => {
+      if (READY.test(output)) {
+        clearInterval(timer);
+        resolve();
+      } else if (child.exitCode !== null || Date.now() - started > START_TIMEOUT_MS) {
+        clearInterval(timer);
+        reject(new Error(`npm start did not become ready:\n${output}`));
+      }
+    }, 100);
+  });
   const built = output.includes('Building (');
   console.log(`npm start ready after ${((Date.now() - started) / 1000).toFixed(1)} s (${built ? 'with' : 'without'} a next build)`);
   return { child, output: () => output, exited };
