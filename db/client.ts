@@ -132,6 +132,18 @@ export async function migrateDatabase(handle: DatabaseHandle, url?: string): Pro
   }
 }
 
+/** openDatabase, then the migrations. A failure leaves nothing open, so a retry may open it again (PGlite allows one owner). */
+export async function openMigratedDatabase(options: Parameters<typeof openDatabase>[0]): Promise<DatabaseHandle> {
+  const database = await openDatabase(options);
+  try {
+    await migrateDatabase(database, options.url);
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+  return database;
+}
+
 /**
  * A statement prepared once per executor and shape (e.g. its number of rows), so Drizzle does
  * not rebuild its SQL on every call. Given the main PostgreSQL database it

@@ -1,25 +1,11 @@
 /**
- * The database `npm start` serves from, opened and migrated. Run as a script by scripts/start.mjs
- * while it builds: making a new PGlite data directory and migrating it then take the first start
- * no time of its own, and serve.ts finds both done.
+ * Makes and migrates the database `npm start` serves from, then closes it: run by scripts/start.mjs
+ * in a process of its own while it builds, so that making a new PGlite data directory and
+ * migrating it take the first start no time of its own, and serve.ts finds both done.
  */
-import { pathToFileURL } from 'node:url';
-import { migrateDatabase, openDatabase, type DatabaseHandle } from '@/db/client';
-import type { Config } from '@/server/config';
+import { openMigratedDatabase } from '@/db/client';
 import { loadConfigOrExit } from './config-or-exit';
 
-export async function openMigratedDatabase(config: Config): Promise<DatabaseHandle> {
-  const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir, poolSize: 1 });
-  try {
-    await migrateDatabase(database, config.databaseUrl);
-  } catch (error) {
-    await database.close();
-    throw error;
-  }
-  return database;
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const database = await openMigratedDatabase(loadConfigOrExit());
-  await database.close();
-}
+const config = loadConfigOrExit();
+const database = await openMigratedDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir, poolSize: 1 });
+await database.close();

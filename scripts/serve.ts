@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
 import next from 'next';
+import { openMigratedDatabase } from '@/db/client';
 import { closeAppServices } from '@/server/app-singleton';
 import { API_PREFIX } from '@/server/http/api-handler';
 import { createFront } from '@/server/host/front';
@@ -19,7 +20,6 @@ import { bootstrapDemoStore, ensureSecrets, formatDemoStoreBanner, saveDemoStore
 import { systemClock } from '@/server/clock';
 import { errorField, log } from '@/server/observability/log';
 import { loadConfigOrExit } from './config-or-exit';
-import { openMigratedDatabase } from './prepare-database';
 import { onStopSignal } from './stop-signals';
 
 /** Requests in flight when a stop begins get this long to finish; the exit follows within 30 s. */
@@ -87,7 +87,7 @@ await new Promise<void>((resolve, reject) => {
 async function startApp() {
   // PGlite allows one owner of its data dir: this connection is closed before Next starts, and
   // the route handlers then open the app singleton (server/app.ts) lazily on their first request.
-  const database = await openMigratedDatabase(config);
+  const database = await openMigratedDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir, poolSize: 1 });
   try {
     const demo = await bootstrapDemoStore({ db: database.db, clock: systemClock, maxProductsPerStore: config.maxProductsPerStore });
     if (demo) {

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { migrateDatabase, openDatabase, statementDatabase, type DatabaseHandle } from '@/db/client';
+import { openMigratedDatabase, statementDatabase, type DatabaseHandle } from '@/db/client';
 import { systemClock } from './clock';
 import { loadConfig, type Config } from './config';
 import type { Services } from './context';
@@ -17,14 +17,7 @@ import { appRouter } from './router';
 export async function createServices(configured: Config): Promise<{ services: Services; database: DatabaseHandle }> {
   // Hosted links and client secrets are signed with AUTH_SECRET, generated once when unset.
   const config = configured.authSecret ? configured : { ...configured, authSecret: (await ensureSecrets(configured)).authSecret };
-  const database = await openDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
-  try {
-    await migrateDatabase(database, config.databaseUrl);
-  } catch (error) {
-    // A failed start leaves nothing open, so a retry may open it again (PGlite allows one owner).
-    await database.close();
-    throw error;
-  }
+  const database = await openMigratedDatabase({ url: config.databaseUrl, pgliteDir: config.pgliteDir });
   // PostgreSQL: counters shared by every instance, on the hot statements' connections (db/client.ts).
   const rateLimits = createRateLimits(config.rateLimits, database.driver === 'postgres' ? { db: statementDatabase(database.db) } : undefined);
   const gateways = createGateways({ db: database.db, clock: systemClock, config });

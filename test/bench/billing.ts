@@ -9,7 +9,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import postgres from 'postgres';
-import { migrateDatabase, openDatabase, type Database } from '@/db/client';
+import { openDatabase, openMigratedDatabase, type Database } from '@/db/client';
 import { simulatorCharges } from '@/db/schema';
 import { billDueSubscriptions } from '@/server/billing/engine';
 import { loadConfig } from '@/server/config';
@@ -57,9 +57,7 @@ export async function printBillingThroughput(serverUrl: string): Promise<void> {
   try {
     const url = new URL(serverUrl);
     url.pathname = `/${name}`;
-    const migrating = await openDatabase({ url: url.toString(), poolSize: 1 });
-    await migrateDatabase(migrating, url.toString());
-    await migrating.close();
+    await (await openMigratedDatabase({ url: url.toString(), poolSize: 1 })).close();
     const one = await billOnce(url.toString(), 1);
     const two = await billOnce(url.toString(), 2);
     console.log(

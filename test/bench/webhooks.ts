@@ -15,7 +15,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { and, count, eq } from 'drizzle-orm';
 import postgres from 'postgres';
-import { migrateDatabase, openDatabase, type Database } from '@/db/client';
+import { openMigratedDatabase, type Database } from '@/db/client';
 import { webhookDeliveries, webhookEndpoints } from '@/db/schema';
 import { systemClock } from '@/server/clock';
 import { newId, randomBase62 } from '@/server/ids';
@@ -100,10 +100,9 @@ export async function printWebhookDelivery(serverUrl: string): Promise<boolean> 
   await admin.unsafe(`create database "${name}"`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const handle = await openDatabase({ url: url.toString(), poolSize: 10 });
+  const handle = await openMigratedDatabase({ url: url.toString(), poolSize: 10 });
   const receivers: Receiver[] = [];
   try {
-    await migrateDatabase(handle, url.toString());
     const { db } = handle;
     const scenario = async (delays: number[]) => {
       const own = await Promise.all(delays.map((delay) => startReceiver(delay)));

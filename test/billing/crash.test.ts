@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { migrateDatabase, openDatabase, type DatabaseHandle } from '@/db/client';
+import { openDatabase, openMigratedDatabase, type DatabaseHandle } from '@/db/client';
 import { subscriptions } from '@/db/schema';
 import { runBillingPass } from '@/server/billing/jobs';
 import { systemClock } from '@/server/clock';
@@ -33,8 +33,7 @@ async function sharedDatabase(): Promise<{
     return { database, env: { DATABASE_URL: database.url! }, beforeChild: async () => {}, afterChild: async () => database, cleanup: () => database.close() };
   }
   const dir = await mkdtemp(path.join(tmpdir(), 'billing-crash-'));
-  const database = await openDatabase({ pgliteDir: dir });
-  await migrateDatabase(database);
+  const database = await openMigratedDatabase({ pgliteDir: dir });
   let reopened: DatabaseHandle | undefined;
   return {
     database,

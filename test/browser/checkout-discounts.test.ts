@@ -1,11 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { openMigratedDatabase } from '@/db/client';
 import { chromiumAvailable, consoleErrors, launchChromium, newContext, screenshotAtWidths, stopStarted, type LaunchedBrowser } from '../support/browser';
 import { createCoupon, createPromotionCode } from '../support/coupons';
 import { createStore } from '../support/factories';
-import { callService, freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
-import path from 'node:path';
+import { callService, freePort, serviceDatabase, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
  * Discounts on the hosted checkout page in Debian's Chromium against the real production server
@@ -27,10 +26,8 @@ const api = (method: string, route: string, body?: unknown) => callService(`http
 
 /** The store taxing at the product's 19 %, its codes and a coupon of 100 %, written before the service opens the database. */
 async function seedDatabase(env: Record<string, string>) {
-  const url = env.DATABASE_URL;
-  const handle = await openDatabase(url ? { url } : { pgliteDir: path.join(env.DATA_DIR!, 'pglite') });
+  const handle = await openMigratedDatabase(serviceDatabase(env));
   try {
-    await migrateDatabase(handle, url);
     const store = await createStore(handle, { name: 'Moth Books', taxCalculation: true });
     world.sk = store.keys.sk_test;
     const scope = { storeId: store.id, livemode: false };

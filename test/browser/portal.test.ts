@@ -3,11 +3,11 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { openMigratedDatabase } from '@/db/client';
 import { subscriptions } from '@/db/schema';
 import { chromiumAvailable, consoleErrors, launchChromium, newContext, screenshotAtWidths, stopStarted, type LaunchedBrowser } from '../support/browser';
 import { createStore } from '../support/factories';
-import { freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
+import { freePort, serviceDatabase, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 import { seedCustomer, seedOrder, seedSubscription } from '../portal/factories';
 
 /**
@@ -102,10 +102,8 @@ async function expectFitsPhone(page: Page) {
 
 /** The service's database before `npm start` opens it: migrated, with the test's stores and data. */
 async function seedDatabase(env: Record<string, string>) {
-  const url = env.DATABASE_URL;
-  const handle = await openDatabase(url ? { url } : { pgliteDir: path.join(env.DATA_DIR!, 'pglite') });
+  const handle = await openMigratedDatabase(serviceDatabase(env));
   try {
-    await migrateDatabase(handle, url);
     const seed = { db: handle.db, now: new Date() };
     world.seededAt = seed.now;
     const store = await createStore(handle, { name: 'Moth Books' });

@@ -1,11 +1,10 @@
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { openMigratedDatabase } from '@/db/client';
 import { chromiumAvailable, consoleErrors, launchChromium, newContext, screenshotAtWidths, stopStarted, type LaunchedBrowser } from '../support/browser';
 import { createCoupon, createPromotionCode } from '../support/coupons';
 import { createStore } from '../support/factories';
-import { callService, freePort, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
+import { callService, freePort, serviceDatabase, serviceEnv, serviceStorage, START_TIMEOUT_MS, startService, type Service } from '../support/production-server';
 
 /**
  * Free trials and promotion codes on the hosted subscription checkout in Debian's Chromium against
@@ -28,10 +27,8 @@ const api = (method: string, route: string, body?: unknown) => callService(`http
 
 /** A store with subscriptions and the code SUMMER25 (15 % off, once), written before the service opens the database. */
 async function seedDatabase(env: Record<string, string>) {
-  const url = env.DATABASE_URL;
-  const handle = await openDatabase(url ? { url } : { pgliteDir: path.join(env.DATA_DIR!, 'pglite') });
+  const handle = await openMigratedDatabase(serviceDatabase(env));
   try {
-    await migrateDatabase(handle, url);
     const store = await createStore(handle, { name: 'Moth Society', subscriptions: true });
     world.sk = store.keys.sk_test;
     await createPromotionCode(handle.db, await createCoupon(handle.db, { storeId: store.id, livemode: false }, { name: 'Summer sale', percentOff: 15 }), 'SUMMER25');

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '@/db/client';
-import { ROOT, serviceEnv, serviceStorage } from '../support/production-server';
+import { ROOT, serviceDatabase, serviceEnv, serviceStorage } from '../support/production-server';
 
 /**
  * scripts/prepare-database.ts as `npm start` runs it while it builds: a process of its own that
@@ -19,7 +19,7 @@ const cleanups: (() => Promise<void>)[] = [];
 afterAll(() => Promise.all(cleanups.map((cleanup) => cleanup())));
 
 async function appliedMigrations(env: Record<string, string>): Promise<number> {
-  const handle = await openDatabase({ url: env.DATABASE_URL, pgliteDir: env.DATABASE_URL ? undefined : path.join(env.DATA_DIR!, 'pglite'), poolSize: 1 });
+  const handle = await openDatabase({ ...serviceDatabase(env), poolSize: 1 });
   try {
     // postgres.js answers with the rows, PGlite with an object holding them.
     const result = (await handle.db.execute(sql`select count(*)::int as applied from drizzle.__drizzle_migrations`)) as unknown as { applied: number }[] | { rows: { applied: number }[] };

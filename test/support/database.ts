@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import postgres from 'postgres';
 import { inject } from 'vitest';
-import { migrateDatabase, openDatabase, type DatabaseHandle } from '@/db/client';
+import { openMigratedDatabase, type DatabaseHandle } from '@/db/client';
 import { randomBase62 } from '@/server/ids';
 
 /**
@@ -20,8 +20,7 @@ export async function createTestDatabase(): Promise<DatabaseHandle & { url: stri
   const serverUrl = process.env.DATABASE_URL;
   if (!serverUrl) {
     const dumpFile = inject('migratedPgliteDump');
-    const handle = await openDatabase({ pgliteDump: dumpFile ? new Blob([await readFile(dumpFile)]) : undefined });
-    await migrateDatabase(handle);
+    const handle = await openMigratedDatabase({ pgliteDump: dumpFile ? new Blob([await readFile(dumpFile)]) : undefined });
     return { ...handle, url: undefined };
   }
   const name = `test_${randomBase62(12).toLowerCase()}`;
@@ -29,8 +28,7 @@ export async function createTestDatabase(): Promise<DatabaseHandle & { url: stri
   await admin.unsafe(`create database "${name}"${templateClause()}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const handle = await openDatabase({ url: url.toString(), poolSize: 5 });
-  await migrateDatabase(handle, url.toString());
+  const handle = await openMigratedDatabase({ url: url.toString(), poolSize: 5 });
   return {
     ...handle,
     url: url.toString(),

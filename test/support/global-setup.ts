@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import postgres from 'postgres';
 import type { TestProject } from 'vitest/node';
-import { migrateDatabase, openDatabase } from '@/db/client';
+import { openMigratedDatabase } from '@/db/client';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -41,8 +41,7 @@ async function makeMigrated(): Promise<Migrated> {
     await admin.unsafe(`create database "${template}"`);
     const url = new URL(serverUrl);
     url.pathname = `/${template}`;
-    const handle = await openDatabase({ url: url.toString(), poolSize: 1 });
-    await migrateDatabase(handle, url.toString());
+    const handle = await openMigratedDatabase({ url: url.toString(), poolSize: 1 });
     // A template copies only while no one is connected to it.
     await handle.close();
     return {
@@ -55,8 +54,7 @@ async function makeMigrated(): Promise<Migrated> {
   }
   const directory = await mkdtemp(path.join(tmpdir(), 'pglite-migrated-'));
   const dataDir = path.join(directory, 'pglite');
-  const handle = await openDatabase({ pgliteDir: dataDir });
-  await migrateDatabase(handle);
+  const handle = await openMigratedDatabase({ pgliteDir: dataDir });
   // drizzle keeps the PGlite client it wraps as `$client`.
   const dump = await (handle.db as unknown as { $client: PGlite }).$client.dumpDataDir('none');
   await handle.close();

@@ -212,6 +212,11 @@ export async function serviceStorage(prefix: string, options: { fresh?: boolean 
   };
 }
 
+/** How to open the database a service started with `env` (serviceStorage's) uses: its PostgreSQL database, or PGlite in its data directory. */
+export function serviceDatabase(env: Record<string, string>): { url: string } | { pgliteDir: string } {
+  return env.DATABASE_URL ? { url: env.DATABASE_URL } : { pgliteDir: path.join(env.DATA_DIR!, 'pglite') };
+}
+
 /** The admin API of a started service, with the ADMIN_TOKEN it was given. */
 export function adminClient(origin: string, adminToken: string) {
   return createTRPCClient<AdminRouter>({ links: [httpLink({ url: `${origin}${ADMIN_ENDPOINT}`, headers: { authorization: `Bearer ${adminToken}` } })] });
