@@ -3,8 +3,7 @@ import path from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 import ProcessTestsEarly from './test/support/sequencer';
 
-const TEST_DIR = path.join(import.meta.dirname, 'test');
-const TEST_FILES = readdirSync(TEST_DIR, { recursive: true, encoding: 'utf8' })
+const TEST_FILES = readdirSync(path.join(import.meta.dirname, 'test'), { recursive: true, encoding: 'utf8' })
   .filter((file) => /\.test\.tsx?$/.test(file))
   .map((file) => path.posix.join('test', file.split(path.sep).join('/')));
 

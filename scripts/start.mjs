@@ -89,10 +89,10 @@ await checkPort();
  * committed document and `packages/client/dist` the browser library, both written from the sources by
  * `npm run openapi:write` and `npm run client:build`).
  */
-const IGNORED = new Set(['node_modules', '.next', '.data', 'test', 'scripts', 'coverage', 'test-results', 'next-env.d.ts', 'types']);
+const IGNORED = new Set(['node_modules', '.next', '.data', 'test', 'scripts', 'coverage', 'test-results', 'types']);
 const IGNORED_PATHS = new Set(['openapi', path.join('packages', 'client', 'dist')]);
 const IGNORED_EXTENSIONS = new Set(['.md', '.tsbuildinfo', '.log']);
-// Declarations matter only to a type-check, which the build made here skips.
+// Declarations (next-env.d.ts, the generated ones) matter only to a type-check, which the build made here skips.
 const isDeclaration = (name) => name.endsWith('.d.ts');
 
 function newestSourceTime(directory) {
