@@ -9,7 +9,7 @@
  * sources with its own options, where `@/` imports do not resolve and, under `nodenext`,
  * extensionless relative imports are errors; the router type silently became `any`.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
 
@@ -99,8 +99,6 @@ for (const [file, text] of [
   [TRPC_TYPES_FILE, trpc],
   [EVENT_TYPES_FILE, events],
 ] as const) {
-  // An unchanged file keeps its time: `npm start` rebuilds when a file is newer than its build.
-  if (existsSync(file) && readFileSync(file, 'utf8') === text) continue;
   mkdirSync(path.dirname(file), { recursive: true });
   // Written aside and renamed into place: a type-check reading it meanwhile (a test beside `npm
   // pack`) sees the old file or the new one, never half of one.
