@@ -19,7 +19,7 @@
  * Keys are kept at least 24 hours; nothing deletes them. A key older than 24 hours (by the
  * store's clock) counts as new: its row is taken over by the next request that sends it.
  */
-import { and, eq, getTableColumns, getTableName, gte, is, lt, sql, SQL, type Placeholder } from 'drizzle-orm';
+import { and, eq, getTableColumns, getTableName, gte, is, lt, Placeholder, sql, SQL } from 'drizzle-orm';
 import type { PgColumn, PgInsertValue, PgTable } from 'drizzle-orm/pg-core';
 import type { TypedQueryBuilder } from 'drizzle-orm/query-builders/query-builder';
 import { preparedOnce, type Database, type Executor } from '@/db/client';
@@ -165,10 +165,24 @@ export function claimKey(executor: Executor) {
 
 type ClaimedCte = ReturnType<typeof claimKey>;
 
-/** A value in a select list: cast to its column's type (a parameter in a select has none). */
+/**
+ * A value in a select list, cast to its column's type (a parameter in a select has none). A value
+ * fixed when the statement is prepared (a constant, a column's default, null) is written into its
+ * text: a parameter is encoded, sent and bound on every execution.
+ */
 function selected(column: PgColumn, value: unknown): SQL {
   if (is(value, SQL)) return value;
-  return sql`cast(${value === null ? null : sql.param(value as Placeholder, column)} as ${sql.raw(column.getSQLType())})`;
+  const type = sql.raw(column.getSQLType());
+  if (is(value, Placeholder)) return sql`cast(${sql.param(value, column)} as ${type})`;
+  return sql`cast(${literal(value === null ? null : column.mapToDriverValue(value))} as ${type})`;
+}
+
+/** A constant of our own statements as SQL text (never a request's value: those are placeholders). */
+function literal(value: unknown): SQL {
+  if (value === null) return sql.raw('null');
+  if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return sql.raw(String(value));
+  if (typeof value === 'string') return sql.raw(`'${value.replaceAll("'", "''")}'`);
+  return sql`${value}`;
 }
 
 /**
