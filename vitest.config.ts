@@ -16,8 +16,8 @@ const BROWSER = ['test/browser/**/*.test.ts'];
 const ISOLATED = ['test/e2e/**/*.test.ts', ...TEST_FILES.filter((file) => /\bvi\.(mock|doMock)\(/.test(readFileSync(path.join(import.meta.dirname, file), 'utf8')))];
 const INCLUDE = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
 const onPostgres = Boolean(process.env.DATABASE_URL);
-// Several processes on one database: the chaos test runs when the suite runs on PostgreSQL.
-const EXCLUDE = onPostgres ? configDefaults.exclude : [...configDefaults.exclude, 'test/e2e/chaos.test.ts'];
+// On PostgreSQL only: the chaos test (several processes on one database) and postgres.js's own statements.
+const EXCLUDE = onPostgres ? configDefaults.exclude : [...configDefaults.exclude, 'test/e2e/chaos.test.ts', 'test/db/postgres-statements.test.ts'];
 /**
  * The pages in Chromium are served by the same services whichever database they use, and those
  * services are tested on both. So the browser files run once: with the embedded default (`npm test`
