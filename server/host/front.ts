@@ -3,7 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
 import { newRequestId } from '../context';
 import { ApiError } from '../errors';
-import { errorField, log } from '../observability/log';
+import { errorField, log, requestLog } from '../observability/log';
 import { countRequest, METRICS_CONTENT_TYPE, metricsText } from '../observability/metrics';
 
 /**
@@ -255,8 +255,8 @@ export function createFront(server: Server, routeOf: (path: string) => string): 
       const seconds = (performance.now() - started) / 1000;
       countRequest(method, route, res.statusCode, seconds);
       const line = { request_id: requestId, method, route, status: res.statusCode, duration_ms: Math.round(seconds * 1000) };
-      if (Object.hasOwn(OPERATIONS, path)) log.debug(line, 'request');
-      else log.info(line, 'request');
+      if (Object.hasOwn(OPERATIONS, path)) requestLog.debug(line, 'request');
+      else requestLog.info(line, 'request');
     };
     res.once('close', () => {
       if (connection) {

@@ -40,23 +40,36 @@ function batchedStdout(): { write(line: string): void } {
   };
 }
 
-function createLogger(env: Record<string, string | undefined>): Logger {
+interface Loggers {
+  log: Logger;
+  requestLog: Logger;
+}
+
+function createLoggers(env: Record<string, string | undefined>): Loggers {
   const options = {
     level: env.LOG_LEVEL || 'info',
     base: undefined,
     messageKey: 'msg',
     timestamp: stdTimeFunctions.isoTime,
     formatters: { level: (label: string) => ({ level: label }) },
-    redact: { paths: SECRET_FIELDS.flatMap((name) => [name, `*.${name}`]), censor: '[redacted]' },
   };
   const pretty = env.LOG_FORMAT ? env.LOG_FORMAT === 'pretty' : process.stdout.isTTY === true;
-  return pino(options, pretty ? prettyDestination : batchedStdout());
+  const destination = pretty ? prettyDestination : batchedStdout();
+  return {
+    log: pino({ ...options, redact: { paths: SECRET_FIELDS.flatMap((name) => [name, `*.${name}`]), censor: '[redacted]' } }, destination),
+    // The request line's fields are fixed (id, method, route, status, duration), so it skips the
+    // redaction, which parses its paths again for every entry: four times the rest of the line's cost.
+    requestLog: pino(options, destination),
+  };
 }
 
-// On globalThis, like the metrics: the front and Next's build of the server code share one.
-const LOGGER = Symbol.for('payments-service:logger');
-const holder = globalThis as typeof globalThis & { [LOGGER]?: Logger };
-export const log: Logger = (holder[LOGGER] ??= createLogger(process.env));
+// On globalThis, like the metrics: the front and Next's build of the server code share them.
+const LOGGERS = Symbol.for('payments-service:loggers');
+const holder = globalThis as typeof globalThis & { [LOGGERS]?: Loggers };
+const loggers = (holder[LOGGERS] ??= createLoggers(process.env));
+export const log: Logger = loggers.log;
+/** The line per request (server/host/front.ts), and nothing else: it is not redacted. */
+export const requestLog: Logger = loggers.requestLog;
 
 /** An error as a log field: its message and stack, not the values an error object may carry along. */
 export function errorField(error: unknown): { message: string; stack?: string } {
