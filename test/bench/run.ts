@@ -19,8 +19,9 @@
  * owns at a time, the floor follows the service. Every response is counted:
  * anything but 2xx is an error, except on PGlite at 64 connections, where the service must
  * refuse what it cannot serve in time (503 `service_busy` with `Retry-After`): those are counted
- * apart. Prints one markdown table with req/s, p50, p99 and the service's ratios to the floor,
- * the machine's load average, and the idle and peak RSS of each `npm start`.
+ * apart. Prints one markdown table with req/s, p50, p99 and the service's ratios to the floor
+ * (of the medians, and of its worst round against the floor's round of the same number), the
+ * machine's load average, and the idle and peak RSS of each `npm start`.
  *
  * Environment: BENCH_DATABASE_URL (or DATABASE_URL) names the PostgreSQL server, default
  * postgres://postgres@127.0.0.1:5432/postgres; a database bench_<random> is created on it and
@@ -84,6 +85,8 @@ interface Cell {
   errors: number;
   /** 503 `service_busy` answers, where shedding is expected (PGlite at 64 connections). */
   refused: number;
+  /** Each round's req/s and p99, in order: the service's rounds are compared with the floor's of the same number. */
+  rounds: { rps: number; p99: number }[];
 }
 
 const log = (message: string) => console.error(`[bench] ${message}`);
@@ -329,6 +332,7 @@ async function measure(sides: Side[], key: string, fixture: Fixture): Promise<Ce
           requests: results.reduce((sum, result) => sum + result.requests.total, 0),
           errors: results.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0) - refused,
           refused,
+          rounds: results.map((result) => ({ rps: result['2xx'] / result.duration, p99: result.latency.p99 })),
         };
         log(
           `${target} ${ENDPOINTS[endpoint]} c=${connections}: ${cell.rps.toFixed(0)} req/s, p50 ${cell.p50} ms, p99 ${cell.p99} ms, ` +
@@ -347,7 +351,16 @@ function formatTable(cells: Cell[]): string {
     return cells.find((c) => c.target === floor && c.endpoint === cell.endpoint && c.connections === cell.connections);
   };
   const ratio = (value: number, base: number | undefined) => (base ? `${(value / base).toFixed(2)}×` : '–');
-  const rows = ['| endpoint | conns | target | req/s | p50 ms | p99 ms | errors | refused 503 | req/s vs floor | p99 vs floor |', '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|'];
+  /** The round furthest from the floor's round of the same number: the lowest req/s ratio and the highest p99 ratio. */
+  const worstRound = (cell: Cell, floor: Cell | undefined) => {
+    if (!floor || floor.rounds.length !== cell.rounds.length) return '– | –';
+    const pairs = cell.rounds.map((round, index) => ({ rps: round.rps / floor.rounds[index]!.rps, p99: round.p99 / floor.rounds[index]!.p99 }));
+    return `${Math.min(...pairs.map((pair) => pair.rps)).toFixed(2)}× | ${Math.max(...pairs.map((pair) => pair.p99)).toFixed(2)}×`;
+  };
+  const rows = [
+    '| endpoint | conns | target | req/s | p50 ms | p99 ms | errors | refused 503 | req/s vs floor | p99 vs floor | worst round: req/s | p99 |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+  ];
   for (const endpoint of ENDPOINT_NAMES) {
     for (const connections of CONNECTIONS) {
       for (const target of ['floor (PostgreSQL)', 'service (PostgreSQL)', 'floor (PGlite)', 'service (PGlite)'] as const) {
@@ -356,7 +369,7 @@ function formatTable(cells: Cell[]): string {
         const floor = target.startsWith('floor') ? undefined : floorOf(cell);
         rows.push(
           `| ${ENDPOINTS[endpoint]} | ${connections} | ${target} | ${cell.rps.toFixed(0)} | ${cell.p50} | ${cell.p99} | ${cell.errors}/${cell.requests} | ` +
-            `${cell.refused} | ${ratio(cell.rps, floor?.rps)} | ${ratio(cell.p99, floor?.p99)} |`,
+            `${cell.refused} | ${ratio(cell.rps, floor?.rps)} | ${ratio(cell.p99, floor?.p99)} | ${target.startsWith('floor') ? '– | –' : worstRound(cell, floor)} |`,
         );
       }
     }
@@ -441,7 +454,8 @@ async function main(): Promise<void> {
       `${cpus().length} cores, ${new Date().toISOString().slice(0, 16)}Z, ${((Date.now() - started) / 1000).toFixed(0)} s in all. ` +
       `Load average (1, 5, 15 min) ${loadAtStart} at the start, ${formatLoad()} at the end.\n` +
       'Errors count every answer that is not 2xx, plus timeouts and socket errors; on PGlite at 64 connections the 503 `service_busy` ' +
-      'refusals of the bounded queue are counted apart. Ratios: service ÷ floor on the same database in this run.\n',
+      'refusals of the bounded queue are counted apart. Ratios: service ÷ floor on the same database in this run; the worst round ' +
+      "is the service's round furthest from the floor's round of the same number (on PostgreSQL the two alternate).\n",
   );
   console.log(formatTable(cells));
   if (idle.length > 0) console.log(`\nIdle RSS of \`npm start\` after start-up and its first requests: ${idle.join(', ')}.`);
