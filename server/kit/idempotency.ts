@@ -177,7 +177,7 @@ function selected(column: PgColumn, value: unknown): SQL {
   return sql`cast(${literal(value === null ? null : column.mapToDriverValue(value))} as ${type})`;
 }
 
-/** A constant of our own statements as SQL text (never a request's value: those are placeholders). */
+/** A constant of our own statements as SQL text (never a request's value: those are placeholders); any other kind (an array) stays a parameter. */
 function literal(value: unknown): SQL {
   if (value === null) return sql.raw('null');
   if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return sql.raw(String(value));
