@@ -20,8 +20,10 @@
  * anything but 2xx is an error, except on PGlite at 64 connections, where the service must
  * refuse what it cannot serve in time (503 `service_busy` with `Retry-After`): those are counted
  * apart. Prints one markdown table with req/s, p50, p99 and the service's ratios to the floor
- * (of the medians, and of its worst round against the floor's round of the same number), the
- * machine's load average, and the idle and peak RSS of each `npm start`.
+ * (of the medians, and of its worst round against the floor's round of the same number), the CPU
+ * time each side's processes spent a request over the measured rounds (all threads, from /proc:
+ * steadier from run to run than req/s, and what bounds a ratio when every process shares the
+ * cores), the machine's load average, and the idle and peak RSS of each `npm start`.
  *
  * Environment: BENCH_DATABASE_URL (or DATABASE_URL) names the PostgreSQL server, default
  * postgres://postgres@127.0.0.1:5432/postgres; a database bench_<random> is created on it and
@@ -31,9 +33,9 @@
  * a subset makes a quicker loop while profiling). BENCH_CPU_PROF=<dir> profiles the service's
  * process (test/bench/cpu-profile.mjs) into that directory. Not part of `npm test` or CI.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import autocannon, { type Result as LoadResult } from 'autocannon';
@@ -87,6 +89,8 @@ interface Cell {
   refused: number;
   /** Each round's req/s and p99, in order: the service's rounds are compared with the floor's of the same number. */
   rounds: { rps: number; p99: number }[];
+  /** The CPU time its processes spent over the measured rounds (all threads, user and system), per request answered, in µs. */
+  cpuPerRequest: number;
 }
 
 const log = (message: string) => console.error(`[bench] ${message}`);
@@ -143,7 +147,6 @@ async function startFloor(port: number, env: Record<string, string>): Promise<Se
  */
 async function rssMb(service: Service, field: 'VmHWM' | 'VmRSS'): Promise<number> {
   const pgid = service.child.pid!;
-  const { execFileSync } = await import('node:child_process');
   const pids = execFileSync('ps', ['-o', 'pid=', '-g', String(pgid)])
     .toString()
     .trim()
@@ -156,6 +159,24 @@ async function rssMb(service: Service, field: 'VmHWM' | 'VmRSS'): Promise<number
     largest = Math.max(largest, kb);
   }
   return Math.round(largest / 1024);
+}
+
+const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString());
+
+/**
+ * The CPU time, in seconds, that the processes of a process group have spent so far (every thread,
+ * user and system time, from /proc): the service and the floor each run in a group of their own.
+ */
+async function groupCpuSeconds(pgid: number): Promise<number> {
+  let ticks = 0;
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
+    // The fields after the command name (which may hold spaces): state, ppid, pgrp, … utime, stime.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks / CLOCK_TICKS_PER_SECOND;
 }
 
 /** What a started service holds once the requests of its start-up (the catalog's) are answered and it has been idle a moment. */
@@ -292,10 +313,11 @@ async function load(baseUrl: string, key: string, fixture: Fixture, endpoint: En
   });
 }
 
-/** A target under load: the service or the floor, at its URL. */
+/** A target under load: the service or the floor, at its URL, and the process group it runs in. */
 interface Side {
   target: Target;
   baseUrl: string;
+  group: number;
 }
 
 /**
@@ -314,12 +336,16 @@ async function measure(sides: Side[], key: string, fixture: Fixture): Promise<Ce
     for (const connections of CONNECTIONS) {
       if (WARMUP > 0) for (const side of sides) await load(side.baseUrl, key, fixture, endpoint, connections, WARMUP);
       const rounds = new Map(sides.map((side) => [side, [] as LoadResult[]]));
+      const cpuSeconds = new Map(sides.map((side) => [side, 0]));
       for (let round = 0; round < ROUNDS; round++) {
         for (const side of round % 2 === 0 ? sides : [...sides].reverse()) {
+          const cpuBefore = await groupCpuSeconds(side.group);
           rounds.get(side)!.push(await load(side.baseUrl, key, fixture, endpoint, connections, DURATION));
+          cpuSeconds.set(side, cpuSeconds.get(side)! + (await groupCpuSeconds(side.group)) - cpuBefore);
         }
       }
-      for (const [{ target }, results] of rounds) {
+      for (const [side, results] of rounds) {
+        const { target } = side;
         const shedding = target === 'service (PGlite)' && connections >= PGLITE_SHEDDING_CONNECTIONS;
         const refused = shedding ? results.reduce((sum, result) => sum + (result.statusCodeStats['503']?.count ?? 0), 0) : 0;
         const cell: Cell = {
@@ -333,10 +359,11 @@ async function measure(sides: Side[], key: string, fixture: Fixture): Promise<Ce
           errors: results.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0) - refused,
           refused,
           rounds: results.map((result) => ({ rps: result['2xx'] / result.duration, p99: result.latency.p99 })),
+          cpuPerRequest: (cpuSeconds.get(side)! * 1e6) / results.reduce((sum, result) => sum + result.requests.total, 0),
         };
         log(
           `${target} ${ENDPOINTS[endpoint]} c=${connections}: ${cell.rps.toFixed(0)} req/s, p50 ${cell.p50} ms, p99 ${cell.p99} ms, ` +
-            `${cell.errors} errors${shedding ? `, ${refused} refused` : ''} (load ${formatLoad()})`,
+            `${cell.errors} errors${shedding ? `, ${refused} refused` : ''}, ${cell.cpuPerRequest.toFixed(0)} µs CPU a request (load ${formatLoad()})`,
         );
         cells.push(cell);
       }
@@ -358,8 +385,8 @@ function formatTable(cells: Cell[]): string {
     return `${Math.min(...pairs.map((pair) => pair.rps)).toFixed(2)}× | ${Math.max(...pairs.map((pair) => pair.p99)).toFixed(2)}×`;
   };
   const rows = [
-    '| endpoint | conns | target | req/s | p50 ms | p99 ms | errors | refused 503 | req/s vs floor | p99 vs floor | worst round: req/s | p99 |',
-    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| endpoint | conns | target | req/s | p50 ms | p99 ms | errors | refused 503 | req/s vs floor | p99 vs floor | worst round: req/s | p99 | CPU µs a request | CPU vs floor |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const endpoint of ENDPOINT_NAMES) {
     for (const connections of CONNECTIONS) {
@@ -369,7 +396,8 @@ function formatTable(cells: Cell[]): string {
         const floor = target.startsWith('floor') ? undefined : floorOf(cell);
         rows.push(
           `| ${ENDPOINTS[endpoint]} | ${connections} | ${target} | ${cell.rps.toFixed(0)} | ${cell.p50} | ${cell.p99} | ${cell.errors}/${cell.requests} | ` +
-            `${cell.refused} | ${ratio(cell.rps, floor?.rps)} | ${ratio(cell.p99, floor?.p99)} | ${target.startsWith('floor') ? '– | –' : worstRound(cell, floor)} |`,
+            `${cell.refused} | ${ratio(cell.rps, floor?.rps)} | ${ratio(cell.p99, floor?.p99)} | ${target.startsWith('floor') ? '– | –' : worstRound(cell, floor)} | ` +
+            `${cell.cpuPerRequest.toFixed(0)} | ${ratio(cell.cpuPerRequest, floor?.cpuPerRequest)} |`,
         );
       }
     }
@@ -406,14 +434,14 @@ async function main(): Promise<void> {
       const priceId = await prepareCatalog(serviceUrl, key);
       idle.push(`PostgreSQL ${await idleRssMb(service)} MB`);
       const fixture = ENDPOINT_NAMES.some((endpoint) => POSTGRES_ONLY.has(endpoint)) ? await preparePostgresFixtures(serviceUrl, key, databaseUrl.toString(), priceId) : { priceId };
-      const sides: Side[] = TARGETS.has('postgres') ? [{ target: 'service (PostgreSQL)', baseUrl: serviceUrl }] : [];
+      const sides: Side[] = TARGETS.has('postgres') ? [{ target: 'service (PostgreSQL)', baseUrl: serviceUrl, group: service.child.pid! }] : [];
 
       // 2. The floor beside it, on the same database, store and catalog, its rounds alternating with the service's.
       if (TARGETS.has('floor')) {
         const floorPort = await freePort();
         const floor = await startFloor(floorPort, { DATABASE_URL: databaseUrl.toString() });
         running.add(floor);
-        sides.push({ target: 'floor (PostgreSQL)', baseUrl: `http://127.0.0.1:${floorPort}` });
+        sides.push({ target: 'floor (PostgreSQL)', baseUrl: `http://127.0.0.1:${floorPort}`, group: floor.child.pid! });
       }
       cells.push(...(await measure(sides, key, fixture)));
       if (TARGETS.has('postgres')) memory.push(`PostgreSQL ${await rssMb(service, 'VmHWM')} MB`);
@@ -431,7 +459,7 @@ async function main(): Promise<void> {
       const pglitePrice = await prepareCatalog(pgliteUrl, pgliteKey);
       idle.push(`PGlite ${await idleRssMb(embedded)} MB`);
       if (TARGETS.has('pglite')) {
-        cells.push(...(await measure([{ target: 'service (PGlite)', baseUrl: pgliteUrl }], pgliteKey, { priceId: pglitePrice })));
+        cells.push(...(await measure([{ target: 'service (PGlite)', baseUrl: pgliteUrl, group: embedded.child.pid! }], pgliteKey, { priceId: pglitePrice })));
         memory.push(`PGlite ${await rssMb(embedded, 'VmHWM')} MB`);
       }
       await stop(embedded);
@@ -439,7 +467,7 @@ async function main(): Promise<void> {
         const floorPort = await freePort();
         const floor = await startFloor(floorPort, { PGLITE_DIR: path.join(dataDirs[1]!, 'pglite') });
         running.add(floor);
-        cells.push(...(await measure([{ target: 'floor (PGlite)', baseUrl: `http://127.0.0.1:${floorPort}` }], pgliteKey, { priceId: pglitePrice })));
+        cells.push(...(await measure([{ target: 'floor (PGlite)', baseUrl: `http://127.0.0.1:${floorPort}`, group: floor.child.pid! }], pgliteKey, { priceId: pglitePrice })));
         await stop(floor);
       }
     }
@@ -455,7 +483,9 @@ async function main(): Promise<void> {
       `Load average (1, 5, 15 min) ${loadAtStart} at the start, ${formatLoad()} at the end.\n` +
       'Errors count every answer that is not 2xx, plus timeouts and socket errors; on PGlite at 64 connections the 503 `service_busy` ' +
       'refusals of the bounded queue are counted apart. Ratios: service ÷ floor on the same database in this run; the worst round ' +
-      "is the service's round furthest from the floor's round of the same number (on PostgreSQL the two alternate).\n",
+      "is the service's round furthest from the floor's round of the same number (on PostgreSQL the two alternate). " +
+      'CPU a request: the CPU time of the process group (all threads, user and system) over the measured rounds, per request sent; ' +
+      "on PGlite it includes the database's work, which runs in the same process.\n",
   );
   console.log(formatTable(cells));
   if (idle.length > 0) console.log(`\nIdle RSS of \`npm start\` after start-up and its first requests: ${idle.join(', ')}.`);
