@@ -89,7 +89,7 @@ interface Cell {
   refused: number;
   /** Each round's req/s and p99, in order: the service's rounds are compared with the floor's of the same number. */
   rounds: { rps: number; p99: number }[];
-  /** The CPU time its processes spent over the measured rounds (all threads, user and system), per request answered, in µs. */
+  /** The CPU time its processes spent over the measured rounds (all threads, user and system), per request sent, in µs. */
   cpuPerRequest: number;
 }
 
@@ -142,18 +142,27 @@ async function startFloor(port: number, env: Record<string, string>): Promise<Se
 }
 
 /**
+ * The processes of a process group (the service and the floor each run in one of their own), with
+ * the fields of /proc/<pid>/stat after the command name, which may hold spaces: state, ppid, pgrp, …
+ */
+async function groupProcesses(pgid: number): Promise<{ pid: string; stat: string[] }[]> {
+  const processes: { pid: string; stat: string[] }[] = [];
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    const stat = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    if (Number(stat[2]) === pgid) processes.push({ pid, stat });
+  }
+  return processes;
+}
+
+/**
  * Resident memory of a process group, in MB: the kernel's high-water mark so far (`VmHWM`) or what
  * it holds now (`VmRSS`), of its largest process (the server; npm's own wrapper beside it is small).
  */
 async function rssMb(service: Service, field: 'VmHWM' | 'VmRSS'): Promise<number> {
-  const pgid = service.child.pid!;
-  const pids = execFileSync('ps', ['-o', 'pid=', '-g', String(pgid)])
-    .toString()
-    .trim()
-    .split(/\s+/)
-    .filter(Boolean);
   let largest = 0;
-  for (const pid of pids) {
+  for (const { pid } of await groupProcesses(service.child.pid!)) {
     const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
     const kb = Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? 0);
     largest = Math.max(largest, kb);
@@ -163,19 +172,10 @@ async function rssMb(service: Service, field: 'VmHWM' | 'VmRSS'): Promise<number
 
 const CLOCK_TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString());
 
-/**
- * The CPU time, in seconds, that the processes of a process group have spent so far (every thread,
- * user and system time, from /proc): the service and the floor each run in a group of their own.
- */
+/** The CPU time, in seconds, that the processes of a process group have spent so far: every thread, user and system time. */
 async function groupCpuSeconds(pgid: number): Promise<number> {
   let ticks = 0;
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    // The fields after the command name (which may hold spaces): state, ppid, pgrp, … utime, stime.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
-  }
+  for (const { stat } of await groupProcesses(pgid)) ticks += Number(stat[11]) + Number(stat[12]);
   return ticks / CLOCK_TICKS_PER_SECOND;
 }
 
