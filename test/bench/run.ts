@@ -348,6 +348,7 @@ async function measure(sides: Side[], key: string, fixture: Fixture): Promise<Ce
         const { target } = side;
         const shedding = target === 'service (PGlite)' && connections >= PGLITE_SHEDDING_CONNECTIONS;
         const refused = shedding ? results.reduce((sum, result) => sum + (result.statusCodeStats['503']?.count ?? 0), 0) : 0;
+        const requests = results.reduce((sum, result) => sum + result.requests.total, 0);
         const cell: Cell = {
           target,
           endpoint,
@@ -355,11 +356,11 @@ async function measure(sides: Side[], key: string, fixture: Fixture): Promise<Ce
           rps: median(results.map((result) => result['2xx'] / result.duration)),
           p50: median(results.map((result) => result.latency.p50)),
           p99: median(results.map((result) => result.latency.p99)),
-          requests: results.reduce((sum, result) => sum + result.requests.total, 0),
+          requests,
           errors: results.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0) - refused,
           refused,
           rounds: results.map((result) => ({ rps: result['2xx'] / result.duration, p99: result.latency.p99 })),
-          cpuPerRequest: (cpuSeconds.get(side)! * 1e6) / results.reduce((sum, result) => sum + result.requests.total, 0),
+          cpuPerRequest: (cpuSeconds.get(side)! * 1e6) / requests,
         };
         log(
           `${target} ${ENDPOINTS[endpoint]} c=${connections}: ${cell.rps.toFixed(0)} req/s, p50 ${cell.p50} ms, p99 ${cell.p99} ms, ` +
@@ -378,7 +379,7 @@ function formatTable(cells: Cell[]): string {
     return cells.find((c) => c.target === floor && c.endpoint === cell.endpoint && c.connections === cell.connections);
   };
   const ratio = (value: number, base: number | undefined) => (base ? `${(value / base).toFixed(2)}×` : '–');
-  /** The round furthest from the floor's round of the same number: the lowest req/s ratio and the highest p99 ratio. */
+  /** The round furthest from the floor's round of the same number: the lowest req/s ratio and the highest p99 ratio (none for a floor). */
   const worstRound = (cell: Cell, floor: Cell | undefined) => {
     if (!floor || floor.rounds.length !== cell.rounds.length) return '– | –';
     const pairs = cell.rounds.map((round, index) => ({ rps: round.rps / floor.rounds[index]!.rps, p99: round.p99 / floor.rounds[index]!.p99 }));
@@ -396,7 +397,7 @@ function formatTable(cells: Cell[]): string {
         const floor = target.startsWith('floor') ? undefined : floorOf(cell);
         rows.push(
           `| ${ENDPOINTS[endpoint]} | ${connections} | ${target} | ${cell.rps.toFixed(0)} | ${cell.p50} | ${cell.p99} | ${cell.errors}/${cell.requests} | ` +
-            `${cell.refused} | ${ratio(cell.rps, floor?.rps)} | ${ratio(cell.p99, floor?.p99)} | ${target.startsWith('floor') ? '– | –' : worstRound(cell, floor)} | ` +
+            `${cell.refused} | ${ratio(cell.rps, floor?.rps)} | ${ratio(cell.p99, floor?.p99)} | ${worstRound(cell, floor)} | ` +
             `${cell.cpuPerRequest.toFixed(0)} | ${ratio(cell.cpuPerRequest, floor?.cpuPerRequest)} |`,
         );
       }
