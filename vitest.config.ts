@@ -11,9 +11,10 @@ const TEST_FILES = readdirSync(path.join(import.meta.dirname, 'test'), { recursi
 const BROWSER = ['test/browser/**/*.test.ts'];
 /**
  * Files that need a fresh module graph: they replace modules with `vi.mock` (a module another file
- * imported first would stay unmocked), or start processes of their own.
+ * imported first would stay unmocked), start processes of their own, or change Node's own classes
+ * for the process (the page contexts' tracking).
  */
-const ISOLATED = ['test/e2e/**/*.test.ts', ...TEST_FILES.filter((file) => /\bvi\.(mock|doMock)\(/.test(readFileSync(path.join(import.meta.dirname, file), 'utf8')))];
+const ISOLATED = ['test/e2e/**/*.test.ts', 'test/host/page-contexts.test.ts', ...TEST_FILES.filter((file) => /\bvi\.(mock|doMock)\(/.test(readFileSync(path.join(import.meta.dirname, file), 'utf8')))];
 const INCLUDE = ['test/**/*.test.ts', 'test/**/*.test.tsx'];
 const onPostgres = Boolean(process.env.DATABASE_URL);
 // On PostgreSQL only: the chaos test (several processes on one database) and postgres.js's own statements.

@@ -13,6 +13,7 @@ import { closeAppServices } from '@/server/app-singleton';
 import { API_PREFIX } from '@/server/http/api-handler';
 import { createFront } from '@/server/host/front';
 import { createApiPathMatcher, createRouteTemplates } from '@/server/host/next-routes';
+import { createPageContexts } from '@/server/host/page-contexts';
 import { dropForbiddenScripts } from '@/server/host/page-scripts';
 import { pathDecodes, undecodablePathResponse } from '@/server/http/path-decoding';
 import { publishedApp } from '@/server/host/published';
@@ -24,6 +25,8 @@ import { onStopSignal } from './stop-signals';
 
 /** Requests in flight when a stop begins get this long to finish; the exit follows within 30 s. */
 const SHUTDOWN_GRACE_MS = 20_000;
+/** Next's and React's request contexts are switched off once no page has been in flight this long. */
+const PAGE_CONTEXTS_IDLE_MS = 1_000;
 
 /**
  * The TypeScript loader turns on source maps for the whole process, and Node then keeps the map of
@@ -70,6 +73,8 @@ async function sendResponse(res: ServerResponse, response: Response): Promise<vo
 }
 
 const server = createServer();
+// Before Next renders its first page.
+const pageContexts = createPageContexts(PAGE_CONTEXTS_IDLE_MS);
 const front = createFront(server, createRouteTemplates(appDir));
 
 // The port is taken before the database is opened (scripts/start.mjs checked it and holds the
@@ -115,6 +120,7 @@ async function startApp() {
       if (published && isApiPath(requestPath)) return published.getApiHandler().then((api) => api.node(req, res));
       // A page whose CSP allows no script (or only its own, by hash) is sent without Next's.
       dropForbiddenScripts(res);
+      pageContexts.track(res);
       return handle(req, res).then(() => undefined);
     },
     checkDatabase: () => publishedApp()?.checkDatabase() ?? Promise.reject(new Error('Next has not started its server yet')),
