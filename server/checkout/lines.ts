@@ -67,6 +67,24 @@ const priceRead = preparedPerShape((executor, count) =>
     .prepare(`checkout_prices_${count}`),
 );
 
+type PriceRow = Pick<typeof products.$inferSelect, 'id' | 'name' | 'priceId' | 'amount' | 'taxCategory' | 'hasLicense'>;
+
+/** A catalog price's line; the named fields first and the amounts' spread last (a leading spread is slow). */
+function catalogLine(product: PriceRow, quantity: number, taxRate: number | null, taxInclusive: boolean, amounts: LineAmounts): ResolvedLine {
+  return {
+    productId: product.id,
+    priceId: product.priceId,
+    description: product.name,
+    quantity,
+    unitAmount: product.amount,
+    taxRate,
+    taxInclusive,
+    taxCategory: product.taxCategory,
+    hasLicense: product.hasLicense,
+    ...amounts,
+  };
+}
+
 /**
  * Every price in one query, scoped to the store and environment; unknown, foreign and
  * other-environment ids are 404, recurring prices `price_mode_unsupported`, inactive ones
@@ -87,26 +105,12 @@ async function resolvePriceLines(executor: Executor, subject: Subject, requests:
       });
     }
     if (!product.priceActive) throw new ApiError('price_inactive', 'This price is not active: activate it or sell another one.', { param: line.param });
-    const common = {
-      productId: product.id,
-      priceId: product.priceId,
-      description: product.name,
-      quantity: line.quantity,
-      unitAmount: product.amount,
-      taxCategory: product.taxCategory,
-      hasLicense: product.hasLicense,
-    };
     // By the buyer's country: untaxed until the hosted page learns the country (server/checkout/buyer-tax.ts).
-    if (subject.taxMode === 'buyer_country') return { ...common, taxRate: null, taxInclusive: product.taxInclusive, ...lineTaxAt(product.amount * line.quantity, 0, product.taxInclusive) };
+    if (subject.taxMode === 'buyer_country') return catalogLine(product, line.quantity, null, product.taxInclusive, lineTaxAt(product.amount * line.quantity, 0, product.taxInclusive));
     // Tax settings count only where tax is calculated; the line records what was applied.
     const taxed = subject.flags.taxCalculation && product.taxRate !== null && product.taxRate > 0;
     const inclusive = taxed && product.taxInclusive;
-    return {
-      ...common,
-      taxRate: taxed ? product.taxRate : null,
-      taxInclusive: inclusive,
-      ...lineTax(product.amount * line.quantity, product.taxRate, inclusive, taxed),
-    };
+    return catalogLine(product, line.quantity, taxed ? product.taxRate : null, inclusive, lineTax(product.amount * line.quantity, product.taxRate, inclusive, taxed));
   });
 }
 

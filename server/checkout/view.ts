@@ -21,7 +21,8 @@ export async function withAmountDiscounts(executor: Executor, rows: readonly Che
     discounted.length === 0
       ? new Map<string, number>()
       : new Map((await executor.select({ id: orders.id, amountDiscount: orders.amountDiscount }).from(orders).where(inArray(orders.id, discounted))).map((order) => [order.id, order.amountDiscount]));
-  return rows.map((row) => ({ ...row, amountDiscount: amounts.get(row.orderId) ?? 0 }));
+  // The row has no such field: named first, as a leading spread is slow.
+  return rows.map((row) => ({ amountDiscount: amounts.get(row.orderId) ?? 0, ...row }));
 }
 
 /** One session with its discount's amount (withAmountDiscounts). */
