@@ -34,7 +34,8 @@ export function discountedLines<T extends DiscountableLine>(lines: readonly T[],
   return lines.map((line, index) => {
     const amountDiscount = discounts[index]!;
     const hundredths = line.taxRate === null ? 0 : Math.round(line.taxRate * 100);
-    return { ...line, amountDiscount, ...lineTaxAt(bases[index]!.base - amountDiscount, hundredths, line.taxInclusive) };
+    // Not a leading spread (slow): the line's own amounts are replaced.
+    return Object.assign({}, line, { amountDiscount }, lineTaxAt(bases[index]!.base - amountDiscount, hundredths, line.taxInclusive));
   });
 }
 
