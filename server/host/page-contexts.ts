@@ -1,14 +1,15 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { ServerResponse } from 'node:http';
-
 /**
  * Node 20 runs a hook on every promise the process makes while any AsyncLocalStorage is enabled,
  * and an instance stays enabled from its first `run` on. Next and React enter theirs for every
  * page they render, so from the first page on every API request paid for contexts it never reads:
- * 7% of a keyed checkout's CPU and a sixth of what it allocates. They are needed only while Next
+ * 7% of a keyed checkout's CPU and 18% of what it allocates. They are needed only while Next
  * serves a request, so once none has been in flight for `idleMs`, the instances entered since
  * are disabled (a public method; their next `run` enables them again, as Node's own `exit` does).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ServerResponse } from 'node:http';
+
+/** What the front tells of the requests Next serves. */
 export interface PageContexts {
   /** Counts a request Next serves as in flight until its response closes. */
   track(res: ServerResponse): void;
