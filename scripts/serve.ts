@@ -117,15 +117,17 @@ async function startApp() {
       // A path that does not decode is nobody's: answered here, before Next would fail on it.
       if (!pathDecodes(requestPath)) return sendResponse(res, undecodablePathResponse(requestPath, API_PREFIX)).then(() => undefined);
       // Next's build of the handler (the one the /api/v1 and /api/trpc route files serve), once
-      // instrumentation.ts has published it; until then Next routes.
-      if (apiHandler && isApiPath(requestPath)) return apiHandler.node(req, res);
-      const published = publishedApp();
-      if (published && isApiPath(requestPath)) {
-        return published.getApiHandler().then((api) => {
-          // Kept once started: a promise and a turn less for every API request.
-          apiHandler = api;
-          return api.node(req, res);
-        });
+      // instrumentation.ts has published it; until then Next routes. Kept once started: a
+      // promise and a turn less for every API request.
+      if (isApiPath(requestPath)) {
+        if (apiHandler) return apiHandler.node(req, res);
+        const published = publishedApp();
+        if (published) {
+          return published.getApiHandler().then((api) => {
+            apiHandler = api;
+            return api.node(req, res);
+          });
+        }
       }
       // A page whose CSP allows no script (or only its own, by hash) is sent without Next's.
       dropForbiddenScripts(res);
