@@ -39,6 +39,25 @@ describe('the process logger', () => {
     expect(request).toEqual({ level: 'info', time: expect.any(String), msg: 'request', request_id: 'req_1', method: 'POST', route: '/api/v1/checkout/sessions', status: 201, duration_ms: 12 });
   });
 
+  it('lines logged just before the process ends leave with it, whether it exits or fails', async () => {
+    // Lines leave in batches a few milliseconds apart; an exit must not wait for the next.
+    const ending = {
+      exit: `log.info('stopping'); process.exit(3);`,
+      error: `log.info('stopping'); setImmediate(() => { throw new Error('boom'); });`,
+    };
+    for (const [how, code] of Object.entries(ending)) {
+      const failed = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', `import { log } from './server/observability/log.ts';\n${code}`], {
+        cwd: ROOT,
+        env: serviceEnv({ LOG_FORMAT: 'json' }),
+      }).then(
+        () => undefined,
+        (error: { code: number; stdout: string }) => error,
+      );
+      expect(failed?.code, how).toBe(how === 'exit' ? 3 : 1);
+      expect(JSON.parse(failed!.stdout.trim()), how).toMatchObject({ level: 'info', msg: 'stopping' });
+    }
+  });
+
   it('for a terminal: one readable line an entry, secrets redacted there too', async () => {
     const lines = await logLines('pretty');
     expect(lines).toHaveLength(3);
