@@ -1,9 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPageContexts } from '@/server/host/page-contexts';
+import { ROOT } from '../support/production-server';
 
 // This file runs in a process of its own (vitest.config.ts): the tracking wraps Node's AsyncLocalStorage for the whole process.
 const IDLE_MS = 150;
@@ -61,5 +63,14 @@ describe('page contexts', () => {
     expect(await promisesTracked()).toBe(true);
     await sleep(IDLE_MS * 2);
     expect(await promisesTracked()).toBe(false);
+  });
+
+  it('no code of ours enters a context of its own: it would lose its store between pages', () => {
+    const sources = ['server', 'app', 'db', 'scripts', 'packages']
+      .flatMap((dir) => readdirSync(`${ROOT}/${dir}`, { recursive: true, encoding: 'utf8' }).map((file) => `${dir}/${file}`))
+      .concat(['proxy.ts', 'instrumentation.ts'])
+      .filter((file) => /\.(ts|tsx|mjs)$/.test(file) && !file.includes('node_modules/'));
+    expect(sources.length).toBeGreaterThan(300);
+    expect(sources.filter((file) => readFileSync(`${ROOT}/${file}`, 'utf8').includes('AsyncLocalStorage'))).toEqual(['server/host/page-contexts.ts']);
   });
 });
